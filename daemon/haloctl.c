@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl: the command-line entry point, options shared by every verb, and the verb table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "haloctl.h"
+
+bool arg_json = false;
+bool arg_force = false;
+const char *arg_node = NULL;
+const char *arg_root = NULL;
+const char *arg_only = NULL;
+int arg_color = -1;
+
+typedef struct Verb {
+        const char *name;
+        int (*run)(int argc, char *argv[]);
+        const char *synopsis;
+        const char *help;
+} Verb;
+
+static const Verb verbs[] = {
+        { "validate", verb_validate, "[PROFILE]", "Check a profile and show what it asks of this node" },
+        /* -- verb table -- */
+        /* -- end verb table -- */
+};
+
+static void help(void) {
+        printf("%s VERB [OPTIONS] [PROFILE]\n\n"
+               "Provision and check the nodes of a RoCE v2 cluster (see haloctl(1)).\n"
+               "PROFILE defaults to " PROFILE_DEFAULT_PATH ".\n\n"
+               "Verbs:\n",
+               program_invocation_short_name);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                printf("  %-9s %-10s %s\n", verbs[i].name, verbs[i].synopsis, verbs[i].help);
+        printf("\nOptions:\n"
+               "  -h --help          Show this help and exit\n"
+               "     --version       Show the version and exit\n"
+               "     --json          Print machine-readable JSON\n"
+               "     --node NAME     Act as this node of the profile (default: by hostname, then by address)\n"
+               "     --only PREFIXES Run only checks whose id starts with one of these (comma-separated)\n"
+               "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
+               "     --force         Apply even when the profile says mode: verify\n"
+               "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
+               "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
+               "64 usage error, 69 daemon unavailable, 77 permission denied, 78 invalid profile.\n");
+}
+
+static int parse_argv(int argc, char *argv[]) {
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_JSON,
+                ARG_NODE,
+                ARG_ROOT,
+                ARG_ONLY,
+                ARG_FORCE,
+                ARG_COLOR,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "node", required_argument, NULL, ARG_NODE },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "only", required_argument, NULL, ARG_ONLY },
+                { "force", no_argument, NULL, ARG_FORCE },
+                { "color", required_argument, NULL, ARG_COLOR },
+                {},
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("haloctl %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case ARG_NODE:
+                        arg_node = optarg;
+                        break;
+                case ARG_ROOT:
+                        arg_root = optarg;
+                        break;
+                case ARG_ONLY:
+                        arg_only = optarg;
+                        break;
+                case ARG_FORCE:
+                        arg_force = true;
+                        break;
+                case ARG_COLOR:
+                        if (streq(optarg, "auto"))
+                                arg_color = -1;
+                        else if (streq(optarg, "always"))
+                                arg_color = 1;
+                        else if (streq(optarg, "never"))
+                                arg_color = 0;
+                        else {
+                                fprintf(stderr, "Invalid --color value '%s': expected auto, always or never.\n", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case '?':
+                        return -EINVAL;
+                default:
+                        abort();
+                }
+        return 1;
+}
+
+static int run(int argc, char *argv[]) {
+        const char *verb;
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r < 0)
+                return EX_USAGE;
+        if (r == 0)
+                return EXIT_SUCCESS;
+
+        if (optind >= argc) {
+                fprintf(stderr, "Missing verb. Try '%s --help'.\n", program_invocation_short_name);
+                return EX_USAGE;
+        }
+        verb = argv[optind];
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, verb))
+                        return verbs[i].run(argc - optind, argv + optind);
+
+        fprintf(stderr, "Unknown verb '%s'. Try '%s --help'.\n", verb, program_invocation_short_name);
+        return EX_USAGE;
+}
+
+int main(int argc, char *argv[]) {
+        return run(argc, argv);
+}

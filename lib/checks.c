@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The table of check groups, run in a fixed order so that reports read the same every time. */
+#include "checks.h"
+
+static const struct {
+        const char *prefix;
+        CheckGroupFunc run;
+} check_groups[] = {
+        /* -- check groups -- */
+        { NULL, NULL },
+        /* -- end check groups -- */
+};
+
+static bool group_selected(const char *prefix, const char *only) {
+        const char *p = only;
+
+        if (isempty(only))
+                return true;
+        /* Either a selector names a check inside the group ("nic.firmware") or the group inside a
+         * selector ("n" or "nic"). */
+        while (*p) {
+                size_t n = strcspn(p, ",");
+                size_t k = strlen(prefix);
+
+                if (n > 0 && strncmp(p, prefix, n < k ? n : k) == 0)
+                        return true;
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+        return false;
+}
+
+int checks_run(const CheckContext *c, const char *only, CheckList *out) {
+        for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
+                CheckList group = {};
+                int r;
+
+                if (!check_groups[i].run || !group_selected(check_groups[i].prefix, only))
+                        continue;
+
+                r = check_groups[i].run(c, &group);
+                if (r < 0) {
+                        check_list_done(&group);
+                        return r;
+                }
+
+                for (size_t j = 0; j < group.n_checks; j++) {
+                        Check *ch = &group.checks[j];
+
+                        if (!check_id_selected(ch->id, only))
+                                continue;
+                        r = check_list_add(out, ch->id, ch->outcome, ch->expected, ch->actual, "%s", ch->summary);
+                        if (r < 0) {
+                                check_list_done(&group);
+                                return r;
+                        }
+                }
+                check_list_done(&group);
+        }
+        return 0;
+}

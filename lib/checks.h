@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs every group of checks (kernel, nic, rdma, links) for one node of a profile. */
+#pragma once
+
+#include "check.h"
+#include "host.h"
+#include "profile.h"
+
+typedef struct CheckContext {
+        const Host *host;
+        const Profile *profile;
+        const ProfileNode *node; /* NULL when no node could be selected */
+} CheckContext;
+
+/* A group adds its checks to out; it returns negative errno only for allocation failures:
+ * everything the host does wrong is an outcome, not an error. */
+typedef int (*CheckGroupFunc)(const CheckContext *c, CheckList *out);
+
+/* Runs the groups whose checks can match only (comma-separated id prefixes; NULL: all) and keeps
+ * only the checks selected by it. */
+int checks_run(const CheckContext *c, const char *only, CheckList *out);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Ownership helpers: _cleanup_ attributes, TAKE_PTR/TAKE_FD, and a few small idioms. */
+#pragma once
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+#define _pure_ __attribute__((pure))
+#define _noreturn_ __attribute__((noreturn))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+#define TAKE_PTR(p)                                \
+        ({                                         \
+                __typeof__(p) _taken_ = (p);       \
+                (p) = NULL;                        \
+                _taken_;                           \
+        })
+
+#define TAKE_FD(fd)                                \
+        ({                                         \
+                int _taken_fd_ = (fd);             \
+                (fd) = -EBADF;                     \
+                _taken_fd_;                        \
+        })
+
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)    \
+        static inline void func##p(type *p) {      \
+                if (*p)                            \
+                        *p = func(*p);             \
+        }
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+
+static inline void closep(int *fd) {
+        if (*fd >= 0)
+                (void) close(*fd);
+        *fd = -EBADF;
+}
+
+static inline void fclosep(FILE **f) {
+        if (*f)
+                (void) fclose(*f);
+        *f = NULL;
+}
+
+static inline int safe_close(int fd) {
+        if (fd >= 0)
+                (void) close(fd);
+        return -EBADF;
+}
+
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
+static inline int streq_ptr(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        return strcmp(a, b) == 0;
+}
+
+#define streq(a, b) (strcmp((a), (b)) == 0)
+#define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
+#define isempty(s) (!(s) || (s)[0] == '\0')
+#define strna(s) ((s) ?: "n/a")
+#define strempty(s) ((s) ?: "")
+
+/* Returns a pointer to the rest of s after prefix, or NULL. */
+static inline const char *startswith(const char *s, const char *prefix) {
+        size_t l = strlen(prefix);
+        return strncmp(s, prefix, l) == 0 ? s + l : NULL;
+}
+
+/* Converts errno to a negative value, never zero, for library returns. */
+static inline int negative_errno(void) {
+        return errno > 0 ? -errno : -EIO;
+}
