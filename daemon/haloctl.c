@@ -30,7 +30,8 @@ static const Verb verbs[] = {
 static void help(void) {
         printf("%s VERB [OPTIONS] [PROFILE]\n\n"
                "Provision and check the nodes of a RoCE v2 cluster (see haloctl(1)).\n"
-               "PROFILE defaults to " PROFILE_DEFAULT_PATH ".\n\n"
+               "PROFILE defaults to " PROFILE_DEFAULT_PATH
+               ".\n\n"
                "Verbs:\n",
                program_invocation_short_name);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
@@ -102,7 +103,9 @@ static int parse_argv(int argc, char *argv[]) {
                         else if (streq(optarg, "never"))
                                 arg_color = 0;
                         else {
-                                fprintf(stderr, "Invalid --color value '%s': expected auto, always or never.\n", optarg);
+                                fprintf(stderr,
+                                        "Invalid --color value '%s': expected auto, always or never.\n",
+                                        optarg);
                                 return -EINVAL;
                         }
                         break;

@@ -9,8 +9,8 @@
 #include "checks.h"
 
 typedef struct LinkPlan {
-        char *link;   /* logical name */
-        char *ifname; /* resolved netdev; NULL when it did not resolve (error says why) */
+        char *link;                /* logical name */
+        char *ifname;              /* resolved netdev; NULL when it did not resolve (error says why) */
         uint32_t mtu_from, mtu_to; /* equal: no change */
         bool set_up;               /* the link is down and must go up */
         char **add_addresses;      /* "192.168.100.1/30" */
@@ -36,8 +36,4 @@ int plan_describe(const Plan *p, char ***ret_lines);
 /* Applies the plan through the backend, link by link, rolling each link back on failure; then
  * verifies from the kernel. ret_changes: the lines of what changed (empty: nothing to do).
  * On failure returns negative errno and ret_error names the link and the reason. */
-int apply_node(
-                const CheckContext *c,
-                const Backend *backend,
-                char ***ret_changes,
-                char **ret_error);
+int apply_node(const CheckContext *c, const Backend *backend, char ***ret_changes, char **ret_error);

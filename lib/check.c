@@ -33,13 +33,13 @@ static void check_done(Check *c) {
 }
 
 int check_list_add(
-                CheckList *l,
-                const char *id,
-                CheckOutcome outcome,
-                const char *expected,
-                const char *actual,
-                const char *summary_format,
-                ...) {
+        CheckList *l,
+        const char *id,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) {
         Check c = { .outcome = outcome }, *a;
         va_list ap;
         int r;

@@ -21,7 +21,7 @@ const char *check_outcome_to_string(CheckOutcome o) _pure_;
 CheckOutcome check_outcome_from_string(const char *s) _pure_;
 
 typedef struct Check {
-        char *id;       /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
+        char *id; /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
         CheckOutcome outcome;
         char *summary;  /* one line, for the person at the terminal */
         char *expected; /* "" when it does not apply */
@@ -35,13 +35,13 @@ typedef struct CheckList {
 
 /* Adds a check; expected/actual may be NULL (stored as ""). Returns 0 or -ENOMEM. */
 int check_list_add(
-                CheckList *l,
-                const char *id,
-                CheckOutcome outcome,
-                const char *expected,
-                const char *actual,
-                const char *summary_format,
-                ...) _printf_(6, 7);
+        CheckList *l,
+        const char *id,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) _printf_(6, 7);
 void check_list_done(CheckList *l);
 /* Moves every check of src to the end of dst; src is left empty. */
 int check_list_take(CheckList *dst, CheckList *src);

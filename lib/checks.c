@@ -50,7 +50,8 @@ int checks_run(const CheckContext *c, const char *only, CheckList *out) {
 
                         if (!check_id_selected(ch->id, only))
                                 continue;
-                        r = check_list_add(out, ch->id, ch->outcome, ch->expected, ch->actual, "%s", ch->summary);
+                        r = check_list_add(
+                                out, ch->id, ch->outcome, ch->expected, ch->actual, "%s", ch->summary);
                         if (r < 0) {
                                 check_list_done(&group);
                                 return r;

@@ -16,24 +16,24 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
-#define TAKE_PTR(p)                                \
-        ({                                         \
-                __typeof__(p) _taken_ = (p);       \
-                (p) = NULL;                        \
-                _taken_;                           \
+#define TAKE_PTR(p)                          \
+        ({                                   \
+                __typeof__(p) _taken_ = (p); \
+                (p) = NULL;                  \
+                _taken_;                     \
         })
 
-#define TAKE_FD(fd)                                \
-        ({                                         \
-                int _taken_fd_ = (fd);             \
-                (fd) = -EBADF;                     \
-                _taken_fd_;                        \
+#define TAKE_FD(fd)                    \
+        ({                             \
+                int _taken_fd_ = (fd); \
+                (fd) = -EBADF;         \
+                _taken_fd_;            \
         })
 
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)    \
-        static inline void func##p(type *p) {      \
-                if (*p)                            \
-                        *p = func(*p);             \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+        static inline void func##p(type *p) {   \
+                if (*p)                         \
+                        *p = func(*p);          \
         }
 
 static inline void freep(void *p) {

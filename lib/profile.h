@@ -124,7 +124,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free);
  * "FILE:LINE:COL: key: what is wrong (expected …)". Other negative errno: the file could not be read
  * (ret_errors then holds one line saying so). ret_errors may be NULL. */
 int profile_load_file(const char *path, Profile **ret, char ***ret_errors);
-int profile_load_string(const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors);
+int profile_load_string(
+        const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors);
 
 const ProfileLink *profile_find_link(const Profile *p, const char *name) _pure_;
 const ProfileNode *profile_find_node(const Profile *p, const char *name) _pure_;
@@ -136,13 +137,13 @@ bool link_match_is_empty(const LinkMatch *m) _pure_;
  * addresses is in local_addresses. Returns 0, or -ENOENT / -ENOTUNIQ with a message for the user
  * in ret_error that lists the candidates. */
 int profile_select_node(
-                const Profile *p,
-                const char *node_name,
-                const char *hostname,
-                const struct in_addr *local_addresses,
-                size_t n_local_addresses,
-                const ProfileNode **ret,
-                char **ret_error);
+        const Profile *p,
+        const char *node_name,
+        const char *hostname,
+        const struct in_addr *local_addresses,
+        size_t n_local_addresses,
+        const ProfileNode **ret,
+        char **ret_error);
 
 /* Collects the IPv4 addresses configured on this machine's interfaces (getifaddrs). */
 int local_ipv4_addresses(struct in_addr **ret, size_t *ret_n);

@@ -7,58 +7,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ASSERT_TRUE(expr)                                                                             \
-        do {                                                                                          \
-                if (!(expr)) {                                                                        \
+#define ASSERT_TRUE(expr)                                                                            \
+        do {                                                                                         \
+                if (!(expr)) {                                                                       \
                         fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr); \
-                        abort();                                                                      \
-                }                                                                                     \
+                        abort();                                                                     \
+                }                                                                                    \
         } while (0)
 
-#define ASSERT_INT_EQ(a, b)                                                                           \
-        do {                                                                                          \
-                intmax_t _a = (intmax_t) (a), _b = (intmax_t) (b);                                    \
-                if (_a != _b) {                                                                       \
-                        fprintf(stderr,                                                               \
-                                "%s:%d: %s == %s failed: %jd != %jd\n",                               \
-                                __FILE__,                                                             \
-                                __LINE__,                                                             \
-                                #a,                                                                   \
-                                #b,                                                                   \
-                                _a,                                                                   \
-                                _b);                                                                  \
-                        abort();                                                                      \
-                }                                                                                     \
+#define ASSERT_INT_EQ(a, b)                                             \
+        do {                                                            \
+                intmax_t _a = (intmax_t) (a), _b = (intmax_t) (b);      \
+                if (_a != _b) {                                         \
+                        fprintf(stderr,                                 \
+                                "%s:%d: %s == %s failed: %jd != %jd\n", \
+                                __FILE__,                               \
+                                __LINE__,                               \
+                                #a,                                     \
+                                #b,                                     \
+                                _a,                                     \
+                                _b);                                    \
+                        abort();                                        \
+                }                                                       \
         } while (0)
 
-#define ASSERT_STR_EQ(a, b)                                                                           \
-        do {                                                                                          \
-                const char *_a = (a), *_b = (b);                                                      \
-                if (!_a || !_b || strcmp(_a, _b) != 0) {                                              \
-                        fprintf(stderr,                                                               \
-                                "%s:%d: %s == %s failed:\n  got:      \"%s\"\n  expected: \"%s\"\n",  \
-                                __FILE__,                                                             \
-                                __LINE__,                                                             \
-                                #a,                                                                   \
-                                #b,                                                                   \
-                                _a ? _a : "(null)",                                                   \
-                                _b ? _b : "(null)");                                                  \
-                        abort();                                                                      \
-                }                                                                                     \
+#define ASSERT_STR_EQ(a, b)                                                                          \
+        do {                                                                                         \
+                const char *_a = (a), *_b = (b);                                                     \
+                if (!_a || !_b || strcmp(_a, _b) != 0) {                                             \
+                        fprintf(stderr,                                                              \
+                                "%s:%d: %s == %s failed:\n  got:      \"%s\"\n  expected: \"%s\"\n", \
+                                __FILE__,                                                            \
+                                __LINE__,                                                            \
+                                #a,                                                                  \
+                                #b,                                                                  \
+                                _a ? _a : "(null)",                                                  \
+                                _b ? _b : "(null)");                                                 \
+                        abort();                                                                     \
+                }                                                                                    \
         } while (0)
 
-#define ASSERT_OK(expr)                                                                               \
-        do {                                                                                          \
-                int _r = (expr);                                                                      \
-                if (_r < 0) {                                                                         \
-                        fprintf(stderr,                                                               \
-                                "%s:%d: %s failed: %s\n",                                             \
-                                __FILE__,                                                             \
-                                __LINE__,                                                             \
-                                #expr,                                                                \
-                                strerror(-_r));                                                       \
-                        abort();                                                                      \
-                }                                                                                     \
+#define ASSERT_OK(expr)                                                                                      \
+        do {                                                                                                 \
+                int _r = (expr);                                                                             \
+                if (_r < 0) {                                                                                \
+                        fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, strerror(-_r)); \
+                        abort();                                                                             \
+                }                                                                                            \
         } while (0)
 
 /* Directory of the test fixtures, set by meson. */
