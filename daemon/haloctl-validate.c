@@ -1,8 +1,330 @@
 /* SPDX-License-Identifier: MIT */
-/* haloctl validate: placeholder until lib/profile lands. */
+/* haloctl validate: checks a profile and shows what it asks of each node; also the profile and node
+ * loading that every verb shares. */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include "haloctl.h"
+#include "json-writer.h"
+#include "strv.h"
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+const char *profile_path_arg(int argc, char *argv[]) {
+        return argc > 1 ? argv[1] : PROFILE_DEFAULT_PATH;
+}
+
+/* The exit code for a failed profile_load_file(). */
+static int exit_code_for_load(int r) {
+        if (r == -EINVAL)
+                return EX_CONFIG;
+        if (r == -ENOMEM)
+                return EX_OSERR;
+        return EX_NOINPUT;
+}
+
+static void print_load_errors(const char *path, int r, char **errors) {
+        size_t n = strv_length(errors);
+
+        STRV_FOREACH(e, errors)
+                fprintf(stderr, "%s\n", *e);
+        if (r == -ENOMEM)
+                fprintf(stderr, "%s: out of memory while loading the profile.\n", path);
+        else if (r == -EINVAL)
+                fprintf(stderr,
+                        "%s: not a valid profile (%zu error%s); nothing was changed.\n",
+                        path,
+                        n,
+                        n == 1 ? "" : "s");
+}
+
+int load_profile_or_report(const char *path, Profile **ret) {
+        _cleanup_(strv_freep) char **errors = NULL;
+        int r;
+
+        r = profile_load_file(path, ret, &errors);
+        if (r < 0) {
+                print_load_errors(path, r, errors);
+                return exit_code_for_load(r);
+        }
+        return 0;
+}
+
+/* Picks this machine's node; on failure ret_error says why and lists the nodes. */
+static int select_node(const Profile *p, const ProfileNode **ret, char **ret_error) {
+        _cleanup_(freep) struct in_addr *addresses = NULL;
+        char hostname[HOST_NAME_MAX + 1] = "";
+        size_t n_addresses = 0;
+
+        if (!arg_node) {
+                if (gethostname(hostname, sizeof(hostname) - 1) < 0)
+                        hostname[0] = '\0';
+                /* Without addresses the hostname alone decides; the message then says "no IPv4 addresses". */
+                if (local_ipv4_addresses(&addresses, &n_addresses) < 0)
+                        n_addresses = 0;
+        }
+        return profile_select_node(
+                p, arg_node, hostname[0] ? hostname : NULL, addresses, n_addresses, ret, ret_error);
+}
+
+int load_profile_and_node(const char *path, Profile **ret_profile, const ProfileNode **ret_node) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(freep) char *error = NULL;
+        const ProfileNode *node = NULL;
+        int r;
+
+        r = load_profile_or_report(path, &p);
+        if (r != 0)
+                return r;
+
+        r = select_node(p, &node, &error);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+        if (r < 0) {
+                fprintf(stderr, "%s: %s\n", path, strna(error));
+                /* A wrong --node is a usage error; a machine the profile does not describe is a config error. */
+                return arg_node ? EX_USAGE : EX_CONFIG;
+        }
+
+        *ret_node = node;
+        *ret_profile = TAKE_PTR(p);
+        return 0;
+}
+
+static void print_match(const LinkMatch *m) {
+        const char *sep = "";
+
+        if (m->driver) {
+                printf("%sdriver %s", sep, m->driver);
+                sep = ", ";
+        }
+        if (m->pci) {
+                printf("%spci %s", sep, m->pci);
+                sep = ", ";
+        }
+        if (m->mac) {
+                printf("%smac %s", sep, m->mac);
+                sep = ", ";
+        }
+        if (m->name)
+                printf("%sname %s", sep, m->name);
+}
+
+static void print_links(const Profile *p) {
+        printf("\n%sLinks%s\n", ansi_bold(), ansi_normal());
+        for (size_t i = 0; i < p->n_links; i++) {
+                const ProfileLink *l = &p->links[i];
+
+                printf("  %-8s ", l->name);
+                if (link_match_is_empty(&l->match))
+                        printf("the interface each node names");
+                else {
+                        printf("the interface with ");
+                        print_match(&l->match);
+                }
+                if (l->mtu > 0)
+                        printf("; MTU %u", l->mtu);
+                else
+                        printf("; MTU left alone");
+                if (l->firewall_zone)
+                        printf("; firewall zone %s", l->firewall_zone);
+                printf("; IPv6 %s\n", l->ipv6 ? "on" : "off");
+        }
+}
+
+static void print_nodes(const Profile *p, const ProfileNode *selected) {
+        int width = 0, host_width = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                width = MAX(width, (int) strlen(p->nodes[i].name));
+                host_width = MAX(host_width, (int) strlen(p->nodes[i].hostname ?: "(any)"));
+        }
+
+        printf("\n%sNodes%s\n", ansi_bold(), ansi_normal());
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const ProfileNode *n = &p->nodes[i];
+
+                printf("  %-*s  hostname %-*s", width, n->name, host_width, n->hostname ?: "(any)");
+                for (size_t j = 0; j < n->n_links; j++) {
+                        char a[IPV4_PREFIX_STRING_MAX];
+
+                        printf("  %s %s", n->links[j].link, ipv4_prefix_to_string(&n->links[j].address, a));
+                        if (!link_match_is_empty(&n->links[j].match)) {
+                                printf(" (");
+                                print_match(&n->links[j].match);
+                                printf(")");
+                        }
+                }
+                if (n == selected)
+                        printf("  %s← this machine%s", ansi_green(), ansi_normal());
+                printf("\n");
+        }
+}
+
+static void print_nic_rdma_kernel_health(const Profile *p) {
+        const ProfileNic *nic = &p->nic;
+        const ProfileRdma *rdma = &p->rdma;
+        uint64_t interval = p->health.interval_usec;
+
+        printf("\n%sNIC%s     ", ansi_bold(), ansi_normal());
+        if (!nic->present)
+                printf("not checked (no nic: section)\n");
+        else {
+                printf("PCI id");
+                for (size_t i = 0; i < nic->n_pci_ids; i++)
+                        printf("%s %04x:%04x",
+                               i == 0 ? "" : " or",
+                               nic->pci_ids[i].vendor,
+                               nic->pci_ids[i].device);
+                if (nic->n_pci_ids == 0)
+                        printf(" any");
+                printf("; driver %s; firmware %s%s; PCIe link ",
+                       nic->driver ?: "any",
+                       nic->firmware_min ?: "any",
+                       nic->firmware_min ? " or newer" : "");
+                if (nic->pcie_min_width > 0)
+                        printf("x%u or wider\n", nic->pcie_min_width);
+                else
+                        printf("width not checked\n");
+        }
+
+        printf("%sRDMA%s    ", ansi_bold(), ansi_normal());
+        if (!rdma->present)
+                printf("not checked (no rdma: section)\n");
+        else {
+                printf("%s; GID type %s; active MTU ",
+                       rdma->required ? "required (problems fail the checks)"
+                                      : "optional (problems are warnings)",
+                       rdma_gid_type_to_string(rdma->gid));
+                if (rdma->min_active_mtu > 0)
+                        printf("%u or more", rdma->min_active_mtu);
+                else
+                        printf("not checked");
+                if (rdma->memlock == UINT64_MAX)
+                        printf("; memlock unlimited\n");
+                else if (rdma->memlock > 0)
+                        printf("; memlock at least %" PRIu64 " bytes\n", rdma->memlock);
+                else
+                        printf("; memlock not checked\n");
+        }
+
+        printf("%sKernel%s  ", ansi_bold(), ansi_normal());
+        if (strv_length(p->kernel_cmdline) == 0)
+                printf("no required command-line parameters\n");
+        else {
+                _cleanup_(freep) char *joined = strv_join(p->kernel_cmdline, " ");
+
+                printf("command line must carry: %s\n", strna(joined));
+        }
+
+        printf("%sHealth%s  every check every ", ansi_bold(), ansi_normal());
+        if (interval % 1000000ULL == 0)
+                printf("%" PRIu64 "s; ", interval / UINT64_C(1000000));
+        else
+                printf("%" PRIu64 "ms; ", interval / UINT64_C(1000));
+        if (p->health.peers)
+                printf("peers probed on UDP port %u\n", p->health.port);
+        else
+                printf("peers not probed\n");
+}
+
+static void print_summary(const Profile *p, const char *path, const ProfileNode *node, const char *node_error) {
+        printf("%s%s%s is a valid profile for cluster %s%s%s, mode %s (%s).\n",
+               ansi_green(),
+               path,
+               ansi_normal(),
+               ansi_bold(),
+               p->cluster,
+               ansi_normal(),
+               profile_mode_to_string(p->mode),
+               p->mode == PROFILE_MODE_ENFORCE ? "halod applies the network settings and keeps them applied"
+                                               : "halod only checks, it never changes the host");
+        if (node)
+                printf("This machine is node %s%s%s%s%s%s.\n",
+                       ansi_bold(),
+                       node->name,
+                       ansi_normal(),
+                       node->hostname ? " (hostname " : "",
+                       strempty(node->hostname),
+                       node->hostname ? ")" : "");
+        else
+                printf("%sNo node selected%s: %s.\n"
+                       "That is fine for validate; check, apply and halod need one.\n",
+                       ansi_yellow(),
+                       ansi_normal(),
+                       strna(node_error));
+
+        print_links(p);
+        print_nodes(p, node);
+        print_nic_rdma_kernel_health(p);
+}
+
+static void print_json(
+        const Profile *p, const char *path, const ProfileNode *node, const char *node_error, char **errors) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, true);
+        json_begin_object(&w);
+        json_kv_string(&w, "path", path);
+        json_kv_bool(&w, "valid", p != NULL);
+        if (p) {
+                json_kv_string(&w, "node", node ? node->name : NULL);
+                json_kv_string(&w, "node-error", node_error);
+                json_key(&w, "profile");
+                profile_dump_json(p, &w);
+        } else {
+                json_key(&w, "errors");
+                json_begin_array(&w);
+                STRV_FOREACH(e, errors)
+                        json_string(&w, *e);
+                json_end_array(&w);
+        }
+        json_end_object(&w);
+        json_writer_finish(&w);
+}
 
 int verb_validate(int argc, char *argv[]) {
-        fprintf(stderr, "validate: not implemented yet\n");
-        return EX_SOFTWARE;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *node_error = NULL;
+        const ProfileNode *node = NULL;
+        const char *path;
+        int r;
+
+        if (argc > 2) {
+                fprintf(stderr,
+                        "validate takes at most one PROFILE argument, got %d. Try 'haloctl --help'.\n",
+                        argc - 1);
+                return EX_USAGE;
+        }
+        path = profile_path_arg(argc, argv);
+
+        r = profile_load_file(path, &p, &errors);
+        if (r < 0) {
+                print_load_errors(path, r, errors);
+                if (arg_json && r == -EINVAL)
+                        print_json(NULL, path, NULL, NULL, errors);
+                return exit_code_for_load(r);
+        }
+
+        r = select_node(p, &node, &node_error);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+        if (r < 0 && arg_node) {
+                fprintf(stderr, "%s: %s\n", path, strna(node_error));
+                return EX_USAGE;
+        }
+
+        if (arg_json)
+                print_json(p, path, node, node_error, NULL);
+        else
+                print_summary(p, path, node, node_error);
+        return EXIT_SUCCESS;
 }

@@ -24,6 +24,14 @@ typedef struct Verb {
 static const Verb verbs[] = {
         { "validate", verb_validate, "[PROFILE]", "Check a profile and show what it asks of this node" },
         /* -- verb table -- */
+        { "check", verb_check, "[PROFILE]", "Run every check once, without the daemon (a preflight)" },
+        { "status", verb_status, "", "Show the running halod's health and every check (D-Bus)" },
+        { "verify", verb_verify, "", "Have the running halod re-run every check now, then show status" },
+        { "reload", verb_reload, "", "Have the running halod reload its profile (a broken one is rejected)" },
+        { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
+        { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
+        { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables for this node" },
+        { "probe", verb_probe, "[NODE] [PROFILE]", "Latency and throughput to the other nodes (fabric)" },
         /* -- end verb table -- */
 };
 

@@ -45,4 +45,20 @@ int exit_code_for_checks(const CheckList *l);
 
 int verb_validate(int argc, char *argv[]);
 /* -- verbs -- */
+/* daemon/haloctl-check.c: every check once, without a daemon. */
+int verb_check(int argc, char *argv[]);
+/* daemon/haloctl-bus.c: verbs that talk to a running halod over D-Bus. */
+int verb_status(int argc, char *argv[]);
+int verb_verify(int argc, char *argv[]);
+int verb_reload(int argc, char *argv[]);
+/* Asks the running halod to apply its profile (Apply()) and shows the status; EX_UNAVAILABLE after
+ * saying so when halod is not running. For `haloctl apply` to call when halod_is_running(). */
+int bus_call_apply(void);
+bool halod_is_running(void);
+/* daemon/haloctl-apply.c: the network part of the profile, locally. */
+int verb_plan(int argc, char *argv[]);
+int verb_apply(int argc, char *argv[]);
+/* daemon/haloctl-env.c, daemon/haloctl-probe.c: the fabric environment and the peer probe. */
+int verb_env(int argc, char *argv[]);
+int verb_probe(int argc, char *argv[]);
 /* -- end verbs -- */

@@ -37,3 +37,12 @@ int plan_describe(const Plan *p, char ***ret_lines);
  * verifies from the kernel. ret_changes: the lines of what changed (empty: nothing to do).
  * On failure returns negative errno and ret_error names the link and the reason. */
 int apply_node(const CheckContext *c, const Backend *backend, char ***ret_changes, char **ret_error);
+
+/* apply_node() refuses (-EPERM, with a message) when the profile says mode: verify; with APPLY_FORCE
+ * (haloctl apply --force) it applies anyway. */
+typedef enum ApplyFlags {
+        APPLY_FORCE = 1 << 0,
+} ApplyFlags;
+
+int apply_node_with_flags(
+        const CheckContext *c, const Backend *backend, ApplyFlags flags, char ***ret_changes, char **ret_error);

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of check groups, run in a fixed order so that reports read the same every time. */
+#include "check-kernel.h"
+#include "check-nic.h"
+#include "check-link.h"
+#include "check-profile.h"
+#include "check-rdma.h"
 #include "checks.h"
 
 static const struct {
@@ -7,6 +12,11 @@ static const struct {
         CheckGroupFunc run;
 } check_groups[] = {
         /* -- check groups -- */
+        { "profile", check_profile },
+        { "kernel.", check_kernel },
+        { "nic.", check_nic },
+        { "rdma.", check_rdma },
+        { "link.", check_links },
         { NULL, NULL },
         /* -- end check groups -- */
 };

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl plan and haloctl apply: what the network part of the profile would change, and changing it. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "apply-plan.h"
+#include "apply.h"
+#include "checks.h"
+#include "haloctl.h"
+#include "json-writer.h"
+#include "strv.h"
+
+static void json_strv(JsonWriter *w, const char *key, char **l) {
+        json_key(w, key);
+        json_begin_array(w);
+        STRV_FOREACH(s, l)
+                json_string(w, *s);
+        json_end_array(w);
+}
+
+static void json_link_plan(JsonWriter *w, const LinkPlan *lp) {
+        json_begin_object(w);
+        json_kv_string(w, "link", lp->link);
+        json_kv_string(w, "ifname", lp->ifname);
+        json_kv_bool(w, "changes", !lp->error && !link_plan_is_empty(lp));
+        json_kv_uint(w, "mtu_from", lp->mtu_from);
+        json_kv_uint(w, "mtu_to", lp->mtu_to);
+        json_kv_bool(w, "set_up", lp->set_up);
+        json_strv(w, "add_addresses", lp->add_addresses);
+        json_strv(w, "remove_addresses", lp->remove_addresses);
+        json_kv_string(w, "zone_from", lp->zone_from);
+        json_kv_string(w, "zone_to", lp->zone_to);
+        json_kv_string(w, "error", lp->error);
+        json_end_object(w);
+}
+
+static void json_checks(JsonWriter *w, const CheckList *l) {
+        json_key(w, "checks");
+        json_begin_array(w);
+        for (size_t i = 0; i < l->n_checks; i++) {
+                const Check *c = &l->checks[i];
+
+                json_begin_object(w);
+                json_kv_string(w, "id", c->id);
+                json_kv_string(w, "outcome", check_outcome_to_string(c->outcome));
+                json_kv_string(w, "summary", c->summary);
+                json_kv_string(w, "expected", c->expected);
+                json_kv_string(w, "actual", c->actual);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+static void print_plan(const Plan *p, char **lines) {
+        STRV_FOREACH(l, lines)
+                printf("%s\n", *l);
+        for (size_t i = 0; i < p->n_links; i++) {
+                const LinkPlan *lp = &p->links[i];
+                _cleanup_(freep) char *label = NULL;
+
+                if (lp->error || !link_plan_is_empty(lp))
+                        continue;
+                label = link_plan_label(lp);
+                printf("%s%s: nothing to change%s\n", ansi_grey(), label ?: lp->link, ansi_normal());
+        }
+}
+
+int verb_plan(int argc, char *argv[]) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        const ProfileNode *node = NULL;
+        const char *path = profile_path_arg(argc, argv);
+        Host host = { .root = arg_root ?: "" };
+        CheckContext c;
+        int r;
+
+        r = load_profile_and_node(path, &p, &node);
+        if (r != 0)
+                return r;
+        c = (CheckContext) { .host = &host, .profile = p, .node = node };
+
+        r = plan_node(&c, &plan);
+        if (r < 0) {
+                fprintf(stderr, "Failed to read the state of the links of node %s: %s\n", node->name, strerror(-r));
+                return EX_OSERR;
+        }
+        r = plan_describe(&plan, &lines);
+        if (r < 0) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+
+        if (arg_json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, true);
+                json_begin_object(&w);
+                json_kv_string(&w, "profile", path);
+                json_kv_string(&w, "node", node->name);
+                json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
+                json_kv_bool(&w, "changes", !plan_is_empty(&plan));
+                json_kv_bool(&w, "errors", plan_has_errors(&plan));
+                json_key(&w, "links");
+                json_begin_array(&w);
+                for (size_t i = 0; i < plan.n_links; i++)
+                        json_link_plan(&w, &plan.links[i]);
+                json_end_array(&w);
+                json_strv(&w, "lines", lines);
+                json_end_object(&w);
+                json_writer_finish(&w);
+        } else
+                print_plan(&plan, lines);
+
+        if (plan_has_errors(&plan))
+                return EXIT_CHECK_FAIL;
+        return plan_is_empty(&plan) ? EXIT_SUCCESS : 1;
+}
+
+static void print_nothing_to_change(const CheckList *checks, const ProfileNode *node) {
+        for (size_t i = 0; i < node->n_links; i++) {
+                _cleanup_(freep) char *id = NULL;
+                const Check *present;
+
+                if (asprintf(&id, "link.%s.present", node->links[i].link) < 0)
+                        return;
+                present = check_list_find(checks, id);
+                if (present && !isempty(present->actual))
+                        printf("nothing to change: %s (%s) already matches the profile\n",
+                               node->links[i].link,
+                               present->actual);
+                else
+                        printf("nothing to change: %s already matches the profile\n", node->links[i].link);
+        }
+}
+
+int verb_apply(int argc, char *argv[]) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **changes = NULL;
+        _cleanup_(freep) char *error = NULL;
+        _cleanup_(check_list_done) CheckList checks = {};
+        const ProfileNode *node = NULL;
+        const char *path = profile_path_arg(argc, argv);
+        Host host = { .root = arg_root ?: "" };
+        const Backend *backend;
+        CheckContext c;
+        int r, k;
+
+        if (geteuid() != 0) {
+                fprintf(stderr,
+                        "haloctl apply changes network links and needs root: run it with sudo (haloctl plan shows "
+                        "the changes without root).\n");
+                return EX_NOPERM;
+        }
+
+        r = load_profile_and_node(path, &p, &node);
+        if (r != 0)
+                return r;
+        c = (CheckContext) { .host = &host, .profile = p, .node = node };
+
+        if (p->mode == PROFILE_MODE_VERIFY && !arg_force) {
+                fprintf(stderr,
+                        "%s says mode: verify, so haloctl apply changes nothing. Run haloctl plan to see the "
+                        "differences, set mode: enforce, or apply once with --force.\n",
+                        path);
+                return EX_NOPERM;
+        }
+
+        backend = backend_pick();
+        r = apply_node_with_flags(&c, backend, arg_force ? APPLY_FORCE : 0, &changes, &error);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+
+        /* Whatever happened, show what the kernel says now. */
+        k = checks_run(&c, "link.", &checks);
+        if (k < 0) {
+                fprintf(stderr, "Failed to run the link checks: %s\n", strerror(-k));
+                return EX_OSERR;
+        }
+
+        if (arg_json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, true);
+                json_begin_object(&w);
+                json_kv_string(&w, "profile", path);
+                json_kv_string(&w, "node", node->name);
+                json_kv_string(&w, "backend", backend->name);
+                json_kv_bool(&w, "applied", r >= 0);
+                json_kv_bool(&w, "changed", r >= 0 && strv_length(changes) > 0);
+                json_strv(&w, "changes", changes);
+                json_kv_string(&w, "error", r < 0 ? (error ?: strerror(-r)) : NULL);
+                json_checks(&w, &checks);
+                json_end_object(&w);
+                json_writer_finish(&w);
+        } else {
+                if (r < 0)
+                        fprintf(stderr,
+                                "%sFailed to apply %s (backend %s):%s\n%s\n",
+                                ansi_red(),
+                                path,
+                                backend->name,
+                                ansi_normal(),
+                                error ?: strerror(-r));
+                else if (strv_length(changes) == 0)
+                        print_nothing_to_change(&checks, node);
+                else
+                        STRV_FOREACH(l, changes)
+                                printf("%s\n", *l);
+                print_checks(&checks);
+        }
+
+        if (r < 0)
+                return EXIT_CHECK_FAIL;
+        return exit_code_for_checks(&checks);
+}

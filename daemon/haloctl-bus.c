@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl status, verify, reload (and the Apply() call): talking to a running halod over D-Bus. */
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "haloctl.h"
+#include "json-writer.h"
+
+#define BUS_NAME "io.halod1"
+#define OBJECT_PATH "/io/halod1"
+#define INTERFACE "io.halod1.Node"
+
+typedef struct NodeStatus {
+        char *node, *cluster, *mode, *profile_path, *backend, *health, *summary;
+        uint64_t last_verify_usec, last_apply_usec;
+        CheckList checks;
+} NodeStatus;
+
+static void node_status_done(NodeStatus *s) {
+        free(s->node);
+        free(s->cluster);
+        free(s->mode);
+        free(s->profile_path);
+        free(s->backend);
+        free(s->health);
+        free(s->summary);
+        check_list_done(&s->checks);
+}
+
+static int not_running(const char *why) {
+        fprintf(stderr, "halod is not running (%s); try `haloctl check` to run the checks without it.\n", why);
+        return EX_UNAVAILABLE;
+}
+
+static int bus_connect(sd_bus **ret) {
+        int r;
+
+        r = sd_bus_open_system(ret);
+        if (r < 0) {
+                char why[256];
+
+                (void) snprintf(why, sizeof(why), "the system bus is not reachable: %s", strerror(-r));
+                return not_running(why);
+        }
+        /* Lets polkit ask for a password when a person is at the terminal. */
+        (void) sd_bus_set_allow_interactive_authorization(*ret, isatty(STDIN_FILENO));
+        return 0;
+}
+
+/* Maps a D-Bus error of a call to halod to haloctl's message and exit status. */
+static int report_bus_error(const char *what, const sd_bus_error *error, int r) {
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                return not_running("io.halod1 has no owner on the system bus");
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
+                fprintf(stderr,
+                        "Permission denied: %s. Run it as root (sudo haloctl ...) or have an administrator "
+                        "grant the polkit action io.halod1.manage.\n",
+                        error->message ?: what);
+                return EX_NOPERM;
+        }
+        if (sd_bus_error_has_name(error, "io.halod1.Error.ProfileInvalid")) {
+                fprintf(stderr, "%s\n", error->message);
+                return EX_CONFIG;
+        }
+        if (error && error->message)
+                fprintf(stderr, "Failed to %s: %s\n", what, error->message);
+        else
+                fprintf(stderr, "Failed to %s: %s\n", what, strerror(r < 0 ? -r : r));
+        return EXIT_FAILURE;
+}
+
+static int read_string(sd_bus_message *reply, char **ret) {
+        const char *s;
+        int r;
+
+        r = sd_bus_message_read(reply, "v", "s", &s);
+        if (r < 0)
+                return r;
+        free(*ret);
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int read_checks(sd_bus_message *reply, CheckList *l) {
+        const char *id, *outcome, *summary, *expected, *actual;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'v', "a(sssss)");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(sssss)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(sssss)", &id, &outcome, &summary, &expected, &actual)) > 0) {
+                CheckOutcome o = check_outcome_from_string(outcome);
+
+                /* An outcome this haloctl does not know yet is shown as a warning, not dropped. */
+                r = check_list_add(l, id, o < 0 ? CHECK_WARN : o, expected, actual, "%s", summary);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
+static int parse_properties(sd_bus_message *reply, NodeStatus *s) {
+        const char *name;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                struct {
+                        const char *name;
+                        char **field;
+                } strings[] = {
+                        { "Node", &s->node },       { "Cluster", &s->cluster },
+                        { "Mode", &s->mode },       { "ProfilePath", &s->profile_path },
+                        { "Backend", &s->backend }, { "Health", &s->health },
+                        { "Summary", &s->summary },
+                };
+                bool done = false;
+
+                r = sd_bus_message_read(reply, "s", &name);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < ELEMENTSOF(strings) && !done; i++)
+                        if (streq(name, strings[i].name)) {
+                                r = read_string(reply, strings[i].field);
+                                done = true;
+                        }
+                if (done)
+                        ;
+                else if (streq(name, "Checks"))
+                        r = read_checks(reply, &s->checks);
+                else if (streq(name, "LastVerifyUSec"))
+                        r = sd_bus_message_read(reply, "v", "t", &s->last_verify_usec);
+                else if (streq(name, "LastApplyUSec"))
+                        r = sd_bus_message_read(reply, "v", "t", &s->last_apply_usec);
+                else
+                        r = sd_bus_message_skip(reply, "v"); /* a newer halod's property */
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
+/* Returns 0 and the daemon's state, or haloctl's exit status after saying what went wrong. */
+static int get_status(sd_bus *bus, NodeStatus *ret) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_call_method(
+                bus, BUS_NAME, OBJECT_PATH, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s", INTERFACE);
+        if (r < 0)
+                return report_bus_error("read halod's properties", &error, r);
+
+        r = parse_properties(reply, ret);
+        if (r < 0) {
+                fprintf(stderr,
+                        "Failed to parse halod's properties: %s. Is haloctl older than halod?\n",
+                        strerror(-r));
+                return EXIT_FAILURE;
+        }
+        return 0;
+}
+
+static const char *health_dot_color(const char *health) {
+        if (streq_ptr(health, "healthy"))
+                return ansi_green();
+        if (streq_ptr(health, "degraded"))
+                return ansi_yellow();
+        if (streq_ptr(health, "failed"))
+                return ansi_red();
+        return ansi_grey();
+}
+
+static void print_timestamp(const char *label, uint64_t usec) {
+        char buf[64];
+        struct tm tm;
+        time_t t = (time_t) (usec / 1000000);
+        long long ago = (long long) time(NULL) - (long long) t;
+
+        if (usec == 0) {
+                printf("%10s: never\n", label);
+                return;
+        }
+        if (!localtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%a %Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+                (void) snprintf(buf, sizeof(buf), "@%lld", (long long) t);
+        if (ago < 0)
+                ago = 0;
+        if (ago < 120)
+                printf("%10s: %s; %llds ago\n", label, buf, ago);
+        else if (ago < 7200)
+                printf("%10s: %s; %lldmin ago\n", label, buf, ago / 60);
+        else
+                printf("%10s: %s; %lldh ago\n", label, buf, ago / 3600);
+}
+
+static void print_status(const NodeStatus *s) {
+        printf("%s●%s %snode %s%s of cluster %s\n",
+               health_dot_color(s->health),
+               ansi_normal(),
+               ansi_bold(),
+               strna(s->node),
+               ansi_normal(),
+               strna(s->cluster));
+        printf("%10s: %s%s%s\n", "Health", health_dot_color(s->health), strna(s->health), ansi_normal());
+        printf("%10s: %s\n", "Summary", strna(s->summary));
+        printf("%10s: %s (mode %s, backend %s)\n",
+               "Profile",
+               strna(s->profile_path),
+               strna(s->mode),
+               strna(s->backend));
+        print_timestamp("Verified", s->last_verify_usec);
+        print_timestamp("Applied", s->last_apply_usec);
+        if (s->checks.n_checks > 0) {
+                printf("\n");
+                print_checks(&s->checks);
+        }
+}
+
+static void print_status_json(const NodeStatus *s) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, true);
+        json_begin_object(&w);
+        json_kv_string(&w, "node", s->node);
+        json_kv_string(&w, "cluster", s->cluster);
+        json_kv_string(&w, "mode", s->mode);
+        json_kv_string(&w, "profile", s->profile_path);
+        json_kv_string(&w, "backend", s->backend);
+        json_kv_string(&w, "health", s->health);
+        json_kv_string(&w, "summary", s->summary);
+        json_kv_uint(&w, "last_verify_usec", s->last_verify_usec);
+        json_kv_uint(&w, "last_apply_usec", s->last_apply_usec);
+        json_kv_string(&w, "outcome", check_outcome_to_string(check_list_worst(&s->checks)));
+        json_key(&w, "checks");
+        json_begin_array(&w);
+        for (size_t i = 0; i < s->checks.n_checks; i++) {
+                const Check *c = &s->checks.checks[i];
+
+                json_begin_object(&w);
+                json_kv_string(&w, "id", c->id);
+                json_kv_string(&w, "outcome", check_outcome_to_string(c->outcome));
+                json_kv_string(&w, "summary", c->summary);
+                json_kv_string(&w, "expected", c->expected);
+                json_kv_string(&w, "actual", c->actual);
+                json_end_object(&w);
+        }
+        json_end_array(&w);
+        json_end_object(&w);
+        json_writer_finish(&w);
+}
+
+static int show_status(sd_bus *bus) {
+        _cleanup_(node_status_done) NodeStatus s = {};
+        int r;
+
+        r = get_status(bus, &s);
+        if (r != 0)
+                return r;
+        if (arg_json)
+                print_status_json(&s);
+        else
+                print_status(&s);
+        return exit_code_for_checks(&s.checks);
+}
+
+/* Calls a method of io.halod1.Node that takes nothing; ret_reply may be NULL. */
+static int call_method(sd_bus *bus, const char *method, const char *what, sd_bus_message **ret_reply) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, BUS_NAME, OBJECT_PATH, INTERFACE, method, &error, ret_reply, NULL);
+        if (r < 0)
+                return report_bus_error(what, &error, r);
+        return 0;
+}
+
+int verb_status(int argc, char *argv[]) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        return show_status(bus);
+}
+
+int verb_verify(int argc, char *argv[]) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = call_method(bus, "Verify", "run the checks in halod", NULL);
+        if (r != 0)
+                return r;
+        return show_status(bus);
+}
+
+int verb_reload(int argc, char *argv[]) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = call_method(bus, "Reload", "reload the profile", NULL);
+        if (r != 0)
+                return r;
+        if (!arg_json)
+                printf("halod reloaded its profile.\n");
+        return show_status(bus);
+}
+
+/* `haloctl apply` when halod runs: the daemon applies through its backend, then re-verifies. */
+int bus_call_apply(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        r = call_method(bus, "Apply", "apply the profile through halod", NULL);
+        if (r != 0)
+                return r;
+        return show_status(bus);
+}
+
+bool halod_is_running(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int has_owner = false;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return false;
+        if (sd_bus_call_method(
+                    bus,
+                    "org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus",
+                    "NameHasOwner",
+                    NULL,
+                    &reply,
+                    "s",
+                    BUS_NAME) < 0 ||
+            sd_bus_message_read(reply, "b", &has_owner) < 0)
+                return false;
+        return has_owner;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl check: runs every check once, without a daemon, as a preflight before enabling halod. */
+#include <stdio.h>
+
+#include "checks.h"
+#include "haloctl.h"
+#include "json-writer.h"
+
+/* With --json, a profile that does not load is still one document: a failed "profile" check. */
+static void print_profile_failure_json(const char *path, int exit_code) {
+        CheckList l = {};
+        const char *why;
+
+        switch (exit_code) {
+        case EX_CONFIG:
+                why = "is not valid, or none of its nodes is this machine";
+                break;
+        case EX_USAGE:
+                why = "has no node named by --node";
+                break;
+        case EX_NOINPUT:
+                why = "cannot be read";
+                break;
+        default:
+                why = "could not be loaded";
+                break;
+        }
+        if (check_list_add(
+                    &l, "profile", CHECK_FAIL, path, NULL, "profile %s %s; details on stderr", path, why) >= 0)
+                print_checks_json(&l);
+        check_list_done(&l);
+}
+
+static void print_totals(const CheckList *l) {
+        size_t pass = check_list_count(l, CHECK_PASS), warn = check_list_count(l, CHECK_WARN),
+               fail = check_list_count(l, CHECK_FAIL), skip = check_list_count(l, CHECK_SKIP);
+
+        printf("\n%s%zu check%s:%s %s%zu pass%s, %s%zu warn%s, %s%zu fail%s, %zu skip\n",
+               ansi_bold(),
+               l->n_checks,
+               l->n_checks == 1 ? "" : "s",
+               ansi_normal(),
+               pass > 0 ? ansi_green() : "",
+               pass,
+               ansi_normal(),
+               warn > 0 ? ansi_yellow() : "",
+               warn,
+               ansi_normal(),
+               fail > 0 ? ansi_red() : "",
+               fail,
+               ansi_normal(),
+               skip);
+        if (!isempty(arg_root))
+                printf("%s(/proc, /sys, /boot and /etc read below %s)%s\n",
+                       ansi_grey(),
+                       arg_root,
+                       ansi_normal());
+}
+
+int verb_check(int argc, char *argv[]) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(check_list_done) CheckList checks = {};
+        const ProfileNode *node = NULL;
+        const char *path = profile_path_arg(argc, argv);
+        Host host = { .root = arg_root ?: "" };
+        CheckContext c;
+        int r;
+
+        if (argc > 2) {
+                fprintf(stderr,
+                        "check takes one PROFILE at most, got %d arguments. Try 'haloctl --help'.\n",
+                        argc - 1);
+                return EX_USAGE;
+        }
+
+        r = load_profile_and_node(path, &p, &node);
+        if (r != 0) {
+                if (arg_json)
+                        print_profile_failure_json(path, r);
+                return r;
+        }
+
+        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        r = checks_run(&c, arg_only, &checks);
+        if (r < 0) {
+                fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        if (checks.n_checks == 0) {
+                fprintf(stderr,
+                        "No check id starts with '%s' (--only). Ids start with profile, kernel., nic., rdma., "
+                        "link. or peer.; see haloctl(1).\n",
+                        strempty(arg_only));
+                return EX_USAGE;
+        }
+
+        if (arg_json)
+                print_checks_json(&checks);
+        else {
+                print_checks(&checks);
+                print_totals(&checks);
+        }
+        return exit_code_for_checks(&checks);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl env: the NCCL/RCCL, Gloo and vLLM variables for this node's fabric, for eval or --json. */
+#include <stdio.h>
+
+#include "fabric-env.h"
+#include "haloctl.h"
+#include "json-writer.h"
+
+int verb_env(int argc, char *argv[]) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(freep) char *text = NULL;
+        const ProfileNode *node = NULL;
+        const char *path = profile_path_arg(argc, argv);
+        Host host = { .root = arg_root ?: "" };
+        FabricEnv env = {};
+        CheckContext c;
+        int r;
+
+        if (argc > 2) {
+                fprintf(stderr,
+                        "env takes one PROFILE at most, got %d arguments. Try 'haloctl --help'.\n",
+                        argc - 1);
+                return EX_USAGE;
+        }
+
+        r = load_profile_and_node(path, &p, &node);
+        if (r != 0)
+                return r;
+
+        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        r = fabric_env_derive(&c, &env);
+        if (r < 0) {
+                fprintf(stderr, "Failed to derive the fabric environment: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+
+        if (arg_json) {
+                JsonWriter w;
+
+                json_writer_init(&w, stdout, true);
+                fabric_env_dump_json(&env, &w);
+                json_writer_finish(&w);
+        } else {
+                r = fabric_env_render(&env, FABRIC_ENV_FORMAT_SHELL, &text);
+                if (r < 0) {
+                        fabric_env_done(&env);
+                        fprintf(stderr, "Out of memory.\n");
+                        return EX_OSERR;
+                }
+                fputs(text, stdout);
+        }
+
+        /* What is missing goes to stderr, so that eval "$(haloctl env)" still works. */
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                if (!env.values[v])
+                        fprintf(stderr, "%s not set: %s\n", fabric_env_var_to_string(v), strna(env.reasons[v]));
+
+        r = fabric_env_complete(&env) ? EXIT_SUCCESS : EXIT_CHECK_WARN;
+        fabric_env_done(&env);
+        return r;
+}

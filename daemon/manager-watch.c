@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/* Drift watch: rtnetlink events re-check the link they touch, a timer re-checks everything. */
+#include <arpa/inet.h>
+
+#include "manager.h"
+#include "strv.h"
+
+/* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
+ * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
+#define RECHECK_DELAY_USEC (2 * USEC_PER_MSEC)
+/* When something keeps undoing what we apply, stop fighting after this many re-applies per window and
+ * retry at the next health.interval. */
+#define AUTO_APPLY_BURST 10U
+#define AUTO_APPLY_WINDOW_USEC (60 * USEC_PER_SEC)
+
+static usec_t now_monotonic(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / 1000;
+}
+
+static void refresh_ports(Manager *m) {
+        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        FabricPort *ports = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->profile)
+                return;
+        r = fabric_ports_find(&ctx, &ports, &n);
+        if (r < 0) {
+                /* Without the map every event counts as ours: slower, never blind. */
+                log_warning_errno(r, "Failed to resolve the links' netdevs, watching every interface: %m");
+                return;
+        }
+        fabric_ports_free(m->ports, m->n_ports);
+        m->ports = ports;
+        m->n_ports = n;
+}
+
+static const FabricPort *port_by_event(Manager *m, const RtnlEvent *e) {
+        int ifindex = e->link ? e->link->ifindex : e->address ? e->address->ifindex : 0;
+
+        for (size_t i = 0; i < m->n_ports; i++) {
+                const FabricPort *p = &m->ports[i];
+
+                if ((p->ifindex > 0 && p->ifindex == ifindex) ||
+                    (e->link && p->ifname && streq(p->ifname, e->link->name)))
+                        return p;
+        }
+        return NULL;
+}
+
+static bool address_is_ours(Manager *m, const RtnlAddress *a) {
+        for (size_t i = 0; m->node && i < m->node->n_links; i++)
+                if (m->node->links[i].address.address.s_addr == a->address.s_addr)
+                        return true;
+        return false;
+}
+
+static void schedule_recheck(Manager *m) {
+        int enabled = SD_EVENT_OFF;
+
+        (void) sd_event_source_get_enabled(m->recheck_source, &enabled);
+        if (enabled != SD_EVENT_OFF)
+                return; /* already pending: this event joins the burst */
+        if (sd_event_source_set_time_relative(m->recheck_source, RECHECK_DELAY_USEC) < 0 ||
+            sd_event_source_set_enabled(m->recheck_source, SD_EVENT_ONESHOT) < 0)
+                log_warning("Failed to schedule a re-check; the next one runs at health.interval.");
+}
+
+static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
+        Manager *m = userdata;
+        const FabricPort *p = port_by_event(m, e);
+
+        if (p) {
+                if (!strv_contains(m->dirty_links, p->link) && strv_extend(&m->dirty_links, p->link) < 0)
+                        m->resync = true;
+                log_debug(
+                        "%s on %s (link %s): re-checking.",
+                        rtnl_event_type_to_string(e->type),
+                        strna(p->ifname),
+                        p->link);
+                return 0;
+        }
+
+        /* A netdev we did not know may be a link's NIC appearing or being renamed; one of our addresses
+         * on a foreign netdev is a conflict the address check reports. */
+        if (e->type == RTNL_EVENT_NEW_LINK || e->type == RTNL_EVENT_DEL_LINK ||
+            (e->address && address_is_ours(m, e->address)))
+                m->resync = true;
+        return 0;
+}
+
+static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        r = rtnl_monitor_process(m->rtnl, on_rtnl_event, m);
+        if (r == -ENOBUFS) {
+                log_warning("The kernel dropped rtnetlink events (receive queue full): re-reading every link.");
+                m->resync = true;
+        } else if (r < 0)
+                log_warning_errno(r, "Failed to read rtnetlink events, ignoring: %m");
+
+        if (m->resync || m->dirty_links)
+                schedule_recheck(m);
+        return 0;
+}
+
+static bool selection_has_bad_link_checks(Manager *m, const char *only) {
+        for (size_t i = 0; i < m->checks.n_checks; i++) {
+                const Check *c = &m->checks.checks[i];
+
+                if (startswith(c->id, "link.") && check_id_selected(c->id, only) &&
+                    (c->outcome == CHECK_FAIL || c->outcome == CHECK_WARN))
+                        return true;
+        }
+        return false;
+}
+
+/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window. */
+static void enforce(Manager *m, const char *only) {
+        usec_t now = now_monotonic();
+        int r;
+
+        if (m->profile->mode != PROFILE_MODE_ENFORCE || !selection_has_bad_link_checks(m, only))
+                return;
+
+        if (now >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
+                m->auto_apply_window_usec = now;
+                m->auto_apply_count = 0;
+        }
+        if (m->auto_apply_count >= AUTO_APPLY_BURST) {
+                if (m->auto_apply_count++ == AUTO_APPLY_BURST)
+                        log_warning(
+                                "Something keeps undoing the profile (%u re-applies within %llus); pausing "
+                                "re-applies until the next health check. Is another tool managing these links?",
+                                AUTO_APPLY_BURST,
+                                (unsigned long long) (AUTO_APPLY_WINDOW_USEC / USEC_PER_SEC));
+                return;
+        }
+        m->auto_apply_count++;
+
+        r = manager_apply(m, NULL);
+        if (r > 0)
+                (void) manager_verify(m, only);
+}
+
+static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
+        _cleanup_(strv_freep) char **prefixes = NULL;
+        _cleanup_(freep) char *only = NULL;
+        Manager *m = userdata;
+
+        if (m->resync) {
+                refresh_ports(m);
+                only = strdup("link.");
+        } else {
+                STRV_FOREACH(l, m->dirty_links)
+                        if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
+                                return 0;
+                only = strv_join(prefixes, ",");
+        }
+        m->resync = false;
+        m->dirty_links = strv_free(m->dirty_links);
+        if (!only)
+                return 0;
+
+        if (manager_verify(m, only) >= 0)
+                enforce(m, only);
+        return 0;
+}
+
+static int on_interval(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        if (manager_verify(m, NULL) >= 0) {
+                m->auto_apply_count = 0; /* a new chance for paused re-applies */
+                enforce(m, NULL);
+        }
+        return manager_watch_reset(m);
+}
+
+int manager_watch_setup(Manager *m) {
+        int r;
+
+        r = rtnl_monitor_open(&m->rtnl);
+        if (r < 0)
+                return log_error_errno(r, "Failed to subscribe to rtnetlink link and address events: %m");
+
+        r = sd_event_add_io(m->event, &m->rtnl_source, rtnl_monitor_fd(m->rtnl), EPOLLIN, on_rtnl_io, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the rtnetlink socket: %m");
+
+        /* accuracy 1 µs: the default 250 ms would delay every drift report by that much. */
+        r = sd_event_add_time_relative(
+                m->event, &m->recheck_source, CLOCK_MONOTONIC, RECHECK_DELAY_USEC, 1, on_recheck, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->recheck_source, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the re-check timer: %m");
+        return 0;
+}
+
+int manager_watch_reset(Manager *m) {
+        usec_t interval = m->profile ? m->profile->health.interval_usec : 0;
+        int r;
+
+        refresh_ports(m);
+
+        if (interval == 0) {
+                if (m->interval_source)
+                        (void) sd_event_source_set_enabled(m->interval_source, SD_EVENT_OFF);
+                return 0;
+        }
+
+        /* Coarse accuracy lets the kernel batch this wake-up with others: it is the only one when idle. */
+        if (!m->interval_source) {
+                r = sd_event_add_time_relative(
+                        m->event, &m->interval_source, CLOCK_MONOTONIC, interval, USEC_PER_SEC, on_interval, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to set up the health.interval timer: %m");
+                return 0;
+        }
+        r = sd_event_source_set_time_relative(m->interval_source, interval);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->interval_source, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "Failed to re-arm the health.interval timer: %m");
+        return 0;
+}
+
+void manager_watch_done(Manager *m) {
+        m->rtnl_source = sd_event_source_disable_unref(m->rtnl_source);
+        m->recheck_source = sd_event_source_disable_unref(m->recheck_source);
+        m->interval_source = sd_event_source_disable_unref(m->interval_source);
+        m->rtnl = rtnl_monitor_free(m->rtnl);
+        fabric_ports_free(m->ports, m->n_ports);
+        m->ports = NULL;
+        m->n_ports = 0;
+        m->dirty_links = strv_free(m->dirty_links);
+}

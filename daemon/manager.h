@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* halod's one long-lived object: the profile in force, the latest checks, and the event sources. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <syslog.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "backend.h"
+#include "check.h"
+#include "fabric.h"
+#include "host.h"
+#include "profile.h"
+#include "rtnl.h"
+
+typedef uint64_t usec_t;
+#define USEC_PER_MSEC ((usec_t) 1000ULL)
+#define USEC_PER_SEC ((usec_t) 1000000ULL)
+
+/* The daemon's exit status for a profile that cannot be used (sysexits' EX_CONFIG). */
+#define EXIT_PROFILE_INVALID 78
+
+typedef enum Health {
+        HEALTH_STARTING, /* before the first verify */
+        HEALTH_HEALTHY,  /* every check passes (or is skipped) */
+        HEALTH_DEGRADED, /* some check warns or fails */
+        HEALTH_FAILED,   /* halod cannot do its job: checks could not run */
+        _HEALTH_MAX,
+        _HEALTH_INVALID = -EINVAL,
+} Health;
+
+const char *health_to_string(Health h) _pure_;
+Health health_from_string(const char *s) _pure_;
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+
+        /* From the command line. */
+        char *profile_path;
+        char *node_name;    /* --node, or NULL: by hostname, then by address */
+        char *backend_name; /* --backend, or NULL: backend_pick() */
+        Host host;
+
+        /* The profile in force; node points into it. */
+        Profile *profile;
+        const ProfileNode *node;
+        const Backend *backend;
+
+        /* The latest verify, as published on the bus. */
+        CheckList checks;
+        Health health;
+        char *summary;
+        usec_t last_verify_usec; /* CLOCK_REALTIME, 0: never */
+        usec_t last_apply_usec;
+
+        char *last_apply_error; /* logged once until it changes or an apply succeeds */
+
+        /* Drift watch (manager-watch.c). */
+        RtnlMonitor *rtnl;
+        sd_event_source *rtnl_source;
+        FabricPort *ports; /* the netdevs the node's links resolved to: which events are ours */
+        size_t n_ports;
+        sd_event_source *recheck_source;
+        sd_event_source *interval_source;
+        char **dirty_links; /* logical links to re-check on the next recheck */
+        bool resync;        /* re-check every link on the next recheck */
+        usec_t auto_apply_window_usec;
+        unsigned auto_apply_count;
+} Manager;
+
+int manager_new(Manager **ret);
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+int manager_setup(Manager *m);
+/* Loads the profile, applies (enforce), verifies, and sends READY=1. Returns EXIT_PROFILE_INVALID
+ * style errors as -EINVAL with the reasons already logged. */
+int manager_start(Manager *m);
+
+/* Loads path (the current one when NULL) and puts it in force, or leaves the old one in force and
+ * returns -EINVAL with every reason in ret_error ("file:line:col: ...", one per line). */
+int manager_reload(Manager *m, char **ret_error);
+/* Runs the checks whose ids start with only (NULL: all), merges them into the published list, and
+ * announces what changed. */
+int manager_verify(Manager *m, const char *only);
+/* Applies the profile's network part through the backend (regardless of mode), logging each change.
+ * Returns the number of changes made, or negative errno and a message for the caller. */
+int manager_apply(Manager *m, char **ret_error);
+
+/* manager-bus.c */
+int manager_bus_setup(Manager *m);
+/* Emits PropertiesChanged for the named properties (NULL-terminated; an empty list sends nothing). */
+void manager_bus_emit_changed(Manager *m, char **properties);
+void manager_bus_emit_check_changed(Manager *m, const Check *c, const char *from);
+
+/* manager-watch.c */
+int manager_watch_setup(Manager *m);
+/* (Re)arms the health.interval timer from the profile in force and re-resolves the links' netdevs. */
+int manager_watch_reset(Manager *m);
+void manager_watch_done(Manager *m);
+
+/* manager-journal.c: systemd's log semantics — structured entries to the journal, plain lines to
+ * stderr unless stderr already is the journal. message_id may be NULL. */
+#define HALOD_MESSAGE_CHECK_FAILED "e936f873648546b4b202e0d30c4176e4"
+#define HALOD_MESSAGE_CHECK_RECOVERED "8e4cf560ab8a4ef79924c612a0e99f6a"
+#define HALOD_MESSAGE_APPLIED "1d0adca7034f447c82fa3e8593500b1e"
+#define HALOD_MESSAGE_DRIFT "8f61e7b1525f41db8577835d5519d754"
+#define HALOD_MESSAGE_PROFILE_RELOADED "4f7fc1cbb23245249c3398cab1db383b"
+#define HALOD_MESSAGE_PROFILE_REJECTED "ddb954fab1f645738ed11df236225b2f"
+
+typedef struct LogFields {
+        const char *message_id;
+        const char *check;
+        const char *link;
+        const char *expected;
+        const char *actual;
+} LogFields;
+
+void log_set_max_level(int level);
+int log_struct(int priority, const LogFields *f, const char *format, ...) _printf_(3, 4);
+/* Logs and returns -abs(error), so that "return log_error_errno(r, ...)" reads naturally; %m is
+ * the error's text. */
+int log_errno(int priority, int error, const char *format, ...) _printf_(3, 4);
+#define log_error(...) log_struct(LOG_ERR, NULL, __VA_ARGS__)
+#define log_warning(...) log_struct(LOG_WARNING, NULL, __VA_ARGS__)
+#define log_notice(...) log_struct(LOG_NOTICE, NULL, __VA_ARGS__)
+#define log_info(...) log_struct(LOG_INFO, NULL, __VA_ARGS__)
+#define log_debug(...) log_struct(LOG_DEBUG, NULL, __VA_ARGS__)
+#define log_error_errno(e, ...) log_errno(LOG_ERR, (e), __VA_ARGS__)
+#define log_warning_errno(e, ...) log_errno(LOG_WARNING, (e), __VA_ARGS__)
+
+/* The link a check id belongs to ("link.rdma0.mtu" → "rdma0", in buf), or NULL. */
+const char *check_id_link(const char *id, char *buf, size_t size);
+/* Logs what changed between two verifies, once per transition: check failed / check recovered. */
+void manager_journal_transitions(Manager *m, const CheckList *old, const CheckList *new, bool drift);

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# haloctl check --only kernel. against the fixture hosts in tests/data/hosts/kernel-*: the table, the
+# totals line, --json, and the exit codes (0 pass, 1 warn, 2 fail, 64 usage, 78 invalid profile).
+# Usage: haloctl-check-kernel.sh HALOCTL SOURCE_DIR
+set -uo pipefail
+
+haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
+src=${2:?usage: $0 HALOCTL SOURCE_DIR}
+hosts=$src/tests/data/hosts
+profile=$src/conf/halod.yaml
+tmp=$(mktemp -d /tmp/kernel-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# check NAME EXPECTED_EXIT [haloctl arguments...]: runs haloctl, keeps stdout in $tmp/out.
+check() {
+        local name=$1 want=$2 got
+        shift 2
+        "$haloctl" "$@" >"$tmp/out" 2>"$tmp/err"
+        got=$?
+        if [ "$got" -ne "$want" ]; then
+                echo "FAIL $name: exit $got, expected $want"
+                sed 's/^/  stdout: /' "$tmp/out"
+                sed 's/^/  stderr: /' "$tmp/err"
+                failures=$((failures + 1))
+                return 1
+        fi
+        echo "ok   $name (exit $got)"
+}
+
+# expect NAME FILE EXTENDED-REGEX: the file has a line matching it.
+expect() {
+        if ! grep -Eq -- "$3" "$2"; then
+                echo "FAIL $1: no line matches /$3/ in:"
+                sed 's/^/  /' "$2"
+                failures=$((failures + 1))
+        fi
+}
+
+expect_not() {
+        if grep -Eq -- "$3" "$2"; then
+                echo "FAIL $1: a line matches /$3/ in:"
+                sed 's/^/  /' "$2"
+                failures=$((failures + 1))
+        fi
+}
+
+kcheck() {
+        local name=$1 want=$2 host=$3
+        shift 3
+        check "$name" "$want" check --root "$hosts/$host" --node head --only kernel. "$@" "$profile"
+}
+
+kcheck "all in place" 0 kernel-strix-ok
+expect "all in place" "$tmp/out" '^pass  kernel\.cmdline  +the running kernel has all 5 required parameters$'
+expect "all in place" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64, picked by saved_entry in grubenv\) carries all 5'
+expect "all in place" "$tmp/out" '^pass  kernel\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
+expect "all in place" "$tmp/out" '^3 checks: 3 pass, 0 warn, 0 fail, 0 skip$'
+expect_not "all in place: no profile row with --only kernel." "$tmp/out" 'profile'
+expect_not "no colour when not on a terminal" "$tmp/out" $'\033'
+
+kcheck "reboot pending" 2 kernel-strix-reboot-pending
+expect "reboot pending" "$tmp/out" '^fail  kernel\.cmdline  +the running kernel lacks 5 of 5 required parameters: iommu=pt, pci=realloc'
+expect "reboot pending" "$tmp/out" '^warn  kernel\.cmdline-next  +reboot pending: '
+expect "reboot pending" "$tmp/out" '^fail  kernel\.gtt  +amdgpu GTT is 62\.5 GiB on card1 \(67108864000 bytes\), the profile asks 124\.0 GiB'
+expect "reboot pending" "$tmp/out" '^3 checks: 0 pass, 1 warn, 2 fail, 0 skip$'
+# Failures come first in the table.
+head -n1 "$tmp/out" | grep -q '^fail' || { echo "FAIL reboot pending: first row is not a failure"; failures=$((failures + 1)); }
+
+kcheck "only the warning" 1 kernel-strix-reboot-pending --only kernel.cmdline-next
+expect "only the warning" "$tmp/out" '^1 check: 0 pass, 1 warn, 0 fail, 0 skip$'
+
+kcheck "kernel update dropped them" 2 kernel-strix-update-dropped
+expect "kernel update dropped them" "$tmp/out" "^fail  kernel\.cmdline-next .*lacks pci=realloc, pcie_aspm=off, amdgpu\.gttsize=126976, ttm\.pages_limit=32505856: add them to the options line of /boot/loader/entries/3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64\.conf \(on Fedora: grubby --update-kernel=ALL --args='pci=realloc"
+
+kcheck "grub without them" 2 kernel-grub-missing
+expect "grub without them" "$tmp/out" '^fail  kernel\.cmdline-next .*add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub'
+expect "grub without them" "$tmp/out" '^skip  kernel\.gtt  +no GPU driven by amdgpu'
+expect "grub without them" "$tmp/out" '^3 checks: 0 pass, 0 warn, 2 fail, 1 skip$'
+
+kcheck "ubuntu drop-in" 0 kernel-grub-dropin
+expect "ubuntu drop-in" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(/etc/default/grub\.d/60-halo\.cfg\) carries all 5'
+expect "ubuntu drop-in" "$tmp/out" '^3 checks: 2 pass, 0 warn, 0 fail, 1 skip$'
+
+kcheck "kernel-install" 0 kernel-etc-kernel-cmdline
+kcheck "kernelopts in grubenv" 2 kernel-kernelopts
+expect "kernelopts in grubenv" "$tmp/out" '^fail  kernel\.gtt  +the running kernel disagrees with itself: ttm\.pages_limit=16252928'
+
+kcheck "no boot config" 2 kernel-no-bootcfg
+expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /boot/loader/entries/\*\.conf, /etc/kernel/cmdline, /etc/default/grub\)'
+
+kcheck "json" 2 kernel-strix-reboot-pending --json
+expect "json" "$tmp/out" '^  "outcome": "fail",$'
+expect "json" "$tmp/out" '"id": "kernel\.cmdline-next",'
+expect "json" "$tmp/out" '"expected": "iommu=pt pci=realloc pcie_aspm=off amdgpu\.gttsize=126976 ttm\.pages_limit=32505856",'
+expect "json" "$tmp/out" '"actual": "card1=67108864000"'
+expect_not "json: no table totals" "$tmp/out" 'checks:'
+
+kcheck "colour on request" 2 kernel-strix-reboot-pending --color=always
+expect "colour on request" "$tmp/out" $'^\033\\[0;31mfail'
+
+check "profile check" 0 check --root "$hosts/kernel-strix-ok" --node head --only profile "$profile"
+expect "profile check" "$tmp/out" "^pass  profile  profile $profile valid, node head$"
+
+check "unknown --only" 64 check --root "$hosts/kernel-strix-ok" --node head --only kernal. "$profile"
+expect "unknown --only" "$tmp/err" "No check id starts with 'kernal\.'"
+
+check "too many arguments" 64 check "$profile" "$profile"
+
+printf 'cluster: [unterminated\n' >"$tmp/broken.yaml"
+check "invalid profile" 78 check --root "$hosts/kernel-strix-ok" --node head "$tmp/broken.yaml"
+check "invalid profile, json" 78 check --json --root "$hosts/kernel-strix-ok" --node head "$tmp/broken.yaml"
+expect "invalid profile, json" "$tmp/out" '"id": "profile",'
+expect "invalid profile, json" "$tmp/out" '"outcome": "fail",'
+
+check "unknown node" 64 check --root "$hosts/kernel-strix-ok" --node nosuchnode --only kernel. "$profile"
+
+if [ "$failures" -gt 0 ]; then
+        echo "$failures failure(s)"
+        exit 1
+fi
+echo "all passed"

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Writes the nic-* fixture host trees (a fake sysfs, pci.ids, kernel log, /etc) that the NIC and
+# RDMA tests read. The trees are committed; this script says how they were made. Run it from
+# anywhere: python3 tests/data/hosts/make-nic-fixtures.py
+import os
+import shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BRIDGE = "pci0000:c0/0000:c0:01.1"
+E810 = "0000:c2:00.0"
+IFNAME = "enp194s0np0"
+
+# pci.ids, trimmed to the devices of the trees (upstream text, so names match the real list).
+PCI_IDS = """# Trimmed from the PCI ID Repository (https://pci-ids.ucw.cz) for halod's tests.
+10ec  Realtek Semiconductor Co., Ltd.
+\t8125  RTL8125 2.5GbE Controller
+8086  Intel Corporation
+\t1592  Ethernet Controller E810-C for QSFP
+\t\t8086 0001  Ethernet Network Adapter E810-C-Q1
+\t1593  Ethernet Controller E810-C for SFP
+"""
+
+
+def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, size=256):
+    """Type 0 header with one capability, PCI Express at 0x40, from a real E810 dump. Link
+    Capabilities at 0x4c, Link Status at 0x52; speed 4 is 16 GT/s."""
+    c = bytearray(256)
+    c[0:4] = vendor.to_bytes(2, "little") + device.to_bytes(2, "little")
+    c[4:8] = bytes([0x06, 0x04, 0x10, 0x00])  # command; status: capability list present
+    c[8:12] = bytes([0x02, 0x00, 0x00, 0x02])  # revision 2, class 020000
+    c[0x0c:0x10] = bytes([0x08, 0x00, 0x00, 0x00])
+    c[0x2c:0x30] = bytes([0x86, 0x80, 0x01, 0x00])  # subsystem 8086:0001
+    c[0x34] = 0x40  # capabilities pointer
+    c[0x3c:0x3e] = bytes([0xff, 0x01])
+    c[0x40:0x44] = bytes([0x10, 0x00, 0x02, 0x00])  # PCIe capability, next 0, version 2, endpoint
+    c[0x44:0x48] = bytes([0xa2, 0x8f, 0x00, 0x10])  # Device Capabilities
+    c[0x48:0x4c] = bytes([0x37, 0x29, 0x10, 0x00])  # Device Control / Status
+    lnkcap = 0x0043F000 | (link_cap_width << 4) | speed
+    c[0x4c:0x50] = lnkcap.to_bytes(4, "little")
+    c[0x50:0x52] = bytes([0x00, 0x00])  # Link Control
+    lnksta = 0x1000 | (link_status_width << 4) | speed
+    c[0x52:0x54] = lnksta.to_bytes(2, "little")
+    c[0x64:0x68] = bytes([0x92, 0x1b, 0x70, 0x00])  # Device Capabilities 2
+    c[0x6c:0x70] = bytes([0x1e, 0x00, 0x00, 0x00])  # Link Capabilities 2: 2.5-16 GT/s
+    return bytes(c[:size])
+
+
+def write(root, path, data):
+    p = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
+
+
+def symlink(root, path, target):
+    p = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    os.symlink(target, p)
+
+
+def pci_device(root, address, vendor, device, driver, config, cur_width=4, max_width=16,
+               speed="16.0 GT/s PCIe", bridge=BRIDGE):
+    d = f"/sys/devices/{bridge}/{address}"
+    write(root, d + "/config", config)
+    for name, value in (("vendor", f"0x{vendor:04x}"), ("device", f"0x{device:04x}"),
+                        ("class", "0x020000"), ("subsystem_vendor", "0x8086"),
+                        ("subsystem_device", "0x0001"), ("revision", "0x02"), ("irq", "0"),
+                        ("current_link_speed", speed), ("max_link_speed", "16.0 GT/s PCIe"),
+                        ("current_link_width", str(cur_width)), ("max_link_width", str(max_width))):
+        write(root, f"{d}/{name}", value + "\n")
+    write(root, d + "/resource", "0x0000000000000000 0x0000000000000000 0x0000000000000000\n" * 13)
+    symlink(root, f"/sys/bus/pci/devices/{address}", f"../../../devices/{bridge}/{address}")
+    if driver:
+        write(root, f"/sys/bus/pci/drivers/{driver}/uevent", f"DRIVER={driver}\n")
+        depth = "../" * (2 + bridge.count("/") + 1)
+        symlink(root, f"{d}/driver", f"{depth}bus/pci/drivers/{driver}")
+    return d
+
+
+def netdev(root, device_dir, ifname, ifindex, mac, mtu, speed):
+    n = f"{device_dir}/net/{ifname}"
+    for name, value in (("ifindex", ifindex), ("address", mac), ("mtu", mtu), ("speed", speed),
+                        ("operstate", "up")):
+        write(root, f"{n}/{name}", f"{value}\n")
+    symlink(root, f"{n}/device", "../../../" + os.path.basename(device_dir))
+    symlink(root, f"/sys/class/net/{ifname}", "../.." + n[len("/sys"):])
+
+
+def loopback(root):
+    for name, value in (("ifindex", 1), ("address", "00:00:00:00:00:00"), ("mtu", 65536)):
+        write(root, f"/sys/devices/virtual/net/lo/{name}", f"{value}\n")
+    symlink(root, "/sys/class/net/lo", "../../devices/virtual/net/lo")
+
+
+def common(root, kmsg):
+    write(root, "/usr/share/misc/pci.ids", PCI_IDS)
+    write(root, "/dev/kmsg", kmsg)
+    write(root, "/etc/group", "root:x:0:\nrdma:x:985:\n")
+    write(root, "/etc/security/limits.d/90-rdma.conf", "# RDMA needs pinned memory\n*  -  memlock  unlimited\n")
+    loopback(root)
+
+
+KMSG_LOADED = (
+    "6,1021,4562210,-;ice: Intel(R) Ethernet Connection E800 Series Linux Driver\n"
+    " SUBSYSTEM=pci\n"
+    f"6,1024,4855347,-;ice {E810}: The DDP package was successfully loaded: ICE OS Default Package version 1.3.36.0\n"
+    f" DEVICE=+pci:{E810}\n"
+    f"6,1025,4889912,-;ice {E810}: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 link at 0000:c0:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n"
+)
+KMSG_SAFE_MODE = (
+    f"3,1024,4855347,-;ice {E810}: The DDP package file was not found or could not be read. Entering Safe Mode\n"
+    f"4,1025,4855350,-;ice {E810}: Advanced features are disabled - Device now in Safe Mode\n"
+)
+
+
+def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice", config_size=256):
+    root = os.path.join(HERE, name)
+    common(root, kmsg)
+    d = pci_device(root, E810, 0x8086, 0x1592, driver,
+                   config_space(0x8086, 0x1592, cur_width, size=config_size), cur_width=cur_width)
+    if with_netdev:
+        netdev(root, d, IFNAME, 4, "6c:fe:54:12:34:56", 9000, 100000)
+        symlink(root, "/sys/class/infiniband/irdma0/device", "../../../devices/" + BRIDGE + "/" + E810)
+
+
+def main():
+    for name in os.listdir(HERE):
+        if name.startswith("nic-") and os.path.isdir(os.path.join(HERE, name)):
+            shutil.rmtree(os.path.join(HERE, name))
+
+    # The reference board: an x16 E810-CQDA1 in an x4 slot.
+    e810_tree("nic-e810-x4", 4)
+    e810_tree("nic-e810-x16", 16)
+    # The same card with no DDP package: ice runs it in Safe Mode.
+    e810_tree("nic-e810-safe-mode", 16, kmsg=KMSG_SAFE_MODE)
+    # The driver failed to probe: the device is there, unbound, without netdev.
+    e810_tree("nic-no-netdev", 16, with_netdev=False, driver=None,
+              kmsg=f"3,1024,4855347,-;ice {E810}: probe of {E810} failed with error -5\n")
+    # What a non-root caller sees: only the first 64 bytes of config space; sysfs has the link.
+    e810_tree("nic-e810-config-64", 8, config_size=64)
+
+    # No E810 at all, only the board's Realtek.
+    root = os.path.join(HERE, "nic-absent")
+    common(root, "6,1,1,-;Linux version 6.18.4\n")
+    d = pci_device(root, "0000:01:00.0", 0x10ec, 0x8125, "r8169", config_space(0x10ec, 0x8125, 1, 1, 2),
+                   cur_width=1, max_width=1, speed="5.0 GT/s PCIe", bridge="pci0000:00/0000:00:02.1")
+    netdev(root, d, "enp1s0", 2, "9c:6b:00:01:02:03", 1500, 2500)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: MIT
+# Containers booted with systemd as PID 1 (systemd-nspawn -b) for the end-to-end test: boot, run a
+# command inside, join two containers by a veth "cable", reboot, stop, and tear all of it down, even
+# when the test fails. Sourced after tests/integration/lib.sh and harness_init (it uses TEST_DIR,
+# HARNESS_PREFIX, log, fail, netns_add).
+#
+# Each container's network namespace is made on the host first (ip netns, removed at teardown) and
+# handed to systemd-nspawn: so the fabric veth exists before the container boots, as a NIC does,
+# and it survives a reboot of the container, as a NIC does (ct_reboot resets it as a reboot would).
+#
+# This host has no systemd, so machinectl and systemd-run -M do not work: a container is reached by
+# finding its PID 1 among systemd-nspawn's children and running `nsenter -t PID -a CMD`. Both
+# --register=no and --keep-unit are needed for the boot to work without a host systemd.
+
+declare -A CT_NSPAWN=() # container name → pid of its systemd-nspawn
+declare -A CT_PID=()    # container name → host pid of its PID 1 (systemd)
+declare -A CT_CONSOLE=() # container name → console log
+declare -A CT_ARGS=()   # container name → its systemd-nspawn options (quoted), to boot it again
+CT_MOUNTS=()            # host mounts to undo at teardown (persistent overlays)
+CT_KEEP_DIRS=()         # run-time directories nspawn leaves on a host without systemd
+
+# ct_netns NAME: set CT_NETNS to the name of container NAME's network namespace, made (and
+# deleted at teardown) by whichever of ct_boot and ct_cable comes first.
+ct_netns() {
+        CT_NETNS=${HARNESS_PREFIX}-$$-$1
+        [ -e "/run/netns/$CT_NETNS" ] || netns_add "$CT_NETNS"
+}
+
+# ct_boot NAME HOSTNAME ROOT [persistent] [NSPAWN_OPTION...]: boot ROOT as container NAME with
+# HOSTNAME in its own network namespace. By default with --volatile=overlay: the container writes
+# into a tmpfs and ROOT stays untouched. With "persistent" ROOT is booted as it is (use
+# ct_overlay_root for a throw-away writable copy), so a reboot keeps what was written. Returns when
+# systemd inside reports running or degraded.
+ct_boot() {
+        local name=$1 hostname=$2 root=$3
+        shift 3
+        local volatile=(--volatile=overlay)
+        if [ "${1:-}" = persistent ]; then
+                volatile=()
+                shift
+        fi
+        ct_netns "$name"
+        local ns=$CT_NETNS
+        _ct_reset_links "$name"
+        CT_CONSOLE[$name]=$TEST_DIR/logs/console-$name.log
+        CT_KEEP_DIRS+=("/run/systemd/nspawn/propagate/$name" "/run/systemd/nspawn/unix-export/$name")
+        # A network namespace given by path, unlike --private-network, does not grant CAP_NET_ADMIN.
+        CT_ARGS[$name]=$(printf '%q ' -D "$root" -M "$name" --hostname="$hostname" "${volatile[@]}" \
+                --network-namespace-path="/run/netns/$ns" --capability=CAP_NET_ADMIN "$@")
+        log "booting container $name (hostname $hostname) from $root ${volatile[*]}"
+        _ct_start "$name"
+        ct_wait_booted "$name"
+}
+
+# _ct_start NAME: start systemd-nspawn for NAME with the options ct_boot recorded, its console
+# appended to the container's log.
+_ct_start() {
+        local name=$1
+        eval "set -- ${CT_ARGS[$name]}"
+        systemd-nspawn --quiet --register=no --keep-unit --console=read-only --setenv=SYSTEMD_COLORS=0 \
+                "$@" -b >>"${CT_CONSOLE[$name]}" 2>&1 </dev/null &
+        CT_NSPAWN[$name]=$!
+}
+
+# _ct_reset_links NAME: put every interface in the container's namespace back the way a NIC comes
+# out of a reset (down, no addresses, MTU 1500): what a power cycle does to real hardware and a
+# container's reboot does not.
+_ct_reset_links() {
+        local ns=${HARNESS_PREFIX}-$$-$1 ifname
+        for ifname in $(ip -n "$ns" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
+                [ "$ifname" != lo ] || continue
+                ip -n "$ns" link set "$ifname" down mtu 1500
+                ip -n "$ns" addr flush dev "$ifname"
+        done
+}
+
+# _ct_find_pid1 NAME: print the host pid of the container's PID 1: the child of systemd-nspawn
+# whose innermost pid is 1.
+_ct_find_pid1() {
+        local name=$1 p
+        for p in $(pgrep -P "${CT_NSPAWN[$name]}"); do
+                if [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$p/status" 2>/dev/null)" = 1 ]; then
+                        echo "$p"
+                        return 0
+                fi
+        done
+        return 1
+}
+
+# ct_wait_booted NAME: wait (up to 60 s) for the container's PID 1 to appear and for systemd to
+# finish booting (running, or degraded with the failed units logged).
+ct_wait_booted() {
+        local name=$1 i pid= state=
+        for i in $(seq 600); do
+                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null || fail "systemd-nspawn for $name exited while booting (console log: ${CT_CONSOLE[$name]})"
+                pid=$(_ct_find_pid1 "$name") && break
+                sleep 0.1
+        done
+        [ -n "$pid" ] || fail "container $name: PID 1 did not appear within 60 s"
+        CT_PID[$name]=$pid
+        # PID 1 exists before it has exec'd systemd and opened its bus; until then systemctl fails.
+        for i in $(seq 600); do
+                state=$(nsenter -t "$pid" -a systemctl is-system-running --wait 2>/dev/null) || true
+                case "$state" in
+                running) break ;;
+                degraded)
+                        log "container $name booted degraded; failed units:"
+                        nsenter -t "$pid" -a systemctl --no-pager --failed >&2 || true
+                        break
+                        ;;
+                esac
+                sleep 0.1
+        done
+        case "$state" in
+        running | degraded) log "container $name is up ($state, PID 1 is host pid $pid)" ;;
+        *) fail "container $name did not finish booting within 60 s (state: '${state:-no answer}')" ;;
+        esac
+}
+
+# ct NAME COMMAND...: run COMMAND inside container NAME, as root, in all of its namespaces.
+ct() {
+        local name=$1
+        shift
+        nsenter -t "${CT_PID[$name]}" -a "$@"
+}
+
+# ct_overlay_root LOWER DIR: mount a writable overlay of LOWER at DIR/merged (changes in DIR/upper)
+# and set CT_OVERLAY_ROOT to DIR/merged; unmounted at teardown. For a persistent container that may reboot without
+# writing into the shared, cached LOWER.
+ct_overlay_root() {
+        local lower=$1 dir=$2
+        mkdir -p "$dir/upper" "$dir/work" "$dir/merged"
+        mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged" ||
+                fail "cannot mount an overlay of $lower at $dir/merged"
+        CT_MOUNTS+=("$dir/merged")
+        CT_OVERLAY_ROOT=$dir/merged
+}
+
+# ct_cable NAME_A NAME_B IFNAME: join two containers (booted or not yet) by a veth pair made
+# directly in their network namespaces (never visible on the host), each end named IFNAME and left
+# down, as a freshly cabled NIC.
+ct_cable() {
+        local a b
+        ct_netns "$1"
+        a=$CT_NETNS
+        ct_netns "$2"
+        b=$CT_NETNS
+        ip link add name "$3" netns "$a" type veth peer name "$3" netns "$b" ||
+                fail "cannot create the veth $3 between containers $1 and $2"
+}
+
+# ct_reboot NAME: reboot the container from inside and wait until it is up again. systemd-nspawn
+# exits with status 133 when its container reboots (systemd-nspawn@.service restarts it on that
+# status); without a host systemd the test starts it again itself, with the same options.
+ct_reboot() {
+        local name=$1 nsp=${CT_NSPAWN[$1]} i rc=0
+        log "rebooting container $name"
+        ct "$name" systemctl reboot || fail "systemctl reboot in $name failed"
+        for i in $(seq 300); do
+                kill -0 "$nsp" 2>/dev/null || break
+                sleep 0.1
+        done
+        kill -0 "$nsp" 2>/dev/null && fail "container $name did not go down within 30 s of systemctl reboot"
+        wait "$nsp" || rc=$?
+        [ "$rc" -eq 133 ] || fail "systemd-nspawn for $name exited $rc on reboot, expected 133 (rebooted)"
+        _ct_reset_links "$name"
+        _ct_start "$name"
+        ct_wait_booted "$name"
+}
+
+# ct_poweroff NAME: shut the container down from inside and wait (30 s) for systemd-nspawn to exit.
+ct_poweroff() {
+        local name=$1 nsp=${CT_NSPAWN[$1]} i rc=0
+        ct "$name" systemctl poweroff || true
+        for i in $(seq 300); do
+                kill -0 "$nsp" 2>/dev/null || break
+                sleep 0.1
+        done
+        kill -0 "$nsp" 2>/dev/null && fail "container $name did not power off within 30 s"
+        wait "$nsp" || rc=$?
+        unset "CT_NSPAWN[$name]" "CT_PID[$name]"
+        [ "$rc" -eq 0 ] || fail "systemd-nspawn for $name exited $rc after poweroff (console log follows in the failure output)"
+}
+
+# ct_dump NAME: print what explains a failure in container NAME: its failed units, halod's status
+# and the journal of this boot, and the console log.
+ct_dump() {
+        local name=$1 pid=${CT_PID[$1]:-}
+        echo "======== container $name ========" >&2
+        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+                {
+                        echo "---- systemctl --failed ----"
+                        nsenter -t "$pid" -a systemctl --no-pager --failed
+                        echo "---- systemctl status halod ----"
+                        nsenter -t "$pid" -a systemctl --no-pager -l status halod
+                        echo "---- journalctl -b (last 150 lines) ----"
+                        nsenter -t "$pid" -a journalctl -b --no-pager -n 150
+                } >&2 2>&1 || true
+        fi
+        if [ -s "${CT_CONSOLE[$name]:-}" ]; then
+                echo "---- console log (last 80 lines of ${CT_CONSOLE[$name]}) ----" >&2
+                tail -n 80 "${CT_CONSOLE[$name]}" >&2
+        fi
+}
+
+# ct_teardown FAILED: on failure print each container's logs; then stop every container (SIGTERM
+# halts it cleanly, SIGKILL after 10 s), unmount the overlays and remove the directories
+# systemd-nspawn left under /run.
+ct_teardown() {
+        local failed=$1 name nsp i m d
+        if [ "$failed" = 1 ]; then
+                for name in "${!CT_CONSOLE[@]}"; do
+                        ct_dump "$name"
+                done
+        fi
+        for name in "${!CT_NSPAWN[@]}"; do
+                nsp=${CT_NSPAWN[$name]}
+                kill -TERM "$nsp" 2>/dev/null || continue
+                for i in $(seq 100); do
+                        kill -0 "$nsp" 2>/dev/null || break
+                        sleep 0.1
+                done
+                kill -KILL "$nsp" 2>/dev/null || true
+                wait "$nsp" 2>/dev/null || true
+        done
+        for m in "${CT_MOUNTS[@]}"; do
+                umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+        done
+        for d in "${CT_KEEP_DIRS[@]}"; do
+                rmdir "$d" 2>/dev/null || true
+        done
+}

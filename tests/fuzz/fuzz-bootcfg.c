@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzzes the boot configuration parsers: a BLS entry, a grubenv block, /etc/default/grub (shell), and
+ * grub's $variable expansion, all from one input. */
+#include <stdint.h>
+
+#include "bootcfg.h"
+#include "strv.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        _cleanup_(strv_freep) char **grubenv = NULL, **env = NULL, **assigned = NULL, **unresolved = NULL;
+        _cleanup_(bls_entry_done) BlsEntry e = {}, other = {};
+        _cleanup_(freep) char *s = NULL, *expanded = NULL;
+
+        if (size > 256 * 1024)
+                return 0;
+        s = strndup((const char *) data, size);
+        if (!s)
+                return 0;
+
+        if (bls_entry_parse(s, &e) >= 0) {
+                (void) bls_version_compare(e.version, e.title);
+                (void) bls_version_compare(e.title, e.version);
+                (void) bls_entry_compare(&e, &other);
+        }
+        if (grubenv_parse(s, &grubenv) >= 0 && grub_expand_variables(s, grubenv, &expanded, &unresolved) >= 0)
+                free(TAKE_PTR(expanded));
+        (void) shell_assignments_parse(s, &env, &assigned);
+        STRV_FOREACH(n, assigned)
+                (void) env_get(env, *n);
+        return 0;
+}

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the halod daemon tests, sourced after lib.sh: the io.halod1 bus policy, a test profile
+# that a veth can satisfy, starting halod in a namespace with an sd_notify receiver, and reading its
+# properties with busctl.
+
+HALOD_BUS=(io.halod1 /io/halod1 io.halod1.Node)
+
+# dm_install_bus_policy [TAG]: put conf/dbus-1/io.halod1.conf into the private bus started with TAG
+# and have the bus re-read its configuration.
+dm_install_bus_policy() {
+        local tag=${1:+-$1}
+        cp "$SOURCE_DIR/conf/dbus-1/io.halod1.conf" "$TEST_DIR/dbus$tag/system.d/"
+        busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig >/dev/null
+}
+
+# dm_write_profile FILE MODE ADDR_A ADDR_B: a two-node profile whose one link (fab0, MTU 9000) is
+# IF_A on node a and IF_B on node b. No nic:, rdma: or kernel: sections: every check can pass on a
+# veth, so that "healthy" is real and degradation is observable.
+dm_write_profile() {
+        local file=$1 mode=$2 a=$3 b=$4
+        cat >"$file" <<EOF
+cluster: dm-test
+mode: $mode
+links:
+  fab0:
+    mtu: 9000
+nodes:
+  a: { links: { fab0: { address: $a, match: { name: $IF_A } } } }
+  b: { links: { fab0: { address: $b, match: { name: $IF_B } } } }
+health: { interval: 60s, peers: false }
+EOF
+}
+
+# dm_start_halod NS NODE PROFILE [WRAPPER...]: start halod (under WRAPPER, e.g. valgrind) as NODE in
+# namespace NS with the netlink backend and a NOTIFY_SOCKET receiver. Sets HALOD_PID, HALOD_LOG
+# (its stderr) and NOTIFY_OUT (one datagram per line).
+dm_start_halod() {
+        local ns=$1 node=$2 profile=$3
+        shift 3
+        NOTIFY_OUT=$TEST_DIR/notify-$node.out
+        HALOD_LOG=$TEST_DIR/logs/halod-$node.log
+        start_notify_receiver "$TEST_DIR/notify-$node.sock" "$NOTIFY_OUT"
+        ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node.sock" HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
+                "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend netlink \
+                >"$HALOD_LOG" 2>&1 </dev/null &
+        HALOD_PID=$!
+        track_pid "$HALOD_PID"
+}
+
+# dm_prop NAME: print the value of a string or integer property of io.halod1.Node.
+dm_prop() {
+        busctl get-property "${HALOD_BUS[@]}" "$1" | sed -E 's/^[a-z] //; s/^"(.*)"$/\1/'
+}
+
+# dm_prop_is NAME VALUE: succeed when the property has that value now.
+dm_prop_is() {
+        [ "$(dm_prop "$1" 2>/dev/null)" = "$2" ]
+}
+
+# dm_wait_prop NAME VALUE [TIMEOUT]: wait until the property has that value.
+dm_wait_prop() {
+        local t=${3:-10}
+        wait_until "$t" dm_prop_is "$1" "$2"
+}
+
+# dm_wait_exit PID TIMEOUT: wait for a background process of this shell to exit; sets EXIT_RC to
+# its exit status (not in a subshell: only this shell can reap its children).
+dm_wait_exit() {
+        local pid=$1 t=$2 i
+        for i in $(seq $((t * 20))); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.05
+        done
+        kill -0 "$pid" 2>/dev/null && fail "process $pid did not exit within ${t}s"
+        EXIT_RC=0
+        wait "$pid" || EXIT_RC=$?
+}

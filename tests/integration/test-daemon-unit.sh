@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# What halod installs besides binaries: the unit passes `systemd-analyze verify` and scores ≤ 1.5 in
+# `systemd-analyze security --offline=true`; the D-Bus and polkit policies are well-formed XML; the
+# journal catalog compiles and holds every MESSAGE_ID daemon/manager.h uses.
+. "$(dirname "$0")/lib.sh"
+
+harness_init dm
+require_tools systemd-analyze journalctl python3
+require_build_file daemon/halod
+
+log "systemd-analyze verify (ExecStart pointed at the built halod)"
+sed "s|/usr/sbin/halod|$BUILD_DIR/daemon/halod|" "$SOURCE_DIR/units/halod.service" >"$TEST_DIR/halod.service"
+run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod.service"
+[ -z "$OUT" ] || fail "systemd-analyze verify complained: $OUT"
+
+log "systemd-analyze security: exposure ≤ 1.5"
+OUT=$(systemd-analyze security --offline=true --no-pager "$TEST_DIR/halod.service" 2>&1 | tail -n 1)
+score=$(sed -n 's/.*halod.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+[ -n "$score" ] || fail "no score in: $OUT"
+log "exposure $score"
+python3 -c "import sys; sys.exit(0 if float('$score') <= 1.5 else 1)" || fail "exposure $score > 1.5"
+
+log "D-Bus and polkit policies parse"
+python3 - "$SOURCE_DIR/conf/dbus-1/io.halod1.conf" "$SOURCE_DIR/conf/polkit-1/io.halod1.policy" <<'PY'
+import sys, xml.etree.ElementTree as ET
+conf = ET.parse(sys.argv[1]).getroot()
+assert conf.tag == "busconfig"
+owners = [p.get("user") for p in conf.iter("policy") if any(a.get("own") == "io.halod1" for a in p.iter("allow"))]
+assert "root" in owners, owners
+default = [p for p in conf.iter("policy") if p.get("context") == "default"][0]
+members = {a.get("send_member") for a in default.iter("allow")}
+assert {"Get", "GetAll"} <= members, members
+assert any(a.get("send_interface") == "org.freedesktop.DBus.Introspectable" for a in default.iter("allow"))
+pol = ET.parse(sys.argv[2]).getroot()
+ids = [a.get("id") for a in pol.iter("action")]
+assert ids == ["io.halod1.manage"], ids
+assert pol.find("action/defaults/allow_active").text == "auth_admin_keep"
+PY
+
+log "the journal catalog compiles and explains every MESSAGE_ID"
+mkdir -p "$TEST_DIR/root/usr/lib/systemd/catalog" "$TEST_DIR/root/var/lib/systemd/catalog"
+cp "$SOURCE_DIR/conf/catalog/halod.catalog" "$TEST_DIR/root/usr/lib/systemd/catalog/"
+run_rc 0 journalctl --root="$TEST_DIR/root" --update-catalog
+catalog=$(journalctl --root="$TEST_DIR/root" --list-catalog)
+ids=$(sed -n 's/^#define HALOD_MESSAGE_[A-Z_]* "\([0-9a-f]*\)"$/\1/p' "$SOURCE_DIR/daemon/manager.h")
+[ "$(wc -l <<<"$ids")" -eq 6 ] || fail "expected 6 MESSAGE_IDs in daemon/manager.h, found: $ids"
+for id in $ids; do
+        assert_contains "$catalog" "$id halod:" "journalctl --list-catalog"
+done
+pass

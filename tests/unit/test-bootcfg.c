@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for lib/bootcfg: BLS entries, version order, grubenv, /etc/default/grub, the fixture hosts. */
+#include <sys/stat.h>
+
+#include "bootcfg.h"
+#include "strv.h"
+#include "tests.h"
+
+#define MID "3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3"
+#define PARAMS "iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
+
+static void test_bls_entry_parse(void) {
+        _cleanup_(bls_entry_done) BlsEntry e = {}, empty = {};
+
+        ASSERT_OK(bls_entry_parse(
+                "# written by kernel-install\n"
+                "title Fedora Linux (6.17.7-300.fc43.x86_64) 43 (Workstation Edition)\n"
+                "version\t6.17.7-300.fc43.x86_64  \n"
+                "linux /vmlinuz-6.17.7-300.fc43.x86_64\n"
+                "initrd /initramfs-6.17.7-300.fc43.x86_64.img\n"
+                "options root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d ro rootflags=subvol=root\n"
+                "   options   rhgb quiet iommu=pt\r\n"
+                "grub_users $grub_users\n"
+                "grub_arg --unrestricted\n"
+                "grub_class fedora\n"
+                "machine-id " MID
+                "\n"
+                "sort-key fedora",
+                &e));
+        ASSERT_STR_EQ(e.title, "Fedora Linux (6.17.7-300.fc43.x86_64) 43 (Workstation Edition)");
+        ASSERT_STR_EQ(e.version, "6.17.7-300.fc43.x86_64");
+        ASSERT_STR_EQ(e.linux_path, "/vmlinuz-6.17.7-300.fc43.x86_64");
+        /* Every options line counts, in order (BLS: "may appear more than once"). */
+        ASSERT_STR_EQ(
+                e.options,
+                "root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d ro rootflags=subvol=root rhgb quiet iommu=pt");
+        ASSERT_STR_EQ(e.machine_id, MID);
+        ASSERT_STR_EQ(e.sort_key, "fedora");
+
+        ASSERT_OK(bls_entry_parse("\n# nothing\n  \noptions\n", &empty));
+        ASSERT_STR_EQ(empty.options, "");
+        ASSERT_TRUE(!empty.title && !empty.version);
+}
+
+static void test_version_compare(void) {
+        static const struct {
+                const char *a, *b;
+                int expected;
+        } cases[] = {
+                { "6.17.7-300.fc43.x86_64", "6.17.5-300.fc43.x86_64", 1 },
+                { "6.17.10-100.fc43.x86_64", "6.17.9-100.fc43.x86_64", 1 },
+                { "6.9.12-200.fc42.x86_64", "6.17.1-200.fc43.x86_64", -1 },
+                { "6.17.7-300.fc43.x86_64", "6.17.7-300.fc43.x86_64", 0 },
+                { "6.17.7-301.fc43.x86_64", "6.17.7-300.fc43.x86_64", 1 },
+                { "0-rescue-" MID, "6.17.7-300.fc43.x86_64", -1 },
+                { "6.8.0-88-generic", "6.8.0-101-generic", -1 },
+                { "1.0~rc1", "1.0", -1 },
+                { "1.0~rc1", "1.0~rc2", -1 },
+                { "1.0", "1.0.1", -1 },
+                { "1.0-1", "1.0.1", -1 },
+                { "1.0^1", "1.0", 1 },
+                { "1.0^1", "1.0.1", -1 },
+                { "001", "1", 0 },
+                { "a", "1", -1 },
+                { "abc", "abcd", -1 },
+                { "1_2", "1.2", 1 }, /* "_" is skipped, "." makes the other older */
+                { "", "0", -1 },
+                { "", "", 0 },
+                { NULL, "1", -1 },
+                { NULL, NULL, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                ASSERT_INT_EQ(bls_version_compare(cases[i].a, cases[i].b), cases[i].expected);
+                ASSERT_INT_EQ(bls_version_compare(cases[i].b, cases[i].a), -cases[i].expected);
+        }
+}
+
+static int cmp_entries(const void *a, const void *b) {
+        return bls_entry_compare(a, b);
+}
+
+static void test_entry_order(void) {
+        BlsEntry e[] = {
+                { .id = (char *) MID "-0-rescue", .version = (char *) "0-rescue-" MID },
+                { .id = (char *) MID "-6.17.5-300.fc43.x86_64", .version = (char *) "6.17.5-300.fc43.x86_64" },
+                { .id = (char *) MID "-6.17.7-300.fc43.x86_64", .version = (char *) "6.17.7-300.fc43.x86_64" },
+                { .id = (char *) "no-version-b" },
+                { .id = (char *) "no-version-a" },
+                { .id = (char *) "sorted", .sort_key = (char *) "zz", .version = (char *) "1" },
+        };
+        static const char *expected[] = {
+                "sorted",
+                MID "-6.17.7-300.fc43.x86_64",
+                MID "-6.17.5-300.fc43.x86_64",
+                MID "-0-rescue",
+                "no-version-b",
+                "no-version-a",
+        };
+
+        qsort(e, ELEMENTSOF(e), sizeof(BlsEntry), cmp_entries);
+        for (size_t i = 0; i < ELEMENTSOF(e); i++)
+                ASSERT_STR_EQ(e[i].id, expected[i]);
+}
+
+static void test_grubenv(void) {
+        _cleanup_(strv_freep) char **env = NULL;
+        char block[1024];
+        int n;
+
+        n = snprintf(
+                block,
+                sizeof(block),
+                "# GRUB Environment Block\n"
+                "# WARNING: Do not edit this file by tools other than grub-editenv!!!\n"
+                "saved_entry=" MID
+                "-6.17.7-300.fc43.x86_64\n"
+                "kernelopts=root=/dev/mapper/fedora-root ro rhgb quiet \n"
+                "menu_auto_hide=1\n"
+                "escaped=a\\\\b\\\nc\n"
+                "=novalue\n"
+                "saved_entry=" MID "-6.17.5-300.fc43.x86_64\n");
+        memset(block + n, '#', sizeof(block) - n - 1);
+        block[sizeof(block) - 1] = '\0';
+
+        ASSERT_OK(grubenv_parse(block, &env));
+        ASSERT_STR_EQ(env_get(env, "saved_entry"), MID "-6.17.5-300.fc43.x86_64");
+        ASSERT_STR_EQ(env_get(env, "kernelopts"), "root=/dev/mapper/fedora-root ro rhgb quiet ");
+        ASSERT_STR_EQ(env_get(env, "menu_auto_hide"), "1");
+        ASSERT_STR_EQ(env_get(env, "escaped"), "a\\b\nc");
+        ASSERT_TRUE(!env_get(env, "kernel"));
+        ASSERT_INT_EQ(strv_length(env), 4);
+}
+
+static void test_expand(void) {
+        static const struct {
+                const char *input, *expected, *unresolved;
+        } cases[] = {
+                { "$kernelopts", "root=/dev/sda1 ro quiet", "" },
+                { "$kernelopts $tuned_params", "root=/dev/sda1 ro quiet ", "tuned_params" },
+                { "${kernelopts} x", "root=/dev/sda1 ro quiet x", "" },
+                { "a $b ${c} $b", "a   ", "b c" },
+                { "cost=$ ${unterminated", "cost=$ ${unterminated", "" },
+                { "no variables", "no variables", "" },
+        };
+        char *env[] = { (char *) "kernelopts=root=/dev/sda1 ro quiet", NULL };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(strv_freep) char **unresolved = NULL;
+                _cleanup_(freep) char *out = NULL, *joined = NULL;
+
+                ASSERT_OK(grub_expand_variables(cases[i].input, env, &out, &unresolved));
+                ASSERT_STR_EQ(out, cases[i].expected);
+                joined = strv_join(unresolved, " ");
+                ASSERT_STR_EQ(joined, cases[i].unresolved);
+        }
+}
+
+static void test_shell(void) {
+        static const struct {
+                const char *script, *name, *expected; /* expected NULL: not assigned */
+        } cases[] = {
+                { "GRUB_CMDLINE_LINUX=\"rhgb quiet\"\n", "GRUB_CMDLINE_LINUX", "rhgb quiet" },
+                { "GRUB_CMDLINE_LINUX='a \"b\" $c'", "GRUB_CMDLINE_LINUX", "a \"b\" $c" },
+                { "X=unquoted\\ word Y=2", "X", "unquoted word" },
+                { "X=unquoted\\ word Y=2", "Y", "2" },
+                { "X=1 # comment\n#X=2\n", "X", "1" },
+                { "export X=\"exported\"", "X", "exported" },
+                { "X=\"multi\nline\"", "X", "multi\nline" },
+                { "X=\"joined \\\nline\"", "X", "joined line" },
+                { "X=a\nX=\"$X b\"\nX=\"${X} c\"", "X", "a b c" },
+                { "X=\"\\$tuned_params \\\"q\\\" \\\\ \\a\"", "X", "$tuned_params \"q\" \\ \\a" },
+                /* Fedora's tuned appends this line to /etc/default/grub. */
+                { "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_CMDLINE_LINUX_DEFAULT }\\$tuned_"
+                  "params\"",
+                  "GRUB_CMDLINE_LINUX_DEFAULT",
+                  "$tuned_params" },
+                { "GRUB_CMDLINE_LINUX_DEFAULT=quiet\nGRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_"
+                  "CMDLINE_LINUX_DEFAULT }\\$tuned_params\"",
+                  "GRUB_CMDLINE_LINUX_DEFAULT",
+                  "quiet $tuned_params" },
+                { "E=\nX=${E:-fallback}", "X", "fallback" },
+                { "E=\nX=${E-fallback}", "X", "" },
+                { "X=${UNSET-\"a b\"}", "X", "a b" },
+                { "S=set\nX=${S:+alt}${S:-no}${S}", "X", "altsetset" },
+                { "X=${UNSET:+alt}", "X", "" },
+                { "X=${A:-${B:-nested}}", "X", "nested" },
+                { "X=$1$@$$", "X", "" },
+                /* Debian's and Ubuntu's GRUB_DISTRIBUTOR: a command substitution, not run. */
+                { "GRUB_DISTRIBUTOR=`( . /etc/os-release; echo ${NAME:-Debian} ) 2>/dev/null || echo Debian`\n"
+                  "GRUB_CMDLINE_LINUX=\"after\"",
+                  "GRUB_CMDLINE_LINUX",
+                  "after" },
+                { "GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`", "GRUB_DISTRIBUTOR", NULL },
+                { "GRUB_DISTRIBUTOR=\"$(sed 's, release .*$,,g' /etc/system-release)\"\nX=1",
+                  "GRUB_DISTRIBUTOR",
+                  NULL },
+                { "GRUB_DISTRIBUTOR=\"$(sed 's, release .*$,,g' /etc/system-release)\"\nX=1", "X", "1" },
+                { "X=${#Y}", "X", NULL },
+                /* Commands are skipped, quotes and all. */
+                { "if [ -f /x ]; then\n  echo \"X=no; Y=no\"\nfi\nX=yes", "X", "yes" },
+                { "echo 'X=no\nX=no'\n", "X", NULL },
+                { "X=\"unterminated", "X", "unterminated" },
+                { "1X=no", "1X", NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(strv_freep) char **env = NULL, **assigned = NULL;
+
+                ASSERT_OK(shell_assignments_parse(cases[i].script, &env, &assigned));
+                if (cases[i].expected) {
+                        ASSERT_STR_EQ(env_get(env, cases[i].name), cases[i].expected);
+                        ASSERT_TRUE(strv_contains(assigned, cases[i].name));
+                } else
+                        ASSERT_TRUE(!env_get(env, cases[i].name));
+        }
+}
+
+static void test_load_fixtures(void) {
+        static const struct {
+                const char *host;
+                BootConfigSource source;
+                const char *path, *entry, *cmdline_has, *selected_by, *unresolved;
+        } cases[] = {
+                { "kernel-strix-ok",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.7-300.fc43.x86_64.conf",
+                  MID "-6.17.7-300.fc43.x86_64",
+                  PARAMS,
+                  "picked by saved_entry in grubenv",
+                  "" },
+                { "kernel-strix-update-dropped",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.7-300.fc43.x86_64.conf",
+                  MID "-6.17.7-300.fc43.x86_64",
+                  "rhgb quiet iommu=pt",
+                  "the newest version",
+                  "" },
+                { "kernel-saved-entry-old",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.5-300.fc43.x86_64.conf",
+                  MID "-6.17.5-300.fc43.x86_64",
+                  "rootflags=subvol=root rhgb quiet",
+                  "picked by saved_entry in grubenv",
+                  "" },
+                { "kernel-kernelopts",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.7-300.fc43.x86_64.conf",
+                  MID "-6.17.7-300.fc43.x86_64",
+                  "rd.lvm.lv=fedora/root rhgb quiet " PARAMS,
+                  "picked by saved_entry in grubenv",
+                  "tuned_params" },
+                { "kernel-grub-default-index",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.5-300.fc43.x86_64.conf",
+                  MID "-6.17.5-300.fc43.x86_64",
+                  "rootflags=subvol=root rhgb quiet",
+                  "picked by GRUB_DEFAULT=1 in /etc/default/grub",
+                  "" },
+                { "kernel-etc-kernel-cmdline",
+                  BOOT_CONFIG_KERNEL_CMDLINE,
+                  KERNEL_CMDLINE_FILE,
+                  NULL,
+                  PARAMS,
+                  NULL,
+                  "" },
+                { "kernel-grub-missing", BOOT_CONFIG_GRUB_DEFAULT, GRUB_DEFAULT_FILE, NULL, "quiet splash", NULL, "" },
+                { "kernel-grub-dropin",
+                  BOOT_CONFIG_GRUB_DEFAULT,
+                  GRUB_DEFAULT_DROPIN_DIR "/60-halo.cfg",
+                  NULL,
+                  " iommu=pt pci=realloc pcie_aspm=off console=tty1 console=ttyS0 amdgpu.gttsize=126976 "
+                  "ttm.pages_limit=32505856",
+                  NULL,
+                  "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(boot_config_freep) BootConfig *c = NULL;
+                _cleanup_(freep) char *root = NULL, *unresolved = NULL;
+                Host h;
+
+                ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", cases[i].host) >= 0);
+                h = (Host){ .root = root };
+                ASSERT_OK(boot_config_load(&h, &c, NULL));
+                ASSERT_INT_EQ(c->source, cases[i].source);
+                ASSERT_STR_EQ(c->path, cases[i].path);
+                if (cases[i].entry)
+                        ASSERT_STR_EQ(c->entry_id, cases[i].entry);
+                else
+                        ASSERT_TRUE(!c->entry_id);
+                if (!strstr(c->cmdline, cases[i].cmdline_has)) {
+                        fprintf(stderr,
+                                "%s: \"%s\" lacks \"%s\"\n",
+                                cases[i].host,
+                                c->cmdline,
+                                cases[i].cmdline_has);
+                        abort();
+                }
+                if (cases[i].selected_by)
+                        ASSERT_STR_EQ(c->selected_by, cases[i].selected_by);
+                unresolved = strv_join(c->unresolved, " ");
+                ASSERT_STR_EQ(unresolved, cases[i].unresolved);
+        }
+}
+
+static void test_load_errors(void) {
+        char dir[] = "/tmp/kernel-bootcfg-XXXXXX";
+        _cleanup_(boot_config_freep) BootConfig *c = NULL;
+        _cleanup_(freep) char *failed = NULL, *p = NULL;
+        Host h = { .root = dir };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        /* Nothing there at all. */
+        ASSERT_INT_EQ(boot_config_load(&h, &c, &failed), -ENOENT);
+        ASSERT_TRUE(!c && !failed);
+
+        /* An empty entries directory falls through; a directory where a file belongs is an error
+         * that names it (EISDIR works the same for root, unlike a permission). */
+        ASSERT_TRUE(asprintf(&p, "mkdir -p %s/boot/loader/entries %s/etc/kernel/cmdline", dir, dir) >= 0);
+        ASSERT_INT_EQ(system(p), 0);
+        ASSERT_INT_EQ(boot_config_load(&h, &c, &failed), -EISDIR);
+        ASSERT_STR_EQ(failed, KERNEL_CMDLINE_FILE);
+        ASSERT_TRUE(!c);
+
+        free(p);
+        ASSERT_TRUE(asprintf(&p, "rm -rf %s", dir) >= 0);
+        ASSERT_INT_EQ(system(p), 0);
+}
+
+int main(void) {
+        test_bls_entry_parse();
+        test_version_compare();
+        test_entry_order();
+        test_grubenv();
+        test_expand();
+        test_shell();
+        test_load_fixtures();
+        test_load_errors();
+        return EXIT_SUCCESS;
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for the kernel. checks and the profile check, driven by the fixture hosts in tests/data/hosts. */
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "check-kernel.h"
+#include "check-profile.h"
+#include "strv.h"
+#include "tests.h"
+
+#define PARAMS \
+        "iommu=pt", "pci=realloc", "pcie_aspm=off", "amdgpu.gttsize=126976", "ttm.pages_limit=32505856"
+
+typedef struct Expect {
+        CheckOutcome outcome;
+        const char *summary_has; /* a substring of the summary; NULL: anything */
+} Expect;
+
+typedef struct Case {
+        const char *host; /* below TEST_DATA_DIR/hosts, or an absolute path */
+        const char *required[8];
+        Expect cmdline, next, gtt;
+} Case;
+
+static void expect(const CheckList *l, const char *id, const Expect *e, const char *host) {
+        const Check *c = check_list_find(l, id);
+
+        ASSERT_TRUE(c);
+        if (c->outcome != e->outcome || (e->summary_has && !strstr(c->summary, e->summary_has))) {
+                fprintf(stderr,
+                        "%s: %s: got %s \"%s\", expected %s with \"%s\"\n",
+                        host,
+                        id,
+                        check_outcome_to_string(c->outcome),
+                        c->summary,
+                        check_outcome_to_string(e->outcome),
+                        strna(e->summary_has));
+                abort();
+        }
+}
+
+static void run_case(const Case *t) {
+        _cleanup_(freep) char *root = NULL;
+        CheckList l = {};
+        Profile p = { .path = (char *) "halod.yaml", .kernel_cmdline = (char **) t->required };
+        Host h;
+        CheckContext c = { .host = &h, .profile = &p };
+
+        if (t->host[0] == '/')
+                root = strdup(t->host);
+        else
+                ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", t->host) >= 0);
+        ASSERT_TRUE(root);
+        h = (Host){ .root = root };
+
+        ASSERT_OK(check_kernel(&c, &l));
+        ASSERT_INT_EQ(l.n_checks, 3);
+        expect(&l, "kernel.cmdline", &t->cmdline, t->host);
+        expect(&l, "kernel.cmdline-next", &t->next, t->host);
+        expect(&l, "kernel.gtt", &t->gtt, t->host);
+        for (size_t i = 0; i < l.n_checks; i++)
+                ASSERT_TRUE(!strchr(l.checks[i].summary, '\n'));
+        check_list_done(&l);
+}
+
+static const Case cases[] = {
+        { "kernel-strix-ok",
+          { PARAMS, NULL },
+          { CHECK_PASS, "all 5 required parameters" },
+          { CHECK_PASS,
+            "entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.7-300.fc43.x86_64, picked by saved_entry in grubenv) carries all 5" },
+          { CHECK_PASS,
+            "amdgpu GTT is 124.0 GiB on card1 (133143986176 bytes), matching amdgpu.gttsize=126976 MiB and "
+            "ttm.pages_limit=32505856 pages" } },
+        /* grubby ran, no reboot yet. */
+        { "kernel-strix-reboot-pending",
+          { PARAMS, NULL },
+          { CHECK_FAIL,
+            "lacks 5 of 5 required parameters: iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, "
+            "ttm.pages_limit=32505856" },
+          { CHECK_WARN, "reboot pending: the next boot (entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.7" },
+          { CHECK_FAIL,
+            "amdgpu GTT is 62.5 GiB on card1 (67108864000 bytes), the profile asks 124.0 GiB (133143986176 bytes" } },
+        /* A kernel update wrote a new entry without them: fine now, wrong after the next boot. */
+        { "kernel-strix-update-dropped",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_FAIL,
+            "the newest version) lacks pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856: add "
+            "them to the options line of /boot/loader/entries/3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.7-300.fc43.x86_64"
+            ".conf (on Fedora: grubby --update-kernel=ALL --args='pci=realloc pcie_aspm=off amdgpu.gttsize=126976 "
+            "ttm.pages_limit=32505856')" },
+          { CHECK_PASS, NULL } },
+        /* grubenv pins an older entry than the newest, and that one lacks them. */
+        { "kernel-saved-entry-old",
+          { PARAMS, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.5-300.fc43.x86_64, picked by saved_entry in grubenv) lacks iommu=pt" },
+          { CHECK_SKIP, "no GPU driven by amdgpu in /sys/class/drm" } },
+        /* GRUB_DEFAULT=1 boots the second entry, whatever saved_entry says. */
+        { "kernel-grub-default-index",
+          { PARAMS, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "the next boot (entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.5-300.fc43.x86_64, picked by GRUB_DEFAULT=1 "
+            "in /etc/default/grub) lacks iommu=pt" },
+          { CHECK_SKIP, NULL } },
+        /* options $kernelopts; the running kernel got a ttm.pages_limit that disagrees with the GTT size. */
+        { "kernel-kernelopts",
+          { PARAMS, NULL },
+          { CHECK_FAIL, "ttm.pages_limit=32505856 (have ttm.pages_limit=16252928)" },
+          { CHECK_WARN, "reboot pending" },
+          { CHECK_FAIL,
+            "the running kernel disagrees with itself: ttm.pages_limit=16252928 but amdgpu.gttsize=126976 MiB is 32505856 pages" } },
+        /* Without "$kernelopts" resolved, the failure says why. */
+        { "kernel-kernelopts",
+          { "nosmt", NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL, "(grubenv does not set $tuned_params) lacks nosmt" },
+          { CHECK_SKIP, "neither amdgpu.gttsize nor ttm.pages_limit" } },
+        { "kernel-etc-kernel-cmdline",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS, "the next boot (/etc/kernel/cmdline) carries all 5" },
+          { CHECK_SKIP, NULL } },
+        { "kernel-etc-kernel-cmdline",
+          { PARAMS, "amd_pstate=active", NULL },
+          { CHECK_FAIL, "lacks 1 of 6 required parameters: amd_pstate=active" },
+          { CHECK_FAIL, "lacks amd_pstate=active: add them to /etc/kernel/cmdline, then reinstall the kernel" },
+          { CHECK_SKIP, NULL } },
+        { "kernel-grub-missing",
+          { PARAMS, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL, "add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub" },
+          { CHECK_SKIP, NULL } },
+        { "kernel-grub-missing",
+          { "quiet", "splash", NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS, "the next boot (/etc/default/grub) carries all 2" },
+          { CHECK_SKIP, NULL } },
+        { "kernel-grub-dropin",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS, "the next boot (/etc/default/grub.d/60-halo.cfg) carries all 5" },
+          { CHECK_SKIP, NULL } },
+        /* iommu=pt is there, but after "--": init's, not the kernel's. */
+        { "kernel-no-bootcfg",
+          { "iommu=pt", NULL },
+          { CHECK_FAIL, "lacks 1 of 1 required parameters: iommu=pt" },
+          { CHECK_SKIP,
+            "no boot configuration found (looked for /boot/loader/entries/*.conf, /etc/kernel/cmdline, "
+            "/etc/default/grub)" },
+          { CHECK_SKIP, NULL } },
+        /* The profile asks nothing of the kernel. */
+        { "kernel-strix-ok",
+          { NULL },
+          { CHECK_SKIP, "requires no kernel parameters" },
+          { CHECK_SKIP, "requires no kernel parameters" },
+          { CHECK_SKIP, "neither amdgpu.gttsize nor ttm.pages_limit" } },
+        /* Newer kernels deprecate amdgpu.gttsize: ttm.pages_limit alone sets the GTT size. */
+        { "kernel-strix-ok",
+          { "ttm.pages_limit=32505856", NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS, "matching ttm.pages_limit=32505856 pages" } },
+        { "kernel-strix-ok",
+          { "amdgpu.gttsize=0x1F000", NULL },
+          { CHECK_FAIL, "amdgpu.gttsize=0x1F000 (have amdgpu.gttsize=126976)" },
+          { CHECK_FAIL, NULL },
+          { CHECK_PASS, "matching amdgpu.gttsize=126976 MiB" } },
+        { "kernel-strix-ok",
+          { "amdgpu.gttsize=65536", "ttm.pages_limit=16777216", NULL },
+          { CHECK_FAIL, "amdgpu.gttsize=65536 (have amdgpu.gttsize=126976), ttm.pages_limit=16777216 (have" },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "amdgpu GTT is 124.0 GiB on card1 (133143986176 bytes), the profile asks 64.0 GiB (68719476736 bytes, amdgpu.gttsize=65536 MiB" } },
+        { "kernel-strix-ok",
+          { "amdgpu.gttsize=126976", "ttm.pages_limit=1", NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "the profile disagrees with itself: ttm.pages_limit=1 but amdgpu.gttsize=126976 MiB is 32505856 pages" } },
+        { "kernel-strix-ok",
+          { "amdgpu.gttsize=lots", NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL, "the profile's amdgpu.gttsize=lots is not a size" } },
+        { "kernel-strix-ok",
+          { "two words", NULL },
+          { CHECK_FAIL, "not a single parameter" },
+          { CHECK_FAIL, "not a single parameter" },
+          { CHECK_SKIP, NULL } },
+        { "/nonexistent-kernel-host",
+          { PARAMS, NULL },
+          { CHECK_FAIL, "cannot read /proc/cmdline: No such file or directory" },
+          { CHECK_SKIP, "no boot configuration found" },
+          { CHECK_SKIP, "no GPU driven by amdgpu" } },
+};
+
+static void test_fixtures(void) {
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                run_case(&cases[i]);
+}
+
+static void shellf(const char *fmt, ...) _printf_(1, 2);
+static void shellf(const char *fmt, ...) {
+        _cleanup_(freep) char *cmd = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&cmd, fmt, ap);
+        va_end(ap);
+        ASSERT_TRUE(r >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
+/* Broken sysfs: an amdgpu card without the GTT attribute, then with garbage in it. */
+static void test_gtt_broken_sysfs(void) {
+        char dir[] = "/tmp/kernel-gtt-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { "amdgpu.gttsize=126976", NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_SKIP, NULL },
+                .gtt = { CHECK_FAIL, "cannot read /sys/class/drm/card0/device/mem_info_gtt_total" },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("mkdir -p %s/proc %s/sys/class/drm/card0/device && echo amdgpu.gttsize=126976 >%s/proc/cmdline && "
+               "ln -s ../../../../bus/pci/drivers/amdgpu %s/sys/class/drm/card0/device/driver",
+               dir,
+               dir,
+               dir,
+               dir);
+        run_case(&t);
+
+        shellf("echo 128GB >%s/sys/class/drm/card0/device/mem_info_gtt_total", dir);
+        t.gtt = (Expect){ CHECK_FAIL, "mem_info_gtt_total holds \"128GB\", not a byte count" };
+        run_case(&t);
+
+        shellf("echo ttm.pages_limit=lots amdgpu.gttsize=126976 >%s/proc/cmdline", dir);
+        t.cmdline = (Expect){ CHECK_PASS, NULL };
+        t.gtt = (Expect){ CHECK_FAIL, "the running kernel's ttm.pages_limit=lots is not a size" };
+        run_case(&t);
+
+        shellf("rm -rf %s", dir);
+}
+
+static void test_profile(void) {
+        ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
+        Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
+        Host h = HOST_SYSTEM;
+        CheckContext c = { .host = &h };
+        CheckList l = {};
+
+        ASSERT_OK(check_profile(&c, &l));
+        c.profile = &p;
+        ASSERT_OK(check_profile(&c, &l));
+        c.node = &nodes[1];
+        ASSERT_OK(check_profile(&c, &l));
+
+        ASSERT_INT_EQ(l.n_checks, 3);
+        ASSERT_INT_EQ(l.checks[0].outcome, CHECK_FAIL);
+        ASSERT_STR_EQ(l.checks[0].summary, "no profile is loaded: run haloctl validate PROFILE");
+        ASSERT_INT_EQ(l.checks[1].outcome, CHECK_FAIL);
+        ASSERT_STR_EQ(
+                l.checks[1].summary,
+                "profile /etc/halod/halod.yaml is valid but none of its nodes (head, worker) is this machine: "
+                "pass --node NAME");
+        ASSERT_INT_EQ(l.checks[2].outcome, CHECK_PASS);
+        ASSERT_STR_EQ(l.checks[2].id, "profile");
+        ASSERT_STR_EQ(l.checks[2].summary, "profile /etc/halod/halod.yaml valid, node worker");
+        check_list_done(&l);
+}
+
+int main(void) {
+        test_fixtures();
+        test_gtt_broken_sysfs();
+        test_profile();
+        return EXIT_SUCCESS;
+}

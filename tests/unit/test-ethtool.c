@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests ETHTOOL_GDRVINFO for real: a veth pair in a network namespace of its own, and lo. Needs root
+ * (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed when CI=true. */
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "ethtool.h"
+#include "macro.h"
+#include "tests.h"
+
+#define EXIT_SKIP 77
+
+static int skip_or_fail(const char *why) {
+        const char *ci = getenv("CI");
+
+        if (ci && streq(ci, "true")) {
+                fprintf(stderr, "test-ethtool: %s, and CI=true: failing\n", why);
+                return EXIT_FAILURE;
+        }
+        fprintf(stderr, "test-ethtool: %s: skipping\n", why);
+        return EXIT_SKIP;
+}
+
+int main(void) {
+        EthtoolDriverInfo info;
+        int r;
+
+        /* A private, anonymous namespace: nothing to name, nothing to clean up, gone with us. */
+        if (unshare(CLONE_NEWNET) < 0)
+                return skip_or_fail("cannot create a network namespace (not root?)");
+        r = system(
+                "ip link add nicv0 type veth peer name nicv1 && ip link set nicv0 up && ip link set nicv1 up");
+        if (r != 0)
+                return skip_or_fail("cannot create a veth pair with ip(8)");
+
+        ASSERT_OK(ethtool_get_driver_info("nicv0", &info));
+        ASSERT_STR_EQ(info.driver, "veth");
+        ASSERT_STR_EQ(info.fw_version, ""); /* veth has no firmware: the empty string */
+        ASSERT_STR_EQ(info.bus_info, "");
+        ASSERT_TRUE(!isempty(info.version));
+
+        /* lo has no ethtool driver info at all. */
+        ASSERT_INT_EQ(ethtool_get_driver_info("lo", &info), -EOPNOTSUPP);
+        ASSERT_INT_EQ(ethtool_get_driver_info("nicv9", &info), -ENODEV);
+        ASSERT_INT_EQ(ethtool_get_driver_info("", &info), -EINVAL);
+        ASSERT_INT_EQ(ethtool_get_driver_info("a-name-far-too-long", &info), -EINVAL);
+        ASSERT_INT_EQ(ethtool_get_driver_info("../lo", &info), -EINVAL);
+        ASSERT_INT_EQ(ethtool_get_driver_info(NULL, &info), -EINVAL);
+
+        printf("test-ethtool: ok\n");
+        return EXIT_SUCCESS;
+}

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# haloctl validate as documented in haloctl(1): exit 0 valid (with or without a node), 78 invalid with
+# every error on stderr, 64 usage, 66 unreadable; --json prints the normalized profile and the node.
+# Usage: test-haloctl-validate.sh HALOCTL SOURCE_ROOT
+set -uo pipefail
+haloctl=$(realpath "$1")
+root=$2
+tmp=$(mktemp -d /tmp/halod-profile-validate.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+expect() { # expect CODE DESCRIPTION -- ARGS...
+        local want=$1 what=$2 got
+        shift 3
+        "$haloctl" "$@" >"$tmp/out" 2>"$tmp/err"
+        got=$?
+        if [ "$got" != "$want" ]; then
+                echo "FAIL: $what: exit $got, expected $want"
+                sed 's/^/  stdout: /' "$tmp/out"
+                sed 's/^/  stderr: /' "$tmp/err"
+                failed=1
+        fi
+}
+
+contains() { # contains FILE TEXT DESCRIPTION
+        if ! grep -qF -- "$2" "$1"; then
+                echo "FAIL: $3: '$2' not in $1:"
+                sed 's/^/  /' "$1"
+                failed=1
+        fi
+}
+
+cd "$root"
+
+expect 0 "reference profile, as node head" -- validate --node head conf/halod.yaml
+contains "$tmp/out" "conf/halod.yaml is a valid profile for cluster strix-halo" "summary"
+contains "$tmp/out" "This machine is node head (hostname halo-1)." "selected node"
+contains "$tmp/out" "rdma0    the interface with driver ice; MTU 9000; firewall zone trusted; IPv6 off" "links"
+contains "$tmp/out" "rdma0 192.168.100.2/30" "worker address"
+contains "$tmp/out" "PCI id 8086:1592 or 8086:1593; driver ice; firmware 4.91 or newer; PCIe link x4 or wider" "nic"
+contains "$tmp/out" "required (problems fail the checks); GID type roce-v2; active MTU 4096 or more; memlock unlimited" "rdma"
+contains "$tmp/out" "iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856" "kernel"
+contains "$tmp/out" "every check every 60s; peers probed on UDP port 7739" "health"
+[ -s "$tmp/err" ] && { echo "FAIL: stderr not empty for a valid profile"; failed=1; }
+
+# A machine that is none of the nodes: valid all the same. The hostname of this test machine is
+# not halo-1/halo-2 and no 192.168.100.x address is configured here (checked, so the test cannot lie).
+if [ "$(hostname)" != halo-1 ] && [ "$(hostname)" != halo-2 ] && ! ip -4 -o addr 2>/dev/null | grep -q ' 192\.168\.100\.[12]/'; then
+        expect 0 "not a node" -- validate conf/halod.yaml
+        contains "$tmp/out" "No node selected: this machine (hostname '$(hostname)'" "not a node"
+        contains "$tmp/out" "is none of the profile's nodes: head (halo-1, 192.168.100.1), worker (halo-2, 192.168.100.2); pass --node NAME." "candidates"
+        contains "$tmp/out" "That is fine for validate" "still valid"
+fi
+
+for f in conf/examples/*.yaml tests/data/profiles/good/*.yaml; do
+        expect 0 "$f" -- validate "$f"
+done
+
+expect 0 "--json" -- --json validate --node worker conf/halod.yaml
+contains "$tmp/out" '"valid": true' "json valid"
+contains "$tmp/out" '"node": "worker"' "json node"
+contains "$tmp/out" '"firmware-min": "4.91"' "json profile"
+if command -v python3 >/dev/null; then
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["profile"]["nodes"]["worker"]["links"]["rdma0"]["address"] == "192.168.100.2/30"' "$tmp/out" ||
+                { echo "FAIL: --json output does not parse"; failed=1; }
+fi
+
+expect 78 "invalid profile" -- validate tests/data/profiles/bad/mtu-too-large.yaml
+contains "$tmp/err" "tests/data/profiles/bad/mtu-too-large.yaml:5:10: links.rdma0.mtu: 9217 is out of range (expected an MTU from 68 to 9216, like 9000)" "error line"
+contains "$tmp/err" "not a valid profile (1 error); nothing was changed." "error summary"
+[ -s "$tmp/out" ] && { echo "FAIL: stdout not empty for an invalid profile"; failed=1; }
+
+printf 'cluster: x\nmode: enforse\nlinks: {}\n' >"$tmp/several.yaml"
+expect 78 "several errors" -- validate "$tmp/several.yaml"
+[ "$(grep -c "^$tmp/several.yaml:[0-9]*:[0-9]*: " "$tmp/err")" = 3 ] || { echo "FAIL: expected 3 error lines"; cat "$tmp/err"; failed=1; }
+
+expect 78 "invalid, --json" -- --json validate tests/data/profiles/bad/empty.yaml
+contains "$tmp/out" '"valid": false' "json invalid"
+contains "$tmp/out" 'profile is empty' "json errors"
+
+expect 66 "missing file" -- validate "$tmp/nonexistent.yaml"
+contains "$tmp/err" "$tmp/nonexistent.yaml: cannot read the profile: No such file or directory" "missing file message"
+expect 66 "directory" -- validate "$tmp"
+expect 64 "two profiles" -- validate conf/halod.yaml conf/halod.yaml
+expect 64 "unknown node" -- validate --node nobody conf/halod.yaml
+contains "$tmp/err" "the profile has no node 'nobody'; its nodes are: head (halo-1, 192.168.100.1), worker (halo-2, 192.168.100.2)" "unknown node message"
+expect 64 "unknown option" -- validate --frobnicate conf/halod.yaml
+
+exit $failed

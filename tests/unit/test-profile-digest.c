@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* The profile digest: equal for the same profile however it is written, different when it differs. */
+#include "macro.h"
+#include "profile-digest.h"
+#include "profile.h"
+#include "strv.h"
+#include "tests.h"
+
+/* The reference profile of DESIGN.md. */
+static const char reference[] =
+        "cluster: strix-halo\n"
+        "mode: enforce\n"
+        "links:\n"
+        "  rdma0:\n"
+        "    match: { driver: ice }\n"
+        "    mtu: 9000\n"
+        "    firewall-zone: trusted\n"
+        "nic:\n"
+        "  pci-ids: [\"8086:1592\", \"8086:1593\"]\n"
+        "  driver: ice\n"
+        "  firmware-min: \"4.91\"\n"
+        "  pcie-min-width: 4\n"
+        "rdma: { required: true, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
+        "kernel:\n"
+        "  cmdline: [iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856]\n"
+        "nodes:\n"
+        "  head:   { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } }\n"
+        "  worker: { hostname: halo-2, links: { rdma0: 192.168.100.2/30 } }\n"
+        "health: { interval: 60s, peers: true }\n";
+
+/* The same profile as another person might write it: comments, block style, other key and list
+ * order, the default port spelled out. */
+static const char same[] =
+        "# Our two Strix Halo boards.\n"
+        "health:\n"
+        "  peers: true      # compare with the other node\n"
+        "  port: 7739\n"
+        "  interval: 60s\n"
+        "nodes:\n"
+        "  worker:\n"
+        "    links:\n"
+        "      rdma0: 192.168.100.2/30\n"
+        "    hostname: halo-2\n"
+        "  head:\n"
+        "    hostname: halo-1\n"
+        "    links: {rdma0: 192.168.100.1/30}\n"
+        "kernel:\n"
+        "  cmdline:\n"
+        "    - ttm.pages_limit=32505856\n"
+        "    - amdgpu.gttsize=126976\n"
+        "    - iommu=pt\n"
+        "    - pcie_aspm=off\n"
+        "    - pci=realloc\n"
+        "rdma:\n"
+        "  memlock: unlimited\n"
+        "  min-active-mtu: 4096\n"
+        "  gid: roce-v2\n"
+        "  required: true\n"
+        "nic:\n"
+        "  pcie-min-width: 4\n"
+        "  firmware-min: '4.91'\n"
+        "  driver: ice\n"
+        "  pci-ids:\n"
+        "    - '8086:1593'\n"
+        "    - '8086:1592'\n"
+        "links:\n"
+        "  rdma0:\n"
+        "    firewall-zone: trusted\n"
+        "    mtu: 9000\n"
+        "    match:\n"
+        "      driver: ice\n"
+        "mode: enforce\n"
+        "cluster: strix-halo\n";
+
+static void digest_of(const char *path, const char *yaml, const char *from, const char *to, uint8_t *ret) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *text = strdup(yaml);
+        int r;
+
+        ASSERT_TRUE(text);
+        if (from) {
+                char *at = strstr(text, from);
+                _cleanup_(freep) char *edited = NULL;
+
+                ASSERT_TRUE(at);
+                ASSERT_TRUE(asprintf(&edited, "%.*s%s%s", (int) (at - text), text, to, at + strlen(from)) > 0);
+                free(text);
+                text = TAKE_PTR(edited);
+        }
+
+        r = profile_load_string(path, text, strlen(text), &p, &errors);
+        STRV_FOREACH(e, errors)
+                fprintf(stderr, "%s\n", *e);
+        ASSERT_OK(r);
+        ASSERT_OK(profile_digest(p, ret));
+}
+
+static void test_same_profile(void) {
+        uint8_t a[PROFILE_DIGEST_SIZE], b[PROFILE_DIGEST_SIZE], c[PROFILE_DIGEST_SIZE];
+
+        digest_of("/etc/halod/halod.yaml", reference, NULL, NULL, a);
+        digest_of("/home/me/cluster.yaml", reference, NULL, NULL, b);
+        digest_of("/etc/halod/halod.yaml", same, NULL, NULL, c);
+        /* The path is not part of the profile. */
+        ASSERT_TRUE(memcmp(a, b, sizeof(a)) == 0);
+        ASSERT_TRUE(memcmp(a, c, sizeof(a)) == 0);
+}
+
+static void test_different_profile(void) {
+        static const struct {
+                const char *from, *to;
+        } changes[] = {
+                { "mtu: 9000", "mtu: 1500" },
+                { "cluster: strix-halo", "cluster: strix-halo-2" },
+                { "hostname: halo-2", "hostname: halo-3" },
+                { "pcie_aspm=off, ", "" },
+                { "firmware-min: \"4.91\"", "firmware-min: \"4.80\"" },
+                { "interval: 60s", "interval: 30s" },
+                { "peers: true", "peers: false" },
+        };
+        uint8_t a[PROFILE_DIGEST_SIZE], b[PROFILE_DIGEST_SIZE];
+
+        digest_of("halod.yaml", reference, NULL, NULL, a);
+        for (size_t i = 0; i < ELEMENTSOF(changes); i++) {
+                digest_of("halod.yaml", reference, changes[i].from, changes[i].to, b);
+                if (memcmp(a, b, sizeof(a)) == 0) {
+                        fprintf(stderr, "digest did not change for: %s -> %s\n", changes[i].from, changes[i].to);
+                        abort();
+                }
+        }
+}
+
+int main(void) {
+        test_same_profile();
+        test_different_profile();
+        return 0;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests lib/rdma.c against the libibverbs test double: device lookup, port, GID table and index. */
+#include <arpa/inet.h>
+
+#include "fake-verbs.h"
+#include "rdma.h"
+#include "tests.h"
+
+#define E810_ROOT TEST_DATA_DIR "/hosts/nic-e810-x4"
+#define E810_PCI "0000:c2:00.0"
+#define E810_IFINDEX 4
+
+static struct in_addr ipv4(const char *s) {
+        struct in_addr a;
+
+        ASSERT_TRUE(inet_pton(AF_INET, s, &a) == 1);
+        return a;
+}
+
+/* What irdma shows on a configured E810 port: link-local and IPv4 GIDs, each as RoCE v1 and v2. */
+static struct ibv_gid_entry healthy_gids[4];
+
+static void setup_tables(void) {
+        healthy_gids[0] = fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, E810_IFINDEX);
+        healthy_gids[1] = fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, E810_IFINDEX);
+        healthy_gids[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX);
+        healthy_gids[3] = fake_gid_ipv4(3, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX);
+}
+
+static FakeVerbsDevice irdma(void) {
+        return (FakeVerbsDevice){
+                .name = "irdma0",
+                .state = IBV_PORT_ACTIVE,
+                .phys_state = 5,
+                .active_mtu = IBV_MTU_4096,
+                .max_mtu = IBV_MTU_4096,
+                .gids = healthy_gids,
+                .n_gids = ELEMENTSOF(healthy_gids),
+        };
+}
+
+static void test_find_healthy(void) {
+        Host h = { .root = E810_ROOT };
+        struct ibv_gid_entry other[] = { fake_gid_ipv4(0, "10.0.0.1", IBV_GID_TYPE_ROCE_V2, 7) };
+        FakeVerbsDevice devices[] = {
+                { .name = "mlx5_0",
+                  .state = IBV_PORT_ACTIVE,
+                  .phys_state = 5,
+                  .active_mtu = IBV_MTU_1024,
+                  .max_mtu = IBV_MTU_4096,
+                  .gids = other,
+                  .n_gids = ELEMENTSOF(other) },
+                irdma(),
+        };
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        fake_verbs_setup(devices, ELEMENTSOF(devices), 0);
+        /* By the GID table's netdev: the second device. */
+        ASSERT_OK(rdma_device_find(&h, NULL, E810_IFINDEX, &d));
+        ASSERT_TRUE(fake_verbs_called());
+        ASSERT_STR_EQ(d->name, "irdma0");
+        ASSERT_INT_EQ(d->port, 1);
+        ASSERT_INT_EQ(d->state, RDMA_PORT_ACTIVE);
+        ASSERT_INT_EQ(d->phys_state, RDMA_PHYS_STATE_LINK_UP);
+        ASSERT_INT_EQ(d->active_mtu, 4096);
+        ASSERT_INT_EQ(d->n_gids, 4);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1); /* ours, kept open; mlx5_0's was closed */
+
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
+        ASSERT_INT_EQ(g.index, 3);
+        ASSERT_INT_EQ(g.type, RDMA_GID_ROCE_V2);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("192.168.100.1"), &g));
+        ASSERT_INT_EQ(g.index, 2);
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.2"), &g), -ENOENT);
+
+        d = rdma_device_free(d);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+}
+
+static void test_find_by_pci(void) {
+        Host h = { .root = E810_ROOT };
+        FakeVerbsDevice devices[] = { irdma() };
+        RdmaDevice *d = NULL;
+
+        /* No address on the netdev yet, so no GID points at it: the sysfs PCI parent decides. */
+        devices[0].gids = NULL;
+        devices[0].n_gids = 0;
+        fake_verbs_setup(devices, ELEMENTSOF(devices), 0);
+        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
+        ASSERT_STR_EQ(d->name, "irdma0");
+        ASSERT_INT_EQ(d->n_gids, 0);
+        d = rdma_device_free(d);
+
+        /* Another PCI device, another ifindex: nothing. */
+        ASSERT_INT_EQ(rdma_device_find(&h, "0000:01:00.0", 9, &d), -ENODEV);
+        ASSERT_TRUE(!d);
+
+        /* The matching device cannot be opened: say why rather than "no device". */
+        devices[0].open_fails = true;
+        ASSERT_INT_EQ(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d), -EACCES);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+}
+
+static void test_no_devices(void) {
+        Host h = { .root = E810_ROOT };
+        RdmaDevice *d = NULL;
+
+        fake_verbs_setup(NULL, 0, 0);
+        ASSERT_INT_EQ(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d), -ENODEV);
+        /* A kernel without RDMA: ibv_get_device_list() fails with ENOSYS. */
+        fake_verbs_setup(NULL, 0, ENOSYS);
+        ASSERT_INT_EQ(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d), -ENOSYS);
+        ASSERT_TRUE(!d);
+}
+
+static void test_port_down(void) {
+        Host h = { .root = E810_ROOT };
+        FakeVerbsDevice devices[] = { irdma() };
+        char buf[RDMA_STATE_STRING_MAX];
+        RdmaDevice *d = NULL;
+
+        devices[0].state = IBV_PORT_DOWN;
+        devices[0].phys_state = 3;
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
+        ASSERT_STR_EQ(rdma_port_state_to_string(d->state, buf), "DOWN");
+        ASSERT_STR_EQ(rdma_phys_state_to_string(d->phys_state, buf), "DISABLED");
+        ASSERT_STR_EQ(rdma_port_state_to_string(17, buf), "UNKNOWN(17)");
+        ASSERT_STR_EQ(rdma_phys_state_to_string(0, buf), "UNKNOWN(0)");
+        d = rdma_device_free(d);
+}
+
+static void test_gid_roce_v1_only(void) {
+        Host h = { .root = E810_ROOT };
+        struct ibv_gid_entry v1[] = {
+                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
+                fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
+                fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
+        };
+        FakeVerbsDevice devices[] = { irdma() };
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        devices[0].gids = v1;
+        devices[0].n_gids = ELEMENTSOF(v1);
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g), -ENOENT);
+        ASSERT_INT_EQ(d->gids[2].type, RDMA_GID_ROCE_V1);
+        d = rdma_device_free(d);
+}
+
+static void test_gid_moves(void) {
+        Host h = { .root = E810_ROOT };
+        /* The address was removed and added again: its entries now sit at 4 and 5, and index 3
+         * (what a stale reader would confirm) holds another address. */
+        struct ibv_gid_entry moved[] = {
+                healthy_gids[0],
+                healthy_gids[1],
+                fake_gid_ipv4(2, "192.168.101.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
+                fake_gid_ipv4(3, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
+                fake_gid_ipv4(4, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
+                fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
+        };
+        FakeVerbsDevice devices[] = { irdma() };
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        devices[0].gids_after = moved;
+        devices[0].n_gids_after = ELEMENTSOF(moved);
+        /* rdma_device_find() reads the table twice; the lookup's first read is the third. */
+        devices[0].move_after = 3;
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
+        ASSERT_INT_EQ(g.index, 5);
+        d = rdma_device_free(d);
+
+        /* A table that changes on every read: give up with -EAGAIN rather than guess. */
+        devices[0].move_after = 0;
+        devices[0].flip = true;
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g), -EAGAIN);
+        d = rdma_device_free(d);
+}
+
+static void test_gid_table_unsupported(void) {
+        Host h = { .root = E810_ROOT };
+        FakeVerbsDevice devices[] = { irdma() };
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        /* Older kernels: no table query, so every index is read one by one. */
+        devices[0].table_unsupported = true;
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, NULL, E810_IFINDEX, &d));
+        ASSERT_INT_EQ(d->n_gids, 4);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
+        ASSERT_INT_EQ(g.index, 3);
+        d = rdma_device_free(d);
+}
+
+static void test_helpers(void) {
+        struct in6_addr m = rdma_ipv4_mapped(ipv4("192.168.100.1"));
+        char s[INET6_ADDRSTRLEN];
+
+        ASSERT_STR_EQ(inet_ntop(AF_INET6, &m, s, sizeof(s)), "::ffff:192.168.100.1");
+        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_256), 256);
+        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_1024), 1024);
+        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_4096), 4096);
+        ASSERT_INT_EQ(rdma_mtu_to_bytes(0), 0);
+        ASSERT_INT_EQ(rdma_mtu_to_bytes(6), 0);
+}
+
+int main(void) {
+        setup_tables();
+        test_find_healthy();
+        test_find_by_pci();
+        test_no_devices();
+        test_port_down();
+        test_gid_roce_v1_only();
+        test_gid_moves();
+        test_gid_table_unsupported();
+        test_helpers();
+        printf("test-rdma: ok\n");
+        return 0;
+}
