@@ -78,11 +78,14 @@ int verb_plan(int argc, char *argv[]) {
         r = load_profile_and_node(path, &p, &node);
         if (r != 0)
                 return r;
-        c = (CheckContext) { .host = &host, .profile = p, .node = node };
+        c = (CheckContext){ .host = &host, .profile = p, .node = node };
 
         r = plan_node(&c, &plan);
         if (r < 0) {
-                fprintf(stderr, "Failed to read the state of the links of node %s: %s\n", node->name, strerror(-r));
+                fprintf(stderr,
+                        "Failed to read the state of the links of node %s: %s\n",
+                        node->name,
+                        strerror(-r));
                 return EX_OSERR;
         }
         r = plan_describe(&plan, &lines);
@@ -146,6 +149,11 @@ int verb_apply(int argc, char *argv[]) {
         CheckContext c;
         int r, k;
 
+        /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
+         * and watches the links, and two appliers at once would race. */
+        if (argc <= 1 && !arg_force && isempty(arg_root) && halod_is_running())
+                return bus_call_apply();
+
         if (geteuid() != 0) {
                 fprintf(stderr,
                         "haloctl apply changes network links and needs root: run it with sudo (haloctl plan shows "
@@ -156,7 +164,7 @@ int verb_apply(int argc, char *argv[]) {
         r = load_profile_and_node(path, &p, &node);
         if (r != 0)
                 return r;
-        c = (CheckContext) { .host = &host, .profile = p, .node = node };
+        c = (CheckContext){ .host = &host, .profile = p, .node = node };
 
         if (p->mode == PROFILE_MODE_VERIFY && !arg_force) {
                 fprintf(stderr,

@@ -273,6 +273,24 @@ static int show_status(sd_bus *bus) {
         r = get_status(bus, &s);
         if (r != 0)
                 return r;
+        if (arg_only) {
+                CheckList selected = {};
+
+                for (size_t i = 0; i < s.checks.n_checks; i++) {
+                        const Check *c = &s.checks.checks[i];
+
+                        if (check_id_selected(c->id, arg_only) &&
+                            check_list_add(
+                                    &selected, c->id, c->outcome, c->expected, c->actual, "%s", c->summary) <
+                                    0) {
+                                check_list_done(&selected);
+                                fprintf(stderr, "Out of memory.\n");
+                                return EXIT_FAILURE;
+                        }
+                }
+                check_list_done(&s.checks);
+                s.checks = selected;
+        }
         if (arg_json)
                 print_status_json(&s);
         else

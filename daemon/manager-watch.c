@@ -13,13 +13,6 @@
 #define AUTO_APPLY_BURST 10U
 #define AUTO_APPLY_WINDOW_USEC (60 * USEC_PER_SEC)
 
-static usec_t now_monotonic(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / 1000;
-}
-
 static void refresh_ports(Manager *m) {
         CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         FabricPort *ports = NULL;
@@ -122,7 +115,7 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
 
 /* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window. */
 static void enforce(Manager *m, const char *only) {
-        usec_t now = now_monotonic();
+        usec_t now = now_usec(CLOCK_MONOTONIC);
         int r;
 
         if (m->profile->mode != PROFILE_MODE_ENFORCE || !selection_has_bad_link_checks(m, only))

@@ -7,6 +7,7 @@
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 
 #include "backend.h"
 #include "check.h"
@@ -70,6 +71,8 @@ typedef struct Manager {
         usec_t auto_apply_window_usec;
         unsigned auto_apply_count;
 } Manager;
+
+usec_t now_usec(clockid_t clock);
 
 int manager_new(Manager **ret);
 Manager *manager_free(Manager *m);

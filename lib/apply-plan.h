@@ -39,5 +39,8 @@ int link_plan_compute(
 void link_plan_done(LinkPlan *lp);
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 
+/* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
+bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
+
 /* "rdma0 (veth0)" or "rdma0" when it did not resolve. */
 char *link_plan_label(const LinkPlan *lp);

@@ -66,7 +66,8 @@ int plan_node(const CheckContext *c, Plan *ret) {
         r = rtnl_dump(rtnl, &state, NULL);
         if (r < 0)
                 return r;
-        (void) firewalld_connect(&bus);
+        if (node_wants_zones(c->profile, c->node))
+                (void) firewalld_connect(&bus);
 
         p.links = calloc(c->node->n_links ?: 1, sizeof(LinkPlan));
         if (!p.links) {

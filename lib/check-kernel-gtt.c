@@ -304,8 +304,7 @@ int check_kernel_gtt(const CheckContext *c, CheckList *out) {
                         expected,
                         actual_joined,
                         "amdgpu GTT is %s, the profile asks %.1f GiB (%" PRIu64
-                        " bytes, %s): boot with the "
-                        "profile's parameters (see kernel.cmdline)",
+                        " bytes, %s): boot with the profile's parameters (see kernel.cmdline)",
                         list,
                         gib(bytes),
                         bytes,

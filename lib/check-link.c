@@ -291,7 +291,7 @@ int check_links(const CheckContext *c, CheckList *out) {
                     asprintf(&note, "state unknown: cannot read the kernel's link state: %s", e ?: strerror(-r)) <
                             0)
                         return -ENOMEM;
-                if (r >= 0)
+                if (r >= 0 && node_wants_zones(c->profile, c->node))
                         (void) firewalld_connect(&bus);
         }
 

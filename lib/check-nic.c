@@ -68,10 +68,25 @@ static int check_nic_pci_port(const CheckContext *c, const NicPort *p, PortCheck
         if (!p->port->pci) {
                 _cleanup_(strv_freep) char **found = NULL;
                 _cleanup_(freep) char *joined = NULL;
+                int r;
 
-                /* Say where devices with the right ids are, if any: the match may be what is wrong. */
-                if (nic->n_pci_ids > 0 &&
-                    pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found) >= 0 && found) {
+                /* Say whether devices with the right ids exist: either the match is what is wrong,
+                 * or the NIC is not there at all. */
+                if (nic->n_pci_ids == 0)
+                        return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
+                r = pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && !found)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                ids,
+                                "",
+                                "no PCI device with nic.pci-ids (%s) on this machine: is the NIC seated, "
+                                "and its slot enabled in the BIOS? `lspci -nn` lists what the kernel sees",
+                                ids);
+                if (r >= 0) {
                         joined = strv_join(found, ", ");
                         if (!joined)
                                 return -ENOMEM;
@@ -254,7 +269,13 @@ static int check_nic_driver_port(const CheckContext *c, const NicPort *p, PortCh
                 driver = p->device->driver;
 
         if (!where)
-                return port_check_set(ret, CHECK_FAIL, want, NULL, "%s", p->port->problem);
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        want,
+                        NULL,
+                        "no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
         if (!driver) {
                 if (p->port->ifname && p->info_error < 0 && p->info_error != -ENOMEDIUM)
                         return port_check_set(
@@ -406,6 +427,14 @@ int check_nic_firmware_evaluate(
 }
 
 static int check_nic_firmware_port(const CheckContext *c, const NicPort *p, PortCheck *ret) {
+        if (!p->port->pci && !p->port->ifname)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        c->profile->nic.firmware_min,
+                        NULL,
+                        "no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
         if (!p->port->ifname)
                 return port_check_set(
                         ret, CHECK_FAIL, c->profile->nic.firmware_min, NULL, "%s", p->port->problem);

@@ -304,7 +304,13 @@ static int check_rdma_device_port(const CheckContext *c, RdmaPort *p, PortCheck 
         IceDdpState ddp = ICE_DDP_UNKNOWN;
 
         if (!where)
-                return port_check_set(ret, CHECK_FAIL, NULL, NULL, "%s", p->port->problem);
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "no RDMA device: no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
         if (p->error >= 0)
                 return port_check_set(
                         ret,

@@ -28,8 +28,7 @@ int firewalld_check_zone(sd_bus *bus, const char *zone, char **ret_error);
 /* The runtime zone of an interface; "" when it is in none (then the default zone applies). */
 int firewalld_get_zone_of_interface(sd_bus *bus, const char *ifname, char **ret_zone, char **ret_error);
 /* The zone the permanent configuration puts the interface in; "" when none. */
-int firewalld_get_permanent_zone_of_interface(
-        sd_bus *bus, const char *ifname, char **ret_zone, char **ret_error);
+int firewalld_get_permanent_zone_of_interface(sd_bus *bus, const char *ifname, char **ret_zone, char **ret_error);
 
 /* Runtime: moves the interface into zone (changeZoneOfInterface). zone "" means the default zone. */
 int firewalld_change_zone_of_interface(sd_bus *bus, const char *zone, const char *ifname, char **ret_error);
@@ -37,5 +36,4 @@ int firewalld_change_zone_of_interface(sd_bus *bus, const char *zone, const char
 int firewalld_remove_interface(sd_bus *bus, const char *ifname, char **ret_error);
 /* Permanent: puts the interface in zone's configuration and takes it out of the zone that had it;
  * zone "" only takes it out. */
-int firewalld_set_permanent_zone_of_interface(
-        sd_bus *bus, const char *zone, const char *ifname, char **ret_error);
+int firewalld_set_permanent_zone_of_interface(sd_bus *bus, const char *zone, const char *ifname, char **ret_error);

@@ -155,6 +155,13 @@ static int check_firewall(NmApply *a) {
         return 0;
 }
 
+/* Ends the message with what became of the link: "...; the new profile was deleted again". */
+static int append_outcome(NmApply *a, int r, const char *outcome) {
+        g_autofree char *message = g_strdup(a->error);
+
+        return nm_apply_failf(a, r, "%s; %s", strna(message), outcome);
+}
+
 static int apply_in_session(NmApply *a) {
         g_autoptr(GError) error = NULL;
         g_autoptr(NMConnection) wanted = NULL;
@@ -200,21 +207,28 @@ static int apply_in_session(NmApply *a) {
         wanted = nm_profile_build(a->cfg, a->profile ? NM_CONNECTION(a->profile) : NULL, &error);
         if (!wanted)
                 return nm_apply_failf(
-                        a, -EINVAL, "Cannot build NetworkManager profile %s: %s", a->id, error->message);
+                        a, -EINVAL, "cannot build NetworkManager profile %s: %s", a->id, error->message);
 
         r = nm_change_write_profile(a, wanted, &changed);
         if (r < 0)
-                return r;
+                /* A request NetworkManager received but did not answer in time may still be carried out
+                 * when it answers again. */
+                return append_outcome(
+                        a,
+                        r,
+                        r == -ETIMEDOUT ? "the change may still take effect: check nmcli connection show"
+                                        : "nothing was changed");
         /* Activating again would take the link down for a moment: not for nothing, and not for drift
          * that a reapply repairs in place. */
-        if (!changed && nm_change_active_as_wanted(a, wanted))
-                return nm_change_link_shows_settings(a) ? 0 : nm_change_reapply(a);
-        r = nm_change_activate(a);
-        if (r < 0) {
-                const char *undone = nm_change_rollback(a);
-                g_autofree char *message = g_strdup(a->error);
-                return nm_apply_failf(a, r, "%s; %s", message, undone);
+        if (!changed && nm_change_active_as_wanted(a, wanted)) {
+                if (nm_change_link_shows_settings(a))
+                        return 0;
+                r = nm_change_reapply(a);
+                return r < 0 ? append_outcome(a, r, "the profile was not changed") : 0;
         }
+        r = nm_change_activate(a);
+        if (r < 0)
+                return append_outcome(a, r, nm_change_rollback(a));
         return 0;
 }
 
@@ -250,7 +264,7 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) 
                         a.id);
         else if (r < 0)
                 nm_apply_failf(
-                        &a, r, "Cannot talk to NetworkManager; %s was not changed: %s", a.id, error->message);
+                        &a, r, "cannot talk to NetworkManager; %s was not changed: %s", a.id, error->message);
         else
                 r = apply_in_session(&a);
         nm_session_close(&session);

@@ -119,6 +119,11 @@ void peer_server_set_identity(PeerServer *s, const PeerIdentity *self) {
         s->self = *self;
 }
 
+void peer_server_set_health(PeerServer *s, PeerHealth health) {
+        if (health >= 0 && health < _PEER_HEALTH_MAX)
+                s->self.health = health;
+}
+
 const PeerServerStats *peer_server_stats(const PeerServer *s) {
         return &s->stats;
 }

@@ -48,6 +48,8 @@ int peer_server_fd(const PeerServer *s) _pure_;
 int peer_server_handle(PeerServer *s);
 /* The identity sent in replies: health and digest change while the daemon runs. */
 void peer_server_set_identity(PeerServer *s, const PeerIdentity *self);
+/* Only the health, after each verify. */
+void peer_server_set_health(PeerServer *s, PeerHealth health);
 const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 /* For tests: the monotonic clock the rate limiter reads (NULL: CLOCK_MONOTONIC). */
 void peer_server_set_clock(PeerServer *s, uint64_t (*now_usec)(void));

@@ -195,12 +195,28 @@ fail:
 
 int rtnl_parse_events(const void *buf, size_t size, RtnlEventFunc cb, void *userdata) {
         ParseEvents p = { .cb = cb, .userdata = userdata };
-        int r;
+        const uint8_t *at = buf;
+        size_t left = size;
 
-        /* seq 0 and portid 0: notifications belong to no request. */
-        r = mnl_cb_run(buf, size, 0, 0, event_cb, &p);
-        if (r < 0)
-                return p.error < 0 ? p.error : -EBADMSG;
+        /* Our own walk rather than mnl_cb_run(): libmnl 1.0.4 compares nlmsg_len as a signed int
+         * and would follow a length of 0xffffffff out of the buffer. The kernel pads every message
+         * to NLMSG_ALIGNTO; one that is not padded inside the buffer is malformed. */
+        while (left > 0) {
+                const struct nlmsghdr *nlh = (const struct nlmsghdr *) at;
+                size_t len;
+
+                if (left < sizeof(struct nlmsghdr))
+                        return -EBADMSG;
+                len = nlh->nlmsg_len;
+                if (len < sizeof(struct nlmsghdr) || len > left || NLMSG_ALIGN(len) > left)
+                        return -EBADMSG;
+                if (nlh->nlmsg_type == NLMSG_DONE)
+                        break;
+                if (event_cb(nlh, &p) == MNL_CB_ERROR)
+                        return p.error < 0 ? p.error : -EBADMSG;
+                at += NLMSG_ALIGN(len);
+                left -= NLMSG_ALIGN(len);
+        }
         return 0;
 }
 

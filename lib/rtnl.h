@@ -50,8 +50,8 @@ const RtnlLink *rtnl_state_find_by_index(const RtnlState *s, int ifindex) _pure_
 /* The link (other than except_ifindex) that carries the IPv4 address, or NULL. */
 const RtnlLink *rtnl_state_find_address_owner(
         const RtnlState *s, const struct in_addr *address, int except_ifindex) _pure_;
-const RtnlAddress *rtnl_link_find_address(
-        const RtnlLink *l, const struct in_addr *address, uint8_t prefixlen) _pure_;
+const RtnlAddress *
+        rtnl_link_find_address(const RtnlLink *l, const struct in_addr *address, uint8_t prefixlen) _pure_;
 /* "up", "down", "lowerlayerdown", ... (RFC 2863 operstates, as ip(8) prints them in lower case). */
 const char *rtnl_operstate_to_string(uint8_t operstate) _pure_;
 /* "6c:fe:54:12:34:56"; buf must hold 3 * RTNL_MAC_MAX bytes. */
@@ -76,12 +76,10 @@ int rtnl_set_mtu(Rtnl *r, int ifindex, uint32_t mtu, char **ret_error);
 int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error);
 /* Adds the address with its broadcast (for prefixes up to /30) and RTNL_ADDRESS_PROTO_HALOD, or
  * replaces it when it exists (NLM_F_REPLACE). */
-int rtnl_add_address(
-        Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);
+int rtnl_add_address(Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);
 /* Puts back an address as a dump showed it (with its own IFA_PROTO): for rollbacks. */
 int rtnl_restore_address(Rtnl *r, const RtnlAddress *a, char **ret_error);
-int rtnl_delete_address(
-        Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);
+int rtnl_delete_address(Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);
 
 /* Watching the kernel: a socket subscribed to RTNLGRP_LINK and RTNLGRP_IPV4_IFADDR. */
 typedef enum RtnlEventType {

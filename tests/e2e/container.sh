@@ -4,9 +4,11 @@
 # when the test fails. Sourced after tests/integration/lib.sh and harness_init (it uses TEST_DIR,
 # HARNESS_PREFIX, log, fail, netns_add).
 #
-# Each container's network namespace is made on the host first (ip netns, removed at teardown) and
-# handed to systemd-nspawn: so the fabric veth exists before the container boots, as a NIC does,
-# and it survives a reboot of the container, as a NIC does (ct_reboot resets it as a reboot would).
+# The fabric: ct_fabric makes a bridge in a network namespace of its own (the host's firewall and
+# br_netfilter never see it); every container booted afterwards gets a veth whose container end
+# (IFNAME) exists from the start of its boot, as a NIC does, and whose host end is moved into that
+# namespace and plugged into the bridge. A container's reboot gives it a fresh veth, as a power
+# cycle resets a NIC. The containers' other namespaces are private (--private-network: lo only).
 #
 # This host has no systemd, so machinectl and systemd-run -M do not work: a container is reached by
 # finding its PID 1 among systemd-nspawn's children and running `nsenter -t PID -a CMD`. Both
@@ -16,14 +18,20 @@ declare -A CT_NSPAWN=() # container name → pid of its systemd-nspawn
 declare -A CT_PID=()    # container name → host pid of its PID 1 (systemd)
 declare -A CT_CONSOLE=() # container name → console log
 declare -A CT_ARGS=()   # container name → its systemd-nspawn options (quoted), to boot it again
+declare -A CT_PORT=()   # container name → host end of its fabric veth
+CT_FABRIC_NS=           # the fabric's network namespace (ct_fabric)
+CT_FABRIC_IF=           # the fabric interface's name in every container
 CT_MOUNTS=()            # host mounts to undo at teardown (persistent overlays)
 CT_KEEP_DIRS=()         # run-time directories nspawn leaves on a host without systemd
 
-# ct_netns NAME: set CT_NETNS to the name of container NAME's network namespace, made (and
-# deleted at teardown) by whichever of ct_boot and ct_cable comes first.
-ct_netns() {
-        CT_NETNS=${HARNESS_PREFIX}-$$-$1
-        [ -e "/run/netns/$CT_NETNS" ] || netns_add "$CT_NETNS"
+# ct_fabric IFNAME: make the fabric (a bridge, MTU 9000, in its own namespace, deleted at
+# teardown) that every container booted afterwards is cabled to as IFNAME.
+ct_fabric() {
+        CT_FABRIC_IF=$1
+        CT_FABRIC_NS=${HARNESS_PREFIX}-$$-fabric
+        netns_add "$CT_FABRIC_NS"
+        ip -n "$CT_FABRIC_NS" link add name br0 mtu 9000 type bridge
+        ip -n "$CT_FABRIC_NS" link set br0 up
 }
 
 # ct_boot NAME HOSTNAME ROOT [persistent] [NSPAWN_OPTION...]: boot ROOT as container NAME with
@@ -39,14 +47,15 @@ ct_boot() {
                 volatile=()
                 shift
         fi
-        ct_netns "$name"
-        local ns=$CT_NETNS
-        _ct_reset_links "$name"
-        CT_CONSOLE[$name]=$TEST_DIR/logs/console-$name.log
+        CT_CONSOLE[$name]=$TEST_DIR/console-$name.log # not in logs/: ct_dump prints it
         CT_KEEP_DIRS+=("/run/systemd/nspawn/propagate/$name" "/run/systemd/nspawn/unix-export/$name")
-        # A network namespace given by path, unlike --private-network, does not grant CAP_NET_ADMIN.
-        CT_ARGS[$name]=$(printf '%q ' -D "$root" -M "$name" --hostname="$hostname" "${volatile[@]}" \
-                --network-namespace-path="/run/netns/$ns" --capability=CAP_NET_ADMIN "$@")
+        local net=(--private-network)
+        if [ -n "${CT_FABRIC_NS:-}" ]; then
+                # The host end's name: unique on the host, at most 15 characters.
+                CT_PORT[$name]=${HARNESS_PREFIX}$$-${#CT_PORT[@]}
+                net=(--network-veth-extra="${CT_PORT[$name]}:$CT_FABRIC_IF")
+        fi
+        CT_ARGS[$name]=$(printf '%q ' -D "$root" -M "$name" --hostname="$hostname" "${volatile[@]}" "${net[@]}" "$@")
         log "booting container $name (hostname $hostname) from $root ${volatile[*]}"
         _ct_start "$name"
         ct_wait_booted "$name"
@@ -60,18 +69,20 @@ _ct_start() {
         systemd-nspawn --quiet --register=no --keep-unit --console=read-only --setenv=SYSTEMD_COLORS=0 \
                 "$@" -b >>"${CT_CONSOLE[$name]}" 2>&1 </dev/null &
         CT_NSPAWN[$name]=$!
+        [ -z "${CT_PORT[$name]:-}" ] || _ct_plug "$name"
 }
 
-# _ct_reset_links NAME: put every interface in the container's namespace back the way a NIC comes
-# out of a reset (down, no addresses, MTU 1500): what a power cycle does to real hardware and a
-# container's reboot does not.
-_ct_reset_links() {
-        local ns=${HARNESS_PREFIX}-$$-$1 ifname
-        for ifname in $(ip -n "$ns" -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }'); do
-                [ "$ifname" != lo ] || continue
-                ip -n "$ns" link set "$ifname" down mtu 1500
-                ip -n "$ns" addr flush dev "$ifname"
+# _ct_plug NAME: move the host end of the container's fabric veth (systemd-nspawn makes it in the
+# host's namespace while it sets the container up) into the fabric's namespace, onto the bridge.
+_ct_plug() {
+        local name=$1 port=${CT_PORT[$1]} i
+        for i in $(seq 300); do
+                ip link set "$port" netns "$CT_FABRIC_NS" 2>/dev/null && break
+                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null || fail "systemd-nspawn for $name exited while setting up (console log: ${CT_CONSOLE[$name]})"
+                sleep 0.1
         done
+        ip -n "$CT_FABRIC_NS" link set "$port" mtu 9000 master br0 up ||
+                fail "cannot plug $name's fabric veth $port into the bridge"
 }
 
 # _ct_find_pid1 NAME: print the host pid of the container's PID 1: the child of systemd-nspawn
@@ -136,19 +147,6 @@ ct_overlay_root() {
         CT_OVERLAY_ROOT=$dir/merged
 }
 
-# ct_cable NAME_A NAME_B IFNAME: join two containers (booted or not yet) by a veth pair made
-# directly in their network namespaces (never visible on the host), each end named IFNAME and left
-# down, as a freshly cabled NIC.
-ct_cable() {
-        local a b
-        ct_netns "$1"
-        a=$CT_NETNS
-        ct_netns "$2"
-        b=$CT_NETNS
-        ip link add name "$3" netns "$a" type veth peer name "$3" netns "$b" ||
-                fail "cannot create the veth $3 between containers $1 and $2"
-}
-
 # ct_reboot NAME: reboot the container from inside and wait until it is up again. systemd-nspawn
 # exits with status 133 when its container reboots (systemd-nspawn@.service restarts it on that
 # status); without a host systemd the test starts it again itself, with the same options.
@@ -163,7 +161,6 @@ ct_reboot() {
         kill -0 "$nsp" 2>/dev/null && fail "container $name did not go down within 30 s of systemctl reboot"
         wait "$nsp" || rc=$?
         [ "$rc" -eq 133 ] || fail "systemd-nspawn for $name exited $rc on reboot, expected 133 (rebooted)"
-        _ct_reset_links "$name"
         _ct_start "$name"
         ct_wait_booted "$name"
 }

@@ -11,10 +11,15 @@
 harness_init nm
 require_root
 require_tools ip dbus-daemon busctl NetworkManager nmcli nm-online firewalld firewall-cmd python3 sha256sum
-require_build_file tests/nm-apply-tool
+require_build_file tests/nm-apply-tool daemon/haloctl
 TOOL=$BUILD_DIR/tests/nm-apply-tool
+HALOCTL=$BUILD_DIR/daemon/haloctl
+P=$TEST_DIR/halod.yaml
 
+# apply ADDRESS OPTIONS...: the backend's apply_link directly (nm-apply-tool), for the error paths.
 apply() { "$TOOL" apply rdma0 "$IF_A" "$@"; }
+# haloctl ARGS...: as a user types it on node "head" (its netns; the private bus is inherited).
+haloctl() { in_ns "$NS_A" "$HALOCTL" --node head --color never "$@"; }
 profile() { nmcli -g "$1" connection show halod-rdma0; }
 active_path() { nmcli -t -f NAME,ACTIVE-PATH connection show --active | sed -n "s/^$1://p"; }
 keyfile_state() { sha256sum "$NM_CONNS"/*.nmconnection | sort; stat -c '%n %Y' "$NM_CONNS"/*.nmconnection; }
@@ -91,10 +96,30 @@ assert_contains "$OUT" "firewalld has no zone 'nosuchzone'"
 assert_contains "$OUT" "halod-rdma0 was not changed"
 assert_no_profile "a missing zone"
 
-log "apply: the profile, the kernel, firewalld"
+log "haloctl plan and apply (backend networkmanager): the profile, the kernel, firewalld"
 ip -n "$NS_B" addr flush dev "$IF_B"
 ip -n "$NS_B" addr add 192.168.100.2/30 dev "$IF_B"
-run_rc 0 apply 192.168.100.1/30 --mtu 9000 --zone trusted
+cat >"$P" <<EOF
+cluster: nm-test
+mode: enforce
+links:
+  rdma0:
+    match: { name: "$IF_A" }
+    mtu: 9000
+    firewall-zone: trusted
+nodes:
+  head:   { links: { rdma0: 192.168.100.1/30 } }
+  worker: { links: { rdma0: 192.168.100.2/30 } }
+EOF
+chmod 644 "$P"
+run_rc 1 haloctl plan "$P"
+assert_contains "$OUT" "rdma0 ($IF_A): mtu 1500 → 9000"
+assert_contains "$OUT" "rdma0 ($IF_A): + 192.168.100.1/30"
+assert_no_profile "haloctl plan"
+run_rc 0 haloctl apply "$P"
+assert_contains "$OUT" "pass  link.rdma0.mtu"
+assert_contains "$OUT" "pass  link.rdma0.address"
+assert_contains "$OUT" "pass  link.rdma0.zone"
 assert_eq "$(nmcli -g connection.id,802-3-ethernet.mtu,ipv4.addresses,connection.zone connection show halod-rdma0 |
         tr '\n' ' ')" "halod-rdma0 9000 192.168.100.1/30 trusted " "nmcli connection show halod-rdma0"
 assert_eq "$(profile connection.interface-name)" "$IF_A" "connection.interface-name"
@@ -110,6 +135,11 @@ uuid=$(profile connection.uuid)
 ac_before=$(active_path halod-rdma0)
 files_before=$(keyfile_state)
 sleep 1.1 # so that a rewritten keyfile would show in its mtime
+run_rc 0 haloctl plan "$P"
+run_rc 0 haloctl apply --json "$P"
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["backend"]=="networkmanager" and d["applied"] is True and d["changed"] is False, d' \
+        "$OUT" || fail "haloctl apply --json: $OUT"
+# The backend itself, asked anyway, does nothing either.
 run_rc 0 apply 192.168.100.1/30 --mtu 9000 --zone trusted
 assert_eq "$(active_path halod-rdma0)" "$ac_before" "active connection after a second apply"
 assert_eq "$(keyfile_state)" "$files_before" "keyfiles after a second apply"
@@ -118,10 +148,13 @@ log "drift behind NetworkManager's back is repaired in place, without re-activat
 ip -n "$NS_A" link set "$IF_A" mtu 1500
 firewall-cmd --zone=public --change-interface="$IF_A" >/dev/null
 wait_until 5 sh -c "nmcli -g GENERAL.MTU device show $IF_A | grep -qx 1500"
-run_rc 0 apply 192.168.100.1/30 --mtu 9000 --zone trusted
+run_rc 1 haloctl plan "$P"
+assert_contains "$OUT" "rdma0 ($IF_A): mtu 1500 → 9000"
+run_rc 0 haloctl apply "$P"
 assert_link 9000 192.168.100.1/30
 assert_eq "$(firewall-cmd --get-zone-of-interface="$IF_A")" trusted "firewalld zone of $IF_A after drift"
 assert_eq "$(active_path halod-rdma0)" "$ac_before" "active connection after repairing drift"
+assert_eq "$(keyfile_state)" "$files_before" "keyfiles after repairing drift"
 
 log "an update is made in place"
 run_rc 0 apply 192.168.100.1/30 --mtu 4000 --zone trusted

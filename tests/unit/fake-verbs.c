@@ -196,7 +196,8 @@ ssize_t _ibv_query_gid_table(
         current_table(f, &t, &n);
         if (n > max_entries)
                 return -EINVAL;
-        memcpy(entries, t, n * sizeof(*t));
+        if (n > 0)
+                memcpy(entries, t, n * sizeof(*t));
         fake_table_queries[fake_index(f) % 16]++;
         return (ssize_t) n;
 }

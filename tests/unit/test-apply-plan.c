@@ -42,8 +42,7 @@ static void test_stray(void) {
                 { "192.168.100.2/24", 0, true },      /* ... whatever its own prefix */
                 { "192.168.100.5/30", 0, false },     /* somebody else's, next subnet */
                 { "192.168.100.5/30", HALOD, true },  /* halod's, from an older profile */
-                { "10.0.0.1/8", 0, false },
-                { "10.0.0.1/8", HALOD, true },
+                { "10.0.0.1/8", 0, false },           { "10.0.0.1/8", HALOD, true },
                 { "192.168.0.1/16", 0, false }, /* a wider subnet that contains ours: not ours */
         };
         Ipv4Prefix want = prefix("192.168.100.1/30");
@@ -52,7 +51,10 @@ static void test_stray(void) {
                 RtnlAddress a = addr(2, cases[i].address, cases[i].proto, 0);
 
                 if (address_is_stray(&a, &want) != cases[i].stray) {
-                        fprintf(stderr, "%s proto %u: expected stray=%d\n", cases[i].address, cases[i].proto,
+                        fprintf(stderr,
+                                "%s proto %u: expected stray=%d\n",
+                                cases[i].address,
+                                cases[i].proto,
                                 cases[i].stray);
                         abort();
                 }
@@ -83,20 +85,32 @@ typedef struct Host2 {
         RtnlState state;
 } Host2;
 
-static void host_init(Host2 *h, uint32_t mtu, bool up, const RtnlAddress *port, size_t n_port, const char *eno1_address) {
+static void host_init(
+        Host2 *h, uint32_t mtu, bool up, const RtnlAddress *port, size_t n_port, const char *eno1_address) {
         *h = (Host2){};
         h->eno1_addresses[0] = addr(1, eno1_address, 0, 0);
         for (size_t i = 0; i < n_port; i++)
                 h->port_addresses[i] = port[i];
-        h->links[0] = (RtnlLink){ .ifindex = 1, .name = "eno1", .mtu = 1500, .flags = IFF_UP | IFF_LOWER_UP,
-                                  .addresses = h->eno1_addresses, .n_addresses = 1 };
-        h->links[1] = (RtnlLink){ .ifindex = 2, .name = "enp194s0f0np0", .mtu = mtu, .max_mtu = 9702,
-                                  .flags = up ? IFF_UP | IFF_LOWER_UP : 0, .operstate = up ? IF_OPER_UP : IF_OPER_DOWN,
-                                  .addresses = h->port_addresses, .n_addresses = n_port };
+        h->links[0] = (RtnlLink){ .ifindex = 1,
+                                  .name = "eno1",
+                                  .mtu = 1500,
+                                  .flags = IFF_UP | IFF_LOWER_UP,
+                                  .addresses = h->eno1_addresses,
+                                  .n_addresses = 1 };
+        h->links[1] = (RtnlLink){ .ifindex = 2,
+                                  .name = "enp194s0f0np0",
+                                  .mtu = mtu,
+                                  .max_mtu = 9702,
+                                  .flags = up ? IFF_UP | IFF_LOWER_UP : 0,
+                                  .operstate = up ? IF_OPER_UP : IF_OPER_DOWN,
+                                  .addresses = h->port_addresses,
+                                  .n_addresses = n_port };
         h->state = (RtnlState){ .links = h->links, .n_links = 2 };
 }
 
-static ProfileLink profile_link = { .name = (char *) "rdma0", .match = { .driver = (char *) "ice" }, .mtu = 9000,
+static ProfileLink profile_link = { .name = (char *) "rdma0",
+                                    .match = { .driver = (char *) "ice" },
+                                    .mtu = 9000,
                                     .firewall_zone = (char *) "trusted" };
 
 static void expect_lines(const LinkPlan *lp, const char *const *want) {
@@ -132,9 +146,12 @@ static void test_plans(void) {
         ASSERT_TRUE(!lp.error && !link_plan_is_empty(&lp));
         ASSERT_INT_EQ(lp.mtu_from, 1500);
         ASSERT_INT_EQ(lp.mtu_to, 9000);
-        expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): mtu 1500 → 9000",
-                                                 "rdma0 (enp194s0f0np0): link down → up",
-                                                 "rdma0 (enp194s0f0np0): + 192.168.100.1/30", NULL });
+        expect_lines(
+                &lp,
+                (const char *const[]){ "rdma0 (enp194s0f0np0): mtu 1500 → 9000",
+                                       "rdma0 (enp194s0f0np0): link down → up",
+                                       "rdma0 (enp194s0f0np0): + 192.168.100.1/30",
+                                       NULL });
         link_plan_done(&lp);
 
         /* Applied: nothing to do, nothing to say. */
@@ -154,9 +171,10 @@ static void test_plans(void) {
 
         /* A zone firewalld does not have. */
         ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_missing, &lp));
-        ASSERT_STR_EQ(lp.error,
-                      "firewalld has no zone 'trusted' (zones: public); fix firewall-zone in the profile or create "
-                      "the zone with firewall-cmd --permanent --new-zone=trusted");
+        ASSERT_STR_EQ(
+                lp.error,
+                "firewalld has no zone 'trusted' (zones: public); fix firewall-zone in the profile or create "
+                "the zone with firewall-cmd --permanent --new-zone=trusted");
         ASSERT_TRUE(plan_has_errors(&(Plan){ .links = &lp, .n_links = 1 }));
         ASSERT_TRUE(!plan_is_empty(&(Plan){ .links = &lp, .n_links = 1 }));
         link_plan_done(&lp);
@@ -164,29 +182,38 @@ static void test_plans(void) {
         /* An older profile's address goes, somebody else's stays. */
         host_init(&h, 9000, true, old, 2, "10.0.0.5/24");
         ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
-        expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): - 192.168.100.5/30",
-                                                 "rdma0 (enp194s0f0np0): + 192.168.100.1/30", NULL });
+        expect_lines(
+                &lp,
+                (const char *const[]){ "rdma0 (enp194s0f0np0): - 192.168.100.5/30",
+                                       "rdma0 (enp194s0f0np0): + 192.168.100.1/30",
+                                       NULL });
         link_plan_done(&lp);
 
         /* The address is already another interface's. */
         host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
         ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
-        ASSERT_STR_EQ(lp.error,
-                      "address 192.168.100.1/30 is already used by eno1; remove it there (ip addr del "
-                      "192.168.100.1/30 dev eno1) or give this node another address in the profile");
-        expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): cannot apply: address 192.168.100.1/30 is "
-                                                 "already used by eno1; remove it there (ip addr del 192.168.100.1/30 "
-                                                 "dev eno1) or give this node another address in the profile",
-                                                 NULL });
+        ASSERT_STR_EQ(
+                lp.error,
+                "address 192.168.100.1/30 is already used by eno1; remove it there (ip addr del "
+                "192.168.100.1/30 dev eno1) or give this node another address in the profile");
+        expect_lines(
+                &lp,
+                (const char *const[]){ "rdma0 (enp194s0f0np0): cannot apply: address 192.168.100.1/30 is "
+                                       "already used by eno1; remove it there (ip addr del 192.168.100.1/30 "
+                                       "dev eno1) or give this node another address in the profile",
+                                       NULL });
         link_plan_done(&lp);
 
         /* Not resolved, or resolved but not in the kernel. */
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, NULL, "no network interface matches driver ice", &h.state,
-                                    &no_fw, &lp));
-        expect_lines(&lp, (const char *const[]){ "rdma0: cannot apply: no network interface matches driver ice", NULL });
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, NULL, "no network interface matches driver ice", &h.state, &no_fw, &lp));
+        expect_lines(
+                &lp,
+                (const char *const[]){ "rdma0: cannot apply: no network interface matches driver ice", NULL });
         link_plan_done(&lp);
         ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp1s0", NULL, &h.state, &no_fw, &lp));
-        ASSERT_TRUE(lp.error && strstr(lp.error, "enp1s0 is listed in /sys/class/net but the kernel's link table"));
+        ASSERT_TRUE(
+                lp.error && strstr(lp.error, "enp1s0 is listed in /sys/class/net but the kernel's link table"));
         link_plan_done(&lp);
 
         /* A profile that leaves the MTU alone. */
@@ -211,9 +238,13 @@ static void expect_checks(const CheckList *l, const Want *want, size_t n) {
 
                 ASSERT_TRUE(c);
                 if (c->outcome != want[i].outcome || !streq(c->summary, want[i].summary)) {
-                        fprintf(stderr, "%s: got %s \"%s\", expected %s \"%s\"\n", want[i].id,
-                                check_outcome_to_string(c->outcome), c->summary,
-                                check_outcome_to_string(want[i].outcome), want[i].summary);
+                        fprintf(stderr,
+                                "%s: got %s \"%s\", expected %s \"%s\"\n",
+                                want[i].id,
+                                check_outcome_to_string(c->outcome),
+                                c->summary,
+                                check_outcome_to_string(want[i].outcome),
+                                want[i].summary);
                         abort();
                 }
         }
@@ -222,63 +253,75 @@ static void expect_checks(const CheckList *l, const Want *want, size_t n) {
 static void test_checks(void) {
         NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
         RtnlAddress applied[] = { addr(2, "192.168.100.1/30", HALOD, 0) };
-        FirewallView no_fw = {}, fw_trusted = { .running = true, .zone = "trusted" }, fw_none = { .running = true, .zone = "" };
+        FirewallView no_fw = {}, fw_trusted = { .running = true, .zone = "trusted" },
+                     fw_none = { .running = true, .zone = "" };
         CheckList l = {};
         Host2 h;
 
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(&profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_trusted, NULL, &l));
-        expect_checks(&l,
-                      (const Want[]){
-                              { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
-                              { "link.rdma0.up", CHECK_PASS, "rdma0 (enp194s0f0np0) is up" },
-                              { "link.rdma0.mtu", CHECK_PASS, "rdma0 (enp194s0f0np0) has MTU 9000" },
-                              { "link.rdma0.address", CHECK_PASS, "rdma0 (enp194s0f0np0) has 192.168.100.1/30" },
-                              { "link.rdma0.zone", CHECK_PASS, "rdma0 (enp194s0f0np0) is in firewall zone trusted" },
-                      },
-                      5);
+        ASSERT_OK(check_link_evaluate(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_trusted, NULL, &l));
+        expect_checks(
+                &l,
+                (const Want[]){
+                        { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
+                        { "link.rdma0.up", CHECK_PASS, "rdma0 (enp194s0f0np0) is up" },
+                        { "link.rdma0.mtu", CHECK_PASS, "rdma0 (enp194s0f0np0) has MTU 9000" },
+                        { "link.rdma0.address", CHECK_PASS, "rdma0 (enp194s0f0np0) has 192.168.100.1/30" },
+                        { "link.rdma0.zone", CHECK_PASS, "rdma0 (enp194s0f0np0) is in firewall zone trusted" },
+                },
+                5);
         ASSERT_STR_EQ(check_list_find(&l, "link.rdma0.present")->expected, "driver ice");
         check_list_done(&l);
 
         host_init(&h, 1500, false, NULL, 0, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(&profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &no_fw, NULL, &l));
-        expect_checks(&l,
-                      (const Want[]){
-                              { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
-                              { "link.rdma0.up", CHECK_FAIL, "rdma0 (enp194s0f0np0) is down; haloctl apply brings it up" },
-                              { "link.rdma0.mtu", CHECK_FAIL,
-                                "rdma0 (enp194s0f0np0) has MTU 1500, the profile wants 9000; haloctl apply sets it" },
-                              { "link.rdma0.address", CHECK_FAIL,
-                                "rdma0 (enp194s0f0np0) lacks 192.168.100.1/30 (it has none); haloctl apply adds it" },
-                              { "link.rdma0.zone", CHECK_SKIP, "skip: firewalld not running" },
-                      },
-                      5);
+        ASSERT_OK(check_link_evaluate(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &no_fw, NULL, &l));
+        expect_checks(
+                &l,
+                (const Want[]){
+                        { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
+                        { "link.rdma0.up",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) is down; haloctl apply brings it up" },
+                        { "link.rdma0.mtu",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) has MTU 1500, the profile wants 9000; haloctl apply sets it" },
+                        { "link.rdma0.address",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) lacks 192.168.100.1/30 (it has none); haloctl apply adds it" },
+                        { "link.rdma0.zone", CHECK_SKIP, "skip: firewalld not running" },
+                },
+                5);
         check_list_done(&l);
 
         /* Up, but no carrier: the cable or the peer. */
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
         h.links[1].flags = IFF_UP;
         h.links[1].operstate = IF_OPER_LOWERLAYERDOWN;
-        ASSERT_OK(check_link_evaluate(&profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_none, NULL, &l));
-        ASSERT_STR_EQ(check_list_find(&l, "link.rdma0.up")->summary,
-                      "rdma0 (enp194s0f0np0) is up but has no carrier (operstate lowerlayerdown); check the cable "
-                      "and the peer's port");
+        ASSERT_OK(check_link_evaluate(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_none, NULL, &l));
+        ASSERT_STR_EQ(
+                check_list_find(&l, "link.rdma0.up")->summary,
+                "rdma0 (enp194s0f0np0) is up but has no carrier (operstate lowerlayerdown); check the cable "
+                "and the peer's port");
         ASSERT_INT_EQ(check_list_find(&l, "link.rdma0.zone")->outcome, CHECK_FAIL);
         ASSERT_STR_EQ(check_list_find(&l, "link.rdma0.zone")->actual, "(none)");
         check_list_done(&l);
 
         /* Not found: present fails, the rest cannot be judged. */
-        ASSERT_OK(check_link_evaluate(&profile_link, &nl, NULL, "no network interface matches driver ice", NULL, NULL,
-                                      &no_fw, NULL, &l));
-        expect_checks(&l,
-                      (const Want[]){
-                              { "link.rdma0.present", CHECK_FAIL, "rdma0: no network interface matches driver ice" },
-                              { "link.rdma0.up", CHECK_SKIP, "rdma0 not present" },
-                              { "link.rdma0.mtu", CHECK_SKIP, "rdma0 not present" },
-                              { "link.rdma0.address", CHECK_SKIP, "rdma0 not present" },
-                              { "link.rdma0.zone", CHECK_SKIP, "rdma0 not present" },
-                      },
-                      5);
+        ASSERT_OK(check_link_evaluate(
+                &profile_link, &nl, NULL, "no network interface matches driver ice", NULL, NULL, &no_fw, NULL, &l));
+        expect_checks(
+                &l,
+                (const Want[]){
+                        { "link.rdma0.present", CHECK_FAIL, "rdma0: no network interface matches driver ice" },
+                        { "link.rdma0.up", CHECK_SKIP, "rdma0 not present" },
+                        { "link.rdma0.mtu", CHECK_SKIP, "rdma0 not present" },
+                        { "link.rdma0.address", CHECK_SKIP, "rdma0 not present" },
+                        { "link.rdma0.zone", CHECK_SKIP, "rdma0 not present" },
+                },
+                5);
         check_list_done(&l);
 }
 

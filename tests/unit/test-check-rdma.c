@@ -213,7 +213,7 @@ static void test_no_device(void) {
                 { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package)" },
         };
         static const Expect absent[] = {
-                { "rdma.device", CHECK_FAIL, "no network interface matches driver ice" },
+                { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },
                 { "rdma.gid", CHECK_SKIP, NULL },
         };
 

@@ -7,8 +7,8 @@
 typedef struct Case {
         const char *host;
         LinkMatch match;
-        int result;           /* 0, -ENOENT or -ENOTUNIQ */
-        const char *ifname;   /* on success */
+        int result;               /* 0, -ENOENT or -ENOTUNIQ */
+        const char *ifname;       /* on success */
         const char *error_has[3]; /* substrings of the message on failure */
 } Case;
 
@@ -29,7 +29,8 @@ static const Case cases[] = {
           { .driver = (char *) "veth" },
           -ENOENT,
           NULL,
-          { "no network interface matches driver veth", "veth0 (virtual, mac 3a:1b:2c:3d:4e:5f)",
+          { "no network interface matches driver veth",
+            "veth0 (virtual, mac 3a:1b:2c:3d:4e:5f)",
             "enp194s0f0np0 (driver ice, pci 0000:c2:00.0, mac 6c:fe:54:12:34:56)" } },
         { "links-e810",
           { .driver = (char *) "mlx5_core" },
@@ -45,7 +46,8 @@ static const Case cases[] = {
           { .name = (char *) "en*" },
           -ENOTUNIQ,
           NULL,
-          { "2 network interfaces match name en*: eno1 (driver igc", "enp194s0f0np0 (driver ice",
+          { "2 network interfaces match name en*: eno1 (driver igc",
+            "enp194s0f0np0 (driver ice",
             "add pci or mac to the match" } },
         { "links-two-ice",
           { .driver = (char *) "ice" },
@@ -90,7 +92,9 @@ static void run_case(const Case *t) {
 
 static void test_describe(void) {
         _cleanup_(freep) char *a = NULL, *b = NULL;
-        LinkMatch m = { .driver = (char *) "ice", .pci = (char *) "0000:c2:00.0", .mac = (char *) "6c:fe:54:12:34:56",
+        LinkMatch m = { .driver = (char *) "ice",
+                        .pci = (char *) "0000:c2:00.0",
+                        .mac = (char *) "6c:fe:54:12:34:56",
                         .name = (char *) "enp*" };
         LinkMatch empty = {};
 

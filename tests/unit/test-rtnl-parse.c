@@ -16,11 +16,22 @@ static int collect(const RtnlEvent *e, void *userdata) {
         char a[INET_ADDRSTRLEN];
 
         if (e->link)
-                return strv_extendf(lines, "%s %d %s mtu %u max %u up %d", rtnl_event_type_to_string(e->type),
-                                    e->link->ifindex, e->link->name, e->link->mtu, e->link->max_mtu,
-                                    !!(e->link->flags & 1));
-        return strv_extendf(lines, "%s %d %s/%u", rtnl_event_type_to_string(e->type), e->address->ifindex,
-                            inet_ntop(AF_INET, &e->address->address, a, sizeof(a)), e->address->prefixlen);
+                return strv_extendf(
+                        lines,
+                        "%s %d %s mtu %u max %u up %d",
+                        rtnl_event_type_to_string(e->type),
+                        e->link->ifindex,
+                        e->link->name,
+                        e->link->mtu,
+                        e->link->max_mtu,
+                        !!(e->link->flags & 1));
+        return strv_extendf(
+                lines,
+                "%s %d %s/%u",
+                rtnl_event_type_to_string(e->type),
+                e->address->ifindex,
+                inet_ntop(AF_INET, &e->address->address, a, sizeof(a)),
+                e->address->prefixlen);
 }
 
 static char **parse_file(const char *name) {
@@ -39,10 +50,11 @@ static void test_captured(void) {
         _cleanup_(strv_freep) char **done = parse_file(CORPUS "getlink-dump-1");
         _cleanup_(freep) char *l = strv_join(links, "\n"), *a = strv_join(addresses, "\n");
 
-        ASSERT_STR_EQ(l,
-                      "new-link 1 lo mtu 65536 max 0 up 0\n"
-                      "new-link 2 lkc1 mtu 1500 max 65535 up 0\n"
-                      "new-link 3 lkc0 mtu 9000 max 65535 up 1");
+        ASSERT_STR_EQ(
+                l,
+                "new-link 1 lo mtu 65536 max 0 up 0\n"
+                "new-link 2 lkc1 mtu 1500 max 65535 up 0\n"
+                "new-link 3 lkc0 mtu 9000 max 65535 up 1");
         ASSERT_STR_EQ(a, "new-address 3 192.168.100.1/30\nnew-address 3 10.1.1.1/24");
         ASSERT_INT_EQ(strv_length(done), 0); /* NLMSG_DONE: no events */
 }

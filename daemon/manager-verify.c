@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* Verifying: run the checks, merge them into the published list, judge Health, announce changes. */
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#include "checks.h"
+#include "manager.h"
+#include "strv.h"
+
+static const char *const health_table[_HEALTH_MAX] = {
+        [HEALTH_STARTING] = "starting",
+        [HEALTH_HEALTHY] = "healthy",
+        [HEALTH_DEGRADED] = "degraded",
+        [HEALTH_FAILED] = "failed",
+};
+
+const char *health_to_string(Health h) {
+        if (h < 0 || h >= _HEALTH_MAX)
+                return NULL;
+        return health_table[h];
+}
+
+Health health_from_string(const char *s) {
+        for (int i = 0; i < _HEALTH_MAX; i++)
+                if (s && streq(s, health_table[i]))
+                        return i;
+        return _HEALTH_INVALID;
+}
+
+/* Builds the published list: the old one with the checks selected by only replaced in place by the
+ * fresh ones. */
+static int merge_checks(const CheckList *old, const char *only, CheckList *fresh, CheckList *ret) {
+        CheckList merged = {};
+        bool inserted = false;
+        int r;
+
+        for (size_t i = 0; i < old->n_checks; i++) {
+                const Check *c = &old->checks[i];
+
+                if (check_id_selected(c->id, only)) {
+                        if (!inserted) {
+                                r = check_list_take(&merged, fresh);
+                                if (r < 0)
+                                        goto fail;
+                                inserted = true;
+                        }
+                        continue;
+                }
+                r = check_list_add(&merged, c->id, c->outcome, c->expected, c->actual, "%s", c->summary);
+                if (r < 0)
+                        goto fail;
+        }
+        r = check_list_take(&merged, fresh);
+        if (r < 0)
+                goto fail;
+        *ret = merged;
+        return 0;
+fail:
+        check_list_done(&merged);
+        return r;
+}
+
+static bool checks_equal(const CheckList *a, const CheckList *b) {
+        if (a->n_checks != b->n_checks)
+                return false;
+        for (size_t i = 0; i < a->n_checks; i++) {
+                const Check *x = &a->checks[i], *y = &b->checks[i];
+
+                if (x->outcome != y->outcome || !streq(x->id, y->id) || !streq(x->summary, y->summary) ||
+                    !streq(x->expected, y->expected) || !streq(x->actual, y->actual))
+                        return false;
+        }
+        return true;
+}
+
+static int summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary) {
+        size_t n_pass = check_list_count(l, CHECK_PASS), n_skip = check_list_count(l, CHECK_SKIP);
+        size_t n_bad = l->n_checks - n_pass - n_skip;
+        const Check *profile = check_list_find(l, "profile"), *first = NULL;
+        char skipped[64] = "";
+        int r;
+
+        if (run_failed) {
+                *ret_health = HEALTH_FAILED;
+                *ret_summary = strdup("failed: the checks could not run, see the journal");
+                return *ret_summary ? 0 : -ENOMEM;
+        }
+
+        if (n_bad == 0) {
+                if (n_skip > 0)
+                        (void) snprintf(skipped, sizeof(skipped), ", %zu skipped", n_skip);
+                *ret_health = HEALTH_HEALTHY;
+                r = asprintf(ret_summary, "healthy: %zu/%zu checks pass%s", n_pass, n_pass, skipped);
+                return r < 0 ? -ENOMEM : 0;
+        }
+
+        /* Name the worst check first: that is what the person reading STATUS= has to fix. */
+        for (int o = CHECK_FAIL; o >= CHECK_WARN && !first; o--)
+                for (size_t i = 0; i < l->n_checks && !first; i++)
+                        if ((int) l->checks[i].outcome == o)
+                                first = &l->checks[i];
+
+        *ret_health = profile && profile->outcome == CHECK_FAIL ? HEALTH_FAILED : HEALTH_DEGRADED;
+        if (n_bad > 1)
+                r = asprintf(
+                        ret_summary,
+                        "%s: %s: %s (and %zu more)",
+                        health_to_string(*ret_health),
+                        first->id,
+                        first->summary,
+                        n_bad - 1);
+        else
+                r = asprintf(
+                        ret_summary, "%s: %s: %s", health_to_string(*ret_health), first->id, first->summary);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int manager_verify(Manager *m, const char *only) {
+        _cleanup_(check_list_done) CheckList fresh = {}, merged = {};
+        _cleanup_(strv_freep) char **changed = NULL;
+        _cleanup_(freep) char *summary = NULL;
+        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        Health health;
+        int r, run_r;
+
+        if (!m->profile)
+                return -ESTALE;
+
+        run_r = checks_run(&ctx, only, &fresh);
+        if (run_r < 0)
+                log_error_errno(run_r, "Failed to run the checks: %m");
+
+        r = merge_checks(&m->checks, only, &fresh, &merged);
+        if (r < 0)
+                return r;
+        r = summarize(&merged, run_r < 0, &health, &summary);
+        if (r < 0)
+                return r;
+
+        manager_journal_transitions(m, &m->checks, &merged, m->health != HEALTH_STARTING);
+        for (size_t i = 0; i < merged.n_checks; i++) {
+                const Check *c = &merged.checks[i], *o = check_list_find(&m->checks, c->id);
+
+                if (!o || o->outcome != c->outcome)
+                        manager_bus_emit_check_changed(m, c, o ? check_outcome_to_string(o->outcome) : "");
+        }
+
+        if (!checks_equal(&m->checks, &merged))
+                (void) strv_extend(&changed, "Checks");
+        if (health != m->health)
+                (void) strv_extend(&changed, "Health");
+        if (!streq(summary, m->summary))
+                (void) strv_extend(&changed, "Summary");
+        (void) strv_extend(&changed, "LastVerifyUSec");
+
+        check_list_done(&m->checks);
+        m->checks = merged;
+        merged = (CheckList){};
+        free(m->summary);
+        m->summary = TAKE_PTR(summary);
+        m->last_verify_usec = now_usec(CLOCK_REALTIME);
+
+        if (health != m->health) {
+                log_struct(
+                        health == HEALTH_HEALTHY ? LOG_NOTICE : LOG_WARNING,
+                        NULL,
+                        "Health %s → %s: %s",
+                        health_to_string(m->health),
+                        health_to_string(health),
+                        m->summary);
+                m->health = health;
+        }
+        if (strv_contains(changed, "Summary"))
+                (void) sd_notifyf(false, "STATUS=%s", m->summary);
+        manager_bus_emit_changed(m, changed);
+        return 0;
+}

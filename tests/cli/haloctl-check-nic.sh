@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# haloctl check --only nic. against the fixture hosts in tests/data/hosts/nic-*: the table rows, --json
+# and the exit codes (0: all pass or skip, 2: some fail).
+# Usage: haloctl-check-nic.sh HALOCTL SOURCE_DIR
+set -uo pipefail
+
+haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
+src=${2:?usage: $0 HALOCTL SOURCE_DIR}
+hosts=$src/tests/data/hosts
+profile=$src/conf/halod.yaml
+tmp=$(mktemp -d /tmp/nic-cli-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+passes=0
+
+# ncheck NAME EXPECTED_EXIT HOST [more haloctl arguments]: keeps stdout in $tmp/out.
+ncheck() {
+        local name=$1 want=$2 host=$3 got
+        shift 3
+        "$haloctl" check --root "$hosts/$host" --node head --only nic. --color never "$@" "$profile" \
+                >"$tmp/out" 2>"$tmp/err"
+        got=$?
+        if [ "$got" -ne "$want" ]; then
+                echo "FAIL $name: exit $got, expected $want"
+                sed 's/^/  stdout: /' "$tmp/out"
+                sed 's/^/  stderr: /' "$tmp/err"
+                failures=$((failures + 1))
+                return 1
+        fi
+        echo "ok   $name (exit $got)"
+        passes=$((passes + 1))
+}
+
+expect() {
+        if ! grep -Eq -- "$3" "$2"; then
+                echo "FAIL $1: no line matches /$3/ in:"
+                sed 's/^/  /' "$2"
+                failures=$((failures + 1))
+        fi
+}
+
+ncheck "reference board (x16 card in an x4 slot)" 0 nic-e810-x4
+expect "x4" "$tmp/out" '^pass  nic\.pci  +Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00\.0$'
+expect "x4" "$tmp/out" '^pass  nic\.pcie  +PCIe 16 GT/s x4 \(capable x16\): at most ~63 Gbit/s of the NIC.s 100$'
+expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0$'
+expect "x4" "$tmp/out" '^skip  nic\.firmware  +the firmware version comes from the running kernel'
+
+ncheck "Safe Mode" 2 nic-e810-safe-mode
+expect "Safe Mode" "$tmp/out" '^fail  nic\.driver  +ice runs enp194s0np0 in Safe Mode'
+
+ncheck "no E810" 2 nic-absent
+expect "no E810" "$tmp/out" '^fail  nic\.pci  +no PCI device with nic\.pci-ids \(8086:1592, 8086:1593\) on this machine'
+
+ncheck "json" 0 nic-e810-x16 --json
+if command -v jq >/dev/null; then
+        got=$(jq -r '[.checks[] | select(.id == "nic.pcie") | .summary] | first' "$tmp/out" 2>/dev/null)
+        if [ "$got" != "PCIe 16 GT/s x16: ~252 Gbit/s, enough for the NIC's 100" ]; then
+                echo "FAIL json: nic.pcie summary is \"$got\""
+                sed 's/^/  /' "$tmp/out"
+                failures=$((failures + 1))
+        fi
+else
+        expect "json" "$tmp/out" '"nic\.pcie"'
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* Neighbours on shared links (a daisy chain), and the peer checks over loopback: a worker that
+ * answers, one that runs another profile, one that is not there. No root needed. */
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "check-peer.h"
+#include "macro.h"
+#include "peer-profile.h"
+#include "strv.h"
+#include "tests.h"
+
+/* Three nodes in a chain: head -rdma0- middle -rdma1- tail. */
+static const char chain[] =
+        "cluster: chain\n"
+        "links:\n"
+        "  rdma0: { match: { driver: ice }, mtu: 9000 }\n"
+        "  rdma1: { match: { driver: ice } }\n"
+        "nodes:\n"
+        "  head:   { links: { rdma0: 192.168.100.1/30 } }\n"
+        "  middle: { links: { rdma0: 192.168.100.2/30, rdma1: 192.168.100.5/30 } }\n"
+        "  tail:   { links: { rdma1: 192.168.100.6/30 } }\n";
+
+/* Two nodes, moved to loopback addresses after loading (the profile itself refuses 127/8), so that
+ * the checks run without namespaces. */
+static const char loopback[] =
+        "cluster: strix-halo\n"
+        "links:\n"
+        "  rdma0: { match: { name: lo }, mtu: 9000 }\n"
+        "nodes:\n"
+        "  head:   { links: { rdma0: 192.168.100.1/30 } }\n"
+        "  worker: { links: { rdma0: 192.168.100.2/30 } }\n"
+        "health: { peers: %s, port: %u }\n";
+
+static Profile *load(const char *yaml) {
+        _cleanup_(strv_freep) char **errors = NULL;
+        Profile *p = NULL;
+        int r = profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors);
+
+        STRV_FOREACH(e, errors)
+                fprintf(stderr, "%s\n", *e);
+        ASSERT_OK(r);
+        return p;
+}
+
+/* 192.168.100.x -> 127.0.0.x in every node's addresses. */
+static Profile *load_on_loopback(const char *yaml) {
+        Profile *p = load(yaml);
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                for (size_t j = 0; j < p->nodes[i].n_links; j++) {
+                        struct in_addr *a = &p->nodes[i].links[j].address.address;
+
+                        a->s_addr = htonl(0x7f000000U | (ntohl(a->s_addr) & 0xffU));
+                }
+        return p;
+}
+
+static void test_neighbours(void) {
+        static const struct {
+                const char *node;
+                const char *expected; /* "node@link local->remote mtu", space-separated */
+        } table[] = {
+                { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000" },
+                { "middle",
+                  "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0" },
+                { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0" },
+        };
+        _cleanup_(profile_freep) Profile *p = load(chain);
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(freep) PeerNeighbour *list = NULL;
+                _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
+                _cleanup_(strv_freep) char **got = NULL;
+                _cleanup_(freep) char *joined = NULL;
+                size_t n, n_bind, n_peers;
+
+                ASSERT_OK(peer_neighbours(p, profile_find_node(p, table[i].node), &list, &n));
+                for (size_t j = 0; j < n; j++) {
+                        char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+
+                        ASSERT_OK(strv_extendf(
+                                &got,
+                                "%s@%s %s->%s %u",
+                                list[j].node->name,
+                                list[j].link,
+                                inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
+                                inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
+                                list[j].mtu));
+                }
+                joined = strv_join(got, " ");
+                ASSERT_STR_EQ(joined, table[i].expected);
+
+                /* The responder binds the node's own addresses and answers every other address. */
+                ASSERT_OK(peer_addresses(
+                        p, profile_find_node(p, table[i].node), &bind, &n_bind, &peers, &n_peers));
+                ASSERT_INT_EQ(n_bind + n_peers, 4);
+        }
+}
+
+static pid_t serve(const char *yaml, const char *node) {
+        pid_t pid = fork();
+
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+                _cleanup_(peer_server_freep) PeerServer *s = NULL;
+
+                ASSERT_OK(peer_server_open_for_profile(
+                        p, profile_find_node(p, node), PEER_HEALTH_DEGRADED, &s));
+                for (;;) {
+                        struct pollfd pfd = { .fd = peer_server_fd(s), .events = POLLIN };
+
+                        (void) poll(&pfd, 1, -1);
+                        while (peer_server_handle(s) > 0)
+                                ;
+                }
+        }
+        usleep(100000); /* the child binds */
+        return pid;
+}
+
+static void stop(pid_t pid) {
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, NULL, 0);
+}
+
+/* Runs the checks as head and returns "outcome id" lines. */
+static char *run_checks(const char *yaml, PeerStatusList *status) {
+        _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+        _cleanup_(strv_freep) char **lines = NULL;
+        CheckContext c = { .host = &HOST_SYSTEM, .profile = p };
+        PeerOptions o = { .probes = 5, .timeout_usec = 100000 };
+        CheckList l = {};
+
+        c.node = profile_find_node(p, "head");
+        ASSERT_OK(check_peers_with_status(&c, &o, &l, status));
+        for (size_t i = 0; i < l.n_checks; i++)
+                ASSERT_OK(strv_extendf(
+                        &lines, "%s %s", check_outcome_to_string(l.checks[i].outcome), l.checks[i].id));
+        check_list_done(&l);
+        return strv_join(lines, ", ");
+}
+
+static void test_checks(void) {
+        _cleanup_(freep) char *yaml = NULL, *other = NULL, *off = NULL;
+        PeerStatusList status = {};
+        unsigned port = 20000 + (unsigned) getpid() % 30000;
+        pid_t pid;
+
+        ASSERT_TRUE(asprintf(&yaml, loopback, "true", port) > 0);
+        /* The same nodes with another MTU: another digest. */
+        ASSERT_TRUE(asprintf(&other, loopback, "true", port) > 0);
+        *strstr(other, "9000") = '8';
+        ASSERT_TRUE(asprintf(&off, loopback, "false", port) > 0);
+
+        pid = serve(yaml, "worker");
+        {
+                _cleanup_(freep) char *got = run_checks(yaml, &status);
+                ASSERT_STR_EQ(
+                        got,
+                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, pass peer.worker.profile");
+        }
+        ASSERT_INT_EQ(status.n_peers, 1);
+        ASSERT_STR_EQ(status.peers[0].node, "worker");
+        ASSERT_STR_EQ(status.peers[0].address, "127.0.0.2");
+        ASSERT_TRUE(status.peers[0].reachable);
+        ASSERT_TRUE(status.peers[0].rtt_median_usec <= status.peers[0].rtt_p99_usec);
+        stop(pid);
+
+        pid = serve(other, "worker");
+        {
+                _cleanup_(freep) char *got = run_checks(yaml, &status);
+                ASSERT_STR_EQ(
+                        got,
+                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, warn peer.worker.profile");
+        }
+        stop(pid);
+
+        {
+                _cleanup_(freep) char *got = run_checks(yaml, &status);
+                ASSERT_STR_EQ(
+                        got,
+                        "fail peer.worker.reachable, skip peer.worker.mtu, skip peer.worker.latency, skip peer.worker.profile");
+        }
+        ASSERT_INT_EQ(status.n_peers, 1);
+        ASSERT_TRUE(!status.peers[0].reachable);
+
+        /* health.peers: false turns them off. */
+        {
+                _cleanup_(freep) char *got = run_checks(off, &status);
+                ASSERT_STR_EQ(got, "");
+        }
+        ASSERT_INT_EQ(status.n_peers, 0);
+        peer_status_list_done(&status);
+}
+
+int main(void) {
+        test_neighbours();
+        test_checks();
+        return 0;
+}
