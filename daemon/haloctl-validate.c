@@ -33,6 +33,11 @@ static void print_load_errors(const char *path, int r, char **errors) {
                 fprintf(stderr, "%s\n", *e);
         if (r == -ENOMEM)
                 fprintf(stderr, "%s: out of memory while loading the profile.\n", path);
+        else if (r == -EINVAL && n > PROFILE_ERRORS_MAX)
+                fprintf(stderr,
+                        "%s: not a valid profile (more than %u errors); nothing was changed.\n",
+                        path,
+                        PROFILE_ERRORS_MAX);
         else if (r == -EINVAL)
                 fprintf(stderr,
                         "%s: not a valid profile (%zu error%s); nothing was changed.\n",

@@ -106,11 +106,12 @@ static void sample_usec_as_seconds(FILE *f, const char *name, const char *const 
 
 static void render_node(FILE *f, const MetricsInput *in) {
         if (in->cluster && in->node) {
-                family(f,
-                       "halod_node_info",
-                       "gauge",
-                       "The cluster and node of the profile in force; always 1.");
-                sample_uint(f, "halod_node_info", (const char *const[]){ "cluster", in->cluster, "node", in->node, NULL }, 1);
+                family(f, "halod_node_info", "gauge", "The cluster and node of the profile in force; always 1.");
+                sample_uint(
+                        f,
+                        "halod_node_info",
+                        (const char *const[]){ "cluster", in->cluster, "node", in->node, NULL },
+                        1);
         }
 
         family(f,
@@ -118,10 +119,11 @@ static void render_node(FILE *f, const MetricsInput *in) {
                "gauge",
                "The node's health (starting, healthy, degraded, failed): 1 for the current state, 0 for the others.");
         for (PeerHealth h = 0; h < _PEER_HEALTH_MAX; h++)
-                sample_uint(f,
-                            "halod_health",
-                            (const char *const[]){ "state", peer_health_to_string(h), NULL },
-                            h == in->health);
+                sample_uint(
+                        f,
+                        "halod_health",
+                        (const char *const[]){ "state", peer_health_to_string(h), NULL },
+                        h == in->health);
 
         if (in->last_verify_usec > 0) {
                 family(f,
@@ -135,10 +137,11 @@ static void render_node(FILE *f, const MetricsInput *in) {
 static void render_checks(FILE *f, const CheckList *l) {
         family(f, "halod_checks", "gauge", "How many checks ended with each outcome in the last verify.");
         for (CheckOutcome o = 0; o < _CHECK_OUTCOME_MAX; o++)
-                sample_uint(f,
-                            "halod_checks",
-                            (const char *const[]){ "outcome", check_outcome_to_string(o), NULL },
-                            l ? check_list_count(l, o) : 0);
+                sample_uint(
+                        f,
+                        "halod_checks",
+                        (const char *const[]){ "outcome", check_outcome_to_string(o), NULL },
+                        l ? check_list_count(l, o) : 0);
 
         if (!l || l->n_checks == 0)
                 return;
@@ -148,14 +151,12 @@ static void render_checks(FILE *f, const CheckList *l) {
                "The outcome of each check (pass, skip, warn, fail): 1 for its outcome in the last verify, 0 for the others.");
         for (size_t i = 0; i < l->n_checks; i++)
                 for (CheckOutcome o = 0; o < _CHECK_OUTCOME_MAX; o++)
-                        sample_uint(f,
-                                    "halod_check_status",
-                                    (const char *const[]){ "check",
-                                                           l->checks[i].id,
-                                                           "outcome",
-                                                           check_outcome_to_string(o),
-                                                           NULL },
-                                    l->checks[i].outcome == o);
+                        sample_uint(
+                                f,
+                                "halod_check_status",
+                                (const char *const[]){
+                                        "check", l->checks[i].id, "outcome", check_outcome_to_string(o), NULL },
+                                l->checks[i].outcome == o);
 }
 
 static void render_peers(FILE *f, const PeerStatusList *l) {
@@ -168,35 +169,37 @@ static void render_peers(FILE *f, const PeerStatusList *l) {
                "gauge",
                "1 when the peer's halod answered the last verify's probes with the right cluster and node name, else 0.");
         for (size_t i = 0; i < l->n_peers; i++) {
-                sample_uint(f,
-                            "halod_peer_reachable",
-                            (const char *const[]){ "peer", l->peers[i].node, "address", l->peers[i].address, NULL },
-                            l->peers[i].reachable);
+                sample_uint(
+                        f,
+                        "halod_peer_reachable",
+                        (const char *const[]){ "peer", l->peers[i].node, "address", l->peers[i].address, NULL },
+                        l->peers[i].reachable);
                 any_reachable = any_reachable || l->peers[i].reachable;
         }
 
-        /* A peer that does not answer has no round trip: no sample rather than a misleading 0. */
+        /* A peer that does not answer has no round trip: no sample rather than a misleading 0. Two
+         * gauges, not one with a quantile label: promtool (rightly) reserves quantile= for summaries,
+         * whose _sum and _count count every observation since start, which halod does not keep. */
         if (!any_reachable)
                 return;
-        family(f,
-               "halod_peer_rtt_seconds",
-               "gauge",
-               "Round-trip time of the peer channel's UDP echo probes in the last verify, by quantile (0.5: median, 0.99: p99, nearest rank).");
-        for (size_t i = 0; i < l->n_peers; i++) {
-                const PeerStatus *p = &l->peers[i];
+        for (unsigned k = 0; k < 2; k++) {
+                const char *name = k == 0 ? "halod_peer_rtt_median_seconds" : "halod_peer_rtt_p99_seconds";
 
-                if (!p->reachable)
-                        continue;
-                sample_usec_as_seconds(
-                        f,
-                        "halod_peer_rtt_seconds",
-                        (const char *const[]){ "peer", p->node, "address", p->address, "quantile", "0.5", NULL },
-                        p->rtt_median_usec);
-                sample_usec_as_seconds(
-                        f,
-                        "halod_peer_rtt_seconds",
-                        (const char *const[]){ "peer", p->node, "address", p->address, "quantile", "0.99", NULL },
-                        p->rtt_p99_usec);
+                family(f,
+                       name,
+                       "gauge",
+                       k == 0 ? "Median round trip of the peer channel's UDP echo probes in the last verify."
+                              : "99th percentile (nearest rank) round trip of the peer channel's UDP echo probes in the last verify.");
+                for (size_t i = 0; i < l->n_peers; i++) {
+                        const PeerStatus *p = &l->peers[i];
+
+                        if (p->reachable)
+                                sample_usec_as_seconds(
+                                        f,
+                                        name,
+                                        (const char *const[]){ "peer", p->node, "address", p->address, NULL },
+                                        k == 0 ? p->rtt_median_usec : p->rtt_p99_usec);
+                }
         }
 }
 
@@ -213,8 +216,10 @@ static const struct {
         const char *name;
         const char *help;
 } nic_fact_table[_NIC_FACT_MAX] = {
-        [NIC_FACT_WIDTH] = { "halod_nic_pcie_link_width", "Negotiated PCIe link width of the fabric NIC, in lanes." },
-        [NIC_FACT_MAX_WIDTH] = { "halod_nic_pcie_link_max_width", "PCIe link width the fabric NIC is capable of, in lanes." },
+        [NIC_FACT_WIDTH] = { "halod_nic_pcie_link_width",
+                             "Negotiated PCIe link width of the fabric NIC, in lanes." },
+        [NIC_FACT_MAX_WIDTH] = { "halod_nic_pcie_link_max_width",
+                                 "PCIe link width the fabric NIC is capable of, in lanes." },
         [NIC_FACT_SPEED] = { "halod_nic_pcie_link_speed_transfers_per_second",
                              "Negotiated PCIe transfer rate per lane of the fabric NIC (16e9 for 16 GT/s, Gen4)." },
         [NIC_FACT_MAX_SPEED] = { "halod_nic_pcie_link_max_speed_transfers_per_second",
@@ -251,10 +256,11 @@ static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
                         if (!begun)
                                 family(f, nic_fact_table[fact].name, "gauge", nic_fact_table[fact].help);
                         begun = true;
-                        sample_uint(f,
-                                    nic_fact_table[fact].name,
-                                    (const char *const[]){ "link", nics[i].link, "pci", nics[i].pci, NULL },
-                                    v);
+                        sample_uint(
+                                f,
+                                nic_fact_table[fact].name,
+                                (const char *const[]){ "link", nics[i].link, "pci", nics[i].pci, NULL },
+                                v);
                 }
         }
 
@@ -275,24 +281,25 @@ static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
                 /* A string without a version still goes out whole, in firmware=. */
                 if (firmware_version_parse(strempty(nic->firmware), &v) == -ENOMEM)
                         return -ENOMEM;
-                sample_uint(f,
-                            "halod_nic_firmware_info",
-                            (const char *const[]){ "link",
-                                                   nic->link,
-                                                   "ifname",
-                                                   nic->ifname,
-                                                   "pci",
-                                                   nic->pci,
-                                                   "driver",
-                                                   nic->driver,
-                                                   "driver_version",
-                                                   nic->driver_version,
-                                                   "version",
-                                                   v.version,
-                                                   "firmware",
-                                                   nic->firmware,
-                                                   NULL },
-                            1);
+                sample_uint(
+                        f,
+                        "halod_nic_firmware_info",
+                        (const char *const[]){ "link",
+                                               nic->link,
+                                               "ifname",
+                                               nic->ifname,
+                                               "pci",
+                                               nic->pci,
+                                               "driver",
+                                               nic->driver,
+                                               "driver_version",
+                                               nic->driver_version,
+                                               "version",
+                                               v.version,
+                                               "firmware",
+                                               nic->firmware,
+                                               NULL },
+                        1);
         }
         return 0;
 }

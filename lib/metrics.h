@@ -15,9 +15,9 @@
 
 /* What halod knows about one fabric NIC port, beyond the checks' summaries. */
 typedef struct MetricsNic {
-        char *link;   /* the logical link, "rdma0" */
-        char *ifname; /* "enp194s0np0"; NULL when the device has no netdev */
-        char *pci;    /* "0000:c2:00.0"; NULL when no PCI device was found */
+        char *link;                  /* the logical link, "rdma0" */
+        char *ifname;                /* "enp194s0np0"; NULL when the device has no netdev */
+        char *pci;                   /* "0000:c2:00.0"; NULL when no PCI device was found */
         unsigned pcie_width;         /* negotiated lanes; 0 when unknown */
         unsigned pcie_max_width;     /* what the device can do; 0 when unknown */
         unsigned pcie_speed_mts;     /* negotiated transfer rate per lane in MT/s; 0 when unknown */

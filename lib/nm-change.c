@@ -155,7 +155,14 @@ int nm_change_activate(NmApply *a) {
 
         a->step = "waiting for the activation";
         if (!nm_session_wait_until(a->session, activation_settled, ac))
-                return nm_apply_fail_call(a, NULL);
+                return nm_apply_failf(
+                        a,
+                        -ETIMEDOUT,
+                        "NetworkManager did not complete the activation of %s on %s within %u ms; see "
+                        "journalctl -u NetworkManager",
+                        a->id,
+                        a->cfg->ifname,
+                        a->timeout_ms);
         if (nm_active_connection_get_state(ac) == NM_ACTIVE_CONNECTION_STATE_ACTIVATED)
                 return 0;
 
@@ -213,7 +220,7 @@ const char *nm_change_rollback(NmApply *a) {
                 a->session->client,
                 NM_CONNECTION(a->profile),
                 a->device,
-                NULL,
+                /* specific_object= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
                 &slot);

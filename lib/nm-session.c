@@ -86,7 +86,7 @@ int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error) {
         g_autoptr(GAsyncResult) bus_result = nm_session_wait_result(s, &result);
         s->bus = g_dbus_connection_new_for_address_finish(bus_result, error);
         if (!s->bus)
-                return nm_session_errno(s, *error);
+                return nm_session_errno(s, error ? *error : NULL);
 
         /* Permissions are not needed (halod runs as root) and fetching them costs a round trip. */
         s->client = g_object_new(
@@ -100,7 +100,7 @@ int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error) {
                 G_ASYNC_INITABLE(s->client), G_PRIORITY_DEFAULT, s->cancellable, nm_session_store_result, &result);
         g_autoptr(GAsyncResult) init_result = nm_session_wait_result(s, &result);
         if (!g_async_initable_init_finish(G_ASYNC_INITABLE(s->client), init_result, error))
-                return nm_session_errno(s, *error);
+                return nm_session_errno(s, error ? *error : NULL);
         return 0;
 }
 

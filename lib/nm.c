@@ -66,7 +66,7 @@ int nm_apply_fail_call(NmApply *a, const GError *error) {
         return nm_apply_failf(
                 a,
                 r,
-                "NetworkManager failed %s for %s on %s: %s",
+                "NetworkManager reported an error while %s for %s on %s: %s",
                 a->step,
                 a->id,
                 a->cfg->ifname,

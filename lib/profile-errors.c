@@ -62,6 +62,17 @@ static void heap_sift_down(ProfileError *h, size_t n, size_t i) {
         }
 }
 
+bool profile_errors_would_keep(ProfileErrors *e, unsigned line, unsigned column) {
+        ProfileError probe = { .line = line ?: 1, .column = column ?: 1, .seq = e->n_seen };
+
+        if (e->n_items < PROFILE_ERRORS_MAX)
+                return true;
+        if (error_compare(&probe, &e->items[0]) < 0)
+                return true;
+        e->overflow = true;
+        return false;
+}
+
 void profile_errors_addv(
         ProfileErrors *e, unsigned line, unsigned column, const char *key_path, const char *format, va_list ap) {
         _cleanup_(freep) char *message = NULL;

@@ -66,6 +66,9 @@ void profile_errors_add(
 void profile_errors_addv(
         ProfileErrors *e, unsigned line, unsigned column, const char *key_path, const char *format, va_list ap)
         _printf_(5, 0);
+/* False when an error at this position would be dropped (PROFILE_ERRORS_MAX earlier ones are kept):
+ * lets callers skip costly messages. Counts the error as found. */
+bool profile_errors_would_keep(ProfileErrors *e, unsigned line, unsigned column);
 /* Sorts by position and formats "FILE:LINE:COL: …" lines, capped at PROFILE_ERRORS_MAX. */
 int profile_errors_to_strv(ProfileErrors *e, char ***ret);
 

@@ -236,6 +236,9 @@ void ynode_check_keys(ProfileErrors *e, const YNode *map, const char *key_path, 
 
                 if (k->type != YNODE_SCALAR || k->skip || strv_contains((char **) known, k->scalar))
                         continue;
+                /* A file of thousands of unknown keys: only the first hundred need a suggestion. */
+                if (!profile_errors_would_keep(e, k->line, k->column))
+                        continue;
                 if (!list) {
                         list = strv_join((char **) known, ", ");
                         if (!list) {

@@ -53,7 +53,12 @@ const char *suggest_closest(const char *word, const char *const *candidates) {
         size_t best_distance = SIZE_MAX;
 
         for (const char *const *c = candidates; c && *c; c++) {
-                size_t d = edit_distance(word, *c);
+                size_t lw = strlen(word), lc = strlen(*c), d;
+
+                /* Each edit changes the length by at most one: far lengths need no table. */
+                if ((lw > lc ? lw - lc : lc - lw) > typo_threshold(*c))
+                        continue;
+                d = edit_distance(word, *c);
 
                 if (d <= typo_threshold(*c) && d < best_distance) {
                         best = *c;

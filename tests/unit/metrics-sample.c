@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* Writes a textfile with every metric family halod exports, label values that need escaping among
+ * them, for test-metrics-promtool.sh to hand to `promtool check metrics`.
+ * Usage: metrics-sample FILE */
+#include <stdio.h>
+
+#include "metrics.h"
+
+int main(int argc, char *argv[]) {
+        static const struct {
+                const char *id;
+                CheckOutcome outcome;
+        } checks[] = {
+                { "profile", CHECK_PASS },
+                { "link.rdma0.mtu", CHECK_PASS },
+                { "kernel.cmdline-next", CHECK_WARN },
+                { "nic.firmware", CHECK_FAIL },
+                { "rdma.device", CHECK_SKIP },
+                { "peer.worker.latency", CHECK_PASS },
+        };
+        PeerStatus peers[] = {
+                { .node = (char *) "worker",
+                  .address = "192.168.100.2",
+                  .reachable = true,
+                  .rtt_median_usec = 42,
+                  .rtt_p99_usec = 97 },
+                { .node = (char *) "odd \"name\" with \\ and\nnewline", .address = "192.168.101.2" },
+        };
+        PeerStatusList peer_list = { .peers = peers, .n_peers = ELEMENTSOF(peers) };
+        MetricsNic nics[] = {
+                { .link = (char *) "rdma0",
+                  .ifname = (char *) "enp194s0np0",
+                  .pci = (char *) "0000:c2:00.0",
+                  .pcie_width = 4,
+                  .pcie_max_width = 16,
+                  .pcie_speed_mts = 16000,
+                  .pcie_max_speed_mts = 16000,
+                  .driver = (char *) "ice",
+                  .driver_version = (char *) "6.18.4",
+                  .firmware = (char *) "4.91 0x800214b5 1.3909.0" },
+                { .link = (char *) "rdma1",
+                  .ifname = (char *) "enp195s0np0",
+                  .pci = (char *) "0000:c3:00.0",
+                  .pcie_width = 8,
+                  .pcie_max_width = 16,
+                  .pcie_speed_mts = 2500,
+                  .pcie_max_speed_mts = 32000,
+                  .driver = (char *) "mlx5_core",
+                  /* Not UTF-8, and a quote: what a broken driver could put in fw_version. */
+                  .firmware = (char *) "16.35.2000 (MT_\xff\"12)" },
+        };
+        CheckList l = {};
+        MetricsInput in = { .cluster = "strix-halo",
+                            .node = "head",
+                            .health = PEER_HEALTH_DEGRADED,
+                            .checks = &l,
+                            .peers = &peer_list,
+                            .nics = nics,
+                            .n_nics = ELEMENTSOF(nics),
+                            .last_verify_usec = 1732240000123456ULL };
+        int r;
+
+        if (argc != 2) {
+                fprintf(stderr, "Usage: %s FILE\n", argv[0]);
+                return EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(checks); i++)
+                if (check_list_add(&l, checks[i].id, checks[i].outcome, NULL, NULL, "sample") < 0) {
+                        fprintf(stderr, "Out of memory.\n");
+                        return EXIT_FAILURE;
+                }
+        r = metrics_write_textfile(&in, argv[1]);
+        check_list_done(&l);
+        if (r < 0) {
+                fprintf(stderr, "Failed to write %s: %s\n", argv[1], strerror(-r));
+                return EXIT_FAILURE;
+        }
+        return EXIT_SUCCESS;
+}

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests the Prometheus textfile rendering: checks, health, peers and NIC facts to text lines, the
+ * escaping of label values, the atomic write, and the NIC facts gathered from a fixture host. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "fileio.h"
+#include "metrics.h"
+#include "strv.h"
+#include "tests.h"
+
+#define HOSTS TEST_DATA_DIR "/hosts/"
+
+static char *render(const MetricsInput *in) {
+        char *text = NULL;
+
+        ASSERT_OK(metrics_render(in, &text));
+        ASSERT_TRUE(text);
+        return text;
+}
+
+/* True when text holds line as a whole line. */
+static bool has_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+
+        for (const char *p = text; (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && p[n] == '\n')
+                        return true;
+        return false;
+}
+
+static void assert_lines(const char *text, const char *const *want, const char *const *unwanted) {
+        for (size_t i = 0; want && want[i]; i++)
+                if (!has_line(text, want[i])) {
+                        fprintf(stderr, "missing line: %s\nin:\n%s", want[i], text);
+                        abort();
+                }
+        for (size_t i = 0; unwanted && unwanted[i]; i++)
+                if (strstr(text, unwanted[i])) {
+                        fprintf(stderr, "unexpected: %s\nin:\n%s", unwanted[i], text);
+                        abort();
+                }
+}
+
+static void test_health_and_empty(void) {
+        static const struct {
+                PeerHealth health;
+                const char *one;
+        } cases[] = {
+                { PEER_HEALTH_STARTING, "halod_health{state=\"starting\"} 1" },
+                { PEER_HEALTH_HEALTHY, "halod_health{state=\"healthy\"} 1" },
+                { PEER_HEALTH_DEGRADED, "halod_health{state=\"degraded\"} 1" },
+                { PEER_HEALTH_FAILED, "halod_health{state=\"failed\"} 1" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                MetricsInput in = { .health = cases[i].health };
+                _cleanup_(freep) char *text = render(&in);
+                size_t ones = 0;
+
+                assert_lines(
+                        text,
+                        (const char *const[]){ "# HELP halod_health The node's health (starting, healthy, "
+                                               "degraded, failed): 1 for the current state, 0 for the others.",
+                                               "# TYPE halod_health gauge",
+                                               cases[i].one,
+                                               "halod_checks{outcome=\"fail\"} 0",
+                                               NULL },
+                        /* Nothing verified yet: no timestamp, no per-check, peer or NIC family. */
+                        (const char *const[]){ "halod_last_verify_timestamp_seconds",
+                                               "halod_check_status",
+                                               "halod_peer_",
+                                               "halod_nic_",
+                                               "halod_node_info",
+                                               NULL });
+                for (const char *p = text; (p = strstr(p, "\"} 1\n")); p++)
+                        ones++;
+                /* Exactly one state is 1; halod_checks counts are all 0. */
+                ASSERT_INT_EQ(ones, 1);
+        }
+
+        MetricsInput bad = { .health = _PEER_HEALTH_MAX };
+        char *text = NULL;
+        ASSERT_INT_EQ(metrics_render(&bad, &text), -EINVAL);
+        ASSERT_TRUE(!text);
+}
+
+static void test_checks(void) {
+        static const struct {
+                const char *id;
+                CheckOutcome outcome;
+                const char *lines[5];
+        } cases[] = {
+                { "nic.firmware",
+                  CHECK_FAIL,
+                  { "halod_check_status{check=\"nic.firmware\",outcome=\"pass\"} 0",
+                    "halod_check_status{check=\"nic.firmware\",outcome=\"skip\"} 0",
+                    "halod_check_status{check=\"nic.firmware\",outcome=\"warn\"} 0",
+                    "halod_check_status{check=\"nic.firmware\",outcome=\"fail\"} 1" } },
+                { "link.rdma0.mtu",
+                  CHECK_PASS,
+                  { "halod_check_status{check=\"link.rdma0.mtu\",outcome=\"pass\"} 1",
+                    "halod_check_status{check=\"link.rdma0.mtu\",outcome=\"skip\"} 0",
+                    "halod_check_status{check=\"link.rdma0.mtu\",outcome=\"warn\"} 0",
+                    "halod_check_status{check=\"link.rdma0.mtu\",outcome=\"fail\"} 0" } },
+                { "kernel.cmdline-next",
+                  CHECK_WARN,
+                  { "halod_check_status{check=\"kernel.cmdline-next\",outcome=\"pass\"} 0",
+                    "halod_check_status{check=\"kernel.cmdline-next\",outcome=\"warn\"} 1" } },
+                { "peer.worker.latency",
+                  CHECK_SKIP,
+                  { "halod_check_status{check=\"peer.worker.latency\",outcome=\"skip\"} 1",
+                    "halod_check_status{check=\"peer.worker.latency\",outcome=\"fail\"} 0" } },
+                { "rdma.gid", CHECK_PASS, { "halod_check_status{check=\"rdma.gid\",outcome=\"pass\"} 1" } },
+        };
+        CheckList l = {};
+        MetricsInput in = { .health = PEER_HEALTH_DEGRADED, .checks = &l };
+        _cleanup_(freep) char *text = NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ASSERT_OK(check_list_add(
+                        &l, cases[i].id, cases[i].outcome, "≥ 4.91", "4.80", "summary \"%s\"\n", "not exported"));
+        text = render(&in);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                assert_lines(text, cases[i].lines, NULL);
+        assert_lines(
+                text,
+                (const char *const[]){ "# TYPE halod_check_status gauge",
+                                       "# TYPE halod_checks gauge",
+                                       "halod_checks{outcome=\"pass\"} 2",
+                                       "halod_checks{outcome=\"skip\"} 1",
+                                       "halod_checks{outcome=\"warn\"} 1",
+                                       "halod_checks{outcome=\"fail\"} 1",
+                                       NULL },
+                /* Summaries, expected and actual values change with every run: never labels. */
+                (const char *const[]){ "not exported", "4.80", NULL });
+        check_list_done(&l);
+}
+
+static void test_node_and_timestamp(void) {
+        MetricsInput in = { .cluster = "strix-halo",
+                            .node = "head",
+                            .health = PEER_HEALTH_HEALTHY,
+                            .last_verify_usec = 1732240000123456ULL };
+        _cleanup_(freep) char *text = render(&in);
+
+        assert_lines(
+                text,
+                (const char *const[]){ "halod_node_info{cluster=\"strix-halo\",node=\"head\"} 1",
+                                       "# TYPE halod_last_verify_timestamp_seconds gauge",
+                                       "halod_last_verify_timestamp_seconds 1732240000.123456",
+                                       NULL },
+                NULL);
+
+        in.last_verify_usec = 5;
+        free(text);
+        text = render(&in);
+        assert_lines(text, (const char *const[]){ "halod_last_verify_timestamp_seconds 0.000005", NULL }, NULL);
+}
+
+static void test_peers(void) {
+        PeerStatus rows[] = {
+                { .node = (char *) "worker",
+                  .address = "192.168.100.2",
+                  .reachable = true,
+                  .rtt_median_usec = 42,
+                  .rtt_p99_usec = 1097 },
+                { .node = (char *) "middle", .address = "192.168.101.2", .reachable = false },
+        };
+        PeerStatusList peers = { .peers = rows, .n_peers = ELEMENTSOF(rows) };
+        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .peers = &peers };
+        _cleanup_(freep) char *text = render(&in);
+
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "# TYPE halod_peer_reachable gauge",
+                        "halod_peer_reachable{peer=\"worker\",address=\"192.168.100.2\"} 1",
+                        "halod_peer_reachable{peer=\"middle\",address=\"192.168.101.2\"} 0",
+                        "# TYPE halod_peer_rtt_median_seconds gauge",
+                        "halod_peer_rtt_median_seconds{peer=\"worker\",address=\"192.168.100.2\"} 0.000042",
+                        "# TYPE halod_peer_rtt_p99_seconds gauge",
+                        "halod_peer_rtt_p99_seconds{peer=\"worker\",address=\"192.168.100.2\"} 0.001097",
+                        NULL },
+                /* An unreachable peer has no round trip, not a round trip of 0. */
+                (const char *const[]){ "{peer=\"middle\",address=\"192.168.101.2\"} 0.", NULL });
+
+        /* Nobody answers: no rtt family at all (a HELP/TYPE without samples says nothing). */
+        rows[0].reachable = false;
+        free(text);
+        text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){ "halod_peer_reachable{peer=\"worker\",address=\"192.168.100.2\"} 0",
+                                       NULL },
+                (const char *const[]){ "halod_peer_rtt", NULL });
+}
+
+static void test_nics(void) {
+        MetricsNic nics[] = {
+                { .link = (char *) "rdma0",
+                  .ifname = (char *) "enp194s0np0",
+                  .pci = (char *) "0000:c2:00.0",
+                  .pcie_width = 4,
+                  .pcie_max_width = 16,
+                  .pcie_speed_mts = 16000,
+                  .pcie_max_speed_mts = 16000,
+                  .driver = (char *) "ice",
+                  .driver_version = (char *) "6.18.4",
+                  .firmware = (char *) "4.91 0x800214b5 1.3909.0" },
+                /* A link whose NIC was not found: nothing known, nothing exported. */
+                { .link = (char *) "rdma1" },
+                /* veth: a driver, no PCI device, no firmware. */
+                { .link = (char *) "rdma2", .ifname = (char *) "mx0", .driver = (char *) "veth" },
+        };
+        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .nics = nics, .n_nics = ELEMENTSOF(nics) };
+        _cleanup_(freep) char *text = render(&in);
+
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "# TYPE halod_nic_pcie_link_width gauge",
+                        "halod_nic_pcie_link_width{link=\"rdma0\",pci=\"0000:c2:00.0\"} 4",
+                        "halod_nic_pcie_link_max_width{link=\"rdma0\",pci=\"0000:c2:00.0\"} 16",
+                        "halod_nic_pcie_link_speed_transfers_per_second{link=\"rdma0\",pci=\"0000:c2:00.0\"} 16000000000",
+                        "halod_nic_pcie_link_max_speed_transfers_per_second{link=\"rdma0\",pci=\"0000:c2:00.0\"} 16000000000",
+                        "# TYPE halod_nic_firmware_info gauge",
+                        "halod_nic_firmware_info{link=\"rdma0\",ifname=\"enp194s0np0\",pci=\"0000:c2:00.0\","
+                        "driver=\"ice\",driver_version=\"6.18.4\",version=\"4.91\",firmware=\"4.91 0x800214b5 1.3909.0\"} 1",
+                        "halod_nic_firmware_info{link=\"rdma2\",ifname=\"mx0\",driver=\"veth\"} 1",
+                        NULL },
+                (const char *const[]){ "link=\"rdma1\"", "{link=\"rdma2\",pci", NULL });
+
+        /* mlx5's string: the version is the first numeric token. */
+        nics[0].driver = (char *) "mlx5_core";
+        nics[0].firmware = (char *) "16.35.2000 (MT_0000000012)";
+        free(text);
+        text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "halod_nic_firmware_info{link=\"rdma0\",ifname=\"enp194s0np0\",pci=\"0000:c2:00.0\","
+                        "driver=\"mlx5_core\",driver_version=\"6.18.4\",version=\"16.35.2000\","
+                        "firmware=\"16.35.2000 (MT_0000000012)\"} 1",
+                        NULL },
+                NULL);
+
+        /* No PCIe capability read: no sample, rather than a width of 0. */
+        nics[0].pcie_width = nics[0].pcie_max_width = nics[0].pcie_speed_mts = nics[0].pcie_max_speed_mts = 0;
+        free(text);
+        text = render(&in);
+        assert_lines(text, NULL, (const char *const[]){ "halod_nic_pcie", NULL });
+}
+
+static void test_escaping(void) {
+        static const struct {
+                const char *raw;
+                const char *escaped;
+        } cases[] = {
+                { "nic.firmware", "nic.firmware" },
+                { "", "" },
+                { "say \"hi\"", "say \\\"hi\\\"" },
+                { "C:\\NVM\\", "C:\\\\NVM\\\\" },
+                { "two\nlines\n", "two\\nlines\\n" },
+                { "\\n", "\\\\n" }, /* a backslash and an n, not a newline */
+                { "\"\\\n", "\\\"\\\\\\n" },
+                { "tab\there\rcr\x1b[0m\x7f", "tab?here?cr?[0m?" },
+                { "gr\xc3\xbc\xc3\x9f \xe2\x89\xa5 4.91 \xf0\x9f\x94\xa5",
+                  "gr\xc3\xbc\xc3\x9f \xe2\x89\xa5 4.91 \xf0\x9f\x94\xa5" },
+                { "latin1 \xfc", "latin1 ?" },
+                { "cut \xe2\x89", "cut ??" },
+                { "overlong \xc0\xaf", "overlong ??" },
+                { "surrogate \xed\xa0\x80", "surrogate ???" },
+                { "too big \xf4\x90\x80\x80", "too big ????" },
+                { "lone continuation \x80x", "lone continuation ?x" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(freep) char *buf = NULL;
+                size_t size = 0;
+                FILE *f = open_memstream(&buf, &size);
+
+                ASSERT_TRUE(f);
+                metrics_write_label_value(f, cases[i].raw);
+                ASSERT_INT_EQ(fclose(f), 0);
+                ASSERT_STR_EQ(buf, cases[i].escaped);
+        }
+
+        /* And in place, in a label of a sample. */
+        PeerStatus row = { .node = (char *) "a\"b\\c\nd", .address = "192.168.100.2" };
+        PeerStatusList peers = { .peers = &row, .n_peers = 1 };
+        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .peers = &peers };
+        _cleanup_(freep) char *text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "halod_peer_reachable{peer=\"a\\\"b\\\\c\\nd\",address=\"192.168.100.2\"} 0", NULL },
+                NULL);
+}
+
+/* The whole file for a small node: the exact text, families in their fixed order. */
+static void test_golden(void) {
+        static const char expected[] =
+                "# HELP halod_node_info The cluster and node of the profile in force; always 1.\n"
+                "# TYPE halod_node_info gauge\n"
+                "halod_node_info{cluster=\"strix-halo\",node=\"head\"} 1\n"
+                "# HELP halod_health The node's health (starting, healthy, degraded, failed): 1 for the current "
+                "state, 0 for the others.\n"
+                "# TYPE halod_health gauge\n"
+                "halod_health{state=\"starting\"} 0\n"
+                "halod_health{state=\"healthy\"} 0\n"
+                "halod_health{state=\"degraded\"} 1\n"
+                "halod_health{state=\"failed\"} 0\n"
+                "# HELP halod_last_verify_timestamp_seconds When the checks in this file were run, in seconds "
+                "since the Unix epoch.\n"
+                "# TYPE halod_last_verify_timestamp_seconds gauge\n"
+                "halod_last_verify_timestamp_seconds 1732240000.500000\n"
+                "# HELP halod_checks How many checks ended with each outcome in the last verify.\n"
+                "# TYPE halod_checks gauge\n"
+                "halod_checks{outcome=\"pass\"} 0\n"
+                "halod_checks{outcome=\"skip\"} 0\n"
+                "halod_checks{outcome=\"warn\"} 0\n"
+                "halod_checks{outcome=\"fail\"} 1\n"
+                "# HELP halod_check_status The outcome of each check (pass, skip, warn, fail): 1 for its outcome "
+                "in the last verify, 0 for the others.\n"
+                "# TYPE halod_check_status gauge\n"
+                "halod_check_status{check=\"nic.firmware\",outcome=\"pass\"} 0\n"
+                "halod_check_status{check=\"nic.firmware\",outcome=\"skip\"} 0\n"
+                "halod_check_status{check=\"nic.firmware\",outcome=\"warn\"} 0\n"
+                "halod_check_status{check=\"nic.firmware\",outcome=\"fail\"} 1\n"
+                "# HELP halod_peer_reachable 1 when the peer's halod answered the last verify's probes with the "
+                "right cluster and node name, else 0.\n"
+                "# TYPE halod_peer_reachable gauge\n"
+                "halod_peer_reachable{peer=\"worker\",address=\"192.168.100.2\"} 1\n"
+                "# HELP halod_peer_rtt_median_seconds Median round trip of the peer channel's UDP echo probes in "
+                "the last verify.\n"
+                "# TYPE halod_peer_rtt_median_seconds gauge\n"
+                "halod_peer_rtt_median_seconds{peer=\"worker\",address=\"192.168.100.2\"} 0.000071\n"
+                "# HELP halod_peer_rtt_p99_seconds 99th percentile (nearest rank) round trip of the peer "
+                "channel's UDP echo probes in the last verify.\n"
+                "# TYPE halod_peer_rtt_p99_seconds gauge\n"
+                "halod_peer_rtt_p99_seconds{peer=\"worker\",address=\"192.168.100.2\"} 0.000120\n"
+                "# HELP halod_nic_pcie_link_width Negotiated PCIe link width of the fabric NIC, in lanes.\n"
+                "# TYPE halod_nic_pcie_link_width gauge\n"
+                "halod_nic_pcie_link_width{link=\"rdma0\",pci=\"0000:c2:00.0\"} 4\n"
+                "# HELP halod_nic_pcie_link_max_width PCIe link width the fabric NIC is capable of, in lanes.\n"
+                "# TYPE halod_nic_pcie_link_max_width gauge\n"
+                "halod_nic_pcie_link_max_width{link=\"rdma0\",pci=\"0000:c2:00.0\"} 16\n"
+                "# HELP halod_nic_pcie_link_speed_transfers_per_second Negotiated PCIe transfer rate per lane of "
+                "the fabric NIC (16e9 for 16 GT/s, Gen4).\n"
+                "# TYPE halod_nic_pcie_link_speed_transfers_per_second gauge\n"
+                "halod_nic_pcie_link_speed_transfers_per_second{link=\"rdma0\",pci=\"0000:c2:00.0\"} 16000000000\n"
+                "# HELP halod_nic_pcie_link_max_speed_transfers_per_second PCIe transfer rate per lane the "
+                "fabric NIC is capable of.\n"
+                "# TYPE halod_nic_pcie_link_max_speed_transfers_per_second gauge\n"
+                "halod_nic_pcie_link_max_speed_transfers_per_second{link=\"rdma0\",pci=\"0000:c2:00.0\"} "
+                "16000000000\n"
+                "# HELP halod_nic_firmware_info The fabric NIC's driver and firmware as ETHTOOL_GDRVINFO reports "
+                "them (firmware: the whole string, version: the part nic.firmware compares); always 1.\n"
+                "# TYPE halod_nic_firmware_info gauge\n"
+                "halod_nic_firmware_info{link=\"rdma0\",ifname=\"enp194s0np0\",pci=\"0000:c2:00.0\",driver=\"ice\","
+                "version=\"4.80\",firmware=\"4.80 0x80020543 1.3805.0\"} 1\n";
+        CheckList l = {};
+        PeerStatus row = { .node = (char *) "worker",
+                           .address = "192.168.100.2",
+                           .reachable = true,
+                           .rtt_median_usec = 71,
+                           .rtt_p99_usec = 120 };
+        PeerStatusList peers = { .peers = &row, .n_peers = 1 };
+        MetricsNic nic = { .link = (char *) "rdma0",
+                           .ifname = (char *) "enp194s0np0",
+                           .pci = (char *) "0000:c2:00.0",
+                           .pcie_width = 4,
+                           .pcie_max_width = 16,
+                           .pcie_speed_mts = 16000,
+                           .pcie_max_speed_mts = 16000,
+                           .driver = (char *) "ice",
+                           .firmware = (char *) "4.80 0x80020543 1.3805.0" };
+        MetricsInput in = { .cluster = "strix-halo",
+                            .node = "head",
+                            .health = PEER_HEALTH_DEGRADED,
+                            .checks = &l,
+                            .peers = &peers,
+                            .nics = &nic,
+                            .n_nics = 1,
+                            .last_verify_usec = 1732240000500000ULL };
+        _cleanup_(freep) char *text = NULL;
+
+        ASSERT_OK(check_list_add(&l, "nic.firmware", CHECK_FAIL, "≥ 4.91", "4.80", "firmware 4.80 < 4.91"));
+        text = render(&in);
+        ASSERT_STR_EQ(text, expected);
+        check_list_done(&l);
+}
+
+static void test_write_textfile(void) {
+        char dir[] = "/tmp/halod-test-mx-XXXXXX";
+        _cleanup_(freep) char *path = NULL, *text = NULL, *read = NULL;
+        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .last_verify_usec = 1000000 };
+        struct stat st;
+        struct dirent *de;
+        DIR *d;
+        size_t n = 0;
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(asprintf(&path, "%s/halod.prom", dir) > 0);
+
+        /* Twice: the second replaces the first in place. */
+        ASSERT_OK(write_file_atomic(path, "old", 3, 0600));
+        ASSERT_OK(metrics_write_textfile(&in, path));
+        text = render(&in);
+        ASSERT_OK(read_full_file(path, 1 << 20, &read, NULL));
+        ASSERT_STR_EQ(read, text);
+        ASSERT_TRUE(stat(path, &st) == 0);
+        /* node_exporter runs as another user: it must be able to read the file. */
+        ASSERT_INT_EQ(st.st_mode & 07777, 0644);
+
+        /* Nothing but the file is left beside it (no temporary file). */
+        d = opendir(dir);
+        ASSERT_TRUE(d);
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..")) {
+                        ASSERT_STR_EQ(de->d_name, "halod.prom");
+                        n++;
+                }
+        closedir(d);
+        ASSERT_INT_EQ(n, 1);
+        ASSERT_TRUE(unlink(path) == 0);
+
+        /* A directory that does not exist: the error, and nothing written. */
+        free(path);
+        path = NULL;
+        ASSERT_TRUE(asprintf(&path, "%s/missing/halod.prom", dir) > 0);
+        ASSERT_INT_EQ(metrics_write_textfile(&in, path), -ENOENT);
+        ASSERT_TRUE(rmdir(dir) == 0);
+}
+
+static void test_nics_gather(void) {
+        static const char yaml[] =
+                "cluster: test\n"
+                "links:\n"
+                "  rdma0:\n"
+                "    match: { driver: ice }\n"
+                "nic:\n"
+                "  pci-ids: [\"8086:1592\"]\n"
+                "nodes:\n"
+                "  head: { links: { rdma0: 192.168.100.1/30 } }\n";
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        Host h = { .root = HOSTS "nic-e810-x4" }, absent = { .root = HOSTS "nic-absent" };
+        CheckContext c = { .host = &h };
+        MetricsNic *nics = NULL;
+        size_t n = 0;
+
+        ASSERT_OK(profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors));
+        c.profile = p;
+        c.node = profile_find_node(p, "head");
+
+        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_INT_EQ(n, 1);
+        ASSERT_STR_EQ(nics[0].link, "rdma0");
+        ASSERT_STR_EQ(nics[0].ifname, "enp194s0np0");
+        ASSERT_STR_EQ(nics[0].pci, "0000:c2:00.0");
+        ASSERT_STR_EQ(nics[0].driver, "ice");
+#if HAVE_LIBPCI
+        ASSERT_INT_EQ(nics[0].pcie_width, 4);
+        ASSERT_INT_EQ(nics[0].pcie_max_width, 16);
+        ASSERT_INT_EQ(nics[0].pcie_speed_mts, 16000);
+        ASSERT_INT_EQ(nics[0].pcie_max_speed_mts, 16000);
+#endif
+        /* A fixture tree has no ioctl to ask: the firmware stays unknown. */
+        ASSERT_TRUE(!nics[0].firmware);
+        metrics_nics_free(nics, n);
+
+        /* No such NIC: the link is still listed, with nothing known. */
+        c.host = &absent;
+        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_INT_EQ(n, 1);
+        ASSERT_STR_EQ(nics[0].link, "rdma0");
+        ASSERT_TRUE(!nics[0].pci && !nics[0].firmware && nics[0].pcie_width == 0);
+        metrics_nics_free(nics, n);
+}
+
+int main(void) {
+        test_health_and_empty();
+        test_checks();
+        test_node_and_timestamp();
+        test_peers();
+        test_nics();
+        test_escaping();
+        test_golden();
+        test_write_textfile();
+        test_nics_gather();
+        return EXIT_SUCCESS;
+}
