@@ -59,7 +59,7 @@ time_us() {
         done | awk '{printf "%d\n", ($2 - $1) * 1e6}' | median_ms
 }
 
-echo "halod $("$HALOD" --version | cut -d' ' -f2), $(NetworkManager --version | sed 's/^/NetworkManager /'), kernel $(uname -r), $(nproc) CPUs"
+echo "halod $("$HALOD" --version | cut -d' ' -f2), $(NetworkManager --version | sed 's/^/NetworkManager /'), kernel $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "repetitions: $reps, idle window: ${idle}s"
 echo
 
@@ -77,6 +77,7 @@ echo "NetworkManager (link active):  $(rss_kib "$NM_PID") KiB (Pss $(awk '/^Pss:
 echo
 echo "== status query, wall time of the whole command"
 echo "haloctl status:                              $(time_us "$HALOCTL" status)"
+echo "haloctl --version (process start alone):     $(time_us "$HALOCTL" --version)"
 echo "busctl get-property io.halod1 Health:        $(time_us busctl get-property "${HALOD_BUS[@]}" Health)"
 echo "nmcli -t device show IFACE:                  $(time_us nmcli -t device show "$IF_A")"
 echo "busctl get-property NetworkManager State:    $(time_us busctl get-property org.freedesktop.NetworkManager \
@@ -109,3 +110,5 @@ HALOD_PID=$!
 track_pid "$HALOD_PID"
 wait_notify "$NOTIFY_OUT" 'READY=1' 60
 echo "halod (enforce, networkmanager): $(rss_kib "$HALOD_PID") KiB (anonymous $(awk '/^RssAnon/{print $2}' "/proc/$HALOD_PID/status") KiB), Health $(dm_prop Health), Backend $(dm_prop Backend)"
+echo
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -42,8 +42,16 @@ static void help(void) {
                ".\n\n"
                "Verbs:\n",
                program_invocation_short_name);
+        size_t width = 0;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                printf("  %-9s %-10s %s\n", verbs[i].name, verbs[i].synopsis, verbs[i].help);
+                if (strlen(verbs[i].name) + 1 + strlen(verbs[i].synopsis) > width)
+                        width = strlen(verbs[i].name) + 1 + strlen(verbs[i].synopsis);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                printf("  %s %-*s  %s\n",
+                       verbs[i].name,
+                       (int) (width - strlen(verbs[i].name) - 1),
+                       verbs[i].synopsis,
+                       verbs[i].help);
         printf("\nOptions:\n"
                "  -h --help          Show this help and exit\n"
                "     --version       Show the version and exit\n"
