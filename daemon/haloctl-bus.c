@@ -64,6 +64,15 @@ static int report_bus_error(const char *what, const sd_bus_error *error, int r) 
                 fprintf(stderr, "%s\n", error->message);
                 return EX_CONFIG;
         }
+        /* The same statuses as a local `haloctl apply` (see haloctl(1)). */
+        if (sd_bus_error_has_name(error, "io.halod1.Error.VerifyMode")) {
+                fprintf(stderr, "%s\n", error->message);
+                return EX_NOPERM;
+        }
+        if (sd_bus_error_has_name(error, "io.halod1.Error.ApplyFailed")) {
+                fprintf(stderr, "%s\n", error->message);
+                return EXIT_CHECK_FAIL;
+        }
         if (error && error->message)
                 fprintf(stderr, "Failed to %s: %s\n", what, error->message);
         else

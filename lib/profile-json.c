@@ -135,6 +135,7 @@ void profile_dump_json(const Profile *p, JsonWriter *w) {
         json_kv_uint(w, "interval-usec", p->health.interval_usec);
         json_kv_bool(w, "peers", p->health.peers);
         json_kv_uint(w, "port", p->health.port);
+        json_kv_string(w, "prometheus-textfile", p->health.prometheus_textfile);
         json_end_object(w);
         json_end_object(w);
 }

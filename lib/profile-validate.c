@@ -325,7 +325,7 @@ static int build_kernel(ProfileErrors *e, const YNode *n, Profile *p) {
 }
 
 static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
-        static const char *const keys[] = { "interval", "peers", "port", NULL };
+        static const char *const keys[] = { "interval", "peers", "port", "prometheus-textfile", NULL };
         char buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         const char *s;
@@ -366,6 +366,36 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
         v = ynode_map_get(n, "port");
         if (v && ynode_get_uint(e, v, "health.port", 1, 65535, "a UDP port from 1 to 65535", &u))
                 h->port = (uint16_t) u;
+
+        /* node_exporter's textfile collector reads only *.prom files, and halod's working directory
+         * is /: a relative or misnamed path would be written where nothing ever reads it. */
+        v = ynode_map_get(n, "prometheus-textfile");
+        if (v &&
+            ynode_get_string(
+                    e,
+                    v,
+                    "health.prometheus-textfile",
+                    "an absolute path ending in .prom, like /var/lib/prometheus/node-exporter/halod.prom",
+                    &s)) {
+                const char *base = strrchr(s, '/');
+
+                if (s[0] != '/')
+                        profile_error_at(
+                                e,
+                                v,
+                                "health.prometheus-textfile",
+                                "'%s' is not an absolute path (expected the full path of a file in node_exporter's --collector.textfile.directory, like /var/lib/prometheus/node-exporter/halod.prom)",
+                                text_for_message(s, buf));
+                else if (strlen(base) <= strlen("/.prom") || !streq(s + strlen(s) - strlen(".prom"), ".prom"))
+                        profile_error_at(
+                                e,
+                                v,
+                                "health.prometheus-textfile",
+                                "'%s' does not end in .prom (expected a file name like halod.prom: node_exporter's textfile collector reads only *.prom files)",
+                                text_for_message(s, buf));
+                else if (!(h->prometheus_textfile = strdup(s)))
+                        e->oom = true;
+        }
 }
 
 int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {

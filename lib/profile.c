@@ -61,6 +61,7 @@ Profile *profile_free(Profile *p) {
         free(p->nic.pci_ids);
         free(p->nic.driver);
         free(p->nic.firmware_min);
+        free(p->health.prometheus_textfile);
         strv_free(p->kernel_cmdline);
         free(p->cluster);
         free(p->path);

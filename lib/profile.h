@@ -99,7 +99,8 @@ typedef struct ProfileRdma {
 typedef struct ProfileHealth {
         uint64_t interval_usec;
         bool peers;
-        uint16_t port; /* the peer channel's UDP port */
+        uint16_t port;             /* the peer channel's UDP port */
+        char *prometheus_textfile; /* absolute path of node_exporter's textfile; NULL: none */
 } ProfileHealth;
 
 typedef struct Profile {

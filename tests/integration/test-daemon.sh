@@ -69,6 +69,8 @@ assert_eq "$("$HALOCTL" status --json | jq -r .health)" healthy "status --json .
 assert_eq "$("$HALOCTL" status --json | jq -r '.checks | length > 0')" true "status --json .checks"
 run_rc 0 "$HALOCTL" verify
 assert_contains "$OUT" "Health: healthy"
+run_rc 0 "$HALOCTL" apply
+assert_contains "$OUT" "Health: healthy"
 
 log "drift in enforce mode: degraded with PropertiesChanged, logged, re-applied, healthy again"
 busctl --json=short monitor io.halod1 >"$TEST_DIR/monitor.json" 2>"$TEST_DIR/logs/monitor.log" &
@@ -107,6 +109,8 @@ assert_eq "$(dm_prop Health)" degraded "Health in verify mode"
 assert_contains "$(dm_prop Summary)" "link.fab0.mtu" Summary
 wait_notify "$NOTIFY_OUT" 'STATUS=degraded: link.fab0.mtu'
 run_rc 1 busctl call "${HALOD_BUS[@]}" Apply
+assert_contains "$OUT" "mode: verify"
+run_rc 77 "$HALOCTL" apply
 assert_contains "$OUT" "mode: verify"
 ip -n "$NS_A" link set "$IF_A" mtu 9000
 dm_wait_prop Health healthy

@@ -482,6 +482,32 @@ static void test_nics_gather(void) {
         metrics_nics_free(nics, n);
 }
 
+/* The profile key that turns the textfile on: parsed, and shown in the normalized dump. */
+static void test_profile_key(void) {
+        static const char yaml[] =
+                "cluster: test\n"
+                "links: { rdma0: { match: { driver: ice } } }\n"
+                "nodes: { head: { links: { rdma0: 192.168.100.1/30 } } }\n"
+                "health: { prometheus-textfile: /var/lib/prometheus/node-exporter/halod.prom }\n";
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(freep) char *json = NULL;
+        size_t size = 0;
+        JsonWriter w;
+        FILE *f;
+
+        ASSERT_OK(profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors));
+        ASSERT_STR_EQ(p->health.prometheus_textfile, "/var/lib/prometheus/node-exporter/halod.prom");
+
+        f = open_memstream(&json, &size);
+        ASSERT_TRUE(f);
+        json_writer_init(&w, f, /* pretty= */ false);
+        profile_dump_json(p, &w);
+        json_writer_finish(&w);
+        ASSERT_INT_EQ(fclose(f), 0);
+        ASSERT_TRUE(strstr(json, "\"prometheus-textfile\":\"/var/lib/prometheus/node-exporter/halod.prom\""));
+}
+
 int main(void) {
         test_health_and_empty();
         test_checks();
@@ -492,5 +518,6 @@ int main(void) {
         test_golden();
         test_write_textfile();
         test_nics_gather();
+        test_profile_key();
         return EXIT_SUCCESS;
 }
