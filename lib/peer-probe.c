@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "peer.h"
 
@@ -39,6 +40,10 @@ static int probe_socket(const PeerProbeParams *p) {
                 return negative_errno();
         if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0)
                 return negative_errno();
+        /* The kernel stamps each reply as it arrives, as ping(8) measures: the round trip then ends
+         * when the reply reaches this host, not when the scheduler gets round to this process. Best
+         * effort: without it the round trip ends at recvmsg(). */
+        (void) setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int));
         if (bind(fd, (struct sockaddr *) &local, sizeof(local)) < 0)
                 return negative_errno();
         if (connect(fd, (struct sockaddr *) &remote, sizeof(remote)) < 0)
@@ -46,13 +51,51 @@ static int probe_socket(const PeerProbeParams *p) {
         return TAKE_FD(fd);
 }
 
-/* Waits until deadline for the reply of this sequence. Returns 1 with the reply, 0 on timeout,
- * negative errno for an ICMP error. Stale or foreign datagrams are skipped. */
+static uint64_t realtime_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
+}
+
+/* The kernel's receive time of the datagram (CLOCK_REALTIME µs), 0 when there is none. */
+static uint64_t receive_timestamp_usec(struct msghdr *mh) {
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+                    c->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+                        struct timespec ts;
+
+                        memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+                        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
+                }
+        return 0;
+}
+
+/* Waits until deadline for the reply of this sequence. Returns 1 with the reply and its kernel
+ * receive time (0 when unknown), 0 on timeout, negative errno for an ICMP error. Stale or foreign
+ * datagrams are skipped. */
 static int wait_reply(
-        int fd, PeerMessageType want, uint32_t sequence, uint64_t deadline, uint8_t *buf, PeerMessage *ret) {
+        int fd,
+        PeerMessageType want,
+        uint32_t sequence,
+        uint64_t deadline,
+        uint8_t *buf,
+        PeerMessage *ret,
+        uint64_t *ret_received_usec) {
         for (;;) {
                 struct pollfd pfd = { .fd = fd, .events = POLLIN };
                 uint64_t now = peer_now_usec();
+                union {
+                        struct cmsghdr align;
+                        uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
+                } control;
+                struct iovec iov = { .iov_base = buf, .iov_len = PEER_MESSAGE_SIZE_MAX + 1 };
+                struct msghdr mh = {
+                        .msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = &control,
+                        .msg_controllen = sizeof(control),
+                };
                 PeerMessage m;
                 ssize_t n;
                 int r;
@@ -68,7 +111,7 @@ static int wait_reply(
                 if (r == 0)
                         return 0;
 
-                n = recv(fd, buf, PEER_MESSAGE_SIZE_MAX + 1, MSG_DONTWAIT | MSG_TRUNC);
+                n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
                 if (n < 0) {
                         if (errno == EAGAIN || errno == EINTR)
                                 continue;
@@ -79,6 +122,7 @@ static int wait_reply(
                 if (m.type != want || m.sequence != sequence)
                         continue;
                 *ret = m;
+                *ret_received_usec = receive_timestamp_usec(&mh);
                 return 1;
         }
 }
@@ -134,7 +178,7 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
         warmup = request.type == PEER_ECHO_REQUEST ? 1 : 0;
         for (unsigned i = 0; i < warmup + count; i++) {
                 bool measured = i >= warmup;
-                uint64_t sent_at;
+                uint64_t sent_at, sent_at_real, received_real = 0, rtt;
                 size_t n;
 
                 if (i >= warmup + PEER_PROBE_GIVE_UP && result.answered == 0)
@@ -146,6 +190,7 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
                 r = peer_message_encode(&request, buf, PEER_MESSAGE_SIZE_MAX, &n);
                 if (r < 0)
                         return r;
+                sent_at_real = realtime_usec();
                 if (send(fd, buf, n, 0) < 0) {
                         r = negative_errno();
                         /* Nothing was sent yet, and a local reason: say so instead of "no answer". */
@@ -164,7 +209,8 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
                         request.sequence,
                         sent_at + p->timeout_usec,
                         buf,
-                        &reply);
+                        &reply,
+                        &received_real);
                 if (r < 0) {
                         result.last_error = r;
                         continue;
@@ -172,7 +218,12 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
                 if (r == 0 || !measured)
                         continue;
 
-                rtts[result.answered++] = peer_now_usec() - sent_at;
+                /* The kernel's stamp is on the wall clock: trusted only when it falls inside what
+                 * the monotonic clock saw (a clock step in between would make it nonsense). */
+                rtt = peer_now_usec() - sent_at;
+                if (received_real >= sent_at_real && received_real - sent_at_real <= rtt)
+                        rtt = received_real - sent_at_real;
+                rtts[result.answered++] = rtt;
                 result.peer = reply.sender;
                 if (request.type == PEER_MTU_REQUEST)
                         break;

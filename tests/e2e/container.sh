@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Containers booted with systemd as PID 1 (systemd-nspawn -b) for the end-to-end test: boot, run a
-# command inside, join two containers by a veth "cable", reboot, stop, and tear all of it down, even
-# when the test fails. Sourced after tests/integration/lib.sh and harness_init (it uses TEST_DIR,
+# command inside, cable them to one fabric, reboot, stop, and tear all of it down, even when the
+# test fails. Sourced after tests/integration/lib.sh and harness_init (it uses TEST_DIR,
 # HARNESS_PREFIX, log, fail, netns_add).
 #
 # The fabric: ct_fabric makes a bridge in a network namespace of its own (the host's firewall and
@@ -21,6 +21,7 @@ declare -A CT_ARGS=()   # container name → its systemd-nspawn options (quoted)
 declare -A CT_PORT=()   # container name → host end of its fabric veth
 CT_FABRIC_NS=           # the fabric's network namespace (ct_fabric)
 CT_FABRIC_IF=           # the fabric interface's name in every container
+CT_OVERLAY_ROOT=        # set by ct_overlay_root
 CT_MOUNTS=()            # host mounts to undo at teardown (persistent overlays)
 CT_KEEP_DIRS=()         # run-time directories nspawn leaves on a host without systemd
 
@@ -35,7 +36,7 @@ ct_fabric() {
 }
 
 # ct_boot NAME HOSTNAME ROOT [persistent] [NSPAWN_OPTION...]: boot ROOT as container NAME with
-# HOSTNAME in its own network namespace. By default with --volatile=overlay: the container writes
+# HOSTNAME in a network namespace of its own (with a fabric veth once ct_fabric ran). By default with --volatile=overlay: the container writes
 # into a tmpfs and ROOT stays untouched. With "persistent" ROOT is booted as it is (use
 # ct_overlay_root for a throw-away writable copy), so a reboot keeps what was written. Returns when
 # systemd inside reports running or degraded.
@@ -48,14 +49,17 @@ ct_boot() {
                 shift
         fi
         CT_CONSOLE[$name]=$TEST_DIR/console-$name.log # not in logs/: ct_dump prints it
-        CT_KEEP_DIRS+=("/run/systemd/nspawn/propagate/$name" "/run/systemd/nspawn/unix-export/$name")
+        # The machine name keys systemd-nspawn's directories under /run: unique per test run.
+        local machine=${HARNESS_PREFIX}$$-$name
+        CT_KEEP_DIRS+=("/run/systemd/nspawn/propagate/$machine" "/run/systemd/nspawn/unix-export/$machine")
         local net=(--private-network)
         if [ -n "${CT_FABRIC_NS:-}" ]; then
                 # The host end's name: unique on the host, at most 15 characters.
                 CT_PORT[$name]=${HARNESS_PREFIX}$$-${#CT_PORT[@]}
                 net=(--network-veth-extra="${CT_PORT[$name]}:$CT_FABRIC_IF")
         fi
-        CT_ARGS[$name]=$(printf '%q ' -D "$root" -M "$name" --hostname="$hostname" "${volatile[@]}" "${net[@]}" "$@")
+        CT_ARGS[$name]=$(printf '%q ' -D "$root" -M "$machine" --hostname="$hostname" "${volatile[@]}" \
+                "${net[@]}" "$@")
         log "booting container $name (hostname $hostname) from $root ${volatile[*]}"
         _ct_start "$name"
         ct_wait_booted "$name"
@@ -75,10 +79,11 @@ _ct_start() {
 # _ct_plug NAME: move the host end of the container's fabric veth (systemd-nspawn makes it in the
 # host's namespace while it sets the container up) into the fabric's namespace, onto the bridge.
 _ct_plug() {
-        local name=$1 port=${CT_PORT[$1]} i
-        for i in $(seq 300); do
+        local name=$1 port=${CT_PORT[$1]}
+        for _ in $(seq 300); do
                 ip link set "$port" netns "$CT_FABRIC_NS" 2>/dev/null && break
-                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null || fail "systemd-nspawn for $name exited while setting up (console log: ${CT_CONSOLE[$name]})"
+                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null ||
+                        fail "systemd-nspawn for $name exited while setting up (console log: ${CT_CONSOLE[$name]})"
                 sleep 0.1
         done
         ip -n "$CT_FABRIC_NS" link set "$port" mtu 9000 master br0 up ||
@@ -101,9 +106,10 @@ _ct_find_pid1() {
 # ct_wait_booted NAME: wait (up to 60 s) for the container's PID 1 to appear and for systemd to
 # finish booting (running, or degraded with the failed units logged).
 ct_wait_booted() {
-        local name=$1 i pid= state=
+        local name=$1 i pid='' state=''
         for i in $(seq 600); do
-                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null || fail "systemd-nspawn for $name exited while booting (console log: ${CT_CONSOLE[$name]})"
+                kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null ||
+                        fail "systemd-nspawn for $name exited while booting (console log: ${CT_CONSOLE[$name]})"
                 pid=$(_ct_find_pid1 "$name") && break
                 sleep 0.1
         done
@@ -136,8 +142,8 @@ ct() {
 }
 
 # ct_overlay_root LOWER DIR: mount a writable overlay of LOWER at DIR/merged (changes in DIR/upper)
-# and set CT_OVERLAY_ROOT to DIR/merged; unmounted at teardown. For a persistent container that may reboot without
-# writing into the shared, cached LOWER.
+# and set CT_OVERLAY_ROOT to DIR/merged; unmounted at teardown. For a persistent container that
+# keeps its changes across a reboot without writing into the shared, cached LOWER.
 ct_overlay_root() {
         local lower=$1 dir=$2
         mkdir -p "$dir/upper" "$dir/work" "$dir/merged"
@@ -176,7 +182,7 @@ ct_poweroff() {
         kill -0 "$nsp" 2>/dev/null && fail "container $name did not power off within 30 s"
         wait "$nsp" || rc=$?
         unset "CT_NSPAWN[$name]" "CT_PID[$name]"
-        [ "$rc" -eq 0 ] || fail "systemd-nspawn for $name exited $rc after poweroff (console log follows in the failure output)"
+        [ "$rc" -eq 0 ] || fail "systemd-nspawn for $name exited $rc after poweroff (its console log follows)"
 }
 
 # ct_dump NAME: print what explains a failure in container NAME: its failed units, halod's status
@@ -204,7 +210,7 @@ ct_dump() {
 # halts it cleanly, SIGKILL after 10 s), unmount the overlays and remove the directories
 # systemd-nspawn left under /run.
 ct_teardown() {
-        local failed=$1 name nsp i m d
+        local failed=$1 name nsp m d
         if [ "$failed" = 1 ]; then
                 for name in "${!CT_CONSOLE[@]}"; do
                         ct_dump "$name"
@@ -213,7 +219,7 @@ ct_teardown() {
         for name in "${!CT_NSPAWN[@]}"; do
                 nsp=${CT_NSPAWN[$name]}
                 kill -TERM "$nsp" 2>/dev/null || continue
-                for i in $(seq 100); do
+                for _ in $(seq 100); do
                         kill -0 "$nsp" 2>/dev/null || break
                         sleep 0.1
                 done

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for apply_node()'s rules that need no privileges: mode: verify refuses before anything is
+ * read, and a backend that says "done" without doing it fails the verification from the kernel. The
+ * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
+#include "apply.h"
+#include "strv.h"
+#include "tests.h"
+
+static unsigned backend_calls;
+
+static bool fake_available(void) {
+        return true;
+}
+
+/* Claims success and changes nothing: what a buggy or lying backend would do. */
+static int fake_apply_link(const LinkConfig *cfg, char **ret_error) {
+        backend_calls++;
+        ASSERT_STR_EQ(cfg->link, "loop0");
+        ASSERT_STR_EQ(cfg->ifname, "lo");
+        return 0;
+}
+
+static const Backend fake_backend = {
+        .name = "fake",
+        .available = fake_available,
+        .apply_link = fake_apply_link,
+};
+
+int main(void) {
+        ProfileLink link = { .name = (char *) "loop0", .match = { .name = (char *) "lo" } };
+        NodeLink nl = { .link = (char *) "loop0" };
+        ProfileNode node = { .name = (char *) "head", .links = &nl, .n_links = 1 };
+        Profile p = { .path = (char *) "test.yaml", .links = &link, .n_links = 1, .nodes = &node, .n_nodes = 1 };
+        Host h = HOST_SYSTEM;
+        CheckContext c = { .host = &h, .profile = &p, .node = &node };
+        char **changes = NULL, *error = NULL;
+        int r;
+
+        /* 192.0.2.0/24 is TEST-NET-1: on no real interface. */
+        ASSERT_OK(ipv4_prefix_from_string("192.0.2.1/30", &nl.address));
+
+        /* mode: verify: refused, with the reason, before the backend is asked anything. */
+        p.mode = PROFILE_MODE_VERIFY;
+        ASSERT_INT_EQ(apply_node(&c, &fake_backend, &changes, &error), -EPERM);
+        ASSERT_STR_EQ(
+                error,
+                "test.yaml says mode: verify, so halod does not change this host; change the mode to "
+                "enforce, or apply once with --force");
+        ASSERT_TRUE(!changes);
+        ASSERT_INT_EQ(backend_calls, 0);
+        error = mfree(error);
+
+        /* Forced, or in enforce mode: the backend runs, and its false success is caught. */
+        for (int i = 0; i < 2; i++) {
+                p.mode = i == 0 ? PROFILE_MODE_VERIFY : PROFILE_MODE_ENFORCE;
+                r = apply_node_with_flags(&c, &fake_backend, i == 0 ? APPLY_FORCE : 0, &changes, &error);
+                ASSERT_INT_EQ(r, -EIO);
+                ASSERT_TRUE(error);
+                /* (lo may also be down, in a fresh namespace: then that is listed as well) */
+                if (!strstr(error,
+                            "the backend reported success, but the kernel and firewalld still differ from the "
+                            "profile: loop0 (lo): ") ||
+                    !strstr(error, "loop0 (lo): + 192.0.2.1/30")) {
+                        fprintf(stderr, "unexpected message: %s\n", error);
+                        abort();
+                }
+                ASSERT_TRUE(!changes);
+                ASSERT_INT_EQ(backend_calls, (unsigned) i + 1);
+                error = mfree(error);
+        }
+        return 0;
+}
