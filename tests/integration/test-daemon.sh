@@ -91,7 +91,9 @@ log "only changed properties are announced: an idle verify sends LastVerifyUSec,
 : >"$TEST_DIR/monitor.json"
 busctl call "${HALOD_BUS[@]}" Verify >/dev/null
 wait_until 5 grep -q LastVerifyUSec "$TEST_DIR/monitor.json"
-if grep -q '"Health"' "$TEST_DIR/monitor.json"; then fail "Health announced although it did not change"; fi
+# Match the property in a PropertiesChanged payload only: the monitor may also show a late Get of
+# Health from the previous step, which is not an announcement.
+if grep -q '"Health":{"type"' "$TEST_DIR/monitor.json"; then fail "Health announced although it did not change"; fi
 
 log "reload by SIGHUP into verify mode: RELOADING=1, READY=1, Mode changes"
 dm_write_profile "$PROFILE" verify 10.77.0.1/30 10.77.0.2/30
