@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* haloctl status, verify, reload (and the Apply() call): talking to a running halod over D-Bus. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check-peer.h"
 #include "haloctl.h"
 #include "json-writer.h"
 
@@ -16,6 +18,8 @@ typedef struct NodeStatus {
         char *node, *cluster, *mode, *profile_path, *backend, *health, *summary;
         uint64_t last_verify_usec, last_apply_usec;
         CheckList checks;
+        PeerStatusList peers;
+        bool has_peers; /* an older halod has no Peers property */
 } NodeStatus;
 
 static void node_status_done(NodeStatus *s) {
@@ -27,6 +31,7 @@ static void node_status_done(NodeStatus *s) {
         free(s->health);
         free(s->summary);
         check_list_done(&s->checks);
+        peer_status_list_done(&s->peers);
 }
 
 static int not_running(const char *why) {
@@ -118,6 +123,43 @@ static int read_checks(sd_bus_message *reply, CheckList *l) {
         return sd_bus_message_exit_container(reply);
 }
 
+static int read_peers(sd_bus_message *reply, PeerStatusList *l) {
+        const char *node, *address;
+        uint64_t median, p99;
+        int reachable, r;
+
+        r = sd_bus_message_enter_container(reply, 'v', "a(ssbtt)");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssbtt)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(ssbtt)", &node, &address, &reachable, &median, &p99)) > 0) {
+                PeerStatus *p = reallocarray(l->peers, l->n_peers + 1, sizeof(PeerStatus));
+
+                if (!p)
+                        return -ENOMEM;
+                l->peers = p;
+                p = &l->peers[l->n_peers];
+                *p = (PeerStatus){
+                        .node = strdup(node),
+                        .reachable = reachable,
+                        .rtt_median_usec = median,
+                        .rtt_p99_usec = p99,
+                };
+                if (!p->node)
+                        return -ENOMEM;
+                (void) snprintf(p->address, sizeof(p->address), "%s", address);
+                l->n_peers++;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
 static int parse_properties(sd_bus_message *reply, NodeStatus *s) {
         const char *name;
         int r;
@@ -149,7 +191,10 @@ static int parse_properties(sd_bus_message *reply, NodeStatus *s) {
                         ;
                 else if (streq(name, "Checks"))
                         r = read_checks(reply, &s->checks);
-                else if (streq(name, "LastVerifyUSec"))
+                else if (streq(name, "Peers")) {
+                        r = read_peers(reply, &s->peers);
+                        s->has_peers = true;
+                } else if (streq(name, "LastVerifyUSec"))
                         r = sd_bus_message_read(reply, "v", "t", &s->last_verify_usec);
                 else if (streq(name, "LastApplyUSec"))
                         r = sd_bus_message_read(reply, "v", "t", &s->last_apply_usec);
@@ -219,6 +264,32 @@ static void print_timestamp(const char *label, uint64_t usec) {
                 printf("%10s: %s; %lldh ago\n", label, buf, ago / 3600);
 }
 
+static void print_peers(const NodeStatus *s) {
+        size_t width = 0;
+
+        for (size_t i = 0; i < s->peers.n_peers; i++)
+                if (strlen(s->peers.peers[i].node) > width)
+                        width = strlen(s->peers.peers[i].node);
+
+        for (size_t i = 0; i < s->peers.n_peers; i++) {
+                const PeerStatus *p = &s->peers.peers[i];
+
+                printf("%10s  %s●%s %-*s  %-15s  ",
+                       i == 0 ? "Peers:" : "",
+                       p->reachable ? ansi_green() : ansi_red(),
+                       ansi_normal(),
+                       (int) width,
+                       p->node,
+                       p->address);
+                if (p->reachable)
+                        printf("reachable, round trip %" PRIu64 " µs median, %" PRIu64 " µs p99\n",
+                               p->rtt_median_usec,
+                               p->rtt_p99_usec);
+                else
+                        printf("%snot answering%s\n", ansi_red(), ansi_normal());
+        }
+}
+
 static void print_status(const NodeStatus *s) {
         printf("%s●%s %snode %s%s of cluster %s\n",
                health_dot_color(s->health),
@@ -236,6 +307,7 @@ static void print_status(const NodeStatus *s) {
                strna(s->backend));
         print_timestamp("Verified", s->last_verify_usec);
         print_timestamp("Applied", s->last_apply_usec);
+        print_peers(s);
         if (s->checks.n_checks > 0) {
                 printf("\n");
                 print_checks(&s->checks);
@@ -271,8 +343,45 @@ static void print_status_json(const NodeStatus *s) {
                 json_end_object(&w);
         }
         json_end_array(&w);
+        if (s->has_peers) {
+                json_key(&w, "peers");
+                json_begin_array(&w);
+                for (size_t i = 0; i < s->peers.n_peers; i++) {
+                        const PeerStatus *p = &s->peers.peers[i];
+
+                        json_begin_object(&w);
+                        json_kv_string(&w, "node", p->node);
+                        json_kv_string(&w, "address", p->address);
+                        json_kv_bool(&w, "reachable", p->reachable);
+                        json_kv_uint(&w, "rtt_median_usec", p->rtt_median_usec);
+                        json_kv_uint(&w, "rtt_p99_usec", p->rtt_p99_usec);
+                        json_end_object(&w);
+                }
+                json_end_array(&w);
+        }
         json_end_object(&w);
         json_writer_finish(&w);
+}
+
+/* With --only, keeps the Peers rows of the nodes whose peer checks it selects. */
+static void filter_peers(PeerStatusList *peers, const CheckList *checks) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < peers->n_peers; i++) {
+                PeerStatus *p = &peers->peers[i];
+                bool selected = false;
+                char prefix[256];
+
+                (void) snprintf(prefix, sizeof(prefix), "peer.%s.", p->node);
+                for (size_t j = 0; j < checks->n_checks && !selected; j++)
+                        selected = startswith(checks->checks[j].id, prefix) &&
+                                check_id_selected(checks->checks[j].id, arg_only);
+                if (selected)
+                        peers->peers[kept++] = *p;
+                else
+                        free(p->node);
+        }
+        peers->n_peers = kept;
 }
 
 static int show_status(sd_bus *bus) {
@@ -297,6 +406,7 @@ static int show_status(sd_bus *bus) {
                                 return EXIT_FAILURE;
                         }
                 }
+                filter_peers(&s.peers, &s.checks);
                 check_list_done(&s.checks);
                 s.checks = selected;
         }

@@ -10,6 +10,7 @@
 static const char *arg_profile = PROFILE_DEFAULT_PATH;
 static const char *arg_node = NULL;
 static const char *arg_backend = NULL;
+static const char *arg_runtime_dir = NULL;
 
 static void help(void) {
         printf("%s [OPTIONS]\n\n"
@@ -22,6 +23,8 @@ static void help(void) {
                ")\n"
                "     --node NAME       Act as this node of the profile (default: by hostname, then by address)\n"
                "     --backend NAME    networkmanager or netlink (default: networkmanager when it runs)\n"
+               "     --runtime-dir DIR Write fabric.env there (default: $RUNTIME_DIRECTORY, else " HALOD_RUNTIME_DIR_DEFAULT
+               ")\n"
                "\nEnvironment: HALOD_LOG_LEVEL=debug|info|notice|warning|err\n",
                program_invocation_short_name);
 }
@@ -32,6 +35,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_PROFILE,
                 ARG_NODE,
                 ARG_BACKEND,
+                ARG_RUNTIME_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -39,6 +43,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "profile", required_argument, NULL, ARG_PROFILE },
                 { "node", required_argument, NULL, ARG_NODE },
                 { "backend", required_argument, NULL, ARG_BACKEND },
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 {},
         };
         int c;
@@ -65,6 +70,13 @@ static int parse_argv(int argc, char *argv[]) {
                                 return -EINVAL;
                         }
                         arg_backend = optarg;
+                        break;
+                case ARG_RUNTIME_DIR:
+                        if (optarg[0] != '/') {
+                                fprintf(stderr, "--runtime-dir needs an absolute path, got '%s'.\n", optarg);
+                                return -EINVAL;
+                        }
+                        arg_runtime_dir = optarg;
                         break;
                 case '?':
                         return -EINVAL;
@@ -94,6 +106,15 @@ static void parse_log_level(void) {
                         log_set_max_level((int) i);
 }
 
+static const char *runtime_directory(void) {
+        const char *e = getenv("RUNTIME_DIRECTORY");
+
+        /* With several RuntimeDirectory= entries it is a colon-separated list: not ours to pick. */
+        if (isempty(e) || e[0] != '/' || strchr(e, ':'))
+                return HALOD_RUNTIME_DIR_DEFAULT;
+        return e;
+}
+
 static int set_string(char **p, const char *s) {
         if (!s)
                 return 0;
@@ -117,6 +138,9 @@ static int run(int argc, char *argv[]) {
                 r = set_string(&m->node_name, arg_node);
         if (r >= 0)
                 r = set_string(&m->backend_name, arg_backend);
+        if (r >= 0)
+                /* systemd's RuntimeDirectory=halod sets $RUNTIME_DIRECTORY to /run/halod. */
+                r = set_string(&m->runtime_dir, arg_runtime_dir ?: runtime_directory());
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate the manager: %m"), EXIT_FAILURE;
 

@@ -73,6 +73,105 @@ static int property_get_checks(
         return sd_bus_message_close_container(reply);
 }
 
+static int property_get_peers(
+        sd_bus *bus,
+        const char *path,
+        const char *interface,
+        const char *property,
+        sd_bus_message *reply,
+        void *userdata,
+        sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(ssbtt)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < m->peers.n_peers; i++) {
+                const PeerStatus *p = &m->peers.peers[i];
+
+                r = sd_bus_message_append(
+                        reply,
+                        "(ssbtt)",
+                        p->node,
+                        p->address,
+                        (int) p->reachable,
+                        p->rtt_median_usec,
+                        p->rtt_p99_usec);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* A method call whose reply waits for a peer run: Verify(), Apply() and Reload() answer once the
+ * peer checks of the verify they caused are in, without holding up the loop meanwhile. */
+struct BusWaiter {
+        BusWaiter *next;
+        sd_bus_message *call;
+        uint64_t run;
+        bool reply_summary;
+};
+
+static BusWaiter *bus_waiter_free(BusWaiter *w) {
+        if (!w)
+                return NULL;
+        sd_bus_message_unref(w->call);
+        return mfree(w);
+}
+
+void manager_bus_waiters_free(Manager *m) {
+        while (m->waiters) {
+                BusWaiter *w = m->waiters;
+
+                m->waiters = w->next;
+                bus_waiter_free(w);
+        }
+}
+
+static int reply_done(sd_bus_message *call, Manager *m, bool reply_summary) {
+        if (reply_summary)
+                return sd_bus_reply_method_return(call, "s", m->summary);
+        return sd_bus_reply_method_return(call, NULL);
+}
+
+/* Replies now, or when the peer run that covers this call is in. */
+static int reply_after_peers(sd_bus_message *call, Manager *m, bool reply_summary) {
+        uint64_t run = manager_peers_pending_run(m);
+        BusWaiter *w, **tail;
+
+        if (run == 0)
+                return reply_done(call, m, reply_summary);
+
+        w = calloc(1, sizeof(BusWaiter));
+        if (!w)
+                return -ENOMEM;
+        *w = (BusWaiter){ .call = sd_bus_message_ref(call), .run = run, .reply_summary = reply_summary };
+        for (tail = &m->waiters; *tail; tail = &(*tail)->next)
+                ;
+        *tail = w;
+        return 1;
+}
+
+void manager_bus_answer_waiters(Manager *m, uint64_t run) {
+        BusWaiter **p = &m->waiters;
+
+        while (*p) {
+                BusWaiter *w = *p;
+                int r;
+
+                if (w->run > run) {
+                        p = &w->next;
+                        continue;
+                }
+                *p = w->next;
+                r = reply_done(w->call, m, w->reply_summary);
+                if (r < 0)
+                        log_debug("Failed to answer %s: %s", sd_bus_message_get_member(w->call), strerror(-r));
+                bus_waiter_free(w);
+        }
+}
+
 /* Acts on an authorised call and replies to it (or returns negative errno / sets error). */
 typedef int (*ActionFunc)(sd_bus_message *call, Manager *m, sd_bus_error *error);
 
@@ -203,7 +302,7 @@ static int action_verify(sd_bus_message *call, Manager *m, sd_bus_error *error) 
         r = manager_verify(m, NULL);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(call, "s", m->summary);
+        return reply_after_peers(call, m, /* reply_summary= */ true);
 }
 
 static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
@@ -224,7 +323,7 @@ static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
         r = manager_verify(m, NULL);
         if (r < 0)
                 return r;
-        return sd_bus_reply_method_return(call, NULL);
+        return reply_after_peers(call, m, /* reply_summary= */ false);
 }
 
 static int action_reload(sd_bus_message *call, Manager *m, sd_bus_error *error) {
@@ -239,7 +338,7 @@ static int action_reload(sd_bus_message *call, Manager *m, sd_bus_error *error) 
                         "Profile %s rejected, the previous one stays in force:\n%s",
                         m->profile_path,
                         strna(message));
-        return sd_bus_reply_method_return(call, NULL);
+        return reply_after_peers(call, m, /* reply_summary= */ false);
 }
 
 static int method_verify(sd_bus_message *call, void *userdata, sd_bus_error *error) {
@@ -267,6 +366,7 @@ static const sd_bus_vtable node_vtable[] = {
         STRING_PROPERTY("Health"),
         STRING_PROPERTY("Summary"),
         SD_BUS_PROPERTY("Checks", "a(sssss)", property_get_checks, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Peers", "a(ssbtt)", property_get_peers, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY(
                 "LastVerifyUSec",
                 "t",

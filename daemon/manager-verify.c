@@ -27,9 +27,18 @@ Health health_from_string(const char *s) {
         return _HEALTH_INVALID;
 }
 
-/* Builds the published list: the old one with the checks selected by only replaced in place by the
- * fresh ones. */
-static int merge_checks(const CheckList *old, const char *only, CheckList *fresh, CheckList *ret) {
+/* Whether a fresh run replaces the published check id: a peer run replaces every peer check, a local
+ * run the local checks selected by only. The two kinds are run apart (the peer checks by a thread,
+ * see manager-peers.c), so each keeps the other's checks in place. */
+static bool replaced_by(const char *id, const char *only, bool peers) {
+        if (peers)
+                return startswith(id, "peer.");
+        return !startswith(id, "peer.") && check_id_selected(id, only);
+}
+
+/* Builds the published list: the old one with the checks that the fresh run replaces replaced in
+ * place by the fresh ones. */
+static int merge_checks(const CheckList *old, const char *only, bool peers, CheckList *fresh, CheckList *ret) {
         CheckList merged = {};
         bool inserted = false;
         int r;
@@ -37,7 +46,7 @@ static int merge_checks(const CheckList *old, const char *only, CheckList *fresh
         for (size_t i = 0; i < old->n_checks; i++) {
                 const Check *c = &old->checks[i];
 
-                if (check_id_selected(c->id, only)) {
+                if (replaced_by(c->id, only, peers)) {
                         if (!inserted) {
                                 r = check_list_take(&merged, fresh);
                                 if (r < 0)
@@ -115,25 +124,23 @@ static int summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
         return r < 0 ? -ENOMEM : 0;
 }
 
-int manager_verify(Manager *m, const char *only) {
-        _cleanup_(check_list_done) CheckList fresh = {}, merged = {};
+PeerHealth manager_peer_health(const Manager *m) {
+        PeerHealth h = peer_health_from_string(health_to_string(m->health));
+
+        return h < 0 ? PEER_HEALTH_STARTING : h;
+}
+
+int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
+        _cleanup_(check_list_done) CheckList merged = {};
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *summary = NULL;
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         Health health;
-        int r, run_r;
+        int r;
 
-        if (!m->profile)
-                return -ESTALE;
-
-        run_r = checks_run(&ctx, only, &fresh);
-        if (run_r < 0)
-                log_error_errno(run_r, "Failed to run the checks: %m");
-
-        r = merge_checks(&m->checks, only, &fresh, &merged);
+        r = merge_checks(&m->checks, only, peers, fresh, &merged);
         if (r < 0)
                 return r;
-        r = summarize(&merged, run_r < 0, &health, &summary);
+        r = summarize(&merged, m->run_failed, &health, &summary);
         if (r < 0)
                 return r;
 
@@ -173,5 +180,32 @@ int manager_verify(Manager *m, const char *only) {
         if (strv_contains(changed, "Summary"))
                 (void) sd_notifyf(false, "STATUS=%s", m->summary);
         manager_bus_emit_changed(m, changed);
+
+        /* What the other nodes' probes hear from this one. */
+        manager_peer_channel_set_health(m);
+        manager_export(m, /* local= */ !peers);
+        return 0;
+}
+
+int manager_verify(Manager *m, const char *only) {
+        _cleanup_(check_list_done) CheckList fresh = {};
+        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        int r;
+
+        if (!m->profile)
+                return -ESTALE;
+
+        r = checks_run(&ctx, only, &fresh);
+        if (r < 0)
+                log_error_errno(r, "Failed to run the checks: %m");
+        m->run_failed = r < 0;
+
+        r = manager_publish_checks(m, only, /* peers= */ false, &fresh);
+        if (r < 0)
+                return r;
+
+        /* A full verify probes the peers too, off the loop: they join the published list when in. */
+        if (isempty(only))
+                manager_peers_request(m);
         return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Drift watch: rtnetlink events re-check the link they touch, a timer re-checks everything. */
+/* Drift watch: rtnetlink events re-check the link they touch (and the peers over it), a timer
+ * re-checks everything. */
 #include <arpa/inet.h>
 
 #include "manager.h"
@@ -8,6 +9,9 @@
 /* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
  * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
 #define RECHECK_DELAY_USEC (2 * USEC_PER_MSEC)
+/* Event-driven re-checks start at least this far apart (at most 10 a second): a storm of events (100
+ * links flapping, a NIC reset) then costs a bounded share of a core and the bus stays responsive. */
+#define RECHECK_INTERVAL_MIN_USEC (100 * USEC_PER_MSEC)
 /* When something keeps undoing what we apply, stop fighting after this many re-applies per window and
  * retry at the next health.interval. */
 #define AUTO_APPLY_BURST 10U
@@ -54,11 +58,17 @@ static bool address_is_ours(Manager *m, const RtnlAddress *a) {
 
 static void schedule_recheck(Manager *m) {
         int enabled = SD_EVENT_OFF;
+        uint64_t last = 0, next;
 
         (void) sd_event_source_get_enabled(m->recheck_source, &enabled);
         if (enabled != SD_EVENT_OFF)
                 return; /* already pending: this event joins the burst */
-        if (sd_event_source_set_time_relative(m->recheck_source, RECHECK_DELAY_USEC) < 0 ||
+        /* The source's time is still the one the previous re-check ran at. */
+        (void) sd_event_source_get_time(m->recheck_source, &last);
+        next = now_usec(CLOCK_MONOTONIC) + RECHECK_DELAY_USEC;
+        if (next < last + RECHECK_INTERVAL_MIN_USEC)
+                next = last + RECHECK_INTERVAL_MIN_USEC;
+        if (sd_event_source_set_time(m->recheck_source, next) < 0 ||
             sd_event_source_set_enabled(m->recheck_source, SD_EVENT_ONESHOT) < 0)
                 log_warning("Failed to schedule a re-check; the next one runs at health.interval.");
 }
@@ -141,10 +151,21 @@ static void enforce(Manager *m, const char *only) {
                 (void) manager_verify(m, only);
 }
 
+/* Whether a drift touched a link that the peer checks probe over: then they run again too. */
+static bool drift_concerns_peers(Manager *m) {
+        if (m->resync)
+                return m->profile && m->profile->health.peers;
+        STRV_FOREACH(l, m->dirty_links)
+                if (manager_peers_use_link(m, *l))
+                        return true;
+        return false;
+}
+
 static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
+        bool peers = drift_concerns_peers(m);
 
         if (m->resync) {
                 refresh_ports(m);
@@ -159,9 +180,13 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         m->dirty_links = strv_free(m->dirty_links);
         if (!only)
                 return 0;
+        log_debug("Re-checking %s after rtnetlink events.", only);
 
         if (manager_verify(m, only) >= 0)
                 enforce(m, only);
+        /* After enforce(): probe the path as it is now, not as it was before a re-apply. */
+        if (peers)
+                manager_peers_request(m);
         return 0;
 }
 
@@ -201,6 +226,9 @@ int manager_watch_reset(Manager *m) {
         int r;
 
         refresh_ports(m);
+        /* Opens the peer channel when a reload changed its addresses or port, or an earlier attempt
+         * failed (the port was taken); otherwise only brings its identity up to date. */
+        (void) manager_peer_channel_reset(m);
 
         if (interval == 0) {
                 if (m->interval_source)

@@ -35,13 +35,19 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_peers_done(m);
+        manager_peer_channel_done(m);
         manager_watch_done(m);
+        manager_bus_waiters_free(m);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         profile_free(m->profile);
         check_list_done(&m->checks);
         free(m->summary);
         free(m->last_apply_error);
+        free(m->fabric_env_error);
+        free(m->metrics_error);
+        free(m->runtime_dir);
         free(m->profile_path);
         free(m->node_name);
         free(m->backend_name);
@@ -181,6 +187,7 @@ int manager_start(Manager *m) {
                 log_error("Unknown backend '%s': expected networkmanager or netlink.", m->backend_name);
                 return -EINVAL;
         }
+        m->profile_generation++;
         log_info(
                 "Profile %s in force: cluster %s, node %s, mode %s, backend %s.",
                 m->profile_path,
@@ -188,6 +195,10 @@ int manager_start(Manager *m) {
                 m->node->name,
                 profile_mode_to_string(m->profile->mode),
                 m->backend->name);
+
+        /* Before anything else, so that the other nodes' probes find this one as early as possible; a
+         * failure is logged and retried at every health.interval. */
+        (void) manager_peer_channel_reset(m);
 
         if (m->profile->mode == PROFILE_MODE_ENFORCE) {
                 _cleanup_(freep) char *apply_error = NULL;
@@ -253,8 +264,12 @@ int manager_reload(Manager *m, char **ret_error) {
         m->profile = p;
         m->node = node;
         m->backend = backend;
+        m->profile_generation++;
         changed = changed_identity(old, old_node, old_backend, m);
         manager_bus_emit_changed(m, changed);
+        /* A peer run still probing for the old profile reads it until it ends; its results are dropped. */
+        manager_peers_keep_profile(m, &old);
+        (void) manager_peer_channel_reset(m);
 
         log_struct(
                 LOG_NOTICE,

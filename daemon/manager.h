@@ -10,9 +10,11 @@
 #include <time.h>
 
 #include "backend.h"
+#include "check-peer.h"
 #include "check.h"
 #include "fabric.h"
 #include "host.h"
+#include "peer.h"
 #include "profile.h"
 #include "rtnl.h"
 
@@ -22,6 +24,10 @@ typedef uint64_t usec_t;
 
 /* The daemon's exit status for a profile that cannot be used (sysexits' EX_CONFIG). */
 #define EXIT_PROFILE_INVALID 78
+
+/* Where fabric.env goes unless --runtime-dir or $RUNTIME_DIRECTORY (systemd's RuntimeDirectory=) say
+ * otherwise. */
+#define HALOD_RUNTIME_DIR_DEFAULT "/run/halod"
 
 typedef enum Health {
         HEALTH_STARTING, /* before the first verify */
@@ -35,6 +41,9 @@ typedef enum Health {
 const char *health_to_string(Health h) _pure_;
 Health health_from_string(const char *s) _pure_;
 
+typedef struct PeerJob PeerJob;
+typedef struct BusWaiter BusWaiter;
+
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -43,19 +52,24 @@ typedef struct Manager {
         char *profile_path;
         char *node_name;    /* --node, or NULL: by hostname, then by address */
         char *backend_name; /* --backend, or NULL: backend_pick() */
+        char *runtime_dir;  /* fabric.env is written here */
         Host host;
 
         /* The profile in force; node points into it. */
         Profile *profile;
         const ProfileNode *node;
         const Backend *backend;
+        uint64_t profile_generation; /* counts the profiles put in force: stale peer results are dropped */
 
-        /* The latest verify, as published on the bus. */
+        /* The latest verify, as published on the bus: the local checks and the peer checks. */
         CheckList checks;
         Health health;
         char *summary;
+        bool run_failed;         /* the latest local run could not run the checks */
         usec_t last_verify_usec; /* CLOCK_REALTIME, 0: never */
         usec_t last_apply_usec;
+        PeerStatusList peers;          /* the Peers property: changes only materially (manager-peers.c) */
+        PeerStatusList peers_measured; /* the latest probe run, for the metrics */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 
@@ -70,6 +84,28 @@ typedef struct Manager {
         bool resync;        /* re-check every link on the next recheck */
         usec_t auto_apply_window_usec;
         unsigned auto_apply_count;
+
+        /* The peer channel's responder and throughput sink (manager-peer-channel.c). */
+        PeerServer *peer_server;
+        sd_event_source *peer_server_source;
+        PeerBulkServer *bulk_server;
+        sd_event_source *bulk_server_source;
+        struct in_addr *channel_bind, *channel_peers; /* what they were opened for */
+        size_t n_channel_bind, n_channel_peers;
+        uint16_t channel_port;
+        char *channel_error; /* logged once until it changes */
+
+        /* The peer checks, run by a worker thread (manager-peers.c). */
+        PeerJob *peer_job; /* the running one, or NULL */
+        bool peer_rerun;   /* another run was asked for while one ran */
+        uint64_t peer_runs_started;
+        sd_event_source *peer_retry_source;
+        usec_t peer_retry_usec; /* the back-off while a peer does not answer; 0: none */
+        BusWaiter *waiters;     /* method calls answered when the peer checks they asked for are in */
+
+        /* Exports (manager-export.c): the last errors, logged once until they change. */
+        char *fabric_env_error;
+        char *metrics_error;
 } Manager;
 
 usec_t now_usec(clockid_t clock);
@@ -92,12 +128,40 @@ int manager_verify(Manager *m, const char *only);
 /* Applies the profile's network part through the backend (regardless of mode), logging each change.
  * Returns the number of changes made, or negative errno and a message for the caller. */
 int manager_apply(Manager *m, char **ret_error);
+/* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
+ * local ones selected by only — judges Health and Summary, and announces what changed. */
+int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
+PeerHealth manager_peer_health(const Manager *m) _pure_;
+
+/* manager-peer-channel.c: the UDP responder and the TCP throughput sink on this node's fabric
+ * addresses, (re)opened when the profile's addresses or port change, its identity kept current. */
+int manager_peer_channel_reset(Manager *m);
+void manager_peer_channel_set_health(Manager *m);
+void manager_peer_channel_done(Manager *m);
+
+/* manager-peers.c: the peer checks off the event loop. */
+/* Starts a run of the peer checks, or asks for another one after the running one. Without peers to
+ * probe (health.peers: false, no neighbour) the peer checks are cleared at once. */
+void manager_peers_request(Manager *m);
+/* The run a caller asking now will see: 0 when none is pending (nothing to wait for). */
+uint64_t manager_peers_pending_run(const Manager *m) _pure_;
+/* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL). */
+void manager_peers_keep_profile(Manager *m, Profile **old);
+/* True when the drift of the logical link is one that peers are probed over. */
+bool manager_peers_use_link(Manager *m, const char *link);
+void manager_peers_done(Manager *m);
+
+/* manager-export.c: fabric.env and the Prometheus textfile after each verify. */
+void manager_export(Manager *m, bool local);
 
 /* manager-bus.c */
 int manager_bus_setup(Manager *m);
 /* Emits PropertiesChanged for the named properties (NULL-terminated; an empty list sends nothing). */
 void manager_bus_emit_changed(Manager *m, char **properties);
 void manager_bus_emit_check_changed(Manager *m, const Check *c, const char *from);
+/* Answers the method calls that waited for the peer run run (and every earlier one). */
+void manager_bus_answer_waiters(Manager *m, uint64_t run);
+void manager_bus_waiters_free(Manager *m);
 
 /* manager-watch.c */
 int manager_watch_setup(Manager *m);

@@ -6,17 +6,15 @@
 #include "macro.h"
 
 static const Backend *const backends[] = {
-#if HAVE_LIBNM
         &backend_networkmanager,
-#endif
         &backend_netlink,
 };
 
 const Backend *backend_pick(void) {
-#if HAVE_LIBNM
+        /* When NetworkManager runs, its backend is the only right one even if its module turns out to be
+         * missing: the netlink backend and NetworkManager would undo each other's changes. */
         if (backend_networkmanager.available())
                 return &backend_networkmanager;
-#endif
         return &backend_netlink;
 }
 

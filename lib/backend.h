@@ -28,10 +28,11 @@ typedef struct Backend {
 } Backend;
 
 extern const Backend backend_netlink;
-#if HAVE_LIBNM
+/* In every build; without libnm its apply_link says that halod was built without NetworkManager
+ * support. Its libnm code is loaded on its first apply_link (lib/nm-module.h), never before. */
 extern const Backend backend_networkmanager;
-#endif
 
-/* NetworkManager when it runs (and libnm was built in), else netlink. */
+/* NetworkManager when it runs (and libnm was built in), else netlink. Asks the bus, loads nothing. */
 const Backend *backend_pick(void);
+/* "networkmanager" or "netlink"; NULL for any other name. */
 const Backend *backend_by_name(const char *name);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to lib/nm*.c and their tests: the libnm session and the profile halod wants. Carries GLib
- * types, so nothing else includes it; the library's API is lib/nm.h. */
+/* Private to the NetworkManager module (halod-backend-nm.so: lib/nm.c, nm-session.c, nm-change.c,
+ * nm-profile.c, nm-reason.c, nm-module.c) and its tests: the libnm session and the profile halod
+ * wants. Carries GLib types, so nothing else includes it; the program side is lib/nm.h. */
 #pragma once
 
 #include <NetworkManager.h>
@@ -8,6 +9,12 @@
 
 #include "backend.h"
 #include "macro.h"
+#include "nm-module.h"
+
+/* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/nm.h. */
+int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+/* What the program lent the module at halod_nm_module_init(); NULL before (in the unit tests). */
+const NmModuleHost *nm_module_host(void);
 
 /* One apply's world: a private GMainContext pushed as the thread default for the session's lifetime,
  * a deadline that cancels every pending call when it passes, and an NMClient living on that context

@@ -4,32 +4,11 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <systemd/sd-bus.h>
 
-#include "firewalld.h"
 #include "macro.h"
 #include "nm-internal.h"
+#include "nm-module.h"
 #include "nm.h"
-
-#define NM_RUNNING_TIMEOUT_USEC (1000U * 1000U)
-
-bool nm_running(void) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int has_owner = 0;
-
-        /* Plain sd-bus: one question to the bus daemon is much cheaper than starting an NMClient. */
-        if (sd_bus_open_system(&bus) < 0)
-                return false;
-        if (sd_bus_message_new_method_call(
-                    bus, &m, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner") <
-                    0 ||
-            sd_bus_message_append(m, "s", NM_DBUS_SERVICE) < 0 ||
-            sd_bus_call(bus, m, NM_RUNNING_TIMEOUT_USEC, /* ret_error= */ NULL, &reply) < 0 ||
-            sd_bus_message_read(reply, "b", &has_owner) < 0)
-                return false;
-        return has_owner;
-}
 
 static void apply_done(NmApply *a) {
         g_free(a->id);
@@ -143,15 +122,14 @@ static int check_device_holder(NmApply *a) {
  * changes. Also notes whether firewalld has the interface in another zone now, which NetworkManager
  * cannot know. When firewalld does not run (or cannot be asked), NetworkManager keeps the zone for it. */
 static int check_firewall(NmApply *a) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(freep) char *message = NULL, *zone = NULL;
+        const NmModuleHost *host = nm_module_host();
+        _cleanup_(freep) char *message = NULL;
 
-        if (!a->cfg->zone || sd_bus_open_system(&bus) < 0 || firewalld_is_running(bus) <= 0)
+        /* firewalld is asked through the program's sd-bus (NmModuleHost): the module links only libnm. */
+        if (!a->cfg->zone || !host)
                 return 0;
-        if (firewalld_check_zone(bus, a->cfg->zone, &message) == -ENOENT)
+        if (host->firewall_check_zone(a->cfg->zone, a->cfg->ifname, &a->zone_drifted, &message) == -ENOENT)
                 return nm_apply_failf(a, -ENOENT, "%s; %s was not changed", strna(message), a->id);
-        if (firewalld_get_zone_of_interface(bus, a->cfg->ifname, &zone, NULL) >= 0)
-                a->zone_drifted = !streq(zone, a->cfg->zone);
         return 0;
 }
 
@@ -232,7 +210,7 @@ static int apply_in_session(NmApply *a) {
         return 0;
 }
 
-int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
         g_autoptr(GError) error = NULL;
         NmSession session;
         int r;

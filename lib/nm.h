@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* NetworkManager through libnm: the one connection profile halod keeps per link. No GLib types here. */
+/* NetworkManager: the one connection profile halod keeps per link. The program's side, without libnm:
+ * the libnm code is in halod-backend-nm.so (lib/nm-module.h), loaded by nm_apply_link() on first use. */
 #pragma once
 
 #include <stdbool.h>
@@ -13,7 +14,7 @@
 #define NM_APPLY_TIMEOUT_MS_DEFAULT 20000U
 
 /* True when NetworkManager's bus name has an owner on the system bus ($DBUS_SYSTEM_BUS_ADDRESS is
- * honoured). Answers within about a second even when the bus is slow. */
+ * honoured). Answers within about a second even when the bus is slow. Plain sd-bus: loads no module. */
 bool nm_running(void);
 
 /* Makes NetworkManager's "halod-<link>" profile match cfg (creating or updating it in place) and
@@ -28,5 +29,8 @@ bool nm_running(void);
  *   -ENOTUNIQ     several profiles are called "halod-<link>"
  *   -ENOENT       firewalld runs and has no zone cfg->zone
  *   -EIO          NetworkManager refused the profile or the activation failed (its reason is given)
- *   -EINVAL       cfg is incomplete */
+ *   -EINVAL       cfg is incomplete
+ *   -ELIBACC      halod's NetworkManager module (or libnm) could not be loaded
+ *   -ELIBBAD      the module is not one of this halod
+ *   -EOPNOTSUPP   halod was built without NetworkManager support */
 int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);

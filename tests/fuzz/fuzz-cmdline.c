@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 (char *) "dyndbg=\"file a.c +p\"",
                 NULL,
         };
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *c = NULL, *again = NULL;
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *c = NULL;
         _cleanup_(strv_freep) char **missing = NULL, **missing_self = NULL, **self = NULL;
         _cleanup_(freep) char *s = NULL, *name = NULL, *value = NULL;
 

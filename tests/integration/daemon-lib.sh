@@ -13,11 +13,12 @@ dm_install_bus_policy() {
         busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig >/dev/null
 }
 
-# dm_write_profile FILE MODE ADDR_A ADDR_B: a two-node profile whose one link (fab0, MTU 9000) is
-# IF_A on node a and IF_B on node b. No nic:, rdma: or kernel: sections: every check can pass on a
-# veth, so that "healthy" is real and degradation is observable.
+# dm_write_profile FILE MODE ADDR_A ADDR_B [PEERS]: a two-node profile whose one link (fab0, MTU
+# 9000) is IF_A on node a and IF_B on node b; PEERS (default false) is health.peers. No nic:, rdma:
+# or kernel: sections: every check can pass on a veth, so that "healthy" is real and degradation is
+# observable.
 dm_write_profile() {
-        local file=$1 mode=$2 a=$3 b=$4
+        local file=$1 mode=$2 a=$3 b=$4 peers=${5:-false}
         cat >"$file" <<EOF
 cluster: dm-test
 mode: $mode
@@ -27,22 +28,25 @@ links:
 nodes:
   a: { links: { fab0: { address: $a, match: { name: $IF_A } } } }
   b: { links: { fab0: { address: $b, match: { name: $IF_B } } } }
-health: { interval: 60s, peers: false }
+health: { interval: 60s, peers: $peers }
 EOF
 }
 
 # dm_start_halod NS NODE PROFILE [WRAPPER...]: start halod (under WRAPPER, e.g. valgrind) as NODE in
-# namespace NS with the netlink backend and a NOTIFY_SOCKET receiver. Sets HALOD_PID, HALOD_LOG
-# (its stderr) and NOTIFY_OUT (one datagram per line).
+# namespace NS with the netlink backend and a NOTIFY_SOCKET receiver, on the bus that
+# DBUS_SYSTEM_BUS_ADDRESS names. fabric.env goes to $RUNTIME_DIRECTORY when it is set (as systemd
+# sets it), else to --runtime-dir $TEST_DIR/run-NODE: never to the host's /run/halod. Sets HALOD_PID,
+# HALOD_LOG (its stderr) and NOTIFY_OUT (one datagram per line).
 dm_start_halod() {
-        local ns=$1 node=$2 profile=$3
+        local ns=$1 node=$2 profile=$3 runtime=()
         shift 3
+        [ -n "${RUNTIME_DIRECTORY:-}" ] || runtime=(--runtime-dir "$TEST_DIR/run-$node")
         NOTIFY_OUT=$TEST_DIR/notify-$node.out
         HALOD_LOG=$TEST_DIR/logs/halod-$node.log
         start_notify_receiver "$TEST_DIR/notify-$node.sock" "$NOTIFY_OUT"
         ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node.sock" HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
                 "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend netlink \
-                >"$HALOD_LOG" 2>&1 </dev/null &
+                "${runtime[@]}" >"$HALOD_LOG" 2>&1 </dev/null &
         HALOD_PID=$!
         track_pid "$HALOD_PID"
 }

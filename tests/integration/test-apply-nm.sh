@@ -5,13 +5,19 @@
 # kernel and firewalld show them; a second apply changes nothing; drift is repaired in place; an update
 # is made in place; a user's connections are never touched; a failed activation (address already on
 # the cable) and a zone firewalld does not have leave everything as it was; a NetworkManager that does
-# not answer is a clear error within the timeout.
+# not answer is a clear error within the timeout. With halod's NetworkManager module missing, halod
+# says so and changes nothing (it does not fall back to netlink behind NetworkManager's back).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init nm
 require_root
 require_tools ip dbus-daemon busctl NetworkManager nmcli nm-online firewalld firewall-cmd python3 sha256sum
 require_build_file tests/nm-apply-tool daemon/haloctl
+# The libnm code is in halod-backend-nm.so, loaded from here (meson test sets it too).
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib}
+[ -f "$HALOD_MODULE_DIR/halod-backend-nm.so" ] || skip "$HALOD_MODULE_DIR/halod-backend-nm.so not built; run ninja -C $BUILD_DIR"
+NO_MODULE=$TEST_DIR/no-module
+mkdir -p "$NO_MODULE"
 TOOL=$BUILD_DIR/tests/nm-apply-tool
 HALOCTL=$BUILD_DIR/daemon/haloctl
 P=$TEST_DIR/halod.yaml
@@ -61,6 +67,12 @@ nmcli -t -f DEVICE,STATE device | grep -qx "$IF_U:disconnected" ||
 
 run_rc 0 "$TOOL" running
 assert_eq "$OUT" yes "nm_running() with NetworkManager"
+
+log "NetworkManager runs, halod's module is missing: a clear error, nothing changed"
+run_rc 1 env HALOD_MODULE_DIR="$NO_MODULE" "$TOOL" apply rdma0 "$IF_A" 192.168.100.1/30 --mtu 9000
+assert_contains "$OUT" "NetworkManager runs but halod's NetworkManager module could not be loaded from $NO_MODULE/halod-backend-nm.so: cannot open shared object file: No such file or directory; reinstall halod or use the netlink backend"
+assert_no_profile "an apply without the module"
+assert_link 1500
 
 log "a user's connection on another interface"
 nmcli connection add type ethernet con-name user-eth ifname "$IF_U" autoconnect no \
@@ -116,6 +128,12 @@ run_rc 1 haloctl plan "$P"
 assert_contains "$OUT" "rdma0 ($IF_A): mtu 1500 → 9000"
 assert_contains "$OUT" "rdma0 ($IF_A): + 192.168.100.1/30"
 assert_no_profile "haloctl plan"
+# Without the module haloctl apply fails and leaves the link alone: no netlink fallback.
+run_rc 2 in_ns "$NS_A" env HALOD_MODULE_DIR="$NO_MODULE" "$HALOCTL" --node head --color never apply "$P"
+assert_contains "$OUT" "(backend networkmanager)"
+assert_contains "$OUT" "NetworkManager runs but halod's NetworkManager module could not be loaded"
+assert_no_profile "haloctl apply without the module"
+assert_link 1500
 run_rc 0 haloctl apply "$P"
 assert_contains "$OUT" "pass  link.rdma0.mtu"
 assert_contains "$OUT" "pass  link.rdma0.address"

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* Hosting the peer channel: the UDP responder and the TCP throughput sink on this node's fabric
+ * addresses, each one pollable fd watched by sd-event. */
+#include <arpa/inet.h>
+
+#include "manager.h"
+#include "peer-profile.h"
+
+/* Datagrams answered per wake-up: the responder's epoll fd is level-triggered, so what is left wakes
+ * the loop again after the other ready sources (D-Bus, rtnetlink) had their turn. */
+#define PEER_SERVER_BATCH 64U
+
+static int on_peer_server_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+
+        for (unsigned i = 0; i < PEER_SERVER_BATCH; i++) {
+                int r = peer_server_handle(m->peer_server);
+
+                if (r == 0)
+                        break;
+                if (r < 0) {
+                        log_debug("Peer responder: %s, ignoring.", strerror(-r));
+                        break;
+                }
+        }
+        return 0;
+}
+
+static int on_bulk_server_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        /* One call: it reads a bounded amount itself, and a running transfer keeps the fd readable. */
+        r = peer_bulk_server_handle(m->bulk_server);
+        if (r < 0)
+                log_debug("Throughput sink: %s, ignoring.", strerror(-r));
+        return 0;
+}
+
+static void channel_close(Manager *m) {
+        m->peer_server_source = sd_event_source_disable_unref(m->peer_server_source);
+        m->peer_server = peer_server_free(m->peer_server);
+        m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
+        m->bulk_server = peer_bulk_server_free(m->bulk_server);
+        m->channel_bind = mfree(m->channel_bind);
+        m->channel_peers = mfree(m->channel_peers);
+        m->n_channel_bind = m->n_channel_peers = 0;
+        m->channel_port = 0;
+}
+
+void manager_peer_channel_done(Manager *m) {
+        channel_close(m);
+        m->channel_error = mfree(m->channel_error);
+}
+
+static bool same_addresses(const struct in_addr *a, size_t n_a, const struct in_addr *b, size_t n_b) {
+        if (n_a != n_b)
+                return false;
+        for (size_t i = 0; i < n_a; i++)
+                if (a[i].s_addr != b[i].s_addr)
+                        return false;
+        return true;
+}
+
+static void format_addresses(const struct in_addr *a, size_t n, char *buf, size_t size) {
+        size_t used = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && used < size; i++) {
+                char s[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &a[i], s, sizeof(s));
+                used += (size_t) snprintf(buf + used, size - used, "%s%s", i > 0 ? ", " : "", s);
+        }
+}
+
+/* Logs a failure once until its text changes; NULL clears it. */
+static void channel_report(Manager *m, const char *error) {
+        if (streq_ptr(error, m->channel_error))
+                return;
+        free(m->channel_error);
+        m->channel_error = error ? strdup(error) : NULL;
+        if (error)
+                log_warning("%s", error);
+}
+
+static int open_responder(Manager *m, const char *where) {
+        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        char *error = NULL;
+        int r;
+
+        r = peer_server_open_for_profile(m->profile, m->node, manager_peer_health(m), &s);
+        if (r >= 0)
+                r = sd_event_add_io(
+                        m->event, &m->peer_server_source, peer_server_fd(s), EPOLLIN, on_peer_server_io, m);
+        if (r >= 0)
+                /* The other node measures our answer time: answer before anything else that is ready. */
+                r = sd_event_source_set_priority(m->peer_server_source, SD_EVENT_PRIORITY_IMPORTANT);
+        if (r < 0) {
+                m->peer_server_source = sd_event_source_disable_unref(m->peer_server_source);
+                if (asprintf(
+                            &error,
+                            "Failed to open the peer channel on %s UDP port %u: %s. The other nodes' peer "
+                            "checks of this node fail until it opens (retried every health.interval); is "
+                            "another program using the port? health.port in the profile changes it.",
+                            where,
+                            m->channel_port,
+                            strerror(-r)) >= 0) {
+                        channel_report(m, error);
+                        free(error);
+                }
+                return r;
+        }
+        m->peer_server = TAKE_PTR(s);
+        return 0;
+}
+
+static int open_sink(Manager *m, const char *where) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        char *error = NULL;
+        int r;
+
+        r = peer_bulk_server_open_for_profile(m->profile, m->node, &s);
+        if (r >= 0)
+                r = sd_event_add_io(
+                        m->event, &m->bulk_server_source, peer_bulk_server_fd(s), EPOLLIN, on_bulk_server_io, m);
+        if (r < 0) {
+                m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
+                if (asprintf(
+                            &error,
+                            "Failed to open the throughput sink on %s TCP port %u: %s. `haloctl probe` on the "
+                            "other nodes cannot measure throughput to this one until it opens (retried "
+                            "every health.interval).",
+                            where,
+                            m->channel_port,
+                            strerror(-r)) >= 0) {
+                        channel_report(m, error);
+                        free(error);
+                }
+                return r;
+        }
+        m->bulk_server = TAKE_PTR(s);
+        return 0;
+}
+
+int manager_peer_channel_reset(Manager *m) {
+        _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
+        size_t n_bind = 0, n_peers = 0;
+        uint16_t port;
+        char where[256];
+        int r, k;
+
+        if (!m->profile || !m->node)
+                return 0;
+
+        r = peer_addresses(m->profile, m->node, &bind, &n_bind, &peers, &n_peers);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read the peer channel's addresses: %m");
+        port = peer_port(m->profile);
+
+        if (m->peer_server && m->bulk_server && port == m->channel_port &&
+            same_addresses(bind, n_bind, m->channel_bind, m->n_channel_bind) &&
+            same_addresses(peers, n_peers, m->channel_peers, m->n_channel_peers)) {
+                PeerIdentity self;
+
+                /* Same sockets; the digest (and the names) may have changed with a reload. */
+                r = peer_identity_from_profile(m->profile, m->node, manager_peer_health(m), &self);
+                if (r >= 0)
+                        peer_server_set_identity(m->peer_server, &self);
+                return 0;
+        }
+
+        /* The old sockets go first: the new ones may bind the same address and port. */
+        channel_close(m);
+        if (n_bind == 0) {
+                channel_report(m, NULL);
+                return 0;
+        }
+        m->channel_bind = TAKE_PTR(bind);
+        m->n_channel_bind = n_bind;
+        m->channel_peers = TAKE_PTR(peers);
+        m->n_channel_peers = n_peers;
+        m->channel_port = port;
+
+        format_addresses(m->channel_bind, m->n_channel_bind, where, sizeof(where));
+        r = open_responder(m, where);
+        k = open_sink(m, where);
+        if (r < 0 || k < 0)
+                return r < 0 ? r : k;
+
+        channel_report(m, NULL);
+        log_info(
+                "Peer channel open on %s, UDP and TCP port %u, for the profile's %zu other node address%s.",
+                where,
+                port,
+                n_peers,
+                n_peers == 1 ? "" : "es");
+        return 0;
+}
+
+void manager_peer_channel_set_health(Manager *m) {
+        if (m->peer_server)
+                peer_server_set_health(m->peer_server, manager_peer_health(m));
+}
