@@ -21,6 +21,7 @@ declare -A CT_ARGS=()   # container name → its systemd-nspawn options (quoted)
 declare -A CT_PORT=()   # container name → host end of its fabric veth
 CT_FABRIC_NS=           # the fabric's network namespace (ct_fabric)
 CT_FABRIC_IF=           # the fabric interface's name in every container
+# shellcheck disable=SC2034 # for the test script
 CT_OVERLAY_ROOT=        # set by ct_overlay_root
 CT_MOUNTS=()            # host mounts to undo at teardown (persistent overlays)
 CT_KEEP_DIRS=()         # run-time directories nspawn leaves on a host without systemd
@@ -106,8 +107,8 @@ _ct_find_pid1() {
 # ct_wait_booted NAME: wait (up to 60 s) for the container's PID 1 to appear and for systemd to
 # finish booting (running, or degraded with the failed units logged).
 ct_wait_booted() {
-        local name=$1 i pid='' state=''
-        for i in $(seq 600); do
+        local name=$1 pid='' state=''
+        for _ in $(seq 600); do
                 kill -0 "${CT_NSPAWN[$name]}" 2>/dev/null ||
                         fail "systemd-nspawn for $name exited while booting (console log: ${CT_CONSOLE[$name]})"
                 pid=$(_ct_find_pid1 "$name") && break
@@ -116,7 +117,7 @@ ct_wait_booted() {
         [ -n "$pid" ] || fail "container $name: PID 1 did not appear within 60 s"
         CT_PID[$name]=$pid
         # PID 1 exists before it has exec'd systemd and opened its bus; until then systemctl fails.
-        for i in $(seq 600); do
+        for _ in $(seq 600); do
                 state=$(nsenter -t "$pid" -a systemctl is-system-running --wait 2>/dev/null) || true
                 case "$state" in
                 running) break ;;
@@ -150,6 +151,7 @@ ct_overlay_root() {
         mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged" ||
                 fail "cannot mount an overlay of $lower at $dir/merged"
         CT_MOUNTS+=("$dir/merged")
+        # shellcheck disable=SC2034 # for the test script
         CT_OVERLAY_ROOT=$dir/merged
 }
 
@@ -157,10 +159,10 @@ ct_overlay_root() {
 # exits with status 133 when its container reboots (systemd-nspawn@.service restarts it on that
 # status); without a host systemd the test starts it again itself, with the same options.
 ct_reboot() {
-        local name=$1 nsp=${CT_NSPAWN[$1]} i rc=0
+        local name=$1 nsp=${CT_NSPAWN[$1]} rc=0
         log "rebooting container $name"
         ct "$name" systemctl reboot || fail "systemctl reboot in $name failed"
-        for i in $(seq 300); do
+        for _ in $(seq 300); do
                 kill -0 "$nsp" 2>/dev/null || break
                 sleep 0.1
         done
@@ -173,9 +175,9 @@ ct_reboot() {
 
 # ct_poweroff NAME: shut the container down from inside and wait (30 s) for systemd-nspawn to exit.
 ct_poweroff() {
-        local name=$1 nsp=${CT_NSPAWN[$1]} i rc=0
+        local name=$1 nsp=${CT_NSPAWN[$1]} rc=0
         ct "$name" systemctl poweroff || true
-        for i in $(seq 300); do
+        for _ in $(seq 300); do
                 kill -0 "$nsp" 2>/dev/null || break
                 sleep 0.1
         done
@@ -186,7 +188,7 @@ ct_poweroff() {
 }
 
 # ct_dump NAME: print what explains a failure in container NAME: its failed units, halod's status
-# and the journal of this boot, and the console log.
+# and journal, the journal of this boot, and the console log.
 ct_dump() {
         local name=$1 pid=${CT_PID[$1]:-}
         echo "======== container $name ========" >&2
@@ -196,8 +198,10 @@ ct_dump() {
                         nsenter -t "$pid" -a systemctl --no-pager --failed
                         echo "---- systemctl status halod ----"
                         nsenter -t "$pid" -a systemctl --no-pager -l status halod
-                        echo "---- journalctl -b (last 150 lines) ----"
-                        nsenter -t "$pid" -a journalctl -b --no-pager -n 150
+                        echo "---- journalctl -b -u halod (last 60 lines) ----"
+                        nsenter -t "$pid" -a journalctl -b -u halod --no-pager -n 60
+                        echo "---- journalctl -b (last 100 lines) ----"
+                        nsenter -t "$pid" -a journalctl -b --no-pager -n 100
                 } >&2 2>&1 || true
         fi
         if [ -s "${CT_CONSOLE[$name]:-}" ]; then

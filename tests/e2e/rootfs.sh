@@ -47,7 +47,7 @@ missing() {
 # The Debian mirror apt uses here: the first "deb" source (deb822 .sources or one-line .list) whose
 # suite is this release's codename. HALOD_E2E_MIRROR overrides it.
 find_mirror() {
-        local codename=$1 f
+        local codename=$1 f found=''
         if [ -n "${HALOD_E2E_MIRROR:-}" ]; then
                 echo "$HALOD_E2E_MIRROR"
                 return 0
@@ -55,10 +55,10 @@ find_mirror() {
         for f in /etc/apt/sources.list.d/*.sources; do
                 [ -f "$f" ] || continue
                 # deb822: blank-line separated stanzas of "Key: value" lines.
-                awk -v want="$codename" '
+                found=$(awk -v want="$codename" '
                         function flush() {
                                 if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " want " ") && enabled != "no" && uris != "") {
-                                        split(uris, u, " "); print u[1]; found = 1; exit
+                                        split(uris, u, " "); print u[1]; done = 1; exit
                                 }
                                 types = suites = uris = enabled = ""
                         }
@@ -67,13 +67,19 @@ find_mirror() {
                         { key = tolower($1); sub(/^[^:]*:[ \t]*/, ""); }
                         key == "types:" { types = $0 } key == "suites:" { suites = $0 }
                         key == "uris:" { uris = $0 } key == "enabled:" { enabled = tolower($0) }
-                        END { if (!found) flush() }' "$f"
-        done | head -n 1 | grep . && return 0
-        for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-                [ -f "$f" ] || continue
-                # deb [options] URI SUITE COMPONENT...
-                sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v want="$codename" '$1 == "deb" && $3 == want { print $2; exit }'
-        done | head -n 1 | grep .
+                        END { if (!done) flush() }' "$f")
+                [ -z "$found" ] || break
+        done
+        if [ -z "$found" ]; then
+                for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+                        [ -f "$f" ] || continue
+                        # deb [options] URI SUITE COMPONENT...
+                        found=$(sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" |
+                                awk -v want="$codename" '$1 == "deb" && $3 == want && !n++ { print $2 }')
+                        [ -z "$found" ] || break
+                done
+        fi
+        [ -n "$found" ] && echo "$found"
 }
 
 main() {
