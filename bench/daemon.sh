@@ -75,6 +75,9 @@ echo
 echo "== RSS after start"
 echo "halod (verify mode):           $(rss_kib "$HALOD_PID") KiB (Pss $(awk '/^Pss:/{print $2}' "/proc/$HALOD_PID/smaps_rollup") KiB, anonymous $(awk '/^RssAnon/{print $2}' "/proc/$HALOD_PID/status") KiB)"
 echo "NetworkManager (link active):  $(rss_kib "$NM_PID") KiB (Pss $(awk '/^Pss:/{print $2}' "/proc/$NM_PID/smaps_rollup") KiB, anonymous $(awk '/^RssAnon/{print $2}' "/proc/$NM_PID/status") KiB)"
+echo "halod's RSS by mapping (KiB; [anon] is heap and stacks, the rest are file pages):"
+awk '/^[0-9a-f]+-[0-9a-f]+ / {f = ($6 == "" ? "[anon]" : $6); sub(".*/", "", f)} /^Rss:/ {r[f] += $2}
+        END {for (f in r) if (r[f] >= 32) printf "%6d  %s\n", r[f], f}' "/proc/$HALOD_PID/smaps" | sort -rn
 
 echo
 echo "== status query, wall time of the whole command"
@@ -99,18 +102,35 @@ h1=$(cpu_ns "$HALOD_PID") hs1=$(switches "$HALOD_PID") n1=$(cpu_ns "$NM_PID") ns
 awk -v c=$((h1 - h0)) -v s=$((hs1 - hs0)) 'BEGIN{printf "halod:          %.3f ms CPU, %d wake-ups\n", c/1e6, s}'
 awk -v c=$((n1 - n0)) -v s=$((ns1 - ns0)) 'BEGIN{printf "NetworkManager: %.3f ms CPU, %d wake-ups\n", c/1e6, s}'
 
+# start_halod_as TAG ARGS...: halod as node a with its own NOTIFY_SOCKET receiver, until READY=1.
+start_halod_as() {
+        local tag=$1
+        shift
+        kill -TERM "$HALOD_PID"
+        dm_wait_exit "$HALOD_PID" 10
+        NOTIFY_OUT=$TEST_DIR/notify-$tag.out
+        start_notify_receiver "$TEST_DIR/notify-$tag.sock" "$NOTIFY_OUT"
+        ip netns exec "$NS_A" env NOTIFY_SOCKET="$TEST_DIR/notify-$tag.sock" "$HALOD" --profile "$P" --node a \
+                --runtime-dir "$TEST_DIR/run-$tag" "$@" >"$TEST_DIR/logs/halod-$tag.log" 2>&1 </dev/null &
+        HALOD_PID=$!
+        track_pid "$HALOD_PID"
+        wait_notify "$NOTIFY_OUT" 'READY=1' 60
+}
+libnm_mapped() { grep -q '/libnm\.so' "/proc/$HALOD_PID/maps" && echo yes || echo no; }
+
+echo
+echo "== RSS in verify mode with the backend halod picks (NetworkManager runs: networkmanager, never applied)"
+start_halod_as verify-auto
+echo "halod (verify, picked backend): $(rss_kib "$HALOD_PID") KiB (anonymous $(awk '/^RssAnon/{print $2}' "/proc/$HALOD_PID/status") KiB), Backend $(dm_prop Backend), libnm mapped: $(libnm_mapped)"
+
 echo
 echo "== RSS in enforce mode through the NetworkManager backend (libnm loaded and used)"
-kill -TERM "$HALOD_PID"
-dm_wait_exit "$HALOD_PID" 10
+# Without the user's connection the link has nothing: halod creates and activates halod-fab0.
+nmcli connection delete dmb >/dev/null
+ip -n "$NS_A" addr flush dev "$IF_A"
 dm_write_profile "$P" enforce 10.77.0.1/30 10.77.0.2/30
-NOTIFY_OUT=$TEST_DIR/notify-enforce.out
-start_notify_receiver "$TEST_DIR/notify-enforce.sock" "$NOTIFY_OUT"
-ip netns exec "$NS_A" env NOTIFY_SOCKET="$TEST_DIR/notify-enforce.sock" "$HALOD" --profile "$P" --node a \
-        --backend networkmanager >"$TEST_DIR/logs/halod-enforce.log" 2>&1 </dev/null &
-HALOD_PID=$!
-track_pid "$HALOD_PID"
-wait_notify "$NOTIFY_OUT" 'READY=1' 60
-echo "halod (enforce, networkmanager): $(rss_kib "$HALOD_PID") KiB (anonymous $(awk '/^RssAnon/{print $2}' "/proc/$HALOD_PID/status") KiB), Health $(dm_prop Health), Backend $(dm_prop Backend)"
+start_halod_as enforce --backend networkmanager
+dm_wait_prop Health healthy
+echo "halod (enforce, networkmanager): $(rss_kib "$HALOD_PID") KiB (anonymous $(awk '/^RssAnon/{print $2}' "/proc/$HALOD_PID/status") KiB), Health $(dm_prop Health), Backend $(dm_prop Backend), libnm mapped: $(libnm_mapped)"
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -274,8 +274,9 @@ static void print_peers(const NodeStatus *s) {
         for (size_t i = 0; i < s->peers.n_peers; i++) {
                 const PeerStatus *p = &s->peers.peers[i];
 
-                printf("%10s  %s●%s %-*s  %-15s  ",
-                       i == 0 ? "Peers:" : "",
+                printf("%10s%s %s●%s %-*s  %-15s  ",
+                       i == 0 ? "Peers" : "",
+                       i == 0 ? ":" : " ",
                        p->reachable ? ansi_green() : ansi_red(),
                        ansi_normal(),
                        (int) width,

@@ -9,6 +9,7 @@
 
 #include "haloctl.h"
 #include "json-writer.h"
+#include "profile-trust.h"
 #include "strv.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -80,6 +81,18 @@ int load_profile_and_node(const char *path, Profile **ret_profile, const Profile
         _cleanup_(freep) char *error = NULL;
         const ProfileNode *node = NULL;
         int r;
+
+        /* Every verb that acts on this machine refuses a profile others could have written (validate,
+         * which only reads, does not). */
+        r = profile_check_trusted(path, &error);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+        if (r < 0) {
+                fprintf(stderr, "%s\n", strna(error));
+                return EX_CONFIG;
+        }
 
         r = load_profile_or_report(path, &p);
         if (r != 0)

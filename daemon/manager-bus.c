@@ -386,6 +386,15 @@ static const sd_bus_vtable node_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+/* sd-bus ends the event loop with status 1 once this returns (exit-on-disconnect): say why first. */
+static int on_bus_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        if (sd_bus_message_is_signal(message, "org.freedesktop.DBus.Local", "Disconnected"))
+                log_error(
+                        "Lost the connection to the system bus (was dbus restarted?); exiting with status 1 so "
+                        "that systemd starts halod again (Restart=on-failure).");
+        return 0;
+}
+
 int manager_bus_setup(Manager *m) {
         int r;
 
@@ -403,6 +412,8 @@ int manager_bus_setup(Manager *m) {
 
         /* Without the bus nobody can see our health: stop, and let Restart= bring us back. */
         r = sd_bus_set_exit_on_disconnect(m->bus, true);
+        if (r >= 0)
+                r = sd_bus_add_filter(m->bus, NULL, on_bus_disconnected, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to set exit-on-disconnect: %m");
 

@@ -1,28 +1,103 @@
 /* SPDX-License-Identifier: MIT */
-/* Hosting the peer channel: the UDP responder and the TCP throughput sink on this node's fabric
- * addresses, each one pollable fd watched by sd-event. */
+/* Hosting the peer channel on this node's fabric addresses: the UDP responder in a thread of its own,
+ * the TCP throughput sink as an sd-event io source. */
 #include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "manager.h"
 #include "peer-profile.h"
 
-/* Datagrams answered per wake-up: the responder's epoll fd is level-triggered, so what is left wakes
- * the loop again after the other ready sources (D-Bus, rtnetlink) had their turn. */
-#define PEER_SERVER_BATCH 64U
+/* Datagrams answered per hold of the lock, so that the loop's identity updates never wait long. */
+#define RESPONDER_BATCH 64U
 
-static int on_peer_server_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+/* The other nodes measure how long this one takes to answer: the answer must not wait for whatever
+ * the event loop is doing (a verify, libpci, a D-Bus call take milliseconds, tens of them on a slow
+ * or sanitized build), or halod would report latency it causes itself. So the responder has a thread
+ * that does nothing but answer; the loop only updates what it answers, under the lock. */
+struct PeerResponder {
+        PeerServer *server;
+        pthread_mutex_t lock; /* guards server between the thread and the loop */
+        pthread_t thread;
+        bool started;
+        int stop_fd;
+};
 
-        for (unsigned i = 0; i < PEER_SERVER_BATCH; i++) {
-                int r = peer_server_handle(m->peer_server);
+static void *responder_run(void *userdata) {
+        PeerResponder *p = userdata;
+        struct pollfd fds[] = {
+                { .fd = peer_server_fd(p->server), .events = POLLIN },
+                { .fd = p->stop_fd, .events = POLLIN },
+        };
 
-                if (r == 0)
-                        break;
-                if (r < 0) {
-                        log_debug("Peer responder: %s, ignoring.", strerror(-r));
+        for (;;) {
+                int r = 0;
+
+                if (poll(fds, ELEMENTSOF(fds), -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
                         break;
                 }
+                if (fds[1].revents != 0)
+                        break;
+                if (fds[0].revents == 0)
+                        continue;
+
+                (void) pthread_mutex_lock(&p->lock);
+                for (unsigned i = 0; i < RESPONDER_BATCH; i++) {
+                        r = peer_server_handle(p->server);
+                        if (r <= 0)
+                                break;
+                }
+                (void) pthread_mutex_unlock(&p->lock);
+
+                /* A local error (out of memory, a socket in a bad state) that persists must not make
+                 * this thread spin: answer more slowly instead. */
+                if (r < 0)
+                        (void) nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
         }
+        return NULL;
+}
+
+static PeerResponder *responder_free(PeerResponder *p) {
+        uint64_t one = 1;
+
+        if (!p)
+                return NULL;
+        if (p->started) {
+                (void) write(p->stop_fd, &one, sizeof(one));
+                (void) pthread_join(p->thread, NULL);
+        }
+        safe_close(p->stop_fd);
+        (void) pthread_mutex_destroy(&p->lock);
+        peer_server_free(p->server);
+        return mfree(p);
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(PeerResponder *, responder_free);
+
+/* Takes server over, also on failure. */
+static int responder_start(PeerServer *server, PeerResponder **ret) {
+        _cleanup_(responder_freep) PeerResponder *p = NULL;
+        int r;
+
+        p = calloc(1, sizeof(PeerResponder));
+        if (!p) {
+                peer_server_free(server);
+                return -ENOMEM;
+        }
+        *p = (PeerResponder){ .server = server, .lock = PTHREAD_MUTEX_INITIALIZER, .stop_fd = -EBADF };
+        p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (p->stop_fd < 0)
+                return -errno;
+        /* The thread inherits the loop's blocked signals: they stay with the signalfd. */
+        r = -pthread_create(&p->thread, NULL, responder_run, p);
+        if (r < 0)
+                return r;
+        p->started = true;
+        *ret = TAKE_PTR(p);
         return 0;
 }
 
@@ -38,8 +113,7 @@ static int on_bulk_server_io(sd_event_source *s, int fd, uint32_t revents, void 
 }
 
 static void channel_close(Manager *m) {
-        m->peer_server_source = sd_event_source_disable_unref(m->peer_server_source);
-        m->peer_server = peer_server_free(m->peer_server);
+        m->responder = responder_free(m->responder);
         m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
         m->bulk_server = peer_bulk_server_free(m->bulk_server);
         m->channel_bind = mfree(m->channel_bind);
@@ -85,19 +159,14 @@ static void channel_report(Manager *m, const char *error) {
 }
 
 static int open_responder(Manager *m, const char *where) {
-        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        PeerServer *s = NULL;
         char *error = NULL;
         int r;
 
         r = peer_server_open_for_profile(m->profile, m->node, manager_peer_health(m), &s);
         if (r >= 0)
-                r = sd_event_add_io(
-                        m->event, &m->peer_server_source, peer_server_fd(s), EPOLLIN, on_peer_server_io, m);
-        if (r >= 0)
-                /* The other node measures our answer time: answer before anything else that is ready. */
-                r = sd_event_source_set_priority(m->peer_server_source, SD_EVENT_PRIORITY_IMPORTANT);
+                r = responder_start(s, &m->responder);
         if (r < 0) {
-                m->peer_server_source = sd_event_source_disable_unref(m->peer_server_source);
                 if (asprintf(
                             &error,
                             "Failed to open the peer channel on %s UDP port %u: %s. The other nodes' peer "
@@ -111,7 +180,6 @@ static int open_responder(Manager *m, const char *where) {
                 }
                 return r;
         }
-        m->peer_server = TAKE_PTR(s);
         return 0;
 }
 
@@ -158,15 +226,18 @@ int manager_peer_channel_reset(Manager *m) {
                 return log_warning_errno(r, "Failed to read the peer channel's addresses: %m");
         port = peer_port(m->profile);
 
-        if (m->peer_server && m->bulk_server && port == m->channel_port &&
+        if (m->responder && m->bulk_server && port == m->channel_port &&
             same_addresses(bind, n_bind, m->channel_bind, m->n_channel_bind) &&
             same_addresses(peers, n_peers, m->channel_peers, m->n_channel_peers)) {
                 PeerIdentity self;
 
                 /* Same sockets; the digest (and the names) may have changed with a reload. */
                 r = peer_identity_from_profile(m->profile, m->node, manager_peer_health(m), &self);
-                if (r >= 0)
-                        peer_server_set_identity(m->peer_server, &self);
+                if (r >= 0) {
+                        (void) pthread_mutex_lock(&m->responder->lock);
+                        peer_server_set_identity(m->responder->server, &self);
+                        (void) pthread_mutex_unlock(&m->responder->lock);
+                }
                 return 0;
         }
 
@@ -199,6 +270,9 @@ int manager_peer_channel_reset(Manager *m) {
 }
 
 void manager_peer_channel_set_health(Manager *m) {
-        if (m->peer_server)
-                peer_server_set_health(m->peer_server, manager_peer_health(m));
+        if (!m->responder)
+                return;
+        (void) pthread_mutex_lock(&m->responder->lock);
+        peer_server_set_health(m->responder->server, manager_peer_health(m));
+        (void) pthread_mutex_unlock(&m->responder->lock);
 }

@@ -150,6 +150,8 @@ static void schedule_retry(Manager *m) {
                 return;
         }
 
+        if (m->peer_retry_usec >= interval)
+                return; /* backed off as far as it goes */
         m->peer_retry_usec = m->peer_retry_usec == 0 ? PEER_RETRY_FIRST_USEC : m->peer_retry_usec * 2;
         if (m->peer_retry_usec >= interval)
                 return; /* the interval timer probes as often from here on */

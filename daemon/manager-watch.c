@@ -185,8 +185,10 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         if (manager_verify(m, only) >= 0)
                 enforce(m, only);
         /* After enforce(): probe the path as it is now, not as it was before a re-apply. */
-        if (peers)
+        if (peers) {
+                log_debug("Re-checked %s: probing the peers over these links again.", only);
                 manager_peers_request(m);
+        }
         return 0;
 }
 

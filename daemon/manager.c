@@ -8,6 +8,7 @@
 #include "apply.h"
 #include "checks.h"
 #include "manager.h"
+#include "profile-trust.h"
 #include "strv.h"
 
 usec_t now_usec(clockid_t clock) {
@@ -106,6 +107,11 @@ static int load_profile_and_node(
         const ProfileNode *node = NULL;
         size_t n_addresses = 0;
         int r;
+
+        /* A profile that someone other than root could have written must not configure this machine. */
+        r = profile_check_trusted(m->profile_path, ret_error);
+        if (r < 0)
+                return r;
 
         r = profile_load_file(m->profile_path, &p, &errors);
         if (r < 0) {

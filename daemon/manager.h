@@ -42,6 +42,7 @@ const char *health_to_string(Health h) _pure_;
 Health health_from_string(const char *s) _pure_;
 
 typedef struct PeerJob PeerJob;
+typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
 
 typedef struct Manager {
@@ -85,9 +86,9 @@ typedef struct Manager {
         usec_t auto_apply_window_usec;
         unsigned auto_apply_count;
 
-        /* The peer channel's responder and throughput sink (manager-peer-channel.c). */
-        PeerServer *peer_server;
-        sd_event_source *peer_server_source;
+        /* The peer channel's responder (a thread of its own) and throughput sink (on the loop), see
+         * manager-peer-channel.c. */
+        PeerResponder *responder;
         PeerBulkServer *bulk_server;
         sd_event_source *bulk_server_source;
         struct in_addr *channel_bind, *channel_peers; /* what they were opened for */

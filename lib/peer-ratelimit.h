@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The responder's numbers (documented in man/peer-protocol.md): a source may send a burst of 200
+/* The responder's numbers (documented in halod(8), PEER CHANNEL): a source may send a burst of 200
  * requests, then 100 per second. One verify of a peer costs about 25 (20 latency probes, MTU probes,
  * retries), and `haloctl probe` about 100, so honest peers are never limited; a flood of spoofed
  * requests is answered at 100 replies/s at most, each no larger than its request. */

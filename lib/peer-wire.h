@@ -9,7 +9,7 @@
 
 #include "macro.h"
 
-/* See man/peer-protocol.md for the byte layout. */
+/* See halod(8), PEER CHANNEL, for the byte layout. */
 #define PEER_WIRE_MAGIC "HALO"
 #define PEER_WIRE_VERSION 1U
 #define PEER_HEADER_SIZE 26U

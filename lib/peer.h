@@ -20,7 +20,7 @@ typedef struct PeerServer PeerServer;
 typedef struct PeerServerStats {
         uint64_t answered;
         uint64_t refused_source; /* not an address of another node of the profile */
-        uint64_t refused_port;   /* source port below 1024 (see man/peer-protocol.md) */
+        uint64_t refused_port;   /* source port below 1024 (see halod(8), PEER CHANNEL) */
         uint64_t oversized;      /* longer than PEER_MESSAGE_SIZE_MAX */
         uint64_t malformed;      /* peer_message_parse() said -EBADMSG */
         uint64_t not_request;    /* a reply sent to the responder: never answered */

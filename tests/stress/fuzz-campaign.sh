@@ -12,7 +12,9 @@
 #   --build-dir      the clang fuzzing build (default build-fuzz, created or reconfigured)
 #   --results        a tab-separated table: target, seconds, executions, execs/s, corpus before,
 #                    corpus after, findings (default BUILD_DIR/fuzz-campaign.tsv)
-#   --no-merge       leave the committed corpora untouched
+#   --no-merge       leave the committed corpora untouched (overridden by ST_FUZZ_MERGE=1)
+# Environment: ST_FUZZ_MINUTES_MAIN and ST_FUZZ_MINUTES_OTHER override the default minutes;
+# ST_RESULTS_DIR (bench/stress.sh) makes the default results file ST_RESULTS_DIR/fuzz.tsv.
 #   TARGET...        only these (fuzz-profile ...); default: every tests/fuzz/fuzz-*.c
 # A finding (crash, leak, timeout, out-of-memory) is kept in BUILD_DIR/fuzz-artifacts/TARGET/, named
 # in the output, and makes the exit status 1: reproduce it with `BUILD_DIR/tests/TARGET FILE`, fix
@@ -21,8 +23,8 @@ set -euo pipefail
 export LC_ALL=C.UTF-8
 
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
-minutes_main=10
-minutes_other=2
+minutes_main=${ST_FUZZ_MINUTES_MAIN:-10}
+minutes_other=${ST_FUZZ_MINUTES_OTHER:-2}
 build_dir=$SOURCE_DIR/build-fuzz
 results=
 merge=1
@@ -40,6 +42,11 @@ while [ $# -gt 0 ]; do
         *) targets+=("$1"); shift ;;
         esac
 done
+[ "${ST_FUZZ_MERGE:-}" = 1 ] && merge=1
+if [ -z "$results" ] && [ -n "${ST_RESULTS_DIR:-}" ]; then
+        mkdir -p "$ST_RESULTS_DIR"
+        results=$ST_RESULTS_DIR/fuzz.tsv
+fi
 results=${results:-$build_dir/fuzz-campaign.tsv}
 
 command -v clang >/dev/null || { echo "clang not found: install it with tools/deps test (libFuzzer comes with clang)." >&2; exit 1; }
@@ -103,12 +110,13 @@ for t in "${targets[@]}"; do
         fi
 
         if [ -n "$merge" ]; then
-                # Only inputs that reach coverage the committed corpus does not are copied in.
-                "$exe" -merge=1 -max_len=16384 "$corpus" "$work" >>"$log" 2>&1 ||
+                # Only inputs that reach an edge the committed corpus does not are copied in (hit counts
+                # are not features here: they would bring in hundreds of near-duplicates).
+                "$exe" -merge=1 -use_counters=0 -max_len=16384 "$corpus" "$work" >>"$log" 2>&1 ||
                         echo "warning: merging the new $t inputs failed, see $log" >&2
         fi
         after=$(find "$corpus" -type f | wc -l)
-        rate=$(awk -v e="$execs" -v s="$took" 'BEGIN { printf "%d", s > 0 ? e / s : e }')
+        rate=$(awk -v e="$execs" -v s="$took" 'BEGIN { printf "%d", (s > 0 ? e / s : e) }')
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$took" "$execs" "$rate" "$before" "$after" "$findings" >>"$results"
         echo "    $execs executions ($rate/s), corpus $before -> $after, findings: $findings"
 done

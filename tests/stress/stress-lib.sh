@@ -40,6 +40,11 @@ st_fds() {
         ls "/proc/$1/fd" | wc -l
 }
 
+# st_cpu_ms PID: the CPU time (user + system) the process has used, in milliseconds.
+st_cpu_ms() {
+        awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
+
 # st_kv KEY FILE: the value of "KEY=value" in FILE (st-bus's output).
 st_kv() {
         sed -n "s/^$1=//p" "$2" | tail -n 1

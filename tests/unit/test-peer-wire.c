@@ -31,7 +31,7 @@ static void test_round_trip(void) {
         size_t n = encode(&m, buf);
 
         ASSERT_INT_EQ(n, PEER_REQUEST_SIZE_MIN);
-        /* The layout of man/peer-protocol.md, byte for byte. */
+        /* The layout in halod(8), PEER CHANNEL, byte for byte. */
         ASSERT_TRUE(
                 memcmp(buf, "HALO\x01\x01\x00\x00\x01\x02\x03\x04\x11\x22\x33\x44\x55\x66\x77\x88", 20) == 0);
         ASSERT_INT_EQ(buf[20], PEER_HEALTH_HEALTHY);

@@ -1,0 +1,141 @@
+# bash completion for haloctl(1): verbs, options, node names from the profile, check-id prefixes.
+# SPDX-License-Identifier: MIT
+#
+# Installed as "haloctl" in bash-completion's completionsdir, which loads it on the first <Tab> after
+# "haloctl". It uses only bash builtins (no _init_completion), so it also works when sourced by hand.
+# tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table.
+
+_haloctl_verbs="validate check status verify reload plan apply env probe"
+_haloctl_options="--json --node --only --root --force --color --help --version"
+# Options that take a value (the next word, or after "=").
+_haloctl_options_arg="--node --only --root --color"
+# Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
+_haloctl_verbs_profile="validate check plan apply env probe"
+_haloctl_check_prefixes="profile kernel. nic. rdma. link. peer."
+_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.gtt nic.pci nic.pcie nic.driver nic.firmware
+rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
+
+# The keys of the profile's top-level "nodes:" mapping (block style, as halod.yaml(5) writes it, or
+# one flow mapping on the same line), read with awk: running haloctl on every <Tab> would be too slow.
+_haloctl_node_names() {
+        local profile=$1
+        [[ -r $profile && -f $profile ]] || return 0
+        awk '
+                function key(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]*:.*/, "", s); gsub(/["\047]/, "", s); return s }
+                inside && /^[^ \t#]/ { inside = 0 }
+                /^nodes:[ \t]*\{/ {
+                        # nodes: { a: {...}, b: {...} } - the keys at brace depth 1.
+                        line = $0; sub(/^nodes:[ \t]*\{/, "", line); depth = 1; word = ""
+                        for (i = 1; i <= length(line) && depth > 0; i++) {
+                                c = substr(line, i, 1)
+                                if (c == "{" || c == "[") depth++
+                                else if (c == "}" || c == "]") depth--
+                                else if (depth == 1 && c == ":" && word != "") { print key(word); word = "" }
+                                else if (depth == 1 && c == ",") word = ""
+                                else if (depth == 1) word = word c
+                        }
+                        next
+                }
+                /^nodes:[ \t]*(#.*)?$/ { inside = 1; indent = -1; next }
+                inside && /^[ \t]+[^ \t#]/ {
+                        match($0, /^[ \t]+/)
+                        if (indent < 0) indent = RLENGTH
+                        if (RLENGTH == indent) print key($0)
+                }
+        ' "$profile" 2>/dev/null
+}
+
+_haloctl() {
+        local cur=${COMP_WORDS[COMP_CWORD]} prev='' word verb='' profile='' node='' i
+        local -a positional=()
+
+        # "--color=al" arrives as "--color" "=" "al" (COMP_WORDBREAKS has "=").
+        if ((COMP_CWORD > 0)); then
+                prev=${COMP_WORDS[COMP_CWORD - 1]}
+        fi
+        if [[ $cur == = ]]; then
+                cur=
+        elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+                prev=${COMP_WORDS[COMP_CWORD - 2]}
+        fi
+
+        # The verb is the first word that is neither an option nor an option's value.
+        for ((i = 1; i < COMP_CWORD; i++)); do
+                word=${COMP_WORDS[i]}
+                if [[ " $_haloctl_options_arg " == *" $word "* ]]; then
+                        # skip the value, and the "=" before it
+                        [[ ${COMP_WORDS[i + 1]} == = ]] && i=$((i + 1))
+                        i=$((i + 1))
+                        continue
+                fi
+                [[ $word == -* || $word == = ]] && continue
+                if [[ -z $verb ]]; then
+                        verb=$word
+                else
+                        positional+=("$word")
+                fi
+        done
+
+        # A profile named on the command line (else the default one); probe's NODE is the other word.
+        for word in "${positional[@]}"; do
+                # a literal ~/ (the shell expands it only when the command runs)
+                # shellcheck disable=SC2088
+                [[ $word == "~/"* ]] && word=$HOME/${word#"~/"}
+                if [[ -z $profile && -f $word ]]; then
+                        profile=$word
+                else
+                        node=$word
+                fi
+        done
+        : "${profile:=/etc/halod/halod.yaml}"
+
+        COMPREPLY=()
+        case $prev in
+        --color)
+                mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
+                return 0
+                ;;
+        --node)
+                mapfile -t COMPREPLY < <(compgen -W "$(_haloctl_node_names "$profile")" -- "$cur")
+                return 0
+                ;;
+        --root)
+                compopt -o filenames 2>/dev/null
+                mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+                return 0
+                ;;
+        --only)
+                # a comma-separated list: complete its last element
+                local done_part='' last=$cur words=$_haloctl_check_prefixes
+                if [[ $cur == *,* ]]; then
+                        done_part=${cur%,*},
+                        last=${cur##*,}
+                fi
+                [[ $last == *.* ]] && words+=" $_haloctl_check_ids"
+                mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$words" -- "$last")
+                # "kernel." is a prefix to continue, not a finished word
+                [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *. ]] && compopt -o nospace 2>/dev/null
+                return 0
+                ;;
+        esac
+
+        if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$_haloctl_options" -- "$cur")
+                return 0
+        fi
+        if [[ -z $verb ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$_haloctl_verbs" -- "$cur")
+                return 0
+        fi
+        if [[ " $_haloctl_verbs_profile " == *" $verb "* ]]; then
+                # probe: a node name first, then the profile; the other verbs: the profile
+                if [[ $verb == probe && -z $node ]]; then
+                        mapfile -t COMPREPLY < <(compgen -W "$(_haloctl_node_names "$profile")" -- "$cur")
+                fi
+                compopt -o filenames 2>/dev/null
+                mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur")
+        fi
+        return 0
+}
+
+complete -F _haloctl haloctl
