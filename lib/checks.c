@@ -1,24 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of check groups, run in a fixed order so that reports read the same every time. */
+#include "checks.h"
 #include "check-kernel.h"
-#include "check-nic.h"
 #include "check-link.h"
+#include "check-nic.h"
 #include "check-profile.h"
 #include "check-rdma.h"
-#include "checks.h"
 
 static const struct {
         const char *prefix;
         CheckGroupFunc run;
 } check_groups[] = {
+        /* One group a line. */
+        /* clang-format off */
         /* -- check groups -- */
         { "profile", check_profile },
         { "kernel.", check_kernel },
         { "nic.", check_nic },
         { "rdma.", check_rdma },
         { "link.", check_links },
-        { NULL, NULL },
         /* -- end check groups -- */
+        /* clang-format on */
 };
 
 static bool group_selected(const char *prefix, const char *only) {
