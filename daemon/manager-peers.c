@@ -233,8 +233,10 @@ static int start_job(Manager *m) {
         }
 
         j = calloc(1, sizeof(PeerJob));
-        if (!j)
+        if (!j) {
+                manager_bus_answer_waiters(m, run);
                 return log_error_errno(ENOMEM, "Failed to start the peer checks: %m");
+        }
         *j = (PeerJob){
                 .event_fd = -EBADF,
                 .run = run,

@@ -19,11 +19,31 @@ enum {
         OFF_PADDING_LEN = 24,
 };
 
+/* Offsets inside the RDMA block of rdma-hello messages. */
+enum {
+        RDMA_OFF_VERSION = 0,
+        RDMA_OFF_STATUS = 1,
+        RDMA_OFF_MTU = 2,
+        RDMA_OFF_QPN = 4,
+        RDMA_OFF_PSN = 8,
+        RDMA_OFF_GID_INDEX = 12,
+        RDMA_OFF_GID = 16,
+        RDMA_OFF_RKEY = 32,
+        RDMA_OFF_ADDR = 36,
+        RDMA_OFF_LENGTH = 44,
+};
+_Static_assert(RDMA_OFF_LENGTH + 8 == PEER_RDMA_BLOCK_SIZE, "RDMA block layout and size disagree");
+
+/* 24-bit fields of the InfiniBand transport (QPN, PSN). */
+#define RDMA_24BIT_MAX 0xffffffU
+
 static const char *const peer_message_type_table[_PEER_MESSAGE_TYPE_MAX] = {
         [PEER_ECHO_REQUEST] = "echo-request",
         [PEER_ECHO_REPLY] = "echo-reply",
         [PEER_MTU_REQUEST] = "mtu-request",
         [PEER_MTU_REPLY] = "mtu-reply",
+        [PEER_RDMA_HELLO_REQUEST] = "rdma-hello-request",
+        [PEER_RDMA_HELLO_REPLY] = "rdma-hello-reply",
 };
 
 const char *peer_message_type_to_string(PeerMessageType t) {
@@ -40,7 +60,31 @@ PeerMessageType peer_message_type_from_string(const char *s) {
 }
 
 bool peer_message_type_is_request(PeerMessageType t) {
-        return t == PEER_ECHO_REQUEST || t == PEER_MTU_REQUEST;
+        return t == PEER_ECHO_REQUEST || t == PEER_MTU_REQUEST || t == PEER_RDMA_HELLO_REQUEST;
+}
+
+static bool type_has_rdma_block(PeerMessageType t) {
+        return t == PEER_RDMA_HELLO_REQUEST || t == PEER_RDMA_HELLO_REPLY;
+}
+
+static const char *const peer_rdma_status_table[_PEER_RDMA_STATUS_MAX] = {
+        [PEER_RDMA_OK] = "ok",
+        [PEER_RDMA_NO_DEVICE] = "no-device",
+        [PEER_RDMA_BUSY] = "busy",
+        [PEER_RDMA_FAILED] = "failed",
+};
+
+const char *peer_rdma_status_to_string(PeerRdmaStatus st) {
+        if (st < 0 || st >= _PEER_RDMA_STATUS_MAX)
+                return NULL;
+        return peer_rdma_status_table[st];
+}
+
+PeerRdmaStatus peer_rdma_status_from_string(const char *s) {
+        for (int i = 0; i < _PEER_RDMA_STATUS_MAX; i++)
+                if (s && streq(peer_rdma_status_table[i], s))
+                        return i;
+        return _PEER_RDMA_STATUS_INVALID;
 }
 
 static const char *const peer_health_table[_PEER_HEALTH_MAX] = {
@@ -101,7 +145,7 @@ static size_t body_size(const PeerIdentity *id) {
 }
 
 size_t peer_message_size(const PeerMessage *m) {
-        return body_size(&m->sender) + m->padding;
+        return body_size(&m->sender) + (type_has_rdma_block(m->type) ? PEER_RDMA_BLOCK_SIZE : 0) + m->padding;
 }
 
 static void put_be16(uint8_t *p, uint16_t v) {
@@ -131,6 +175,65 @@ static uint64_t get_be64(const uint8_t *p) {
         return (uint64_t) get_be32(p) << 32 | get_be32(p + 4);
 }
 
+static bool rdma_mtu_is_valid(uint16_t mtu) {
+        return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
+}
+
+/* The rules of the RDMA block, for both directions: a field the receiver would have to guess about
+ * is refused, so that what parses also encodes back to the same bytes. */
+static bool rdma_hello_is_valid(const PeerRdmaHello *h, bool request) {
+        static const PeerRdmaHello empty = {};
+
+        if (h->status < 0 || h->status >= _PEER_RDMA_STATUS_MAX)
+                return false;
+        if (request && h->status != PEER_RDMA_OK)
+                return false;
+        if (h->status != PEER_RDMA_OK) /* the status alone: every other field is zero */
+                return h->mtu == 0 && h->qpn == 0 && h->psn == 0 && h->gid_index == 0 && h->rkey == 0 &&
+                        h->addr == 0 && h->length == 0 && memcmp(h->gid, empty.gid, sizeof(h->gid)) == 0;
+        if (!rdma_mtu_is_valid(h->mtu))
+                return false;
+        /* QPs 0 and 1 are the special (SMI/GSI) queue pairs: never an RC one. */
+        if (h->qpn < 2 || h->qpn > RDMA_24BIT_MAX || h->psn > RDMA_24BIT_MAX)
+                return false;
+        if (h->length == 0)
+                return h->rkey == 0 && h->addr == 0;
+        return h->addr <= UINT64_MAX - h->length;
+}
+
+static void rdma_block_encode(const PeerRdmaHello *h, uint8_t *p) {
+        p[RDMA_OFF_VERSION] = PEER_RDMA_BLOCK_VERSION;
+        p[RDMA_OFF_STATUS] = (uint8_t) h->status;
+        put_be16(p + RDMA_OFF_MTU, h->mtu);
+        put_be32(p + RDMA_OFF_QPN, h->qpn);
+        put_be32(p + RDMA_OFF_PSN, h->psn);
+        put_be32(p + RDMA_OFF_GID_INDEX, h->gid_index);
+        memcpy(p + RDMA_OFF_GID, h->gid, sizeof(h->gid));
+        put_be32(p + RDMA_OFF_RKEY, h->rkey);
+        put_be64(p + RDMA_OFF_ADDR, h->addr);
+        put_be64(p + RDMA_OFF_LENGTH, h->length);
+}
+
+static int rdma_block_parse(const uint8_t *p, bool request, PeerRdmaHello *ret) {
+        PeerRdmaHello h = {};
+
+        if (p[RDMA_OFF_VERSION] != PEER_RDMA_BLOCK_VERSION || p[RDMA_OFF_STATUS] >= _PEER_RDMA_STATUS_MAX)
+                return -EBADMSG;
+        h.status = p[RDMA_OFF_STATUS];
+        h.mtu = get_be16(p + RDMA_OFF_MTU);
+        h.qpn = get_be32(p + RDMA_OFF_QPN);
+        h.psn = get_be32(p + RDMA_OFF_PSN);
+        h.gid_index = get_be32(p + RDMA_OFF_GID_INDEX);
+        memcpy(h.gid, p + RDMA_OFF_GID, sizeof(h.gid));
+        h.rkey = get_be32(p + RDMA_OFF_RKEY);
+        h.addr = get_be64(p + RDMA_OFF_ADDR);
+        h.length = get_be64(p + RDMA_OFF_LENGTH);
+        if (!rdma_hello_is_valid(&h, request))
+                return -EBADMSG;
+        *ret = h;
+        return 0;
+}
+
 int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t *ret_size) {
         size_t cl = strnlen(m->sender.cluster, sizeof(m->sender.cluster));
         size_t nl = strnlen(m->sender.node, sizeof(m->sender.node));
@@ -144,6 +247,9 @@ int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t 
         if (!peer_name_is_valid(m->sender.cluster, cl) || !peer_name_is_valid(m->sender.node, nl))
                 return -EINVAL;
         if (m->padding > PEER_MESSAGE_SIZE_MAX)
+                return -EINVAL;
+        if (type_has_rdma_block(m->type) &&
+            !rdma_hello_is_valid(&m->rdma, peer_message_type_is_request(m->type)))
                 return -EINVAL;
         total = peer_message_size(m);
         if (total > PEER_MESSAGE_SIZE_MAX)
@@ -172,6 +278,10 @@ int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t 
                 memcpy(p, m->sender.digest, PEER_DIGEST_SIZE);
                 p += PEER_DIGEST_SIZE;
         }
+        if (type_has_rdma_block(m->type)) {
+                rdma_block_encode(&m->rdma, p);
+                p += PEER_RDMA_BLOCK_SIZE;
+        }
         memset(p, 0, m->padding);
 
         if (ret_size)
@@ -181,7 +291,7 @@ int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t 
 
 int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret) {
         PeerMessage m = {};
-        size_t cl, nl, dl, pl;
+        size_t cl, nl, dl, rl, pl;
         const uint8_t *p;
 
         if (size < PEER_HEADER_SIZE || size > PEER_MESSAGE_SIZE_MAX)
@@ -199,12 +309,16 @@ int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret) {
         pl = get_be16(buf + OFF_PADDING_LEN);
         if (cl > PEER_NAME_MAX || nl > PEER_NAME_MAX || (dl != 0 && dl != PEER_DIGEST_SIZE))
                 return -EBADMSG;
+        /* The type decides whether the RDMA block is there: it has a fixed size. */
+        m.type = buf[OFF_TYPE];
+        rl = type_has_rdma_block(m.type) ? PEER_RDMA_BLOCK_SIZE : 0;
         /* The lengths must account for the datagram exactly: no trailing bytes, nothing missing. */
-        if (PEER_HEADER_SIZE + cl + nl + dl + pl != size)
+        if (PEER_HEADER_SIZE + cl + nl + dl + rl + pl != size)
                 return -EBADMSG;
 
-        m.type = buf[OFF_TYPE];
         if (peer_message_type_is_request(m.type) && size < PEER_REQUEST_SIZE_MIN)
+                return -EBADMSG;
+        if (m.type == PEER_RDMA_HELLO_REQUEST && size < PEER_RDMA_REQUEST_SIZE_MIN)
                 return -EBADMSG;
         m.flags = get_be16(buf + OFF_FLAGS);
         m.sequence = get_be32(buf + OFF_SEQUENCE);
@@ -224,6 +338,11 @@ int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret) {
                 m.sender.has_digest = true;
                 memcpy(m.sender.digest, p, dl);
                 p += dl;
+        }
+        if (rl > 0) {
+                if (rdma_block_parse(p, peer_message_type_is_request(m.type), &m.rdma) < 0)
+                        return -EBADMSG;
+                p += rl;
         }
         for (size_t i = 0; i < pl; i++)
                 if (p[i] != 0)
@@ -252,6 +371,11 @@ int peer_message_make_reply(
                 /* Same size as the request: the reply proves the path in the other direction. */
                 if (request_size >= base)
                         reply.padding = request_size - base;
+                break;
+        case PEER_RDMA_HELLO_REQUEST:
+                /* Honest by default: a responder that has an RDMA device fills the block itself. */
+                reply.type = PEER_RDMA_HELLO_REPLY;
+                reply.rdma = (PeerRdmaHello){ .status = PEER_RDMA_NO_DEVICE };
                 break;
         default:
                 return -EINVAL;

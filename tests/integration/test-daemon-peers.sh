@@ -13,7 +13,7 @@
 
 harness_init dp
 require_root
-require_tools ip busctl dbus-daemon python3 jq ping
+require_tools ip busctl dbus-daemon python3 jq
 require_build_file daemon/halod daemon/haloctl
 HALOCTL=$BUILD_DIR/daemon/haloctl
 INTERVAL=2 # health.interval in seconds: "within one verify interval" below is measured against it
@@ -228,7 +228,7 @@ ip -n "$NS_B" addr add 10.79.0.2/24 dev "dp$$d"
 ip -n "$NS_C" link set "dp$$c" up
 ip -n "$NS_B" link set "dp$$d" up
 ip -n "$NS_C" route add $WORKER_ADDR/32 via 10.79.0.2
-wait_until 10 in_ns "$NS_C" ping -c 1 -W 1 $WORKER_ADDR
+udp_roundtrip "$NS_C" "$NS_B" 10.79.0.1 $WORKER_ADDR
 assert_eq "$(peer_request "$NS_C" 10.79.0.1)" none "the worker's answer to a stranger"
 # 26 bytes of header, "dp-test", "worker" and the digest: an echo reply carries no padding.
 assert_eq "$(peer_request "$NS_A" $HEAD_ADDR)" 71 "the worker's answer to the head"

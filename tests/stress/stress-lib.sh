@@ -99,8 +99,10 @@ st_write_profile() {
 # HALOD_PID, HALOD_LOG and NOTIFY_OUT (a fresh receiver per start, so that READY=1 is this start's).
 ST_STARTS=0
 st_start_halod() {
-        local ns=$1 node=$2 profile=$3 backend=$4
+        local ns=$1 node=$2 profile=$3 backend=$4 runtime=()
         shift 4
+        # fabric.env never goes to the host's /run/halod (as dm_start_halod).
+        [ -n "${RUNTIME_DIRECTORY:-}" ] || runtime=(--runtime-dir "$TEST_DIR/run-$node")
         ST_STARTS=$((ST_STARTS + 1))
         NOTIFY_OUT=$TEST_DIR/notify-$node-$ST_STARTS.out
         HALOD_LOG=$TEST_DIR/logs/halod-$node-$ST_STARTS.log
@@ -108,7 +110,7 @@ st_start_halod() {
         ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node-$ST_STARTS.sock" \
                 HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
                 "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend "$backend" \
-                >"$HALOD_LOG" 2>&1 </dev/null &
+                "${runtime[@]}" >"$HALOD_LOG" 2>&1 </dev/null &
         HALOD_PID=$!
         track_pid "$HALOD_PID"
 }

@@ -32,7 +32,8 @@ cp "$PROFILE" "$TEST_DIR/good.yaml"
 halod_refuses() {
         local what=$1 w
         shift
-        run_rc 78 ip netns exec "$NS_A" "$BUILD_DIR/daemon/halod" --profile "$PROFILE" --node a --backend netlink
+        run_rc 78 ip netns exec "$NS_A" "$BUILD_DIR/daemon/halod" --profile "$PROFILE" --node a --backend netlink \
+                --runtime-dir "$TEST_DIR/run-a"
         for w in "$@"; do assert_contains "$OUT" "$w" "halod's refusal of $what"; done
         refused
 }
