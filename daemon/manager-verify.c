@@ -113,7 +113,7 @@ static int summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
         if (n_bad > 1)
                 r = asprintf(
                         ret_summary,
-                        "%s: %s: %s (and %zu more)",
+                        "%s: %s: %s (and %zu more checks failing or warning)",
                         health_to_string(*ret_health),
                         first->id,
                         first->summary,
