@@ -2,6 +2,7 @@
 /* haloctl check: runs every check once, without a daemon, as a preflight before enabling halod. */
 #include <stdio.h>
 
+#include "check-peer.h"
 #include "checks.h"
 #include "haloctl.h"
 #include "json-writer.h"
@@ -86,6 +87,21 @@ int verb_check(int argc, char *argv[]) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;
         }
+        /* The peer checks probe the other nodes' halod over the fabric: not part of the host groups,
+         * and meaningless for a fixture tree (--root). */
+        if (!arg_root && p->health.peers && checks_group_selected("peer.", arg_only)) {
+                _cleanup_(check_list_done) CheckList peers = {};
+
+                r = check_peers(&c, /* o= */ NULL, &peers);
+                if (r < 0) {
+                        fprintf(stderr, "Failed to run the peer checks: %s\n", strerror(-r));
+                        return EX_OSERR;
+                }
+                r = check_list_take_selected(&checks, &peers, arg_only);
+                if (r < 0)
+                        return EX_OSERR;
+        }
+
         if (checks.n_checks == 0) {
                 fprintf(stderr,
                         "No check id starts with '%s' (--only). Ids start with profile, kernel., nic., rdma., "

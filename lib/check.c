@@ -129,3 +129,21 @@ bool check_id_selected(const char *id, const char *only) {
         }
         return false;
 }
+
+int check_list_take_selected(CheckList *dst, CheckList *src, const char *only) {
+        size_t kept = 0;
+        int r;
+
+        /* Frees what only does not select, then moves the rest in one piece. */
+        for (size_t i = 0; i < src->n_checks; i++) {
+                if (check_id_selected(src->checks[i].id, only))
+                        src->checks[kept++] = src->checks[i];
+                else
+                        check_done(&src->checks[i]);
+        }
+        src->n_checks = kept;
+        r = check_list_take(dst, src);
+        if (r < 0)
+                check_list_done(src);
+        return r;
+}

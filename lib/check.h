@@ -45,6 +45,8 @@ int check_list_add(
 void check_list_done(CheckList *l);
 /* Moves every check of src to the end of dst; src is left empty. */
 int check_list_take(CheckList *dst, CheckList *src);
+/* The same for the checks that only selects (see check_id_selected()); the others are freed. */
+int check_list_take_selected(CheckList *dst, CheckList *src, const char *only);
 
 const Check *check_list_find(const CheckList *l, const char *id);
 /* The worst outcome by severity (fail > warn > skip > pass); CHECK_PASS for an empty list. */

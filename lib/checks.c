@@ -23,7 +23,7 @@ static const struct {
         /* clang-format on */
 };
 
-static bool group_selected(const char *prefix, const char *only) {
+bool checks_group_selected(const char *prefix, const char *only) {
         const char *p = only;
 
         if (isempty(only))
@@ -45,31 +45,18 @@ static bool group_selected(const char *prefix, const char *only) {
 
 int checks_run(const CheckContext *c, const char *only, CheckList *out) {
         for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
-                CheckList group = {};
+                _cleanup_(check_list_done) CheckList group = {};
                 int r;
 
-                if (!check_groups[i].run || !group_selected(check_groups[i].prefix, only))
+                if (!checks_group_selected(check_groups[i].prefix, only))
                         continue;
 
                 r = check_groups[i].run(c, &group);
-                if (r < 0) {
-                        check_list_done(&group);
+                if (r < 0)
                         return r;
-                }
-
-                for (size_t j = 0; j < group.n_checks; j++) {
-                        Check *ch = &group.checks[j];
-
-                        if (!check_id_selected(ch->id, only))
-                                continue;
-                        r = check_list_add(
-                                out, ch->id, ch->outcome, ch->expected, ch->actual, "%s", ch->summary);
-                        if (r < 0) {
-                                check_list_done(&group);
-                                return r;
-                        }
-                }
-                check_list_done(&group);
+                r = check_list_take_selected(out, &group, only);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

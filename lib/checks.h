@@ -19,3 +19,5 @@ typedef int (*CheckGroupFunc)(const CheckContext *c, CheckList *out);
 /* Runs the groups whose checks can match only (comma-separated id prefixes; NULL: all) and keeps
  * only the checks selected by it. */
 int checks_run(const CheckContext *c, const char *only, CheckList *out);
+/* True when only can select a check of the group whose ids start with prefix ("peer."). */
+bool checks_group_selected(const char *prefix, const char *only);

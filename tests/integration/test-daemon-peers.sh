@@ -163,6 +163,13 @@ assert_contains "$OUT" "worker $WORKER_ADDR via fab0 (from $HEAD_ADDR)"
 assert_contains "$OUT" " µs / "
 assert_contains "$OUT" " Gbit/s ("
 
+log "haloctl check, the preflight, includes the peer checks against the worker's running halod"
+run_rc 0 in_ns "$NS_A" "$HALOCTL" --node head check --only peer. "$TEST_DIR/head.yaml"
+assert_contains "$OUT" "pass  peer.worker.reachable"
+assert_contains "$OUT" "pass  peer.worker.mtu"
+run_rc 0 in_ns "$NS_A" "$HALOCTL" --node head check --only peer.worker.mtu --json "$TEST_DIR/head.yaml"
+assert_eq "$(echo "$OUT" | jq -r '[.checks[].id] | join(",")')" peer.worker.mtu "--only selects inside the peer group"
+
 log "fabric.env: written by each halod, with the interface and the host address; rewritten only on change"
 wait_until 5 test -s "$TEST_DIR/run-head/fabric.env"
 env_head=$(cat "$TEST_DIR/run-head/fabric.env")
