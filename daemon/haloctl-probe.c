@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* haloctl probe: side by side, what the path to each peer gives: UDP round trip and TCP throughput
- * over the fabric NIC, and the RDMA row (not measured: see below). */
+ * over the fabric NIC, and RC queue-pair round trip and RDMA WRITE bandwidth where both ends have
+ * an RDMA device. */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,6 +11,8 @@
 #include "json-writer.h"
 #include "peer-profile.h"
 #include "peer.h"
+#include "rdma-node.h"
+#include "rdma-probe.h"
 #include "rdma.h"
 
 #define PROBE_ECHO_COUNT 100U
@@ -22,8 +25,11 @@ typedef struct ProbeRow {
         PeerProbeResult udp;
         int tcp_error;
         PeerBulkResult tcp;
-        char *rdma_device; /* NULL: none, rdma_reason says why */
-        const char *rdma_reason;
+        char *rdma_device;       /* NULL: none here, rdma_reason says why */
+        const char *rdma_reason; /* why nothing was measured; NULL when it was */
+        int rdma_error;
+        RdmaError rdma_error_text;
+        RdmaProbeResult rdma;
 } ProbeRow;
 
 /* An argument is the PROFILE when it looks like a path, else the NODE. */
@@ -46,33 +52,58 @@ static const char *tcp_error_text(int r) {
         }
 }
 
-/* This node's RDMA device on the link, or why there is none. */
-static void find_rdma(const CheckContext *c, ProbeRow *row) {
+static bool udp_ok(const ProbeRow *row) {
+        return row->udp_error >= 0 && row->udp.answered > 0;
+}
+
+static const char *peer_rdma_text(PeerRdmaStatus st) {
+        switch (st) {
+        case PEER_RDMA_NO_DEVICE:
+                return "no RDMA device (or no RoCE GID for its address) on the peer";
+        case PEER_RDMA_BUSY:
+                return "the peer is busy with another RDMA probe: try again in a few seconds";
+        case PEER_RDMA_FAILED:
+                return "the peer could not set up its queue pair: its journal says why";
+        default:
+                return "the peer answered with an unknown status";
+        }
+}
+
+/* This node's RDMA device on the link, and the RDMA probe to the peer when there is one. */
+static void run_rdma(const CheckContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
         _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
-        FabricPort *ports = NULL;
-        size_t n = 0;
-        int r = -ENODEV;
+        struct in_addr address;
+        RdmaProbeParams params;
+        int r;
 
-        row->rdma_reason = "no RDMA device on this node";
-        if (fabric_ports_find(c, &ports, &n) < 0)
-                return;
-        for (size_t i = 0; i < n; i++)
-                if (streq(ports[i].link, row->n->link) && ports[i].ifname)
-                        r = rdma_device_find(c->host, ports[i].pci, ports[i].ifindex, &dev);
-        fabric_ports_free(ports, n);
-
+        r = rdma_link_device(c, row->n->link, &dev, &address);
         if (r == -ENOSYS)
                 row->rdma_reason = "no RDMA device on this node (the kernel has no RDMA support)";
         else if (r == -EOPNOTSUPP)
                 row->rdma_reason = "no RDMA device on this node (haloctl was built without libibverbs)";
-        else if (r >= 0 && dev) {
-                row->rdma_device = strdup(dev->name);
-                /* The issue asks for an RC queue-pair ping-pong and RDMA-write bandwidth; this version
-                 * cannot measure them, and says so instead of showing a number it did not measure. */
-                row->rdma_reason =
-                        "not measured: RC queue-pair latency and RDMA-write bandwidth are not "
-                        "implemented in this version (use ib_send_lat/ib_write_bw from perftest)";
+        else if (r < 0)
+                row->rdma_reason = "no RDMA device on this node";
+        if (r < 0)
+                return;
+        row->rdma_device = strdup(dev->name);
+        if (!udp_ok(row)) {
+                row->rdma_reason = "not probed: the peer does not answer on the peer channel";
+                return;
         }
+
+        params = (RdmaProbeParams){
+                .device = dev,
+                .gid_type = rdma_node_gid_type(c),
+                .local = row->n->local,
+                .remote = row->n->remote,
+                .port = port,
+                .self = self,
+        };
+        row->rdma_error = rdma_probe(&params, &row->rdma_error_text, &row->rdma);
+        if (row->rdma_error < 0)
+                row->rdma_reason = row->rdma_error_text.message;
+        else if (row->rdma.peer_status != PEER_RDMA_OK)
+                row->rdma_reason = peer_rdma_text(row->rdma.peer_status);
 }
 
 static void run_row(const CheckContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
@@ -99,11 +130,15 @@ static void run_row(const CheckContext *c, const PeerIdentity *self, uint16_t po
                         &row->tcp);
         else
                 row->tcp_error = -EHOSTUNREACH;
-        find_rdma(c, row);
+        run_rdma(c, self, port, row);
 }
 
-static bool udp_ok(const ProbeRow *row) {
-        return row->udp_error >= 0 && row->udp.answered > 0;
+static bool rdma_measured(const ProbeRow *row) {
+        return !row->rdma_reason;
+}
+
+static double rdma_gbit_per_sec(const RdmaProbeResult *r) {
+        return r->write_nsec > 0 ? (double) r->write_bytes * 8.0 / (double) r->write_nsec : 0.0;
 }
 
 static double gbit_per_sec(const PeerBulkResult *r) {
@@ -152,12 +187,28 @@ static void print_row(const ProbeRow *row) {
         printf("  %-18s %-28s %s\n", "PATH", "LATENCY median / p99", "THROUGHPUT");
         /* µs is two bytes and one column: pad by hand. */
         printf("  %-18s %-*s %s\n", "fabric, UDP/TCP", (int) (28 + (udp_ok(row) ? 2 : 0)), latency, throughput);
-        printf("  %-18s %s%s%s%s\n",
-               "RDMA, RC QP",
-               row->rdma_device ? row->rdma_device : "",
-               row->rdma_device ? ": " : "",
-               row->rdma_reason,
-               "");
+        if (rdma_measured(row)) {
+                (void) snprintf(
+                        latency,
+                        sizeof(latency),
+                        "%.1f µs / %.1f µs",
+                        (double) row->rdma.rtt_median_nsec / 1000.0,
+                        (double) row->rdma.rtt_p99_nsec / 1000.0);
+                (void) snprintf(
+                        throughput,
+                        sizeof(throughput),
+                        "%.2f Gbit/s (%.2f GB in %.2f s, %s)",
+                        rdma_gbit_per_sec(&row->rdma),
+                        (double) row->rdma.write_bytes / 1e9,
+                        (double) row->rdma.write_nsec / 1e9,
+                        row->rdma_device);
+                printf("  %-18s %-*s %s\n", "RDMA, RC QP", 28 + 2, latency, throughput);
+        } else
+                printf("  %-18s %s%s%s\n",
+                       "RDMA, RC QP",
+                       row->rdma_device ? row->rdma_device : "",
+                       row->rdma_device ? ": " : "",
+                       row->rdma_reason);
 }
 
 static void print_row_json(JsonWriter *w, const ProbeRow *row) {
@@ -201,9 +252,30 @@ static void print_row_json(JsonWriter *w, const ProbeRow *row) {
 
         json_key(w, "rdma");
         json_begin_object(w);
-        json_kv_bool(w, "measured", false);
+        json_kv_bool(w, "measured", rdma_measured(row));
         json_kv_string(w, "device", row->rdma_device);
-        json_kv_string(w, "reason", row->rdma_reason);
+        if (!rdma_measured(row))
+                json_kv_string(w, "reason", row->rdma_reason);
+        if (row->rdma_device && row->rdma_error >= 0 && udp_ok(row))
+                json_kv_string(w, "peer-status", peer_rdma_status_to_string(row->rdma.peer_status));
+        if (rdma_measured(row)) {
+                json_kv_uint(w, "gid-index", row->rdma.gid_index);
+                json_kv_uint(w, "peer-gid-index", row->rdma.peer_gid_index);
+                json_kv_uint(w, "path-mtu", row->rdma.path_mtu);
+                json_kv_uint(w, "pings", row->rdma.pings);
+                json_kv_uint(w, "rtt-min-nsec", row->rdma.rtt_min_nsec);
+                json_kv_uint(w, "rtt-median-nsec", row->rdma.rtt_median_nsec);
+                json_kv_uint(w, "rtt-p99-nsec", row->rdma.rtt_p99_nsec);
+                json_kv_uint(w, "rtt-max-nsec", row->rdma.rtt_max_nsec);
+                json_kv_uint(w, "bytes", row->rdma.write_bytes);
+                json_kv_uint(w, "nsec", row->rdma.write_nsec);
+                json_kv_uint(
+                        w,
+                        "bits-per-second",
+                        row->rdma.write_nsec > 0
+                                ? (uint64_t) ((double) row->rdma.write_bytes * 8e9 / (double) row->rdma.write_nsec)
+                                : 0);
+        }
         json_end_object(w);
 
         json_end_object(w);
@@ -284,7 +356,7 @@ int verb_probe(int argc, char *argv[]) {
                 run_row(&c, &id, peer_port(p), &rows[i]);
                 if (!udp_ok(&rows[i]))
                         ret = EXIT_CHECK_FAIL;
-                else if (rows[i].tcp_error < 0 && ret == EXIT_SUCCESS)
+                else if ((rows[i].tcp_error < 0 || rows[i].rdma_error < 0) && ret == EXIT_SUCCESS)
                         ret = EXIT_CHECK_WARN;
         }
 

@@ -62,7 +62,8 @@ static void help(void) {
                "     --force         Apply even when the profile says mode: verify\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
-               "64 usage error, 69 daemon unavailable, 77 permission denied, 78 invalid profile.\n");
+               "64 usage error, 66 profile unreadable, 69 daemon unavailable, 71 system error,\n"
+               "77 permission denied, 78 invalid profile.\n");
 }
 
 static int parse_argv(int argc, char *argv[]) {

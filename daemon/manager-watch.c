@@ -9,9 +9,11 @@
 /* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
  * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
 #define RECHECK_DELAY_USEC (2 * USEC_PER_MSEC)
-/* Event-driven re-checks start at least this far apart (at most 10 a second): a storm of events (100
- * links flapping, a NIC reset) then costs a bounded share of a core and the bus stays responsive. */
-#define RECHECK_INTERVAL_MIN_USEC (100 * USEC_PER_MSEC)
+/* Event-driven re-checks: a burst of 5 at once (a drift and its repair, NetworkManager re-activating
+ * a link), then at most 10 a second: a storm of events (100 links flapping, a NIC reset) costs a
+ * bounded share of a core and the bus stays responsive. */
+#define RECHECK_BURST 5U
+#define RECHECKS_PER_SEC 10U
 /* When something keeps undoing what we apply, stop fighting after this many re-applies per window and
  * retry at the next health.interval. */
 #define AUTO_APPLY_BURST 10U
@@ -58,16 +60,15 @@ static bool address_is_ours(Manager *m, const RtnlAddress *a) {
 
 static void schedule_recheck(Manager *m) {
         int enabled = SD_EVENT_OFF;
-        uint64_t last = 0, next;
+        usec_t now = now_usec(CLOCK_MONOTONIC), next = now + RECHECK_DELAY_USEC;
 
         (void) sd_event_source_get_enabled(m->recheck_source, &enabled);
         if (enabled != SD_EVENT_OFF)
                 return; /* already pending: this event joins the burst */
-        /* The source's time is still the one the previous re-check ran at. */
-        (void) sd_event_source_get_time(m->recheck_source, &last);
-        next = now_usec(CLOCK_MONOTONIC) + RECHECK_DELAY_USEC;
-        if (next < last + RECHECK_INTERVAL_MIN_USEC)
-                next = last + RECHECK_INTERVAL_MIN_USEC;
+        /* Out of tokens: wait for the next one, and take it when the re-check runs. */
+        m->recheck_owes_token = !token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, now);
+        if (m->recheck_owes_token)
+                next = now + USEC_PER_SEC / RECHECKS_PER_SEC;
         if (sd_event_source_set_time(m->recheck_source, next) < 0 ||
             sd_event_source_set_enabled(m->recheck_source, SD_EVENT_ONESHOT) < 0)
                 log_warning("Failed to schedule a re-check; the next one runs at health.interval.");
@@ -166,6 +167,10 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
         bool peers = drift_concerns_peers(m);
+
+        if (m->recheck_owes_token)
+                (void) token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, usec);
+        m->recheck_owes_token = false;
 
         if (m->resync) {
                 refresh_ports(m);

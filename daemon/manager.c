@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The Manager's lifecycle: setup, start, reload and apply, and the profile and node in force. */
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -263,6 +264,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 notify_status(m, "READY=1\n");
                 if (ret_error)
                         *ret_error = TAKE_PTR(error);
+                (void) malloc_trim(0); /* the parser's buffers, as after a verify */
                 return -EINVAL;
         }
 

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "fabric.h"
 #include "host.h"
+#include "peer-ratelimit.h"
 #include "peer.h"
 #include "profile.h"
 #include "rtnl.h"
@@ -83,6 +84,8 @@ typedef struct Manager {
         sd_event_source *interval_source;
         char **dirty_links; /* logical links to re-check on the next recheck */
         bool resync;        /* re-check every link on the next recheck */
+        TokenBucket recheck_bucket; /* bounds event-driven re-checks (manager-watch.c) */
+        bool recheck_owes_token;    /* the pending re-check waits for a token it takes when it runs */
         usec_t auto_apply_window_usec;
         unsigned auto_apply_count;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* halod's metrics in node_exporter's textfile-collector format (Prometheus text exposition 0.0.4):
- * the checks, the node's health, the peer rows and the fabric NIC's facts. man/metrics.md lists
+ * the checks, the node's health, the peer rows and the fabric NIC's facts. halod(8), METRICS, lists
  * every metric. */
 #pragma once
 

@@ -16,12 +16,16 @@ typedef struct PeerSource {
 struct PeerServer {
         int epoll_fd;
         int *fds;
+        struct in_addr *fd_addresses; /* the address each of fds is bound to */
         size_t n_fds;
         PeerIdentity self;
         PeerSource *sources; /* bounded by the profile: one bucket per other node's address */
         size_t n_sources;
         PeerServerStats stats;
         uint64_t (*now_usec)(void);
+        PeerRdmaHelloHandler rdma_handler;
+        void *rdma_userdata;
+        void (*rdma_destroy)(void *);
         uint8_t buffer[PEER_MESSAGE_SIZE_MAX + 1];
 };
 
@@ -35,9 +39,12 @@ uint64_t peer_now_usec(void) {
 PeerServer *peer_server_free(PeerServer *s) {
         if (!s)
                 return NULL;
+        if (s->rdma_destroy)
+                s->rdma_destroy(s->rdma_userdata);
         for (size_t i = 0; i < s->n_fds; i++)
                 safe_close(s->fds[i]);
         free(s->fds);
+        free(s->fd_addresses);
         safe_close(s->epoll_fd);
         free(s->sources);
         return mfree(s);
@@ -65,6 +72,7 @@ static int bind_one(PeerServer *s, const struct in_addr *addr, uint16_t port) {
         ev.data.fd = fd;
         if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
                 return negative_errno();
+        s->fd_addresses[s->n_fds] = *addr;
         s->fds[s->n_fds++] = TAKE_FD(fd);
         return 0;
 }
@@ -95,8 +103,9 @@ int peer_server_open(
         s->now_usec = peer_now_usec;
 
         s->fds = calloc(n_bind_addrs, sizeof(int));
+        s->fd_addresses = calloc(n_bind_addrs, sizeof(struct in_addr));
         s->sources = calloc(n_peers > 0 ? n_peers : 1, sizeof(PeerSource));
-        if (!s->fds || !s->sources)
+        if (!s->fds || !s->fd_addresses || !s->sources)
                 return -ENOMEM;
         for (size_t i = 0; i < n_peers; i++)
                 s->sources[s->n_sources++] = (PeerSource){ .address = peers[i] };
@@ -130,6 +139,21 @@ const PeerServerStats *peer_server_stats(const PeerServer *s) {
 
 void peer_server_set_clock(PeerServer *s, uint64_t (*now)(void)) {
         s->now_usec = now ?: peer_now_usec;
+}
+
+void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *)) {
+        if (s->rdma_destroy)
+                s->rdma_destroy(s->rdma_userdata);
+        s->rdma_handler = handler;
+        s->rdma_userdata = userdata;
+        s->rdma_destroy = destroy;
+}
+
+static struct in_addr fd_address(const PeerServer *s, int fd) {
+        for (size_t i = 0; i < s->n_fds; i++)
+                if (s->fds[i] == fd)
+                        return s->fd_addresses[i];
+        return (struct in_addr){};
 }
 
 static PeerSource *find_source(PeerServer *s, struct in_addr a) {
@@ -194,8 +218,15 @@ int peer_server_handle(PeerServer *s) {
                 s->stats.rate_limited++;
                 return 1;
         }
-        if (peer_message_make_reply(&request, (size_t) n, &s->self, &reply) < 0 ||
-            peer_message_encode(&reply, buf, (size_t) n, &reply_size) < 0) {
+        if (peer_message_make_reply(&request, (size_t) n, &s->self, &reply) < 0) {
+                s->stats.malformed++;
+                return 1;
+        }
+        /* Only now, after every check above: setting up a queue pair costs the responder. */
+        if (reply.type == PEER_RDMA_HELLO_REPLY && s->rdma_handler)
+                s->rdma_handler(
+                        s->rdma_userdata, fd_address(s, ev.data.fd), from.sin_addr, &request.rdma, &reply.rdma);
+        if (peer_message_encode(&reply, buf, (size_t) n, &reply_size) < 0) {
                 s->stats.malformed++;
                 return 1;
         }

@@ -54,6 +54,19 @@ const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 /* For tests: the monotonic clock the rate limiter reads (NULL: CLOCK_MONOTONIC). */
 void peer_server_set_clock(PeerServer *s, uint64_t (*now_usec)(void));
 
+/* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
+ * RDMA block (see lib/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
+typedef void (*PeerRdmaHelloHandler)(
+        void *userdata,
+        struct in_addr local,
+        struct in_addr source,
+        const PeerRdmaHello *request,
+        PeerRdmaHello *reply);
+/* Hands rdma-hello requests to handler; the server owns userdata from here on and releases it with
+ * destroy (may be NULL) when it is freed or another handler is set. Without a handler they are
+ * answered "no-device". */
+void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *));
+
 /* ---- prober (lib/peer-probe.c) ---- */
 
 #define PEER_PROBE_COUNT_DEFAULT 20U

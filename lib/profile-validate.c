@@ -333,7 +333,8 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
 
         if (ynode_is_null(n))
                 return;
-        if (!ynode_require_mapping(e, n, "health", "a mapping with interval:, peers:, port:"))
+        if (!ynode_require_mapping(
+                    e, n, "health", "a mapping with interval:, peers:, port:, prometheus-textfile:"))
                 return;
         ynode_check_keys(e, n, "health", keys);
 

@@ -18,6 +18,9 @@ typedef struct RdmaError {
         char message[RDMA_ERROR_MAX];
 } RdmaError;
 
+/* Formats error->message when error is not NULL; returns r (a negative errno), for return statements. */
+int rdma_error_set(RdmaError *error, int r, const char *format, ...) _printf_(3, 4);
+
 /* The buffer a responder exposes to RDMA WRITE, and the largest single write of a bandwidth run. */
 #define RDMA_QP_EXPOSED_SIZE (1U << 20)
 #define RDMA_QP_WRITE_CHUNK (64U << 10)
@@ -30,7 +33,8 @@ typedef struct RdmaQp RdmaQp;
  * must exist. expose: the write area may be RDMA-written by the peer (the responder's side).
  * Borrows d, which must outlive the queue pair. On failure returns negative errno and says why in
  * error (may be NULL). */
-int rdma_qp_new(RdmaDevice *d, uint32_t gid_index, size_t write_area, bool expose, RdmaError *error, RdmaQp **ret);
+int rdma_qp_new(
+        RdmaDevice *d, uint32_t gid_index, size_t write_area, bool expose, RdmaError *error, RdmaQp **ret);
 RdmaQp *rdma_qp_free(RdmaQp *q);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaQp *, rdma_qp_free);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target for the peer channel's parser: whatever parses must encode back to the same bytes, and
- * any reply built from a parsed request must not be larger than it. */
+ * any reply built from a parsed request must not be larger than it, and must encode into its size
+ * (an rdma-hello reply too, whatever its RDMA block says). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         abort();
                 if (m.type == PEER_MTU_REQUEST && peer_message_size(&reply) != size)
                         abort();
+                if (m.type == PEER_RDMA_HELLO_REQUEST && reply.rdma.status != PEER_RDMA_NO_DEVICE)
+                        abort();
+                if (peer_message_encode(&reply, out, size, &n) < 0)
+                        abort();
+                /* A responder's full answer (the request's own block, echoed) has the same size. */
+                if (m.type == PEER_RDMA_HELLO_REQUEST) {
+                        reply.rdma = m.rdma;
+                        if (peer_message_encode(&reply, out, size, &n) < 0)
+                                abort();
+                }
         }
         return 0;
 }

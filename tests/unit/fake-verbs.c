@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The libibverbs test double: device list, open/close, port and GID queries, over tables a test sets.
+/* The libibverbs test double: device list, open/close, port and GID queries, over tables a test sets
+ * (the queue-pair side is fake-verbs-qp.c).
  * ibv_query_port() is a static inline in <infiniband/verbs.h>: for a context that is not an
  * extended verbs_context (abi_compat != __VERBS_ABI_IS_EXTENDED, as here) it calls the exported
  * ibv_query_port() with the compat struct, which is what this file defines. ibv_query_gid_ex()
@@ -9,12 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake-verbs.h"
+#include "fake-verbs-internal.h"
 
-typedef struct FakeContext {
-        struct ibv_context context; /* first: the pointer handed out is this one */
-        FakeVerbsDevice *fake;
-} FakeContext;
+pthread_mutex_t fake_verbs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static FakeVerbsDevice *fake_devices;
 static size_t fake_n_devices;
@@ -29,6 +27,7 @@ void fake_verbs_setup(FakeVerbsDevice *devices, size_t n, int list_errno) {
         fake_list_errno = list_errno;
         fake_open_contexts = 0;
         memset(fake_table_queries, 0, sizeof(fake_table_queries));
+        fake_verbs_qp_reset();
 }
 
 int fake_verbs_open_contexts(void) {
@@ -66,8 +65,7 @@ static size_t fake_index(const FakeVerbsDevice *f) {
         return (size_t) (f - fake_devices);
 }
 
-/* The table a query sees now. */
-static void current_table(const FakeVerbsDevice *f, const struct ibv_gid_entry **ret, size_t *ret_n) {
+void fake_verbs_current_table(const FakeVerbsDevice *f, const struct ibv_gid_entry **ret, size_t *ret_n) {
         unsigned q = fake_table_queries[fake_index(f) % 16];
         bool after = f->flip ? (q % 2 == 1) : (f->gids_after && f->move_after > 0 && q >= f->move_after);
 
@@ -127,12 +125,17 @@ struct ibv_context *ibv_open_device(struct ibv_device *device) {
         c->context.device = device;
         c->context.abi_compat = NULL; /* not extended: the inline ibv_query_port() calls ours */
         c->fake = f;
+        fake_verbs_install_ops(&c->context);
+        (void) pthread_mutex_lock(&fake_verbs_lock);
         fake_open_contexts++;
+        (void) pthread_mutex_unlock(&fake_verbs_lock);
         return &c->context;
 }
 
 int ibv_close_device(struct ibv_context *context) {
+        (void) pthread_mutex_lock(&fake_verbs_lock);
         fake_open_contexts--;
+        (void) pthread_mutex_unlock(&fake_verbs_lock);
         free(context);
         return 0;
 }
@@ -166,17 +169,21 @@ int _ibv_query_gid_ex(
         uint32_t flags,
         size_t entry_size) {
         const struct ibv_gid_entry *t;
+        int r = ENODATA;
         size_t n;
 
         if (entry_size != sizeof(struct ibv_gid_entry) || flags != 0)
                 return EINVAL;
-        current_table(fake_of(context), &t, &n);
+        (void) pthread_mutex_lock(&fake_verbs_lock);
+        fake_verbs_current_table(fake_of(context), &t, &n);
         for (size_t i = 0; i < n; i++)
                 if (t[i].port_num == port_num && t[i].gid_index == gid_index) {
                         *entry = t[i];
-                        return 0;
+                        r = 0;
+                        break;
                 }
-        return ENODATA;
+        (void) pthread_mutex_unlock(&fake_verbs_lock);
+        return r;
 }
 
 ssize_t _ibv_query_gid_table(
@@ -193,11 +200,13 @@ ssize_t _ibv_query_gid_table(
                 return -EINVAL;
         if (f->table_unsupported)
                 return -EOPNOTSUPP;
-        current_table(f, &t, &n);
-        if (n > max_entries)
-                return -EINVAL;
-        if (n > 0)
-                memcpy(entries, t, n * sizeof(*t));
-        fake_table_queries[fake_index(f) % 16]++;
-        return (ssize_t) n;
+        (void) pthread_mutex_lock(&fake_verbs_lock);
+        fake_verbs_current_table(f, &t, &n);
+        if (n <= max_entries) {
+                if (n > 0)
+                        memcpy(entries, t, n * sizeof(*t));
+                fake_table_queries[fake_index(f) % 16]++;
+        }
+        (void) pthread_mutex_unlock(&fake_verbs_lock);
+        return n > max_entries ? -EINVAL : (ssize_t) n;
 }

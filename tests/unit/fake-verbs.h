@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A test double of the few libibverbs calls lib/rdma.c makes, linked in its place by the RDMA tests. */
+/* A test double of the libibverbs calls lib/rdma.c and lib/rdma-qp*.c make, linked in its place by
+ * the RDMA tests: device and GID queries (fake-verbs.c), queue pairs (fake-verbs-qp.c). */
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -37,3 +38,31 @@ bool fake_verbs_called(void);
 struct ibv_gid_entry fake_gid_ipv4(uint32_t index, const char *ipv4, enum ibv_gid_type type, uint32_t ifindex);
 struct ibv_gid_entry
         fake_gid_link_local(uint32_t index, uint64_t interface_id, enum ibv_gid_type type, uint32_t ifindex);
+
+/* ---- queue pairs (fake-verbs-qp.c) ----
+ * Protection domains, memory regions, completion queues and RC queue pairs, with the state machine
+ * of the InfiniBand specification: RESET → INIT → RTR → RTS, each only with its required attribute
+ * mask and no attribute it does not allow, and with values the device can take (port 1, an existing
+ * source GID index, a global route header, a path MTU up to the port's active MTU); anything else is
+ * EINVAL and the state stays. Any state may go to RESET or ERR.
+ * The open contexts are wired: a SEND or RDMA WRITE posted on a QP in RTS reaches the QP whose number
+ * is its dest_qp_num on the device whose GID table holds its destination GID, when that QP is in RTR
+ * or RTS, connected back, and expects the sender's PSN; the completions appear on both CQs. Else the
+ * sender's work request completes with IBV_WC_RETRY_EXC_ERR (nobody answered) or
+ * IBV_WC_REM_ACCESS_ERR (a bad rkey, range, or a QP without remote write), and its QP goes to ERR.
+ * ibv_post_send(), ibv_post_recv() and ibv_poll_cq() are inlines calling the context's ops, which
+ * ibv_open_device() fills. Thread-safe: a prober and a responder thread may share the double. */
+
+typedef struct FakeVerbsTransition {
+        uint32_t qpn;
+        enum ibv_qp_state from;
+        enum ibv_qp_state to;
+} FakeVerbsTransition;
+
+/* The transitions since fake_verbs_setup(), in order, at most max of them; returns how many. */
+size_t fake_verbs_transitions(FakeVerbsTransition *ret, size_t max);
+/* PDs, memory regions, CQs and QPs created and not destroyed yet: 0 after every well-behaved caller. */
+int fake_verbs_open_objects(void);
+/* Bytes RDMA WRITEs put into a peer's memory region, and SENDs delivered to a peer's receive. */
+uint64_t fake_verbs_bytes_written(void);
+uint64_t fake_verbs_sends_delivered(void);

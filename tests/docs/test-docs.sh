@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Keeps the man pages true to the code: every option of `haloctl --help` and `halod --help`, every
+# haloctl verb, every profile key the validator accepts, every check id the checks emit, every
+# io.halod1 property, method, signal and error, and every journal MESSAGE_ID (in the catalog too)
+# is documented where a reader looks for it; and each page converts with scdoc.
+# Usage: test-docs.sh HALOCTL HALOD SOURCE_ROOT [SCDOC]
+set -uo pipefail
+haloctl=$1
+halod=$2
+root=$3
+scdoc=${4:-}
+man=$root/man
+failed=0
+
+fail() {
+        echo "FAIL: $*"
+        failed=1
+}
+
+# documented PAGE TEXT WHAT: TEXT (fixed string) occurs in man/PAGE.
+documented() {
+        grep -qF -- "$2" "$man/$1" || fail "$3 is not documented in man/$1 (looked for: $2)"
+}
+
+# at_least N WHAT LIST...: the code yielded at least N names, so that a pattern that stops matching
+# (the code was reformatted) fails instead of checking nothing.
+at_least() {
+        local n=$1 what=$2
+        shift 2
+        [ $# -ge "$n" ] || fail "found only $# $what in the code (expected at least $n): update this test"
+}
+
+# Long options of a --help text, "--json", one a line.
+help_options() {
+        grep -oE '^ +(-h )?--[a-z-]+' | grep -oE -- '--[a-z-]+'
+}
+
+# -- haloctl: options and verbs --
+help=$("$haloctl" --help) || fail "haloctl --help failed"
+names=$(help_options <<<"$help")
+at_least 8 "haloctl options" $names
+for opt in $names; do
+        documented haloctl.1.scd "*$opt*" "haloctl $opt"
+done
+# The other way round: an option haloctl(1) lists under OPTIONS that --help does not know.
+while read -r opt; do
+        grep -qE -- "^ +(-h )?$opt( |$)" <<<"$help" || fail "haloctl(1) documents $opt, haloctl --help lacks it"
+done < <(sed -n '/^# OPTIONS/,/^# VERBS/p' "$man/haloctl.1.scd" | grep -oE '^\*--[a-z-]+\*' | tr -d '*')
+names=$(sed -n '/^Verbs:/,/^$/p' <<<"$help" | awk 'NF > 0 && $1 != "Verbs:" { print $1 }')
+at_least 9 "haloctl verbs" $names
+for verb in $names; do
+        documented haloctl.1.scd "## $verb" "the verb $verb (a section of its own)"
+        sed -n '/^# SYNOPSIS/,/^# DESCRIPTION/p' "$man/haloctl.1.scd" | grep -qE "\*$verb\*|\|$verb\*|\*$verb\|" ||
+                fail "the verb $verb is not in haloctl(1)'s SYNOPSIS"
+done
+# Every exit status --help names has an entry in EXIT STATUS.
+names=$(grep -oE '\b(0|1|2|6[4-9]|7[0-8])\b [a-z]' <<<"$(sed -n '/^Exit status/,$p' <<<"$help")" | cut -d' ' -f1)
+at_least 9 "haloctl exit statuses" $names
+for code in $names; do
+        sed -n '/^# EXIT STATUS/,/^# ENVIRONMENT/p' "$man/haloctl.1.scd" | grep -qx "\*$code\*" ||
+                fail "haloctl --help names exit status $code, haloctl(1) EXIT STATUS has no entry for it"
+done
+
+# -- halod: options --
+help=$("$halod" --help) || fail "halod --help failed"
+names=$(help_options <<<"$help")
+at_least 6 "halod options" $names
+for opt in $names; do
+        documented halod.8.scd "*$opt*" "halod $opt"
+done
+for var in $(grep -oE 'HALOD_[A-Z_]+' <<<"$help"); do
+        documented halod.8.scd "*$var*" "the environment variable $var"
+done
+
+# -- profile keys (halod.yaml(5)) --
+names=$(cat "$root"/lib/profile*.c | tr '\n' ' ' | grep -oE 'keys\[\] = \{[^}]*\}' | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
+at_least 28 "profile keys" $names
+for key in $names; do
+        documented halod.yaml.5.scd "*$key:*" "the profile key $key"
+done
+
+# -- check ids (haloctl(1), CHECKS) --
+names=$(cat "$root"/lib/check-*.c | grep -oE '"(kernel|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
+at_least 12 "kernel, nic and rdma check ids" $names
+for id in $names; do
+        documented haloctl.1.scd "*$id*" "the check id $id"
+done
+names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check-link.c" | grep -oE '[a-z]+')
+at_least 4 "link check ids" $names
+for what in $names present; do
+        documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
+done
+names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
+at_least 4 "peer check ids" $names
+for what in $names; do
+        documented haloctl.1.scd "*peer.*_NODE_*.$what*" "the check id peer.NODE.$what"
+done
+
+# -- the D-Bus API (io.halod1(5)) --
+bus=$root/daemon/manager-bus.c
+names=$(tr '\n' ' ' <"$bus" |
+        grep -oE '(STRING_PROPERTY|SD_BUS_PROPERTY|SD_BUS_METHOD_WITH_ARGS|SD_BUS_SIGNAL_WITH_ARGS)\( *"[A-Za-z]+"' |
+        grep -oE '"[A-Za-z]+"' | tr -d '"' | sort -u)
+at_least 15 "io.halod1 members" $names
+for name in $names; do
+        documented io.halod1.5.scd "$name" "the io.halod1 member $name"
+done
+names=$(grep -oE '"io\.halod1\.Error\.[A-Za-z]+"' "$bus" | tr -d '"' | sort -u)
+at_least 3 "io.halod1 errors" $names
+for error in $names; do
+        documented io.halod1.5.scd "$error" "the D-Bus error $error"
+done
+
+# -- journal MESSAGE_IDs: halod(8) and the catalog --
+names=$(grep -oE 'HALOD_MESSAGE_[A-Z_]+ "[0-9a-f]{32}"' "$root/daemon/manager.h" | grep -oE '[0-9a-f]{32}')
+at_least 6 "MESSAGE_IDs" $names
+for id in $names; do
+        documented halod.8.scd "$id" "MESSAGE_ID $id"
+        grep -qx -- "-- $id" "$root/conf/catalog/halod.catalog" || fail "MESSAGE_ID $id has no entry in conf/catalog/halod.catalog"
+done
+
+# -- every page converts --
+if [ -n "$scdoc" ]; then
+        for page in "$man"/*.scd; do
+                "$scdoc" <"$page" >/dev/null 2>"${TMPDIR:-/tmp}/halod-docs-scdoc.$$" ||
+                        fail "scdoc rejects $(basename "$page"): $(cat "${TMPDIR:-/tmp}/halod-docs-scdoc.$$")"
+        done
+        rm -f "${TMPDIR:-/tmp}/halod-docs-scdoc.$$"
+fi
+
+[ "$failed" = 0 ] && echo "the man pages document every option, verb, profile key, check id, D-Bus member and MESSAGE_ID"
+exit "$failed"

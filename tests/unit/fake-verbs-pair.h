@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* Two fake RoCE devices for the RDMA probe's tests: a prober's and a responder's, wired in one process. */
+#pragma once
+
+#include "fake-verbs.h"
+#include "rdma.h"
+
+/* The prober's port has 127.0.0.2 and MTU 4096, the responder's 127.0.0.1 and MTU 1024; both have
+ * their RoCE v2 IPv4 GID at index 3. */
+#define FAKE_PAIR_PROBER_IFINDEX 11
+#define FAKE_PAIR_RESPONDER_IFINDEX 12
+#define FAKE_PAIR_GID_INDEX 3
+
+extern struct ibv_gid_entry fake_pair_prober_gids[4], fake_pair_responder_gids[4];
+
+/* Installs the two devices (fake_verbs_setup(): the counters start from zero). */
+void fake_pair_setup(void);
+/* Opens the device whose GID table is on ifindex, through lib/rdma.c; aborts when it cannot. */
+RdmaDevice *fake_pair_open(int ifindex);

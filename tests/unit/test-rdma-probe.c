@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/* The RDMA probe end to end in one process: haloctl's side (rdma_probe()) says rdma-hello over UDP on
+ * loopback to a real peer server whose handler is halod's responder; the queue pairs run through the
+ * libibverbs test double. Also: busy, a repeated hello, the session timeout, no device, no answer. */
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "fake-verbs-pair.h"
+#include "peer.h"
+#include "rdma-probe.h"
+#include "rdma-responder.h"
+#include "tests.h"
+
+static struct in_addr addr(const char *s) {
+        struct in_addr a;
+
+        ASSERT_TRUE(inet_pton(AF_INET, s, &a) == 1);
+        return a;
+}
+
+static PeerIdentity identity(const char *node) {
+        PeerIdentity id;
+
+        ASSERT_OK(peer_identity_init(&id, "strix-halo", node, PEER_HEALTH_HEALTHY, NULL));
+        return id;
+}
+
+/* halod's side: the peer server on 127.0.0.1 answering 127.0.0.2, on a thread as in halod. */
+typedef struct Responder {
+        PeerServer *server;
+        uint16_t port;
+        atomic_bool stop;
+        pthread_t thread;
+} Responder;
+
+static void *responder_run(void *userdata) {
+        Responder *r = userdata;
+
+        while (!atomic_load(&r->stop)) {
+                struct pollfd p = { .fd = peer_server_fd(r->server), .events = POLLIN };
+
+                if (poll(&p, 1, 20) > 0)
+                        while (peer_server_handle(r->server) > 0)
+                                ;
+        }
+        return NULL;
+}
+
+/* With an RDMA responder on the responder device when rr is set; else answering "no-device". */
+static void responder_start(Responder *r, RdmaResponder *rr) {
+        PeerIdentity self = identity("head");
+        struct in_addr bind_addr = addr("127.0.0.1"), peer = addr("127.0.0.2");
+
+        *r = (Responder){};
+        for (uint16_t port = 21000 + (uint16_t) (getpid() % 20000);; port++) {
+                int k = peer_server_open(&bind_addr, 1, port, &self, &peer, 1, &r->server);
+
+                if (k == -EADDRINUSE)
+                        continue;
+                ASSERT_OK(k);
+                r->port = port;
+                break;
+        }
+        if (rr)
+                peer_server_set_rdma(r->server, rdma_responder_hello, rr, rdma_responder_destroy);
+        ASSERT_INT_EQ(pthread_create(&r->thread, NULL, responder_run, r), 0);
+}
+
+static void responder_stop(Responder *r) {
+        atomic_store(&r->stop, true);
+        ASSERT_INT_EQ(pthread_join(r->thread, NULL), 0);
+        r->server = peer_server_free(r->server); /* and with it the RDMA responder */
+}
+
+static RdmaResponder *rdma_responder(uint64_t timeout_usec) {
+        RdmaResponder *rr = NULL;
+
+        ASSERT_OK(rdma_responder_new(&rr));
+        ASSERT_OK(rdma_responder_add(
+                rr, addr("127.0.0.1"), fake_pair_open(FAKE_PAIR_RESPONDER_IFINDEX), RDMA_GID_ROCE_V2));
+        rdma_responder_set_timeout(rr, timeout_usec);
+        return rr;
+}
+
+static RdmaProbeParams params(RdmaDevice *d, const PeerIdentity *self, uint16_t port) {
+        return (RdmaProbeParams){
+                .device = d,
+                .gid_type = RDMA_GID_ROCE_V2,
+                .local = addr("127.0.0.2"),
+                .remote = addr("127.0.0.1"),
+                .port = port,
+                .self = self,
+                .pings = 100,
+                .timeout_usec = 1000U * 1000U,
+                .write_usec = 5U * 1000U * 1000U,
+                .write_bytes = 4U << 20,
+        };
+}
+
+/* The session ends on its own thread: wait (bounded) until the responder has reaped it. */
+static RdmaResponderStats wait_idle(RdmaResponder *rr) {
+        for (unsigned i = 0; i < 500 && rdma_responder_busy(rr); i++)
+                (void) nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        ASSERT_TRUE(!rdma_responder_busy(rr));
+        return rdma_responder_stats(rr);
+}
+
+/* Every queue pair of the run went RESET → INIT → RTR → RTS and nothing else: n of them. */
+static void assert_every_qp_connected(size_t n_qps) {
+        FakeVerbsTransition t[64];
+        size_t n = fake_verbs_transitions(t, ELEMENTSOF(t)), seen = 0;
+
+        ASSERT_TRUE(n <= ELEMENTSOF(t));
+        ASSERT_INT_EQ(n, 3 * n_qps);
+        for (size_t i = 0; i < n; i++) {
+                unsigned step = 0;
+
+                if (t[i].from != IBV_QPS_RESET)
+                        continue;
+                seen++;
+                for (size_t j = i; j < n; j++) {
+                        static const enum ibv_qp_state order[] = {
+                                IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS
+                        };
+
+                        if (t[j].qpn != t[i].qpn)
+                                continue;
+                        ASSERT_TRUE(step < 3);
+                        ASSERT_INT_EQ(t[j].from, order[step]);
+                        ASSERT_INT_EQ(t[j].to, order[step + 1]);
+                        step++;
+                }
+                ASSERT_INT_EQ(step, 3);
+        }
+        ASSERT_INT_EQ(seen, n_qps);
+}
+
+static void test_probe(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaResponder *rr;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaResponderStats st;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        rr = rdma_responder(RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT);
+        responder_start(&r, rr);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_STR_EQ(res.peer.node, "head");
+        ASSERT_STR_EQ(res.peer.cluster, "strix-halo");
+        ASSERT_INT_EQ(res.gid_index, FAKE_PAIR_GID_INDEX);
+        ASSERT_INT_EQ(res.peer_gid_index, FAKE_PAIR_GID_INDEX);
+        ASSERT_INT_EQ(res.path_mtu, 1024);
+        ASSERT_INT_EQ(res.pings, 100);
+        ASSERT_TRUE(res.rtt_min_nsec > 0);
+        ASSERT_TRUE(res.rtt_min_nsec <= res.rtt_median_nsec && res.rtt_median_nsec <= res.rtt_p99_nsec);
+        ASSERT_TRUE(res.rtt_p99_nsec <= res.rtt_max_nsec);
+        ASSERT_INT_EQ(res.write_bytes, 4U << 20);
+        ASSERT_TRUE(res.write_nsec > 0);
+        /* The bytes went into the responder's memory region, through its rkey. */
+        ASSERT_INT_EQ(fake_verbs_bytes_written(), 4U << 20);
+        ASSERT_INT_EQ(fake_verbs_sends_delivered(), 2 * 100 + 1);
+        assert_every_qp_connected(2);
+
+        /* The bye ended the session; the responder's queue pair is gone at once. */
+        st = wait_idle(rr);
+        ASSERT_INT_EQ(st.sessions, 1);
+        ASSERT_INT_EQ(st.completed, 1);
+        ASSERT_INT_EQ(st.failed + st.timed_out + st.busy + st.no_device, 0);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+
+        /* And the next probe gets a session of its own. */
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 2);
+
+        responder_stop(&r);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1); /* the prober's device: the responder's went with it */
+}
+
+/* One session at a time: another hello meanwhile is told "busy", the same hello again gets the same
+ * answer (its reply was lost), and a prober that never comes back is torn down at the timeout. */
+static void test_busy_and_timeout(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        _cleanup_(rdma_qp_freep) RdmaQp *q1 = NULL, *q2 = NULL;
+        PeerIdentity self = identity("worker"), peer;
+        PeerRdmaHello h1, h2, reply, again;
+        RdmaResponder *rr;
+        RdmaResponderStats st;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        rr = rdma_responder(200U * 1000U);
+        responder_start(&r, rr);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q1));
+        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q2));
+        rdma_qp_local(q1, &h1);
+        rdma_qp_local(q2, &h2);
+
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
+        ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
+        ASSERT_STR_EQ(peer.node, "head");
+        ASSERT_TRUE(reply.qpn != 0 && reply.length == RDMA_QP_EXPOSED_SIZE && reply.rkey != 0);
+        ASSERT_TRUE(memcmp(reply.gid, fake_pair_responder_gids[3].gid.raw, 16) == 0);
+
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &again));
+        ASSERT_TRUE(memcmp(&again, &reply, sizeof(reply)) == 0);
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
+        ASSERT_INT_EQ(again.status, PEER_RDMA_BUSY);
+
+        /* q1 never connects: the session ends at the timeout, freeing its queue pair. */
+        st = wait_idle(rr);
+        ASSERT_INT_EQ(st.sessions, 1);
+        ASSERT_INT_EQ(st.timed_out, 1);
+        ASSERT_INT_EQ(st.busy, 1);
+        ASSERT_INT_EQ(st.completed, 0);
+
+        /* Then the other prober is welcome. */
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
+        ASSERT_INT_EQ(again.status, PEER_RDMA_OK);
+        /* Stopping the server stops the running session too. */
+        responder_stop(&r);
+        q1 = rdma_qp_free(q1);
+        q2 = rdma_qp_free(q2);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
+/* A peer without an RDMA device answers so, and the probe reports it without measuring. */
+static void test_peer_without_rdma(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        responder_start(&r, NULL);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_NO_DEVICE);
+        ASSERT_INT_EQ(res.pings, 0);
+        ASSERT_STR_EQ(res.peer.node, "head");
+        responder_stop(&r);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
+/* A peer that never answers the hello (a socket that reads nothing): a timeout, said as such. */
+static void test_hello_no_answer(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = addr("127.0.0.1") };
+        socklen_t len = sizeof(sa);
+        PeerIdentity self = identity("worker");
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        char want[128];
+
+        fake_pair_setup();
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(bind(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0);
+        ASSERT_TRUE(getsockname(fd, (struct sockaddr *) &sa, &len) == 0);
+
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, ntohs(sa.sin_port));
+        p.timeout_usec = 50U * 1000U;
+        ASSERT_INT_EQ(rdma_probe(&p, &e, &res), -ETIMEDOUT);
+        (void) snprintf(
+                want, sizeof(want), "RDMA hello to 127.0.0.1 UDP port %u: no answer", ntohs(sa.sin_port));
+        ASSERT_TRUE(startswith(e.message, want));
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+
+        /* Three tries of one datagram each, all the same size: padded for the largest reply. */
+        for (int i = 0; i < 3; i++) {
+                uint8_t buf[PEER_MESSAGE_SIZE_MAX];
+                PeerMessage m;
+                ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+                ASSERT_INT_EQ(n, PEER_RDMA_REQUEST_SIZE_MIN);
+                ASSERT_OK(peer_message_parse(buf, (size_t) n, &m));
+                ASSERT_INT_EQ(m.type, PEER_RDMA_HELLO_REQUEST);
+                ASSERT_INT_EQ(m.rdma.gid_index, FAKE_PAIR_GID_INDEX);
+        }
+        ASSERT_TRUE(recv(fd, &(char){ 0 }, 1, MSG_DONTWAIT) < 0);
+}
+
+/* This node has no RoCE v2 GID for the address it would probe from: said with the device and port. */
+static void test_no_local_gid(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+
+        fake_pair_setup();
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, 7739);
+        p.local = addr("127.0.0.3");
+        ASSERT_INT_EQ(rdma_probe(&p, &e, &res), -ENOENT);
+        ASSERT_STR_EQ(
+                e.message,
+                "rocep1s0 port 1 has no roce-v2 GID for 127.0.0.3: see 'haloctl check --only rdma.gid'");
+}
+
+int main(void) {
+        test_probe();
+        test_busy_and_timeout();
+        test_peer_without_rdma();
+        test_hello_no_answer();
+        test_no_local_gid();
+        return 0;
+}
