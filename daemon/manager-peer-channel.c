@@ -10,6 +10,7 @@
 
 #include "manager.h"
 #include "peer-profile.h"
+#include "rdma-node.h"
 
 /* Datagrams answered per hold of the lock, so that the loop's identity updates never wait long. */
 #define RESPONDER_BATCH 64U
@@ -158,14 +159,32 @@ static void channel_report(Manager *m, const char *error) {
                 log_warning("%s", error);
 }
 
+/* Lets the other nodes' `haloctl probe` measure RDMA to this one. Before the responder thread starts,
+ * so no lock is needed; the server owns the RDMA responder from here on. */
+static void attach_rdma_responder(Manager *m, PeerServer *s) {
+        CheckContext c = { .host = &m->host, .profile = m->profile, .node = m->node };
+        RdmaResponder *rdma = NULL;
+        int r;
+
+        r = rdma_responder_new_for_node(&c, &rdma);
+        if (r < 0) {
+                /* No RDMA device here (or none bound to the fabric link): hellos get "no-device". */
+                log_debug("No RDMA responder on the peer channel: %s", strerror(-r));
+                return;
+        }
+        peer_server_set_rdma(s, rdma_responder_hello, rdma, rdma_responder_destroy);
+}
+
 static int open_responder(Manager *m, const char *where) {
         PeerServer *s = NULL;
         char *error = NULL;
         int r;
 
         r = peer_server_open_for_profile(m->profile, m->node, manager_peer_health(m), &s);
-        if (r >= 0)
+        if (r >= 0) {
+                attach_rdma_responder(m, s);
                 r = responder_start(s, &m->responder);
+        }
         if (r < 0) {
                 if (asprintf(
                             &error,
