@@ -201,7 +201,7 @@ static void print_row(const ProbeRow *row) {
                         rdma_gbit_per_sec(&row->rdma),
                         (double) row->rdma.write_bytes / 1e9,
                         (double) row->rdma.write_nsec / 1e9,
-                        row->rdma_device);
+                        strna(row->rdma_device));
                 printf("  %-18s %-*s %s\n", "RDMA, RC QP", 28 + 2, latency, throughput);
         } else
                 printf("  %-18s %s%s%s\n",

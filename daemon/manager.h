@@ -82,8 +82,8 @@ typedef struct Manager {
         size_t n_ports;
         sd_event_source *recheck_source;
         sd_event_source *interval_source;
-        char **dirty_links; /* logical links to re-check on the next recheck */
-        bool resync;        /* re-check every link on the next recheck */
+        char **dirty_links;         /* logical links to re-check on the next recheck */
+        bool resync;                /* re-check every link on the next recheck */
         TokenBucket recheck_bucket; /* bounds event-driven re-checks (manager-watch.c) */
         bool recheck_owes_token;    /* the pending re-check waits for a token it takes when it runs */
         usec_t auto_apply_window_usec;

@@ -201,7 +201,7 @@ static void test_busy_and_timeout(void) {
         Responder r;
 
         fake_pair_setup();
-        rr = rdma_responder(200U * 1000U);
+        rr = rdma_responder(1000U * 1000U); /* long enough for the next three hellos under load */
         responder_start(&r, rr);
         d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
         ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q1));
