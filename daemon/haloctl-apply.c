@@ -34,23 +34,6 @@ static void json_link_plan(JsonWriter *w, const LinkPlan *lp) {
         json_end_object(w);
 }
 
-static void json_checks(JsonWriter *w, const CheckList *l) {
-        json_key(w, "checks");
-        json_begin_array(w);
-        for (size_t i = 0; i < l->n_checks; i++) {
-                const Check *c = &l->checks[i];
-
-                json_begin_object(w);
-                json_kv_string(w, "id", c->id);
-                json_kv_string(w, "outcome", check_outcome_to_string(c->outcome));
-                json_kv_string(w, "summary", c->summary);
-                json_kv_string(w, "expected", c->expected);
-                json_kv_string(w, "actual", c->actual);
-                json_end_object(w);
-        }
-        json_end_array(w);
-}
-
 static void print_plan(const Plan *p, char **lines) {
         STRV_FOREACH(l, lines)
                 printf("%s\n", *l);

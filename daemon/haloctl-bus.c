@@ -330,20 +330,7 @@ static void print_status_json(const NodeStatus *s) {
         json_kv_uint(&w, "last_verify_usec", s->last_verify_usec);
         json_kv_uint(&w, "last_apply_usec", s->last_apply_usec);
         json_kv_string(&w, "outcome", check_outcome_to_string(check_list_worst(&s->checks)));
-        json_key(&w, "checks");
-        json_begin_array(&w);
-        for (size_t i = 0; i < s->checks.n_checks; i++) {
-                const Check *c = &s->checks.checks[i];
-
-                json_begin_object(&w);
-                json_kv_string(&w, "id", c->id);
-                json_kv_string(&w, "outcome", check_outcome_to_string(c->outcome));
-                json_kv_string(&w, "summary", c->summary);
-                json_kv_string(&w, "expected", c->expected);
-                json_kv_string(&w, "actual", c->actual);
-                json_end_object(&w);
-        }
-        json_end_array(&w);
+        json_checks(&w, &s->checks);
         if (s->has_peers) {
                 json_key(&w, "peers");
                 json_begin_array(&w);
@@ -395,21 +382,14 @@ static int show_status(sd_bus *bus) {
         if (arg_only) {
                 CheckList selected = {};
 
-                for (size_t i = 0; i < s.checks.n_checks; i++) {
-                        const Check *c = &s.checks.checks[i];
-
-                        if (check_id_selected(c->id, arg_only) &&
-                            check_list_add(
-                                    &selected, c->id, c->outcome, c->expected, c->actual, "%s", c->summary) <
-                                    0) {
-                                check_list_done(&selected);
-                                fprintf(stderr, "Out of memory.\n");
-                                return EXIT_FAILURE;
-                        }
-                }
                 filter_peers(&s.peers, &s.checks);
+                r = check_list_take_selected(&selected, &s.checks, arg_only);
                 check_list_done(&s.checks);
                 s.checks = selected;
+                if (r < 0) {
+                        fprintf(stderr, "Out of memory.\n");
+                        return EXIT_FAILURE;
+                }
         }
         if (arg_json)
                 print_status_json(&s);
@@ -418,67 +398,42 @@ static int show_status(sd_bus *bus) {
         return exit_code_for_checks(&s.checks);
 }
 
-/* Calls a method of io.halod1.Node that takes nothing; ret_reply may be NULL. */
-static int call_method(sd_bus *bus, const char *method, const char *what, sd_bus_message **ret_reply) {
-        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+/* Connects to halod, calls its io.halod1.Node method (a method that takes nothing; none when NULL),
+ * says done (not with --json) and shows the status. Returns haloctl's exit status. */
+static int call_and_show_status(const char *method, const char *what, const char *done) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
-        r = sd_bus_call_method(bus, BUS_NAME, OBJECT_PATH, INTERFACE, method, &error, ret_reply, NULL);
-        if (r < 0)
-                return report_bus_error(what, &error, r);
-        return 0;
+        r = bus_connect(&bus);
+        if (r != 0)
+                return r;
+        if (method) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+
+                r = sd_bus_call_method(bus, BUS_NAME, OBJECT_PATH, INTERFACE, method, &error, NULL, NULL);
+                if (r < 0)
+                        return report_bus_error(what, &error, r);
+        }
+        if (done && !arg_json)
+                printf("%s\n", done);
+        return show_status(bus);
 }
 
 int verb_status(int argc, char *argv[]) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
-        return show_status(bus);
+        return call_and_show_status(/* method= */ NULL, /* what= */ NULL, /* done= */ NULL);
 }
 
 int verb_verify(int argc, char *argv[]) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
-        r = call_method(bus, "Verify", "run the checks in halod", NULL);
-        if (r != 0)
-                return r;
-        return show_status(bus);
+        return call_and_show_status("Verify", "run the checks in halod", /* done= */ NULL);
 }
 
 int verb_reload(int argc, char *argv[]) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
-        r = call_method(bus, "Reload", "reload the profile", NULL);
-        if (r != 0)
-                return r;
-        if (!arg_json)
-                printf("halod reloaded its profile.\n");
-        return show_status(bus);
+        return call_and_show_status("Reload", "reload the profile", "halod reloaded its profile.");
 }
 
 /* `haloctl apply` when halod runs: the daemon applies through its backend, then re-verifies. */
 int bus_call_apply(void) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = bus_connect(&bus);
-        if (r != 0)
-                return r;
-        r = call_method(bus, "Apply", "apply the profile through halod", NULL);
-        if (r != 0)
-                return r;
-        return show_status(bus);
+        return call_and_show_status("Apply", "apply the profile through halod", /* done= */ NULL);
 }
 
 bool halod_is_running(void) {

@@ -80,26 +80,30 @@ void print_checks(const CheckList *l) {
                 }
 }
 
+void json_checks(JsonWriter *w, const CheckList *l) {
+        json_key(w, "checks");
+        json_begin_array(w);
+        for (size_t i = 0; i < l->n_checks; i++) {
+                const Check *c = &l->checks[i];
+
+                json_begin_object(w);
+                json_kv_string(w, "id", c->id);
+                json_kv_string(w, "outcome", check_outcome_to_string(c->outcome));
+                json_kv_string(w, "summary", c->summary);
+                json_kv_string(w, "expected", c->expected);
+                json_kv_string(w, "actual", c->actual);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
 void print_checks_json(const CheckList *l) {
         JsonWriter w;
 
         json_writer_init(&w, stdout, true);
         json_begin_object(&w);
         json_kv_string(&w, "outcome", check_outcome_to_string(check_list_worst(l)));
-        json_key(&w, "checks");
-        json_begin_array(&w);
-        for (size_t i = 0; i < l->n_checks; i++) {
-                const Check *c = &l->checks[i];
-
-                json_begin_object(&w);
-                json_kv_string(&w, "id", c->id);
-                json_kv_string(&w, "outcome", check_outcome_to_string(c->outcome));
-                json_kv_string(&w, "summary", c->summary);
-                json_kv_string(&w, "expected", c->expected);
-                json_kv_string(&w, "actual", c->actual);
-                json_end_object(&w);
-        }
-        json_end_array(&w);
+        json_checks(&w, l);
         json_end_object(&w);
         json_writer_finish(&w);
 }

@@ -6,6 +6,7 @@
 #include <sysexits.h>
 
 #include "check.h"
+#include "json-writer.h"
 #include "profile.h"
 
 /* The only globals: what the command line said. */
@@ -41,6 +42,8 @@ int load_profile_and_node(const char *path, Profile **ret_profile, const Profile
 /* One checks table or JSON document, shared by check, plan and status. */
 void print_checks(const CheckList *l);
 void print_checks_json(const CheckList *l);
+/* The "checks" member of a JSON object: every check, in the order they ran. */
+void json_checks(JsonWriter *w, const CheckList *l);
 int exit_code_for_checks(const CheckList *l);
 
 int verb_validate(int argc, char *argv[]);

@@ -208,6 +208,18 @@ static void parse_dollar(const char **p, char *const *env, unsigned level, Word 
         *p = *s ? s + 1 : s;
 }
 
+/* '$' and '`' expand the same inside double quotes as outside them; any other character stands for
+ * itself. */
+static void parse_expansion_or_char(const char **p, char *const *env, unsigned level, Word *w) {
+        if (**p == '$')
+                parse_dollar(p, env, level, w);
+        else if (**p == '`') {
+                skip_command_substitution(p);
+                w->unsupported = true;
+        } else
+                buffer_putc(&w->value, *(*p)++);
+}
+
 /* One shell word: quotes removed, expansions done. stop is 0 for a top-level word (it ends at a blank
  * or an operator) or '}' for the word inside ${x:-word}. */
 static void parse_word(const char **p, char *const *env, char stop, unsigned level, Word *w) {
@@ -229,13 +241,8 @@ static void parse_word(const char **p, char *const *env, char stop, unsigned lev
                                         if (s[1] != '\n')
                                                 buffer_putc(&w->value, s[1]);
                                         s += 2;
-                                } else if (*s == '$')
-                                        parse_dollar(&s, env, level, w);
-                                else if (*s == '`') {
-                                        skip_command_substitution(&s);
-                                        w->unsupported = true;
                                 } else
-                                        buffer_putc(&w->value, *s++);
+                                        parse_expansion_or_char(&s, env, level, w);
                         }
                         if (*s == '"')
                                 s++;
@@ -243,13 +250,8 @@ static void parse_word(const char **p, char *const *env, char stop, unsigned lev
                         if (s[1] && s[1] != '\n')
                                 buffer_putc(&w->value, s[1]);
                         s += s[1] ? 2 : 1;
-                } else if (*s == '$')
-                        parse_dollar(&s, env, level, w);
-                else if (*s == '`') {
-                        skip_command_substitution(&s);
-                        w->unsupported = true;
                 } else
-                        buffer_putc(&w->value, *s++);
+                        parse_expansion_or_char(&s, env, level, w);
         }
         *p = s;
 }

@@ -17,18 +17,7 @@ static const char *const boot_config_source_table[_BOOT_CONFIG_SOURCE_MAX] = {
         [BOOT_CONFIG_GRUB_DEFAULT] = "grub-default",
 };
 
-const char *boot_config_source_to_string(BootConfigSource s) {
-        if (s < 0 || s >= _BOOT_CONFIG_SOURCE_MAX)
-                return NULL;
-        return boot_config_source_table[s];
-}
-
-BootConfigSource boot_config_source_from_string(const char *s) {
-        for (int i = 0; i < _BOOT_CONFIG_SOURCE_MAX; i++)
-                if (s && streq(s, boot_config_source_table[i]))
-                        return i;
-        return _BOOT_CONFIG_SOURCE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(boot_config_source, BootConfigSource);
 
 BootConfig *boot_config_free(BootConfig *c) {
         if (!c)
@@ -239,14 +228,9 @@ static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         return grub_expand_variables(strempty(pick->options), env, &c->cmdline, &c->unresolved);
 }
 
-static int cmp_strings(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **ret_failed_path) {
-        _cleanup_(strv_freep) char **env = NULL, **grubenv = NULL, **files = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_(freep) char *dir = NULL, *joined = NULL, *note = NULL;
+        _cleanup_(strv_freep) char **env = NULL, **grubenv = NULL, **files = NULL, **dropins = NULL;
+        _cleanup_(freep) char *joined = NULL, *note = NULL;
         const char *linux_args, *default_args;
         int r;
 
@@ -254,30 +238,19 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
         if (r < 0)
                 return r;
 
-        /* grub-mkconfig sources /etc/default/grub.d/\*.cfg after it (Ubuntu's cloud images do). */
-        r = host_path(h, GRUB_DEFAULT_DROPIN_DIR, &dir);
-        if (r < 0)
+        /* grub-mkconfig sources /etc/default/grub.d/\*.cfg after it (Ubuntu's cloud images do), in
+         * name order; a drop-in directory that cannot be read is as good as none. */
+        r = host_list_directory(h, GRUB_DEFAULT_DROPIN_DIR, &dropins);
+        if (r == -ENOMEM)
                 return r;
-        d = opendir(dir);
-        if (d) {
-                _cleanup_(strv_freep) char **dropins = NULL;
+        STRV_FOREACH(d, dropins) {
+                size_t l = strlen(*d);
 
-                for (struct dirent *de; (de = readdir(d));) {
-                        size_t l = strlen(de->d_name);
-
-                        if (de->d_name[0] == '.' || l <= 4 || !streq(de->d_name + l - 4, ".cfg"))
-                                continue;
-                        r = strv_extendf(&dropins, GRUB_DEFAULT_DROPIN_DIR "/%s", de->d_name);
-                        if (r < 0)
-                                return r;
-                }
-                if (dropins)
-                        qsort(dropins, strv_length(dropins), sizeof(char *), cmp_strings);
-                STRV_FOREACH(f, dropins) {
-                        r = strv_extend(&files, *f);
-                        if (r < 0)
-                                return r;
-                }
+                if ((*d)[0] == '.' || l <= 4 || !streq(*d + l - 4, ".cfg"))
+                        continue;
+                r = strv_extendf(&files, GRUB_DEFAULT_DROPIN_DIR "/%s", *d);
+                if (r < 0)
+                        return r;
         }
 
         STRV_FOREACH(f, files) {

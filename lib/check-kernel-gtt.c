@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* kernel.gtt: amdgpu.gttsize and ttm.pages_limit agree, and amdgpu's effective GTT size matches them. */
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -71,44 +70,30 @@ static int cmp_card_names(const void *a, const void *b) {
         return lx != ly ? (lx > ly) - (lx < ly) : strcmp(x, y);
 }
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 /* The DRM cards ("card1") that the amdgpu driver drives, in number order. */
 static int find_amdgpu_cards(const Host *h, char ***ret) {
-        _cleanup_(strv_freep) char **cards = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_(freep) char *dir = NULL;
+        _cleanup_(strv_freep) char **entries = NULL, **cards = NULL;
         int r;
 
-        r = host_path(h, DRM_CLASS_DIR, &dir);
-        if (r < 0)
+        r = host_list_directory(h, DRM_CLASS_DIR, &entries);
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
                 return r;
-        d = opendir(dir);
-        if (!d && errno != ENOENT && errno != ENOTDIR)
-                return negative_errno();
 
-        for (struct dirent *de; d && (de = readdir(d));) {
-                _cleanup_(freep) char *link = NULL;
-                char target[4096];
-                const char *digits = startswith(de->d_name, "card"), *base;
-                ssize_t n;
+        STRV_FOREACH(e, entries) {
+                _cleanup_(freep) char *link = NULL, *driver = NULL;
+                const char *digits = startswith(*e, "card");
 
                 /* card1-DP-1 and the like are connectors, not devices. */
                 if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits))
                         continue;
-                if (asprintf(&link, "%s/%s/device/driver", dir, de->d_name) < 0)
+                if (asprintf(&link, DRM_CLASS_DIR "/%s/device/driver", *e) < 0)
                         return -ENOMEM;
-                n = readlink(link, target, sizeof(target) - 1);
-                if (n < 0)
+                r = host_readlink_basename(h, link, &driver);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || !streq(driver, "amdgpu"))
                         continue;
-                target[n] = '\0';
-                base = strrchr(target, '/');
-                if (!streq(base ? base + 1 : target, "amdgpu"))
-                        continue;
-                r = strv_extend(&cards, de->d_name);
+                r = strv_extend(&cards, *e);
                 if (r < 0)
                         return r;
         }

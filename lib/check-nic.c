@@ -109,6 +109,14 @@ static int check_nic_pci_port(const CheckContext *c, const NicPort *p, PortCheck
                         "",
                         "no PCI device at %s: `lspci -D` lists the devices the kernel sees",
                         p->port->pci);
+        if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD) {
+                _cleanup_(freep) char *why = NULL;
+
+                /* libpci is loaded on first use: say why it could not be, and what to install. */
+                if (pci_library_load(&why) == -ENOMEM)
+                        return -ENOMEM;
+                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", why ?: "libpci.so.3 could not be loaded");
+        }
         if (p->device_error < 0)
                 return port_check_set(
                         ret,
@@ -286,6 +294,14 @@ static int check_nic_driver_port(const CheckContext *c, const NicPort *p, PortCh
                                 "cannot read the driver of %s (ETHTOOL_GDRVINFO): %s",
                                 p->port->ifname,
                                 strerror(-p->info_error));
+                if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD)
+                        return port_check_set(
+                                ret,
+                                CHECK_SKIP,
+                                want,
+                                NULL,
+                                "cannot tell the driver of %s without libpci (see nic.pci)",
+                                where);
                 return port_check_set(
                         ret,
                         CHECK_FAIL,

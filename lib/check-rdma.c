@@ -174,6 +174,15 @@ static int check_rdma_device_port(const CheckContext *c, RdmaPort *p, PortCheck 
                         "then `rdma link` lists it",
                         where,
                         p->error == -ENOSYS ? " (the kernel offers no RDMA devices at all)" : "");
+        if (p->error == -ELIBACC || p->error == -ELIBBAD) {
+                _cleanup_(freep) char *why = NULL;
+
+                /* libibverbs is loaded on first use: say why it could not be, and what to install. */
+                if (rdma_library_load(&why) == -ENOMEM)
+                        return -ENOMEM;
+                return port_check_set(
+                        ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
+        }
         return port_check_set(
                 ret, CHECK_FAIL, NULL, NULL, "cannot list the RDMA devices: %s", strerror(-p->error));
 }

@@ -12,18 +12,7 @@ static const char *const check_outcome_table[_CHECK_OUTCOME_MAX] = {
         [CHECK_FAIL] = "fail",
 };
 
-const char *check_outcome_to_string(CheckOutcome o) {
-        if (o < 0 || o >= _CHECK_OUTCOME_MAX)
-                return NULL;
-        return check_outcome_table[o];
-}
-
-CheckOutcome check_outcome_from_string(const char *s) {
-        for (int i = 0; i < _CHECK_OUTCOME_MAX; i++)
-                if (s && streq(s, check_outcome_table[i]))
-                        return i;
-        return _CHECK_OUTCOME_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(check_outcome, CheckOutcome);
 
 static void check_done(Check *c) {
         free(c->id);

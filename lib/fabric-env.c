@@ -20,18 +20,7 @@ static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
         [FABRIC_ENV_VLLM_HOST_IP] = "VLLM_HOST_IP",
 };
 
-const char *fabric_env_var_to_string(FabricEnvVar v) {
-        if (v < 0 || v >= _FABRIC_ENV_VAR_MAX)
-                return NULL;
-        return fabric_env_var_table[v];
-}
-
-FabricEnvVar fabric_env_var_from_string(const char *s) {
-        for (int i = 0; i < _FABRIC_ENV_VAR_MAX; i++)
-                if (s && streq(fabric_env_var_table[i], s))
-                        return i;
-        return _FABRIC_ENV_VAR_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(fabric_env_var, FabricEnvVar);
 
 void fabric_env_done(FabricEnv *e) {
         for (int i = 0; i < _FABRIC_ENV_VAR_MAX; i++) {

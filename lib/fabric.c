@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Finds each fabric link's PCI device and netdev by walking sysfs below the host root. */
-#include <dirent.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,65 +8,6 @@
 #include "fabric.h"
 #include "link-match.h"
 #include "strv.h"
-
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
-int host_readlink_basename(const Host *h, const char *path, char **ret) {
-        _cleanup_(freep) char *p = NULL;
-        char target[PATH_MAX];
-        const char *base;
-        ssize_t n;
-        int r;
-
-        r = host_path(h, path, &p);
-        if (r < 0)
-                return r;
-        n = readlink(p, target, sizeof(target) - 1);
-        if (n < 0)
-                return negative_errno();
-        target[n] = '\0';
-        while (n > 1 && target[n - 1] == '/')
-                target[--n] = '\0';
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (isempty(base))
-                return -EBADMSG;
-        *ret = strdup(base);
-        return *ret ? 0 : -ENOMEM;
-}
-
-static int compare_strings(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* The entries of a directory below the host root, sorted, without "." and "..". */
-int host_list_directory(const Host *h, const char *path, char ***ret) {
-        _cleanup_(strv_freep) char **l = NULL;
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_(freep) char *p = NULL;
-        int r;
-
-        r = host_path(h, path, &p);
-        if (r < 0)
-                return r;
-        d = opendir(p);
-        if (!d)
-                return negative_errno();
-        for (struct dirent *de; (de = readdir(d));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                r = strv_extend(&l, de->d_name);
-                if (r < 0)
-                        return r;
-        }
-        if (l)
-                qsort(l, strv_length(l), sizeof(char *), compare_strings);
-        *ret = TAKE_PTR(l);
-        return 0;
-}
 
 int pci_netdevs(const Host *h, const char *pci, char ***ret) {
         _cleanup_(freep) char *path = NULL;

@@ -26,10 +26,6 @@ int fabric_ports_find(const CheckContext *c, FabricPort **ret, size_t *ret_n);
 void fabric_ports_free(FabricPort *ports, size_t n);
 
 /* Helpers shared by the NIC and RDMA checks. */
-/* The last path component of the target of the symlink root+path ("ice" for .../driver). */
-int host_readlink_basename(const Host *h, const char *path, char **ret);
-/* The entries of a directory below the host root, sorted, without "." and ".." (NULL when empty). */
-int host_list_directory(const Host *h, const char *path, char ***ret);
 /* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
 int pci_netdevs(const Host *h, const char *pci, char ***ret);
 /* Reads a decimal sysfs attribute of a netdev ("mtu", "ifindex", "speed"). */

@@ -20,3 +20,8 @@ int host_path(const Host *h, const char *path, char **ret);
 int host_read_file(const Host *h, const char *path, size_t max, char **ret, size_t *ret_size);
 /* Reads a one-line attribute (sysfs style) and strips the trailing newline and whitespace. */
 int host_read_line(const Host *h, const char *path, char **ret);
+/* The last path component of the target of the symlink root+path ("ice" for .../driver); -EINVAL
+ * when it is not a symlink, -EBADMSG when the target has no last component. */
+int host_readlink_basename(const Host *h, const char *path, char **ret);
+/* The entries of a directory below the host root, sorted, without "." and ".." (NULL when empty). */
+int host_list_directory(const Host *h, const char *path, char ***ret);

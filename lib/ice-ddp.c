@@ -17,11 +17,7 @@ static const char *const ice_ddp_state_table[_ICE_DDP_STATE_MAX] = {
         [ICE_DDP_SAFE_MODE] = "safe-mode",
 };
 
-const char *ice_ddp_state_to_string(IceDdpState s) {
-        if (s < 0 || s >= _ICE_DDP_STATE_MAX)
-                return NULL;
-        return ice_ddp_state_table[s];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_state, IceDdpState);
 
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci) {
         const char *rest;

@@ -2,7 +2,6 @@
 /* Resolving a profile link's match to one netdev through /sys/class/net below the host root. */
 #include <dirent.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -29,26 +28,16 @@ void netdev_info_array_free(NetdevInfo *a, size_t n) {
         free(a);
 }
 
-/* The last path component a symlink points to, or NULL when it is not a symlink. */
+/* The last path component a symlink points to, or NULL when there is none or it is not a symlink. */
 static int read_link_basename(const Host *h, const char *path, char **ret) {
-        _cleanup_(freep) char *p = NULL;
-        char target[PATH_MAX];
-        const char *slash;
-        ssize_t n;
         int r;
 
-        r = host_path(h, path, &p);
-        if (r < 0)
-                return r;
-        n = readlink(p, target, sizeof(target) - 1);
-        if (n < 0) {
+        r = host_readlink_basename(h, path, ret);
+        if (r == -ENOENT || r == -EINVAL) {
                 *ret = NULL;
-                return errno == ENOENT || errno == EINVAL ? 0 : negative_errno();
+                return 0;
         }
-        target[n] = '\0';
-        slash = strrchr(target, '/');
-        *ret = strdup(slash ? slash + 1 : target);
-        return *ret ? 0 : -ENOMEM;
+        return r;
 }
 
 static void ascii_lowercase(char *s) {

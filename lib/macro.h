@@ -85,3 +85,22 @@ static inline const char *startswith(const char *s, const char *prefix) {
 static inline int negative_errno(void) {
         return errno > 0 ? -errno : -EIO;
 }
+
+/* The string table of an enum (the house's enums end in _FOO_MAX, _FOO_INVALID = -EINVAL): defines
+ * name##_to_string() (NULL out of range) and name##_from_string() (-EINVAL for NULL or an unknown
+ * string) over `static const char *const name##_table[_FOO_MAX]`; a hole in the table matches nothing. */
+#define DEFINE_STRING_TABLE_LOOKUP_TO_STRING(name, type)             \
+        const char *name##_to_string(type i) {                       \
+                if (i < 0 || (size_t) i >= ELEMENTSOF(name##_table)) \
+                        return NULL;                                 \
+                return name##_table[i];                              \
+        }
+
+#define DEFINE_STRING_TABLE_LOOKUP(name, type)                             \
+        DEFINE_STRING_TABLE_LOOKUP_TO_STRING(name, type)                   \
+        type name##_from_string(const char *s) {                           \
+                for (size_t i = 0; s && i < ELEMENTSOF(name##_table); i++) \
+                        if (name##_table[i] && streq(name##_table[i], s))  \
+                                return (type) i;                           \
+                return (type) -EINVAL;                                     \
+        }

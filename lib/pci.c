@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* PCI devices through libpci, with our own error handler, reading a sysfs below the host root. */
+/* PCI devices through libpci (loaded on first use), with our own error handler, reading a sysfs
+ * below the host root. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 #include "strv.h"
 
 #if HAVE_LIBPCI
-#        include <pci/pci.h>
+#        include "dlopen-pci.h"
 #endif
 
 static const char *const pcie_link_source_table[_PCIE_LINK_SOURCE_MAX] = {
@@ -19,11 +20,7 @@ static const char *const pcie_link_source_table[_PCIE_LINK_SOURCE_MAX] = {
         [PCIE_LINK_SYSFS] = "sysfs",
 };
 
-const char *pcie_link_source_to_string(PcieLinkSource s) {
-        if (s < 0 || s >= _PCIE_LINK_SOURCE_MAX)
-                return NULL;
-        return pcie_link_source_table[s];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(pcie_link_source, PcieLinkSource);
 
 /* The Link Capabilities / Link Status speed codes: an index into the Supported Link Speeds. */
 static const unsigned pcie_speed_codes[] = { 0, 2500, 5000, 8000, 16000, 32000, 64000 };
@@ -187,15 +184,15 @@ static int pci_session_run(const PciSession *s) {
 
         pci_error_jump = &jump;
         if (setjmp(jump) == 0) {
-                if (pci_set_param(s->access, (char *) "sysfs.path", s->sysfs) < 0)
+                if (sym_pci_set_param(s->access, (char *) "sysfs.path", s->sysfs) < 0)
                         r = -EINVAL;
                 else {
                         if (s->ids)
-                                pci_set_name_list_path(s->access, s->ids, /* to_be_freed= */ 0);
+                                sym_pci_set_name_list_path(s->access, s->ids, /* to_be_freed= */ 0);
                         else if (s->numeric)
                                 s->access->numeric_ids = 1;
-                        pci_init(s->access);
-                        pci_scan_bus(s->access);
+                        sym_pci_init(s->access);
+                        sym_pci_scan_bus(s->access);
                         r = s->fn(s->access, s->userdata);
                 }
         } else
@@ -211,6 +208,9 @@ static int pci_session(const Host *h, PciSessionFunc fn, void *userdata) {
         PciSession s;
         int r;
 
+        r = dlopen_pci(/* ret_error= */ NULL);
+        if (r < 0)
+                return r;
         r = host_path(h, "/sys/bus/pci", &sysfs);
         if (r < 0)
                 return r;
@@ -219,7 +219,7 @@ static int pci_session(const Host *h, PciSessionFunc fn, void *userdata) {
                 return r;
 
         s = (PciSession){
-                .access = pci_alloc(),
+                .access = sym_pci_alloc(),
                 .sysfs = sysfs,
                 .ids = ids,
                 .numeric = !ids && !isempty(h->root),
@@ -237,7 +237,7 @@ static int pci_session(const Host *h, PciSessionFunc fn, void *userdata) {
         s.access->id_lookup_mode = PCI_LOOKUP_NO_HWDB;
 
         r = pci_session_run(&s);
-        pci_cleanup(s.access);
+        sym_pci_cleanup(s.access);
         return r;
 }
 
@@ -251,11 +251,11 @@ static void read_config_link(struct pci_dev *d, PciDevice *ret) {
         uint32_t lnkcap;
         uint16_t lnksta;
 
-        cap = pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+        cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
         if (!cap)
                 return;
-        lnkcap = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
-        lnksta = pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
+        lnkcap = sym_pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
+        lnksta = sym_pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
         if (lnkcap == UINT32_MAX || lnksta == UINT16_MAX)
                 return; /* unreadable: all ones */
 
@@ -300,10 +300,10 @@ static int get_device(struct pci_access *a, void *userdata) {
                 if (!g->device->address)
                         return -ENOMEM;
 
-                pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CAPS);
+                sym_pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CAPS);
                 g->device->id = (PciId){ .vendor = d->vendor_id, .device = d->device_id };
                 g->device->class_id = d->device_class;
-                if (pci_lookup_name(
+                if (sym_pci_lookup_name(
                             a,
                             name,
                             sizeof(name),
@@ -360,7 +360,7 @@ static int find_ids(struct pci_access *a, void *userdata) {
         for (struct pci_dev *d = a->devices; d; d = d->next) {
                 char address[16];
 
-                pci_fill_info(d, PCI_FILL_IDENT);
+                sym_pci_fill_info(d, PCI_FILL_IDENT);
                 for (size_t i = 0; i < f->n_ids; i++)
                         if (f->ids[i].vendor == d->vendor_id && f->ids[i].device == d->device_id) {
                                 format_address(d, address);
@@ -391,7 +391,17 @@ int pci_devices_find_ids(const Host *h, const PciId *ids, size_t n_ids, char ***
         return 0;
 }
 
+int pci_library_load(char **ret_error) {
+        return dlopen_pci(ret_error);
+}
+
 #else
+
+int pci_library_load(char **ret_error) {
+        if (ret_error)
+                *ret_error = strdup("halod was built without libpci");
+        return -EOPNOTSUPP;
+}
 
 int pci_device_get(const Host *h, const char *address, PciDevice **ret) {
         /* Keeps the sysfs reader referenced, so that a build without libpci still checks it. */

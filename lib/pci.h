@@ -35,9 +35,16 @@ typedef struct PciDevice {
         PcieLink capable; /* what the device can do */
 } PciDevice;
 
+/* Loads libpci.so.3 (on first use, and never unloads it; pci_device_get() and
+ * pci_devices_find_ids() do it themselves): 0 when loaded; -ELIBACC or -ELIBBAD with a message for
+ * the user in *ret_error (may be NULL) when it cannot be; -EOPNOTSUPP when halod was built without
+ * libpci. */
+int pci_library_load(char **ret_error);
+
 /* Reads one device through libpci's linux-sysfs method with sysfs.path below the host root, and
  * names it from the pci.ids found below the host root. Returns -ENODEV when there is no such
- * device, -EIO when libpci reports an error, -EOPNOTSUPP when halod was built without libpci. */
+ * device, -EIO when libpci reports an error, -EOPNOTSUPP when halod was built without libpci,
+ * -ELIBACC or -ELIBBAD when libpci cannot be loaded (pci_library_load() says why). */
 int pci_device_get(const Host *h, const char *address, PciDevice **ret);
 PciDevice *pci_device_free(PciDevice *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PciDevice *, pci_device_free);

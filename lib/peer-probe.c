@@ -27,6 +27,11 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
+void sort_u64(uint64_t *v, size_t n) {
+        if (n > 0)
+                qsort(v, n, sizeof(uint64_t), cmp_u64);
+}
+
 /* A datagram socket from local (any port) connected to remote:port, so that ICMP errors (port
  * unreachable: nothing listens) come back to us as errno. */
 static int probe_socket(const PeerProbeParams *p) {
@@ -71,10 +76,7 @@ static uint64_t receive_timestamp_usec(struct msghdr *mh) {
         return 0;
 }
 
-/* Waits until deadline for the reply of this sequence. Returns 1 with the reply and its kernel
- * receive time (0 when unknown), 0 on timeout, negative errno for an ICMP error. Stale or foreign
- * datagrams are skipped. */
-static int wait_reply(
+int peer_wait_reply(
         int fd,
         PeerMessageType want,
         uint32_t sequence,
@@ -122,7 +124,8 @@ static int wait_reply(
                 if (m.type != want || m.sequence != sequence)
                         continue;
                 *ret = m;
-                *ret_received_usec = receive_timestamp_usec(&mh);
+                if (ret_received_usec)
+                        *ret_received_usec = receive_timestamp_usec(&mh);
                 return 1;
         }
 }
@@ -203,7 +206,7 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
                 if (measured)
                         result.sent++;
 
-                r = wait_reply(
+                r = peer_wait_reply(
                         fd,
                         request.type == PEER_MTU_REQUEST ? PEER_MTU_REPLY : PEER_ECHO_REPLY,
                         request.sequence,
@@ -230,7 +233,7 @@ int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
         }
 
         if (result.answered > 0) {
-                qsort(rtts, result.answered, sizeof(uint64_t), cmp_u64);
+                sort_u64(rtts, result.answered);
                 result.rtt_min_usec = rtts[0];
                 result.rtt_max_usec = rtts[result.answered - 1];
                 result.rtt_median_usec = percentile_usec(rtts, result.answered, 50);

@@ -46,18 +46,7 @@ static const char *const peer_message_type_table[_PEER_MESSAGE_TYPE_MAX] = {
         [PEER_RDMA_HELLO_REPLY] = "rdma-hello-reply",
 };
 
-const char *peer_message_type_to_string(PeerMessageType t) {
-        if (t < 0 || t >= _PEER_MESSAGE_TYPE_MAX)
-                return NULL;
-        return peer_message_type_table[t];
-}
-
-PeerMessageType peer_message_type_from_string(const char *s) {
-        for (int i = 0; i < _PEER_MESSAGE_TYPE_MAX; i++)
-                if (s && peer_message_type_table[i] && streq(peer_message_type_table[i], s))
-                        return i;
-        return _PEER_MESSAGE_TYPE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(peer_message_type, PeerMessageType);
 
 bool peer_message_type_is_request(PeerMessageType t) {
         return t == PEER_ECHO_REQUEST || t == PEER_MTU_REQUEST || t == PEER_RDMA_HELLO_REQUEST;
@@ -74,18 +63,7 @@ static const char *const peer_rdma_status_table[_PEER_RDMA_STATUS_MAX] = {
         [PEER_RDMA_FAILED] = "failed",
 };
 
-const char *peer_rdma_status_to_string(PeerRdmaStatus st) {
-        if (st < 0 || st >= _PEER_RDMA_STATUS_MAX)
-                return NULL;
-        return peer_rdma_status_table[st];
-}
-
-PeerRdmaStatus peer_rdma_status_from_string(const char *s) {
-        for (int i = 0; i < _PEER_RDMA_STATUS_MAX; i++)
-                if (s && streq(peer_rdma_status_table[i], s))
-                        return i;
-        return _PEER_RDMA_STATUS_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(peer_rdma_status, PeerRdmaStatus);
 
 static const char *const peer_health_table[_PEER_HEALTH_MAX] = {
         [PEER_HEALTH_STARTING] = "starting",
@@ -94,18 +72,7 @@ static const char *const peer_health_table[_PEER_HEALTH_MAX] = {
         [PEER_HEALTH_FAILED] = "failed",
 };
 
-const char *peer_health_to_string(PeerHealth h) {
-        if (h < 0 || h >= _PEER_HEALTH_MAX)
-                return NULL;
-        return peer_health_table[h];
-}
-
-PeerHealth peer_health_from_string(const char *s) {
-        for (int i = 0; i < _PEER_HEALTH_MAX; i++)
-                if (s && streq(peer_health_table[i], s))
-                        return i;
-        return _PEER_HEALTH_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(peer_health, PeerHealth);
 
 /* Names travel as 1..63 bytes of printable ASCII without spaces, so that whatever a peer sends can be
  * printed in a check summary or a log line as it is. */

@@ -100,6 +100,21 @@ typedef struct PeerProbeResult {
  * not configured here), -EMSGSIZE (the local link's MTU is below params->mtu), -ENETUNREACH... */
 int peer_probe(const PeerProbeParams *params, PeerProbeResult *ret);
 
+/* Waits on the connected datagram socket fd until deadline (peer_now_usec()) for the reply of type
+ * want to this sequence; buf holds PEER_MESSAGE_SIZE_MAX + 1 bytes. Returns 1 with the reply and, when
+ * ret_received_usec is not NULL, its kernel receive time (CLOCK_REALTIME µs with SO_TIMESTAMPNS, else 0),
+ * 0 on timeout, negative errno for an ICMP error. Stale or foreign datagrams are skipped. */
+int peer_wait_reply(
+        int fd,
+        PeerMessageType want,
+        uint32_t sequence,
+        uint64_t deadline,
+        uint8_t *buf,
+        PeerMessage *ret,
+        uint64_t *ret_received_usec);
+
+/* Sorts n values in ascending order, for percentile_usec(). */
+void sort_u64(uint64_t *v, size_t n);
 /* Nearest-rank percentile of n sorted values (0 for n == 0). */
 uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) _pure_;
 

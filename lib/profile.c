@@ -17,27 +17,9 @@ static const char *const rdma_gid_type_table[_RDMA_GID_TYPE_MAX] = {
         [RDMA_GID_IB] = "ib",
 };
 
-const char *profile_mode_to_string(ProfileMode m) {
-        return m >= 0 && m < _PROFILE_MODE_MAX ? profile_mode_table[m] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(profile_mode, ProfileMode);
 
-ProfileMode profile_mode_from_string(const char *s) {
-        for (int i = 0; s && i < _PROFILE_MODE_MAX; i++)
-                if (streq(profile_mode_table[i], s))
-                        return (ProfileMode) i;
-        return _PROFILE_MODE_INVALID;
-}
-
-const char *rdma_gid_type_to_string(RdmaGidType t) {
-        return t >= 0 && t < _RDMA_GID_TYPE_MAX ? rdma_gid_type_table[t] : NULL;
-}
-
-RdmaGidType rdma_gid_type_from_string(const char *s) {
-        for (int i = 0; s && i < _RDMA_GID_TYPE_MAX; i++)
-                if (streq(rdma_gid_type_table[i], s))
-                        return (RdmaGidType) i;
-        return _RDMA_GID_TYPE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
 
 Profile *profile_free(Profile *p) {
         if (!p)

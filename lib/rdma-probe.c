@@ -2,7 +2,6 @@
 /* The RDMA probe from this node: rdma-hello over the peer channel to exchange the queue pairs'
  * details, then ping-pong, RDMA WRITE bandwidth, and the bye that frees the peer's session. */
 #include <arpa/inet.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/random.h>
@@ -10,11 +9,6 @@
 
 #include "peer.h"
 #include "rdma-probe.h"
-
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
 
 /* A datagram socket from local (an ephemeral port: the responder answers no privileged one),
  * connected to remote:port, so that an ICMP port-unreachable comes back as ECONNREFUSED. */
@@ -30,37 +24,6 @@ static int hello_socket(struct in_addr local, struct in_addr remote, uint16_t po
             connect(fd, (struct sockaddr *) &r, sizeof(r)) < 0)
                 return negative_errno();
         return TAKE_FD(fd);
-}
-
-/* 1 with the reply of this sequence, 0 at the deadline, <0 on a socket error. Others are skipped. */
-static int hello_wait(int fd, uint32_t sequence, uint64_t deadline, uint8_t *buf, PeerMessage *ret) {
-        for (;;) {
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                uint64_t now = peer_now_usec();
-                PeerMessage m;
-                ssize_t n;
-                int r;
-
-                if (now >= deadline)
-                        return 0;
-                r = poll(&pfd, 1, (int) ((deadline - now + 999) / 1000));
-                if (r < 0 && errno != EINTR)
-                        return negative_errno();
-                if (r <= 0)
-                        continue;
-                n = recv(fd, buf, PEER_MESSAGE_SIZE_MAX + 1, MSG_DONTWAIT | MSG_TRUNC);
-                if (n < 0) {
-                        if (errno == EAGAIN || errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if ((size_t) n > PEER_MESSAGE_SIZE_MAX || peer_message_parse(buf, (size_t) n, &m) < 0)
-                        continue;
-                if (m.type != PEER_RDMA_HELLO_REPLY || m.sequence != sequence)
-                        continue;
-                *ret = m;
-                return 1;
-        }
 }
 
 int peer_rdma_hello(
@@ -101,7 +64,8 @@ int peer_rdma_hello(
                                 return last;
                         continue;
                 }
-                r = hello_wait(fd, m.sequence, m.timestamp_usec + timeout_usec, buf, &reply);
+                r = peer_wait_reply(
+                        fd, PEER_RDMA_HELLO_REPLY, m.sequence, m.timestamp_usec + timeout_usec, buf, &reply, NULL);
                 if (r < 0) {
                         last = r;
                         if (r != -ECONNREFUSED)
@@ -145,7 +109,7 @@ static int
         r = rdma_qp_ping(qp, pings, timeout, error, rtts);
         if (r < 0)
                 return r;
-        qsort(rtts, pings, sizeof(uint64_t), cmp_u64);
+        sort_u64(rtts, pings);
         result->pings = pings;
         result->rtt_min_nsec = rtts[0];
         result->rtt_median_nsec = percentile_usec(rtts, pings, 50);

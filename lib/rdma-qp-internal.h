@@ -3,9 +3,9 @@
  * and by the unit tests that drive one transition by hand. */
 #pragma once
 
-#include <infiniband/verbs.h>
 #include <stdarg.h>
 
+#include "dlopen-verbs.h"
 #include "rdma-qp.h"
 
 /* A ping, its echo and the bye are small SENDs of one slot each; writes come from the write area. */

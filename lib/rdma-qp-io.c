@@ -121,7 +121,7 @@ static int poll_one(RdmaQp *q, uint64_t deadline, const atomic_bool *stop, struc
                                         "A %s on %s completed with '%s' (status %d)%s",
                                         opcode_name(ret->opcode),
                                         q->device->name,
-                                        ibv_wc_status_str(ret->status),
+                                        sym_ibv_wc_status_str(ret->status),
                                         (int) ret->status,
                                         ret->status == IBV_WC_RETRY_EXC_ERR
                                                 ? ": the peer's queue pair does not answer (wrong GID, QPN or "

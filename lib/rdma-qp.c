@@ -75,13 +75,13 @@ RdmaQp *rdma_qp_free(RdmaQp *q) {
                 return NULL;
         /* The reverse order of creation: a CQ, a region or a PD that something still uses is busy. */
         if (q->qp)
-                (void) ibv_destroy_qp(q->qp);
+                (void) sym_ibv_destroy_qp(q->qp);
         if (q->cq)
-                (void) ibv_destroy_cq(q->cq);
+                (void) sym_ibv_destroy_cq(q->cq);
         if (q->mr)
-                (void) ibv_dereg_mr(q->mr);
+                (void) sym_ibv_dereg_mr(q->mr);
         if (q->pd)
-                (void) ibv_dealloc_pd(q->pd);
+                (void) sym_ibv_dealloc_pd(q->pd);
         free(q->buffer);
         return mfree(q);
 }
@@ -90,7 +90,7 @@ int rdma_qp_modify(RdmaQp *q, enum ibv_qp_state to, struct ibv_qp_attr *attr, in
         int r;
 
         attr->qp_state = to;
-        r = ibv_modify_qp(q->qp, attr, mask);
+        r = sym_ibv_modify_qp(q->qp, attr, mask);
         if (r != 0) {
                 r = r > 0 ? -r : -EIO;
                 return rdma_error_set(
@@ -133,7 +133,7 @@ static int check_port_and_gid(RdmaQp *q, RdmaError *error) {
         char state[RDMA_STATE_STRING_MAX];
         int r;
 
-        r = ibv_query_port(q->context, (uint8_t) q->port, &port);
+        r = verbs_query_port(q->context, (uint8_t) q->port, &port);
         if (r != 0)
                 return rdma_error_set(
                         error,
@@ -152,7 +152,7 @@ static int check_port_and_gid(RdmaQp *q, RdmaError *error) {
                         rdma_port_state_to_string(port.state, state));
         q->active_mtu = port.active_mtu;
 
-        r = ibv_query_gid_ex(q->context, q->port, q->gid_index, &entry, 0);
+        r = verbs_query_gid_ex(q->context, q->port, q->gid_index, &entry, 0);
         if (r != 0)
                 return rdma_error_set(
                         error,
@@ -208,7 +208,7 @@ int rdma_qp_new(
                 return rdma_error_set(error, -ENOMEM, "Out of memory for the RDMA buffer.");
         memset(q->buffer, 0, q->buffer_size);
 
-        q->pd = ibv_alloc_pd(q->context);
+        q->pd = sym_ibv_alloc_pd(q->context);
         if (!q->pd)
                 return rdma_error_set(
                         error,
@@ -219,8 +219,9 @@ int rdma_qp_new(
 
         /* Registered memory is pinned: it counts against RLIMIT_MEMLOCK (rdma.memlock). */
         q->mr = expose
-                ? ibv_reg_mr(q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
-                : ibv_reg_mr(q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE);
+                ? verbs_reg_mr(
+                          q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+                : verbs_reg_mr(q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE);
         if (!q->mr)
                 return rdma_error_set(
                         error,
@@ -233,7 +234,7 @@ int rdma_qp_new(
                                 ? " (is the locked-memory limit too low? see rdma.memlock)"
                                 : "");
 
-        q->cq = ibv_create_cq(q->context, RDMA_CQ_DEPTH, NULL, NULL, 0);
+        q->cq = sym_ibv_create_cq(q->context, RDMA_CQ_DEPTH, NULL, NULL, 0);
         if (!q->cq)
                 return rdma_error_set(
                         error,
@@ -244,7 +245,7 @@ int rdma_qp_new(
 
         init.send_cq = q->cq;
         init.recv_cq = q->cq;
-        q->qp = ibv_create_qp(q->pd, &init);
+        q->qp = sym_ibv_create_qp(q->pd, &init);
         if (!q->qp)
                 return rdma_error_set(
                         error,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* RDMA device, port and GID queries. The libibverbs surface is kept to a few calls on purpose: the
- * unit tests link tests/unit/fake-verbs.c in place of exactly these. */
+/* RDMA device, port and GID queries through libibverbs, loaded on the first query. The libibverbs
+ * surface is kept to a few calls on purpose: the unit tests link tests/unit/fake-verbs.c in place of
+ * exactly these (lib/dlopen-verbs.h). */
 #include <stdio.h>
 
 #include "config.h"
@@ -8,7 +9,7 @@
 #include "rdma.h"
 
 #if HAVE_LIBIBVERBS
-#        include <infiniband/verbs.h>
+#        include "dlopen-verbs.h"
 #endif
 
 unsigned rdma_mtu_to_bytes(int mtu) {
@@ -86,10 +87,10 @@ static int query_gids_by_index(struct ibv_context *ctx, struct ibv_gid_entry *en
         for (uint32_t port = 1; port <= RDMA_PORTS_MAX; port++) {
                 struct ibv_port_attr attr;
 
-                if (ibv_query_port(ctx, (uint8_t) port, &attr) != 0)
+                if (verbs_query_port(ctx, (uint8_t) port, &attr) != 0)
                         break; /* no such port */
                 for (int i = 0; i < attr.gid_tbl_len && *n < RDMA_GIDS_MAX; i++) {
-                        int r = ibv_query_gid_ex(ctx, port, (uint32_t) i, &entries[*n], 0);
+                        int r = verbs_query_gid_ex(ctx, port, (uint32_t) i, &entries[*n], 0);
 
                         if (r == ENODATA || r == EINVAL)
                                 continue; /* an empty slot */
@@ -111,7 +112,7 @@ static int query_gids(struct ibv_context *ctx, uint32_t port, RdmaGid **ret, siz
         entries = calloc(RDMA_GIDS_MAX, sizeof(struct ibv_gid_entry));
         if (!entries)
                 return -ENOMEM;
-        q = ibv_query_gid_table(ctx, entries, RDMA_GIDS_MAX, 0);
+        q = verbs_query_gid_table(ctx, entries, RDMA_GIDS_MAX, 0);
         if (q == -EOPNOTSUPP || q == -ENOSYS) {
                 int r = query_gids_by_index(ctx, entries, &n);
 
@@ -137,7 +138,7 @@ static int query_port(RdmaDevice *d) {
         struct ibv_port_attr attr;
         int r;
 
-        r = ibv_query_port((struct ibv_context *) d->context, (uint8_t) d->port, &attr);
+        r = verbs_query_port((struct ibv_context *) d->context, (uint8_t) d->port, &attr);
         if (r != 0)
                 return r > 0 ? -r : -EIO;
         d->state = attr.state;
@@ -151,7 +152,7 @@ RdmaDevice *rdma_device_free(RdmaDevice *d) {
         if (!d)
                 return NULL;
         if (d->context)
-                (void) ibv_close_device((struct ibv_context *) d->context);
+                (void) sym_ibv_close_device((struct ibv_context *) d->context);
         free(d->name);
         free(d->gids);
         return mfree(d);
@@ -159,7 +160,7 @@ RdmaDevice *rdma_device_free(RdmaDevice *d) {
 
 static void ibv_free_device_listp(struct ibv_device ***l) {
         if (*l)
-                ibv_free_device_list(*l);
+                sym_ibv_free_device_list(*l);
 }
 
 /* Opens dev and decides whether it is the one: 1 with the port, 0 when it is not, <0 on error. */
@@ -173,7 +174,7 @@ static int device_matches(
         _cleanup_(freep) RdmaGid *gids = NULL;
         _cleanup_(freep) char *link = NULL, *parent = NULL;
         struct ibv_context *ctx;
-        const char *name = ibv_get_device_name(dev);
+        const char *name = sym_ibv_get_device_name(dev);
         bool by_pci = false;
         uint32_t port = 0;
         size_t n = 0;
@@ -190,13 +191,13 @@ static int device_matches(
                 by_pci = r >= 0 && streq(parent, pci);
         }
 
-        ctx = ibv_open_device(dev);
+        ctx = sym_ibv_open_device(dev);
         if (!ctx)
                 return by_pci ? negative_errno() : 0;
 
         r = query_gids(ctx, 0, &gids, &n);
         if (r < 0 && !by_pci) {
-                (void) ibv_close_device(ctx);
+                (void) sym_ibv_close_device(ctx);
                 return 0;
         }
         for (size_t i = 0; ifindex > 0 && i < n && port == 0; i++)
@@ -205,7 +206,7 @@ static int device_matches(
         if (port == 0 && by_pci)
                 port = 1; /* no address yet, so no GID on the netdev: the PCI parent decides */
         if (port == 0) {
-                (void) ibv_close_device(ctx);
+                (void) sym_ibv_close_device(ctx);
                 return 0;
         }
         *ret_ctx = ctx;
@@ -213,13 +214,34 @@ static int device_matches(
         return 1;
 }
 
+/* libibverbs lists the devices through the kernel's RDMA netlink family, else from
+ * /sys/class/infiniband_verbs; both come with ib_core, which also makes /sys/class/infiniband.
+ * Without it ibv_get_device_list() can only fail with ENOSYS: say so without loading libibverbs
+ * and its libnl, which is what most machines would otherwise pay for nothing. The devices are the
+ * running kernel's, also with --root. */
+static bool kernel_has_rdma(void) {
+        if (DLOPEN_VERBS_LINKED)
+                return true; /* the test double plays the kernel (fake_verbs_setup()'s list_errno) */
+        return access("/sys/class/infiniband", F_OK) >= 0 || errno != ENOENT;
+}
+
+int rdma_library_load(char **ret_error) {
+        return dlopen_verbs(ret_error);
+}
+
 int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **ret) {
         _cleanup_(ibv_free_device_listp) struct ibv_device **list = NULL;
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
         int n = 0, r;
 
+        if (!kernel_has_rdma())
+                return -ENOSYS;
+        r = dlopen_verbs(/* ret_error= */ NULL);
+        if (r < 0)
+                return r;
+
         errno = 0;
-        list = ibv_get_device_list(&n);
+        list = sym_ibv_get_device_list(&n);
         if (!list)
                 return errno > 0 ? -errno : -ENOSYS;
 
@@ -235,12 +257,12 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
 
                 d = calloc(1, sizeof(RdmaDevice));
                 if (!d) {
-                        (void) ibv_close_device(ctx);
+                        (void) sym_ibv_close_device(ctx);
                         return -ENOMEM;
                 }
                 d->context = ctx;
                 d->port = port;
-                d->name = strdup(ibv_get_device_name(list[i]));
+                d->name = strdup(sym_ibv_get_device_name(list[i]));
                 if (!d->name)
                         return -ENOMEM;
                 r = query_port(d);
@@ -279,7 +301,7 @@ int rdma_device_find_gid(RdmaDevice *d, RdmaGidType type, struct in_addr address
                 if (!found)
                         return -ENOENT;
 
-                r = ibv_query_gid_ex((struct ibv_context *) d->context, d->port, found->index, &e, 0);
+                r = verbs_query_gid_ex((struct ibv_context *) d->context, d->port, found->index, &e, 0);
                 if (r == 0 && gid_type_from_verbs(e.gid_type) == type &&
                     memcmp(e.gid.raw, &want, sizeof(want)) == 0) {
                         *ret = *found;
@@ -293,6 +315,12 @@ int rdma_device_find_gid(RdmaDevice *d, RdmaGidType type, struct in_addr address
 }
 
 #else
+
+int rdma_library_load(char **ret_error) {
+        if (ret_error)
+                *ret_error = strdup("halod was built without libibverbs");
+        return -EOPNOTSUPP;
+}
 
 RdmaDevice *rdma_device_free(RdmaDevice *d) {
         if (!d)

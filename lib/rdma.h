@@ -41,10 +41,16 @@ typedef struct RdmaDevice {
         void *context; /* struct ibv_context *, kept open for later queries */
 } RdmaDevice;
 
+/* Loads libibverbs.so.1 (on first use, and never unloads it; rdma_device_find() does it itself):
+ * 0 when loaded; -ELIBACC or -ELIBBAD with a message for the user in *ret_error (may be NULL) when
+ * it cannot be; -EOPNOTSUPP when halod was built without libibverbs. */
+int rdma_library_load(char **ret_error);
+
 /* Finds the device whose port has GID entries on the netdev ifindex, else the device whose sysfs
  * parent is the PCI device pci (then port 1). Either may be 0/NULL. Returns -ENODEV when no device
- * matches, -ENOSYS when the kernel has no RDMA support at all, -EOPNOTSUPP when halod was built
- * without libibverbs, or another negative errno from libibverbs. */
+ * matches, -ENOSYS when the kernel has no RDMA support at all (then libibverbs is not even loaded),
+ * -EOPNOTSUPP when halod was built without libibverbs, -ELIBACC or -ELIBBAD when libibverbs cannot
+ * be loaded (rdma_library_load() says why), or another negative errno from libibverbs. */
 int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **ret);
 RdmaDevice *rdma_device_free(RdmaDevice *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaDevice *, rdma_device_free);

@@ -220,15 +220,11 @@ int rtnl_parse_events(const void *buf, size_t size, RtnlEventFunc cb, void *user
         return 0;
 }
 
-static const char *const event_type_table[_RTNL_EVENT_TYPE_MAX] = {
+static const char *const rtnl_event_type_table[_RTNL_EVENT_TYPE_MAX] = {
         [RTNL_EVENT_NEW_LINK] = "new-link",
         [RTNL_EVENT_DEL_LINK] = "del-link",
         [RTNL_EVENT_NEW_ADDRESS] = "new-address",
         [RTNL_EVENT_DEL_ADDRESS] = "del-address",
 };
 
-const char *rtnl_event_type_to_string(RtnlEventType t) {
-        if (t < 0 || t >= _RTNL_EVENT_TYPE_MAX)
-                return NULL;
-        return event_type_table[t];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rtnl_event_type, RtnlEventType);

@@ -5,47 +5,10 @@
 # Usage: haloctl-check-kernel.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
-haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
-src=${2:?usage: $0 HALOCTL SOURCE_DIR}
-hosts=$src/tests/data/hosts
-profile=$src/conf/halod.yaml
-tmp=$(mktemp -d /tmp/kernel-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+. "$(dirname "$0")/lib.sh"
+cli_setup kernel-cli "$@"
 
-# check NAME EXPECTED_EXIT [haloctl arguments...]: runs haloctl, keeps stdout in $tmp/out.
-check() {
-        local name=$1 want=$2 got
-        shift 2
-        "$haloctl" "$@" >"$tmp/out" 2>"$tmp/err"
-        got=$?
-        if [ "$got" -ne "$want" ]; then
-                echo "FAIL $name: exit $got, expected $want"
-                sed 's/^/  stdout: /' "$tmp/out"
-                sed 's/^/  stderr: /' "$tmp/err"
-                failures=$((failures + 1))
-                return 1
-        fi
-        echo "ok   $name (exit $got)"
-}
-
-# expect NAME FILE EXTENDED-REGEX: the file has a line matching it.
-expect() {
-        if ! grep -Eq -- "$3" "$2"; then
-                echo "FAIL $1: no line matches /$3/ in:"
-                sed 's/^/  /' "$2"
-                failures=$((failures + 1))
-        fi
-}
-
-expect_not() {
-        if grep -Eq -- "$3" "$2"; then
-                echo "FAIL $1: a line matches /$3/ in:"
-                sed 's/^/  /' "$2"
-                failures=$((failures + 1))
-        fi
-}
-
+# kcheck NAME EXPECTED_EXIT HOST [more haloctl arguments]: check, with the kernel checks of HOST.
 kcheck() {
         local name=$1 want=$2 host=$3
         shift 3

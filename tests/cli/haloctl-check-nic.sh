@@ -5,39 +5,14 @@
 # Usage: haloctl-check-nic.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
-haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
-src=${2:?usage: $0 HALOCTL SOURCE_DIR}
-hosts=$src/tests/data/hosts
-profile=$src/conf/halod.yaml
-tmp=$(mktemp -d /tmp/nic-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-passes=0
+. "$(dirname "$0")/lib.sh"
+cli_setup nic-cli "$@"
 
 # ncheck NAME EXPECTED_EXIT HOST [more haloctl arguments]: keeps stdout in $tmp/out.
 ncheck() {
-        local name=$1 want=$2 host=$3 got
+        local name=$1 want=$2 host=$3
         shift 3
-        "$haloctl" check --root "$hosts/$host" --node head --only nic. --color never "$@" "$profile" \
-                >"$tmp/out" 2>"$tmp/err"
-        got=$?
-        if [ "$got" -ne "$want" ]; then
-                echo "FAIL $name: exit $got, expected $want"
-                sed 's/^/  stdout: /' "$tmp/out"
-                sed 's/^/  stderr: /' "$tmp/err"
-                failures=$((failures + 1))
-                return 1
-        fi
-        echo "ok   $name (exit $got)"
-        passes=$((passes + 1))
-}
-
-expect() {
-        if ! grep -Eq -- "$3" "$2"; then
-                echo "FAIL $1: no line matches /$3/ in:"
-                sed 's/^/  /' "$2"
-                failures=$((failures + 1))
-        fi
+        check "$name" "$want" check --root "$hosts/$host" --node head --only nic. --color never "$@" "$profile"
 }
 
 ncheck "reference board (x16 card in an x4 slot)" 0 nic-e810-x4

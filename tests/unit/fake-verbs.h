@@ -38,6 +38,11 @@ bool fake_verbs_called(void);
 struct ibv_gid_entry fake_gid_ipv4(uint32_t index, const char *ipv4, enum ibv_gid_type type, uint32_t ifindex);
 struct ibv_gid_entry
         fake_gid_link_local(uint32_t index, uint64_t interface_id, enum ibv_gid_type type, uint32_t ifindex);
+/* The table irdma shows on a configured E810 port: the link-local (fe80:: + interface_id) and the IPv4
+ * GID, each as RoCE v1 and v2, at indexes 0-3 (the RoCE v2 IPv4 GID at 3). */
+void fake_gids_irdma(struct ibv_gid_entry gids[4], uint64_t interface_id, const char *ipv4, uint32_t ifindex);
+/* A device whose port 1 is ACTIVE and LINK_UP, active and maximum MTU 4096, with the GID table gids. */
+FakeVerbsDevice fake_device_active(const char *name, const struct ibv_gid_entry *gids, size_t n_gids);
 
 /* ---- queue pairs (fake-verbs-qp.c) ----
  * Protection domains, memory regions, completion queues and RC queue pairs, with the state machine

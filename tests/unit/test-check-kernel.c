@@ -5,6 +5,7 @@
 
 #include "check-kernel.h"
 #include "check-profile.h"
+#include "check-test.h"
 #include "strv.h"
 #include "tests.h"
 
@@ -23,20 +24,7 @@ typedef struct Case {
 } Case;
 
 static void expect(const CheckList *l, const char *id, const Expect *e, const char *host) {
-        const Check *c = check_list_find(l, id);
-
-        ASSERT_TRUE(c);
-        if (c->outcome != e->outcome || (e->summary_has && !strstr(c->summary, e->summary_has))) {
-                fprintf(stderr,
-                        "%s: %s: got %s \"%s\", expected %s with \"%s\"\n",
-                        host,
-                        id,
-                        check_outcome_to_string(c->outcome),
-                        c->summary,
-                        check_outcome_to_string(e->outcome),
-                        strna(e->summary_has));
-                abort();
-        }
+        assert_check(l, &(CheckExpect){ id, e->outcome, e->summary_has }, host);
 }
 
 static void run_case(const Case *t) {

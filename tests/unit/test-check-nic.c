@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the nic. checks on fixture host trees, and their decisions on real-world values. */
 #include "check-nic.h"
+#include "check-test.h"
 #include "ice-ddp.h"
 #include "strv.h"
 #include "tests.h"
@@ -33,55 +34,22 @@ static const char *profile_yaml(const char *match, const char *pcie_min_width) {
         return buf;
 }
 
-typedef struct Expect {
-        const char *id;
-        CheckOutcome outcome;
-        const char *summary_has;
-} Expect;
-
-static void run(const char *tree, const char *yaml, const Expect *expect, size_t n) {
-        _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_(strv_freep) char **errors = NULL;
+static void run(const char *tree, const char *yaml, const CheckExpect *expect, size_t n) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
         CheckList l = {};
-        CheckContext c = { .host = &h };
-        int r;
+        CheckContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
-        r = profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors);
-        if (r < 0) {
-                STRV_FOREACH(e, errors)
-                        fprintf(stderr, "%s\n", *e);
-        }
-        ASSERT_OK(r);
-        c.profile = p;
-        c.node = profile_find_node(p, "head");
         ASSERT_TRUE(c.node);
-
         ASSERT_OK(check_nic(&c, &l));
         ASSERT_INT_EQ(l.n_checks, 4);
-        for (size_t i = 0; i < n; i++) {
-                const Check *ch = check_list_find(&l, expect[i].id);
-
-                ASSERT_TRUE(ch);
-                if (ch->outcome != expect[i].outcome ||
-                    (expect[i].summary_has && !strstr(ch->summary, expect[i].summary_has))) {
-                        fprintf(stderr,
-                                "%s: %s: got %s \"%s\", expected %s with \"%s\"\n",
-                                tree,
-                                ch->id,
-                                check_outcome_to_string(ch->outcome),
-                                ch->summary,
-                                check_outcome_to_string(expect[i].outcome),
-                                strna(expect[i].summary_has));
-                        abort();
-                }
-        }
+        assert_checks(&l, expect, n, tree);
         check_list_done(&l);
 }
 
 static void test_reference_board(void) {
         /* The reference deployment: an x16 E810 in the board's x4 slot, which the profile accepts. */
-        static const Expect ok[] = {
+        static const CheckExpect ok[] = {
                 { "nic.pci",
                   CHECK_PASS,
                   "Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00.0" },
@@ -89,10 +57,10 @@ static void test_reference_board(void) {
                 { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
                 { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" }, /* an ioctl: not from a fixture tree */
         };
-        static const Expect too_narrow[] = {
+        static const CheckExpect too_narrow[] = {
                 { "nic.pcie", CHECK_FAIL, "nic.pcie-min-width is 8: use a slot with at least 8 lanes" },
         };
-        static const Expect unaccepted[] = {
+        static const CheckExpect unaccepted[] = {
                 { "nic.pcie", CHECK_WARN, "fewer lanes than the card has" },
         };
 
@@ -105,18 +73,18 @@ static void test_reference_board(void) {
 }
 
 static void test_other_trees(void) {
-        static const Expect x16[] = {
+        static const CheckExpect x16[] = {
                 { "nic.pcie", CHECK_PASS, "PCIe 16 GT/s x16: ~252 Gbit/s, enough for the NIC's 100" },
                 { "nic.driver", CHECK_PASS, NULL },
         };
-        static const Expect safe_mode[] = {
+        static const CheckExpect safe_mode[] = {
                 { "nic.pci", CHECK_PASS, NULL },
                 { "nic.driver", CHECK_FAIL, "ice runs enp194s0np0 in Safe Mode" },
         };
-        static const Expect config_64[] = {
+        static const CheckExpect config_64[] = {
                 { "nic.pcie", CHECK_WARN, "PCIe 16 GT/s x8 (capable x16)" }, /* from sysfs */
         };
-        static const Expect absent[] = {
+        static const CheckExpect absent[] = {
                 { "nic.pci",
                   CHECK_FAIL,
                   "no PCI device with nic.pci-ids (8086:1592, 8086:1593) on this machine" },
@@ -124,21 +92,21 @@ static void test_other_trees(void) {
                 { "nic.driver", CHECK_SKIP, "no fabric NIC found for link rdma0 (see nic.pci)" },
                 { "nic.firmware", CHECK_SKIP, "no fabric NIC found for link rdma0 (see nic.pci)" },
         };
-        static const Expect wrong_device[] = {
+        static const CheckExpect wrong_device[] = {
                 { "nic.pci", CHECK_FAIL, "is 10ec:8125, not one of nic.pci-ids (8086:1592, 8086:1593)" },
                 { "nic.driver", CHECK_FAIL, "enp1s0 is driven by r8169, not ice" },
         };
-        static const Expect no_netdev_by_pci[] = {
+        static const CheckExpect no_netdev_by_pci[] = {
                 { "nic.pci", CHECK_PASS, "E810-C for QSFP at 0000:c2:00.0" },
                 { "nic.pcie", CHECK_PASS, NULL },
                 { "nic.driver", CHECK_FAIL, "no driver is bound to 0000:c2:00.0: load it (`modprobe ice`)" },
                 { "nic.firmware", CHECK_FAIL, "has no network interface" },
         };
-        static const Expect no_tree[] = {
+        static const CheckExpect no_tree[] = {
                 { "nic.pci", CHECK_FAIL, "cannot list network interfaces in /sys/class/net" },
                 { "nic.pcie", CHECK_SKIP, NULL },
         };
-        static const Expect no_netdev_by_driver[] = {
+        static const CheckExpect no_netdev_by_driver[] = {
                 { "nic.pci", CHECK_FAIL, "(devices with nic.pci-ids are at 0000:c2:00.0)" },
         };
 
@@ -163,7 +131,7 @@ static void test_no_nic_section(void) {
         static const char yaml[] =
                 "cluster: t\nlinks:\n  rdma0:\n    match: { driver: ice }\n"
                 "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
-        static const Expect skip[] = {
+        static const CheckExpect skip[] = {
                 { "nic.pci", CHECK_SKIP, "the profile has no nic: section" },
                 { "nic.firmware", CHECK_SKIP, "the profile has no nic: section" },
         };

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "check-peer.h"
+#include "check-test.h"
 #include "macro.h"
 #include "peer-profile.h"
 #include "strv.h"
@@ -34,20 +35,9 @@ static const char loopback[] =
         "  worker: { links: { rdma0: 192.168.100.2/30 } }\n"
         "health: { peers: %s, port: %u }\n";
 
-static Profile *load(const char *yaml) {
-        _cleanup_(strv_freep) char **errors = NULL;
-        Profile *p = NULL;
-        int r = profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors);
-
-        STRV_FOREACH(e, errors)
-                fprintf(stderr, "%s\n", *e);
-        ASSERT_OK(r);
-        return p;
-}
-
 /* 192.168.100.x -> 127.0.0.x in every node's addresses. */
 static Profile *load_on_loopback(const char *yaml) {
-        Profile *p = load(yaml);
+        Profile *p = test_profile_load(yaml);
 
         for (size_t i = 0; i < p->n_nodes; i++)
                 for (size_t j = 0; j < p->nodes[i].n_links; j++) {
@@ -68,7 +58,7 @@ static void test_neighbours(void) {
                   "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0" },
                 { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0" },
         };
-        _cleanup_(profile_freep) Profile *p = load(chain);
+        _cleanup_(profile_freep) Profile *p = test_profile_load(chain);
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
                 _cleanup_(freep) PeerNeighbour *list = NULL;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "check-rdma.h"
+#include "check-test.h"
 #include "fake-verbs.h"
 #include "fileio.h"
 #include "strv.h"
@@ -31,43 +32,16 @@ static const char *profile_yaml(const char *required, const char *min_mtu) {
         return buf;
 }
 
-typedef struct Expect {
-        const char *id;
-        CheckOutcome outcome;
-        const char *summary_has;
-} Expect;
-
-static void run(const char *tree, const char *yaml, const Expect *expect, size_t n) {
-        _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_(strv_freep) char **errors = NULL;
+static void run(const char *tree, const char *yaml, const CheckExpect *expect, size_t n) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
         CheckList l = {};
-        CheckContext c = { .host = &h };
+        CheckContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
-        ASSERT_OK(profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors));
-        c.profile = p;
-        c.node = profile_find_node(p, "head");
         ASSERT_TRUE(c.node);
-
         ASSERT_OK(check_rdma(&c, &l));
         ASSERT_INT_EQ(l.n_checks, 5);
-        for (size_t i = 0; i < n; i++) {
-                const Check *ch = check_list_find(&l, expect[i].id);
-
-                ASSERT_TRUE(ch);
-                if (ch->outcome != expect[i].outcome ||
-                    (expect[i].summary_has && !strstr(ch->summary, expect[i].summary_has))) {
-                        fprintf(stderr,
-                                "%s: %s: got %s \"%s\", expected %s with \"%s\"\n",
-                                tree,
-                                ch->id,
-                                check_outcome_to_string(ch->outcome),
-                                ch->summary,
-                                check_outcome_to_string(expect[i].outcome),
-                                strna(expect[i].summary_has));
-                        abort();
-                }
-        }
+        assert_checks(&l, expect, n, tree);
         check_list_done(&l);
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
 }
@@ -75,24 +49,13 @@ static void run(const char *tree, const char *yaml, const Expect *expect, size_t
 static struct ibv_gid_entry healthy[4];
 
 static FakeVerbsDevice irdma(void) {
-        healthy[0] = fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, IFINDEX);
-        healthy[1] = fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX);
-        healthy[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, IFINDEX);
-        healthy[3] = fake_gid_ipv4(3, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
-        return (FakeVerbsDevice){
-                .name = "irdma0",
-                .state = IBV_PORT_ACTIVE,
-                .phys_state = 5,
-                .active_mtu = IBV_MTU_4096,
-                .max_mtu = IBV_MTU_4096,
-                .gids = healthy,
-                .n_gids = ELEMENTSOF(healthy),
-        };
+        fake_gids_irdma(healthy, 0x6efe54fffe123456ULL, "192.168.100.1", IFINDEX);
+        return fake_device_active("irdma0", healthy, ELEMENTSOF(healthy));
 }
 
 static void test_healthy(void) {
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect e[] = {
+        static const CheckExpect e[] = {
                 { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
                 { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
                 { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 3 for 192.168.100.1" },
@@ -108,11 +71,11 @@ static void test_healthy(void) {
 
 static void test_port_down(void) {
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect fail[] = {
+        static const CheckExpect fail[] = {
                 { "rdma.device", CHECK_PASS, NULL },
                 { "rdma.port", CHECK_FAIL, "irdma0 port 1 is DOWN (physical state DISABLED): check the cable" },
         };
-        static const Expect warn[] = {
+        static const CheckExpect warn[] = {
                 { "rdma.port", CHECK_WARN, "is DOWN" }, /* rdma.required: false */
                 { "rdma.memlock", CHECK_WARN, NULL },
         };
@@ -135,12 +98,12 @@ static void test_gid_v1_and_link_local_only(void) {
                 fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX),
         };
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect only_v1[] = {
+        static const CheckExpect only_v1[] = {
                 { "rdma.gid",
                   CHECK_FAIL,
                   "irdma0 has a RoCE v1 GID (index 2) for 192.168.100.1 but no RoCE v2 one" },
         };
-        static const Expect no_address[] = {
+        static const CheckExpect no_address[] = {
                 { "rdma.device", CHECK_PASS, NULL },
                 { "rdma.gid",
                   CHECK_FAIL,
@@ -161,7 +124,7 @@ static void test_gid_v1_and_link_local_only(void) {
 static void test_gid_moves(void) {
         struct ibv_gid_entry moved[6];
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect e[] = {
+        static const CheckExpect e[] = {
                 { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 5 for 192.168.100.1" },
         };
 
@@ -179,12 +142,12 @@ static void test_gid_moves(void) {
 
 static void test_mtu(void) {
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect small[] = {
+        static const CheckExpect small[] = {
                 { "rdma.mtu",
                   CHECK_FAIL,
                   "active MTU 1024 < 4096 (rdma.min-active-mtu) on irdma0 port 1: enp194s0np0's MTU is 9000" },
         };
-        static const Expect stale[] = {
+        static const CheckExpect stale[] = {
                 { "rdma.mtu",
                   CHECK_WARN,
                   "active MTU 1024 of irdma0 port 1 does not follow enp194s0np0's MTU 9000 (expected 4096)" },
@@ -198,7 +161,7 @@ static void test_mtu(void) {
 
 static void test_no_device(void) {
         FakeVerbsDevice d[] = { irdma() };
-        static const Expect none[] = {
+        static const CheckExpect none[] = {
                 { "rdma.device",
                   CHECK_FAIL,
                   "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810)" },
@@ -206,13 +169,13 @@ static void test_no_device(void) {
                 { "rdma.gid", CHECK_SKIP, NULL },
                 { "rdma.mtu", CHECK_SKIP, NULL },
         };
-        static const Expect no_kernel[] = {
+        static const CheckExpect no_kernel[] = {
                 { "rdma.device", CHECK_FAIL, "(the kernel offers no RDMA devices at all)" },
         };
-        static const Expect safe_mode[] = {
+        static const CheckExpect safe_mode[] = {
                 { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package)" },
         };
-        static const Expect absent[] = {
+        static const CheckExpect absent[] = {
                 { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },
                 { "rdma.gid", CHECK_SKIP, NULL },
         };
@@ -232,7 +195,7 @@ static void test_no_rdma_section(void) {
         static const char yaml[] =
                 "cluster: t\nlinks:\n  rdma0:\n    match: { driver: ice }\n"
                 "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
-        static const Expect e[] = {
+        static const CheckExpect e[] = {
                 { "rdma.device", CHECK_SKIP, "the profile has no rdma: section" },
                 { "rdma.memlock", CHECK_SKIP, "the profile has no rdma: section" },
         };

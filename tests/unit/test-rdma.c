@@ -21,22 +21,11 @@ static struct in_addr ipv4(const char *s) {
 static struct ibv_gid_entry healthy_gids[4];
 
 static void setup_tables(void) {
-        healthy_gids[0] = fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, E810_IFINDEX);
-        healthy_gids[1] = fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, E810_IFINDEX);
-        healthy_gids[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX);
-        healthy_gids[3] = fake_gid_ipv4(3, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX);
+        fake_gids_irdma(healthy_gids, 0x6efe54fffe123456ULL, "192.168.100.1", E810_IFINDEX);
 }
 
 static FakeVerbsDevice irdma(void) {
-        return (FakeVerbsDevice){
-                .name = "irdma0",
-                .state = IBV_PORT_ACTIVE,
-                .phys_state = 5,
-                .active_mtu = IBV_MTU_4096,
-                .max_mtu = IBV_MTU_4096,
-                .gids = healthy_gids,
-                .n_gids = ELEMENTSOF(healthy_gids),
-        };
+        return fake_device_active("irdma0", healthy_gids, ELEMENTSOF(healthy_gids));
 }
 
 static void test_find_healthy(void) {

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# What the haloctl CLI tests share: their two arguments, a scratch directory, and checks that count
+# failures. Source it, then call cli_setup with the scratch directory's prefix and the arguments:
+#   . "$(dirname "$0")/lib.sh"; cli_setup kernel-cli "$@"
+
+# cli_setup PREFIX HALOCTL SOURCE_DIR: sets haloctl, src, hosts, profile, tmp (removed on exit), and
+# the counters failures and passes.
+cli_setup() {
+        tmp_prefix=$1
+        shift
+        haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
+        src=${2:?usage: $0 HALOCTL SOURCE_DIR}
+        hosts=$src/tests/data/hosts
+        profile=$src/conf/halod.yaml
+        tmp=$(mktemp -d "/tmp/$tmp_prefix-XXXXXX")
+        trap 'rm -rf "$tmp"' EXIT
+        failures=0
+        passes=0
+}
+
+# check NAME EXPECTED_EXIT [haloctl arguments...]: runs haloctl, keeps stdout in $tmp/out and stderr
+# in $tmp/err.
+check() {
+        local name=$1 want=$2 got
+        shift 2
+        "$haloctl" "$@" >"$tmp/out" 2>"$tmp/err"
+        got=$?
+        if [ "$got" -ne "$want" ]; then
+                echo "FAIL $name: exit $got, expected $want"
+                sed 's/^/  stdout: /' "$tmp/out"
+                sed 's/^/  stderr: /' "$tmp/err"
+                failures=$((failures + 1))
+                return 1
+        fi
+        echo "ok   $name (exit $got)"
+        passes=$((passes + 1))
+}
+
+# expect NAME FILE EXTENDED-REGEX: the file has a line matching it.
+expect() {
+        if ! grep -Eq -- "$3" "$2"; then
+                echo "FAIL $1: no line matches /$3/ in:"
+                sed 's/^/  /' "$2"
+                failures=$((failures + 1))
+        fi
+}
+
+# expect_not NAME FILE EXTENDED-REGEX: no line of the file matches it.
+expect_not() {
+        if grep -Eq -- "$3" "$2"; then
+                echo "FAIL $1: a line matches /$3/ in:"
+                sed 's/^/  /' "$2"
+                failures=$((failures + 1))
+        fi
+}

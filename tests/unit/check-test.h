@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* What the tests of the check groups share: a profile from YAML text, and asserting one check. */
+#pragma once
+
+#include "check.h"
+#include "profile.h"
+#include "strv.h"
+#include "tests.h"
+
+/* Loads the profile text (as test.yaml); aborts after printing its errors when it is not valid. */
+static inline Profile *test_profile_load(const char *yaml) {
+        _cleanup_(strv_freep) char **errors = NULL;
+        Profile *p = NULL;
+        int r = profile_load_string("test.yaml", yaml, strlen(yaml), &p, &errors);
+
+        STRV_FOREACH(e, errors)
+                fprintf(stderr, "%s\n", *e);
+        ASSERT_OK(r);
+        return p;
+}
+
+typedef struct CheckExpect {
+        const char *id;
+        CheckOutcome outcome;
+        const char *summary_has; /* a substring of the summary; NULL: anything */
+} CheckExpect;
+
+/* Aborts unless l holds the check e->id with e's outcome and summary; where (the fixture) goes into
+ * the message. */
+static inline void assert_check(const CheckList *l, const CheckExpect *e, const char *where) {
+        const Check *c = check_list_find(l, e->id);
+
+        if (!c) {
+                fprintf(stderr, "%s: no check %s\n", where, e->id);
+                abort();
+        }
+        if (c->outcome != e->outcome || (e->summary_has && !strstr(c->summary, e->summary_has))) {
+                fprintf(stderr,
+                        "%s: %s: got %s \"%s\", expected %s with \"%s\"\n",
+                        where,
+                        e->id,
+                        check_outcome_to_string(c->outcome),
+                        c->summary,
+                        check_outcome_to_string(e->outcome),
+                        strna(e->summary_has));
+                abort();
+        }
+}
+
+static inline void assert_checks(const CheckList *l, const CheckExpect *expect, size_t n, const char *where) {
+        for (size_t i = 0; i < n; i++)
+                assert_check(l, &expect[i], where);
+}

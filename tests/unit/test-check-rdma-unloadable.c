@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests what the rdma. checks say when libibverbs cannot be loaded: built like the other RDMA tests
+ * (the test double linked in), then made to load a library that is not there. */
+#include "check-rdma.h"
+#include "check-test.h"
+#include "dlopen-verbs.h"
+#include "fake-verbs.h"
+#include "tests.h"
+
+#define MISSING_SONAME "libibverbs-halod-test-missing.so.1"
+
+static void run(const char *required, const CheckExpect *expect, size_t n) {
+        static char yaml[1024];
+        _cleanup_(profile_freep) Profile *p = NULL;
+        Host h = { .root = TEST_DATA_DIR "/hosts/nic-e810-x4" };
+        CheckList l = {};
+        CheckContext c = {};
+
+        snprintf(
+                yaml,
+                sizeof(yaml),
+                "cluster: test\n"
+                "links: { rdma0: { match: { driver: ice } } }\n"
+                "rdma: { required: %s, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
+                "nodes: { head: { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } } }\n",
+                required);
+        p = test_profile_load(yaml);
+        c = (CheckContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        ASSERT_OK(check_rdma(&c, &l));
+        assert_checks(&l, expect, n, h.root);
+        check_list_done(&l);
+}
+
+int main(void) {
+        static const CheckExpect required[] = {
+                { "rdma.device",
+                  CHECK_FAIL,
+                  MISSING_SONAME " could not be loaded (cannot open shared object file" },
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "): install libibverbs (rdma-core; Debian: libibverbs1, Fedora: libibverbs)" },
+                { "rdma.port", CHECK_SKIP, "no RDMA device (see rdma.device)" },
+                { "rdma.gid", CHECK_SKIP, "no RDMA device (see rdma.device)" },
+        };
+        static const CheckExpect optional[] = {
+                { "rdma.device", CHECK_WARN, MISSING_SONAME " could not be loaded" },
+        };
+
+        /* The double is linked in; make the next use load a library instead, one that is missing. */
+        ASSERT_TRUE(dlopen_verbs_library.linked);
+        dlopen_verbs_library.linked = false;
+        dlopen_verbs_library.soname = MISSING_SONAME;
+        fake_verbs_setup(NULL, 0, 0);
+
+        run("true", required, ELEMENTSOF(required));
+        run("false", optional, ELEMENTSOF(optional));
+        ASSERT_TRUE(!fake_verbs_called());
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+        return 0;
+}
