@@ -49,6 +49,15 @@ static int nic_gather(const CheckContext *c, const FabricPort *port, MetricsNic 
                 }
                 if (r >= 0 && strdup_nonempty(d->driver, &ret->driver) < 0)
                         return -ENOMEM;
+                if (r < 0) {
+                        /* Without libpci (not built in, or not installed) sysfs still names the driver. */
+                        _cleanup_(freep) char *link = NULL;
+
+                        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", port->pci) < 0)
+                                return -ENOMEM;
+                        if (host_readlink_basename(c->host, link, &ret->driver) == -ENOMEM)
+                                return -ENOMEM;
+                }
         }
 
         if (port->ifname && host_is_running_system(c->host)) {
