@@ -72,6 +72,18 @@ static int return_errors(ProfileErrors *e, int r, char ***ret_errors) {
         return r;
 }
 
+/* The one error of a profile over the size cap; returns -EINVAL, or -ENOMEM. */
+static int return_too_large(ProfileErrors *e, char ***ret_errors) {
+        profile_errors_add(
+                e,
+                1,
+                1,
+                NULL,
+                "profile is larger than the cap of %u bytes (expected a profile of at most 1 MiB)",
+                PROFILE_SIZE_MAX);
+        return return_errors(e, -EINVAL, ret_errors);
+}
+
 int profile_load_string(
         const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors) {
         _cleanup_(profile_errors_donep) ProfileErrors e = {};
@@ -83,16 +95,8 @@ int profile_load_string(
         if (r < 0)
                 return r;
 
-        if (size > PROFILE_SIZE_MAX) {
-                profile_errors_add(
-                        &e,
-                        1,
-                        1,
-                        NULL,
-                        "profile is larger than the cap of %u bytes (expected a profile of at most 1 MiB)",
-                        PROFILE_SIZE_MAX);
-                return return_errors(&e, -EINVAL, ret_errors);
-        }
+        if (size > PROFILE_SIZE_MAX)
+                return return_too_large(&e, ret_errors);
 
         r = yaml_parse_tree(data, size, &e, &root);
         if (r < 0)
@@ -134,14 +138,7 @@ int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
                 k = profile_errors_init(&e, path);
                 if (k < 0)
                         return k;
-                profile_errors_add(
-                        &e,
-                        1,
-                        1,
-                        NULL,
-                        "profile is larger than the cap of %u bytes (expected a profile of at most 1 MiB)",
-                        PROFILE_SIZE_MAX);
-                return return_errors(&e, -EINVAL, ret_errors);
+                return return_too_large(&e, ret_errors);
         }
         if (r < 0) {
                 char buf[MESSAGE_TEXT_BUF];
