@@ -30,11 +30,6 @@ BootConfig *boot_config_free(BootConfig *c) {
         return mfree(c);
 }
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 static int set_failed_path(char **ret_failed_path, const char *path, int r) {
         if (ret_failed_path) {
                 free(*ret_failed_path);

@@ -73,11 +73,6 @@ int host_readlink_basename(const Host *h, const char *path, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 static int compare_strings(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }

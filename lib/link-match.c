@@ -8,11 +8,6 @@
 #include "link-match.h"
 #include "strv.h"
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 void netdev_info_done(NetdevInfo *n) {
         if (!n)
                 return;

@@ -2,6 +2,7 @@
 /* Ownership helpers: _cleanup_ attributes, TAKE_PTR/TAKE_FD, and a few small idioms. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,12 @@ static inline void fclosep(FILE **f) {
         if (*f)
                 (void) fclose(*f);
         *f = NULL;
+}
+
+static inline void closedirp(DIR **d) {
+        if (*d)
+                (void) closedir(*d);
+        *d = NULL;
 }
 
 static inline int safe_close(int fd) {

@@ -9,11 +9,6 @@
 #include "fileio.h"
 #include "macro.h"
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int replay_file(const char *path) {

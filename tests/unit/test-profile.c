@@ -14,11 +14,6 @@
 #define SOURCE_ROOT TEST_DATA_DIR "/../.."
 #define PROFILES_DIR TEST_DATA_DIR "/profiles"
 
-static void closedirp(DIR **d) {
-        if (*d)
-                (void) closedir(*d);
-}
-
 /* The *.yaml files of a directory, sorted. */
 static char **list_yaml(const char *dir) {
         _cleanup_(closedirp) DIR *d = opendir(dir);
