@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Soak: one halod serves many Verify() calls and reloads that alternate a valid and a broken profile.
 # Its resident memory and open fds at the end must equal those after the warm-up (the first 100
-# verifies and 10 reloads): within 64 KiB, and to the fd. Then a shorter run under valgrind
+# verifies and 12 reloads): within 64 KiB, and to the fd. Then a shorter run under valgrind
 # --leak-check=full (LeakSanitizer on a sanitizer build) must end with no leak and exit 0.
 # Short: 500 verifies, 100 reloads (memcheck: 100 and 20). Long: 10,000 and 1,000 (500 and 100).
 . "$SOURCE_DIR/tests/stress/stress-lib.sh"

@@ -3,10 +3,10 @@
 # Event storm: 100 veths in the node's namespace flap down and up and change MTU, round after round,
 # while halod (enforce mode) watches its one fabric link there. halod must fold the events into at
 # most 10 re-checks a second after a burst of 5 (daemon/manager-watch.c, halod(8)), answer
-# Get(Health) within 50 ms throughout (sampled every 20 ms from one connection, and by busctl every
-# 250 ms), survive its rtnetlink queue overflowing (SIGSTOP during a burst, then SIGCONT: ENOBUFS,
-# logged, and a full re-read that finds a drift whose events were dropped), and end healthy with the
-# drift repaired. Short: 100 rounds; long: 1,000.
+# Get(Health) within 50 ms throughout (sampled every 20 ms from one connection; busctl every 250 ms,
+# process start-up included, within 100 ms), survive its rtnetlink queue overflowing (SIGSTOP during
+# a burst, then SIGCONT: ENOBUFS, logged, and a full re-read that finds a drift whose events were
+# dropped), and end healthy with the drift repaired. Short: 100 rounds; long: 1,000.
 . "$SOURCE_DIR/tests/stress/stress-lib.sh"
 
 harness_init st
@@ -33,7 +33,7 @@ for i in $(seq "$N_VETHS"); do
         echo "link add name st$$s$i netns $NS_A type veth peer name st$$p$i netns $NS_C"
 done >"$TEST_DIR/create.batch"
 ip -batch "$TEST_DIR/create.batch" || fail "cannot create the storm veths"
-# One round: every veth down, a new MTU, up again (3 changes, each an RTM_NEWLINK on both ends).
+# One round: every veth down, a new MTU, up again: 3 changes, each an RTM_NEWLINK that halod reads.
 for mtu in 1400 1500; do
         for i in $(seq "$N_VETHS"); do
                 echo "link set dev st$$s$i down"
@@ -59,7 +59,7 @@ log "storm: $ROUNDS rounds of $N_VETHS veths down, MTU, up; Get(Health) sampled 
 PROBE_PID=$!
 track_pid "$PROBE_PID"
 (
-        # busctl as a person would run it: process start-up included, so only recorded.
+        # busctl as a person would run it: process start-up included (bounded at twice 50 ms below).
         while :; do
                 t0=$(date +%s%N)
                 busctl get-property "${HALOD_BUS[@]}" Health >/dev/null 2>&1 || echo error
@@ -98,6 +98,10 @@ st_record busctl_samples "$(wc -l <"$TEST_DIR/busctl-latency.txt")"
 st_record busctl_max_ms "$(awk -v u="${busctl_max_us:-0}" 'BEGIN { printf "%.1f", u / 1000 }')"
 [ "$(st_kv errors "$TEST_DIR/probe.out")" = 0 ] || fail "Get(Health) failed during the storm: $(cat "$TEST_DIR/logs/probe.log")"
 grep -q error "$TEST_DIR/busctl-latency.txt" && fail "busctl get-property failed during the storm"
+# busctl's own start-up (about 10 ms here) and the storm's load on both cores come on top of halod's
+# answer: twice the bound catches a stalled daemon without failing on a slow fork.
+[ "${busctl_max_us:-0}" -le $((2 * LATENCY_MAX_MS * 1000)) ] ||
+        fail "busctl get-property took up to $((busctl_max_us / 1000)) ms during the storm"
 [ "$probe_max_us" -le $((LATENCY_MAX_MS * 1000)) ] ||
         fail "Get(Health) took up to $((probe_max_us / 1000)) ms during the storm (limit $LATENCY_MAX_MS ms)"
 # Coalescing: at most RECHECKS_PER_SEC_MAX a second from the storm's start to the end of the sampling.
@@ -111,7 +115,7 @@ log "RSS ${rss_start} KiB before the storm, ${rss_end} KiB after"
 
 log "overflow: halod stopped while the storm goes on and its fabric address is removed; SIGCONT"
 kill -STOP "$HALOD_PID"
-storm "$(st_pick 20 50)"
+storm "$(st_pick 30 50)" # 9,000 events: more than halod's receive queue (4 MiB, doubled by the kernel) holds
 ip -n "$NS_A" addr del 10.78.0.1/30 dev "$IF_A"
 ip -n "$NS_A" link set "$IF_A" mtu 1500
 kill -CONT "$HALOD_PID"
