@@ -3,7 +3,8 @@
 # failures. Source it, then call cli_setup with the scratch directory's prefix and the arguments:
 #   . "$(dirname "$0")/lib.sh"; cli_setup kernel-cli "$@"
 
-# cli_setup PREFIX HALOCTL SOURCE_DIR: sets haloctl, src, hosts, profile, tmp (removed on exit), and
+# cli_setup PREFIX HALOCTL SOURCE_DIR: sets haloctl, src, hosts, profile (a copy of conf/halod.yaml),
+# tmp (removed on exit), and
 # the counters failures and passes.
 cli_setup() {
         tmp_prefix=$1
@@ -11,9 +12,14 @@ cli_setup() {
         haloctl=${1:?usage: $0 HALOCTL SOURCE_DIR}
         src=${2:?usage: $0 HALOCTL SOURCE_DIR}
         hosts=$src/tests/data/hosts
-        profile=$src/conf/halod.yaml
         tmp=$(mktemp -d "/tmp/$tmp_prefix-XXXXXX")
         trap 'rm -rf "$tmp"' EXIT
+        # haloctl check refuses a profile that another user could have written (halod.yaml(5),
+        # PROFILE OWNERSHIP): a checkout owned by a developer, tested as root, is one. A copy in the
+        # scratch directory belongs to whoever runs the test.
+        profile=$tmp/halod.yaml
+        cp "$src/conf/halod.yaml" "$profile"
+        chmod 644 "$profile"
         failures=0
         passes=0
 }
