@@ -8,6 +8,7 @@
 
 #include "apply-plan.h"
 #include "backend.h"
+#include "errorf.h"
 #include "firewalld.h"
 #include "rtnl.h"
 #include "strv.h"
@@ -39,19 +40,6 @@ static void undo_done(Undo *u) {
 
 static bool netlink_available(void) {
         return true; /* rtnetlink is always there */
-}
-
-static int fail(char **ret_error, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(char **ret_error, int r, const char *fmt, ...) {
-        va_list ap;
-
-        if (ret_error) {
-                va_start(ap, fmt);
-                if (vasprintf(ret_error, fmt, ap) < 0)
-                        *ret_error = NULL;
-                va_end(ap);
-        }
-        return r;
 }
 
 /* "mtu greater than device maximum" when the kernel said why, else strerror. */
@@ -128,7 +116,7 @@ static int apply_addresses(Apply *a, const RtnlLink *link, char **ret_error) {
                         continue;
                 r = rtnl_delete_address(a->rtnl, link->ifindex, &old->address, old->prefixlen, &e);
                 if (r < 0)
-                        return fail(
+                        return errorf(
                                 ret_error,
                                 r,
                                 "cannot remove stray address %s/%u from %s: %s",
@@ -143,7 +131,7 @@ static int apply_addresses(Apply *a, const RtnlLink *link, char **ret_error) {
                 return 0;
         r = rtnl_add_address(a->rtnl, link->ifindex, &cfg->address.address, cfg->address.prefixlen, &e);
         if (r < 0)
-                return fail(ret_error, r, "cannot add address %s to %s: %s", want, cfg->ifname, reason(e, r));
+                return errorf(ret_error, r, "cannot add address %s to %s: %s", want, cfg->ifname, reason(e, r));
         a->undo.added = true;
         return 0;
 }
@@ -157,7 +145,7 @@ static int apply_mtu_and_up(Apply *a, const RtnlLink *link, char **ret_error) {
                 r = rtnl_set_mtu(a->rtnl, link->ifindex, cfg->mtu, &e);
                 if (r < 0) {
                         if (link->max_mtu > 0 && cfg->mtu > link->max_mtu)
-                                return fail(
+                                return errorf(
                                         ret_error,
                                         r,
                                         "cannot set MTU %u on %s: %s (the largest MTU %s takes is %u)",
@@ -166,7 +154,7 @@ static int apply_mtu_and_up(Apply *a, const RtnlLink *link, char **ret_error) {
                                         reason(e, r),
                                         cfg->ifname,
                                         link->max_mtu);
-                        return fail(
+                        return errorf(
                                 ret_error, r, "cannot set MTU %u on %s: %s", cfg->mtu, cfg->ifname, reason(e, r));
                 }
                 a->undo.mtu_before = link->mtu;
@@ -175,7 +163,7 @@ static int apply_mtu_and_up(Apply *a, const RtnlLink *link, char **ret_error) {
         if (!(link->flags & IFF_UP)) {
                 r = rtnl_set_link_up(a->rtnl, link->ifindex, true, &e);
                 if (r < 0)
-                        return fail(ret_error, r, "cannot set %s up: %s", cfg->ifname, reason(e, r));
+                        return errorf(ret_error, r, "cannot set %s up: %s", cfg->ifname, reason(e, r));
                 a->undo.set_up = true;
         }
         return 0;
@@ -191,11 +179,12 @@ static int apply_zone(Apply *a, char **ret_error) {
 
         r = firewalld_get_zone_of_interface(a->bus, cfg->ifname, &runtime, &e);
         if (r < 0)
-                return fail(ret_error, r, "cannot read the firewall zone of %s: %s", cfg->ifname, reason(e, r));
+                return errorf(
+                        ret_error, r, "cannot read the firewall zone of %s: %s", cfg->ifname, reason(e, r));
         if (!streq(runtime, cfg->zone)) {
                 r = firewalld_change_zone_of_interface(a->bus, cfg->zone, cfg->ifname, &e);
                 if (r < 0)
-                        return fail(
+                        return errorf(
                                 ret_error,
                                 r,
                                 "cannot move %s into firewall zone %s: %s",
@@ -208,7 +197,7 @@ static int apply_zone(Apply *a, char **ret_error) {
         /* The permanent configuration too, or `firewall-cmd --reload` would undo the runtime change. */
         r = firewalld_get_permanent_zone_of_interface(a->bus, cfg->ifname, &permanent, &e);
         if (r < 0)
-                return fail(
+                return errorf(
                         ret_error,
                         r,
                         "cannot read the permanent firewall zone of %s: %s",
@@ -217,7 +206,7 @@ static int apply_zone(Apply *a, char **ret_error) {
         if (!streq(permanent, cfg->zone)) {
                 r = firewalld_set_permanent_zone_of_interface(a->bus, cfg->zone, cfg->ifname, &e);
                 if (r < 0)
-                        return fail(
+                        return errorf(
                                 ret_error,
                                 r,
                                 "cannot put %s into firewall zone %s permanently: %s",
@@ -248,22 +237,22 @@ static int netlink_apply_link(const LinkConfig *cfg, char **ret_error) {
 
         r = rtnl_open(&rtnl);
         if (r < 0)
-                return fail(ret_error, r, "cannot open an rtnetlink socket: %s", strerror(-r));
+                return errorf(ret_error, r, "cannot open an rtnetlink socket: %s", strerror(-r));
         a.rtnl = rtnl;
         r = rtnl_dump(rtnl, &state, &e);
         if (r < 0)
-                return fail(ret_error, r, "cannot read the link state: %s", reason(e, r));
+                return errorf(ret_error, r, "cannot read the link state: %s", reason(e, r));
 
         /* Everything that can be checked is checked before the first change. */
         link = rtnl_state_find_by_name(&state, cfg->ifname);
         if (!link) {
-                r = fail(ret_error, -ENODEV, "network interface %s does not exist", cfg->ifname);
+                r = errorf(ret_error, -ENODEV, "network interface %s does not exist", cfg->ifname);
                 goto finish;
         }
         a.undo.ifindex = link->ifindex;
         owner = rtnl_state_find_address_owner(&state, &cfg->address.address, link->ifindex);
         if (owner) {
-                r = fail(
+                r = errorf(
                         ret_error,
                         -EADDRINUSE,
                         "address %s is already used by %s; remove it there or give this node another address",
@@ -275,7 +264,7 @@ static int netlink_apply_link(const LinkConfig *cfg, char **ret_error) {
                 a.bus = bus;
                 r = firewalld_check_zone(bus, cfg->zone, &e);
                 if (r < 0) {
-                        r = fail(ret_error, r, "%s", reason(e, r));
+                        r = errorf(ret_error, r, "%s", reason(e, r));
                         goto finish;
                 }
         }
@@ -290,9 +279,9 @@ static int netlink_apply_link(const LinkConfig *cfg, char **ret_error) {
                 if (ret_error) {
                         if (rollback_errors) {
                                 _cleanup_(freep) char *j = strv_join(rollback_errors, "; ");
-                                (void) fail(ret_error, r, "%s; rolling back: %s", strna(error), strna(j));
+                                (void) errorf(ret_error, r, "%s; rolling back: %s", strna(error), strna(j));
                         } else
-                                (void) fail(ret_error, r, "%s; %s left as it was", strna(error), cfg->ifname);
+                                (void) errorf(ret_error, r, "%s; %s left as it was", strna(error), cfg->ifname);
                 }
         }
 

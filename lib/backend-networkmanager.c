@@ -4,6 +4,7 @@
  * loaded only when a link is applied, so that halod and haloctl start without libnm and GLib. */
 
 #include "config.h"
+#include "errorf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,18 +36,6 @@ bool nm_running(void) {
         return has_owner;
 }
 
-static _printf_(3, 4) int set_error(char **ret_error, int r, const char *format, ...) {
-        va_list ap;
-
-        if (!ret_error)
-                return r;
-        va_start(ap, format);
-        if (vasprintf(ret_error, format, ap) < 0)
-                *ret_error = NULL;
-        va_end(ap);
-        return r;
-}
-
 int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
 #if HAVE_LIBNM
         _cleanup_(freep) char *error = NULL;
@@ -57,11 +46,11 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) 
         if (r < 0)
                 /* Not the netlink backend instead: with NetworkManager managing the link, the two would
                  * undo each other's changes. */
-                return nm_running() ? set_error(ret_error, r, "NetworkManager runs but %s", strna(error))
-                                    : set_error(ret_error, r, "%s", strna(error));
+                return nm_running() ? errorf(ret_error, r, "NetworkManager runs but %s", strna(error))
+                                    : errorf(ret_error, r, "%s", strna(error));
         return module->apply_link(cfg, timeout_ms, ret_error);
 #else
-        return set_error(
+        return errorf(
                 ret_error,
                 -EOPNOTSUPP,
                 "halod was built without NetworkManager support (meson -Dlibnm=disabled, or no libnm at build "

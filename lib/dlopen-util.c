@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "dlopen-util.h"
+#include "errorf.h"
 #include "macro.h"
 
 /* dlerror() usually starts with the file name, which the message already gives. */
@@ -12,19 +13,6 @@ static const char *dlerror_without_name(const char *name) {
         const char *e = dlerror() ?: "unknown error", *rest = startswith(e, name);
 
         return rest && startswith(rest, ": ") ? rest + 2 : e;
-}
-
-static int fail(char **ret_error, int r, const char *format, ...) _printf_(3, 4);
-static int fail(char **ret_error, int r, const char *format, ...) {
-        va_list ap;
-
-        if (!ret_error)
-                return r;
-        va_start(ap, format);
-        if (vasprintf(ret_error, format, ap) < 0)
-                *ret_error = NULL;
-        va_end(ap);
-        return r;
 }
 
 /* Called with l->lock held. */
@@ -46,7 +34,7 @@ static int load(DlopenLibrary *l, char **ret_error) {
          * symbol of a library it needs shows here, not in the middle of a check. */
         handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
         if (!handle)
-                return fail(
+                return errorf(
                         ret_error,
                         -ELIBACC,
                         "%s could not be loaded (%s): install %s",
@@ -58,7 +46,7 @@ static int load(DlopenLibrary *l, char **ret_error) {
                 (void) dlerror();
                 found[i] = dlsym(handle, l->symbols[i].name);
                 if (!found[i]) {
-                        int r = fail(
+                        int r = errorf(
                                 ret_error,
                                 -ELIBBAD,
                                 "%s has no %s: it is older than this halod needs; install a newer %s",

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errorf.h"
 #include "macro.h"
 #include "profile-trust.h"
 
@@ -33,36 +34,22 @@ static const char *user_name(uid_t uid, char *buf, size_t size) {
         return buf;
 }
 
-static int refuse(char **ret_error, const char *format, ...) _printf_(2, 3);
-static int refuse(char **ret_error, const char *format, ...) {
-        va_list ap;
-
-        if (!ret_error)
-                return -EPERM;
-        va_start(ap, format);
-        if (vasprintf(ret_error, format, ap) < 0) {
-                *ret_error = NULL;
-                va_end(ap);
-                return -ENOMEM;
-        }
-        va_end(ap);
-        return -EPERM;
-}
-
 static int check_directory(const char *dir, const struct stat *st, char **ret_error) {
         char owner[128];
 
         if (!owner_trusted(st->st_uid))
-                return refuse(
+                return errorf(
                         ret_error,
+                        -EPERM,
                         "%s: not trusted as a profile's directory: it is owned by %s, who could replace the "
                         "profile; halod only reads a profile that root controls. Run: chown root:root %s",
                         dir,
                         user_name(st->st_uid, owner, sizeof(owner)),
                         dir);
         if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
-                return refuse(
+                return errorf(
                         ret_error,
+                        -EPERM,
                         "%s: not trusted as a profile's directory: mode %04o lets %s replace the profile; "
                         "halod only reads a profile that root controls. Run: chmod go-w %s",
                         dir,
@@ -78,14 +65,16 @@ static int check_file(const char *file, const struct stat *st, char **ret_error)
         if (S_ISDIR(st->st_mode))
                 return 0; /* "is a directory": the reader's error */
         if (!S_ISREG(st->st_mode))
-                return refuse(
+                return errorf(
                         ret_error,
+                        -EPERM,
                         "%s: not a regular file (mode %06o); the profile must be a plain file.",
                         file,
                         (unsigned) st->st_mode);
         if (!owner_trusted(st->st_uid) || (st->st_mode & (S_IWGRP | S_IWOTH)))
-                return refuse(
+                return errorf(
                         ret_error,
+                        -EPERM,
                         "%s: profile not trusted: it is owned by %s with mode %04o, so %s could change how "
                         "this machine is configured. halod only reads a profile that root owns and only root "
                         "may write. Run: chown root:root %s; chmod 644 %s",
@@ -170,8 +159,9 @@ int profile_check_trusted(const char *path, char **ret_error) {
                         ssize_t k;
 
                         if (!owner_trusted(st.st_uid))
-                                return refuse(
+                                return errorf(
                                         ret_error,
+                                        -EPERM,
                                         "%s: symlink on the profile's path is owned by %s, who could point it "
                                         "elsewhere; halod only follows symlinks that root owns. Run: chown -h "
                                         "root:root %s",
