@@ -10,11 +10,11 @@
 #include "strv.h"
 
 static int plan_one_link(
-        const CheckContext *c, const NodeLink *nl, const RtnlState *state, sd_bus *bus, LinkPlan *ret) {
+        const CheckContext *c, const NodeLink *nl, const RtnlState *state, sd_bus **bus, LinkPlan *ret) {
         _cleanup_(freep) char *ifname = NULL, *resolve_error = NULL, *zone = NULL, *fw_error = NULL;
         _cleanup_(strv_freep) char **zones = NULL;
         const ProfileLink *pl = profile_find_link(c->profile, nl->link);
-        FirewallView fw = { .running = bus != NULL };
+        FirewallView fw = {};
         int r;
 
         if (pl) {
@@ -24,19 +24,25 @@ static int plan_one_link(
                         return r;
         }
 
-        if (pl && ifname && pl->firewall_zone && bus) {
-                r = firewalld_get_zone_of_interface(bus, ifname, &zone, &fw_error);
+        if (pl && ifname && pl->firewall_zone && *bus) {
+                r = firewalld_get_zone_of_interface(*bus, ifname, &zone, &fw_error);
                 if (r == -ENOMEM)
                         return r;
+                if (r == -ESRCH) {
+                        /* firewalld does not run: the answer for every link of this plan. */
+                        *bus = sd_bus_flush_close_unref(*bus);
+                        fw_error = mfree(fw_error);
+                }
                 /* Ask for the zone list only when the zone is to change: it is the slow call. */
                 if (r >= 0 && !streq(zone, pl->firewall_zone)) {
-                        r = firewalld_get_zones(bus, &zones, &fw_error);
+                        r = firewalld_get_zones(*bus, &zones, &fw_error);
                         if (r == -ENOMEM)
                                 return r;
                 }
                 fw.zone = zone;
                 fw.zones = zones;
         }
+        fw.running = *bus != NULL;
 
         r = link_plan_compute(pl, nl, ifname, resolve_error, state, &fw, ret);
         if (r < 0)
@@ -66,8 +72,9 @@ int plan_node(const CheckContext *c, Plan *ret) {
         r = rtnl_dump(rtnl, &state, NULL);
         if (r < 0)
                 return r;
+        /* One connection for the whole plan; whether firewalld runs, its first answer says. */
         if (node_wants_zones(c->profile, c->node))
-                (void) firewalld_connect(&bus);
+                (void) firewalld_open(&bus);
 
         p.links = calloc(c->node->n_links ?: 1, sizeof(LinkPlan));
         if (!p.links) {
@@ -75,7 +82,7 @@ int plan_node(const CheckContext *c, Plan *ret) {
                 goto finish;
         }
         for (size_t i = 0; i < c->node->n_links; i++) {
-                r = plan_one_link(c, &c->node->links[i], &state, bus, &p.links[i]);
+                r = plan_one_link(c, &c->node->links[i], &state, &bus, &p.links[i]);
                 if (r < 0)
                         goto finish;
                 p.n_links++;

@@ -41,12 +41,17 @@ static int
         r = sd_bus_message_new_method_call(bus, &m, FW_NAME, path, interface, method);
         if (r < 0)
                 goto fail;
+        r = sd_bus_message_set_auto_start(m, false);
+        if (r < 0)
+                goto fail;
         va_start(ap, types);
         r = sd_bus_message_appendv(m, types, ap);
         va_end(ap);
         if (r < 0)
                 goto fail;
         r = sd_bus_call(bus, m, FIREWALLD_CALL_TIMEOUT_USEC, &e, &reply);
+        if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+                r = -ESRCH; /* firewalld does not run (any more) */
         if (r < 0)
                 goto fail;
         if (ret_reply)
@@ -107,6 +112,21 @@ int firewalld_connect(sd_bus **ret) {
                 return 0;
         }
         *ret = bus;
+        return 1;
+}
+
+int firewalld_open(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const char *unique;
+
+        *ret = NULL;
+        if (sd_bus_open_system(&bus) < 0)
+                return 0;
+        /* Waits for Hello's answer, which every first call waits for anyway: a bus that refuses us is
+         * "no bus" here, as in firewalld_connect(), not a failed call later. */
+        if (sd_bus_get_unique_name(bus, &unique) < 0)
+                return 0;
+        *ret = TAKE_PTR(bus);
         return 1;
 }
 

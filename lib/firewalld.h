@@ -17,6 +17,15 @@
  * system bus or firewalld does not own its name there. */
 int firewalld_connect(sd_bus **ret);
 
+/* Connects to the system bus without asking whether firewalld runs: the first call says so itself
+ * (-ESRCH below), which saves a round trip to the bus daemon. Returns 1 and the bus when the
+ * connection is up (Hello answered), 0 and NULL when there is no system bus. For callers that ask
+ * firewalld once or twice and treat "not running" as an answer, like plan_node() and the link checks. */
+int firewalld_open(sd_bus **ret);
+
+/* Every call goes out without auto-start, so asking never activates a firewalld that does not run. A
+ * call to a firewalld that does not own its bus name (ServiceUnknown, NameHasNoOwner) returns -ESRCH. */
+
 /* > 0 when firewalld owns its bus name, 0 when it does not run. */
 int firewalld_is_running(sd_bus *bus);
 
