@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Drift watch: rtnetlink events re-check the link they touch (and the peers over it), a timer
- * re-checks everything. */
+/* Drift watch: rtnetlink events re-check the link they touch (and the peers over it), firewalld and
+ * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
 
 #include "manager.h"
@@ -185,7 +185,9 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         m->dirty_links = strv_free(m->dirty_links);
         if (!only)
                 return 0;
-        log_debug("Re-checking %s after rtnetlink events.", only);
+        log_debug(
+                "Re-checking %s after rtnetlink events or a firewalld or NetworkManager restart or reload.",
+                only);
 
         if (manager_verify(m, only) >= 0)
                 enforce(m, only);
@@ -205,6 +207,114 @@ static int on_interval(sd_event_source *s, uint64_t usec, void *userdata) {
                 enforce(m, NULL);
         }
         return manager_watch_reset(m);
+}
+
+/* The neighbours on the bus whose restart or reload can undo what halod applied: firewalld forgets
+ * runtime zones (and the netlink backend's permanent zone when its configuration was replaced), and a
+ * NetworkManager coming back may re-activate the links with its own idea of them. */
+#define FIREWALLD_BUS_NAME "org.fedoraproject.FirewallD1"
+#define NETWORKMANAGER_BUS_NAME "org.freedesktop.NetworkManager"
+
+/* A neighbour changed: re-check every link on the coalescing, token-bucket path of the rtnetlink
+ * events (a storm of restarts costs no more than a storm of link events), and in enforce mode put
+ * back what it dropped. */
+static void neighbour_changed(Manager *m) {
+        m->resync = true;
+        schedule_recheck(m);
+}
+
+static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        const char *name, *old_owner, *new_owner;
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to parse a NameOwnerChanged signal, ignoring: %m");
+                return 0;
+        }
+        if (!streq(name, FIREWALLD_BUS_NAME) && !streq(name, NETWORKMANAGER_BUS_NAME))
+                return 0;
+
+        if (isempty(new_owner))
+                log_info("%s left the system bus (stopped?): re-checking the links.", name);
+        else if (!streq(name, NETWORKMANAGER_BUS_NAME) || !m->backend || m->backend == &backend_networkmanager)
+                log_info(
+                        "%s appeared on the system bus (%s): re-checking the links%s.",
+                        name,
+                        isempty(old_owner) ? "started" : "replaced",
+                        m->profile && m->profile->mode == PROFILE_MODE_ENFORCE
+                                ? " and putting back what it dropped"
+                                : "");
+        else
+                /* The backend is chosen at start and at reload only: switching under an apply, or on a
+                 * NetworkManager that is only passing through, would be worse than a clear word. */
+                log_info(
+                        "%s appeared on the system bus, but the links stay configured through the %s backend, "
+                        "chosen %s; run `systemctl reload halod` to switch to networkmanager, or stop "
+                        "NetworkManager: the two would undo each other's changes. Re-checking the links.",
+                        name,
+                        m->backend->name,
+                        m->backend_name ? "by --backend" : "when halod started or last reloaded");
+
+        neighbour_changed(m);
+        return 0;
+}
+
+static int on_firewalld_reloaded(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        log_info("firewalld reloaded its configuration, which drops runtime-only zones: re-checking the links.");
+        neighbour_changed(m);
+        return 0;
+}
+
+static int on_match_installed(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        const sd_bus_error *e = sd_bus_message_get_error(message);
+
+        /* Not fatal (sd-bus would close the connection without this callback): a restarted neighbour is
+         * then noticed at the next health.interval. */
+        if (e)
+                log_warning(
+                        "The system bus refused halod's subscription to firewalld's and NetworkManager's restarts "
+                        "(%s: %s); they are noticed only at the next health.interval. Check the bus's policy.",
+                        e->name,
+                        strna(e->message));
+        return 0;
+}
+
+int manager_watch_bus_setup(Manager *m) {
+        static const char *const names[] = { FIREWALLD_BUS_NAME, NETWORKMANAGER_BUS_NAME };
+        int r;
+
+        /* Asynchronous, so that a slow bus does not hold up the start; floating slots go with the bus. */
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_(freep) char *match = NULL;
+
+                if (asprintf(
+                            &match,
+                            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                            "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='%s'",
+                            names[i]) < 0)
+                        return log_error_errno(ENOMEM, "Failed to watch %s on the system bus: %m", names[i]);
+                r = sd_bus_add_match_async(m->bus, NULL, match, on_name_owner_changed, on_match_installed, m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to watch %s on the system bus: %m", names[i]);
+        }
+
+        r = sd_bus_match_signal_async(
+                m->bus,
+                NULL,
+                FIREWALLD_BUS_NAME,
+                "/org/fedoraproject/FirewallD1",
+                FIREWALLD_BUS_NAME,
+                "Reloaded",
+                on_firewalld_reloaded,
+                on_match_installed,
+                m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch firewalld's reloads on the system bus: %m");
+        return 0;
 }
 
 int manager_watch_setup(Manager *m) {

@@ -94,7 +94,10 @@ int manager_setup(Manager *m) {
         if (r < 0)
                 return r;
 
-        return manager_bus_setup(m);
+        r = manager_bus_setup(m);
+        if (r < 0)
+                return r;
+        return manager_watch_bus_setup(m);
 }
 
 /* Loads and validates a profile and picks this machine's node in it. On failure every reason is

@@ -169,6 +169,9 @@ void manager_bus_waiters_free(Manager *m);
 
 /* manager-watch.c */
 int manager_watch_setup(Manager *m);
+/* Subscribes to firewalld and NetworkManager (re)starting and to firewalld's reloads (after
+ * manager_bus_setup()): each re-checks every link soon, and in enforce mode re-applies. */
+int manager_watch_bus_setup(Manager *m);
 /* (Re)arms the health.interval timer from the profile in force and re-resolves the links' netdevs. */
 int manager_watch_reset(Manager *m);
 void manager_watch_done(Manager *m);
