@@ -70,6 +70,10 @@ set_interval() {
         sed -i -E "s/interval: [0-9]+s/interval: $1/" "$PROFILE"
         busctl call "${HALOD_BUS[@]}" Reload >/dev/null
         DBUS_SYSTEM_BUS_ADDRESS=$BUS_B busctl call "${HALOD_BUS[@]}" Reload >/dev/null
+        # a probed b right after its own reload, maybe before b's: with a long interval nothing would
+        # probe again, so verify once more now that both run the same profile (Verify() returns once
+        # its peer checks are in).
+        busctl call "${HALOD_BUS[@]}" Verify >/dev/null
         dm_wait_prop Health healthy 10
 }
 HEAL_MS=0
