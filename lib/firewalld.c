@@ -101,20 +101,6 @@ int firewalld_is_running(sd_bus *bus) {
         return has_owner ? 1 : 0;
 }
 
-int firewalld_connect(sd_bus **ret) {
-        sd_bus *bus = NULL;
-
-        *ret = NULL;
-        if (sd_bus_open_system(&bus) < 0)
-                return 0;
-        if (firewalld_is_running(bus) <= 0) {
-                sd_bus_flush_close_unref(bus);
-                return 0;
-        }
-        *ret = bus;
-        return 1;
-}
-
 int firewalld_open(sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         const char *unique;
@@ -123,8 +109,18 @@ int firewalld_open(sd_bus **ret) {
         if (sd_bus_open_system(&bus) < 0)
                 return 0;
         /* Waits for Hello's answer, which every first call waits for anyway: a bus that refuses us is
-         * "no bus" here, as in firewalld_connect(), not a failed call later. */
+         * "no bus" here, not a failed call later. */
         if (sd_bus_get_unique_name(bus, &unique) < 0)
+                return 0;
+        *ret = TAKE_PTR(bus);
+        return 1;
+}
+
+int firewalld_connect(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+        *ret = NULL;
+        if (firewalld_open(&bus) <= 0 || firewalld_is_running(bus) <= 0)
                 return 0;
         *ret = TAKE_PTR(bus);
         return 1;
