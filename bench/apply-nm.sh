@@ -26,7 +26,7 @@ require_root
 require_tools ip dbus-daemon NetworkManager nmcli nm-online firewalld firewall-cmd
 require_build_file tests/nm-apply-tool daemon/haloctl
 # The NetworkManager backend's libnm code: halod-backend-nm.so from the build tree (halod(8)).
-export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib}
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 TOOL=$BUILD_DIR/tests/nm-apply-tool
 HALOCTL=$BUILD_DIR/daemon/haloctl
 P=$TEST_DIR/halod.yaml

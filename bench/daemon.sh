@@ -27,7 +27,7 @@ require_root
 require_tools ip dbus-daemon busctl NetworkManager nmcli nm-online python3
 require_build_file daemon/halod daemon/haloctl tests/halod-probe
 # The NetworkManager backend's libnm code: halod-backend-nm.so from the build tree (halod(8)).
-export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib}
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 HALOD=$BUILD_DIR/daemon/halod
 HALOCTL=$BUILD_DIR/daemon/haloctl
 PROBE=$BUILD_DIR/tests/halod-probe

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "apply-plan.h"
-#include "apply.h"
-#include "checks.h"
+#include "apply/apply.h"
+#include "basic/json-writer.h"
+#include "basic/strv.h"
+#include "check/checks.h"
 #include "haloctl.h"
-#include "json-writer.h"
-#include "strv.h"
+#include "plan/plan.h"
 
 static void json_strv(JsonWriter *w, const char *key, char **l) {
         json_key(w, key);
@@ -55,13 +55,13 @@ int verb_plan(int argc, char *argv[]) {
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
-        CheckContext c;
+        NodeContext c;
         int r;
 
         r = load_profile_and_node(path, &p, &node);
         if (r != 0)
                 return r;
-        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        c = (NodeContext){ .host = &host, .profile = p, .node = node };
 
         r = plan_node(&c, &plan);
         if (r < 0) {
@@ -129,7 +129,7 @@ int verb_apply(int argc, char *argv[]) {
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
         const Backend *backend;
-        CheckContext c;
+        NodeContext c;
         int r, k;
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
@@ -147,7 +147,7 @@ int verb_apply(int argc, char *argv[]) {
         r = load_profile_and_node(path, &p, &node);
         if (r != 0)
                 return r;
-        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        c = (NodeContext){ .host = &host, .profile = p, .node = node };
 
         if (p->mode == PROFILE_MODE_VERIFY && !arg_force) {
                 fprintf(stderr,

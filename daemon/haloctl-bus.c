@@ -6,9 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check-peer.h"
+#include "basic/json-writer.h"
+#include "check/check-peer.h"
 #include "haloctl.h"
-#include "json-writer.h"
 
 #define BUS_NAME "io.halod1"
 #define OBJECT_PATH "/io/halod1"

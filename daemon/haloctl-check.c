@@ -2,10 +2,10 @@
 /* haloctl check: runs every check once, without a daemon, as a preflight before enabling halod. */
 #include <stdio.h>
 
-#include "check-peer.h"
-#include "checks.h"
+#include "basic/json-writer.h"
+#include "check/check-peer.h"
+#include "check/checks.h"
 #include "haloctl.h"
-#include "json-writer.h"
 
 /* With --json, a profile that does not load is still one document: a failed "profile" check. */
 static void print_profile_failure_json(const char *path, int exit_code) {
@@ -64,7 +64,7 @@ int verb_check(int argc, char *argv[]) {
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
-        CheckContext c;
+        NodeContext c;
         int r;
 
         if (argc > 2) {
@@ -81,7 +81,7 @@ int verb_check(int argc, char *argv[]) {
                 return r;
         }
 
-        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        c = (NodeContext){ .host = &host, .profile = p, .node = node };
         r = checks_run(&c, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));

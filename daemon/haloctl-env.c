@@ -2,9 +2,9 @@
 /* haloctl env: the NCCL/RCCL, Gloo and vLLM variables for this node's fabric, for eval or --json. */
 #include <stdio.h>
 
-#include "fabric-env.h"
+#include "basic/json-writer.h"
+#include "export/fabric-env.h"
 #include "haloctl.h"
-#include "json-writer.h"
 
 int verb_env(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
@@ -13,7 +13,7 @@ int verb_env(int argc, char *argv[]) {
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
         FabricEnv env = {};
-        CheckContext c;
+        NodeContext c;
         int r;
 
         if (argc > 2) {
@@ -27,7 +27,7 @@ int verb_env(int argc, char *argv[]) {
         if (r != 0)
                 return r;
 
-        c = (CheckContext){ .host = &host, .profile = p, .node = node };
+        c = (NodeContext){ .host = &host, .profile = p, .node = node };
         r = fabric_env_derive(&c, &env);
         if (r < 0) {
                 fprintf(stderr, "Failed to derive the fabric environment: %s\n", strerror(-r));

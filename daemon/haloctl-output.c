@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "basic/json-writer.h"
 #include "haloctl.h"
-#include "json-writer.h"
 
 bool use_color(void) {
         static int cached = -1;

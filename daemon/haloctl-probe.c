@@ -6,14 +6,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "fabric.h"
+#include "basic/json-writer.h"
 #include "haloctl.h"
-#include "json-writer.h"
-#include "peer-profile.h"
-#include "peer.h"
-#include "rdma-node.h"
-#include "rdma-probe.h"
-#include "rdma.h"
+#include "nic/fabric.h"
+#include "peer/peer-profile.h"
+#include "peer/peer.h"
+#include "rdma/rdma-node.h"
+#include "rdma/rdma-probe.h"
+#include "rdma/rdma.h"
 
 #define PROBE_ECHO_COUNT 100U
 
@@ -70,7 +70,7 @@ static const char *peer_rdma_text(PeerRdmaStatus st) {
 }
 
 /* This node's RDMA device on the link, and the RDMA probe to the peer when there is one. */
-static void run_rdma(const CheckContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
+static void run_rdma(const NodeContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
         _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
         struct in_addr address;
         RdmaProbeParams params;
@@ -106,7 +106,7 @@ static void run_rdma(const CheckContext *c, const PeerIdentity *self, uint16_t p
                 row->rdma_reason = peer_rdma_text(row->rdma.peer_status);
 }
 
-static void run_row(const CheckContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
+static void run_row(const NodeContext *c, const PeerIdentity *self, uint16_t port, ProbeRow *row) {
         PeerProbeParams params = {
                 .local = row->n->local,
                 .remote = row->n->remote,
@@ -290,7 +290,7 @@ int verb_probe(int argc, char *argv[]) {
         Host host = { .root = arg_root ?: "" };
         size_t n = 0, n_rows = 0;
         PeerIdentity id;
-        CheckContext c;
+        NodeContext c;
         int r, ret = EXIT_SUCCESS;
 
         for (int i = 1; i < argc; i++) {
@@ -351,7 +351,7 @@ int verb_probe(int argc, char *argv[]) {
                 return EX_CONFIG;
         }
 
-        c = (CheckContext){ .host = &host, .profile = p, .node = self };
+        c = (NodeContext){ .host = &host, .profile = p, .node = self };
         for (size_t i = 0; i < n_rows; i++) {
                 run_row(&c, &id, peer_port(p), &rows[i]);
                 if (!udp_ok(&rows[i]))

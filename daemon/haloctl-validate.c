@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "basic/json-writer.h"
+#include "basic/strv.h"
 #include "haloctl.h"
-#include "json-writer.h"
-#include "profile-trust.h"
-#include "strv.h"
+#include "profile/profile-trust.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 

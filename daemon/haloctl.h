@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <sysexits.h>
 
-#include "check.h"
-#include "json-writer.h"
-#include "profile.h"
+#include "basic/json-writer.h"
+#include "check/check.h"
+#include "profile/profile.h"
 
 /* The only globals: what the command line said. */
 extern bool arg_json;

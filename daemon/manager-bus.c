@@ -2,8 +2,8 @@
 /* The io.halod1.Node object on the system bus: properties, methods, CheckChanged, authorisation. */
 #include <stddef.h>
 
+#include "basic/strv.h"
 #include "manager.h"
-#include "strv.h"
 
 #define BUS_NAME "io.halod1"
 #define OBJECT_PATH "/io/halod1"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile. */
-#include "fabric-env.h"
+#include "export/fabric-env.h"
+#include "export/metrics.h"
 #include "manager.h"
-#include "metrics.h"
 
 /* Logs a failure once until its text changes, and a recovery once; error NULL means it worked. */
 static void report(char **last, const char *error, const char *what, const char *path) {
@@ -18,7 +18,7 @@ static void report(char **last, const char *error, const char *what, const char 
 
 static void write_fabric_env(Manager *m) {
         _cleanup_(freep) char *path = NULL;
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         FabricEnv env = {};
         int r;
 
@@ -48,7 +48,7 @@ static void write_fabric_env(Manager *m) {
 
 static void write_metrics(Manager *m) {
         const char *path = m->profile->health.prometheus_textfile;
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         MetricsNic *nics = NULL;
         size_t n_nics = 0;
         MetricsInput in;

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "manager.h"
-#include "peer-profile.h"
-#include "rdma-node.h"
+#include "peer/peer-profile.h"
+#include "rdma/rdma-node.h"
 
 /* Datagrams answered per hold of the lock, so that the loop's identity updates never wait long. */
 #define RESPONDER_BATCH 64U
@@ -162,7 +162,7 @@ static void channel_report(Manager *m, const char *error) {
 /* Lets the other nodes' `haloctl probe` measure RDMA to this one. Before the responder thread starts,
  * so no lock is needed; the server owns the RDMA responder from here on. */
 static void attach_rdma_responder(Manager *m, PeerServer *s) {
-        CheckContext c = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext c = { .host = &m->host, .profile = m->profile, .node = m->node };
         RdmaResponder *rdma = NULL;
         int r;
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "manager.h"
-#include "peer-profile.h"
+#include "peer/peer-profile.h"
 
 /* A peer that does not answer is probed again after 1 s, then 2, 4, ... up to health.interval: a node
  * that boots later than this one is seen within seconds, a dead one costs little. */
@@ -56,7 +56,7 @@ static PeerJob *peer_job_free(PeerJob *j) {
 
 static void *peer_job_run(void *userdata) {
         PeerJob *j = userdata;
-        CheckContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
+        NodeContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
         uint64_t one = 1;
 
         j->result = check_peers_with_status(&c, &j->options, &j->checks, &j->peers);

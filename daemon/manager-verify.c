@@ -4,9 +4,9 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
-#include "checks.h"
+#include "basic/strv.h"
+#include "check/checks.h"
 #include "manager.h"
-#include "strv.h"
 
 static const char *const health_table[_HEALTH_MAX] = {
         [HEALTH_STARTING] = "starting",
@@ -190,7 +190,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
 
 int manager_verify(Manager *m, const char *only) {
         _cleanup_(check_list_done) CheckList fresh = {};
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         int r;
 
         if (!m->profile)

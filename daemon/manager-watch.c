@@ -3,8 +3,8 @@
  * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
 
+#include "basic/strv.h"
 #include "manager.h"
-#include "strv.h"
 
 /* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
  * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
@@ -20,7 +20,7 @@
 #define AUTO_APPLY_WINDOW_USEC (60 * USEC_PER_SEC)
 
 static void refresh_ports(Manager *m) {
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         FabricPort *ports = NULL;
         size_t n = 0;
         int r;

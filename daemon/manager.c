@@ -6,11 +6,11 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
-#include "apply.h"
-#include "checks.h"
+#include "apply/apply.h"
+#include "basic/strv.h"
+#include "check/checks.h"
 #include "manager.h"
-#include "profile-trust.h"
-#include "strv.h"
+#include "profile/profile-trust.h"
 
 usec_t now_usec(clockid_t clock) {
         struct timespec ts;
@@ -308,7 +308,7 @@ int manager_reload(Manager *m, char **ret_error) {
 int manager_apply(Manager *m, char **ret_error) {
         _cleanup_(strv_freep) char **changes = NULL;
         _cleanup_(freep) char *error = NULL;
-        CheckContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         char *l[] = { (char *) "LastApplyUSec", NULL };
         int r;
 

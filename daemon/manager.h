@@ -9,15 +9,15 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
-#include "backend.h"
-#include "check-peer.h"
-#include "check.h"
-#include "fabric.h"
-#include "host.h"
-#include "peer-ratelimit.h"
-#include "peer.h"
-#include "profile.h"
-#include "rtnl.h"
+#include "apply/backend.h"
+#include "basic/host.h"
+#include "check/check-peer.h"
+#include "check/check.h"
+#include "net/rtnl.h"
+#include "nic/fabric.h"
+#include "peer/peer-ratelimit.h"
+#include "peer/peer.h"
+#include "profile/profile.h"
 
 typedef uint64_t usec_t;
 #define USEC_PER_MSEC ((usec_t) 1000ULL)

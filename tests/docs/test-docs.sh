@@ -74,24 +74,24 @@ for var in $(grep -oE 'HALOD_[A-Z_]+' <<<"$help"); do
 done
 
 # -- profile keys (halod.yaml(5)) --
-names=$(cat "$root"/lib/profile*.c | tr '\n' ' ' | grep -oE 'keys\[\] = \{[^}]*\}' | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
+names=$(cat "$root"/lib/profile/profile*.c | tr '\n' ' ' | grep -oE 'keys\[\] = \{[^}]*\}' | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 28 "profile keys" $names
 for key in $names; do
         documented halod.yaml.5.scd "*$key:*" "the profile key $key"
 done
 
 # -- check ids (haloctl(1), CHECKS) --
-names=$(cat "$root"/lib/check-*.c | grep -oE '"(kernel|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
+names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
 at_least 12 "kernel, nic and rdma check ids" $names
 for id in $names; do
         documented haloctl.1.scd "*$id*" "the check id $id"
 done
-names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check-link.c" | grep -oE '[a-z]+')
+names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-link.c" | grep -oE '[a-z]+')
 at_least 4 "link check ids" $names
 for what in $names present; do
         documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
 done
-names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
+names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do
         documented haloctl.1.scd "*peer.*_NODE_*.$what*" "the check id peer.NODE.$what"

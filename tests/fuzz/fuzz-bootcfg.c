@@ -3,8 +3,8 @@
  * grub's $variable expansion, all from one input. */
 #include <stdint.h>
 
-#include "bootcfg.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "boot/bootcfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,8 +2,8 @@
 /* Fuzzes the kernel command line splitter and the requirement comparison with arbitrary bytes. */
 #include <stdint.h>
 
-#include "cmdline.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "boot/cmdline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

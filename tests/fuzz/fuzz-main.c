@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
-#include "macro.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

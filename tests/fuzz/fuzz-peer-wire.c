@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peer-wire.h"
+#include "peer/peer-wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 /* Fuzzes the rtnetlink message parser (link and address messages, as a monitor socket reads them). */
 #include <stdint.h>
 
-#include "rtnl.h"
+#include "net/rtnl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "macro.h"
-#include "version.h"
+#include "basic/macro.h"
+#include "basic/version.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

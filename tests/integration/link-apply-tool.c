@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "apply.h"
-#include "strv.h"
+#include "apply/apply.h"
+#include "basic/strv.h"
 
 static long long now_us(void) {
         struct timespec ts;
@@ -45,7 +45,7 @@ static int with_profile(const char *verb, char *argv[]) {
         _cleanup_(freep) char *error = NULL;
         _cleanup_(plan_done) Plan plan = {};
         Host h = HOST_SYSTEM;
-        CheckContext c = { .host = &h };
+        NodeContext c = { .host = &h };
         long long t;
         int r;
 

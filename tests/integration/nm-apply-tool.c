@@ -15,9 +15,9 @@
 
 #include "config.h"
 
-#include "backend.h"
-#include "macro.h"
-#include "nm.h"
+#include "apply/backend.h"
+#include "apply/nm.h"
+#include "basic/macro.h"
 
 static int parse_prefix(const char *s, Ipv4Prefix *ret) {
         _cleanup_(freep) char *copy = strdup(s);

@@ -5,16 +5,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "check-peer.h"
-#include "profile.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "check/check-peer.h"
+#include "profile/profile.h"
 
 int main(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
         PeerStatusList peers = {};
         CheckList checks = {};
-        CheckContext c = { .host = &HOST_SYSTEM };
+        NodeContext c = { .host = &HOST_SYSTEM };
         PeerOptions o = { .health = PEER_HEALTH_HEALTHY };
         int r;
 

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <sys/signalfd.h>
 
-#include "peer-profile.h"
-#include "peer.h"
-#include "profile.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "peer/peer-profile.h"
+#include "peer/peer.h"
+#include "profile/profile.h"
 
 static void print_stats(const PeerServer *s, const PeerBulkServer *b) {
         const PeerServerStats *st = peer_server_stats(s);

@@ -14,7 +14,7 @@ require_root
 require_tools ip dbus-daemon busctl NetworkManager nmcli nm-online firewalld firewall-cmd python3 sha256sum
 require_build_file tests/nm-apply-tool daemon/haloctl
 # The libnm code is in halod-backend-nm.so, loaded from here (meson test sets it too).
-export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib}
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 [ -f "$HALOD_MODULE_DIR/halod-backend-nm.so" ] || skip "$HALOD_MODULE_DIR/halod-backend-nm.so not built; run ninja -C $BUILD_DIR"
 NO_MODULE=$TEST_DIR/no-module
 mkdir -p "$NO_MODULE"

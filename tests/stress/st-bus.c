@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "basic/macro.h"
 
 #define BUS_NAME "io.halod1"
 #define OBJECT_PATH "/io/halod1"

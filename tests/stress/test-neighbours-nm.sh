@@ -12,7 +12,7 @@ harness_init st
 require_root
 require_tools ip busctl dbus-daemon python3 jq NetworkManager nmcli nm-online
 require_build_file daemon/halod
-export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib}
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 [ -f "$HALOD_MODULE_DIR/halod-backend-nm.so" ] || skip "$HALOD_MODULE_DIR/halod-backend-nm.so not built; run ninja -C $BUILD_DIR"
 
 REPEAT=$(st_pick 1 3)

@@ -2,9 +2,9 @@
 /* What the tests of the check groups share: a profile from YAML text, and asserting one check. */
 #pragma once
 
-#include "check.h"
-#include "profile.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "check/check.h"
+#include "profile/profile.h"
 #include "tests.h"
 
 /* Loads the profile text (as test.yaml); aborts after printing its errors when it is not valid. */

@@ -2,7 +2,7 @@
 /* Modules that are not this halod's NetworkManager module, for test-backend-nm: one without the entry
  * point (FAKE_NO_ENTRY), one from a build with another ABI (FAKE_OTHER_ABI). */
 
-#include "nm-module.h"
+#include "apply/nm-module.h"
 
 #if defined(FAKE_NO_ENTRY)
 int fake_nm_module_something_else(void);

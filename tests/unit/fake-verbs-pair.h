@@ -3,7 +3,7 @@
 #pragma once
 
 #include "fake-verbs.h"
-#include "rdma.h"
+#include "rdma/rdma.h"
 
 /* The prober's port has 127.0.0.2 and MTU 4096, the responder's 127.0.0.1 and MTU 1024; both have
  * their RoCE v2 IPv4 GID at index 3. */

@@ -4,7 +4,7 @@
  * Usage: metrics-sample FILE */
 #include <stdio.h>
 
-#include "metrics.h"
+#include "export/metrics.h"
 
 int main(int argc, char *argv[]) {
         static const struct {

@@ -2,8 +2,8 @@
 /* Tests for apply_node()'s rules that need no privileges: mode: verify refuses before anything is
  * read, and a backend that says "done" without doing it fails the verification from the kernel. The
  * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
-#include "apply.h"
-#include "strv.h"
+#include "apply/apply.h"
+#include "basic/strv.h"
 #include "tests.h"
 
 static unsigned backend_calls;
@@ -32,7 +32,7 @@ int main(void) {
         ProfileNode node = { .name = (char *) "head", .links = &nl, .n_links = 1 };
         Profile p = { .path = (char *) "test.yaml", .links = &link, .n_links = 1, .nodes = &node, .n_nodes = 1 };
         Host h = HOST_SYSTEM;
-        CheckContext c = { .host = &h, .profile = &p, .node = &node };
+        NodeContext c = { .host = &h, .profile = &p, .node = &node };
         char **changes = NULL, *error = NULL;
         int r;
 

@@ -7,9 +7,9 @@
 #include <linux/if.h>
 #include <linux/if_addr.h>
 
-#include "apply-plan.h"
-#include "check-link.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "check/check-link.h"
+#include "plan/plan.h"
 #include "tests.h"
 
 static Ipv4Prefix prefix(const char *s) {

@@ -10,12 +10,12 @@
 
 #include "config.h"
 
-#include "backend.h"
-#include "macro.h"
-#include "nm.h"
+#include "apply/backend.h"
+#include "apply/nm.h"
+#include "basic/macro.h"
 #include "tests.h"
 #if HAVE_LIBNM
-#        include "nm-module.h"
+#        include "apply/nm-module.h"
 #endif
 
 static bool library_loaded(const char *soname) {

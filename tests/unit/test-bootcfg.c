@@ -2,8 +2,8 @@
 /* Tests for lib/bootcfg: BLS entries, version order, grubenv, /etc/default/grub, the fixture hosts. */
 #include <sys/stat.h>
 
-#include "bootcfg.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "boot/bootcfg.h"
 #include "tests.h"
 
 #define MID "3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3"

@@ -3,10 +3,10 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "check-kernel.h"
-#include "check-profile.h"
+#include "basic/strv.h"
 #include "check-test.h"
-#include "strv.h"
+#include "check/check-kernel.h"
+#include "check/check-profile.h"
 #include "tests.h"
 
 #define PARAMS \
@@ -32,7 +32,7 @@ static void run_case(const Case *t) {
         CheckList l = {};
         Profile p = { .path = (char *) "halod.yaml", .kernel_cmdline = (char **) t->required };
         Host h;
-        CheckContext c = { .host = &h, .profile = &p };
+        NodeContext c = { .host = &h, .profile = &p };
 
         if (t->host[0] == '/')
                 root = strdup(t->host);
@@ -240,7 +240,7 @@ static void test_profile(void) {
         ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
         Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
         Host h = HOST_SYSTEM;
-        CheckContext c = { .host = &h };
+        NodeContext c = { .host = &h };
         CheckList l = {};
 
         ASSERT_OK(check_profile(&c, &l));

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the nic. checks on fixture host trees, and their decisions on real-world values. */
-#include "check-nic.h"
+#include "basic/strv.h"
 #include "check-test.h"
-#include "ice-ddp.h"
-#include "strv.h"
+#include "check/check-nic.h"
+#include "nic/ice-ddp.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -38,7 +38,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
         CheckList l = {};
-        CheckContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_nic(&c, &l));

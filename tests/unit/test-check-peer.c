@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "check-peer.h"
+#include "basic/macro.h"
+#include "basic/strv.h"
 #include "check-test.h"
-#include "macro.h"
-#include "peer-profile.h"
-#include "strv.h"
+#include "check/check-peer.h"
+#include "peer/peer-profile.h"
 #include "tests.h"
 
 /* Three nodes in a chain: head -rdma0- middle -rdma1- tail. */
@@ -121,7 +121,7 @@ static void stop(pid_t pid) {
 static char *run_checks(const char *yaml, PeerStatusList *status) {
         _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
         _cleanup_(strv_freep) char **lines = NULL;
-        CheckContext c = { .host = &HOST_SYSTEM, .profile = p };
+        NodeContext c = { .host = &HOST_SYSTEM, .profile = p };
         PeerOptions o = { .probes = 5, .timeout_usec = 100000 };
         CheckList l = {};
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests what the rdma. checks say when libibverbs cannot be loaded: built like the other RDMA tests
  * (the test double linked in), then made to load a library that is not there. */
-#include "check-rdma.h"
 #include "check-test.h"
-#include "dlopen-verbs.h"
+#include "check/check-rdma.h"
 #include "fake-verbs.h"
+#include "rdma/dlopen-verbs.h"
 #include "tests.h"
 
 #define MISSING_SONAME "libibverbs-halod-test-missing.so.1"
@@ -14,7 +14,7 @@ static void run(const char *required, const CheckExpect *expect, size_t n) {
         _cleanup_(profile_freep) Profile *p = NULL;
         Host h = { .root = TEST_DATA_DIR "/hosts/nic-e810-x4" };
         CheckList l = {};
-        CheckContext c = {};
+        NodeContext c = {};
 
         snprintf(
                 yaml,
@@ -25,7 +25,7 @@ static void run(const char *required, const CheckExpect *expect, size_t n) {
                 "nodes: { head: { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } } }\n",
                 required);
         p = test_profile_load(yaml);
-        c = (CheckContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
         ASSERT_OK(check_rdma(&c, &l));
         assert_checks(&l, expect, n, h.root);
         check_list_done(&l);

@@ -3,11 +3,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "check-rdma.h"
+#include "basic/fileio.h"
+#include "basic/strv.h"
 #include "check-test.h"
+#include "check/check-rdma.h"
 #include "fake-verbs.h"
-#include "fileio.h"
-#include "strv.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -36,7 +36,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
         CheckList l = {};
-        CheckContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_rdma(&c, &l));

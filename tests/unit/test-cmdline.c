@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for lib/cmdline: the kernel's splitting rules on real command lines, lookups, requirements. */
-#include "cmdline.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "boot/cmdline.h"
 #include "tests.h"
 
 /* "name" for a bare parameter, "name=value" otherwise, "|" between parameters, "||" before the init

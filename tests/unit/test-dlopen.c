@@ -6,18 +6,18 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "check-nic.h"
+#include "basic/dlopen-util.h"
 #include "check-test.h"
+#include "check/check-nic.h"
 #include "config.h"
-#include "dlopen-util.h"
-#include "pci.h"
-#include "rdma.h"
+#include "nic/pci.h"
+#include "rdma/rdma.h"
 #include "tests.h"
 #if HAVE_LIBIBVERBS
-#        include "dlopen-verbs.h"
+#        include "rdma/dlopen-verbs.h"
 #endif
 #if HAVE_LIBPCI
-#        include "dlopen-pci.h"
+#        include "nic/dlopen-pci.h"
 #endif
 
 #define MISSING_SONAME "libhalod-test-missing.so.0"
@@ -177,7 +177,7 @@ static void run_nic(const CheckExpect *expect, size_t n) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = TEST_DATA_DIR "/hosts/nic-e810-x4" };
         CheckList l = {};
-        CheckContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
         ASSERT_OK(check_nic(&c, &l));
         assert_checks(&l, expect, n, h.root);

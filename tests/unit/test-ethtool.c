@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "ethtool.h"
-#include "macro.h"
+#include "basic/macro.h"
+#include "nic/ethtool.h"
 #include "tests.h"
 
 #define EXIT_SKIP 77

@@ -2,9 +2,9 @@
 /* The fabric environment's text forms, and the env file written only when it changes. */
 #include <sys/stat.h>
 
-#include "fabric-env.h"
-#include "fileio.h"
-#include "macro.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "export/fabric-env.h"
 #include "tests.h"
 
 static void fill(FabricEnv *e, bool with_rdma) {

@@ -4,10 +4,10 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "basic/fileio.h"
+#include "basic/strv.h"
 #include "config.h"
-#include "fileio.h"
-#include "metrics.h"
-#include "strv.h"
+#include "export/metrics.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -449,7 +449,7 @@ static void test_nics_gather(void) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
         Host h = { .root = HOSTS "nic-e810-x4" }, absent = { .root = HOSTS "nic-absent" };
-        CheckContext c = { .host = &h };
+        NodeContext c = { .host = &h };
         MetricsNic *nics = NULL;
         size_t n = 0;
 

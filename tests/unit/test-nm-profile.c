@@ -3,8 +3,8 @@
  * existing profiles are keyfiles as NetworkManager 1.42 writes them. */
 #include <arpa/inet.h>
 
-#include "macro.h"
-#include "nm-internal.h"
+#include "apply/nm/nm-internal.h"
+#include "basic/macro.h"
 #include "tests.h"
 
 /* What NetworkManager wrote for halod's first apply (keyfile plugin, NetworkManager 1.42.4). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests lib/pci.c through the real libpci on fixture sysfs trees (sysfs.path below the host root). */
-#include "pci.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "nic/pci.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The responder's token bucket, driven by an injected clock. */
-#include "macro.h"
-#include "peer-ratelimit.h"
+#include "basic/macro.h"
+#include "peer/peer-ratelimit.h"
 #include "tests.h"
 
 /* Takes as many tokens as the bucket gives at time now; returns how many. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The rdma-hello messages of the peer wire format: the RDMA block byte for byte, a table of malformed
  * blocks, the padded request and its never-larger reply. */
-#include "macro.h"
-#include "peer-wire.h"
+#include "basic/macro.h"
+#include "peer/peer-wire.h"
 #include "tests.h"
 
 static const uint8_t gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 100, 1 };

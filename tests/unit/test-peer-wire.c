@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The peer wire format: round trips, a table of malformed datagrams, and the no-amplification rule. */
-#include "macro.h"
-#include "peer-wire.h"
+#include "basic/macro.h"
+#include "peer/peer-wire.h"
 #include "tests.h"
 
 static const uint8_t digest[PEER_DIGEST_SIZE] = {

@@ -7,9 +7,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "macro.h"
-#include "peer-ratelimit.h"
-#include "peer.h"
+#include "basic/macro.h"
+#include "peer/peer-ratelimit.h"
+#include "peer/peer.h"
 #include "tests.h"
 
 static struct in_addr addr(const char *s) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The profile digest: equal for the same profile however it is written, different when it differs. */
-#include "macro.h"
-#include "profile-digest.h"
-#include "profile.h"
-#include "strv.h"
+#include "basic/macro.h"
+#include "basic/strv.h"
+#include "profile/profile-digest.h"
+#include "profile/profile.h"
 #include "tests.h"
 
 /* The reference profile of DESIGN.md. */

@@ -4,8 +4,8 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 
-#include "profile.h"
-#include "strv.h"
+#include "basic/strv.h"
+#include "profile/profile.h"
 #include "tests.h"
 
 static const char profile_text[] =

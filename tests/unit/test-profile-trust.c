@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "profile-trust.h"
+#include "basic/macro.h"
+#include "profile/profile-trust.h"
 #include "tests.h"
 
 #define NOBODY 65534

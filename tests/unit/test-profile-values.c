@@ -4,8 +4,8 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 
-#include "profile-internal.h"
-#include "suggest.h"
+#include "basic/suggest.h"
+#include "profile/profile-internal.h"
 #include "tests.h"
 
 static void test_ipv4_prefix(void) {

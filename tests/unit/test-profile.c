@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
-#include "profile-internal.h"
-#include "strv.h"
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "profile/profile-internal.h"
 #include "tests.h"
 
 #define SOURCE_ROOT TEST_DATA_DIR "/../.."

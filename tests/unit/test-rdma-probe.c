@@ -9,9 +9,9 @@
 #include <time.h>
 
 #include "fake-verbs-pair.h"
-#include "peer.h"
-#include "rdma-probe.h"
-#include "rdma-responder.h"
+#include "peer/peer.h"
+#include "rdma/rdma-probe.h"
+#include "rdma/rdma-responder.h"
 #include "tests.h"
 
 static struct in_addr addr(const char *s) {

@@ -8,8 +8,8 @@
 
 #include "fake-verbs-pair.h"
 #include "fake-verbs.h"
-#include "rdma-qp-internal.h"
-#include "rdma.h"
+#include "rdma/rdma-qp-internal.h"
+#include "rdma/rdma.h"
 #include "tests.h"
 
 typedef struct Server {

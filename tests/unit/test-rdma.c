@@ -3,7 +3,7 @@
 #include <arpa/inet.h>
 
 #include "fake-verbs.h"
-#include "rdma.h"
+#include "rdma/rdma.h"
 #include "tests.h"
 
 #define E810_ROOT TEST_DATA_DIR "/hosts/nic-e810-x4"

@@ -4,9 +4,9 @@
  * veth peer lkc1), and on malformed ones. */
 #include <arpa/inet.h>
 
-#include "fileio.h"
-#include "rtnl.h"
-#include "strv.h"
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "net/rtnl.h"
 #include "tests.h"
 
 #define CORPUS TEST_DATA_DIR "/../fuzz/corpus/fuzz-rtnl/"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* SHA-256 against the FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf"). */
-#include "macro.h"
-#include "sha256.h"
+#include "basic/macro.h"
+#include "basic/sha256.h"
 #include "tests.h"
 
 static const struct {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests version comparison and firmware-string parsing with strings from the field. */
+#include "basic/version.h"
 #include "tests.h"
-#include "version.h"
 
 static int sign(int x) {
         return (x > 0) - (x < 0);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* The "networkmanager" backend: each link through a halod-<link> profile in NetworkManager. Whether
+ * NetworkManager runs is asked with sd-bus; the libnm code is in a module (lib/nm-module.h) that is
+ * loaded only when a link is applied, so that halod and haloctl start without libnm and GLib. */
+
+#include "basic/errorf.h"
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <systemd/sd-bus.h>
+
+#include "apply/backend.h"
+#include "apply/nm-module.h"
+#include "apply/nm.h"
+#include "basic/macro.h"
+
+#define NM_BUS_NAME "org.freedesktop.NetworkManager"
+#define NM_RUNNING_TIMEOUT_USEC (1000U * 1000U)
+
+bool nm_running(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int has_owner = 0;
+
+        /* One question to the bus daemon: much cheaper than starting an NMClient. */
+        if (sd_bus_open_system(&bus) < 0)
+                return false;
+        if (sd_bus_message_new_method_call(
+                    bus, &m, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner") <
+                    0 ||
+            sd_bus_message_append(m, "s", NM_BUS_NAME) < 0 ||
+            sd_bus_call(bus, m, NM_RUNNING_TIMEOUT_USEC, /* ret_error= */ NULL, &reply) < 0 ||
+            sd_bus_message_read(reply, "b", &has_owner) < 0)
+                return false;
+        return has_owner;
+}
+
+int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+#if HAVE_LIBNM
+        _cleanup_(freep) char *error = NULL;
+        const NmModule *module;
+        int r;
+
+        r = nm_module_load(&module, &error);
+        if (r < 0)
+                /* Not the netlink backend instead: with NetworkManager managing the link, the two would
+                 * undo each other's changes. */
+                return nm_running() ? errorf(ret_error, r, "NetworkManager runs but %s", strna(error))
+                                    : errorf(ret_error, r, "%s", strna(error));
+        return module->apply_link(cfg, timeout_ms, ret_error);
+#else
+        return errorf(
+                ret_error,
+                -EOPNOTSUPP,
+                "halod was built without NetworkManager support (meson -Dlibnm=disabled, or no libnm at build "
+                "time), so it cannot configure %s through NetworkManager; install a halod built with libnm, or "
+                "use the netlink backend (halod --backend netlink) with NetworkManager stopped or not managing "
+                "the interface",
+                cfg && cfg->ifname ? cfg->ifname : "links");
+#endif
+}
+
+static bool networkmanager_available(void) {
+        /* A build without libnm does not choose NetworkManager by itself (halod(8), --backend). */
+        return HAVE_LIBNM && nm_running();
+}
+
+static int networkmanager_apply_link(const LinkConfig *cfg, char **ret_error) {
+        return nm_apply_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
+}
+
+const Backend backend_networkmanager = {
+        .name = "networkmanager",
+        .available = networkmanager_available,
+        .apply_link = networkmanager_apply_link,
+};

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the NetworkManager module (halod-backend-nm.so: lib/nm.c, nm-session.c, nm-change.c,
+ * nm-profile.c, nm-reason.c, nm-module.c) and its tests: the libnm session and the profile halod
+ * wants. Carries GLib types, so nothing else includes it; the program side is lib/nm.h. */
+#pragma once
+
+#include <NetworkManager.h>
+#include <stdbool.h>
+
+#include "apply/backend.h"
+#include "apply/nm-module.h"
+#include "basic/macro.h"
+
+/* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/nm.h. */
+int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+/* What the program lent the module at halod_nm_module_init(); NULL before (in the unit tests). */
+const NmModuleHost *nm_module_host(void);
+
+/* One apply's world: a private GMainContext pushed as the thread default for the session's lifetime,
+ * a deadline that cancels every pending call when it passes, and an NMClient living on that context
+ * over a private bus connection. */
+typedef struct NmSession {
+        GMainContext *context;
+        GCancellable *cancellable; /* cancelled when the deadline passes */
+        GSource *deadline;
+        bool timed_out;
+        GDBusConnection *bus;
+        NMClient *client;
+} NmSession;
+
+/* Pushes a new context and connects to NetworkManager within timeout_ms. On failure returns -ETIMEDOUT
+ * or -EIO with error set; the session must still be closed. */
+int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error);
+/* Drops the client, waits (bounded) until libnm released the context, pops and frees it. */
+void nm_session_close(NmSession *s);
+/* Starts a new deadline with a fresh cancellable (the rollback after a failure gets its own time). */
+void nm_session_arm(NmSession *s, unsigned timeout_ms);
+/* The GAsyncReadyCallback for calls made with s->cancellable: stores a reference to the result in the
+ * GAsyncResult* that user_data points to. */
+void nm_session_store_result(GObject *source, GAsyncResult *result, gpointer user_data);
+/* Iterates the context until *slot holds the result. Calls made with s->cancellable always finish,
+ * at the latest right after the deadline cancelled them. Returns the result (owned). */
+GAsyncResult *nm_session_wait_result(NmSession *s, GAsyncResult **slot);
+/* Iterates the context until done(userdata) or the deadline. Returns false on the deadline. */
+bool nm_session_wait_until(NmSession *s, bool (*done)(void *userdata), void *userdata);
+/* Negative errno for a failed call: -ETIMEDOUT when the deadline cancelled it, else -EIO. */
+int nm_session_errno(const NmSession *s, const GError *error);
+
+/* One apply in progress, and what it takes to undo it. */
+typedef struct NmApply {
+        NmSession *session;
+        const LinkConfig *cfg;
+        unsigned timeout_ms;
+        char *id;
+        const char *step; /* what we wait for, for the timeout message */
+        NMDevice *device;
+        NMRemoteConnection *profile; /* the halod profile, existing or created (ref) */
+        bool created;                /* rollback: delete profile */
+        GVariant *previous;          /* rollback: restore these settings (floating ref sunk) */
+        bool was_active;             /* the profile was active on the device before we touched it */
+        bool zone_drifted;           /* firewalld has the interface in another zone than cfg->zone */
+        char *error;
+} NmApply;
+
+/* Sets a->error (the message for the user) and returns r. */
+int nm_apply_failf(NmApply *a, int r, const char *format, ...) _printf_(3, 4);
+/* A failed call: a timeout message naming a->step, or NetworkManager's own words. */
+int nm_apply_fail_call(NmApply *a, const GError *error);
+
+/* Creates the profile, or updates it in place (remembering the old settings); sets *ret_changed. */
+int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed);
+/* True when the profile is active on the device with what we want applied. */
+bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted);
+/* True when the link still shows the applied settings (NetworkManager's view of MTU and address,
+ * firewalld's zone). */
+bool nm_change_link_shows_settings(NmApply *a);
+/* Puts the applied settings back on the link without taking it down. */
+int nm_change_reapply(NmApply *a);
+/* Activates the profile on the device and waits until it is active or has failed. */
+int nm_change_activate(NmApply *a);
+/* Puts the profile back as it was before this apply. Returns a phrase for the error message. */
+const char *nm_change_rollback(NmApply *a);
+
+/* "halod-<link>", g_free() it. */
+char *nm_profile_id(const char *link);
+bool nm_profile_id_is_halod(const char *id);
+/* The connection halod wants for cfg. With base (an existing halod profile of type ethernet), starts
+ * from a copy of it and sets only the properties halod owns, so that NetworkManager's own defaults and
+ * anything else stay as they are; without base, a new profile with a new UUID. */
+NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError **error);
+/* True when every property halod owns (id, type, interface, autoconnect, zone, MTU, IPv4 method and
+ * addresses, IPv6 method) is the same in a and b. A zone or MTU the LinkConfig leaves alone is copied
+ * from base by nm_profile_build(), so it never counts as a difference. */
+bool nm_profile_owned_equal(NMConnection *a, NMConnection *b);
+/* What ipv6.method halod uses for cfg->ipv6. */
+const char *nm_profile_ipv6_method(bool ipv6);
+
+/* NetworkManager's reason for an active connection's state, for people ("the device's IP
+ * configuration was invalid"). Never NULL. */
+const char *nm_active_state_reason_to_string(unsigned reason);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* Bounded whole-file reads and atomic writes. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "basic/fileio.h"
+#include "basic/macro.h"
+
+int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t n = 0, allocated = 0;
+
+        for (;;) {
+                size_t k;
+
+                if (allocated - n < 4096) {
+                        size_t want = allocated ? allocated * 2 : 4096;
+                        char *b;
+
+                        if (want > max + 2)
+                                want = max + 2;
+                        if (want <= n + 1)
+                                return -EFBIG;
+                        b = realloc(buf, want);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = want;
+                }
+
+                k = fread(buf + n, 1, allocated - n - 1, f);
+                n += k;
+                if (n > max)
+                        return -EFBIG;
+                if (k == 0) {
+                        if (ferror(f))
+                                return errno > 0 ? -errno : -EIO;
+                        break;
+                }
+        }
+
+        buf[n] = '\0';
+        if (ret_size)
+                *ret_size = n;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_(fclosep) FILE *f = NULL;
+
+        f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        return read_full_stream(f, max, ret, ret_size);
+}
+
+int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode) {
+        _cleanup_(freep) char *tmp = NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        size_t done = 0;
+
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+
+        while (done < size) {
+                ssize_t k = write(fd, data + done, size - done);
+                if (k < 0) {
+                        int r = negative_errno();
+                        (void) unlink(tmp);
+                        return r;
+                }
+                done += (size_t) k;
+        }
+
+        if (fchmod(fd, mode) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0) {
+                int r = negative_errno();
+                (void) unlink(tmp);
+                return r;
+        }
+        return 0;
+}

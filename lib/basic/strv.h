@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* NULL-terminated string vectors: the one list type the library passes around. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/macro.h"
+
+#define STRV_FOREACH(s, l) for (char **s = (l); s && *s; s++)
+
+char **strv_free(char **l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free);
+
+size_t strv_length(char *const *l);
+bool strv_contains(char *const *l, const char *s);
+/* Appends a copy of s. Returns 0 or -ENOMEM. */
+int strv_extend(char ***l, const char *s);
+/* Appends s, taking ownership of it (freed on failure too). */
+int strv_consume(char ***l, char *s);
+int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
+/* Joins with separator; returns NULL on allocation failure. */
+char *strv_join(char *const *l, const char *separator);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The next boot's kernel command line: BLS entries, /etc/kernel/cmdline or /etc/default/grub. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "basic/host.h"
+#include "basic/macro.h"
+
+#define BLS_ENTRIES_DIR "/boot/loader/entries"
+#define KERNEL_CMDLINE_FILE "/etc/kernel/cmdline"
+#define GRUB_DEFAULT_FILE "/etc/default/grub"
+#define GRUB_DEFAULT_DROPIN_DIR "/etc/default/grub.d"
+/* What boot_config_load() looks at, in order, for messages that say what was not found. */
+#define BOOT_CONFIG_SEARCHED BLS_ENTRIES_DIR "/*.conf, " KERNEL_CMDLINE_FILE ", " GRUB_DEFAULT_FILE
+
+typedef enum BootConfigSource {
+        BOOT_CONFIG_BLS,            /* a Boot Loader Specification entry (Fedora, sd-boot) */
+        BOOT_CONFIG_KERNEL_CMDLINE, /* /etc/kernel/cmdline, used by kernel-install for new entries */
+        BOOT_CONFIG_GRUB_DEFAULT,   /* GRUB_CMDLINE_LINUX(_DEFAULT) for grub-mkconfig (Debian, Ubuntu) */
+        _BOOT_CONFIG_SOURCE_MAX,
+        _BOOT_CONFIG_SOURCE_INVALID = -EINVAL,
+} BootConfigSource;
+
+const char *boot_config_source_to_string(BootConfigSource s) _pure_;
+BootConfigSource boot_config_source_from_string(const char *s) _pure_;
+
+typedef struct BootConfig {
+        BootConfigSource source;
+        char *path;        /* the file to fix, below the host root: "/boot/loader/entries/x.conf" */
+        char *cmdline;     /* the command line the next boot gets, grub variables expanded */
+        char *entry_id;    /* BLS: the entry's id (file name without .conf); else NULL */
+        char *selected_by; /* BLS: why this entry boots next ("picked by saved_entry in grubenv"); else NULL */
+        char **unresolved; /* BLS: grub variables used by "options" that grubenv does not set */
+} BootConfig;
+
+BootConfig *boot_config_free(BootConfig *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(BootConfig *, boot_config_free);
+
+/* Finds the next boot's command line below the host root. Returns 0; -ENOENT when none of
+ * BOOT_CONFIG_SEARCHED exists; another negative errno when a file that decides it cannot be read,
+ * with that file in *ret_failed_path (may be NULL). */
+int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path);
+
+/* One BLS entry file (https://uapi-group.org/specifications/specs/boot_loader_specification/). */
+typedef struct BlsEntry {
+        char *id; /* set by the caller: the file name without ".conf" */
+        char *title;
+        char *version;
+        char *machine_id;
+        char *sort_key;
+        char *linux_path; /* the "linux" key */
+        char *options;    /* every "options" line, joined with a space; NULL when there is none */
+} BlsEntry;
+
+void bls_entry_done(BlsEntry *e);
+/* Parses the text of an entry. Unknown keys are ignored, as the specification asks. */
+int bls_entry_parse(const char *text, BlsEntry *ret);
+/* The order boot loaders show entries in: with sort-key first, by sort-key, machine-id, then the
+ * newest version, then id; the first entry is the default. Negative when a comes first. */
+int bls_entry_compare(const BlsEntry *a, const BlsEntry *b);
+/* The UAPI Version Format Specification order (systemd's strverscmp_improved(), rpm-like):
+ * "6.17.7-300.fc43" > "6.9.12-200.fc42", "1.0~rc1" < "1.0". NULL sorts first. */
+int bls_version_compare(const char *a, const char *b) _pure_;
+
+/* Parses a grub environment block (/boot/grub2/grubenv): "name=value" lines, '#' comments and
+ * padding, backslash escapes. Returns a strv of "name=value". */
+int grubenv_parse(const char *text, char ***ret_env);
+/* Expands grub's $name and ${name} in s from env ("name=value" strv); an unset variable expands to
+ * nothing and is added to *ret_unresolved (once). */
+int grub_expand_variables(const char *s, char *const *env, char **ret, char ***ret_unresolved);
+
+/* Reads the variable assignments of a shell file such as /etc/default/grub: quoting ('', "",
+ * backslashes), $VAR, ${VAR}, ${VAR:-word}, ${VAR:+word} from earlier assignments and from the
+ * incoming *env, "export". Command substitutions and other commands are skipped, not run.
+ * Assignments are merged into *env ("NAME=value", a later one replaces an earlier one); names
+ * assigned are appended to *ret_assigned when not NULL. */
+int shell_assignments_parse(const char *text, char ***env, char ***ret_assigned);
+/* The value of name in a "name=value" strv, or NULL. */
+const char *env_get(char *const *env, const char *name) _pure_;

@@ -1,7 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* The "profile" check: a valid profile is loaded and a node of it is this machine. */
-#pragma once
-
-#include "checks.h"
-
-int check_profile(const CheckContext *c, CheckList *out);

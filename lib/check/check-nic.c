@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/* The NIC checks: the fabric NIC's PCI device, its PCIe link, its driver and its firmware. */
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "basic/version.h"
+#include "check/check-nic.h"
+#include "config.h"
+#include "nic/ethtool.h"
+
+#define PCI_ID_FORMAT "%04x:%04x"
+
+unsigned nic_line_rate_from_id(PciId id) {
+        static const struct {
+                uint16_t device;
+                unsigned gbit;
+        } e810[] = {
+                { 0x1591, 100 }, /* E810-C for backplane */
+                { 0x1592, 100 }, /* E810-C for QSFP (E810-CQDA1/CQDA2) */
+                { 0x1593, 25 },  /* E810-C for SFP */
+                { 0x1599, 25 },  /* E810-XXV for backplane */
+                { 0x159a, 25 },  /* E810-XXV for QSFP */
+                { 0x159b, 25 },  /* E810-XXV for SFP */
+        };
+
+        if (id.vendor != 0x8086)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(e810); i++)
+                if (e810[i].device == id.device)
+                        return e810[i].gbit;
+        return 0;
+}
+
+static char *pci_ids_describe(const ProfileNic *nic) {
+        _cleanup_(strv_freep) char **l = NULL;
+
+        for (size_t i = 0; i < nic->n_pci_ids; i++)
+                if (strv_extendf(&l, PCI_ID_FORMAT, nic->pci_ids[i].vendor, nic->pci_ids[i].device) < 0)
+                        return NULL;
+        return l ? strv_join(l, ", ") : strdup("");
+}
+
+static bool nic_ids_contain(const ProfileNic *nic, PciId id) {
+        for (size_t i = 0; i < nic->n_pci_ids; i++)
+                if (nic->pci_ids[i].vendor == id.vendor && nic->pci_ids[i].device == id.device)
+                        return true;
+        return nic->n_pci_ids == 0;
+}
+
+/* What the checks learn about one port, gathered once. */
+typedef struct NicPort {
+        const FabricPort *port;
+        PciDevice *device;
+        int device_error;
+        EthtoolDriverInfo info;
+        int info_error; /* -ENOMEDIUM: not asked (fixture root, or no netdev) */
+        IceDdpState ddp;
+        char *ddp_detail;
+} NicPort;
+
+static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        const ProfileNic *nic = &c->profile->nic;
+        _cleanup_(freep) char *ids = pci_ids_describe(nic);
+        char actual[16];
+
+        if (!ids)
+                return -ENOMEM;
+        if (!p->port->pci) {
+                _cleanup_(strv_freep) char **found = NULL;
+                _cleanup_(freep) char *joined = NULL;
+                int r;
+
+                /* Say whether devices with the right ids exist: either the match is what is wrong,
+                 * or the NIC is not there at all. */
+                if (nic->n_pci_ids == 0)
+                        return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
+                r = pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && !found)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                ids,
+                                "",
+                                "no PCI device with nic.pci-ids (%s) on this machine: is the NIC seated, "
+                                "and its slot enabled in the BIOS? `lspci -nn` lists what the kernel sees",
+                                ids);
+                if (r >= 0) {
+                        joined = strv_join(found, ", ");
+                        if (!joined)
+                                return -ENOMEM;
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                ids,
+                                "",
+                                "%s (devices with nic.pci-ids are at %s)",
+                                p->port->problem,
+                                joined);
+                }
+                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
+        }
+        if (p->device_error == -ENODEV)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        ids,
+                        "",
+                        "no PCI device at %s: `lspci -D` lists the devices the kernel sees",
+                        p->port->pci);
+        if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD) {
+                _cleanup_(freep) char *why = NULL;
+
+                /* libpci is loaded on first use: say why it could not be, and what to install. */
+                if (pci_library_load(&why) == -ENOMEM)
+                        return -ENOMEM;
+                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", why ?: "libpci.so.3 could not be loaded");
+        }
+        if (p->device_error < 0)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        ids,
+                        "",
+                        "cannot read PCI device %s through libpci: %s",
+                        p->port->pci,
+                        strerror(-p->device_error));
+
+        snprintf(actual, sizeof(actual), PCI_ID_FORMAT, p->device->id.vendor, p->device->id.device);
+        if (!nic_ids_contain(nic, p->device->id))
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        ids,
+                        actual,
+                        "%s at %s is %s, not one of nic.pci-ids (%s): the link's match picks the wrong device, or pci-ids misses it",
+                        strna(p->device->name),
+                        p->device->address,
+                        actual,
+                        ids);
+        if (p->device->name)
+                return port_check_set(
+                        ret, CHECK_PASS, ids, actual, "%s at %s", p->device->name, p->device->address);
+        return port_check_set(
+                ret,
+                CHECK_PASS,
+                ids,
+                actual,
+                "PCI device %s (not named in pci.ids) at %s",
+                actual,
+                p->device->address);
+}
+
+static int describe_link(const PcieLink *l, char **ret) {
+        char speed[PCIE_SPEED_STRING_MAX];
+
+        return asprintf(ret, "PCIe %s GT/s x%u", pcie_speed_to_string(l->speed_mts, speed), l->width) < 0
+                ? -ENOMEM
+                : 0;
+}
+
+int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigned nic_gbit, PortCheck *ret) {
+        _cleanup_(freep) char *current = NULL, *capable = NULL, *bound = NULL, *expected = NULL;
+        char speed[PCIE_SPEED_STRING_MAX];
+        const PcieLink *cur = &d->current, *cap = &d->capable;
+        bool slower = cur->speed_mts < cap->speed_mts, narrower = cur->width < cap->width;
+        double gbit = pcie_link_gbit(cur);
+        int r;
+
+        if (d->link_source == PCIE_LINK_UNKNOWN)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "the PCIe link of %s is unknown: no PCIe capability readable in config space "
+                        "and no current_link_speed in sysfs",
+                        d->address);
+
+        r = describe_link(cur, &current);
+        if (r < 0)
+                return r;
+        if (slower && narrower)
+                r = asprintf(
+                        &capable,
+                        " (capable %s GT/s x%u)",
+                        pcie_speed_to_string(cap->speed_mts, speed),
+                        cap->width);
+        else if (slower)
+                r = asprintf(&capable, " (capable %s GT/s)", pcie_speed_to_string(cap->speed_mts, speed));
+        else if (narrower)
+                r = asprintf(&capable, " (capable x%u)", cap->width);
+        else
+                r = asprintf(&capable, "%s", "");
+        if (r < 0)
+                return -ENOMEM;
+        if (nic_gbit > 0 && gbit < nic_gbit)
+                r = asprintf(&bound, "at most ~%.0f Gbit/s of the NIC's %u", gbit, nic_gbit);
+        else if (nic_gbit > 0)
+                r = asprintf(&bound, "~%.0f Gbit/s, enough for the NIC's %u", gbit, nic_gbit);
+        else
+                r = asprintf(&bound, "at most ~%.0f Gbit/s", gbit);
+        if (r < 0)
+                return -ENOMEM;
+        if (pcie_min_width > 0)
+                r = asprintf(&expected, "x%u or wider", pcie_min_width);
+        else
+                r = describe_link(cap, &expected);
+        if (r < 0)
+                return -ENOMEM;
+
+        if (pcie_min_width > 0 && cur->width < pcie_min_width)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        expected,
+                        current,
+                        "%s%s: %s; nic.pcie-min-width is %u: use a slot with at least %u lanes, "
+                        "or check the riser and the BIOS slot bifurcation",
+                        current,
+                        capable,
+                        bound,
+                        pcie_min_width,
+                        pcie_min_width);
+        if (slower)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        expected,
+                        current,
+                        "%s%s: %s; the link trained below the card's speed: check the slot's PCIe "
+                        "generation in the BIOS and the riser, or reseat the card",
+                        current,
+                        capable,
+                        bound);
+        /* A narrower link that the profile accepts (pcie-min-width) is how the reference boards are
+         * built (an x16 card in an x4 slot): said, but not a warning on every run. */
+        if (narrower && pcie_min_width == 0)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        expected,
+                        current,
+                        "%s%s: %s; the slot gives fewer lanes than the card has: set "
+                        "nic.pcie-min-width to accept this width",
+                        current,
+                        capable,
+                        bound);
+        return port_check_set(ret, CHECK_PASS, expected, current, "%s%s: %s", current, capable, bound);
+}
+
+static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        unsigned mbit = 0, nic_gbit = 0;
+
+        if (!p->device)
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no PCI device to look at (see nic.pci)");
+        /* The netdev's speed is the line rate while the link is up; the device id says it otherwise. */
+        if (p->port->ifname && netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 &&
+            mbit < 10000000)
+                nic_gbit = mbit / 1000;
+        if (nic_gbit == 0)
+                nic_gbit = nic_line_rate_from_id(p->device->id);
+        return check_nic_pcie_evaluate(p->device, c->profile->nic.pcie_min_width, nic_gbit, ret);
+}
+
+static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        const char *want = c->profile->nic.driver;
+        const char *where = p->port->ifname ?: p->port->pci;
+        const char *driver = NULL;
+        bool from_ethtool = false;
+
+        if (p->info_error >= 0 && !isempty(p->info.driver)) {
+                driver = p->info.driver;
+                from_ethtool = true;
+        } else if (p->device && p->device->driver)
+                driver = p->device->driver;
+
+        if (!where)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        want,
+                        NULL,
+                        "no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
+        if (!driver) {
+                if (p->port->ifname && p->info_error < 0 && p->info_error != -ENOMEDIUM)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                want,
+                                NULL,
+                                "cannot read the driver of %s (ETHTOOL_GDRVINFO): %s",
+                                p->port->ifname,
+                                strerror(-p->info_error));
+                if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD)
+                        return port_check_set(
+                                ret,
+                                CHECK_SKIP,
+                                want,
+                                NULL,
+                                "cannot tell the driver of %s without libpci (see nic.pci)",
+                                where);
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        want,
+                        NULL,
+                        "no driver is bound to %s: load it (`modprobe %s`), then `journalctl -k` says whether it probed",
+                        where,
+                        want ?: "the NIC's driver");
+        }
+        if (want && !streq(want, driver))
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        want,
+                        driver,
+                        "%s is driven by %s, not %s (nic.driver): unbind %s and load %s, or fix nic.driver",
+                        where,
+                        driver,
+                        want,
+                        driver,
+                        want);
+        if (p->ddp == ICE_DDP_SAFE_MODE)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "DDP package loaded",
+                        "Safe Mode",
+                        "ice runs %s in Safe Mode (\"%s\"): no DDP package is loaded, so RDMA and the "
+                        "offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg from "
+                        "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
+                        where,
+                        strna(p->ddp_detail));
+        if (from_ethtool && !isempty(p->info.version))
+                return port_check_set(
+                        ret, CHECK_PASS, want, driver, "%s %s drives %s", driver, p->info.version, where);
+        return port_check_set(ret, CHECK_PASS, want, driver, "%s drives %s", driver, where);
+}
+
+static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        if (!p->port->pci && !p->port->ifname)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        c->profile->nic.firmware_min,
+                        NULL,
+                        "no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
+        if (!p->port->ifname)
+                return port_check_set(
+                        ret, CHECK_FAIL, c->profile->nic.firmware_min, NULL, "%s", p->port->problem);
+        if (p->info_error == -ENOMEDIUM)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        c->profile->nic.firmware_min,
+                        NULL,
+                        "the firmware version comes from the running kernel (ETHTOOL_GDRVINFO), "
+                        "which does not describe the tree given with --root");
+        if (p->info_error < 0)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        c->profile->nic.firmware_min,
+                        NULL,
+                        "cannot read the firmware version of %s (ETHTOOL_GDRVINFO): %s",
+                        p->port->ifname,
+                        strerror(-p->info_error));
+        return check_nic_firmware_evaluate(
+                p->port->ifname, p->info.driver, p->info.fw_version, c->profile->nic.firmware_min, ret);
+}
+
+static int nic_port_gather(const NodeContext *c, const FabricPort *fp, NicPort *p) {
+        const char *driver;
+
+        *p = (NicPort){ .port = fp, .device_error = -ENODEV, .info_error = -ENOMEDIUM };
+        if (fp->pci) {
+                p->device_error = pci_device_get(c->host, fp->pci, &p->device);
+                if (p->device_error == -ENOMEM)
+                        return -ENOMEM;
+        }
+        if (fp->ifname && host_is_running_system(c->host)) {
+                p->info_error = ethtool_get_driver_info(fp->ifname, &p->info);
+                if (p->info_error == -ENOMEM)
+                        return -ENOMEM;
+        }
+        driver = p->info_error >= 0 ? p->info.driver : p->device ? p->device->driver : NULL;
+        if (fp->pci && streq_ptr(driver, "ice")) {
+                /* An unreadable log (not root) leaves the state unknown: nothing to say then. */
+                if (ice_ddp_state_from_kmsg(c->host, fp->pci, &p->ddp, &p->ddp_detail) == -ENOMEM)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static void nic_ports_free(NicPort *p, size_t n) {
+        for (size_t i = 0; p && i < n; i++) {
+                pci_device_free(p[i].device);
+                free(p[i].ddp_detail);
+        }
+        free(p);
+}
+
+typedef int (*NicPortCheck)(const NodeContext *c, const NicPort *p, PortCheck *ret);
+
+static int add_skips(CheckList *out, const char *const *ids, size_t n, const char *reason) {
+        for (size_t i = 0; i < n; i++) {
+                int r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", reason);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int check_nic(const NodeContext *c, CheckList *out) {
+        static const char *const ids[] = { "nic.pci", "nic.pcie", "nic.driver", "nic.firmware" };
+        static const NicPortCheck funcs[] = {
+                check_nic_pci_port,
+                check_nic_pcie_port,
+                check_nic_driver_port,
+                check_nic_firmware_port,
+        };
+        FabricPort *ports = NULL;
+        NicPort *nics = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!c->profile->nic.present)
+                return add_skips(out, ids, ELEMENTSOF(ids), "the profile has no nic: section");
+        if (!HAVE_LIBPCI)
+                return add_skips(
+                        out,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "halod was built without libpci: rebuild it with libpci (pciutils) to check the NIC");
+
+        r = fabric_ports_find(c, &ports, &n);
+        if (r < 0)
+                return r;
+        if (n == 0) {
+                fabric_ports_free(ports, n);
+                return add_skips(
+                        out,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "the profile names no links, so there is no fabric NIC to check");
+        }
+
+        nics = calloc(n, sizeof(NicPort));
+        if (!nics) {
+                fabric_ports_free(ports, n);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = nic_port_gather(c, &ports[i], &nics[i]);
+
+        for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
+                PortCheck *results = calloc(n, sizeof(PortCheck));
+
+                if (!results) {
+                        r = -ENOMEM;
+                        break;
+                }
+                for (size_t i = 0; i < n && r >= 0; i++)
+                        r = funcs[k](c, &nics[i], &results[i]);
+                if (r >= 0)
+                        r = check_list_add_ports(out, ids[k], ports, results, n);
+                port_checks_free(results, n);
+        }
+
+        nic_ports_free(nics, n);
+        fabric_ports_free(ports, n);
+        return r;
+}

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/* peer.<node>.reachable|mtu|latency|profile: one echo run and one MTU run per neighbour, judged. */
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <net/if.h>
+
+#include "check/check-peer.h"
+#include "nic/fabric.h"
+#include "peer/peer-profile.h"
+#include "peer/peer.h"
+#include "profile/profile-digest.h"
+
+void peer_status_list_done(PeerStatusList *l) {
+        for (size_t i = 0; i < l->n_peers; i++)
+                free(l->peers[i].node);
+        l->peers = mfree(l->peers);
+        l->n_peers = 0;
+}
+
+/* The kernel's MTU of the interface that holds address: what an MTU probe proves when the profile
+ * leaves the MTU alone. */
+static int local_mtu(const Host *h, struct in_addr address, uint32_t *ret) {
+        struct ifaddrs *ifa = NULL;
+        unsigned mtu = 0;
+        int r = -ENOENT;
+
+        if (getifaddrs(&ifa) < 0)
+                return negative_errno();
+        for (struct ifaddrs *i = ifa; i; i = i->ifa_next)
+                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+                    ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr == address.s_addr) {
+                        r = netdev_read_uint(h, i->ifa_name, "mtu", &mtu);
+                        break;
+                }
+        freeifaddrs(ifa);
+        if (r < 0)
+                return r;
+        *ret = mtu;
+        return 0;
+}
+
+typedef struct PeerRun {
+        const NodeContext *c;
+        const PeerOptions *o;
+        const PeerNeighbour *n;
+        const PeerIdentity *self;
+        uint16_t port;
+        char local[INET_ADDRSTRLEN];
+        char remote[INET_ADDRSTRLEN];
+        char id[256];
+} PeerRun;
+
+static const char *check_id(PeerRun *run, const char *what) {
+        (void) snprintf(run->id, sizeof(run->id), "peer.%s.%s", run->n->node->name, what);
+        return run->id;
+}
+
+static const char *probe_error_hint(int r) {
+        switch (r) {
+        case -EADDRNOTAVAIL:
+                return "this node's address is not configured: see the link checks";
+        case -ENETUNREACH:
+        case -EHOSTUNREACH:
+                return "no route: is the link up with its address?";
+        case -EMSGSIZE:
+                return "the local interface's MTU is smaller";
+        default:
+                return "";
+        }
+}
+
+/* peer.<node>.reachable from the echo run. Returns true when the right node answered. */
+static int check_reachable(PeerRun *run, int r, const PeerProbeResult *res, CheckList *out, bool *ret_reachable) {
+        const char *cluster = run->c->profile->cluster ?: "";
+        const char *node = run->n->node->name;
+        _cleanup_(freep) char *expected = NULL, *actual = NULL;
+
+        *ret_reachable = false;
+        if (asprintf(&expected, "%s of cluster %s answers at %s", node, cluster, run->remote) < 0)
+                return -ENOMEM;
+
+        if (r < 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_FAIL,
+                        expected,
+                        strerror(-r),
+                        "Cannot probe %s at %s from %s on %s: %s%s%s",
+                        node,
+                        run->remote,
+                        run->local,
+                        run->n->link,
+                        strerror(-r),
+                        isempty(probe_error_hint(r)) ? "" : "; ",
+                        probe_error_hint(r));
+        if (res->answered == 0) {
+                if (res->last_error == -ECONNREFUSED)
+                        return check_list_add(
+                                out,
+                                check_id(run, "reachable"),
+                                CHECK_FAIL,
+                                expected,
+                                "port unreachable",
+                                "Nothing listens on %s UDP port %u: start halod on %s (systemctl start halod)",
+                                run->remote,
+                                run->port,
+                                node);
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_FAIL,
+                        expected,
+                        "no answer",
+                        "%s (%s) did not answer %u probes on UDP port %u over %s: is halod running there, "
+                        "and does the firewall zone of its %s interface allow the port?",
+                        node,
+                        run->remote,
+                        res->sent,
+                        run->port,
+                        run->n->link,
+                        run->n->link);
+        }
+
+        if (asprintf(
+                    &actual,
+                    "%s of cluster %s (%s)",
+                    res->peer.node,
+                    res->peer.cluster,
+                    strna(peer_health_to_string(res->peer.health))) < 0)
+                return -ENOMEM;
+        if (!streq(res->peer.node, node) || !streq(res->peer.cluster, cluster))
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "%s answers as node '%s' of cluster '%s', expected '%s' of '%s': the address belongs "
+                        "to another node or another cluster; check nodes.*.links in both profiles",
+                        run->remote,
+                        res->peer.node,
+                        res->peer.cluster,
+                        node,
+                        cluster);
+
+        *ret_reachable = true;
+        return check_list_add(
+                out,
+                check_id(run, "reachable"),
+                CHECK_PASS,
+                expected,
+                actual,
+                "%s answers at %s over %s (%u/%u probes); it reports itself %s",
+                node,
+                run->remote,
+                run->n->link,
+                res->answered,
+                res->sent,
+                strna(peer_health_to_string(res->peer.health)));
+}
+
+static int check_latency(PeerRun *run, bool reachable, const PeerProbeResult *res, CheckList *out) {
+        uint64_t warn_median = run->o->latency_warn_median_usec ?: PEER_LATENCY_WARN_MEDIAN_USEC;
+        uint64_t warn_p99 = run->o->latency_warn_p99_usec ?: PEER_LATENCY_WARN_P99_USEC;
+        _cleanup_(freep) char *expected = NULL, *actual = NULL;
+        unsigned lost;
+
+        if (!reachable)
+                return check_list_add(
+                        out,
+                        check_id(run, "latency"),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not measured: %s does not answer (see peer.%s.reachable)",
+                        run->n->node->name,
+                        run->n->node->name);
+
+        lost = res->sent - res->answered;
+        if (asprintf(&expected, "median <= %" PRIu64 " us, p99 <= %" PRIu64 " us, no loss", warn_median, warn_p99) <
+                    0 ||
+            asprintf(
+                    &actual,
+                    "median %" PRIu64 " us, p99 %" PRIu64 " us, %u/%u lost",
+                    res->rtt_median_usec,
+                    res->rtt_p99_usec,
+                    lost,
+                    res->sent) < 0)
+                return -ENOMEM;
+
+        if (res->rtt_median_usec > warn_median || res->rtt_p99_usec > warn_p99 || lost > 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "latency"),
+                        CHECK_WARN,
+                        expected,
+                        actual,
+                        "Round trip to %s is slow or lossy: median %" PRIu64 " µs, p99 %" PRIu64
+                        " µs, %u of %u probes lost (warn above %" PRIu64 " µs median or %" PRIu64
+                        " µs p99): look for a busy CPU, a routed hop, or errors on the %s interface",
+                        run->n->node->name,
+                        res->rtt_median_usec,
+                        res->rtt_p99_usec,
+                        lost,
+                        res->sent,
+                        warn_median,
+                        warn_p99,
+                        run->n->link);
+        return check_list_add(
+                out,
+                check_id(run, "latency"),
+                CHECK_PASS,
+                expected,
+                actual,
+                "Round trip to %s over %s (UDP): median %" PRIu64 " µs, p99 %" PRIu64 " µs over %u probes",
+                run->n->node->name,
+                run->n->link,
+                res->rtt_median_usec,
+                res->rtt_p99_usec,
+                res->answered);
+}
+
+static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
+        PeerProbeParams params = {
+                .local = run->n->local,
+                .remote = run->n->remote,
+                .port = run->port,
+                .self = run->self,
+                .count = PEER_PROBE_GIVE_UP,
+                .timeout_usec = run->o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
+        };
+        _cleanup_(freep) char *expected = NULL;
+        const char *node = run->n->node->name;
+        PeerProbeResult res;
+        uint32_t mtu = run->n->mtu;
+        int r;
+
+        if (!reachable)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not probed: %s does not answer (see peer.%s.reachable)",
+                        node,
+                        node);
+        if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not probed: the profile sets no MTU for %s and no local interface holds %s",
+                        run->n->link,
+                        run->local);
+        if (mtu < PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN ||
+            mtu - PEER_IPV4_UDP_OVERHEAD > PEER_MESSAGE_SIZE_MAX)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not probed: an MTU of %" PRIu32 " is outside what the probe covers (%u-%u)",
+                        mtu,
+                        PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN,
+                        PEER_IPV4_UDP_OVERHEAD + PEER_MESSAGE_SIZE_MAX);
+
+        if (asprintf(&expected, "%" PRIu32 "-byte datagrams cross both ways unfragmented", mtu) < 0)
+                return -ENOMEM;
+
+        params.mtu = mtu;
+        r = peer_probe(&params, &res);
+        if (r == -EMSGSIZE)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_FAIL,
+                        expected,
+                        "refused locally",
+                        "This node cannot send a %" PRIu32
+                        "-byte datagram to %s without fragmenting: the "
+                        "interface holding %s (or the route to %s) has a smaller MTU; see link.%s.mtu",
+                        mtu,
+                        node,
+                        run->local,
+                        run->remote,
+                        run->n->link);
+        if (r < 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_FAIL,
+                        expected,
+                        strerror(-r),
+                        "Cannot send an MTU probe to %s: %s",
+                        node,
+                        strerror(-r));
+        if (res.answered == 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_FAIL,
+                        expected,
+                        "lost",
+                        "%" PRIu32
+                        "-byte datagrams with don't-fragment set do not cross to %s and back (%u "
+                        "tries), while small probes do: %s's interface, or a switch on the path, has an "
+                        "MTU below %" PRIu32 "; set it to %" PRIu32 " there",
+                        mtu,
+                        node,
+                        res.sent,
+                        node,
+                        mtu,
+                        mtu);
+        return check_list_add(
+                out,
+                check_id(run, "mtu"),
+                CHECK_PASS,
+                expected,
+                "crossed",
+                "%" PRIu32 "-byte datagrams cross to %s and back over %s with don't-fragment set",
+                mtu,
+                node,
+                run->n->link);
+}
+
+static int check_profile_digest(PeerRun *run, bool reachable, const PeerProbeResult *res, CheckList *out) {
+        char mine[SHA256_HEX_MAX], theirs[SHA256_HEX_MAX];
+        const char *node = run->n->node->name;
+
+        if (!reachable)
+                return check_list_add(
+                        out,
+                        check_id(run, "profile"),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not compared: %s does not answer (see peer.%s.reachable)",
+                        node,
+                        node);
+
+        hex_encode(run->self->digest, PEER_DIGEST_SIZE, mine);
+        if (!res->peer.has_digest)
+                return check_list_add(
+                        out,
+                        check_id(run, "profile"),
+                        CHECK_WARN,
+                        mine,
+                        "",
+                        "%s did not send a profile digest: is its halod older than this one?",
+                        node);
+
+        hex_encode(res->peer.digest, PEER_DIGEST_SIZE, theirs);
+        if (!streq(mine, theirs))
+                return check_list_add(
+                        out,
+                        check_id(run, "profile"),
+                        CHECK_WARN,
+                        mine,
+                        theirs,
+                        "%s runs a different profile: digest %.*s there, %.*s here; copy the same halod.yaml "
+                        "to every node and reload (haloctl reload)",
+                        node,
+                        (int) PROFILE_DIGEST_SHORT,
+                        theirs,
+                        (int) PROFILE_DIGEST_SHORT,
+                        mine);
+        return check_list_add(
+                out,
+                check_id(run, "profile"),
+                CHECK_PASS,
+                mine,
+                theirs,
+                "%s runs the same profile (digest %.*s)",
+                node,
+                (int) PROFILE_DIGEST_SHORT,
+                mine);
+}
+
+static int check_one_peer(PeerRun *run, PeerStatus *status, CheckList *out) {
+        PeerProbeParams params = {
+                .local = run->n->local,
+                .remote = run->n->remote,
+                .port = run->port,
+                .self = run->self,
+                .count = run->o->probes ?: PEER_PROBE_COUNT_DEFAULT,
+                .timeout_usec = run->o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
+        };
+        PeerProbeResult res = {};
+        bool reachable;
+        int r, k;
+
+        (void) inet_ntop(AF_INET, &run->n->local, run->local, sizeof(run->local));
+        (void) inet_ntop(AF_INET, &run->n->remote, run->remote, sizeof(run->remote));
+
+        k = peer_probe(&params, &res);
+        r = check_reachable(run, k, &res, out, &reachable);
+        if (r < 0)
+                return r;
+        r = check_mtu(run, reachable, out);
+        if (r < 0)
+                return r;
+        r = check_latency(run, reachable, &res, out);
+        if (r < 0)
+                return r;
+        r = check_profile_digest(run, reachable, &res, out);
+        if (r < 0)
+                return r;
+
+        status->node = strdup(run->n->node->name);
+        if (!status->node)
+                return -ENOMEM;
+        memcpy(status->address, run->remote, sizeof(status->address));
+        status->reachable = reachable;
+        status->rtt_median_usec = reachable ? res.rtt_median_usec : 0;
+        status->rtt_p99_usec = reachable ? res.rtt_p99_usec : 0;
+        return 0;
+}
+
+int check_peers_with_status(
+        const NodeContext *c, const PeerOptions *o, CheckList *out, PeerStatusList *ret_status) {
+        static const PeerOptions defaults = { .health = PEER_HEALTH_STARTING };
+        _cleanup_(freep) PeerNeighbour *neighbours = NULL;
+        PeerStatusList status = {};
+        PeerIdentity self;
+        size_t n = 0;
+        int r;
+
+        if (!o)
+                o = &defaults;
+        if (!c->node || !c->profile || !c->profile->health.peers) {
+                if (ret_status) {
+                        peer_status_list_done(ret_status);
+                        *ret_status = status;
+                }
+                return 0;
+        }
+
+        r = peer_neighbours(c->profile, c->node, &neighbours, &n);
+        if (r < 0)
+                return r;
+        r = peer_identity_from_profile(c->profile, c->node, o->health, &self);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* A name the wire cannot carry: say so once per peer instead of probing. */
+                for (size_t i = 0; i < n; i++) {
+                        char id[256];
+
+                        (void) snprintf(id, sizeof(id), "peer.%s.reachable", neighbours[i].node->name);
+                        if (check_list_add(
+                                    out,
+                                    id,
+                                    CHECK_FAIL,
+                                    NULL,
+                                    NULL,
+                                    "Cannot probe %s: the cluster and node names must be 1-%u printable "
+                                    "characters without spaces to travel on the peer channel",
+                                    neighbours[i].node->name,
+                                    PEER_NAME_MAX) < 0)
+                                return -ENOMEM;
+                }
+                return 0;
+        }
+
+        status.peers = calloc(n > 0 ? n : 1, sizeof(PeerStatus));
+        if (!status.peers)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                PeerRun run = {
+                        .c = c,
+                        .o = o,
+                        .n = &neighbours[i],
+                        .self = &self,
+                        .port = peer_port(c->profile),
+                };
+
+                r = check_one_peer(&run, &status.peers[status.n_peers], out);
+                if (status.peers[status.n_peers].node)
+                        status.n_peers++;
+                if (r < 0) {
+                        peer_status_list_done(&status);
+                        return r;
+                }
+        }
+
+        if (ret_status) {
+                peer_status_list_done(ret_status);
+                *ret_status = status;
+        } else
+                peer_status_list_done(&status);
+        return 0;
+}
+
+int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out) {
+        return check_peers_with_status(c, o, out, NULL);
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/* The RDMA checks: the device on the fabric netdev, its port, its RoCE GID index, its MTU, and memlock. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "basic/strv.h"
+#include "check/check-rdma.h"
+#include "config.h"
+#include "nic/ice-ddp.h"
+#include "rdma/rdma.h"
+
+/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as the kernel's iboe_get_mtu(). */
+#define ROCE_HEADERS_MAX 96U
+
+unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
+        unsigned room = netdev_mtu;
+
+        if (strict)
+                room = netdev_mtu > ROCE_HEADERS_MAX ? netdev_mtu - ROCE_HEADERS_MAX : 0;
+        for (unsigned m = 4096; m >= 256; m /= 2)
+                if (m <= room)
+                        return m;
+        return 0;
+}
+
+static const char *gid_type_name(RdmaGidType t) {
+        switch (t) {
+        case RDMA_GID_ROCE_V2:
+                return "RoCE v2";
+        case RDMA_GID_ROCE_V1:
+                return "RoCE v1";
+        case RDMA_GID_IB:
+                return "IB";
+        default:
+                return "unknown type";
+        }
+}
+
+int check_rdma_mtu_evaluate(
+        const char *device,
+        uint32_t port,
+        unsigned active_mtu,
+        unsigned max_mtu,
+        const char *ifname,
+        unsigned netdev_mtu,
+        unsigned min_active_mtu,
+        PortCheck *ret) {
+        _cleanup_(freep) char *expected = NULL, *actual = NULL;
+        unsigned low, high;
+
+        if (active_mtu == 0)
+                return port_check_set(
+                        ret, CHECK_FAIL, NULL, NULL, "%s port %u reports no active MTU", device, port);
+        if (asprintf(&actual, "%u", active_mtu) < 0)
+                return -ENOMEM;
+        if (min_active_mtu > 0 && asprintf(&expected, "≥ %u", min_active_mtu) < 0)
+                return -ENOMEM;
+
+        if (min_active_mtu > 0 && active_mtu < min_active_mtu) {
+                if (netdev_mtu > 0)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                expected,
+                                actual,
+                                "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: %s's MTU is %u; "
+                                "an active MTU of %u needs a netdev MTU of at least %u (set the link's mtu, e.g. 9000)",
+                                active_mtu,
+                                min_active_mtu,
+                                device,
+                                port,
+                                ifname,
+                                netdev_mtu,
+                                min_active_mtu,
+                                min_active_mtu + ROCE_HEADERS_MAX);
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: raise the link's MTU",
+                        active_mtu,
+                        min_active_mtu,
+                        device,
+                        port);
+        }
+        if (netdev_mtu == 0)
+                return port_check_set(
+                        ret, CHECK_PASS, expected, actual, "active MTU %u on %s port %u", active_mtu, device, port);
+
+        low = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ true);
+        high = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ false);
+        if (max_mtu > 0) {
+                low = low < max_mtu ? low : max_mtu;
+                high = high < max_mtu ? high : max_mtu;
+        }
+        if (active_mtu < low || active_mtu > high)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        expected,
+                        actual,
+                        "active MTU %u of %s port %u does not follow %s's MTU %u (expected %u): the RDMA "
+                        "port missed an MTU change; set the link down and up again",
+                        active_mtu,
+                        device,
+                        port,
+                        ifname,
+                        netdev_mtu,
+                        high);
+        return port_check_set(
+                ret,
+                CHECK_PASS,
+                expected,
+                actual,
+                "active MTU %u on %s port %u (%s MTU %u)",
+                active_mtu,
+                device,
+                port,
+                ifname,
+                netdev_mtu);
+}
+
+typedef struct RdmaPort {
+        const FabricPort *port;
+        RdmaDevice *device;
+        int error;
+} RdmaPort;
+
+static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        const char *where = p->port->ifname ?: p->port->pci;
+        _cleanup_(freep) char *detail = NULL;
+        IceDdpState ddp = ICE_DDP_UNKNOWN;
+
+        if (!where)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "no RDMA device: no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
+        if (p->error >= 0)
+                return port_check_set(
+                        ret,
+                        CHECK_PASS,
+                        NULL,
+                        p->device->name,
+                        "%s port %u on %s",
+                        p->device->name,
+                        p->device->port,
+                        where);
+
+        if (p->port->pci && ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail) == -ENOMEM)
+                return -ENOMEM;
+        if (ddp == ICE_DDP_SAFE_MODE)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "no RDMA device on %s: ice runs %s in Safe Mode (no DDP package), which turns "
+                        "RDMA off; see nic.driver",
+                        where,
+                        p->port->pci);
+        if (p->error == -ENODEV || p->error == -ENOSYS)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "no RDMA device on %s%s: load the RDMA driver (`modprobe irdma` for E810), "
+                        "then `rdma link` lists it",
+                        where,
+                        p->error == -ENOSYS ? " (the kernel offers no RDMA devices at all)" : "");
+        if (p->error == -ELIBACC || p->error == -ELIBBAD) {
+                _cleanup_(freep) char *why = NULL;
+
+                /* libibverbs is loaded on first use: say why it could not be, and what to install. */
+                if (rdma_library_load(&why) == -ENOMEM)
+                        return -ENOMEM;
+                return port_check_set(
+                        ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
+        }
+        return port_check_set(
+                ret, CHECK_FAIL, NULL, NULL, "cannot list the RDMA devices: %s", strerror(-p->error));
+}
+
+static int check_rdma_port_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        char s1[RDMA_STATE_STRING_MAX], s2[RDMA_STATE_STRING_MAX];
+        _cleanup_(freep) char *actual = NULL;
+        const RdmaDevice *d = p->device;
+        const char *state, *phys;
+
+        if (!d)
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
+        state = rdma_port_state_to_string(d->state, s1);
+        phys = rdma_phys_state_to_string(d->phys_state, s2);
+        if (asprintf(&actual, "%s/%s", state, phys) < 0)
+                return -ENOMEM;
+        if (d->state == RDMA_PORT_ACTIVE && d->phys_state == RDMA_PHYS_STATE_LINK_UP)
+                return port_check_set(
+                        ret,
+                        CHECK_PASS,
+                        "ACTIVE/LINK_UP",
+                        actual,
+                        "%s port %u is ACTIVE, LINK_UP",
+                        d->name,
+                        d->port);
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "ACTIVE/LINK_UP",
+                actual,
+                "%s port %u is %s (physical state %s): check the cable and the peer, and that %s is up "
+                "(`ip link set %s up`)",
+                d->name,
+                d->port,
+                state,
+                phys,
+                strna(p->port->ifname),
+                strna(p->port->ifname));
+}
+
+static int describe_gids(const RdmaDevice *d, char **ret) {
+        _cleanup_(strv_freep) char **l = NULL;
+
+        for (size_t i = 0; i < d->n_gids; i++) {
+                char a[INET6_ADDRSTRLEN];
+
+                if (!inet_ntop(AF_INET6, &d->gids[i].gid, a, sizeof(a)))
+                        return -errno;
+                if (strv_extendf(&l, "%u %s %s", d->gids[i].index, a, gid_type_name(d->gids[i].type)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = l ? strv_join(l, ", ") : strdup("empty");
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        RdmaGidType want = c->profile->rdma.gid;
+        struct in6_addr mapped;
+        char ip[INET_ADDRSTRLEN];
+        _cleanup_(freep) char *expected = NULL, *actual = NULL, *table = NULL;
+        RdmaGid g;
+        int r;
+
+        if (!p->device)
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
+        if (!p->port->has_address)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "no node is selected, so there is no address to look up (use --node)");
+        if (!inet_ntop(AF_INET, &p->port->address, ip, sizeof(ip)))
+                return -errno;
+        if (asprintf(&expected, "%s ::ffff:%s", gid_type_name(want), ip) < 0)
+                return -ENOMEM;
+
+        r = rdma_device_find_gid(p->device, want, p->port->address, &g);
+        if (r >= 0) {
+                if (asprintf(&actual, "%u", g.index) < 0)
+                        return -ENOMEM;
+                return port_check_set(
+                        ret,
+                        CHECK_PASS,
+                        expected,
+                        actual,
+                        "%s GID index %u for %s",
+                        gid_type_name(want),
+                        g.index,
+                        ip);
+        }
+        if (r == -EAGAIN)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "the GID table of %s port %u kept changing while it was read (addresses coming "
+                        "and going?): run the check again",
+                        p->device->name,
+                        p->device->port);
+        if (r != -ENOENT)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        expected,
+                        NULL,
+                        "cannot read the GID table of %s port %u: %s",
+                        p->device->name,
+                        p->device->port,
+                        strerror(-r));
+
+        /* Say what is there instead: the same address with another type, or nothing. */
+        mapped = rdma_ipv4_mapped(p->port->address);
+        r = describe_gids(p->device, &table);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->device->n_gids; i++)
+                if (memcmp(&p->device->gids[i].gid, &mapped, sizeof(mapped)) == 0)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                expected,
+                                table,
+                                "%s has a %s GID (index %u) for %s but no %s one: set the RoCE mode "
+                                "to %s (rdma_cm's default_roce_mode in configfs) or rdma.gid in the profile",
+                                p->device->name,
+                                gid_type_name(p->device->gids[i].type),
+                                p->device->gids[i].index,
+                                ip,
+                                gid_type_name(want),
+                                gid_type_name(want));
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                expected,
+                table,
+                "no %s GID for %s on %s port %u (table: %s): is %s configured on %s? `ip addr` and "
+                "`rdma link` show it",
+                gid_type_name(want),
+                ip,
+                p->device->name,
+                p->device->port,
+                table,
+                ip,
+                strna(p->port->ifname));
+}
+
+static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        unsigned netdev_mtu = 0;
+
+        if (!p->device)
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
+        if (p->port->ifname)
+                (void) netdev_read_uint(c->host, p->port->ifname, "mtu", &netdev_mtu);
+        return check_rdma_mtu_evaluate(
+                p->device->name,
+                p->device->port,
+                p->device->active_mtu,
+                p->device->max_mtu,
+                strna(p->port->ifname),
+                netdev_mtu,
+                c->profile->rdma.min_active_mtu,
+                ret);
+}
+
+typedef int (*RdmaPortCheck)(const NodeContext *c, RdmaPort *p, PortCheck *ret);
+
+static int add_check(CheckList *out, const char *id, bool required, PortCheck *p) {
+        return check_list_add(
+                out, id, check_outcome_soften(p->outcome, required), p->expected, p->actual, "%s", p->summary);
+}
+
+static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
+        _cleanup_(port_check_done) PortCheck p = {};
+        struct rlimit rl;
+        int r;
+
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+                return check_list_add(
+                        out, "rdma.memlock", CHECK_FAIL, NULL, NULL, "cannot read RLIMIT_MEMLOCK: %m");
+        r = check_rdma_memlock_evaluate(c->host, rl.rlim_cur, c->profile->rdma.memlock, &p);
+        if (r < 0)
+                return r;
+        return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
+}
+
+int check_rdma(const NodeContext *c, CheckList *out) {
+        static const char *const ids[] = { "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
+        static const RdmaPortCheck funcs[] = {
+                check_rdma_device_port,
+                check_rdma_port_port,
+                check_rdma_gid_port,
+                check_rdma_mtu_port,
+        };
+        bool required = c->profile->rdma.required;
+        FabricPort *ports = NULL;
+        RdmaPort *rdma = NULL;
+        const char *skip = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        if (!c->profile->rdma.present) {
+                skip = "the profile has no rdma: section";
+                for (size_t i = 0; i < ELEMENTSOF(ids); i++)
+                        if ((r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip)) < 0)
+                                return r;
+                return check_list_add(out, "rdma.memlock", CHECK_SKIP, NULL, NULL, "%s", skip);
+        }
+
+        if (!HAVE_LIBIBVERBS)
+                skip = "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA";
+        else {
+                /* With --root the devices still come from libibverbs (the running kernel), matched to
+                 * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
+                 * fixture tree and a fake libibverbs together. */
+                r = fabric_ports_find(c, &ports, &n);
+                if (r < 0)
+                        return r;
+                if (n == 0)
+                        skip = "the profile names no links, so there is no fabric netdev to check";
+        }
+        if (skip) {
+                for (size_t i = 0; i < ELEMENTSOF(ids) && r >= 0; i++)
+                        r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip);
+                fabric_ports_free(ports, n);
+                return r < 0 ? r : check_rdma_memlock(c, out);
+        }
+
+        rdma = calloc(n, sizeof(RdmaPort));
+        if (!rdma) {
+                fabric_ports_free(ports, n);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                rdma[i] = (RdmaPort){ .port = &ports[i], .error = -ENODEV };
+                if (ports[i].ifname || ports[i].pci) {
+                        rdma[i].error = rdma_device_find(
+                                c->host, ports[i].pci, ports[i].ifindex, &rdma[i].device);
+                        if (rdma[i].error == -ENOMEM) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                }
+        }
+
+        for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
+                PortCheck *results = calloc(n, sizeof(PortCheck));
+
+                if (!results) {
+                        r = -ENOMEM;
+                        break;
+                }
+                for (size_t i = 0; i < n && r >= 0; i++) {
+                        r = funcs[k](c, &rdma[i], &results[i]);
+                        results[i].outcome = check_outcome_soften(results[i].outcome, required);
+                }
+                if (r >= 0)
+                        r = check_list_add_ports(out, ids[k], ports, results, n);
+                port_checks_free(results, n);
+        }
+        for (size_t i = 0; i < n; i++)
+                rdma_device_free(rdma[i].device);
+        free(rdma);
+        fabric_ports_free(ports, n);
+        return r < 0 ? r : check_rdma_memlock(c, out);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* The check model and check lists. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "check/check.h"
+
+static const char *const check_outcome_table[_CHECK_OUTCOME_MAX] = {
+        [CHECK_PASS] = "pass",
+        [CHECK_SKIP] = "skip",
+        [CHECK_WARN] = "warn",
+        [CHECK_FAIL] = "fail",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(check_outcome, CheckOutcome);
+
+static void check_done(Check *c) {
+        free(c->id);
+        free(c->summary);
+        free(c->expected);
+        free(c->actual);
+}
+
+int check_list_add(
+        CheckList *l,
+        const char *id,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) {
+        Check c = { .outcome = outcome }, *a;
+        va_list ap;
+        int r;
+
+        va_start(ap, summary_format);
+        r = vasprintf(&c.summary, summary_format, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+
+        c.id = strdup(id);
+        c.expected = strdup(strempty(expected));
+        c.actual = strdup(strempty(actual));
+        a = realloc(l->checks, sizeof(Check) * (l->n_checks + 1));
+        if (!c.id || !c.expected || !c.actual || !a) {
+                if (a)
+                        l->checks = a;
+                check_done(&c);
+                return -ENOMEM;
+        }
+        l->checks = a;
+        l->checks[l->n_checks++] = c;
+        return 0;
+}
+
+void check_list_done(CheckList *l) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                check_done(&l->checks[i]);
+        l->checks = mfree(l->checks);
+        l->n_checks = 0;
+}
+
+int check_list_take(CheckList *dst, CheckList *src) {
+        Check *a;
+
+        if (src->n_checks == 0)
+                return 0;
+        a = realloc(dst->checks, sizeof(Check) * (dst->n_checks + src->n_checks));
+        if (!a)
+                return -ENOMEM;
+        memcpy(a + dst->n_checks, src->checks, sizeof(Check) * src->n_checks);
+        dst->checks = a;
+        dst->n_checks += src->n_checks;
+        src->checks = mfree(src->checks);
+        src->n_checks = 0;
+        return 0;
+}
+
+const Check *check_list_find(const CheckList *l, const char *id) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (streq(l->checks[i].id, id))
+                        return &l->checks[i];
+        return NULL;
+}
+
+CheckOutcome check_list_worst(const CheckList *l) {
+        CheckOutcome w = CHECK_PASS;
+
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (l->checks[i].outcome > w)
+                        w = l->checks[i].outcome;
+        return w;
+}
+
+size_t check_list_count(const CheckList *l, CheckOutcome outcome) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (l->checks[i].outcome == outcome)
+                        n++;
+        return n;
+}
+
+bool check_id_selected(const char *id, const char *only) {
+        const char *p = only;
+
+        if (isempty(only))
+                return true;
+        while (*p) {
+                size_t n = strcspn(p, ",");
+
+                if (n > 0 && strncmp(id, p, n) == 0)
+                        return true;
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+        return false;
+}
+
+int check_list_take_selected(CheckList *dst, CheckList *src, const char *only) {
+        size_t kept = 0;
+        int r;
+
+        /* Frees what only does not select, then moves the rest in one piece. */
+        for (size_t i = 0; i < src->n_checks; i++) {
+                if (check_id_selected(src->checks[i].id, only))
+                        src->checks[kept++] = src->checks[i];
+                else
+                        check_done(&src->checks[i]);
+        }
+        src->n_checks = kept;
+        r = check_list_take(dst, src);
+        if (r < 0)
+                check_list_done(src);
+        return r;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* The check model: a stable id, an outcome, a one-line summary, expected and actual values. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/macro.h"
+
+typedef enum CheckOutcome {
+        CHECK_PASS,
+        CHECK_SKIP,
+        CHECK_WARN,
+        CHECK_FAIL,
+        _CHECK_OUTCOME_MAX,
+        _CHECK_OUTCOME_INVALID = -EINVAL,
+} CheckOutcome;
+
+const char *check_outcome_to_string(CheckOutcome o) _pure_;
+CheckOutcome check_outcome_from_string(const char *s) _pure_;
+
+typedef struct Check {
+        char *id; /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
+        CheckOutcome outcome;
+        char *summary;  /* one line, for the person at the terminal */
+        char *expected; /* "" when it does not apply */
+        char *actual;
+} Check;
+
+typedef struct CheckList {
+        Check *checks;
+        size_t n_checks;
+} CheckList;
+
+/* Adds a check; expected/actual may be NULL (stored as ""). Returns 0 or -ENOMEM. */
+int check_list_add(
+        CheckList *l,
+        const char *id,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) _printf_(6, 7);
+void check_list_done(CheckList *l);
+/* Moves every check of src to the end of dst; src is left empty. */
+int check_list_take(CheckList *dst, CheckList *src);
+/* The same for the checks that only selects (see check_id_selected()); the others are freed. */
+int check_list_take_selected(CheckList *dst, CheckList *src, const char *only);
+
+const Check *check_list_find(const CheckList *l, const char *id);
+/* The worst outcome by severity (fail > warn > skip > pass); CHECK_PASS for an empty list. */
+CheckOutcome check_list_worst(const CheckList *l);
+size_t check_list_count(const CheckList *l, CheckOutcome outcome);
+/* True when id starts with one of the comma-separated prefixes in only (NULL matches all). */
+bool check_id_selected(const char *id, const char *only);

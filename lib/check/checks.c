@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The table of check groups, run in a fixed order so that reports read the same every time. */
+#include "check/checks.h"
+#include "check/check-kernel.h"
+#include "check/check-link.h"
+#include "check/check-nic.h"
+#include "check/check-profile.h"
+#include "check/check-rdma.h"
+
+static const struct {
+        const char *prefix;
+        CheckGroupFunc run;
+} check_groups[] = {
+        /* One group a line. */
+        /* clang-format off */
+        /* -- check groups -- */
+        { "profile", check_profile },
+        { "kernel.", check_kernel },
+        { "nic.", check_nic },
+        { "rdma.", check_rdma },
+        { "link.", check_links },
+        /* -- end check groups -- */
+        /* clang-format on */
+};
+
+bool checks_group_selected(const char *prefix, const char *only) {
+        const char *p = only;
+
+        if (isempty(only))
+                return true;
+        /* Either a selector names a check inside the group ("nic.firmware") or the group inside a
+         * selector ("n" or "nic"). */
+        while (*p) {
+                size_t n = strcspn(p, ",");
+                size_t k = strlen(prefix);
+
+                if (n > 0 && strncmp(p, prefix, n < k ? n : k) == 0)
+                        return true;
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+        return false;
+}
+
+int checks_run(const NodeContext *c, const char *only, CheckList *out) {
+        for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
+                _cleanup_(check_list_done) CheckList group = {};
+                int r;
+
+                if (!checks_group_selected(check_groups[i].prefix, only))
+                        continue;
+
+                r = check_groups[i].run(c, &group);
+                if (r < 0)
+                        return r;
+                r = check_list_take_selected(out, &group, only);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs every group of checks (kernel, nic, rdma, links) for one node of a profile. */
+#pragma once
+
+#include "check/check.h"
+#include "profile/node-context.h"
+
+/* A group adds its checks to out; it returns negative errno only for allocation failures:
+ * everything the host does wrong is an outcome, not an error. */
+typedef int (*CheckGroupFunc)(const NodeContext *c, CheckList *out);
+
+/* Runs the groups whose checks can match only (comma-separated id prefixes; NULL: all) and keeps
+ * only the checks selected by it. */
+int checks_run(const NodeContext *c, const char *only, CheckList *out);
+/* True when only can select a check of the group whose ids start with prefix ("peer."). */
+bool checks_group_selected(const char *prefix, const char *only);

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/* Derives NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_IB_GID_INDEX, GLOO_SOCKET_IFNAME and VLLM_HOST_IP from
+ * the fabric ports and their RDMA devices, and renders or writes them. */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "export/fabric-env.h"
+#include "nic/fabric.h"
+#include "rdma/rdma.h"
+
+static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
+        [FABRIC_ENV_NCCL_SOCKET_IFNAME] = "NCCL_SOCKET_IFNAME",
+        [FABRIC_ENV_NCCL_IB_HCA] = "NCCL_IB_HCA",
+        [FABRIC_ENV_NCCL_IB_GID_INDEX] = "NCCL_IB_GID_INDEX",
+        [FABRIC_ENV_GLOO_SOCKET_IFNAME] = "GLOO_SOCKET_IFNAME",
+        [FABRIC_ENV_VLLM_HOST_IP] = "VLLM_HOST_IP",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(fabric_env_var, FabricEnvVar);
+
+void fabric_env_done(FabricEnv *e) {
+        for (int i = 0; i < _FABRIC_ENV_VAR_MAX; i++) {
+                e->values[i] = mfree(e->values[i]);
+                e->reasons[i] = mfree(e->reasons[i]);
+        }
+}
+
+bool fabric_env_complete(const FabricEnv *e) {
+        for (int i = 0; i < _FABRIC_ENV_VAR_MAX; i++)
+                if (!e->values[i])
+                        return false;
+        return true;
+}
+
+/* Records why v is not set (the first reason wins: it is usually the root cause). */
+static int set_reason(FabricEnv *e, FabricEnvVar v, const char *format, ...) _printf_(3, 4);
+static int set_reason(FabricEnv *e, FabricEnvVar v, const char *format, ...) {
+        va_list ap;
+        int r;
+
+        if (e->reasons[v])
+                return 0;
+        va_start(ap, format);
+        r = vasprintf(&e->reasons[v], format, ap);
+        va_end(ap);
+        if (r < 0) {
+                e->reasons[v] = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static const char *rdma_error_reason(int r) {
+        switch (r) {
+        case -ENODEV:
+                return "no RDMA device on this interface: is the irdma (E810) or mlx5_ib module loaded?";
+        case -ENOSYS:
+                return "this kernel has no RDMA support (no /sys/class/infiniband)";
+        case -EOPNOTSUPP:
+                return "halod was built without libibverbs";
+        default:
+                return NULL;
+        }
+}
+
+/* The RDMA device of one port and the GID index of its address; appends to hcas, sets *gid_index
+ * (-1 until the first) or records why not. */
+static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *e, char ***hcas, long *gid_index) {
+        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+        RdmaGidType type = c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;
+        char addr[INET_ADDRSTRLEN];
+        RdmaGid gid;
+        int r;
+
+        r = rdma_device_find(c->host, port->pci, port->ifindex, &dev);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                const char *why = rdma_error_reason(r);
+
+                r = set_reason(
+                        e, FABRIC_ENV_NCCL_IB_HCA, "%s (%s): %s", port->ifname, port->link, why ?: strerror(-r));
+                if (r < 0)
+                        return r;
+                return set_reason(
+                        e,
+                        FABRIC_ENV_NCCL_IB_GID_INDEX,
+                        "%s (%s): %s",
+                        port->ifname,
+                        port->link,
+                        why ?: strerror(-r));
+        }
+        r = strv_extend(hcas, dev->name);
+        if (r < 0)
+                return r;
+
+        (void) inet_ntop(AF_INET, &port->address, addr, sizeof(addr));
+        r = rdma_device_find_gid(dev, type, port->address, &gid);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return set_reason(
+                        e,
+                        FABRIC_ENV_NCCL_IB_GID_INDEX,
+                        "%s port %" PRIu32 " has no %s GID for %s%s: see rdma.gid",
+                        dev->name,
+                        dev->port,
+                        strna(rdma_gid_type_to_string(type)),
+                        addr,
+                        r == -EAGAIN ? " that stays put (the table kept changing)" : "");
+        if (*gid_index >= 0 && *gid_index != (long) gid.index)
+                return set_reason(
+                        e,
+                        FABRIC_ENV_NCCL_IB_GID_INDEX,
+                        "the links use different GID indexes (%ld and %" PRIu32 "), and NCCL takes only one",
+                        *gid_index,
+                        gid.index);
+        *gid_index = gid.index;
+        return 0;
+}
+
+int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
+        _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
+        FabricPort *ports = NULL;
+        FabricEnv e = {};
+        long gid_index = -1;
+        size_t n = 0;
+        int r;
+
+        if (!c->node || !c->profile)
+                return -EINVAL;
+
+        r = fabric_ports_find(c, &ports, &n);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < n; i++) {
+                const FabricPort *port = &ports[i];
+
+                if (!port->ifname) {
+                        for (FabricEnvVar v = 0; v < FABRIC_ENV_VLLM_HOST_IP; v++) {
+                                r = set_reason(
+                                        &e,
+                                        v,
+                                        "no interface found for link %s: %s",
+                                        port->link,
+                                        strna(port->problem));
+                                if (r < 0)
+                                        goto fail;
+                        }
+                        continue;
+                }
+                r = strv_extend(&ifnames, port->ifname);
+                if (r < 0)
+                        goto fail;
+                r = derive_rdma(c, port, &e, &hcas, &gid_index);
+                if (r < 0)
+                        goto fail;
+        }
+
+        /* A variable is set only when every link contributed: a partial list would send NCCL down
+         * the wrong path without a word. */
+        if (ifnames && strv_length(ifnames) == n) {
+                e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] = strv_join(ifnames, ",");
+                e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME] = strv_join(ifnames, ",");
+                if (!e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] || !e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME])
+                        goto oom;
+        }
+        if (hcas && strv_length(hcas) == n) {
+                e.values[FABRIC_ENV_NCCL_IB_HCA] = strv_join(hcas, ",");
+                if (!e.values[FABRIC_ENV_NCCL_IB_HCA])
+                        goto oom;
+        }
+        if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
+            asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
+                goto oom;
+        if (c->node->n_links > 0) {
+                char addr[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &c->node->links[0].address.address, addr, sizeof(addr));
+                e.values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
+                if (!e.values[FABRIC_ENV_VLLM_HOST_IP])
+                        goto oom;
+        } else if (set_reason(&e, FABRIC_ENV_VLLM_HOST_IP, "node %s has no links in the profile", c->node->name) < 0)
+                goto oom;
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
+                if (e.values[v])
+                        e.reasons[v] = mfree(e.reasons[v]);
+                else if (set_reason(&e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
+                        goto oom;
+        }
+
+        fabric_ports_free(ports, n);
+        *ret = e;
+        return 0;
+
+oom:
+        r = -ENOMEM;
+fail:
+        fabric_ports_free(ports, n);
+        fabric_env_done(&e);
+        return r;
+}
+
+static bool value_is_plain(const char *s) {
+        if (isempty(s))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._,:/@+=-", *p))
+                        return false;
+        return true;
+}
+
+static void put_value(FILE *f, const char *s) {
+        if (value_is_plain(s)) {
+                fputs(s, f);
+                return;
+        }
+        fputc('\'', f);
+        for (const char *p = s; *p; p++)
+                if (*p == '\'')
+                        fputs("'\\''", f);
+                else
+                        fputc(*p, f);
+        fputc('\'', f);
+}
+
+int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret) {
+        _cleanup_(freep) char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (format < 0 || format >= _FABRIC_ENV_FORMAT_MAX)
+                return -EINVAL;
+
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        if (format == FABRIC_ENV_FORMAT_FILE)
+                fputs("# The fabric environment of this node, written by halod (see haloctl(1), env).\n"
+                      "# Use it as a systemd EnvironmentFile=, a container env file, or in a shell:\n"
+                      "#   set -a; . " FABRIC_ENV_PATH "; set +a\n",
+                      f);
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
+                if (!e->values[v]) {
+                        if (format == FABRIC_ENV_FORMAT_FILE)
+                                fprintf(f,
+                                        "# %s not set: %s\n",
+                                        fabric_env_var_to_string(v),
+                                        strna(e->reasons[v]));
+                        continue;
+                }
+                fprintf(f,
+                        "%s%s=",
+                        format == FABRIC_ENV_FORMAT_SHELL ? "export " : "",
+                        fabric_env_var_to_string(v));
+                put_value(f, e->values[v]);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
+void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w) {
+        json_begin_object(w);
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                if (e->values[v])
+                        json_kv_string(w, fabric_env_var_to_string(v), e->values[v]);
+        json_key(w, "missing");
+        json_begin_object(w);
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                if (!e->values[v])
+                        json_kv_string(w, fabric_env_var_to_string(v), strna(e->reasons[v]));
+        json_end_object(w);
+        json_end_object(w);
+}
+
+int fabric_env_write(const FabricEnv *e, const char *path) {
+        _cleanup_(freep) char *text = NULL, *old = NULL, *dir = NULL;
+        char *slash;
+        int r;
+
+        r = fabric_env_render(e, FABRIC_ENV_FORMAT_FILE, &text);
+        if (r < 0)
+                return r;
+
+        if (read_full_file(path, 64U * 1024U, &old, NULL) >= 0 && streq(old, text))
+                return 0;
+
+        dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+                *slash = '\0';
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+        }
+
+        r = write_file_atomic(path, text, strlen(text), 0644);
+        return r < 0 ? r : 1;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The environment a distributed-inference launch needs on this node (NCCL/RCCL, Gloo, vLLM), derived
+ * from what halod finds on the fabric, rendered for a shell or as /run/halod/fabric.env. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "basic/json-writer.h"
+#include "basic/macro.h"
+#include "profile/node-context.h"
+
+#define FABRIC_ENV_PATH "/run/halod/fabric.env"
+
+typedef enum FabricEnvVar {
+        FABRIC_ENV_NCCL_SOCKET_IFNAME,
+        FABRIC_ENV_NCCL_IB_HCA,
+        FABRIC_ENV_NCCL_IB_GID_INDEX,
+        FABRIC_ENV_GLOO_SOCKET_IFNAME,
+        FABRIC_ENV_VLLM_HOST_IP,
+        _FABRIC_ENV_VAR_MAX,
+        _FABRIC_ENV_VAR_INVALID = -EINVAL,
+} FabricEnvVar;
+
+const char *fabric_env_var_to_string(FabricEnvVar v) _pure_;
+FabricEnvVar fabric_env_var_from_string(const char *s) _pure_;
+
+typedef struct FabricEnv {
+        char *values[_FABRIC_ENV_VAR_MAX];  /* NULL when it could not be derived */
+        char *reasons[_FABRIC_ENV_VAR_MAX]; /* then why, for the person reading it */
+} FabricEnv;
+
+void fabric_env_done(FabricEnv *e);
+bool fabric_env_complete(const FabricEnv *e) _pure_;
+
+/* Derives every variable for c->node: the interfaces of its links (comma-separated when it has
+ * several), their RDMA devices, the RoCE v2 GID index of the link address (the same index on every
+ * device, else not set), and the first link's address. Returns 0, or -ENOMEM; -EINVAL without a
+ * node. */
+int fabric_env_derive(const NodeContext *c, FabricEnv *ret);
+
+typedef enum FabricEnvFormat {
+        FABRIC_ENV_FORMAT_SHELL, /* "export K=V", for eval "$(haloctl env)" */
+        FABRIC_ENV_FORMAT_FILE,  /* "K=V" with "# K: not set: why" lines: EnvironmentFile=, env files */
+        _FABRIC_ENV_FORMAT_MAX,
+        _FABRIC_ENV_FORMAT_INVALID = -EINVAL,
+} FabricEnvFormat;
+
+/* The text, values single-quoted when they hold anything but [A-Za-z0-9._,:/@+=-]. */
+int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret);
+/* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}} */
+void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w);
+/* Writes the file format to path atomically (mode 0644), creating its directory, and only when the
+ * content changed. Returns 1 when written, 0 when unchanged, negative errno on failure. */
+int fabric_env_write(const FabricEnv *e, const char *path);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* halod's metrics in node_exporter's textfile-collector format (Prometheus text exposition 0.0.4):
+ * the checks, the node's health, the peer rows and the fabric NIC's facts. halod(8), METRICS, lists
+ * every metric. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check/check-peer.h"
+#include "check/check.h"
+#include "peer/peer-wire.h"
+#include "profile/node-context.h"
+
+/* What halod knows about one fabric NIC port, beyond the checks' summaries. */
+typedef struct MetricsNic {
+        char *link;                  /* the logical link, "rdma0" */
+        char *ifname;                /* "enp194s0np0"; NULL when the device has no netdev */
+        char *pci;                   /* "0000:c2:00.0"; NULL when no PCI device was found */
+        unsigned pcie_width;         /* negotiated lanes; 0 when unknown */
+        unsigned pcie_max_width;     /* what the device can do; 0 when unknown */
+        unsigned pcie_speed_mts;     /* negotiated transfer rate per lane in MT/s; 0 when unknown */
+        unsigned pcie_max_speed_mts; /* 0 when unknown */
+        char *driver;                /* "ice"; NULL when unknown */
+        char *driver_version;        /* "6.18.4" (ETHTOOL_GDRVINFO); NULL when not reported */
+        char *firmware;              /* the whole fw_version string; NULL when not reported */
+} MetricsNic;
+
+void metrics_nics_free(MetricsNic *nics, size_t n);
+
+/* One MetricsNic per link of c->node (or of the profile without a node), in profile order: the PCIe
+ * link from libpci below the host root, driver and firmware from ETHTOOL_GDRVINFO on the running
+ * system only (a --root tree has no ioctl to ask). A link whose NIC is missing still gets an entry,
+ * with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/metrics-nic.c). */
+int metrics_nics_gather(const NodeContext *c, MetricsNic **ret, size_t *ret_n);
+
+typedef struct MetricsInput {
+        const char *cluster; /* NULL: no halod_node_info */
+        const char *node;
+        PeerHealth health; /* the daemon's Health property; the words are the same */
+        const CheckList *checks;
+        const PeerStatusList *peers; /* NULL when health.peers is off */
+        const MetricsNic *nics;
+        size_t n_nics;
+        uint64_t last_verify_usec; /* CLOCK_REALTIME µs of the verify the checks come from; 0: none */
+} MetricsInput;
+
+/* The exposition text, each family with its HELP and TYPE lines, families in a fixed order and
+ * samples in input order. Returns 0 or -ENOMEM; -EINVAL for a health out of range. */
+int metrics_render(const MetricsInput *in, char **ret);
+
+/* Renders and writes path atomically (a temporary file beside it, then rename(2)), mode 0644.
+ * node_exporter reads only "*.prom" files, so it never sees the temporary one. */
+int metrics_write_textfile(const MetricsInput *in, const char *path);
+
+/* A label value escaped for the text format: '\\' → "\\\\", '"' → "\\\"", newline → "\\n"; bytes that
+ * are not valid UTF-8, and other control characters, become '?', since Prometheus rejects a file
+ * whose label values are not UTF-8. Appends to f. */
+void metrics_write_label_value(FILE *f, const char *value);

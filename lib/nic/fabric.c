@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* Finds each fabric link's PCI device and netdev by walking sysfs below the host root. */
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include "basic/strv.h"
+#include "nic/fabric.h"
+#include "nic/link-match.h"
+
+int pci_netdevs(const Host *h, const char *pci, char ***ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (asprintf(&path, "/sys/bus/pci/devices/%s/net", pci) < 0)
+                return -ENOMEM;
+        return host_list_directory(h, path, ret);
+}
+
+int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret) {
+        _cleanup_(freep) char *path = NULL, *s = NULL;
+        unsigned long v;
+        char *end;
+        int r;
+
+        if (asprintf(&path, "/sys/class/net/%s/%s", ifname, attribute) < 0)
+                return -ENOMEM;
+        r = host_read_line(h, path, &s);
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > UINT_MAX)
+                return -EBADMSG;
+        *ret = (unsigned) v;
+        return 0;
+}
+
+/* What sysfs says about a netdev or a PCI device. */
+typedef struct Facts {
+        char *pci;
+        char *driver;
+        char *mac;
+        PciId id;
+        bool has_id;
+} Facts;
+
+static void facts_done(Facts *f) {
+        free(f->pci);
+        free(f->driver);
+        free(f->mac);
+}
+
+static bool pci_address_is_valid(const char *s) {
+        unsigned domain, bus, slot, function;
+        int n = 0;
+
+        return s && sscanf(s, "%4x:%2x:%2x.%1u%n", &domain, &bus, &slot, &function, &n) == 4 &&
+                (size_t) n == strlen(s) && strlen(s) == 12 && function < 8;
+}
+
+static int read_hex_attribute(const Host *h, const char *dir, const char *name, unsigned *ret) {
+        _cleanup_(freep) char *path = NULL, *s = NULL;
+        unsigned long v;
+        char *end;
+        int r;
+
+        if (asprintf(&path, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+        r = host_read_line(h, path, &s);
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoul(s, &end, 16);
+        if (errno != 0 || end == s || *end != '\0' || v > 0xffff)
+                return -EBADMSG;
+        *ret = (unsigned) v;
+        return 0;
+}
+
+/* Reads the facts of a device directory ("/sys/class/net/X/device" or "/sys/bus/pci/devices/A"). */
+static int read_device_facts(const Host *h, const char *dir, Facts *f) {
+        _cleanup_(freep) char *driver_path = NULL;
+        unsigned vendor, device;
+        int r;
+
+        if (asprintf(&driver_path, "%s/driver", dir) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(h, driver_path, &f->driver);
+        if (r == -ENOMEM)
+                return r;
+        if (read_hex_attribute(h, dir, "vendor", &vendor) >= 0 &&
+            read_hex_attribute(h, dir, "device", &device) >= 0) {
+                f->id = (PciId){ .vendor = vendor, .device = device };
+                f->has_id = true;
+        }
+        return 0;
+}
+
+static bool ids_contain(const ProfileNic *nic, PciId id) {
+        for (size_t i = 0; i < nic->n_pci_ids; i++)
+                if (nic->pci_ids[i].vendor == id.vendor && nic->pci_ids[i].device == id.device)
+                        return true;
+        return false;
+}
+
+/* For a device without netdev, a match by address or driver is all there is to go by; a match by
+ * driver alone may also see a second NIC of the same family (an onboard E810): the profile's
+ * pci-ids decide then. */
+static bool device_matches(const Profile *p, const LinkMatch *m, const Facts *f) {
+        if (m->pci && (!f->pci || strcasecmp(m->pci, f->pci) != 0))
+                return false;
+        if (m->driver && !streq_ptr(m->driver, f->driver))
+                return false;
+        if (!m->pci && p->nic.n_pci_ids > 0)
+                return f->has_id && ids_contain(&p->nic, f->id);
+        return true;
+}
+
+/* The netdev through lib/link-match.c, the same resolution the apply path uses. 1 when found, 0
+ * when nothing matches (problem set), <0 on allocation failure. */
+static int find_by_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+        _cleanup_(freep) char *ifname = NULL, *error = NULL, *device = NULL, *pci = NULL;
+        unsigned ifindex;
+        int r;
+
+        r = link_match_resolve(c->host, m, &ifname, &error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (asprintf(&port->problem, "link %s: %s", port->link, error ?: strerror(-r)) < 0)
+                        return -ENOMEM;
+                return r == -ENOENT ? 0 : -ENOTUNIQ;
+        }
+
+        if (asprintf(&device, "/sys/class/net/%s/device", ifname) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(c->host, device, &pci);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && pci_address_is_valid(pci))
+                port->pci = TAKE_PTR(pci);
+        if (netdev_read_uint(c->host, ifname, "ifindex", &ifindex) >= 0 && ifindex <= INT_MAX)
+                port->ifindex = (int) ifindex;
+        port->ifname = TAKE_PTR(ifname);
+        return 1;
+}
+
+/* For a device that has no netdev (unbound, or its driver failed to probe): match by address or
+ * driver among the PCI devices. */
+static int find_by_pci(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+        _cleanup_(strv_freep) char **addresses = NULL;
+        int r;
+
+        if (m->name || m->mac || (!m->pci && !m->driver))
+                return 0;
+        r = host_list_directory(c->host, "/sys/bus/pci/devices", &addresses);
+        if (r == -ENOMEM)
+                return r;
+        STRV_FOREACH(a, addresses) {
+                _cleanup_(facts_done) Facts f = {};
+                _cleanup_(freep) char *dir = NULL;
+
+                if (!pci_address_is_valid(*a))
+                        continue;
+                if (asprintf(&dir, "/sys/bus/pci/devices/%s", *a) < 0)
+                        return -ENOMEM;
+                f.pci = strdup(*a);
+                if (!f.pci)
+                        return -ENOMEM;
+                r = read_device_facts(c->host, dir, &f);
+                if (r < 0)
+                        return r;
+                if (!device_matches(c->profile, m, &f))
+                        continue;
+                port->pci = TAKE_PTR(f.pci);
+                return 1;
+        }
+        return 0;
+}
+
+static int fabric_port_resolve(const NodeContext *c, const char *link, const LinkMatch *m, FabricPort *port) {
+        _cleanup_(freep) char *what = NULL;
+        int r;
+
+        port->link = strdup(link);
+        if (!port->link)
+                return -ENOMEM;
+        if (!m || link_match_is_empty(m))
+                return asprintf(
+                               &port->problem,
+                               "link %s has no match: give it one (driver, pci, mac or name) in the profile",
+                               link) < 0
+                        ? -ENOMEM
+                        : 0;
+
+        r = find_by_netdev(c, m, port);
+        if (r == -ENOTUNIQ)
+                return 0; /* several netdevs match: the problem says which */
+        if (r < 0 || r > 0)
+                return r < 0 ? r : 0;
+
+        r = find_by_pci(c, m, port);
+        if (r <= 0)
+                return r; /* nothing: the problem from link-match says what is there */
+
+        port->problem = mfree(port->problem);
+        what = link_match_describe(m);
+        if (!what)
+                return -ENOMEM;
+        r = asprintf(
+                &port->problem,
+                "PCI device %s of link %s (%s) has no network interface: is its driver bound? "
+                "`lspci -k -s %s` and the kernel log (`journalctl -k`) say why",
+                port->pci,
+                link,
+                what,
+                port->pci);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+void fabric_ports_free(FabricPort *ports, size_t n) {
+        for (size_t i = 0; ports && i < n; i++) {
+                free(ports[i].link);
+                free(ports[i].pci);
+                free(ports[i].ifname);
+                free(ports[i].problem);
+        }
+        free(ports);
+}
+
+int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+        FabricPort *ports = NULL;
+        size_t n = c->node ? c->node->n_links : c->profile->n_links;
+        int r;
+
+        if (n > 0) {
+                ports = calloc(n, sizeof(FabricPort));
+                if (!ports)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (c->node) {
+                        const NodeLink *nl = &c->node->links[i];
+
+                        r = fabric_port_resolve(
+                                c, nl->link, profile_node_link_match(c->profile, nl), &ports[i]);
+                        ports[i].address = nl->address.address;
+                        ports[i].has_address = true;
+                } else {
+                        const ProfileLink *l = &c->profile->links[i];
+
+                        r = fabric_port_resolve(c, l->name, &l->match, &ports[i]);
+                }
+                if (r < 0) {
+                        fabric_ports_free(ports, n);
+                        return r;
+                }
+        }
+        *ret = ports;
+        *ret_n = n;
+        return 0;
+}

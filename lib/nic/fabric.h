@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Finds the fabric NIC of each of a node's links in sysfs: its PCI address and its netdev. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/host.h"
+#include "profile/node-context.h"
+#include "profile/profile.h"
+
+typedef struct FabricPort {
+        char *link;   /* the logical link name, "rdma0" */
+        char *pci;    /* "0000:c2:00.0", NULL when no PCI device was found */
+        char *ifname; /* "enp194s0np0", NULL when the device has no netdev */
+        int ifindex;  /* 0 when unknown */
+        bool has_address;
+        struct in_addr address; /* the node's address on this link (from the profile) */
+        char *problem;          /* why pci or ifname is missing, written for the user; NULL when found */
+} FabricPort;
+
+/* One port for each link of the node (or of the profile when no node is selected), in profile
+ * order. A link whose NIC cannot be found still gets a port, with problem set. Returns -ENOMEM only. */
+int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+void fabric_ports_free(FabricPort *ports, size_t n);
+
+/* Helpers shared by the NIC and RDMA checks. */
+/* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
+int pci_netdevs(const Host *h, const char *pci, char ***ret);
+/* Reads a decimal sysfs attribute of a netdev ("mtu", "ifindex", "speed"). */
+int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret);

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* Throughput over the fabric: a TCP sink that accepts one profile peer at a time, bounded in time and
+ * bytes, and the sender that measures against it. */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+
+#include "peer/peer.h"
+
+/* A transfer starts with these 8 bytes; the sink answers with the payload byte count (8 bytes,
+ * big-endian) after the sender's end of stream. */
+#define BULK_HEADER "HALOBLK\x01"
+#define BULK_HEADER_SIZE 8U
+/* Reads per handle call, so that a fast sender cannot starve the daemon's other event sources. */
+#define BULK_READS_PER_CALL 64U
+#define BULK_CHUNK (1U << 20)
+
+struct PeerBulkServer {
+        int epoll_fd;
+        int timer_fd;
+        int *listen_fds;
+        size_t n_listen_fds;
+        struct in_addr *peers;
+        size_t n_peers;
+
+        int conn_fd; /* the running transfer, or -EBADF */
+        char header[BULK_HEADER_SIZE];
+        size_t header_size;
+        uint64_t bytes;
+
+        PeerBulkStats stats;
+};
+
+PeerBulkServer *peer_bulk_server_free(PeerBulkServer *s) {
+        if (!s)
+                return NULL;
+        safe_close(s->conn_fd);
+        for (size_t i = 0; i < s->n_listen_fds; i++)
+                safe_close(s->listen_fds[i]);
+        free(s->listen_fds);
+        safe_close(s->timer_fd);
+        safe_close(s->epoll_fd);
+        free(s->peers);
+        return mfree(s);
+}
+
+static int epoll_add(int epoll_fd, int fd) {
+        struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+        return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? negative_errno() : 0;
+}
+
+static int listen_one(PeerBulkServer *s, const struct in_addr *addr, uint16_t port) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *addr, .sin_port = htons(port) };
+        _cleanup_(closep) int fd = -EBADF;
+        int one = 1, r;
+
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+            setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)) < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 4) < 0)
+                return negative_errno();
+        r = epoll_add(s->epoll_fd, fd);
+        if (r < 0)
+                return r;
+        s->listen_fds[s->n_listen_fds++] = TAKE_FD(fd);
+        return 0;
+}
+
+int peer_bulk_server_open(
+        const struct in_addr *bind_addrs,
+        size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        int r;
+
+        if (n_bind_addrs == 0 || port == 0)
+                return -EINVAL;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->conn_fd = s->timer_fd = s->epoll_fd = -EBADF;
+
+        s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        if (s->epoll_fd < 0)
+                return negative_errno();
+        s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (s->timer_fd < 0)
+                return negative_errno();
+        r = epoll_add(s->epoll_fd, s->timer_fd);
+        if (r < 0)
+                return r;
+
+        s->listen_fds = calloc(n_bind_addrs, sizeof(int));
+        s->peers = calloc(n_peers > 0 ? n_peers : 1, sizeof(struct in_addr));
+        if (!s->listen_fds || !s->peers)
+                return -ENOMEM;
+        memcpy(s->peers, peers, n_peers * sizeof(struct in_addr));
+        s->n_peers = n_peers;
+
+        for (size_t i = 0; i < n_bind_addrs; i++) {
+                r = listen_one(s, &bind_addrs[i], port);
+                if (r < 0)
+                        return r;
+        }
+
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int peer_bulk_server_fd(const PeerBulkServer *s) {
+        return s->epoll_fd;
+}
+
+const PeerBulkStats *peer_bulk_server_stats(const PeerBulkServer *s) {
+        return &s->stats;
+}
+
+static bool is_peer(const PeerBulkServer *s, const struct sockaddr_in *sa) {
+        if (sa->sin_family != AF_INET || ntohs(sa->sin_port) < 1024)
+                return false;
+        for (size_t i = 0; i < s->n_peers; i++)
+                if (s->peers[i].s_addr == sa->sin_addr.s_addr)
+                        return true;
+        return false;
+}
+
+static void end_transfer(PeerBulkServer *s) {
+        struct itimerspec off = {};
+
+        (void) timerfd_settime(s->timer_fd, 0, &off, NULL);
+        s->conn_fd = safe_close(s->conn_fd);
+        s->header_size = 0;
+        s->bytes = 0;
+}
+
+static void accept_one(PeerBulkServer *s, int listen_fd) {
+        struct sockaddr_in sa = {};
+        socklen_t len = sizeof(sa);
+        struct itimerspec deadline = {
+                .it_value.tv_sec = PEER_BULK_SERVER_TIME_MAX_USEC / 1000000U,
+                .it_value.tv_nsec = (PEER_BULK_SERVER_TIME_MAX_USEC % 1000000U) * 1000U,
+        };
+        _cleanup_(closep) int fd = -EBADF;
+
+        fd = accept4(listen_fd, (struct sockaddr *) &sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+                return;
+        if (!is_peer(s, &sa)) {
+                s->stats.refused_source++;
+                return;
+        }
+        if (s->conn_fd >= 0) {
+                s->stats.busy++;
+                return;
+        }
+        if (epoll_add(s->epoll_fd, fd) < 0 || timerfd_settime(s->timer_fd, 0, &deadline, NULL) < 0) {
+                s->stats.aborted++;
+                return;
+        }
+        s->conn_fd = TAKE_FD(fd);
+}
+
+static void abort_transfer(PeerBulkServer *s) {
+        s->stats.aborted++;
+        end_transfer(s);
+}
+
+static void finish_transfer(PeerBulkServer *s) {
+        uint8_t count[8];
+
+        for (unsigned i = 0; i < 8; i++)
+                count[i] = (uint8_t) (s->bytes >> (56 - 8 * i));
+        /* The send buffer is empty (we never wrote): 8 bytes always fit. */
+        if (send(s->conn_fd, count, sizeof(count), MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(count)) {
+                abort_transfer(s);
+                return;
+        }
+        s->stats.completed++;
+        s->stats.bytes += s->bytes;
+        end_transfer(s);
+}
+
+static void read_transfer(PeerBulkServer *s) {
+        for (unsigned i = 0; i < BULK_READS_PER_CALL; i++) {
+                ssize_t n;
+
+                if (s->header_size < BULK_HEADER_SIZE) {
+                        n = recv(
+                                s->conn_fd,
+                                s->header + s->header_size,
+                                BULK_HEADER_SIZE - s->header_size,
+                                MSG_DONTWAIT);
+                        if (n > 0) {
+                                s->header_size += (size_t) n;
+                                if (s->header_size == BULK_HEADER_SIZE &&
+                                    memcmp(s->header, BULK_HEADER, BULK_HEADER_SIZE) != 0) {
+                                        abort_transfer(s);
+                                        return;
+                                }
+                                continue;
+                        }
+                } else
+                        /* MSG_TRUNC on TCP discards the data in the kernel: a sink that copies
+                         * nothing. */
+                        n = recv(s->conn_fd, NULL, BULK_CHUNK, MSG_DONTWAIT | MSG_TRUNC);
+
+                if (n < 0) {
+                        if (errno == EAGAIN || errno == EINTR)
+                                return;
+                        {
+                                abort_transfer(s);
+                                return;
+                        }
+                }
+                if (n == 0) {
+                        if (s->header_size < BULK_HEADER_SIZE) {
+                                abort_transfer(s);
+                                return;
+                        }
+                        {
+                                finish_transfer(s);
+                                return;
+                        }
+                }
+                s->bytes += (uint64_t) n;
+                if (s->bytes > PEER_BULK_SERVER_BYTES_MAX) {
+                        abort_transfer(s);
+                        return;
+                }
+        }
+}
+
+int peer_bulk_server_handle(PeerBulkServer *s) {
+        struct epoll_event events[8];
+        int n;
+
+        n = epoll_wait(s->epoll_fd, events, ELEMENTSOF(events), 0);
+        if (n < 0)
+                return errno == EINTR ? 0 : negative_errno();
+
+        for (int i = 0; i < n; i++) {
+                int fd = events[i].data.fd;
+
+                if (fd == s->timer_fd) {
+                        uint64_t expirations;
+
+                        (void) read(s->timer_fd, &expirations, sizeof(expirations));
+                        if (s->conn_fd >= 0)
+                                abort_transfer(s);
+                } else if (fd == s->conn_fd)
+                        read_transfer(s);
+                else
+                        for (size_t j = 0; j < s->n_listen_fds; j++)
+                                if (fd == s->listen_fds[j])
+                                        accept_one(s, fd);
+        }
+        return n > 0;
+}
+
+/* ---- the sender ---- */
+
+static int connect_with_timeout(int fd, const struct sockaddr_in *sa, uint64_t timeout_usec) {
+        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+        socklen_t len = sizeof(int);
+        int err = 0, r;
+
+        if (connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) >= 0)
+                return 0;
+        if (errno != EINPROGRESS)
+                return negative_errno();
+        r = poll(&pfd, 1, (int) (timeout_usec / 1000));
+        if (r < 0)
+                return negative_errno();
+        if (r == 0)
+                return -ETIMEDOUT;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                return negative_errno();
+        return -err;
+}
+
+static int set_timeouts(int fd, uint64_t usec) {
+        struct timeval tv = { .tv_sec = (time_t) (usec / 1000000U),
+                              .tv_usec = (suseconds_t) (usec % 1000000U) };
+
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+                return negative_errno();
+        return 0;
+}
+
+int peer_bulk_send(
+        const struct in_addr *local,
+        const struct in_addr *remote,
+        uint16_t port,
+        uint64_t max_bytes,
+        uint64_t max_usec,
+        PeerBulkResult *ret) {
+        struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr = *local };
+        struct sockaddr_in ra = { .sin_family = AF_INET, .sin_addr = *remote, .sin_port = htons(port) };
+        _cleanup_(freep) uint8_t *chunk = NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        uint64_t start, sent = 0, counted = 0;
+        uint8_t count[8];
+        size_t got = 0;
+        int r;
+
+        chunk = calloc(1, BULK_CHUNK);
+        if (!chunk)
+                return -ENOMEM;
+
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        if (bind(fd, (struct sockaddr *) &la, sizeof(la)) < 0)
+                return negative_errno();
+        r = connect_with_timeout(fd, &ra, 1000000U);
+        if (r < 0)
+                return r;
+        /* Blocking from here on, each call bounded by the socket timeouts. */
+        if (fcntl(fd, F_SETFL, 0) < 0)
+                return negative_errno();
+        r = set_timeouts(fd, 1000000U);
+        if (r < 0)
+                return r;
+
+        start = peer_now_usec();
+        memcpy(chunk, BULK_HEADER, BULK_HEADER_SIZE);
+        if (send(fd, chunk, BULK_HEADER_SIZE, MSG_NOSIGNAL) != BULK_HEADER_SIZE)
+                return -ECONNRESET;
+        memset(chunk, 0, BULK_HEADER_SIZE);
+
+        while (sent < max_bytes && peer_now_usec() - start < max_usec) {
+                size_t n = max_bytes - sent < BULK_CHUNK ? (size_t) (max_bytes - sent) : BULK_CHUNK;
+                ssize_t k = send(fd, chunk, n, MSG_NOSIGNAL);
+
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == EAGAIN   ? -ETIMEDOUT
+                                : errno == EPIPE ? -ECONNRESET
+                                                 : negative_errno();
+                }
+                sent += (uint64_t) k;
+        }
+        if (shutdown(fd, SHUT_WR) < 0)
+                return negative_errno();
+
+        /* The count comes once the sink has read everything in flight. */
+        r = set_timeouts(fd, PEER_BULK_SERVER_TIME_MAX_USEC);
+        if (r < 0)
+                return r;
+        while (got < sizeof(count)) {
+                ssize_t k = recv(fd, count + got, sizeof(count) - got, 0);
+
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == EAGAIN ? -ETIMEDOUT : negative_errno();
+                }
+                if (k == 0)
+                        return -ECONNRESET;
+                got += (size_t) k;
+        }
+        for (unsigned i = 0; i < 8; i++)
+                counted = counted << 8 | count[i];
+        if (counted > sent)
+                return -EBADMSG;
+
+        *ret = (PeerBulkResult){ .bytes = counted, .usec = peer_now_usec() - start };
+        return 0;
+}

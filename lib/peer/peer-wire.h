@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* The peer channel's wire format (UDP, version 1): encode, strict parse, and the reply rule. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+
+/* See halod(8), PEER CHANNEL, for the byte layout. */
+#define PEER_WIRE_MAGIC "HALO"
+#define PEER_WIRE_VERSION 1U
+#define PEER_HEADER_SIZE 26U
+#define PEER_NAME_MAX 63U
+#define PEER_DIGEST_SIZE 32U
+/* The largest body: header, two names at their maximum, a digest. */
+#define PEER_BODY_SIZE_MAX (PEER_HEADER_SIZE + 2U * PEER_NAME_MAX + PEER_DIGEST_SIZE)
+/* Requests shorter than this are dropped: any reply fits in it, so an answer is never larger than the
+ * question that caused it. */
+#define PEER_REQUEST_SIZE_MIN 192U
+/* Larger datagrams are dropped (and counted). Covers jumbo frames up to an MTU of 16412. */
+#define PEER_MESSAGE_SIZE_MAX 16384U
+/* IPv4 header (20) plus UDP header (8): an MTU probe carries MTU - 28 bytes of UDP payload. */
+#define PEER_IPV4_UDP_OVERHEAD 28U
+/* The RDMA block of rdma-hello messages (after the digest, before the padding), and its version. */
+#define PEER_RDMA_BLOCK_SIZE 52U
+#define PEER_RDMA_BLOCK_VERSION 1U
+/* rdma-hello requests are at least this long: the largest rdma-hello reply (two 63-byte names, a
+ * digest and the block: 236 bytes) always fits. */
+#define PEER_RDMA_REQUEST_SIZE_MIN 256U
+
+typedef enum PeerMessageType {
+        PEER_ECHO_REQUEST = 1,
+        PEER_ECHO_REPLY = 2,
+        PEER_MTU_REQUEST = 3,
+        PEER_MTU_REPLY = 4,
+        PEER_RDMA_HELLO_REQUEST = 5, /* the queue-pair details of an RDMA probe, both ways */
+        PEER_RDMA_HELLO_REPLY = 6,
+        _PEER_MESSAGE_TYPE_MAX,
+        _PEER_MESSAGE_TYPE_INVALID = -EINVAL,
+} PeerMessageType;
+
+const char *peer_message_type_to_string(PeerMessageType t) _pure_;
+PeerMessageType peer_message_type_from_string(const char *s) _pure_;
+bool peer_message_type_is_request(PeerMessageType t) _pure_;
+
+/* The same words as the daemon's D-Bus Health property. */
+typedef enum PeerHealth {
+        PEER_HEALTH_STARTING,
+        PEER_HEALTH_HEALTHY,
+        PEER_HEALTH_DEGRADED,
+        PEER_HEALTH_FAILED,
+        _PEER_HEALTH_MAX,
+        _PEER_HEALTH_INVALID = -EINVAL,
+} PeerHealth;
+
+const char *peer_health_to_string(PeerHealth h) _pure_;
+PeerHealth peer_health_from_string(const char *s) _pure_;
+
+/* Who a node says it is: the fields every message carries. */
+typedef struct PeerIdentity {
+        char cluster[PEER_NAME_MAX + 1];
+        char node[PEER_NAME_MAX + 1];
+        PeerHealth health;
+        bool has_digest;
+        uint8_t digest[PEER_DIGEST_SIZE];
+} PeerIdentity;
+
+/* Fills an identity; -ENAMETOOLONG or -EINVAL when a name does not fit the wire (1..63 printable
+ * ASCII characters, no space). digest may be NULL. */
+int peer_identity_init(
+        PeerIdentity *ret, const char *cluster, const char *node, PeerHealth health, const uint8_t *digest);
+bool peer_name_is_valid(const char *s, size_t n) _pure_;
+
+/* What an rdma-hello reply says about the responder's side. */
+typedef enum PeerRdmaStatus {
+        PEER_RDMA_OK = 0,        /* its queue pair waits for the requester's: the fields are set */
+        PEER_RDMA_NO_DEVICE = 1, /* no RDMA device (or no RoCE GID) on the address asked */
+        PEER_RDMA_BUSY = 2,      /* another RDMA probe runs: one at a time */
+        PEER_RDMA_FAILED = 3,    /* setting its queue pair up failed */
+        _PEER_RDMA_STATUS_MAX,
+        _PEER_RDMA_STATUS_INVALID = -EINVAL,
+} PeerRdmaStatus;
+
+const char *peer_rdma_status_to_string(PeerRdmaStatus s) _pure_;
+PeerRdmaStatus peer_rdma_status_from_string(const char *s) _pure_;
+
+/* One end of an RC queue pair, as the other end needs it (see halod(8), PEER CHANNEL). A request
+ * has status PEER_RDMA_OK; a reply that is not PEER_RDMA_OK carries only its status. */
+typedef struct PeerRdmaHello {
+        PeerRdmaStatus status;
+        uint16_t mtu;       /* the port's active MTU in bytes: 256, 512, 1024, 2048 or 4096 */
+        uint32_t qpn;       /* 24 bits */
+        uint32_t psn;       /* 24 bits: the first packet sequence number this end sends */
+        uint32_t gid_index; /* the GID index this end sends from */
+        uint8_t gid[16];
+        uint32_t rkey; /* the buffer the other end may RDMA-write into; 0/0/0 for none */
+        uint64_t addr;
+        uint64_t length;
+} PeerRdmaHello;
+
+typedef struct PeerMessage {
+        PeerMessageType type;
+        uint16_t flags; /* none defined in version 1: sent as 0, ignored on receipt */
+        uint32_t sequence;
+        uint64_t timestamp_usec; /* the requester's clock; a reply echoes it */
+        PeerIdentity sender;
+        PeerRdmaHello rdma; /* rdma-hello request and reply only */
+        size_t padding;     /* zero bytes after the body */
+} PeerMessage;
+
+/* The encoded size of m. */
+size_t peer_message_size(const PeerMessage *m) _pure_;
+/* Encodes m into buf. -EINVAL for a field the wire cannot carry, -ENOBUFS when size is too small. */
+int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t *ret_size);
+/* Parses one datagram. -EBADMSG for anything malformed: short, long, wrong magic or version,
+ * unknown type or health, bad name, bad lengths, non-zero padding, a request below
+ * PEER_REQUEST_SIZE_MIN (PEER_RDMA_REQUEST_SIZE_MIN for an rdma-hello), an RDMA block of another
+ * version or with a field out of range. ret is untouched on failure. */
+int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret);
+
+/* Builds the answer of self to a request of request_size bytes: an echo reply carries no padding,
+ * an MTU reply is padded to exactly request_size, an rdma-hello reply says PEER_RDMA_NO_DEVICE until
+ * the caller fills its RDMA block. -EMSGSIZE when the reply would be larger than the request (never
+ * sent: no amplification), -EINVAL when request is not a request. */
+int peer_message_make_reply(
+        const PeerMessage *request, size_t request_size, const PeerIdentity *self, PeerMessage *ret);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* The peer channel: the UDP responder, the prober, and the bounded TCP sink for throughput probes.
+ * Nothing here runs an event loop: each server exposes one pollable fd for the caller's loop
+ * (sd-event in halod, poll() in tests) and a handle function to call when it is readable. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+#include "peer/peer-wire.h"
+
+/* ---- responder (lib/peer-server.c) ---- */
+
+typedef struct PeerServer PeerServer;
+
+/* Every datagram that reaches the responder ends in exactly one of these counters. */
+typedef struct PeerServerStats {
+        uint64_t answered;
+        uint64_t refused_source; /* not an address of another node of the profile */
+        uint64_t refused_port;   /* source port below 1024 (see halod(8), PEER CHANNEL) */
+        uint64_t oversized;      /* longer than PEER_MESSAGE_SIZE_MAX */
+        uint64_t malformed;      /* peer_message_parse() said -EBADMSG */
+        uint64_t not_request;    /* a reply sent to the responder: never answered */
+        uint64_t rate_limited;
+        uint64_t send_failed;
+} PeerServerStats;
+
+/* Binds UDP port on each of bind_addrs (the node's fabric addresses; IP_FREEBIND, so an address that
+ * is configured later still works) and answers only sources in peers. */
+int peer_server_open(
+        const struct in_addr *bind_addrs,
+        size_t n_bind_addrs,
+        uint16_t port,
+        const PeerIdentity *self,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerServer **ret);
+PeerServer *peer_server_free(PeerServer *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PeerServer *, peer_server_free);
+
+/* An epoll fd that is readable while a datagram waits on any bound address. */
+int peer_server_fd(const PeerServer *s) _pure_;
+/* Reads and handles at most one datagram. Returns 1 when one was handled (answered or dropped, see
+ * the stats), 0 when none was waiting, negative errno on a local error. */
+int peer_server_handle(PeerServer *s);
+/* The identity sent in replies: health and digest change while the daemon runs. */
+void peer_server_set_identity(PeerServer *s, const PeerIdentity *self);
+/* Only the health, after each verify. */
+void peer_server_set_health(PeerServer *s, PeerHealth health);
+const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
+/* For tests: the monotonic clock the rate limiter reads (NULL: CLOCK_MONOTONIC). */
+void peer_server_set_clock(PeerServer *s, uint64_t (*now_usec)(void));
+
+/* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
+ * RDMA block (see lib/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
+typedef void (*PeerRdmaHelloHandler)(
+        void *userdata,
+        struct in_addr local,
+        struct in_addr source,
+        const PeerRdmaHello *request,
+        PeerRdmaHello *reply);
+/* Hands rdma-hello requests to handler; the server owns userdata from here on and releases it with
+ * destroy (may be NULL) when it is freed or another handler is set. Without a handler they are
+ * answered "no-device". */
+void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *));
+
+/* ---- prober (lib/peer-probe.c) ---- */
+
+#define PEER_PROBE_COUNT_DEFAULT 20U
+#define PEER_PROBE_TIMEOUT_USEC_DEFAULT (300U * 1000U)
+/* Probes without a single answer after which the peer counts as not answering. */
+#define PEER_PROBE_GIVE_UP 3U
+
+typedef struct PeerProbeParams {
+        struct in_addr local;  /* this node's address on the shared link: the source */
+        struct in_addr remote; /* the peer's address on it */
+        uint16_t port;
+        const PeerIdentity *self;
+        unsigned count;        /* echo probes to send; MTU probes stop at the first answer */
+        uint64_t timeout_usec; /* per probe */
+        uint32_t mtu;          /* 0: echo probes; else MTU probes of mtu - 28 bytes, don't-fragment */
+} PeerProbeParams;
+
+typedef struct PeerProbeResult {
+        unsigned sent;
+        unsigned answered;
+        int last_error;    /* negative errno seen on the way (-ECONNREFUSED: nothing listens), or 0 */
+        PeerIdentity peer; /* from the last reply, when answered > 0 */
+        uint64_t rtt_min_usec;
+        uint64_t rtt_median_usec;
+        uint64_t rtt_p99_usec;
+        uint64_t rtt_max_usec;
+} PeerProbeResult;
+
+/* Sends the probes one after the other, each waiting for its answer. Returns 0 with the result
+ * (answered may be 0), or negative errno when no probe could be sent at all: -EADDRNOTAVAIL (local is
+ * not configured here), -EMSGSIZE (the local link's MTU is below params->mtu), -ENETUNREACH... */
+int peer_probe(const PeerProbeParams *params, PeerProbeResult *ret);
+
+/* Waits on the connected datagram socket fd until deadline (peer_now_usec()) for the reply of type
+ * want to this sequence; buf holds PEER_MESSAGE_SIZE_MAX + 1 bytes. Returns 1 with the reply and, when
+ * ret_received_usec is not NULL, its kernel receive time (CLOCK_REALTIME µs with SO_TIMESTAMPNS, else 0),
+ * 0 on timeout, negative errno for an ICMP error. Stale or foreign datagrams are skipped. */
+int peer_wait_reply(
+        int fd,
+        PeerMessageType want,
+        uint32_t sequence,
+        uint64_t deadline,
+        uint8_t *buf,
+        PeerMessage *ret,
+        uint64_t *ret_received_usec);
+
+/* Sorts n values in ascending order, for percentile_usec(). */
+void sort_u64(uint64_t *v, size_t n);
+/* Nearest-rank percentile of n sorted values (0 for n == 0). */
+uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) _pure_;
+
+/* ---- throughput: a bounded TCP sink and its sender (lib/peer-bulk.c) ---- */
+
+/* The sink ends a transfer after this long or this many bytes, whatever the sender does. */
+#define PEER_BULK_SERVER_TIME_MAX_USEC (5U * 1000U * 1000U)
+#define PEER_BULK_SERVER_BYTES_MAX (32ULL << 30)
+/* What haloctl probe sends by default. */
+#define PEER_BULK_TIME_USEC_DEFAULT (2U * 1000U * 1000U)
+#define PEER_BULK_BYTES_DEFAULT (16ULL << 30)
+
+typedef struct PeerBulkServer PeerBulkServer;
+
+typedef struct PeerBulkStats {
+        uint64_t completed;
+        uint64_t refused_source; /* not a profile peer, or a privileged source port */
+        uint64_t busy;           /* a transfer was already running */
+        uint64_t aborted;        /* bad header, or over the time or byte bound */
+        uint64_t bytes;          /* payload received by completed transfers */
+} PeerBulkStats;
+
+/* Listens on TCP port of each of bind_addrs; accepts one transfer at a time from peers only. */
+int peer_bulk_server_open(
+        const struct in_addr *bind_addrs,
+        size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret);
+PeerBulkServer *peer_bulk_server_free(PeerBulkServer *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PeerBulkServer *, peer_bulk_server_free);
+/* An epoll fd, readable on a new connection, data, or the running transfer's deadline. */
+int peer_bulk_server_fd(const PeerBulkServer *s) _pure_;
+/* Handles what is ready. Returns 1 when something was done, 0 when nothing was ready. */
+int peer_bulk_server_handle(PeerBulkServer *s);
+const PeerBulkStats *peer_bulk_server_stats(const PeerBulkServer *s) _pure_;
+
+typedef struct PeerBulkResult {
+        uint64_t bytes; /* as counted by the peer */
+        uint64_t usec;  /* from the connection's start to the peer's count */
+} PeerBulkResult;
+
+/* Sends zeros from local to remote's sink for up to max_usec or max_bytes and reads the peer's count.
+ * -ECONNREFUSED: no sink listens; -ECONNRESET: the peer closed without a count (busy, or we are not
+ * one of its profile peers); -ETIMEDOUT. */
+int peer_bulk_send(
+        const struct in_addr *local,
+        const struct in_addr *remote,
+        uint16_t port,
+        uint64_t max_bytes,
+        uint64_t max_usec,
+        PeerBulkResult *ret);
+
+/* CLOCK_MONOTONIC in µs. */
+uint64_t peer_now_usec(void);

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* What every reader of the host works on: the host (a root directory), the profile and the node of
+ * it that this host is. The checks, the plan, the fabric port lookup and the exports all take it. */
+#pragma once
+
+#include "basic/host.h"
+#include "profile/profile.h"
+
+typedef struct NodeContext {
+        const Host *host;
+        const Profile *profile;
+        const ProfileNode *node; /* NULL when no node could be selected */
+} NodeContext;

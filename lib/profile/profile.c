@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* Loading a profile (read, parse, validate, all or nothing), freeing it, and looking things up in it. */
+#include <stdio.h>
+
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "profile/profile-internal.h"
+
+static const char *const profile_mode_table[_PROFILE_MODE_MAX] = {
+        [PROFILE_MODE_ENFORCE] = "enforce",
+        [PROFILE_MODE_VERIFY] = "verify",
+};
+
+static const char *const rdma_gid_type_table[_RDMA_GID_TYPE_MAX] = {
+        [RDMA_GID_ROCE_V2] = "roce-v2",
+        [RDMA_GID_ROCE_V1] = "roce-v1",
+        [RDMA_GID_IB] = "ib",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(profile_mode, ProfileMode);
+
+DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
+
+Profile *profile_free(Profile *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_links; i++) {
+                free(p->links[i].name);
+                link_match_done(&p->links[i].match);
+                free(p->links[i].firewall_zone);
+        }
+        free(p->links);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                for (size_t j = 0; j < p->nodes[i].n_links; j++) {
+                        free(p->nodes[i].links[j].link);
+                        link_match_done(&p->nodes[i].links[j].match);
+                }
+                free(p->nodes[i].links);
+                free(p->nodes[i].name);
+                free(p->nodes[i].hostname);
+        }
+        free(p->nodes);
+        free(p->nic.pci_ids);
+        free(p->nic.driver);
+        free(p->nic.firmware_min);
+        free(p->health.prometheus_textfile);
+        strv_free(p->kernel_cmdline);
+        free(p->cluster);
+        free(p->path);
+        return mfree(p);
+}
+
+static void ynode_donep(YNode *n) {
+        ynode_done(n);
+}
+
+static void profile_errors_donep(ProfileErrors *e) {
+        profile_errors_done(e);
+}
+
+/* Hands the collected errors to the caller. Returns r, or -ENOMEM. */
+static int return_errors(ProfileErrors *e, int r, char ***ret_errors) {
+        char **l = NULL;
+        int k;
+
+        if (!ret_errors)
+                return e->oom ? -ENOMEM : r;
+        k = profile_errors_to_strv(e, &l);
+        if (k < 0)
+                return k;
+        *ret_errors = l;
+        return r;
+}
+
+/* The one error of a profile over the size cap; returns -EINVAL, or -ENOMEM. */
+static int return_too_large(ProfileErrors *e, char ***ret_errors) {
+        profile_errors_add(
+                e,
+                1,
+                1,
+                NULL,
+                "profile is larger than the cap of %u bytes (expected a profile of at most 1 MiB)",
+                PROFILE_SIZE_MAX);
+        return return_errors(e, -EINVAL, ret_errors);
+}
+
+int profile_load_string(
+        const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors) {
+        _cleanup_(profile_errors_donep) ProfileErrors e = {};
+        _cleanup_(ynode_donep) YNode root = {};
+        _cleanup_(profile_freep) Profile *p = NULL;
+        int r;
+
+        r = profile_errors_init(&e, display_path);
+        if (r < 0)
+                return r;
+
+        if (size > PROFILE_SIZE_MAX)
+                return return_too_large(&e, ret_errors);
+
+        r = yaml_parse_tree(data, size, &e, &root);
+        if (r < 0)
+                return r;
+
+        p = calloc(1, sizeof(Profile));
+        if (!p)
+                return -ENOMEM;
+        if (display_path && !(p->path = strdup(display_path)))
+                return -ENOMEM;
+        if (!e.fatal) {
+                r = profile_build(&root, &e, p);
+                if (r < 0)
+                        return r;
+        }
+
+        if (e.oom)
+                return -ENOMEM;
+        if (e.n_items > 0 || e.overflow)
+                return return_errors(&e, -EINVAL, ret_errors);
+
+        if (ret)
+                *ret = TAKE_PTR(p);
+        if (ret_errors)
+                *ret_errors = NULL;
+        return 0;
+}
+
+int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
+        _cleanup_(freep) char *data = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, PROFILE_SIZE_MAX, &data, &size);
+        if (r == -EFBIG) {
+                _cleanup_(profile_errors_donep) ProfileErrors e = {};
+                int k;
+
+                k = profile_errors_init(&e, path);
+                if (k < 0)
+                        return k;
+                return return_too_large(&e, ret_errors);
+        }
+        if (r < 0) {
+                char buf[MESSAGE_TEXT_BUF];
+
+                if (ret_errors) {
+                        _cleanup_(strv_freep) char **l = NULL;
+
+                        if (strv_extendf(
+                                    &l,
+                                    "%s: cannot read the profile: %s (expected a readable YAML file; pass its path as the PROFILE argument)",
+                                    text_for_message(path, buf),
+                                    strerror(-r)) < 0)
+                                return -ENOMEM;
+                        *ret_errors = TAKE_PTR(l);
+                }
+                return r;
+        }
+
+        return profile_load_string(path, data, size, ret, ret_errors);
+}
+
+const ProfileLink *profile_find_link(const Profile *p, const char *name) {
+        for (size_t i = 0; p && name && i < p->n_links; i++)
+                if (streq(p->links[i].name, name))
+                        return &p->links[i];
+        return NULL;
+}
+
+const ProfileNode *profile_find_node(const Profile *p, const char *name) {
+        for (size_t i = 0; p && name && i < p->n_nodes; i++)
+                if (streq(p->nodes[i].name, name))
+                        return &p->nodes[i];
+        return NULL;
+}
+
+bool link_match_is_empty(const LinkMatch *m) {
+        return !m || (!m->driver && !m->pci && !m->mac && !m->name);
+}
+
+const LinkMatch *profile_node_link_match(const Profile *p, const NodeLink *nl) {
+        const ProfileLink *l;
+
+        if (!link_match_is_empty(&nl->match))
+                return &nl->match;
+        l = profile_find_link(p, nl->link);
+        return l ? &l->match : &nl->match;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* The node profile: the YAML contract of man/halod.yaml.5, parsed and validated into plain structs. */
+#pragma once
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/ipv4-prefix.h"
+#include "basic/json-writer.h"
+#include "basic/macro.h"
+
+/* Caps that keep any input, however hostile, bounded (each is reported in the error). */
+#define PROFILE_SIZE_MAX (1024U * 1024U)
+#define PROFILE_DEPTH_MAX 16U
+#define PROFILE_SCALAR_MAX 4096U
+#define PROFILE_ERRORS_MAX 100U
+#define PROFILE_DEFAULT_PATH "/etc/halod/halod.yaml"
+#define PROFILE_DEFAULT_PEER_PORT 7739
+
+typedef enum ProfileMode {
+        PROFILE_MODE_ENFORCE,
+        PROFILE_MODE_VERIFY,
+        _PROFILE_MODE_MAX,
+        _PROFILE_MODE_INVALID = -EINVAL,
+} ProfileMode;
+
+const char *profile_mode_to_string(ProfileMode m) _pure_;
+ProfileMode profile_mode_from_string(const char *s) _pure_;
+
+typedef enum RdmaGidType {
+        RDMA_GID_ROCE_V2,
+        RDMA_GID_ROCE_V1,
+        RDMA_GID_IB,
+        _RDMA_GID_TYPE_MAX,
+        _RDMA_GID_TYPE_INVALID = -EINVAL,
+} RdmaGidType;
+
+const char *rdma_gid_type_to_string(RdmaGidType t) _pure_;
+RdmaGidType rdma_gid_type_from_string(const char *s) _pure_;
+
+/* How a logical link finds its netdev. Every set field must match; NULL fields are ignored. */
+typedef struct LinkMatch {
+        char *driver; /* kernel driver, "ice" */
+        char *pci;    /* PCI address, "0000:c2:00.0" (normalized to lower case, with domain) */
+        char *mac;    /* "6c:fe:54:12:34:56" (normalized to lower case) */
+        char *name;   /* interface name or fnmatch(3) glob, "enp194s0*" */
+} LinkMatch;
+
+typedef struct ProfileLink {
+        char *name; /* logical name, "rdma0" */
+        LinkMatch match;
+        uint32_t mtu;        /* 0: leave the MTU alone */
+        char *firewall_zone; /* NULL: leave the zone alone */
+        bool ipv6;           /* false: IPv6 disabled on the link */
+} ProfileLink;
+
+typedef struct NodeLink {
+        char *link; /* a ProfileLink name */
+        Ipv4Prefix address;
+        LinkMatch match; /* per-node override of the link's match; all NULL when absent */
+} NodeLink;
+
+typedef struct ProfileNode {
+        char *name;
+        char *hostname; /* NULL when the profile gives none */
+        NodeLink *links;
+        size_t n_links;
+} ProfileNode;
+
+typedef struct PciId {
+        uint16_t vendor;
+        uint16_t device;
+} PciId;
+
+typedef struct ProfileNic {
+        bool present; /* the profile has a nic: section */
+        PciId *pci_ids;
+        size_t n_pci_ids;
+        char *driver;
+        char *firmware_min;      /* version string, compared as a version */
+        unsigned pcie_min_width; /* 0: not checked */
+} ProfileNic;
+
+typedef struct ProfileRdma {
+        bool present;
+        bool required; /* false: RDMA problems are warnings */
+        RdmaGidType gid;
+        uint32_t min_active_mtu; /* 0: not checked; else 256, 512, 1024, 2048 or 4096 */
+        uint64_t memlock;        /* bytes; UINT64_MAX means "unlimited"; 0: not checked */
+} ProfileRdma;
+
+typedef struct ProfileHealth {
+        uint64_t interval_usec;
+        bool peers;
+        uint16_t port;             /* the peer channel's UDP port */
+        char *prometheus_textfile; /* absolute path of node_exporter's textfile; NULL: none */
+} ProfileHealth;
+
+typedef struct Profile {
+        char *path;
+        char *cluster;
+        ProfileMode mode;
+        ProfileLink *links;
+        size_t n_links;
+        ProfileNic nic;
+        ProfileRdma rdma;
+        char **kernel_cmdline; /* required parameters, "name" or "name=value"; NULL when none */
+        ProfileNode *nodes;
+        size_t n_nodes;
+        ProfileHealth health;
+} Profile;
+
+Profile *profile_free(Profile *p);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free);
+
+/* Parses and validates. On success returns 0 and the profile. On a profile that does not validate
+ * returns -EINVAL and, in ret_errors, every error found as one line
+ * "FILE:LINE:COL: key: what is wrong (expected …)". Other negative errno: the file could not be read
+ * (ret_errors then holds one line saying so). ret_errors may be NULL. */
+int profile_load_file(const char *path, Profile **ret, char ***ret_errors);
+int profile_load_string(
+        const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors);
+
+const ProfileLink *profile_find_link(const Profile *p, const char *name) _pure_;
+const ProfileNode *profile_find_node(const Profile *p, const char *name) _pure_;
+/* The match that applies to a node's link: its own override if any, else the profile link's. */
+const LinkMatch *profile_node_link_match(const Profile *p, const NodeLink *nl) _pure_;
+bool link_match_is_empty(const LinkMatch *m) _pure_;
+
+/* Picks this machine's node: by node_name if given, else by hostname, else the node one of whose
+ * addresses is in local_addresses. Returns 0, or -ENOENT / -ENOTUNIQ with a message for the user
+ * in ret_error that lists the candidates. */
+int profile_select_node(
+        const Profile *p,
+        const char *node_name,
+        const char *hostname,
+        const struct in_addr *local_addresses,
+        size_t n_local_addresses,
+        const ProfileNode **ret,
+        char **ret_error);
+
+/* Collects the IPv4 addresses configured on this machine's interfaces (getifaddrs). */
+int local_ipv4_addresses(struct in_addr **ret, size_t *ret_n);
+
+/* Writes the normalized profile (every default filled in). */
+void profile_dump_json(const Profile *p, JsonWriter *w);

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The prober's side of the RDMA probe: the queue-pair exchange over the peer channel (rdma-hello),
+ * then an RC ping-pong and an RDMA WRITE bandwidth run against the peer's halod. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "peer/peer-wire.h"
+#include "rdma/rdma-qp.h"
+#include "rdma/rdma.h"
+
+#define RDMA_PROBE_PINGS_DEFAULT 1000U
+/* Per hello try (3 tries) and per echo. */
+#define RDMA_PROBE_TIMEOUT_USEC_DEFAULT (300U * 1000U)
+/* The bandwidth run: bounded like the TCP one, and well inside the responder's session timeout. */
+#define RDMA_PROBE_WRITE_USEC_DEFAULT (2U * 1000U * 1000U)
+#define RDMA_PROBE_WRITE_BYTES_DEFAULT (16ULL << 30)
+#define RDMA_HELLO_TRIES 3U
+
+typedef struct RdmaProbeParams {
+        RdmaDevice *device;    /* this node's device on the link (borrowed) */
+        RdmaGidType gid_type;  /* the profile's rdma.gid */
+        struct in_addr local;  /* this node's address on the link: the GID entry and the hello's source */
+        struct in_addr remote; /* the peer's address on it */
+        uint16_t port;         /* the peer channel's */
+        const PeerIdentity *self;
+        unsigned pings;        /* 0: RDMA_PROBE_PINGS_DEFAULT */
+        uint64_t timeout_usec; /* 0: RDMA_PROBE_TIMEOUT_USEC_DEFAULT */
+        uint64_t write_usec;   /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
+        uint64_t write_bytes;  /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
+} RdmaProbeParams;
+
+typedef struct RdmaProbeResult {
+        PeerRdmaStatus peer_status; /* PEER_RDMA_OK: measured; else what the peer said, nothing measured */
+        PeerIdentity peer;
+        uint32_t gid_index;      /* this end's */
+        uint32_t peer_gid_index; /* the peer's */
+        unsigned path_mtu;       /* bytes: the smaller active MTU of the two ports */
+        unsigned pings;
+        uint64_t rtt_min_nsec;
+        uint64_t rtt_median_nsec;
+        uint64_t rtt_p99_nsec;
+        uint64_t rtt_max_nsec;
+        uint64_t write_bytes;
+        uint64_t write_nsec;
+} RdmaProbeResult;
+
+/* Sends request as an rdma-hello (padded to PEER_RDMA_REQUEST_SIZE_MIN, so that the reply is never
+ * the larger) from local to remote:port, RDMA_HELLO_TRIES times at most, each waiting timeout_usec.
+ * Returns 0 with the peer's identity and reply, -ETIMEDOUT when none came, -ECONNREFUSED when
+ * nothing listens there, or another negative errno from the socket. */
+int peer_rdma_hello(
+        struct in_addr local,
+        struct in_addr remote,
+        uint16_t port,
+        const PeerIdentity *self,
+        const PeerRdmaHello *request,
+        uint64_t timeout_usec,
+        PeerIdentity *ret_peer,
+        PeerRdmaHello *ret_reply);
+
+/* The whole probe. Returns 0 with the result (peer_status says whether anything was measured), or
+ * negative errno with error saying which step failed and why. */
+int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret);

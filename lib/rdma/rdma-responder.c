@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/* The RDMA probe's responder: one session at a time, each on a thread that echoes the prober's pings
+ * and is torn down by the prober's bye or the timeout, whichever comes first. */
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "rdma/rdma-qp.h"
+#include "rdma/rdma-responder.h"
+
+typedef struct RdmaEndpoint {
+        struct in_addr local;
+        RdmaDevice *device;
+        RdmaGidType gid_type;
+} RdmaEndpoint;
+
+typedef struct RdmaSession {
+        RdmaQp *qp; /* owned by the thread while it runs; freed by it */
+        struct in_addr source;
+        PeerRdmaHello request, reply;
+        uint64_t deadline_usec;
+        pthread_t thread;
+        atomic_bool stop, done;
+        int result;
+        RdmaError error;
+} RdmaSession;
+
+struct RdmaResponder {
+        pthread_mutex_t lock; /* the peer server's thread, the loop (stats) and free() */
+        RdmaEndpoint *endpoints;
+        size_t n_endpoints;
+        uint64_t timeout_usec;
+        RdmaSession *session;
+        RdmaResponderStats stats;
+        char last_error[RDMA_ERROR_MAX];
+};
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
+}
+
+int rdma_responder_new(RdmaResponder **ret) {
+        RdmaResponder *r = calloc(1, sizeof(RdmaResponder));
+
+        if (!r)
+                return -ENOMEM;
+        *r = (RdmaResponder){
+                .lock = PTHREAD_MUTEX_INITIALIZER,
+                .timeout_usec = RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT,
+        };
+        *ret = r;
+        return 0;
+}
+
+/* Joins a finished (or, with stop, any) session and counts how it ended. Called with the lock held. */
+static void session_reap(RdmaResponder *r, bool stop) {
+        RdmaSession *s = r->session;
+
+        if (!s)
+                return;
+        if (stop)
+                atomic_store(&s->stop, true);
+        else if (!atomic_load(&s->done))
+                return;
+        (void) pthread_join(s->thread, NULL);
+        if (s->result >= 0)
+                r->stats.completed++;
+        else if (s->result == -ETIMEDOUT)
+                r->stats.timed_out++;
+        else if (s->result != -ECANCELED) {
+                r->stats.failed++;
+                (void) snprintf(r->last_error, sizeof(r->last_error), "%s", s->error.message);
+        }
+        r->session = mfree(s);
+}
+
+RdmaResponder *rdma_responder_free(RdmaResponder *r) {
+        if (!r)
+                return NULL;
+        (void) pthread_mutex_lock(&r->lock);
+        session_reap(r, /* stop= */ true);
+        (void) pthread_mutex_unlock(&r->lock);
+        for (size_t i = 0; i < r->n_endpoints; i++)
+                rdma_device_free(r->endpoints[i].device);
+        free(r->endpoints);
+        (void) pthread_mutex_destroy(&r->lock);
+        return mfree(r);
+}
+
+void rdma_responder_destroy(void *userdata) {
+        rdma_responder_free(userdata);
+}
+
+int rdma_responder_add(RdmaResponder *r, struct in_addr local, RdmaDevice *device, RdmaGidType gid_type) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = device;
+        RdmaEndpoint *e;
+
+        if (!d)
+                return -EINVAL;
+        e = reallocarray(r->endpoints, r->n_endpoints + 1, sizeof(RdmaEndpoint));
+        if (!e)
+                return -ENOMEM;
+        r->endpoints = e;
+        r->endpoints[r->n_endpoints++] = (RdmaEndpoint){
+                .local = local,
+                .device = TAKE_PTR(d),
+                .gid_type = gid_type,
+        };
+        return 0;
+}
+
+size_t rdma_responder_n_devices(const RdmaResponder *r) {
+        return r->n_endpoints;
+}
+
+void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec) {
+        (void) pthread_mutex_lock(&r->lock);
+        r->timeout_usec = usec > 0 ? usec : RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT;
+        (void) pthread_mutex_unlock(&r->lock);
+}
+
+static void *session_run(void *userdata) {
+        RdmaSession *s = userdata;
+
+        s->result = rdma_qp_serve(s->qp, s->deadline_usec, &s->stop, &s->error);
+        /* The queue pair goes at once: a finished session holds no pinned memory until the next
+         * hello reaps it. */
+        s->qp = rdma_qp_free(s->qp);
+        atomic_store(&s->done, true);
+        return NULL;
+}
+
+/* Sets up and starts a session for request on e. Returns the status for the reply. Lock held. */
+static PeerRdmaStatus session_start(
+        RdmaResponder *r, const RdmaEndpoint *e, struct in_addr source, const PeerRdmaHello *request) {
+        _cleanup_(rdma_qp_freep) RdmaQp *qp = NULL;
+        _cleanup_(freep) RdmaSession *s = NULL;
+        RdmaError error = {};
+        RdmaGid gid;
+        int k;
+
+        /* Afresh each time: the table moves when addresses come and go. */
+        if (rdma_device_find_gid(e->device, e->gid_type, e->local, &gid) < 0) {
+                r->stats.no_device++;
+                return PEER_RDMA_NO_DEVICE;
+        }
+
+        s = calloc(1, sizeof(RdmaSession));
+        if (!s) {
+                (void) snprintf(r->last_error, sizeof(r->last_error), "Out of memory.");
+                r->stats.failed++;
+                return PEER_RDMA_FAILED;
+        }
+        if (rdma_qp_new(e->device, gid.index, RDMA_QP_EXPOSED_SIZE, /* expose= */ true, &error, &qp) < 0 ||
+            rdma_qp_connect(qp, request, &error) < 0) {
+                (void) snprintf(r->last_error, sizeof(r->last_error), "%s", error.message);
+                r->stats.failed++;
+                return PEER_RDMA_FAILED;
+        }
+
+        s->source = source;
+        s->request = *request;
+        rdma_qp_local(qp, &s->reply);
+        s->deadline_usec = now_usec() + r->timeout_usec;
+        s->qp = qp;
+        k = pthread_create(&s->thread, NULL, session_run, s);
+        if (k != 0) {
+                (void) snprintf(
+                        r->last_error, sizeof(r->last_error), "Cannot start the RDMA session: %s", strerror(k));
+                r->stats.failed++;
+                return PEER_RDMA_FAILED;
+        }
+        TAKE_PTR(qp); /* the thread's now */
+        r->session = TAKE_PTR(s);
+        r->stats.sessions++;
+        return PEER_RDMA_OK;
+}
+
+void rdma_responder_hello(
+        void *userdata,
+        struct in_addr local,
+        struct in_addr source,
+        const PeerRdmaHello *request,
+        PeerRdmaHello *reply) {
+        RdmaResponder *r = userdata;
+        const RdmaEndpoint *e = NULL;
+        PeerRdmaStatus st;
+
+        (void) pthread_mutex_lock(&r->lock);
+        session_reap(r, /* stop= */ false);
+        if (r->session) {
+                /* The prober asks again when our answer was lost: the same question, the same answer. */
+                if (r->session->source.s_addr == source.s_addr &&
+                    memcmp(&r->session->request, request, sizeof(*request)) == 0)
+                        *reply = r->session->reply;
+                else {
+                        r->stats.busy++;
+                        *reply = (PeerRdmaHello){ .status = PEER_RDMA_BUSY };
+                }
+                (void) pthread_mutex_unlock(&r->lock);
+                return;
+        }
+
+        for (size_t i = 0; i < r->n_endpoints && !e; i++)
+                if (r->endpoints[i].local.s_addr == local.s_addr)
+                        e = &r->endpoints[i];
+        if (!e) {
+                r->stats.no_device++;
+                st = PEER_RDMA_NO_DEVICE;
+        } else
+                st = session_start(r, e, source, request);
+        *reply = st == PEER_RDMA_OK ? r->session->reply : (PeerRdmaHello){ .status = st };
+        (void) pthread_mutex_unlock(&r->lock);
+}
+
+RdmaResponderStats rdma_responder_stats(RdmaResponder *r) {
+        RdmaResponderStats st;
+
+        (void) pthread_mutex_lock(&r->lock);
+        session_reap(r, /* stop= */ false);
+        st = r->stats;
+        (void) pthread_mutex_unlock(&r->lock);
+        return st;
+}
+
+bool rdma_responder_busy(RdmaResponder *r) {
+        bool busy;
+
+        (void) pthread_mutex_lock(&r->lock);
+        session_reap(r, /* stop= */ false);
+        busy = r->session != NULL;
+        (void) pthread_mutex_unlock(&r->lock);
+        return busy;
+}
+
+void rdma_responder_last_error(RdmaResponder *r, char *buf, size_t size) {
+        (void) pthread_mutex_lock(&r->lock);
+        (void) snprintf(buf, size, "%s", r->last_error);
+        (void) pthread_mutex_unlock(&r->lock);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The responder's side of the RDMA probe: answers rdma-hello requests that the peer channel hands
+ * it with a queue pair of its own, and serves that one prober until its bye or a timeout. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+#include "peer/peer-wire.h"
+#include "rdma/rdma.h"
+
+/* A session ends by the prober's bye, or is torn down this long after the hello, whatever the prober
+ * does: long enough for the prober's pings and its bandwidth run (RDMA_PROBE_WRITE_USEC_DEFAULT). */
+#define RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT (10U * 1000U * 1000U)
+
+typedef struct RdmaResponder RdmaResponder;
+
+typedef struct RdmaResponderStats {
+        uint64_t sessions;  /* queue pairs set up for a prober */
+        uint64_t completed; /* ended by the prober's bye */
+        uint64_t timed_out; /* torn down at the timeout */
+        uint64_t failed;    /* setting up or serving failed (see rdma_responder_last_error()) */
+        uint64_t busy;      /* refused: another session ran */
+        uint64_t no_device; /* asked on an address without a device or a RoCE GID */
+} RdmaResponderStats;
+
+int rdma_responder_new(RdmaResponder **ret);
+/* Stops a running session (its thread is joined) and closes the devices. */
+RdmaResponder *rdma_responder_free(RdmaResponder *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaResponder *, rdma_responder_free);
+
+/* Serves hellos that arrive on the address local with device (taken over, also on failure), from
+ * the GID entry of local of type gid_type, looked up afresh at every hello. */
+int rdma_responder_add(RdmaResponder *r, struct in_addr local, RdmaDevice *device, RdmaGidType gid_type);
+size_t rdma_responder_n_devices(const RdmaResponder *r) _pure_;
+void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec);
+
+/* The peer server's rdma-hello handler (see peer_server_set_rdma()): sets up a queue pair on the
+ * device of local, connects it to the request's, starts serving it on a thread of its own, and
+ * fills reply with its half; or says no-device, busy (one session at a time; a repeated hello of
+ * the running session gets the same answer again) or failed. Never blocks on the network. */
+void rdma_responder_hello(
+        void *userdata,
+        struct in_addr local,
+        struct in_addr source,
+        const PeerRdmaHello *request,
+        PeerRdmaHello *reply);
+/* rdma_responder_free() for a void *, as peer_server_set_rdma() takes it. */
+void rdma_responder_destroy(void *userdata);
+
+RdmaResponderStats rdma_responder_stats(RdmaResponder *r);
+/* Whether a session is set up and not finished. */
+bool rdma_responder_busy(RdmaResponder *r);
+/* Why the last failed session failed, for the log ("" when none did); copied into buf. */
+void rdma_responder_last_error(RdmaResponder *r, char *buf, size_t size);
