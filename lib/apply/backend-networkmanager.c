@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The "networkmanager" backend: each link through a halod-<link> profile in NetworkManager. Whether
- * NetworkManager runs is asked with sd-bus; the libnm code is in a module (lib/nm-module.h) that is
+ * NetworkManager runs is asked with sd-bus; the libnm code is in a module (lib/apply/nm-module.h) that is
  * loaded only when a link is applied, so that halod and haloctl start without libnm and GLib. */
 
 #include "basic/errorf.h"

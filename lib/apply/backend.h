@@ -29,7 +29,7 @@ typedef struct Backend {
 
 extern const Backend backend_netlink;
 /* In every build; without libnm its apply_link says that halod was built without NetworkManager
- * support. Its libnm code is loaded on its first apply_link (lib/nm-module.h), never before. */
+ * support. Its libnm code is loaded on its first apply_link (lib/apply/nm-module.h), never before. */
 extern const Backend backend_networkmanager;
 
 /* NetworkManager when it runs (and libnm was built in), else netlink. Asks the bus, loads nothing. */

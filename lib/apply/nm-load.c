@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading halod-backend-nm.so on first use, and what the program lends it (lib/nm-module.h). */
+/* Loading halod-backend-nm.so on first use, and what the program lends it (lib/apply/nm-module.h). */
 
 #include "config.h"
 

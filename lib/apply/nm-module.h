@@ -36,7 +36,7 @@ typedef struct NmModule {
         uint32_t abi_version; /* NM_MODULE_ABI_VERSION */
         uint32_t size;        /* sizeof(NmModule) */
         const char *version;  /* PACKAGE_VERSION of the build it comes from */
-        /* nm_apply_link() of lib/nm.h. */
+        /* nm_apply_link() of lib/apply/nm.h. */
         int (*apply_link)(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
 } NmModule;
 
@@ -46,7 +46,7 @@ typedef struct NmModule {
 typedef const NmModule *(*NmModuleEntry)(const NmModuleHost *host);
 const NmModule *halod_nm_module_init(const NmModuleHost *host);
 
-/* libhalod's side (lib/nm-load.c): loads the module on first use, with RTLD_NOW|RTLD_LOCAL, and keeps
+/* libhalod's side (lib/apply/nm-load.c): loads the module on first use, with RTLD_NOW|RTLD_LOCAL, and keeps
  * it loaded (GLib cannot be unloaded). Returns 0 and the module's table; on failure a negative errno
  * and a message naming the file and what went wrong in *ret_error:
  *   -ELIBACC  the module or a library it needs could not be loaded (dlerror())

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* NetworkManager: the one connection profile halod keeps per link. The program's side, without libnm:
- * the libnm code is in halod-backend-nm.so (lib/nm-module.h), loaded by nm_apply_link() on first use. */
+ * the libnm code is in halod-backend-nm.so (lib/apply/nm-module.h), loaded by nm_apply_link() on first use. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Loading an optional library on first use and resolving its functions once (lib/dlopen-util.h). */
+/* Loading an optional library on first use and resolving its functions once (lib/basic/dlopen-util.h). */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>

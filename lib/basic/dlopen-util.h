@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Optional libraries loaded with dlopen() on first use, their functions resolved once into sym_
  * pointers (systemd's dlopen_many_sym_or_warn() pattern), so that halod and haloctl start without
- * them: libibverbs (lib/dlopen-verbs.h) and libpci (lib/dlopen-pci.h). */
+ * them: libibverbs (lib/rdma/dlopen-verbs.h) and libpci (lib/nic/dlopen-pci.h). */
 #pragma once
 
 #include <pthread.h>

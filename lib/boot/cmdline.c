@@ -18,7 +18,7 @@ static char *skip_spaces(char *s) {
         return s;
 }
 
-/* A transcription of the kernel's next_arg() (lib/cmdline.c): it cuts args in place, returns the
+/* A transcription of the kernel's next_arg() (lib/boot/cmdline.c): it cuts args in place, returns the
  * rest, and its quirks are kept on purpose, because the kernel is the one that decides what a
  * parameter is: a quote toggles quoting anywhere in a token, one leading quote of the token and one
  * leading quote of the value are dropped together with a trailing quote, and an '=' in the first

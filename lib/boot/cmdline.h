@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel command line, split with the kernel's own rules (lib/cmdline.c next_arg(), kernel/params.c). */
+/* The kernel command line, split with the kernel's own rules (lib/boot/cmdline.c next_arg(), kernel/params.c). */
 #pragma once
 
 #include <stdbool.h>

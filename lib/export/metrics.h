@@ -32,7 +32,7 @@ void metrics_nics_free(MetricsNic *nics, size_t n);
 /* One MetricsNic per link of c->node (or of the profile without a node), in profile order: the PCIe
  * link from libpci below the host root, driver and firmware from ETHTOOL_GDRVINFO on the running
  * system only (a --root tree has no ioctl to ask). A link whose NIC is missing still gets an entry,
- * with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/metrics-nic.c). */
+ * with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
 int metrics_nics_gather(const NodeContext *c, MetricsNic **ret, size_t *ret_n);
 
 typedef struct MetricsInput {

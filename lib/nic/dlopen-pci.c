@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libpci's functions that halod calls, resolved on the first NIC check (lib/dlopen-pci.h). */
+/* libpci's functions that halod calls, resolved on the first NIC check (lib/nic/dlopen-pci.h). */
 #include "nic/dlopen-pci.h"
 #include "basic/macro.h"
 

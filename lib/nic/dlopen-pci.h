@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libpci, loaded on the first NIC check (lib/dlopen-util.h): the sym_ pointers lib/pci.c calls.
+/* libpci, loaded on the first NIC check (lib/basic/dlopen-util.h): the sym_ pointers lib/nic/pci.c calls.
  * Only the build needs the library's headers; halod and haloctl do not link it. */
 #pragma once
 

@@ -117,7 +117,7 @@ static bool device_matches(const Profile *p, const LinkMatch *m, const Facts *f)
         return true;
 }
 
-/* The netdev through lib/link-match.c, the same resolution the apply path uses. 1 when found, 0
+/* The netdev through lib/nic/link-match.c, the same resolution the apply path uses. 1 when found, 0
  * when nothing matches (problem set), <0 on allocation failure. */
 static int find_by_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
         _cleanup_(freep) char *ifname = NULL, *error = NULL, *device = NULL, *pci = NULL;

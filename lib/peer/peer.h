@@ -12,7 +12,7 @@
 #include "basic/macro.h"
 #include "peer/peer-wire.h"
 
-/* ---- responder (lib/peer-server.c) ---- */
+/* ---- responder (lib/peer/peer-server.c) ---- */
 
 typedef struct PeerServer PeerServer;
 
@@ -55,7 +55,7 @@ const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 void peer_server_set_clock(PeerServer *s, uint64_t (*now_usec)(void));
 
 /* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
- * RDMA block (see lib/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
+ * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
 typedef void (*PeerRdmaHelloHandler)(
         void *userdata,
         struct in_addr local,
@@ -67,7 +67,7 @@ typedef void (*PeerRdmaHelloHandler)(
  * answered "no-device". */
 void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *));
 
-/* ---- prober (lib/peer-probe.c) ---- */
+/* ---- prober (lib/peer/peer-probe.c) ---- */
 
 #define PEER_PROBE_COUNT_DEFAULT 20U
 #define PEER_PROBE_TIMEOUT_USEC_DEFAULT (300U * 1000U)
@@ -118,7 +118,7 @@ void sort_u64(uint64_t *v, size_t n);
 /* Nearest-rank percentile of n sorted values (0 for n == 0). */
 uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) _pure_;
 
-/* ---- throughput: a bounded TCP sink and its sender (lib/peer-bulk.c) ---- */
+/* ---- throughput: a bounded TCP sink and its sender (lib/peer/peer-bulk.c) ---- */
 
 /* The sink ends a transfer after this long or this many bytes, whatever the sender does. */
 #define PEER_BULK_SERVER_TIME_MAX_USEC (5U * 1000U * 1000U)

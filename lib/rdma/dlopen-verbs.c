@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libibverbs' functions that halod calls, resolved on the first RDMA use (lib/dlopen-verbs.h). */
+/* libibverbs' functions that halod calls, resolved on the first RDMA use (lib/rdma/dlopen-verbs.h). */
 #include "rdma/dlopen-verbs.h"
 #include "basic/macro.h"
 

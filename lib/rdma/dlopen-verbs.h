@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libibverbs, loaded on the first RDMA use (lib/dlopen-util.h): the sym_ pointers lib/rdma.c and
+/* libibverbs, loaded on the first RDMA use (lib/basic/dlopen-util.h): the sym_ pointers lib/rdma/rdma.c and
  * lib/rdma-qp*.c call, and <infiniband/verbs.h>'s inlines redone over them. Only the build needs the
  * library's headers; halod and haloctl do not link it. */
 #pragma once

@@ -50,7 +50,7 @@ uint32_t rdma_qp_number(const RdmaQp *q) _pure_;
 /* The write area: what a bandwidth run sends from, or what the peer writes into when exposed. */
 uint8_t *rdma_qp_write_area(const RdmaQp *q, size_t *ret_size);
 
-/* ---- the data path (lib/rdma-qp-io.c): busy-polled, as perftest measures ---- */
+/* ---- the data path (lib/rdma/rdma-qp-io.c): busy-polled, as perftest measures ---- */
 
 /* Sends count pings one after the other, each waiting for its echo, and stores each round trip in
  * ns in rtts_nsec[count]. -ETIMEDOUT when an echo does not come within timeout_usec (RC is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* RDMA device, port and GID queries through libibverbs, loaded on the first query. The libibverbs
  * surface is kept to a few calls on purpose: the unit tests link tests/unit/fake-verbs.c in place of
- * exactly these (lib/dlopen-verbs.h). */
+ * exactly these (lib/rdma/dlopen-verbs.h). */
 #include <stdio.h>
 
 #include "config.h"

@@ -15,5 +15,5 @@ extern struct ibv_gid_entry fake_pair_prober_gids[4], fake_pair_responder_gids[4
 
 /* Installs the two devices (fake_verbs_setup(): the counters start from zero). */
 void fake_pair_setup(void);
-/* Opens the device whose GID table is on ifindex, through lib/rdma.c; aborts when it cannot. */
+/* Opens the device whose GID table is on ifindex, through lib/rdma/rdma.c; aborts when it cannot. */
 RdmaDevice *fake_pair_open(int ifindex);

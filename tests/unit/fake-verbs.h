@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A test double of the libibverbs calls lib/rdma.c and lib/rdma-qp*.c make, linked in its place by
+/* A test double of the libibverbs calls lib/rdma/rdma.c and lib/rdma-qp*.c make, linked in its place by
  * the RDMA tests: device and GID queries (fake-verbs.c), queue pairs (fake-verbs-qp.c). */
 #pragma once
 

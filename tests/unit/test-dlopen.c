@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests the optional libraries loaded on first use (lib/dlopen-util.h): a missing library or symbol
+/* Tests the optional libraries loaded on first use (lib/basic/dlopen-util.h): a missing library or symbol
  * is named with what to install and sets no pointer, a failure is retried, concurrent first uses
  * load once; and with the real libibverbs and libpci: neither is mapped before its first use, both
  * have every function halod resolves, and the nic. checks say when libpci cannot be loaded. */
@@ -156,7 +156,7 @@ static void test_verbs(void) {
         } else
                 ASSERT_TRUE(mapped(DLOPEN_VERBS_SONAME));
 
-        /* The real library has every function lib/dlopen-verbs.c resolves (the unit tests of the
+        /* The real library has every function lib/rdma/dlopen-verbs.c resolves (the unit tests of the
          * RDMA code link the test double instead, so only this shows that the names are right). */
         ASSERT_OK(rdma_library_load(/* ret_error= */ NULL));
         ASSERT_TRUE(mapped(DLOPEN_VERBS_SONAME));

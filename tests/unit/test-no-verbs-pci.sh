@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # halod and haloctl start without libibverbs (and its libnl) and libpci (and its libudev and libz):
 # neither has them in DT_NEEDED, and neither leaves an ibv_ or pci_ symbol for the dynamic linker to
-# find. lib/dlopen-verbs.c and lib/dlopen-pci.c load them on first use.
+# find. lib/rdma/dlopen-verbs.c and lib/nic/dlopen-pci.c load them on first use.
 # Usage: test-no-verbs-pci.sh HALOD HALOCTL
 set -euo pipefail
 command -v readelf >/dev/null || { echo "FAIL: readelf not found (binutils)" >&2; exit 1; }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests lib/pci.c through the real libpci on fixture sysfs trees (sysfs.path below the host root). */
+/* Tests lib/nic/pci.c through the real libpci on fixture sysfs trees (sysfs.path below the host root). */
 #include "basic/strv.h"
 #include "nic/pci.h"
 #include "tests.h"

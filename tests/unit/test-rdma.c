@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests lib/rdma.c against the libibverbs test double: device lookup, port, GID table and index. */
+/* Tests lib/rdma/rdma.c against the libibverbs test double: device lookup, port, GID table and index. */
 #include <arpa/inet.h>
 
 #include "fake-verbs.h"

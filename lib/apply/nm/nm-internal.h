@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to the NetworkManager module (halod-backend-nm.so: lib/nm.c, nm-session.c, nm-change.c,
+/* Private to the NetworkManager module (halod-backend-nm.so: lib/apply/nm/nm.c, nm-session.c, nm-change.c,
  * nm-profile.c, nm-reason.c, nm-module.c) and its tests: the libnm session and the profile halod
- * wants. Carries GLib types, so nothing else includes it; the program side is lib/nm.h. */
+ * wants. Carries GLib types, so nothing else includes it; the program side is lib/apply/nm.h. */
 #pragma once
 
 #include <NetworkManager.h>
@@ -11,7 +11,7 @@
 #include "apply/nm-module.h"
 #include "basic/macro.h"
 
-/* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/nm.h. */
+/* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/apply/nm.h. */
 int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
 /* What the program lent the module at halod_nm_module_init(); NULL before (in the unit tests). */
 const NmModuleHost *nm_module_host(void);

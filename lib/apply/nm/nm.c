@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Applying one link through NetworkManager: what is there, whether halod may touch it, and the order
- * of the changes (lib/nm-change.c makes them). */
+ * of the changes (lib/apply/nm/nm-change.c makes them). */
 
 #include <stdarg.h>
 #include <stdio.h>
