@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer checks off the event loop: a worker thread runs check_peers_with_status(), which blocks
- * for its probes (milliseconds per answering peer, about 1.2 s per silent one), and hands the result
- * back through an eventfd; the loop publishes it. The bus and the responder never wait for a probe. */
+/* The peer checks off the event loop: a worker thread runs check_peers_with_status(), which probes all
+ * peers at once for one round (about 1.2 s when some are silent, PEER_ROUND_USEC_DEFAULT at most), and
+ * hands the result back through an eventfd; the loop publishes it. The bus and the responder never
+ * wait for a probe, and a second eventfd stops the round at once (a reload, SIGTERM). */
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -21,7 +22,8 @@
 
 struct PeerJob {
         pthread_t thread;
-        int event_fd;
+        int event_fd;  /* the thread signals the loop: done */
+        int cancel_fd; /* the loop signals the thread: stop probing */
         sd_event_source *source;
         uint64_t run;
         uint64_t generation;
@@ -48,6 +50,7 @@ static PeerJob *peer_job_free(PeerJob *j) {
                 return NULL;
         sd_event_source_disable_unref(j->source);
         safe_close(j->event_fd);
+        safe_close(j->cancel_fd);
         profile_free(j->owned_profile);
         check_list_done(&j->checks);
         peer_status_list_done(&j->peers);
@@ -63,6 +66,14 @@ static void *peer_job_run(void *userdata) {
         /* The thread's last act: from here on the loop owns everything in j. */
         (void) write(j->event_fd, &one, sizeof(one));
         return NULL;
+}
+
+/* Stops the job's probes: the thread returns -ECANCELED within a moment. */
+static void peer_job_cancel(PeerJob *j) {
+        uint64_t one = 1;
+
+        if (write(j->cancel_fd, &one, sizeof(one)) < 0)
+                log_debug("Failed to cancel the peer checks, they end with their round: %s", strerror(errno));
 }
 
 static bool rtt_moved(uint64_t published, uint64_t measured) {
@@ -104,9 +115,31 @@ static int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
         return 0;
 }
 
+/* A pending peer's row says what the run before found (nothing new is known), still marked pending. */
+static void carry_pending(const PeerStatusList *previous, PeerStatusList *measured) {
+        for (size_t i = 0; i < measured->n_peers; i++) {
+                PeerStatus *p = &measured->peers[i];
+
+                if (!p->pending)
+                        continue;
+                for (size_t k = 0; k < previous->n_peers; k++) {
+                        const PeerStatus *q = &previous->peers[k];
+
+                        if (streq(q->node, p->node) && streq(q->address, p->address)) {
+                                p->reachable = q->reachable;
+                                p->rtt_median_usec = q->rtt_median_usec;
+                                p->rtt_p99_usec = q->rtt_p99_usec;
+                                break;
+                        }
+                }
+        }
+}
+
 /* Publishes a run's rows and checks. measured is taken over. */
 static void publish_peers(Manager *m, CheckList *checks, PeerStatusList *measured) {
         char *changed[] = { (char *) "Peers", NULL };
+
+        carry_pending(&m->peers_measured, measured);
 
         if (peers_changed_materially(&m->peers, measured)) {
                 PeerStatusList copy;
@@ -127,7 +160,7 @@ static void publish_peers(Manager *m, CheckList *checks, PeerStatusList *measure
 
 static bool any_unreachable(const PeerStatusList *l) {
         for (size_t i = 0; i < l->n_peers; i++)
-                if (!l->peers[i].reachable)
+                if (!l->peers[i].reachable || l->peers[i].pending)
                         return true;
         return false;
 }
@@ -137,7 +170,8 @@ static int on_peer_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Probes a silent peer again soon, backing off up to health.interval; stops once all answer. */
+/* Probes a silent (or pending) peer again soon, backing off up to health.interval; stops once all
+ * answer. */
 static void schedule_retry(Manager *m) {
         usec_t interval = m->profile && m->profile->health.interval_usec > 0 ? m->profile->health.interval_usec
                                                                              : 60 * USEC_PER_SEC;
@@ -182,6 +216,14 @@ static int on_peer_job_done(sd_event_source *s, int fd, uint32_t revents, void *
         uint64_t run = j->run;
 
         (void) pthread_join(j->thread, NULL);
+        if (j->result == -ECANCELED) {
+                /* Stopped for a newer run (a reload): the callers waiting are answered by that one. */
+                log_debug("Peer checks cancelled.");
+                peer_job_free(j);
+                m->peer_rerun = false;
+                (void) start_job(m);
+                return 0;
+        }
         if (j->result < 0)
                 log_warning_errno(j->result, "Failed to run the peer checks: %m");
         else if (j->generation != m->profile_generation)
@@ -239,6 +281,7 @@ static int start_job(Manager *m) {
         }
         *j = (PeerJob){
                 .event_fd = -EBADF,
+                .cancel_fd = -EBADF,
                 .run = run,
                 .generation = m->profile_generation,
                 .host = m->host,
@@ -248,7 +291,9 @@ static int start_job(Manager *m) {
         };
 
         j->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (j->event_fd < 0)
+        j->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        j->options.cancel_fd = j->cancel_fd;
+        if (j->event_fd < 0 || j->cancel_fd < 0)
                 r = -errno;
         else
                 r = sd_event_add_io(m->event, &j->source, j->event_fd, EPOLLIN, on_peer_job_done, m);
@@ -285,6 +330,9 @@ void manager_peers_keep_profile(Manager *m, Profile **old) {
                 return;
         profile_free(m->peer_job->owned_profile);
         m->peer_job->owned_profile = TAKE_PTR(*old);
+        /* Its results would be dropped: stop it, and probe for the new profile as soon as it ends. */
+        peer_job_cancel(m->peer_job);
+        m->peer_rerun = true;
 }
 
 bool manager_peers_use_link(Manager *m, const char *link) {
@@ -302,7 +350,8 @@ bool manager_peers_use_link(Manager *m, const char *link) {
 
 void manager_peers_done(Manager *m) {
         if (m->peer_job) {
-                /* No way to interrupt the probes: wait for them, a few seconds at most. */
+                /* Stopping: the thread leaves its probes at once. */
+                peer_job_cancel(m->peer_job);
                 (void) pthread_join(m->peer_job->thread, NULL);
                 m->peer_job = peer_job_free(m->peer_job);
         }

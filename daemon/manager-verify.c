@@ -83,11 +83,27 @@ static bool checks_equal(const CheckList *a, const CheckList *b) {
         return true;
 }
 
+/* The peers whose probes had not ended when their round did (see check-peer.h): peer.<node>.reachable
+ * skipped with the actual value "pending". */
+static size_t count_pending_peers(const CheckList *l) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n_checks; i++) {
+                const Check *c = &l->checks[i];
+                size_t len = strlen(c->id), suffix = strlen(".reachable");
+
+                if (c->outcome == CHECK_SKIP && streq(c->actual, "pending") && startswith(c->id, "peer.") &&
+                    len > suffix && streq(c->id + len - suffix, ".reachable"))
+                        n++;
+        }
+        return n;
+}
+
 static int summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary) {
         size_t n_pass = check_list_count(l, CHECK_PASS), n_skip = check_list_count(l, CHECK_SKIP);
-        size_t n_bad = l->n_checks - n_pass - n_skip;
+        size_t n_bad = l->n_checks - n_pass - n_skip, n_pending = count_pending_peers(l);
         const Check *profile = check_list_find(l, "profile"), *first = NULL;
-        char skipped[64] = "";
+        char skipped[64] = "", pending[64] = "";
         int r;
 
         if (run_failed) {
@@ -96,11 +112,19 @@ static int summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
                 return *ret_summary ? 0 : -ENOMEM;
         }
 
+        if (n_pending > 0)
+                (void) snprintf(
+                        pending,
+                        sizeof(pending),
+                        "; %zu peer%s still being probed",
+                        n_pending,
+                        n_pending == 1 ? "" : "s");
+
         if (n_bad == 0) {
                 if (n_skip > 0)
                         (void) snprintf(skipped, sizeof(skipped), ", %zu skipped", n_skip);
                 *ret_health = HEALTH_HEALTHY;
-                r = asprintf(ret_summary, "healthy: %zu/%zu checks pass%s", n_pass, n_pass, skipped);
+                r = asprintf(ret_summary, "healthy: %zu/%zu checks pass%s%s", n_pass, n_pass, skipped, pending);
                 return r < 0 ? -ENOMEM : 0;
         }
 
@@ -114,14 +138,20 @@ static int summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
         if (n_bad > 1)
                 r = asprintf(
                         ret_summary,
-                        "%s: %s: %s (and %zu more checks failing or warning)",
+                        "%s: %s: %s (and %zu more checks failing or warning%s)",
                         health_to_string(*ret_health),
                         first->id,
                         first->summary,
-                        n_bad - 1);
+                        n_bad - 1,
+                        pending);
         else
                 r = asprintf(
-                        ret_summary, "%s: %s: %s", health_to_string(*ret_health), first->id, first->summary);
+                        ret_summary,
+                        "%s: %s: %s%s",
+                        health_to_string(*ret_health),
+                        first->id,
+                        first->summary,
+                        pending);
         return r < 0 ? -ENOMEM : 0;
 }
 

@@ -149,7 +149,8 @@ void manager_peer_channel_done(Manager *m);
 void manager_peers_request(Manager *m);
 /* The run a caller asking now will see: 0 when none is pending (nothing to wait for). */
 uint64_t manager_peers_pending_run(const Manager *m) _pure_;
-/* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL). */
+/* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL), and
+ * stops that job: a run for the profile now in force follows at once. */
 void manager_peers_keep_profile(Manager *m, Profile **old);
 /* True when the drift of the logical link is one that peers are probed over. */
 bool manager_peers_use_link(Manager *m, const char *link);

@@ -39,15 +39,25 @@ static int local_mtu(const Host *h, struct in_addr address, uint32_t *ret) {
         return 0;
 }
 
+/* One neighbour through the rounds: its echo run, then (when it answered) its MTU run. */
 typedef struct PeerRun {
         const NodeContext *c;
         const PeerOptions *o;
         const PeerNeighbour *n;
         const PeerIdentity *self;
         uint16_t port;
+        uint64_t round_usec;
         char local[INET_ADDRSTRLEN];
         char remote[INET_ADDRSTRLEN];
         char id[256];
+
+        int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
+        PeerProbeResult echo;
+        bool reachable; /* the right node answered */
+        uint32_t mtu;   /* what the MTU run probes, 0: none (see check_mtu()) */
+        int mtu_status;
+        PeerProbeResult mtu_result;
+        CheckList checks; /* this neighbour's four checks, in order */
 } PeerRun;
 
 static const char *check_id(PeerRun *run, const char *what) {
@@ -69,16 +79,30 @@ static const char *probe_error_hint(int r) {
         }
 }
 
-/* peer.<node>.reachable from the echo run. Returns true when the right node answered. */
-static int check_reachable(PeerRun *run, int r, const PeerProbeResult *res, CheckList *out, bool *ret_reachable) {
+/* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
+static int check_reachable(PeerRun *run, CheckList *out) {
         const char *cluster = run->c->profile->cluster ?: "";
         const char *node = run->n->node->name;
+        const PeerProbeResult *res = &run->echo;
         _cleanup_(freep) char *expected = NULL, *actual = NULL;
+        int r = run->echo_status;
 
-        *ret_reachable = false;
+        run->reachable = false;
         if (asprintf(&expected, "%s of cluster %s answers at %s", node, cluster, run->remote) < 0)
                 return -ENOMEM;
 
+        if (r == -EINPROGRESS)
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_SKIP,
+                        expected,
+                        "pending",
+                        "Pending: %s (%s) was still being probed when this round of peer checks ended after "
+                        "%.1f s; it is probed again in the next round",
+                        node,
+                        run->remote,
+                        (double) run->round_usec / 1e6);
         if (r < 0)
                 return check_list_add(
                         out,
@@ -144,7 +168,7 @@ static int check_reachable(PeerRun *run, int r, const PeerProbeResult *res, Chec
                         node,
                         cluster);
 
-        *ret_reachable = true;
+        run->reachable = true;
         return check_list_add(
                 out,
                 check_id(run, "reachable"),
@@ -160,22 +184,42 @@ static int check_reachable(PeerRun *run, int r, const PeerProbeResult *res, Chec
                 strna(peer_health_to_string(res->peer.health)));
 }
 
-static int check_latency(PeerRun *run, bool reachable, const PeerProbeResult *res, CheckList *out) {
+/* The check what, skipped because the echo run found no peer to measure (or has not ended). */
+static int skip_unreachable(PeerRun *run, const char *what, const char *not_done, CheckList *out) {
+        const char *node = run->n->node->name;
+
+        if (run->echo_status == -EINPROGRESS)
+                return check_list_add(
+                        out,
+                        check_id(run, what),
+                        CHECK_SKIP,
+                        NULL,
+                        "pending",
+                        "%s: the probes of %s are pending (see peer.%s.reachable)",
+                        not_done,
+                        node,
+                        node);
+        return check_list_add(
+                out,
+                check_id(run, what),
+                CHECK_SKIP,
+                NULL,
+                NULL,
+                "%s: %s does not answer (see peer.%s.reachable)",
+                not_done,
+                node,
+                node);
+}
+
+static int check_latency(PeerRun *run, CheckList *out) {
+        const PeerProbeResult *res = &run->echo;
         uint64_t warn_median = run->o->latency_warn_median_usec ?: PEER_LATENCY_WARN_MEDIAN_USEC;
         uint64_t warn_p99 = run->o->latency_warn_p99_usec ?: PEER_LATENCY_WARN_P99_USEC;
         _cleanup_(freep) char *expected = NULL, *actual = NULL;
         unsigned lost;
 
-        if (!reachable)
-                return check_list_add(
-                        out,
-                        check_id(run, "latency"),
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not measured: %s does not answer (see peer.%s.reachable)",
-                        run->n->node->name,
-                        run->n->node->name);
+        if (!run->reachable)
+                return skip_unreachable(run, "latency", "Not measured", out);
 
         lost = res->sent - res->answered;
         if (asprintf(&expected, "median <= %" PRIu64 " us, p99 <= %" PRIu64 " us, no loss", warn_median, warn_p99) <
@@ -221,43 +265,41 @@ static int check_latency(PeerRun *run, bool reachable, const PeerProbeResult *re
                 res->answered);
 }
 
-static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
-        PeerProbeParams params = {
-                .local = run->n->local,
-                .remote = run->n->remote,
-                .port = run->port,
-                .self = run->self,
-                .count = PEER_PROBE_GIVE_UP,
-                .timeout_usec = run->o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
-        };
-        _cleanup_(freep) char *expected = NULL;
-        const char *node = run->n->node->name;
-        PeerProbeResult res;
+/* The MTU that the MTU run of a reachable peer probes: the profile's, else the kernel's of the local
+ * interface; 0 when there is none or the probe cannot carry it (check_mtu() says which). */
+static uint32_t mtu_to_probe(PeerRun *run) {
         uint32_t mtu = run->n->mtu;
-        int r;
 
-        if (!reachable)
-                return check_list_add(
-                        out,
-                        check_id(run, "mtu"),
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not probed: %s does not answer (see peer.%s.reachable)",
-                        node,
-                        node);
+        if (!run->reachable)
+                return 0;
         if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
-                return check_list_add(
-                        out,
-                        check_id(run, "mtu"),
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not probed: the profile sets no MTU for %s and no local interface holds %s",
-                        run->n->link,
-                        run->local);
+                return 0;
         if (mtu < PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN ||
             mtu - PEER_IPV4_UDP_OVERHEAD > PEER_MESSAGE_SIZE_MAX)
+                return 0;
+        return mtu;
+}
+
+static int check_mtu(PeerRun *run, CheckList *out) {
+        _cleanup_(freep) char *expected = NULL;
+        const char *node = run->n->node->name;
+        const PeerProbeResult *res = &run->mtu_result;
+        uint32_t mtu = run->n->mtu;
+        int r = run->mtu_status;
+
+        if (!run->reachable)
+                return skip_unreachable(run, "mtu", "Not probed", out);
+        if (run->mtu == 0) {
+                if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
+                        return check_list_add(
+                                out,
+                                check_id(run, "mtu"),
+                                CHECK_SKIP,
+                                NULL,
+                                NULL,
+                                "Not probed: the profile sets no MTU for %s and no local interface holds %s",
+                                run->n->link,
+                                run->local);
                 return check_list_add(
                         out,
                         check_id(run, "mtu"),
@@ -268,12 +310,25 @@ static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
                         mtu,
                         PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN,
                         PEER_IPV4_UDP_OVERHEAD + PEER_MESSAGE_SIZE_MAX);
+        }
+        mtu = run->mtu;
 
         if (asprintf(&expected, "%" PRIu32 "-byte datagrams cross both ways unfragmented", mtu) < 0)
                 return -ENOMEM;
 
-        params.mtu = mtu;
-        r = peer_probe(&params, &res);
+        if (r == -EINPROGRESS)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_SKIP,
+                        expected,
+                        "pending",
+                        "Pending: the %" PRIu32
+                        "-byte probes of %s had not ended when this round of peer checks ended after %.1f s; "
+                        "they run again in the next round",
+                        mtu,
+                        node,
+                        (double) run->round_usec / 1e6);
         if (r == -EMSGSIZE)
                 return check_list_add(
                         out,
@@ -299,7 +354,7 @@ static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
                         "Cannot send an MTU probe to %s: %s",
                         node,
                         strerror(-r));
-        if (res.answered == 0)
+        if (res->answered == 0)
                 return check_list_add(
                         out,
                         check_id(run, "mtu"),
@@ -312,7 +367,7 @@ static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
                         "MTU below %" PRIu32 "; set it to %" PRIu32 " there",
                         mtu,
                         node,
-                        res.sent,
+                        res->sent,
                         node,
                         mtu,
                         mtu);
@@ -328,20 +383,13 @@ static int check_mtu(PeerRun *run, bool reachable, CheckList *out) {
                 run->n->link);
 }
 
-static int check_profile_digest(PeerRun *run, bool reachable, const PeerProbeResult *res, CheckList *out) {
+static int check_profile_digest(PeerRun *run, CheckList *out) {
+        const PeerProbeResult *res = &run->echo;
         char mine[SHA256_HEX_MAX], theirs[SHA256_HEX_MAX];
         const char *node = run->n->node->name;
 
-        if (!reachable)
-                return check_list_add(
-                        out,
-                        check_id(run, "profile"),
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not compared: %s does not answer (see peer.%s.reachable)",
-                        node,
-                        node);
+        if (!run->reachable)
+                return skip_unreachable(run, "profile", "Not compared", out);
 
         hex_encode(run->self->digest, PEER_DIGEST_SIZE, mine);
         if (!res->peer.has_digest)
@@ -381,51 +429,163 @@ static int check_profile_digest(PeerRun *run, bool reachable, const PeerProbeRes
                 mine);
 }
 
-static int check_one_peer(PeerRun *run, PeerStatus *status, CheckList *out) {
-        PeerProbeParams params = {
-                .local = run->n->local,
-                .remote = run->n->remote,
-                .port = run->port,
-                .self = run->self,
-                .count = run->o->probes ?: PEER_PROBE_COUNT_DEFAULT,
-                .timeout_usec = run->o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
+static void peer_runs_free(PeerRun *runs, size_t n) {
+        for (size_t i = 0; runs && i < n; i++)
+                check_list_done(&runs[i].checks);
+        free(runs);
+}
+
+static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
+        *ret = (PeerStatus){
+                .node = strdup(run->n->node->name),
+                .reachable = run->reachable,
+                .pending = run->echo_status == -EINPROGRESS,
+                .rtt_median_usec = run->reachable ? run->echo.rtt_median_usec : 0,
+                .rtt_p99_usec = run->reachable ? run->echo.rtt_p99_usec : 0,
         };
-        PeerProbeResult res = {};
-        bool reachable;
-        int r, k;
-
-        (void) inet_ntop(AF_INET, &run->n->local, run->local, sizeof(run->local));
-        (void) inet_ntop(AF_INET, &run->n->remote, run->remote, sizeof(run->remote));
-
-        k = peer_probe(&params, &res);
-        r = check_reachable(run, k, &res, out, &reachable);
-        if (r < 0)
-                return r;
-        r = check_mtu(run, reachable, out);
-        if (r < 0)
-                return r;
-        r = check_latency(run, reachable, &res, out);
-        if (r < 0)
-                return r;
-        r = check_profile_digest(run, reachable, &res, out);
-        if (r < 0)
-                return r;
-
-        status->node = strdup(run->n->node->name);
-        if (!status->node)
+        if (!ret->node)
                 return -ENOMEM;
-        memcpy(status->address, run->remote, sizeof(status->address));
-        status->reachable = reachable;
-        status->rtt_median_usec = reachable ? res.rtt_median_usec : 0;
-        status->rtt_p99_usec = reachable ? res.rtt_p99_usec : 0;
+        memcpy(ret->address, run->remote, sizeof(ret->address));
         return 0;
+}
+
+/* Runs one round over the runs whose params have a port (the others are left alone) and stores each
+ * one's status and result in its run: the echo fields, or with mtu the MTU fields. */
+static int probe_round(
+        PeerRun *runs, size_t n, const PeerProbeParams *params, const PeerProbeRound *round, bool mtu) {
+        _cleanup_(freep) PeerProbeParams *todo = NULL;
+        _cleanup_(freep) PeerProbeResult *results = NULL;
+        _cleanup_(freep) size_t *index = NULL;
+        _cleanup_(freep) int *status = NULL;
+        size_t k = 0;
+        int r;
+
+        todo = calloc(n, sizeof(PeerProbeParams));
+        results = calloc(n, sizeof(PeerProbeResult));
+        index = calloc(n, sizeof(size_t));
+        status = calloc(n, sizeof(int));
+        if (!todo || !results || !index || !status)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                if (params[i].port != 0) {
+                        todo[k] = params[i];
+                        index[k++] = i;
+                }
+
+        r = peer_probe_round(todo, k, round, status, results);
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < k; j++) {
+                PeerRun *run = &runs[index[j]];
+
+                if (mtu) {
+                        run->mtu_status = status[j];
+                        run->mtu_result = results[j];
+                } else {
+                        run->echo_status = status[j];
+                        run->echo = results[j];
+                }
+        }
+        return 0;
+}
+
+/* Probes every neighbour at once: an echo round, then an MTU round for those that answered, both
+ * within one deadline; then judges each. */
+static int check_neighbours(
+        const NodeContext *c,
+        const PeerOptions *o,
+        const PeerNeighbour *neighbours,
+        size_t n,
+        const PeerIdentity *self,
+        CheckList *out,
+        PeerStatusList *ret_status) {
+        uint64_t round_usec = o->round_usec ?: PEER_ROUND_USEC_DEFAULT;
+        PeerProbeRound round = {
+                .deadline = peer_now_usec() + round_usec,
+                .cancel_fd = o->cancel_fd > 0 ? o->cancel_fd : -EBADF,
+                .in_flight_max = o->in_flight_max,
+        };
+        _cleanup_(freep) PeerProbeParams *params = NULL;
+        PeerStatusList status = {};
+        PeerRun *runs = NULL;
+        int r;
+
+        runs = calloc(n > 0 ? n : 1, sizeof(PeerRun));
+        params = calloc(n > 0 ? n : 1, sizeof(PeerProbeParams));
+        status.peers = calloc(n > 0 ? n : 1, sizeof(PeerStatus));
+        if (!runs || !params || !status.peers) {
+                r = -ENOMEM;
+                goto finish;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                runs[i] = (PeerRun){
+                        .c = c,
+                        .o = o,
+                        .n = &neighbours[i],
+                        .self = self,
+                        .port = peer_port(c->profile),
+                        .round_usec = round_usec,
+                };
+                (void) inet_ntop(AF_INET, &neighbours[i].local, runs[i].local, sizeof(runs[i].local));
+                (void) inet_ntop(AF_INET, &neighbours[i].remote, runs[i].remote, sizeof(runs[i].remote));
+                params[i] = (PeerProbeParams){
+                        .local = neighbours[i].local,
+                        .remote = neighbours[i].remote,
+                        .port = runs[i].port,
+                        .self = self,
+                        .count = o->probes ?: PEER_PROBE_COUNT_DEFAULT,
+                        .timeout_usec = o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
+                };
+        }
+        r = probe_round(runs, n, params, &round, /* mtu= */ false);
+        if (r < 0)
+                goto finish;
+
+        for (size_t i = 0; i < n; i++) {
+                r = check_reachable(&runs[i], &runs[i].checks);
+                if (r < 0)
+                        goto finish;
+                runs[i].mtu = mtu_to_probe(&runs[i]);
+                params[i].port = runs[i].mtu > 0 ? runs[i].port : 0; /* 0: not in the MTU round */
+                params[i].mtu = runs[i].mtu;
+                params[i].count = PEER_PROBE_GIVE_UP;
+        }
+        r = probe_round(runs, n, params, &round, /* mtu= */ true);
+        if (r < 0)
+                goto finish;
+
+        for (size_t i = 0; i < n; i++) {
+                r = check_mtu(&runs[i], &runs[i].checks);
+                if (r >= 0)
+                        r = check_latency(&runs[i], &runs[i].checks);
+                if (r >= 0)
+                        r = check_profile_digest(&runs[i], &runs[i].checks);
+                if (r >= 0)
+                        r = check_list_take(out, &runs[i].checks);
+                if (r >= 0)
+                        r = peer_status_from_run(&runs[i], &status.peers[status.n_peers]);
+                if (r < 0)
+                        goto finish;
+                status.n_peers++;
+        }
+
+        if (ret_status) {
+                peer_status_list_done(ret_status);
+                *ret_status = status;
+                status = (PeerStatusList){};
+        }
+        r = 0;
+finish:
+        peer_status_list_done(&status);
+        peer_runs_free(runs, n);
+        return r;
 }
 
 int check_peers_with_status(
         const NodeContext *c, const PeerOptions *o, CheckList *out, PeerStatusList *ret_status) {
         static const PeerOptions defaults = { .health = PEER_HEALTH_STARTING };
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
-        PeerStatusList status = {};
         PeerIdentity self;
         size_t n = 0;
         int r;
@@ -433,10 +593,8 @@ int check_peers_with_status(
         if (!o)
                 o = &defaults;
         if (!c->node || !c->profile || !c->profile->health.peers) {
-                if (ret_status) {
+                if (ret_status)
                         peer_status_list_done(ret_status);
-                        *ret_status = status;
-                }
                 return 0;
         }
 
@@ -467,33 +625,7 @@ int check_peers_with_status(
                 return 0;
         }
 
-        status.peers = calloc(n > 0 ? n : 1, sizeof(PeerStatus));
-        if (!status.peers)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                PeerRun run = {
-                        .c = c,
-                        .o = o,
-                        .n = &neighbours[i],
-                        .self = &self,
-                        .port = peer_port(c->profile),
-                };
-
-                r = check_one_peer(&run, &status.peers[status.n_peers], out);
-                if (status.peers[status.n_peers].node)
-                        status.n_peers++;
-                if (r < 0) {
-                        peer_status_list_done(&status);
-                        return r;
-                }
-        }
-
-        if (ret_status) {
-                peer_status_list_done(ret_status);
-                *ret_status = status;
-        } else
-                peer_status_list_done(&status);
-        return 0;
+        return check_neighbours(c, o, neighbours, n, &self, out, ret_status);
 }
 
 int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out) {

@@ -18,12 +18,20 @@
 #define PEER_LATENCY_WARN_MEDIAN_USEC 1000U
 #define PEER_LATENCY_WARN_P99_USEC 10000U
 
+/* One round of peer checks ends this long after it starts, whatever its probes do: a silent peer
+ * needs about 1.2 s (a warm-up and 3 unanswered probes of 300 ms), the MTU probes of one that answers
+ * up to 0.9 s more, and all peers are probed at once. What has not ended by then is reported pending. */
+#define PEER_ROUND_USEC_DEFAULT (4U * 1000U * 1000U)
+
 typedef struct PeerOptions {
         unsigned probes;                   /* echo probes per peer; 0: PEER_PROBE_COUNT_DEFAULT */
         uint64_t timeout_usec;             /* per probe; 0: PEER_PROBE_TIMEOUT_USEC_DEFAULT */
         uint64_t latency_warn_median_usec; /* 0: PEER_LATENCY_WARN_MEDIAN_USEC */
         uint64_t latency_warn_p99_usec;    /* 0: PEER_LATENCY_WARN_P99_USEC */
         PeerHealth health;                 /* what this node says about itself in its requests */
+        uint64_t round_usec;               /* 0: PEER_ROUND_USEC_DEFAULT */
+        unsigned in_flight_max;            /* peers probed at once; 0: PEER_ROUND_IN_FLIGHT_MAX */
+        int cancel_fd; /* the probes stop when it becomes readable (an eventfd); 0 or negative: none */
 } PeerOptions;
 
 /* One row of halod's Peers D-Bus property, a(ssbtt). */
@@ -31,6 +39,7 @@ typedef struct PeerStatus {
         char *node;
         char address[INET_ADDRSTRLEN];
         bool reachable;
+        bool pending; /* its probes had not ended when the round did: reachable says nothing */
         uint64_t rtt_median_usec;
         uint64_t rtt_p99_usec;
 } PeerStatus;
@@ -43,9 +52,11 @@ typedef struct PeerStatusList {
 void peer_status_list_done(PeerStatusList *l);
 
 /* Adds the four checks for each neighbour of c->node (nothing when no node is selected or the
- * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes: about
- * 20 round trips per reachable peer, about 1 s per peer that does not answer. Returns negative errno
- * only for allocation failures. */
+ * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes, which run
+ * for all neighbours at once (about 20 round trips for a peer that answers, about 1.2 s for one that
+ * does not) and end with the round (o->round_usec): a check whose probes had not ended by then says
+ * "pending" (outcome skip, actual "pending"). Returns -ECANCELED when o->cancel_fd became readable,
+ * other negative errno only for local failures (-ENOMEM). */
 int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out);
 /* The same, and the Peers rows (ret_status may be NULL; it is replaced on success). */
 int check_peers_with_status(

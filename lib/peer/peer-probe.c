@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer channel's prober: echo probes for reachability and round-trip time, MTU probes with
- * don't-fragment set for jumbo frames end to end. */
+/* The peer channel's prober: one run of echo probes for reachability and round-trip time, or of MTU
+ * probes with don't-fragment set for jumbo frames end to end, as a state machine that
+ * lib/peer/peer-probe-round.c drives (many runs at once). */
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "peer/peer-probe-run.h"
 #include "peer/peer.h"
 
 uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) {
@@ -76,6 +78,43 @@ static uint64_t receive_timestamp_usec(struct msghdr *mh) {
         return 0;
 }
 
+/* Reads one datagram from fd without blocking. Returns 1 with the reply of type want to sequence
+ * (and its kernel receive time, see peer_wait_reply()), 0 for a stale, foreign or malformed datagram,
+ * -EAGAIN when none waits, or another negative errno for an ICMP error. */
+static int receive_reply(
+        int fd,
+        PeerMessageType want,
+        uint32_t sequence,
+        uint8_t *buf,
+        PeerMessage *ret,
+        uint64_t *ret_received_usec) {
+        union {
+                struct cmsghdr align;
+                uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
+        } control;
+        struct iovec iov = { .iov_base = buf, .iov_len = PEER_MESSAGE_SIZE_MAX + 1 };
+        struct msghdr mh = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = &control,
+                .msg_controllen = sizeof(control),
+        };
+        PeerMessage m;
+        ssize_t n;
+
+        n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+        if (n < 0)
+                return errno == EINTR ? 0 : negative_errno();
+        if ((size_t) n > PEER_MESSAGE_SIZE_MAX || peer_message_parse(buf, (size_t) n, &m) < 0)
+                return 0;
+        if (m.type != want || m.sequence != sequence)
+                return 0;
+        *ret = m;
+        if (ret_received_usec)
+                *ret_received_usec = receive_timestamp_usec(&mh);
+        return 1;
+}
+
 int peer_wait_reply(
         int fd,
         PeerMessageType want,
@@ -87,19 +126,6 @@ int peer_wait_reply(
         for (;;) {
                 struct pollfd pfd = { .fd = fd, .events = POLLIN };
                 uint64_t now = peer_now_usec();
-                union {
-                        struct cmsghdr align;
-                        uint8_t buf[CMSG_SPACE(sizeof(struct timespec))];
-                } control;
-                struct iovec iov = { .iov_base = buf, .iov_len = PEER_MESSAGE_SIZE_MAX + 1 };
-                struct msghdr mh = {
-                        .msg_iov = &iov,
-                        .msg_iovlen = 1,
-                        .msg_control = &control,
-                        .msg_controllen = sizeof(control),
-                };
-                PeerMessage m;
-                ssize_t n;
                 int r;
 
                 if (now >= deadline)
@@ -113,132 +139,172 @@ int peer_wait_reply(
                 if (r == 0)
                         return 0;
 
-                n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
-                if (n < 0) {
-                        if (errno == EAGAIN || errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if ((size_t) n > PEER_MESSAGE_SIZE_MAX || peer_message_parse(buf, (size_t) n, &m) < 0)
+                r = receive_reply(fd, want, sequence, buf, ret, ret_received_usec);
+                if (r == -EAGAIN || r == 0)
                         continue;
-                if (m.type != want || m.sequence != sequence)
-                        continue;
-                *ret = m;
-                if (ret_received_usec)
-                        *ret_received_usec = receive_timestamp_usec(&mh);
-                return 1;
+                return r;
         }
 }
 
-int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
-        _cleanup_(freep) uint8_t *buf = NULL;
-        _cleanup_(freep) uint64_t *rtts = NULL;
-        _cleanup_(closep) int fd = -EBADF;
-        PeerProbeResult result = {};
-        PeerMessage request = {}, reply;
-        uint32_t base_sequence;
-        size_t request_size;
-        unsigned count, warmup;
-        bool any_sent = false;
-        int r;
+static void run_finish(ProbeRun *run, int status) {
+        PeerProbeResult *res = &run->result;
 
+        run->done = true;
+        run->status = status;
+        if (status == 0 && res->answered > 0) {
+                sort_u64(run->rtts, res->answered);
+                res->rtt_min_usec = run->rtts[0];
+                res->rtt_max_usec = run->rtts[res->answered - 1];
+                res->rtt_median_usec = percentile_usec(run->rtts, res->answered, 50);
+                res->rtt_p99_usec = percentile_usec(run->rtts, res->answered, 99);
+        }
+        run->fd = safe_close(run->fd);
+        run->rtts = mfree(run->rtts);
+}
+
+/* Sends probes from run->index on until one is in flight, or the run is over. */
+static void run_send(ProbeRun *run, uint8_t *buf) {
+        for (; run->index < run->warmup + run->count; run->index++) {
+                bool measured = run->index >= run->warmup;
+                size_t n;
+                int r;
+
+                if (run->index >= run->warmup + PEER_PROBE_GIVE_UP && run->result.answered == 0)
+                        break;
+
+                run->request.sequence = run->base_sequence + run->index;
+                run->sent_at = peer_now_usec();
+                run->request.timestamp_usec = run->sent_at;
+                r = peer_message_encode(&run->request, buf, PEER_MESSAGE_SIZE_MAX, &n);
+                if (r < 0)
+                        return run_finish(run, r);
+                run->sent_at_real = realtime_usec();
+                if (send(run->fd, buf, n, 0) < 0) {
+                        r = negative_errno();
+                        /* Nothing was sent yet, and a local reason: say so instead of "no answer". */
+                        if (!run->any_sent && r != -ECONNREFUSED)
+                                return run_finish(run, r);
+                        run->result.last_error = r;
+                        continue;
+                }
+                run->any_sent = true;
+                if (measured)
+                        run->result.sent++;
+                run->deadline = run->sent_at + run->params->timeout_usec;
+                return;
+        }
+        run_finish(run, 0);
+}
+
+int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
+        int fd;
+
+        *run = (ProbeRun){ .params = p, .fd = -EBADF };
         if (!p->self || p->port == 0 || p->timeout_usec == 0)
-                return -EINVAL;
+                return run_finish(run, -EINVAL), 0;
 
-        request.sender = *p->self;
+        run->request.sender = *p->self;
         if (p->mtu > 0) {
                 if (p->mtu < PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN ||
                     p->mtu - PEER_IPV4_UDP_OVERHEAD > PEER_MESSAGE_SIZE_MAX)
-                        return -ERANGE;
-                request.type = PEER_MTU_REQUEST;
-                request_size = p->mtu - PEER_IPV4_UDP_OVERHEAD;
-                count = p->count > 0 ? p->count : PEER_PROBE_GIVE_UP;
+                        return run_finish(run, -ERANGE), 0;
+                run->request.type = PEER_MTU_REQUEST;
+                run->request_size = p->mtu - PEER_IPV4_UDP_OVERHEAD;
+                run->count = p->count > 0 ? p->count : PEER_PROBE_GIVE_UP;
         } else {
-                request.type = PEER_ECHO_REQUEST;
-                request_size = PEER_REQUEST_SIZE_MIN;
-                count = p->count > 0 ? p->count : PEER_PROBE_COUNT_DEFAULT;
+                run->request.type = PEER_ECHO_REQUEST;
+                run->request_size = PEER_REQUEST_SIZE_MIN;
+                run->count = p->count > 0 ? p->count : PEER_PROBE_COUNT_DEFAULT;
         }
         /* The padding brings the request to its size: long enough for any reply, or the full MTU. */
-        if (peer_message_size(&request) > request_size)
-                return -EINVAL;
-        request.padding = request_size - peer_message_size(&request);
+        if (peer_message_size(&run->request) > run->request_size)
+                return run_finish(run, -EINVAL), 0;
+        run->request.padding = run->request_size - peer_message_size(&run->request);
 
-        buf = malloc(PEER_MESSAGE_SIZE_MAX + 1);
-        rtts = calloc(count, sizeof(uint64_t));
-        if (!buf || !rtts)
-                return -ENOMEM;
+        run->rtts = calloc(run->count, sizeof(uint64_t));
+        if (!run->rtts)
+                return run_finish(run, -ENOMEM), 0;
 
         fd = probe_socket(p);
-        if (fd < 0)
+        if (fd == -EMFILE || fd == -ENFILE) {
+                run->rtts = mfree(run->rtts);
                 return fd;
+        }
+        if (fd < 0)
+                return run_finish(run, fd), 0;
+        run->fd = fd;
 
         /* A random start, so that replies to an earlier run are never taken for this one's. */
-        if (getrandom(&base_sequence, sizeof(base_sequence), GRND_NONBLOCK) != sizeof(base_sequence))
-                base_sequence = (uint32_t) peer_now_usec();
+        if (getrandom(&run->base_sequence, sizeof(run->base_sequence), GRND_NONBLOCK) !=
+            sizeof(run->base_sequence))
+                run->base_sequence = (uint32_t) peer_now_usec();
 
         /* Echo runs start with one probe that is not measured: it resolves the neighbour (ARP) and
          * wakes the path, which would otherwise show up as the p99 of every run. */
-        warmup = request.type == PEER_ECHO_REQUEST ? 1 : 0;
-        for (unsigned i = 0; i < warmup + count; i++) {
-                bool measured = i >= warmup;
-                uint64_t sent_at, sent_at_real, received_real = 0, rtt;
-                size_t n;
+        run->warmup = run->request.type == PEER_ECHO_REQUEST ? 1 : 0;
+        run_send(run, buf);
+        return 0;
+}
 
-                if (i >= warmup + PEER_PROBE_GIVE_UP && result.answered == 0)
-                        break;
+void probe_run_readable(ProbeRun *run, uint8_t *buf) {
+        PeerMessageType want = run->request.type == PEER_MTU_REQUEST ? PEER_MTU_REPLY : PEER_ECHO_REPLY;
 
-                request.sequence = base_sequence + i;
-                sent_at = peer_now_usec();
-                request.timestamp_usec = sent_at;
-                r = peer_message_encode(&request, buf, PEER_MESSAGE_SIZE_MAX, &n);
-                if (r < 0)
-                        return r;
-                sent_at_real = realtime_usec();
-                if (send(fd, buf, n, 0) < 0) {
-                        r = negative_errno();
-                        /* Nothing was sent yet, and a local reason: say so instead of "no answer". */
-                        if (!any_sent && r != -ECONNREFUSED)
-                                return r;
-                        result.last_error = r;
-                        continue;
-                }
-                any_sent = true;
-                if (measured)
-                        result.sent++;
+        while (!run->done) {
+                uint64_t received_real = 0, rtt;
+                PeerMessage reply;
+                int r;
 
-                r = peer_wait_reply(
-                        fd,
-                        request.type == PEER_MTU_REQUEST ? PEER_MTU_REPLY : PEER_ECHO_REPLY,
-                        request.sequence,
-                        sent_at + p->timeout_usec,
-                        buf,
-                        &reply,
-                        &received_real);
+                r = receive_reply(run->fd, want, run->request.sequence, buf, &reply, &received_real);
+                if (r == -EAGAIN)
+                        return;
                 if (r < 0) {
-                        result.last_error = r;
+                        /* An ICMP error for the probe in flight: on to the next one at once. */
+                        run->result.last_error = r;
+                        run->index++;
+                        run_send(run, buf);
                         continue;
                 }
-                if (r == 0 || !measured)
-                        continue;
+                if (r == 0)
+                        continue; /* stale or foreign */
 
-                /* The kernel's stamp is on the wall clock: trusted only when it falls inside what
-                 * the monotonic clock saw (a clock step in between would make it nonsense). */
-                rtt = peer_now_usec() - sent_at;
-                if (received_real >= sent_at_real && received_real - sent_at_real <= rtt)
-                        rtt = received_real - sent_at_real;
-                rtts[result.answered++] = rtt;
-                result.peer = reply.sender;
-                if (request.type == PEER_MTU_REQUEST)
-                        break;
+                if (run->index >= run->warmup) {
+                        /* The kernel's stamp is on the wall clock: trusted only when it falls inside
+                         * what the monotonic clock saw (a clock step in between would make it nonsense). */
+                        rtt = peer_now_usec() - run->sent_at;
+                        if (received_real >= run->sent_at_real && received_real - run->sent_at_real <= rtt)
+                                rtt = received_real - run->sent_at_real;
+                        run->rtts[run->result.answered++] = rtt;
+                        run->result.peer = reply.sender;
+                        if (run->request.type == PEER_MTU_REQUEST)
+                                return run_finish(run, 0);
+                }
+                run->index++;
+                run_send(run, buf);
         }
+}
 
-        if (result.answered > 0) {
-                sort_u64(rtts, result.answered);
-                result.rtt_min_usec = rtts[0];
-                result.rtt_max_usec = rtts[result.answered - 1];
-                result.rtt_median_usec = percentile_usec(rtts, result.answered, 50);
-                result.rtt_p99_usec = percentile_usec(rtts, result.answered, 99);
-        }
+void probe_run_tick(ProbeRun *run, uint64_t now, uint8_t *buf) {
+        if (run->done || now < run->deadline)
+                return;
+        run->index++;
+        run_send(run, buf);
+}
+
+void probe_run_done(ProbeRun *run) {
+        run->fd = safe_close(run->fd);
+        run->rtts = mfree(run->rtts);
+}
+
+int peer_probe(const PeerProbeParams *p, PeerProbeResult *ret) {
+        PeerProbeRound round = { .deadline = UINT64_MAX, .cancel_fd = -EBADF };
+        PeerProbeResult result;
+        int status, r;
+
+        r = peer_probe_round(p, 1, &round, &status, &result);
+        if (r < 0)
+                return r;
+        if (status < 0)
+                return status;
         *ret = result;
         return 0;
 }

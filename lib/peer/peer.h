@@ -100,6 +100,30 @@ typedef struct PeerProbeResult {
  * not configured here), -EMSGSIZE (the local link's MTU is below params->mtu), -ENETUNREACH... */
 int peer_probe(const PeerProbeParams *params, PeerProbeResult *ret);
 
+/* ---- many runs at once (lib/peer/peer-probe-round.c) ---- */
+
+/* Runs in flight at once at most, one socket each: fewer when the process runs out of file
+ * descriptors, and the others start as those end. */
+#define PEER_ROUND_IN_FLIGHT_MAX 512U
+
+typedef struct PeerProbeRound {
+        uint64_t deadline;      /* peer_now_usec() by which the round ends; UINT64_MAX: none */
+        int cancel_fd;          /* the round stops when it becomes readable (an eventfd); -EBADF: none */
+        unsigned in_flight_max; /* 0: PEER_ROUND_IN_FLIGHT_MAX */
+} PeerProbeRound;
+
+/* Runs peer_probe() for each of the n params at once, each run's probes still one after the other.
+ * ret_status[i] is then 0 with ret_results[i] filled, the negative errno peer_probe() returns for
+ * params[i], or -EINPROGRESS when the run had not ended by the round's deadline (it was cut short or
+ * never started). Returns 0, -ECANCELED when cancel_fd became readable (the statuses then mean
+ * nothing), or negative errno for a local failure (-ENOMEM, -EMFILE for the epoll fd). */
+int peer_probe_round(
+        const PeerProbeParams *params,
+        size_t n,
+        const PeerProbeRound *round,
+        int *ret_status,
+        PeerProbeResult *ret_results);
+
 /* Waits on the connected datagram socket fd until deadline (peer_now_usec()) for the reply of type
  * want to this sequence; buf holds PEER_MESSAGE_SIZE_MAX + 1 bytes. Returns 1 with the reply and, when
  * ret_received_usec is not NULL, its kernel receive time (CLOCK_REALTIME µs with SO_TIMESTAMPNS, else 0),

@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "basic/macro.h"
@@ -117,21 +119,30 @@ static void stop(pid_t pid) {
         (void) waitpid(pid, NULL, 0);
 }
 
-/* Runs the checks as head and returns "outcome id" lines. */
-static char *run_checks(const char *yaml, PeerStatusList *status) {
+/* Runs the checks as head with o (NULL: 5 probes of 100 ms) and returns "outcome id" lines, with
+ * "=actual" after the id when the actual value is "pending". */
+static char *run_checks_with(const char *yaml, const PeerOptions *o, PeerStatusList *status) {
+        static const PeerOptions quick = { .probes = 5, .timeout_usec = 100000 };
         _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
         _cleanup_(strv_freep) char **lines = NULL;
         NodeContext c = { .host = &HOST_SYSTEM, .profile = p };
-        PeerOptions o = { .probes = 5, .timeout_usec = 100000 };
         CheckList l = {};
 
         c.node = profile_find_node(p, "head");
-        ASSERT_OK(check_peers_with_status(&c, &o, &l, status));
+        ASSERT_OK(check_peers_with_status(&c, o ?: &quick, &l, status));
         for (size_t i = 0; i < l.n_checks; i++)
                 ASSERT_OK(strv_extendf(
-                        &lines, "%s %s", check_outcome_to_string(l.checks[i].outcome), l.checks[i].id));
+                        &lines,
+                        "%s %s%s",
+                        check_outcome_to_string(l.checks[i].outcome),
+                        l.checks[i].id,
+                        streq(l.checks[i].actual, "pending") ? "=pending" : ""));
         check_list_done(&l);
         return strv_join(lines, ", ");
+}
+
+static char *run_checks(const char *yaml, PeerStatusList *status) {
+        return run_checks_with(yaml, NULL, status);
 }
 
 static void test_checks(void) {
@@ -177,6 +188,41 @@ static void test_checks(void) {
         }
         ASSERT_INT_EQ(status.n_peers, 1);
         ASSERT_TRUE(!status.peers[0].reachable);
+
+        /* A worker that takes the probes and never answers, and a round that ends before its
+         * probes can give up (a warm-up and 3 probes of 100 ms): every check is pending. */
+        {
+                struct sockaddr_in a = { .sin_family = AF_INET,
+                                         .sin_addr.s_addr = htonl(0x7f000002U),
+                                         .sin_port = htons(port) };
+                _cleanup_(closep) int silent = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                PeerOptions o = { .probes = 5, .timeout_usec = 100000, .round_usec = 150000 };
+                _cleanup_(freep) char *got = NULL;
+
+                ASSERT_TRUE(silent >= 0);
+                ASSERT_TRUE(bind(silent, (struct sockaddr *) &a, sizeof(a)) == 0);
+                got = run_checks_with(yaml, &o, &status);
+                ASSERT_STR_EQ(
+                        got,
+                        "skip peer.worker.reachable=pending, skip peer.worker.mtu=pending, "
+                        "skip peer.worker.latency=pending, skip peer.worker.profile=pending");
+                ASSERT_INT_EQ(status.n_peers, 1);
+                ASSERT_TRUE(status.peers[0].pending);
+                ASSERT_TRUE(!status.peers[0].reachable);
+        }
+
+        /* Cancelled: no checks, -ECANCELED. */
+        {
+                _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+                _cleanup_(closep) int cancel = eventfd(1, EFD_CLOEXEC);
+                NodeContext c = { .host = &HOST_SYSTEM, .profile = p, .node = profile_find_node(p, "head") };
+                PeerOptions o = { .cancel_fd = cancel };
+                _cleanup_(check_list_done) CheckList l = {};
+
+                ASSERT_TRUE(cancel > 0);
+                ASSERT_INT_EQ(check_peers_with_status(&c, &o, &l, NULL), -ECANCELED);
+                ASSERT_INT_EQ(l.n_checks, 0);
+        }
 
         /* health.peers: false turns them off. */
         {

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -247,6 +248,81 @@ static void test_probe(void) {
         stop_child(pid);
 }
 
+/* A socket bound to address:port that nobody reads: a peer that takes datagrams and never answers,
+ * without the port-unreachable error of an address where nothing listens. */
+static int silent_peer(const char *address, uint16_t port) {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = addr(address), .sin_port = htons(port) };
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(bind(fd, (struct sockaddr *) &a, sizeof(a)) == 0);
+        return fd;
+}
+
+/* Many runs at once: an answering peer and silent ones in one round; a round whose deadline cuts its
+ * runs short reports them pending; a cancelled round stops. */
+static void test_probe_round(void) {
+        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        _cleanup_(closep) int silent2 = -EBADF, silent3 = -EBADF, cancel = -EBADF;
+        PeerIdentity self = identity("head");
+        PeerProbeParams p[3];
+        PeerProbeResult r[3];
+        PeerProbeRound round = { .deadline = UINT64_MAX, .cancel_fd = -EBADF };
+        int status[3];
+        uint16_t port;
+        pid_t pid;
+
+        s = open_server(&port);
+        pid = serve_in_child(s, NULL);
+        silent2 = silent_peer("127.0.0.2", port);
+        silent3 = silent_peer("127.0.0.3", port);
+        for (size_t i = 0; i < ELEMENTSOF(p); i++)
+                p[i] = (PeerProbeParams){
+                        .local = addr("127.0.0.1"),
+                        .port = port,
+                        .self = &self,
+                        .count = 5,
+                        .timeout_usec = 50000,
+                };
+        p[0].remote = addr("127.0.0.1");
+        p[1].remote = addr("127.0.0.2");
+        p[2].remote = addr("127.0.0.3");
+
+        /* No deadline: every run ends, the answering one with all its answers, the silent ones after
+         * giving up. One run at a time gives the same results as three at once. */
+        for (unsigned in_flight = 1; in_flight <= 3; in_flight += 2) {
+                round.in_flight_max = in_flight;
+                ASSERT_OK(peer_probe_round(p, ELEMENTSOF(p), &round, status, r));
+                ASSERT_INT_EQ(status[0], 0);
+                ASSERT_INT_EQ(r[0].answered, 5);
+                ASSERT_STR_EQ(r[0].peer.node, "worker");
+                for (size_t i = 1; i < 3; i++) {
+                        ASSERT_INT_EQ(status[i], 0);
+                        ASSERT_INT_EQ(r[i].sent, PEER_PROBE_GIVE_UP);
+                        ASSERT_INT_EQ(r[i].answered, 0);
+                }
+        }
+
+        /* One at a time with a deadline shorter than two silent runs (each needs at least 4 × 50 ms):
+         * the last run cannot have ended, and says so. */
+        p[0].remote = addr("127.0.0.2");
+        p[1].remote = addr("127.0.0.3");
+        p[2].remote = addr("127.0.0.2");
+        round.in_flight_max = 1;
+        round.deadline = peer_now_usec() + 300000;
+        ASSERT_OK(peer_probe_round(p, ELEMENTSOF(p), &round, status, r));
+        ASSERT_INT_EQ(status[2], -EINPROGRESS);
+        ASSERT_INT_EQ(r[2].answered, 0);
+
+        /* A cancel fd that is readable stops the round. */
+        cancel = eventfd(1, EFD_CLOEXEC);
+        ASSERT_TRUE(cancel >= 0);
+        round = (PeerProbeRound){ .deadline = UINT64_MAX, .cancel_fd = cancel };
+        ASSERT_INT_EQ(peer_probe_round(p, ELEMENTSOF(p), &round, status, r), -ECANCELED);
+
+        stop_child(pid);
+}
+
 static void test_bulk(void) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *b = NULL;
         struct in_addr lo = addr("127.0.0.1"), other = addr("127.0.0.4");
@@ -297,6 +373,7 @@ int main(void) {
         test_privileged_port();
         test_rate_limit();
         test_probe();
+        test_probe_round();
         test_bulk();
         return 0;
 }
