@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "basic/strv.h"
+#include "manager-work.h"
 #include "manager.h"
 
 #define BUS_NAME "io.halod1"
@@ -296,17 +297,51 @@ static int run_authorized(sd_bus_message *call, Manager *m, ActionFunc action, s
         return action(call, m, error);
 }
 
+static void call_unref(void *call) {
+        sd_bus_message_unref(call);
+}
+
+static void reply_failed(sd_bus_message *call, int r) {
+        r = sd_bus_reply_method_errno(call, r, NULL);
+        if (r < 0)
+                log_debug("Failed to answer %s: %s", sd_bus_message_get_member(call), strerror(-r));
+}
+
+static void on_verified(Manager *m, WorkResult *result, void *userdata) {
+        int r;
+
+        r = reply_after_peers(userdata, m, /* reply_summary= */ true);
+        if (r < 0)
+                reply_failed(userdata, r);
+}
+
+/* The checks run off the loop; the reply follows when they and the peer checks are in. */
 static int action_verify(sd_bus_message *call, Manager *m, sd_bus_error *error) {
         int r;
 
-        r = manager_verify(m, NULL);
-        if (r < 0)
+        r = manager_work_submit(
+                m, WORK_CHECKS, /* only= */ NULL, on_verified, sd_bus_message_ref(call), call_unref);
+        if (r < 0) {
+                sd_bus_message_unref(call);
                 return r;
-        return reply_after_peers(call, m, /* reply_summary= */ true);
+        }
+        return 1;
+}
+
+static void on_applied(Manager *m, WorkResult *result, void *userdata) {
+        sd_bus_message *call = userdata;
+        int r;
+
+        if (result->apply_result < 0)
+                r = sd_bus_reply_method_errorf(
+                        call, ERROR_APPLY_FAILED, "Apply failed: %s", strna(result->apply_error));
+        else
+                r = reply_after_peers(call, m, /* reply_summary= */ false);
+        if (r < 0)
+                reply_failed(call, r);
 }
 
 static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
-        _cleanup_(freep) char *message = NULL;
         int r;
 
         if (m->profile->mode == PROFILE_MODE_VERIFY)
@@ -317,28 +352,40 @@ static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
                         "and reload, or run `haloctl apply --force` once.",
                         m->profile_path);
 
-        r = manager_apply(m, &message);
-        if (r < 0)
-                return sd_bus_error_setf(error, ERROR_APPLY_FAILED, "Apply failed: %s", strna(message));
-        r = manager_verify(m, NULL);
-        if (r < 0)
+        r = manager_work_submit(
+                m, WORK_APPLY | WORK_CHECKS, /* only= */ NULL, on_applied, sd_bus_message_ref(call), call_unref);
+        if (r < 0) {
+                sd_bus_message_unref(call);
                 return r;
-        return reply_after_peers(call, m, /* reply_summary= */ false);
+        }
+        return 1;
 }
 
-static int action_reload(sd_bus_message *call, Manager *m, sd_bus_error *error) {
-        _cleanup_(freep) char *message = NULL;
-        int r;
+static void on_reloaded(Manager *m, int r, const char *message, void *userdata) {
+        sd_bus_message *call = userdata;
 
-        r = manager_reload(m, &message);
         if (r < 0)
-                return sd_bus_error_setf(
-                        error,
+                r = sd_bus_reply_method_errorf(
+                        call,
                         ERROR_PROFILE_INVALID,
                         "Profile %s rejected, the previous one stays in force:\n%s",
                         m->profile_path,
                         strna(message));
-        return reply_after_peers(call, m, /* reply_summary= */ false);
+        else
+                r = reply_after_peers(call, m, /* reply_summary= */ false);
+        if (r < 0)
+                reply_failed(call, r);
+}
+
+static int action_reload(sd_bus_message *call, Manager *m, sd_bus_error *error) {
+        int r;
+
+        r = manager_reload(m, on_reloaded, sd_bus_message_ref(call), call_unref);
+        if (r < 0) {
+                sd_bus_message_unref(call);
+                return r;
+        }
+        return 1;
 }
 
 static int method_verify(sd_bus_message *call, void *userdata, sd_bus_error *error) {

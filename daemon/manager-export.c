@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile. */
+/* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile,
+ * written by a work job off the loop (manager-work.c). */
 #include "export/fabric-env.h"
 #include "export/metrics.h"
+#include "manager-work.h"
 #include "manager.h"
 
 /* Logs a failure once until its text changes, and a recovery once; error NULL means it worked. */
@@ -16,84 +18,155 @@ static void report(char **last, const char *error, const char *what, const char 
         *last = error ? strdup(error) : NULL;
 }
 
-static void write_fabric_env(Manager *m) {
+static int fabric_env_path(const char *runtime_dir, char **ret) {
+        return asprintf(ret, "%s/fabric.env", runtime_dir ?: HALOD_RUNTIME_DIR_DEFAULT) < 0 ? -ENOMEM : 0;
+}
+
+static int status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
+        PeerStatusList copy = {};
+
+        copy.peers = calloc(l->n_peers > 0 ? l->n_peers : 1, sizeof(PeerStatus));
+        if (!copy.peers)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_peers; i++) {
+                copy.peers[i] = l->peers[i];
+                copy.peers[i].node = strdup(l->peers[i].node);
+                if (!copy.peers[i].node) {
+                        peer_status_list_done(&copy);
+                        return -ENOMEM;
+                }
+                copy.n_peers++;
+        }
+        *ret = copy;
+        return 0;
+}
+
+int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
+        int r;
+
+        *e = (ExportJob){
+                .host = m->host,
+                .profile = m->profile,
+                .node = m->node,
+                .runtime_dir = m->runtime_dir,
+                .fabric_env = fabric_env,
+                .health = manager_peer_health(m),
+                .last_verify_usec = m->last_verify_usec,
+                .metrics_result = 1,
+        };
+        if (!m->profile->health.prometheus_textfile)
+                return 0;
+        for (size_t i = 0; i < m->checks.n_checks; i++) {
+                const Check *c = &m->checks.checks[i];
+
+                r = check_list_add(&e->checks, c->id, c->outcome, c->expected, c->actual, "%s", c->summary);
+                if (r < 0)
+                        return r;
+        }
+        return status_list_copy(&m->peers_measured, &e->peers);
+}
+
+void export_job_done(ExportJob *e) {
+        check_list_done(&e->checks);
+        peer_status_list_done(&e->peers);
+}
+
+static int write_fabric_env(ExportJob *e) {
         _cleanup_(freep) char *path = NULL;
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         FabricEnv env = {};
         int r;
 
-        if (asprintf(&path, "%s/fabric.env", m->runtime_dir ?: HALOD_RUNTIME_DIR_DEFAULT) < 0)
-                return;
-
+        r = fabric_env_path(e->runtime_dir, &path);
+        if (r < 0)
+                return r;
         r = fabric_env_derive(&ctx, &env);
         if (r >= 0)
                 r = fabric_env_write(&env, path);
         fabric_env_done(&env);
-        if (r < 0) {
-                char error[256];
-
-                (void) snprintf(
-                        error,
-                        sizeof(error),
-                        "%s; launchers that source it keep the previous values (is the directory writable? "
-                        "--runtime-dir changes it)",
-                        strerror(-r));
-                report(&m->fabric_env_error, error, "the fabric environment", path);
-                return;
-        }
-        report(&m->fabric_env_error, NULL, "the fabric environment", path);
-        if (r > 0)
-                log_info("Fabric environment changed: wrote %s.", path);
+        return r;
 }
 
-static void write_metrics(Manager *m) {
-        const char *path = m->profile->health.prometheus_textfile;
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+static int write_metrics(ExportJob *e) {
+        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         MetricsNic *nics = NULL;
         size_t n_nics = 0;
         MetricsInput in;
         int r;
 
-        if (!path) {
+        r = metrics_nics_gather(&ctx, &nics, &n_nics);
+        if (r < 0)
+                return r;
+        in = (MetricsInput){
+                .cluster = e->profile->cluster,
+                .node = e->node ? e->node->name : NULL,
+                .health = e->health,
+                .checks = &e->checks,
+                .peers = e->profile->health.peers ? &e->peers : NULL,
+                .nics = nics,
+                .n_nics = n_nics,
+                .last_verify_usec = e->last_verify_usec,
+        };
+        r = metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
+        metrics_nics_free(nics, n_nics);
+        return r;
+}
+
+void export_job_run(ExportJob *e) {
+        if (e->fabric_env)
+                e->fabric_env_result = write_fabric_env(e);
+        if (e->profile->health.prometheus_textfile)
+                e->metrics_result = write_metrics(e);
+}
+
+void manager_export_report(Manager *m, const ExportJob *e) {
+        _cleanup_(freep) char *path = NULL;
+        char error[256];
+
+        if (e->fabric_env && fabric_env_path(e->runtime_dir, &path) >= 0) {
+                if (e->fabric_env_result < 0) {
+                        (void) snprintf(
+                                error,
+                                sizeof(error),
+                                "%s; launchers that source it keep the previous values (is the directory writable? "
+                                "--runtime-dir changes it)",
+                                strerror(-e->fabric_env_result));
+                        report(&m->fabric_env_error, error, "the fabric environment", path);
+                } else {
+                        report(&m->fabric_env_error, NULL, "the fabric environment", path);
+                        if (e->fabric_env_result > 0)
+                                log_info("Fabric environment changed: wrote %s.", path);
+                }
+        }
+
+        if (e->metrics_result > 0) {
                 m->metrics_error = mfree(m->metrics_error);
                 return;
         }
-
-        r = metrics_nics_gather(&ctx, &nics, &n_nics);
-        if (r >= 0) {
-                in = (MetricsInput){
-                        .cluster = m->profile->cluster,
-                        .node = m->node ? m->node->name : NULL,
-                        .health = manager_peer_health(m),
-                        .checks = &m->checks,
-                        .peers = m->profile->health.peers ? &m->peers_measured : NULL,
-                        .nics = nics,
-                        .n_nics = n_nics,
-                        .last_verify_usec = m->last_verify_usec,
-                };
-                r = metrics_write_textfile(&in, path);
-                metrics_nics_free(nics, n_nics);
-        }
-        if (r < 0) {
-                char error[256];
-
+        if (e->metrics_result < 0) {
                 (void) snprintf(
                         error,
                         sizeof(error),
                         "%s; node_exporter keeps serving the previous file (does the directory exist, and may "
                         "halod write to it? halod.service needs ReadWritePaths= for it)",
-                        strerror(-r));
-                report(&m->metrics_error, error, "the Prometheus textfile", path);
+                        strerror(-e->metrics_result));
+                report(&m->metrics_error,
+                       error,
+                       "the Prometheus textfile",
+                       e->profile->health.prometheus_textfile);
                 return;
         }
-        report(&m->metrics_error, NULL, "the Prometheus textfile", path);
+        report(&m->metrics_error, NULL, "the Prometheus textfile", e->profile->health.prometheus_textfile);
 }
 
 void manager_export(Manager *m, bool local) {
+        int r;
+
         if (!m->profile)
                 return;
         /* fabric.env depends on the host only, not on what the peers answer. */
-        if (local)
-                write_fabric_env(m);
-        write_metrics(m);
+        r = manager_work_submit(
+                m, WORK_EXPORT | (local ? WORK_EXPORT_ENV : 0), /* only= */ NULL, /* done= */ NULL, NULL, NULL);
+        if (r < 0)
+                log_warning_errno(r, "Failed to write fabric.env and the Prometheus textfile: %m");
 }

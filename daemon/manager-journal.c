@@ -170,14 +170,10 @@ static void log_check_recovered(const Check *c, const Check *old) {
                 c->summary);
 }
 
-void manager_journal_transitions(Manager *m, const CheckList *old, const CheckList *new, bool drift) {
-        for (size_t i = 0; i < new->n_checks; i++) {
-                const Check *c = &new->checks[i], *o = check_list_find(old, c->id);
-
-                if (outcome_is_bad(c->outcome) && (!o || o->outcome != c->outcome))
-                        /* A check that was never seen before is not drift: it is how things were. */
-                        log_check_failed(c, drift && o);
-                else if (!outcome_is_bad(c->outcome) && o && outcome_is_bad(o->outcome))
-                        log_check_recovered(c, o);
-        }
+void manager_journal_transition(Manager *m, const Check *c, const Check *old, bool drift) {
+        if (outcome_is_bad(c->outcome) && (!old || old->outcome != c->outcome))
+                /* A check that was never seen before is not drift: it is how things were. */
+                log_check_failed(c, drift && old);
+        else if (!outcome_is_bad(c->outcome) && old && outcome_is_bad(old->outcome))
+                log_check_recovered(c, old);
 }

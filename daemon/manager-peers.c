@@ -122,8 +122,9 @@ static void carry_pending(const PeerStatusList *previous, PeerStatusList *measur
 
                 if (!p->pending)
                         continue;
-                for (size_t k = 0; k < previous->n_peers; k++) {
-                        const PeerStatus *q = &previous->peers[k];
+                /* The rows come in the profile's order: the same place first, then anywhere. */
+                for (size_t j = 0; j < previous->n_peers; j++) {
+                        const PeerStatus *q = &previous->peers[(i + j) % previous->n_peers];
 
                         if (streq(q->node, p->node) && streq(q->address, p->address)) {
                                 p->reachable = q->reachable;

@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "basic/strv.h"
-#include "check/checks.h"
 #include "manager.h"
 
 static const char *const health_table[_HEALTH_MAX] = {
@@ -161,10 +160,37 @@ PeerHealth manager_peer_health(const Manager *m) {
         return h < 0 ? PEER_HEALTH_STARTING : h;
 }
 
+static int compare_check_ids(const void *a, const void *b) {
+        return strcmp((*(const Check *const *) a)->id, (*(const Check *const *) b)->id);
+}
+
+/* The checks of l by id, for lookups in O(log n): with a thousand peers, the published list holds four
+ * thousand checks, and a linear search per check would hold the loop for tens of milliseconds. */
+static int index_checks(const CheckList *l, const Check ***ret) {
+        const Check **v = calloc(l->n_checks > 0 ? l->n_checks : 1, sizeof(Check *));
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_checks; i++)
+                v[i] = &l->checks[i];
+        qsort(v, l->n_checks, sizeof(Check *), compare_check_ids);
+        *ret = v;
+        return 0;
+}
+
+static const Check *find_indexed(const Check **index, size_t n, const char *id) {
+        Check key = { .id = (char *) id };
+        const Check *k = &key, **found = bsearch(&k, index, n, sizeof(Check *), compare_check_ids);
+
+        return found ? *found : NULL;
+}
+
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
         _cleanup_(check_list_done) CheckList merged = {};
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *summary = NULL;
+        _cleanup_(freep) const Check **old = NULL;
+        bool drift = m->health != HEALTH_STARTING;
         Health health;
         int r;
 
@@ -174,11 +200,14 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         r = summarize(&merged, m->run_failed, &health, &summary);
         if (r < 0)
                 return r;
+        r = index_checks(&m->checks, &old);
+        if (r < 0)
+                return r;
 
-        manager_journal_transitions(m, &m->checks, &merged, m->health != HEALTH_STARTING);
         for (size_t i = 0; i < merged.n_checks; i++) {
-                const Check *c = &merged.checks[i], *o = check_list_find(&m->checks, c->id);
+                const Check *c = &merged.checks[i], *o = find_indexed(old, m->checks.n_checks, c->id);
 
+                manager_journal_transition(m, c, o, drift);
                 if (!o || o->outcome != c->outcome)
                         manager_bus_emit_check_changed(m, c, o ? check_outcome_to_string(o->outcome) : "");
         }
@@ -218,20 +247,12 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         return 0;
 }
 
-int manager_verify(Manager *m, const char *only) {
-        _cleanup_(check_list_done) CheckList fresh = {};
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
-        int r;
-
-        if (!m->profile)
-                return -ESTALE;
-
-        r = checks_run(&ctx, only, &fresh);
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh) {
         if (r < 0)
                 log_error_errno(r, "Failed to run the checks: %m");
         m->run_failed = r < 0;
 
-        r = manager_publish_checks(m, only, /* peers= */ false, &fresh);
+        r = manager_publish_checks(m, only, /* peers= */ false, fresh);
         if (r < 0)
                 return r;
 

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include "basic/strv.h"
+#include "manager-work.h"
 #include "manager.h"
 
 /* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
@@ -14,25 +15,15 @@
  * bounded share of a core and the bus stays responsive. */
 #define RECHECK_BURST 5U
 #define RECHECKS_PER_SEC 10U
+/* A storm of events is read in slices of this many datagrams (up to 32 KiB of events each, about 50
+ * µs of parsing), the D-Bus clients served in between: no dispatch holds the loop for long. */
+#define RTNL_READS_PER_DISPATCH 4U
 /* When something keeps undoing what we apply, stop fighting after this many re-applies per window and
  * retry at the next health.interval. */
 #define AUTO_APPLY_BURST 10U
 #define AUTO_APPLY_WINDOW_USEC (60 * USEC_PER_SEC)
 
-static void refresh_ports(Manager *m) {
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
-        FabricPort *ports = NULL;
-        size_t n = 0;
-        int r;
-
-        if (!m->profile)
-                return;
-        r = fabric_ports_find(&ctx, &ports, &n);
-        if (r < 0) {
-                /* Without the map every event counts as ours: slower, never blind. */
-                log_warning_errno(r, "Failed to resolve the links' netdevs, watching every interface: %m");
-                return;
-        }
+void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n) {
         fabric_ports_free(m->ports, m->n_ports);
         m->ports = ports;
         m->n_ports = n;
@@ -101,7 +92,7 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
         Manager *m = userdata;
         int r;
 
-        r = rtnl_monitor_process(m->rtnl, on_rtnl_event, m);
+        r = rtnl_monitor_process(m->rtnl, RTNL_READS_PER_DISPATCH, on_rtnl_event, m);
         if (r == -ENOBUFS) {
                 log_warning("The kernel dropped rtnetlink events (receive queue full): re-reading every link.");
                 m->resync = true;
@@ -124,13 +115,39 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
         return false;
 }
 
-/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window. */
-static void enforce(Manager *m, const char *only) {
+/* What a re-check does once its checks are in: enforce, then probe the peers when the drift concerns
+ * them. */
+typedef struct Recheck {
+        char *only;
+        bool peers;
+} Recheck;
+
+static void recheck_free(void *p) {
+        Recheck *r = p;
+
+        free(r->only);
+        free(r);
+}
+
+static void on_enforced(Manager *m, WorkResult *result, void *userdata) {
+        Recheck *rc = userdata;
+
+        /* After the re-apply: probe the path as it is now, not as it was before. */
+        if (rc->peers) {
+                log_debug("Re-checked %s: probing the peers over these links again.", strna(rc->only));
+                manager_peers_request(m);
+        }
+}
+
+/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window — and re-checks what
+ * it touched when it changed something; then rc's peers. rc is taken over. */
+static void enforce(Manager *m, Recheck *rc) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
+        const char *only = rc->only;
         int r;
 
         if (m->profile->mode != PROFILE_MODE_ENFORCE || !selection_has_bad_link_checks(m, only))
-                return;
+                goto done;
 
         if (now >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
                 m->auto_apply_window_usec = now;
@@ -143,13 +160,31 @@ static void enforce(Manager *m, const char *only) {
                                 "re-applies until the next health check. Is another tool managing these links?",
                                 AUTO_APPLY_BURST,
                                 (unsigned long long) (AUTO_APPLY_WINDOW_USEC / USEC_PER_SEC));
-                return;
+                goto done;
         }
         m->auto_apply_count++;
 
-        r = manager_apply(m, NULL);
-        if (r > 0)
-                (void) manager_verify(m, only);
+        r = manager_work_submit(m, WORK_APPLY | WORK_CHECKS_IF_CHANGED, only, on_enforced, rc, recheck_free);
+        if (r >= 0)
+                return;
+        log_warning_errno(r, "Failed to re-apply the profile: %m");
+done:
+        on_enforced(m, NULL, rc);
+        recheck_free(rc);
+}
+
+static Recheck *recheck_new(const char *only, bool peers) {
+        Recheck *rc = calloc(1, sizeof(Recheck));
+
+        if (!rc)
+                return NULL;
+        rc->peers = peers;
+        if (only) {
+                rc->only = strdup(only);
+                if (!rc->only)
+                        return mfree(rc);
+        }
+        return rc;
 }
 
 /* Whether a drift touched a link that the peer checks probe over: then they run again too. */
@@ -162,18 +197,43 @@ static bool drift_concerns_peers(Manager *m) {
         return false;
 }
 
+/* The checks of a re-check are in: enforce with a Recheck of its own (this job's goes with it). */
+static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
+        Recheck *rc = userdata, *next;
+
+        if (result->checks_result < 0)
+                return on_enforced(m, result, rc);
+        next = recheck_new(rc->only, rc->peers);
+        if (!next) {
+                log_warning("Failed to re-apply the profile: out of memory.");
+                return;
+        }
+        enforce(m, next);
+}
+
 static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
-        bool peers = drift_concerns_peers(m);
+        Recheck *rc;
+        unsigned steps = WORK_CHECKS;
+        bool peers;
+        int r;
 
         if (m->recheck_owes_token)
                 (void) token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, usec);
         m->recheck_owes_token = false;
 
+        /* Work under way (a verify, an apply): the links it reads may be stale already, so this
+         * re-check runs after it, with every event folded in meanwhile. */
+        if (manager_work_busy(m)) {
+                m->recheck_after_work = true;
+                return 0;
+        }
+
+        peers = drift_concerns_peers(m);
         if (m->resync) {
-                refresh_ports(m);
+                steps |= WORK_PORTS;
                 only = strdup("link.");
         } else {
                 STRV_FOREACH(l, m->dirty_links)
@@ -189,23 +249,42 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
                 "Re-checking %s after rtnetlink events or a firewalld or NetworkManager restart or reload.",
                 only);
 
-        if (manager_verify(m, only) >= 0)
-                enforce(m, only);
-        /* After enforce(): probe the path as it is now, not as it was before a re-apply. */
-        if (peers) {
-                log_debug("Re-checked %s: probing the peers over these links again.", only);
-                manager_peers_request(m);
+        rc = recheck_new(only, peers);
+        r = rc ? manager_work_submit(m, steps, only, on_rechecked, rc, recheck_free) : -ENOMEM;
+        if (r < 0) {
+                if (rc)
+                        recheck_free(rc);
+                log_warning_errno(r, "Failed to re-check %s: %m", only);
         }
         return 0;
 }
 
+void manager_watch_work_idle(Manager *m) {
+        if (!m->recheck_after_work)
+                return;
+        m->recheck_after_work = false;
+        if (m->resync || m->dirty_links)
+                schedule_recheck(m);
+}
+
+static void on_interval_checked(Manager *m, WorkResult *result, void *userdata) {
+        Recheck *rc;
+
+        if (result->checks_result < 0)
+                return;
+        m->auto_apply_count = 0; /* a new chance for paused re-applies */
+        rc = recheck_new(NULL, /* peers= */ false);
+        if (rc)
+                enforce(m, rc);
+}
+
 static int on_interval(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        int r;
 
-        if (manager_verify(m, NULL) >= 0) {
-                m->auto_apply_count = 0; /* a new chance for paused re-applies */
-                enforce(m, NULL);
-        }
+        r = manager_work_submit(m, WORK_PORTS | WORK_CHECKS, /* only= */ NULL, on_interval_checked, NULL, NULL);
+        if (r < 0)
+                log_warning_errno(r, "Failed to run the checks at health.interval: %m");
         return manager_watch_reset(m);
 }
 
@@ -342,7 +421,6 @@ int manager_watch_reset(Manager *m) {
         usec_t interval = m->profile ? m->profile->health.interval_usec : 0;
         int r;
 
-        refresh_ports(m);
         /* Opens the peer channel when a reload changed its addresses or port, or an earlier attempt
          * failed (the port was taken); otherwise only brings its identity up to date. */
         (void) manager_peer_channel_reset(m);

@@ -9,6 +9,7 @@
 #include "apply/apply.h"
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "manager-work.h"
 #include "manager.h"
 #include "profile/profile-trust.h"
 
@@ -37,6 +38,7 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_work_done(m);
         manager_peers_done(m);
         manager_peer_channel_done(m);
         manager_watch_done(m);
@@ -65,7 +67,11 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) manager_reload(userdata, NULL);
+        int r;
+
+        r = manager_reload(userdata, /* done= */ NULL, NULL, NULL);
+        if (r < 0)
+                log_error_errno(r, "Failed to reload the profile: %m");
         return 0;
 }
 
@@ -100,10 +106,12 @@ int manager_setup(Manager *m) {
         return manager_watch_bus_setup(m);
 }
 
-/* Loads and validates a profile and picks this machine's node in it. On failure every reason is
- * in ret_error, one per line, and nothing has changed. */
-static int load_profile_and_node(
-        Manager *m, Profile **ret_profile, const ProfileNode **ret_node, char **ret_error) {
+int manager_load_profile(
+        const char *path,
+        const char *node_name,
+        Profile **ret_profile,
+        const ProfileNode **ret_node,
+        char **ret_error) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(strv_freep) char **errors = NULL;
         _cleanup_(freep) struct in_addr *addresses = NULL;
@@ -113,14 +121,13 @@ static int load_profile_and_node(
         int r;
 
         /* A profile that someone other than root could have written must not configure this machine. */
-        r = profile_check_trusted(m->profile_path, ret_error);
+        r = profile_check_trusted(path, ret_error);
         if (r < 0)
                 return r;
 
-        r = profile_load_file(m->profile_path, &p, &errors);
+        r = profile_load_file(path, &p, &errors);
         if (r < 0) {
-                if (strv_length(errors) == 0 &&
-                    strv_extendf(&errors, "%s: %s", m->profile_path, strerror(-r)) < 0)
+                if (strv_length(errors) == 0 && strv_extendf(&errors, "%s: %s", path, strerror(-r)) < 0)
                         return -ENOMEM;
                 *ret_error = strv_join(errors, "\n");
                 return *ret_error ? r : -ENOMEM;
@@ -132,7 +139,7 @@ static int load_profile_and_node(
                 log_warning_errno(
                         r, "Failed to read this host's IPv4 addresses, picking the node without them: %m");
 
-        r = profile_select_node(p, m->node_name, hostname, addresses, n_addresses, &node, ret_error);
+        r = profile_select_node(p, node_name, hostname, addresses, n_addresses, &node, ret_error);
         if (r < 0)
                 return r;
 
@@ -181,10 +188,11 @@ static void notify_status(Manager *m, const char *prefix) {
 }
 
 int manager_start(Manager *m) {
+        _cleanup_(work_result_done) WorkResult result = {};
         _cleanup_(freep) char *error = NULL;
         int r;
 
-        r = load_profile_and_node(m, &m->profile, &m->node, &error);
+        r = manager_load_profile(m->profile_path, m->node_name, &m->profile, &m->node, &error);
         if (r < 0) {
                 log_profile_rejected(m, error);
                 (void) sd_notifyf(
@@ -210,14 +218,13 @@ int manager_start(Manager *m) {
          * failure is logged and retried at every health.interval. */
         (void) manager_peer_channel_reset(m);
 
-        if (m->profile->mode == PROFILE_MODE_ENFORCE) {
-                _cleanup_(freep) char *apply_error = NULL;
-
-                /* A failed apply is not fatal: the checks say what is wrong, and the watch retries. */
-                (void) manager_apply(m, &apply_error);
-        }
-
-        r = manager_verify(m, NULL);
+        /* Here, before the loop runs: nothing waits for it yet. A failed apply is not fatal: the
+         * checks say what is wrong, and the watch retries. */
+        r = manager_work_run(
+                m,
+                (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_PORTS | WORK_CHECKS,
+                /* only= */ NULL,
+                &result);
         if (r < 0)
                 return log_error_errno(r, "Failed to run the checks: %m");
 
@@ -243,42 +250,71 @@ static char **changed_identity(const Profile *op, const ProfileNode *on, const B
         return l;
 }
 
-int manager_reload(Manager *m, char **ret_error) {
+/* A reload's caller, from the load to the checks of the new profile. */
+typedef struct ReloadCall {
+        ReloadDoneFunc done;
+        void *userdata;
+        void (*destroy)(void *);
+} ReloadCall;
+
+static void reload_call_free(void *p) {
+        ReloadCall *c = p;
+
+        if (c->destroy)
+                c->destroy(c->userdata);
+        free(c);
+}
+
+/* Hands the caller on from one job to the next: the first job's destroy then releases nothing. */
+static ReloadCall *reload_call_move(ReloadCall *c) {
+        ReloadCall *n = malloc(sizeof(ReloadCall));
+
+        if (!n)
+                return NULL;
+        *n = *c;
+        c->destroy = NULL;
+        return n;
+}
+
+static void reload_finish(Manager *m, ReloadCall *c, int r, const char *error) {
+        notify_status(m, "READY=1\n");
+        if (c->done)
+                c->done(m, r, error, c->userdata);
+}
+
+static void on_reload_checked(Manager *m, WorkResult *result, void *userdata) {
+        (void) manager_watch_reset(m);
+        reload_finish(m, userdata, 0, NULL);
+}
+
+static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
         _cleanup_(profile_freep) Profile *old = NULL;
         _cleanup_(strv_freep) char **changed = NULL;
-        _cleanup_(freep) char *error = NULL;
-        const Backend *old_backend = m->backend, *backend;
-        const ProfileNode *old_node = m->node, *node = NULL;
-        Profile *p = NULL;
+        const Backend *old_backend = m->backend, *backend = NULL;
+        const ProfileNode *old_node = m->node;
         LogFields f = { .message_id = HALOD_MESSAGE_PROFILE_RELOADED };
-        int r;
+        const char *error = result->load_error;
+        ReloadCall *c = userdata, *next;
+        int r = result->load_result;
 
-        (void) sd_notifyf(
-                false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long) now_usec(CLOCK_MONOTONIC));
-
-        r = load_profile_and_node(m, &p, &node, &error);
         if (r >= 0 && !(backend = pick_backend(m))) {
-                profile_free(p);
                 r = -EINVAL;
-                error = strdup("no usable network backend");
+                error = "no usable network backend";
         }
         if (r < 0) {
                 log_profile_rejected(m, error);
-                notify_status(m, "READY=1\n");
-                if (ret_error)
-                        *ret_error = TAKE_PTR(error);
                 (void) malloc_trim(0); /* the parser's buffers, as after a verify */
-                return -EINVAL;
+                return reload_finish(m, c, -EINVAL, error);
         }
 
         old = TAKE_PTR(m->profile);
-        m->profile = p;
-        m->node = node;
+        m->profile = TAKE_PTR(result->loaded);
+        m->node = result->loaded_node;
         m->backend = backend;
         m->profile_generation++;
         changed = changed_identity(old, old_node, old_backend, m);
         manager_bus_emit_changed(m, changed);
-        /* A peer run still probing for the old profile reads it until it ends; its results are dropped. */
+        /* A peer run still probing for the old profile reads it until it stops; its results are dropped. */
         manager_peers_keep_profile(m, &old);
         (void) manager_peer_channel_reset(m);
 
@@ -292,33 +328,49 @@ int manager_reload(Manager *m, char **ret_error) {
                 profile_mode_to_string(m->profile->mode),
                 m->backend->name);
 
-        if (m->profile->mode == PROFILE_MODE_ENFORCE) {
-                _cleanup_(freep) char *apply_error = NULL;
-
-                (void) manager_apply(m, &apply_error);
-        }
-        r = manager_verify(m, NULL);
-        if (r < 0)
+        next = reload_call_move(c);
+        r = next ? manager_work_submit(
+                           m,
+                           (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_PORTS |
+                                   WORK_CHECKS,
+                           /* only= */ NULL,
+                           on_reload_checked,
+                           next,
+                           reload_call_free)
+                 : -ENOMEM;
+        if (r < 0) {
                 log_error_errno(r, "Failed to run the checks after reloading: %m");
-        (void) manager_watch_reset(m);
-        notify_status(m, "READY=1\n");
-        return 0;
+                if (next) {
+                        *c = *next; /* back to this job, whose destroy releases it */
+                        free(next);
+                }
+                reload_finish(m, c, 0, NULL);
+        }
 }
 
-int manager_apply(Manager *m, char **ret_error) {
-        _cleanup_(strv_freep) char **changes = NULL;
-        _cleanup_(freep) char *error = NULL;
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
-        char *l[] = { (char *) "LastApplyUSec", NULL };
+int manager_reload(Manager *m, ReloadDoneFunc done, void *userdata, void (*destroy)(void *)) {
+        ReloadCall *c;
         int r;
 
-        if (!m->profile)
-                return -ESTALE;
+        c = malloc(sizeof(ReloadCall));
+        if (!c)
+                return -ENOMEM;
+        *c = (ReloadCall){ .done = done, .userdata = userdata, .destroy = destroy };
 
-        r = apply_node(&ctx, m->backend, &changes, &error);
+        (void) sd_notifyf(
+                false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long) now_usec(CLOCK_MONOTONIC));
+        r = manager_work_submit(m, WORK_LOAD, /* only= */ NULL, on_reload_loaded, c, reload_call_free);
         if (r < 0) {
-                if (!error)
-                        error = strdup(strerror(-r));
+                free(c); /* the caller keeps userdata */
+                notify_status(m, "READY=1\n");
+        }
+        return r;
+}
+
+void manager_apply_report(Manager *m, int r, char **changes, const char *error) {
+        char *l[] = { (char *) "LastApplyUSec", NULL };
+
+        if (r < 0) {
                 /* The watch retries; say it once until the reason changes. */
                 if (!streq_ptr(error, m->last_apply_error))
                         log_error(
@@ -328,9 +380,7 @@ int manager_apply(Manager *m, char **ret_error) {
                                 strna(error));
                 free(m->last_apply_error);
                 m->last_apply_error = error ? strdup(error) : NULL;
-                if (ret_error)
-                        *ret_error = TAKE_PTR(error);
-                return r;
+                return;
         }
         m->last_apply_error = mfree(m->last_apply_error);
 
@@ -348,5 +398,4 @@ int manager_apply(Manager *m, char **ret_error) {
 
         m->last_apply_usec = now_usec(CLOCK_REALTIME);
         manager_bus_emit_changed(m, l);
-        return (int) strv_length(changes);
 }

@@ -43,6 +43,7 @@ const char *health_to_string(Health h) _pure_;
 Health health_from_string(const char *s) _pure_;
 
 typedef struct PeerJob PeerJob;
+typedef struct Work Work;
 typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
 
@@ -107,6 +108,11 @@ typedef struct Manager {
         usec_t peer_retry_usec; /* the back-off while a peer does not answer; 0: none */
         BusWaiter *waiters;     /* method calls answered when the peer checks they asked for are in */
 
+        /* Host work off the loop (manager-work.c): the job running, those waiting after it. */
+        Work *work;
+        Work *work_queue;
+        bool recheck_after_work; /* a re-check came due while a job ran: it runs after them */
+
         /* Exports (manager-export.c): the last errors, logged once until they change. */
         char *fabric_env_error;
         char *metrics_error;
@@ -123,15 +129,26 @@ int manager_setup(Manager *m);
  * style errors as -EINVAL with the reasons already logged. */
 int manager_start(Manager *m);
 
-/* Loads path (the current one when NULL) and puts it in force, or leaves the old one in force and
- * returns -EINVAL with every reason in ret_error ("file:line:col: ...", one per line). */
-int manager_reload(Manager *m, char **ret_error);
-/* Runs the checks whose ids start with only (NULL: all), merges them into the published list, and
- * announces what changed. */
-int manager_verify(Manager *m, const char *only);
-/* Applies the profile's network part through the backend (regardless of mode), logging each change.
- * Returns the number of changes made, or negative errno and a message for the caller. */
-int manager_apply(Manager *m, char **ret_error);
+/* Called when a reload ended: r is 0 (the profile is in force and was checked) or -EINVAL with every
+ * reason in error ("file:line:col: ...", one per line; the old profile stays in force). */
+typedef void (*ReloadDoneFunc)(Manager *m, int r, const char *error, void *userdata);
+/* Reads the profile file again off the loop and puts it in force (applied in enforce mode, checked),
+ * or leaves the old one in force; then done (may be NULL), then destroy(userdata) (may be NULL). */
+int manager_reload(Manager *m, ReloadDoneFunc done, void *userdata, void (*destroy)(void *));
+/* Loads path and picks this machine's node in it (by node_name, else by hostname, else by address).
+ * On failure every reason is in ret_error, one per line. Touches no manager: any thread. */
+int manager_load_profile(
+        const char *path,
+        const char *node_name,
+        Profile **ret_profile,
+        const ProfileNode **ret_node,
+        char **ret_error);
+/* Logs an apply's changes, or its failure once until the reason changes (r: the number of changes or
+ * negative errno), and announces LastApplyUSec. */
+void manager_apply_report(Manager *m, int r, char **changes, const char *error);
+/* Publishes a run of the local checks that only selected (r < 0: they could not run): merges them
+ * into the published list, and after a full run asks for the peer checks. */
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh);
 /* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
  * local ones selected by only — judges Health and Summary, and announces what changed. */
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
@@ -156,7 +173,7 @@ void manager_peers_keep_profile(Manager *m, Profile **old);
 bool manager_peers_use_link(Manager *m, const char *link);
 void manager_peers_done(Manager *m);
 
-/* manager-export.c: fabric.env and the Prometheus textfile after each verify. */
+/* manager-export.c: fabric.env and the Prometheus textfile after each verify, off the loop. */
 void manager_export(Manager *m, bool local);
 
 /* manager-bus.c */
@@ -173,8 +190,12 @@ int manager_watch_setup(Manager *m);
 /* Subscribes to firewalld and NetworkManager (re)starting and to firewalld's reloads (after
  * manager_bus_setup()): each re-checks every link soon, and in enforce mode re-applies. */
 int manager_watch_bus_setup(Manager *m);
-/* (Re)arms the health.interval timer from the profile in force and re-resolves the links' netdevs. */
+/* (Re)arms the health.interval timer from the profile in force and keeps the peer channel current. */
 int manager_watch_reset(Manager *m);
+/* Takes over the links' netdevs that a work job resolved: which rtnetlink events are ours. */
+void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n);
+/* The work queue ran empty: a re-check that came due meanwhile runs now. */
+void manager_watch_work_idle(Manager *m);
 void manager_watch_done(Manager *m);
 
 /* manager-journal.c: systemd's log semantics — structured entries to the journal, plain lines to
@@ -209,5 +230,6 @@ int log_errno(int priority, int error, const char *format, ...) _printf_(3, 4);
 
 /* The link a check id belongs to ("link.rdma0.mtu" → "rdma0", in buf), or NULL. */
 const char *check_id_link(const char *id, char *buf, size_t size);
-/* Logs what changed between two verifies, once per transition: check failed / check recovered. */
-void manager_journal_transitions(Manager *m, const CheckList *old, const CheckList *new, bool drift);
+/* Logs what changed for check c since the verify before (old: the check then, NULL when it is new),
+ * once per transition: check failed / check recovered. */
+void manager_journal_transition(Manager *m, const Check *c, const Check *old, bool drift);

@@ -52,11 +52,13 @@ int rtnl_monitor_fd(const RtnlMonitor *m) {
         return mnl_socket_get_fd(m->nl);
 }
 
-int rtnl_monitor_process(RtnlMonitor *m, RtnlEventFunc cb, void *userdata) {
-        for (;;) {
+int rtnl_monitor_process(RtnlMonitor *m, unsigned max_reads, RtnlEventFunc cb, void *userdata) {
+        for (unsigned reads = 0;; reads++) {
                 ssize_t n;
                 int r;
 
+                if (max_reads > 0 && reads >= max_reads)
+                        return 1;
                 n = mnl_socket_recvfrom(m->nl, m->buf, RTNL_MONITOR_BUFFER_SIZE);
                 if (n < 0) {
                         if (errno == EAGAIN)

@@ -109,10 +109,13 @@ RtnlMonitor *rtnl_monitor_free(RtnlMonitor *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RtnlMonitor *, rtnl_monitor_free);
 /* Non-blocking, O_CLOEXEC; poll it for EPOLLIN (e.g. with sd_event_add_io()). */
 int rtnl_monitor_fd(const RtnlMonitor *m) _pure_;
-/* Reads every pending message and calls cb once per link or IPv4 address event. Returns 0 when the
- * socket is drained, -ENOBUFS when the kernel dropped events (the receive queue overran: the caller
- * must re-read the whole state with rtnl_dump()), or the callback's negative return. */
-int rtnl_monitor_process(RtnlMonitor *m, RtnlEventFunc cb, void *userdata);
+/* Reads pending messages, at most max_reads datagrams (each up to 32 KiB of messages; 0: no bound),
+ * and calls cb once per link or IPv4 address event. Returns 0 when the socket is drained, 1 when
+ * max_reads were read (more may wait: an event loop calls again when the fd is still readable, and
+ * serves its other sources in between), -ENOBUFS when the kernel dropped events (the receive queue
+ * overran: the caller must re-read the whole state with rtnl_dump()), or the callback's negative
+ * return. */
+int rtnl_monitor_process(RtnlMonitor *m, unsigned max_reads, RtnlEventFunc cb, void *userdata);
 
 /* Parses a buffer of rtnetlink messages (as read from a monitor socket) and calls cb per event;
  * messages of other types are ignored. Returns 0, -EBADMSG on a malformed message, or the callback's

