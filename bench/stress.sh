@@ -6,12 +6,19 @@
 # "endurance" section of bench/RESULTS.md with them.
 #
 # Usage (root): bench/stress.sh [--keep-fuzz | --table-only]
+#               bench/stress.sh --loop LABEL [RUNS]
 #   BUILD_DIR             a plain build (default: build-stress-bench, set up if missing); a sanitizer
 #                         build changes the memory figures
 #   ST_FUZZ_MINUTES_MAIN  minutes for fuzz-profile and fuzz-peer-wire (default 10)
 #   ST_FUZZ_MINUTES_OTHER minutes for every other fuzz target (default 2)
 #   --keep-fuzz           run the long suite but the fuzzing campaign, whose last figures stay
 #   --table-only          only rewrite the table from the figures of the last run
+#   --loop LABEL [RUNS]   the event loop under load, for the halod of BUILD_DIR (which may be a build
+#                         of another commit, to compare): Get(Health) during RUNS (default 10) storms
+#                         of 30,000 link events (tests/stress/test-storm.sh, short, sampled every 2
+#                         ms), and Verify(), Reload() and SIGTERM with 31 and 999 silent peers
+#                         (tests/stress/test-silent-peers.sh, bound raised to 150 s); adds or replaces
+#                         the row LABEL in the "event loop" section of bench/RESULTS.md
 # A failing test still gets its figures into the table (the suite line says what failed); the exit
 # status is then 1.
 # The whole run takes about 35 minutes with the default fuzzing times (28 of them fuzzing).
@@ -25,6 +32,10 @@ RESULTS_MD=$SOURCE_DIR/bench/RESULTS.md
 mode=${1:-all}
 case $mode in
 all | --keep-fuzz | --table-only) ;;
+--loop)
+        [ -n "${2:-}" ] || { echo "--loop needs a LABEL (the commit measured, say)." >&2; exit 64; }
+        exec bash "$SOURCE_DIR/bench/stress-loop.sh" "$BUILD_DIR" "$2" "${3:-10}"
+        ;;
 *) echo "Unknown option '$mode'; see the comment at the top of $0." >&2; exit 64 ;;
 esac
 status=0

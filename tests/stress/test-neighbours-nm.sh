@@ -4,7 +4,8 @@
 # that only events drive halod: rtnetlink, and NetworkManager leaving and joining the bus): a
 # drift makes halod apply through NetworkManager, which is killed (SIGKILL) at halod's first call to
 # it, while that apply waits for it. halod must not crash, must stay on the bus, must log the failed apply once,
-# and, once NetworkManager runs again, must put the link back within seconds, without being restarted.
+# and, once NetworkManager runs again, must put the link back well before health.interval (bounded at
+# 30 s; how soon is a figure), without being restarted.
 # Short: once; long: three times.
 . "$SOURCE_DIR/tests/stress/stress-lib.sh"
 
@@ -77,7 +78,7 @@ for round in $(seq "$REPEAT"); do
         log "[$round/$REPEAT] NetworkManager back: halod re-applies at once (not at health.interval), healthy"
         start_networkmanager "$NS_A" "$IF_A"
         t0=$(date +%s%N)
-        dm_wait_prop Health healthy 5
+        dm_wait_prop Health healthy 30 # a progress bound, a tenth of the 300 s health.interval
         HEAL_MS=$(max "$HEAL_MS" $((($(date +%s%N) - t0) / 1000000)))
         assert_contains "$(cat "$HALOD_LOG")" "org.freedesktop.NetworkManager appeared on the system bus" "halod's log"
         assert_eq "$(link_mtu "$NS_A" "$IF_A")" 9000 "MTU re-applied once NetworkManager is back"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Silent peers: a profile whose other nodes all sit on addresses nobody answers on (the far end of
-# the fabric veth holds no address, so not even an ARP reply comes back). halod must still answer
-# Verify() and Reload() and stop on SIGTERM within a generous bound, whatever the number of silent
+# the fabric veth holds no address, so not even an ARP reply comes back). halod (enforce mode) must
+# still answer Verify(), Apply() and Reload() and stop on SIGTERM within a generous bound, whatever
+# the number of silent
 # peers: the probes run concurrently with one deadline for the round (lib/peer/peer-probe-round.c),
 # and SIGTERM interrupts them (daemon/manager-peers.c). Every silent peer ends up reported as not
 # answering. The bound is a progress bound, not a performance figure: the figures (how long Verify()
@@ -31,7 +32,7 @@ ip -n "$NS_A" addr add 10.79.0.1/16 dev "$IF_A"
 PROFILE=$TEST_DIR/halod.yaml
 {
         echo "cluster: st-silent"
-        echo "mode: verify"
+        echo "mode: enforce"
         echo "links:"
         echo "  fab0: {}"
         echo "nodes:"
@@ -52,8 +53,10 @@ elapsed_ms() {
 timed_call() {
         local t0 out ms
         t0=$(date +%s%N)
-        out=$(busctl --timeout="$BOUND" call "${HALOD_BUS[@]}" "$1" 2>&1) ||
+        if ! out=$(busctl --timeout="$BOUND" call "${HALOD_BUS[@]}" "$1" 2>&1); then
+                st_record "$2" "none within ${BOUND}s"
                 fail "$1() did not answer within ${BOUND}s with $N_SILENT silent peers: $out"
+        fi
         ms=$(elapsed_ms "$t0")
         st_record "$2" "$ms"
         echo "$out"
@@ -82,6 +85,9 @@ summary=$(busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
         jq -r '.data[] | select(.[0] == "peer.s1.reachable") | .[2]')
 assert_contains "$summary" "did not answer" "peer.s1.reachable"
 
+log "Apply()"
+timed_call Apply silent_apply_ms >/dev/null
+
 log "Reload() with the same profile"
 timed_call Reload silent_reload_ms >/dev/null
 
@@ -92,7 +98,15 @@ track_pid "$VERIFY_PID"
 sleep 0.3 # the local checks are done and the round's probes wait for answers
 t0=$(date +%s%N)
 kill -TERM "$HALOD_PID"
-dm_wait_exit "$HALOD_PID" "$BOUND"
+for i in $(seq $((BOUND * 100))); do
+        kill -0 "$HALOD_PID" 2>/dev/null || break
+        sleep 0.01
+done
+if kill -0 "$HALOD_PID" 2>/dev/null; then
+        st_record silent_stop_ms "none within ${BOUND}s"
+        fail "halod did not stop within ${BOUND}s of SIGTERM with $N_SILENT silent peers"
+fi
 st_record silent_stop_ms "$(elapsed_ms "$t0")"
+dm_wait_exit "$HALOD_PID" 1
 assert_eq "$EXIT_RC" 0 "halod's exit status after SIGTERM"
 pass

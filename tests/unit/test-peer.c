@@ -202,7 +202,7 @@ static void test_probe(void) {
                 .remote = addr("127.0.0.1"),
                 .self = &self,
                 .count = 20,
-                .timeout_usec = 500000,
+                .timeout_usec = 5000000, /* answers come at once: no busy machine makes one this late */
         };
         PeerProbeResult r;
         pid_t pid;
@@ -217,7 +217,7 @@ static void test_probe(void) {
         ASSERT_STR_EQ(r.peer.cluster, "strix-halo");
         ASSERT_TRUE(r.peer.has_digest && r.peer.digest[2] == 3);
         ASSERT_TRUE(r.rtt_min_usec <= r.rtt_median_usec && r.rtt_median_usec <= r.rtt_p99_usec);
-        ASSERT_TRUE(r.rtt_p99_usec <= r.rtt_max_usec && r.rtt_max_usec < 500000);
+        ASSERT_TRUE(r.rtt_p99_usec <= r.rtt_max_usec && r.rtt_max_usec > 0);
 
         /* Jumbo and loopback-sized MTU probes cross; one above what the wire format carries is refused. */
         p.mtu = 9000;
@@ -285,6 +285,7 @@ static void test_probe_round(void) {
                         .timeout_usec = 50000,
                 };
         p[0].remote = addr("127.0.0.1");
+        p[0].timeout_usec = 5000000; /* it answers: no busy machine makes an answer this late */
         p[1].remote = addr("127.0.0.2");
         p[2].remote = addr("127.0.0.3");
 
@@ -306,6 +307,7 @@ static void test_probe_round(void) {
         /* One at a time with a deadline shorter than two silent runs (each needs at least 4 × 50 ms):
          * the last run cannot have ended, and says so. */
         p[0].remote = addr("127.0.0.2");
+        p[0].timeout_usec = 50000;
         p[1].remote = addr("127.0.0.3");
         p[2].remote = addr("127.0.0.2");
         round.in_flight_max = 1;
@@ -344,10 +346,11 @@ static void test_bulk(void) {
         ASSERT_OK(peer_bulk_send(&lo, &lo, port, 64U << 20, 10000000, &r));
         ASSERT_TRUE(r.bytes == 64U << 20);
         ASSERT_TRUE(r.usec > 0);
-        /* Bounded by time: stops after about 300 ms. */
+        /* Bounded by time: stops after 300 ms, not before. Had it gone on, the sink would have cut it
+         * off at PEER_BULK_SERVER_TIME_MAX_USEC without a count, and the send would fail. */
         ASSERT_OK(peer_bulk_send(&lo, &lo, port, UINT64_MAX, 300000, &r));
         ASSERT_TRUE(r.bytes > 0);
-        ASSERT_TRUE(r.usec >= 300000 && r.usec < 3000000);
+        ASSERT_TRUE(r.usec >= 300000);
         /* Not a profile peer: closed without a count. */
         ASSERT_INT_EQ(peer_bulk_send(&other, &lo, port, 1U << 20, 1000000, &r), -ECONNRESET);
         /* Nothing listening. */
