@@ -93,9 +93,13 @@ the exit). "–": not reached (the test stopped at the call before, which got no
 $end
 EOT
 fi
+# The row replaces the one with the same label, or goes at the end of the table (the notes below it
+# stay where they are).
 awk -v begin="$begin" -v end="$end" -v label="| $LABEL |" -v row="$row" '
         $0 == begin { inside = 1 }
         inside && index($0, label) == 1 { if (!done) print row; done = 1; next }
+        inside && intable && substr($0, 1, 1) != "|" { if (!done) print row; done = 1; intable = 0 }
+        inside && substr($0, 1, 1) == "|" { intable = 1 }
         inside && $0 == end { if (!done) print row; done = 1; inside = 0 }
         { print }' "$RESULTS_MD" >"$RESULTS_MD.new"
 mv "$RESULTS_MD.new" "$RESULTS_MD"

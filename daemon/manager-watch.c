@@ -201,8 +201,10 @@ static bool drift_concerns_peers(Manager *m) {
 static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
         Recheck *rc = userdata, *next;
 
-        if (result->checks_result < 0)
-                return on_enforced(m, result, rc);
+        if (result->checks_result < 0) {
+                on_enforced(m, result, rc);
+                return;
+        }
         next = recheck_new(rc->only, rc->peers);
         if (!next) {
                 log_warning("Failed to re-apply the profile: out of memory.");

@@ -304,7 +304,8 @@ static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
         if (r < 0) {
                 log_profile_rejected(m, error);
                 (void) malloc_trim(0); /* the parser's buffers, as after a verify */
-                return reload_finish(m, c, -EINVAL, error);
+                reload_finish(m, c, -EINVAL, error);
+                return;
         }
 
         old = TAKE_PTR(m->profile);

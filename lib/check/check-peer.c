@@ -460,6 +460,8 @@ static int probe_round(
         size_t k = 0;
         int r;
 
+        if (n == 0)
+                return 0;
         todo = calloc(n, sizeof(PeerProbeParams));
         results = calloc(n, sizeof(PeerProbeResult));
         index = calloc(n, sizeof(size_t));

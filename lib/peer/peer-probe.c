@@ -176,14 +176,18 @@ static void run_send(ProbeRun *run, uint8_t *buf) {
                 run->sent_at = peer_now_usec();
                 run->request.timestamp_usec = run->sent_at;
                 r = peer_message_encode(&run->request, buf, PEER_MESSAGE_SIZE_MAX, &n);
-                if (r < 0)
-                        return run_finish(run, r);
+                if (r < 0) {
+                        run_finish(run, r);
+                        return;
+                }
                 run->sent_at_real = realtime_usec();
                 if (send(run->fd, buf, n, 0) < 0) {
                         r = negative_errno();
                         /* Nothing was sent yet, and a local reason: say so instead of "no answer". */
-                        if (!run->any_sent && r != -ECONNREFUSED)
-                                return run_finish(run, r);
+                        if (!run->any_sent && r != -ECONNREFUSED) {
+                                run_finish(run, r);
+                                return;
+                        }
                         run->result.last_error = r;
                         continue;
                 }
@@ -196,18 +200,24 @@ static void run_send(ProbeRun *run, uint8_t *buf) {
         run_finish(run, 0);
 }
 
+/* A run that ends before it starts (bad parameters, no socket): done, with the reason as status. */
+static int run_refused(ProbeRun *run, int r) {
+        run_finish(run, r);
+        return 0;
+}
+
 int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
         int fd;
 
         *run = (ProbeRun){ .params = p, .fd = -EBADF };
         if (!p->self || p->port == 0 || p->timeout_usec == 0)
-                return run_finish(run, -EINVAL), 0;
+                return run_refused(run, -EINVAL);
 
         run->request.sender = *p->self;
         if (p->mtu > 0) {
                 if (p->mtu < PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN ||
                     p->mtu - PEER_IPV4_UDP_OVERHEAD > PEER_MESSAGE_SIZE_MAX)
-                        return run_finish(run, -ERANGE), 0;
+                        return run_refused(run, -ERANGE);
                 run->request.type = PEER_MTU_REQUEST;
                 run->request_size = p->mtu - PEER_IPV4_UDP_OVERHEAD;
                 run->count = p->count > 0 ? p->count : PEER_PROBE_GIVE_UP;
@@ -218,12 +228,12 @@ int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
         }
         /* The padding brings the request to its size: long enough for any reply, or the full MTU. */
         if (peer_message_size(&run->request) > run->request_size)
-                return run_finish(run, -EINVAL), 0;
+                return run_refused(run, -EINVAL);
         run->request.padding = run->request_size - peer_message_size(&run->request);
 
         run->rtts = calloc(run->count, sizeof(uint64_t));
         if (!run->rtts)
-                return run_finish(run, -ENOMEM), 0;
+                return run_refused(run, -ENOMEM);
 
         fd = probe_socket(p);
         if (fd == -EMFILE || fd == -ENFILE) {
@@ -231,7 +241,7 @@ int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
                 return fd;
         }
         if (fd < 0)
-                return run_finish(run, fd), 0;
+                return run_refused(run, fd);
         run->fd = fd;
 
         /* A random start, so that replies to an earlier run are never taken for this one's. */
@@ -275,8 +285,10 @@ void probe_run_readable(ProbeRun *run, uint8_t *buf) {
                                 rtt = received_real - run->sent_at_real;
                         run->rtts[run->result.answered++] = rtt;
                         run->result.peer = reply.sender;
-                        if (run->request.type == PEER_MTU_REQUEST)
-                                return run_finish(run, 0);
+                        if (run->request.type == PEER_MTU_REQUEST) {
+                                run_finish(run, 0);
+                                return;
+                        }
                 }
                 run->index++;
                 run_send(run, buf);
