@@ -307,6 +307,8 @@ static int action_verify(sd_bus_message *call, Manager *m, sd_bus_error *error) 
 
 static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
         _cleanup_(freep) char *message = NULL;
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
         int r;
 
         if (m->profile->mode == PROFILE_MODE_VERIFY)
@@ -317,10 +319,12 @@ static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
                         "and reload, or run `haloctl apply --force` once.",
                         m->profile_path);
 
-        r = manager_apply(m, &message);
+        /* The checks report from what the apply read back. */
+        manager_snapshot_init(m, &ctx, &s);
+        r = manager_apply(m, &s, &message);
         if (r < 0)
                 return sd_bus_error_setf(error, ERROR_APPLY_FAILED, "Apply failed: %s", strna(message));
-        r = manager_verify(m, NULL);
+        r = manager_verify_snapshot(m, NULL, &s);
         if (r < 0)
                 return r;
         return reply_after_peers(call, m, /* reply_summary= */ false);

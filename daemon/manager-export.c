@@ -46,7 +46,7 @@ static void write_fabric_env(Manager *m) {
                 log_info("Fabric environment changed: wrote %s.", path);
 }
 
-static void write_metrics(Manager *m) {
+static void write_metrics(Manager *m, Snapshot *s) {
         const char *path = m->profile->health.prometheus_textfile;
         NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         MetricsNic *nics = NULL;
@@ -59,7 +59,8 @@ static void write_metrics(Manager *m) {
                 return;
         }
 
-        r = metrics_nics_gather(&ctx, &nics, &n_nics);
+        /* The NIC facts the verify's NIC checks judged, when it read them; a peer run reads them. */
+        r = metrics_nics_gather(&ctx, s, &nics, &n_nics);
         if (r >= 0) {
                 in = (MetricsInput){
                         .cluster = m->profile->cluster,
@@ -89,11 +90,11 @@ static void write_metrics(Manager *m) {
         report(&m->metrics_error, NULL, "the Prometheus textfile", path);
 }
 
-void manager_export(Manager *m, bool local) {
+void manager_export(Manager *m, bool local, Snapshot *s) {
         if (!m->profile)
                 return;
         /* fabric.env depends on the host only, not on what the peers answer. */
         if (local)
                 write_fabric_env(m);
-        write_metrics(m);
+        write_metrics(m, s);
 }

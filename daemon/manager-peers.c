@@ -121,7 +121,7 @@ static void publish_peers(Manager *m, CheckList *checks, PeerStatusList *measure
         m->peers_measured = *measured;
         *measured = (PeerStatusList){};
 
-        if (manager_publish_checks(m, NULL, /* peers= */ true, checks) < 0)
+        if (manager_publish_checks(m, NULL, /* peers= */ true, checks, /* s= */ NULL) < 0)
                 log_warning("Failed to publish the peer checks: out of memory.");
 }
 

@@ -56,7 +56,7 @@ static int merge_checks(const CheckList *old, const char *only, bool peers, Chec
                         }
                         continue;
                 }
-                r = check_list_add(&merged, c->id, c->outcome, c->expected, c->actual, "%s", c->summary);
+                r = check_list_add_copy(&merged, c);
                 if (r < 0)
                         goto fail;
         }
@@ -131,7 +131,7 @@ PeerHealth manager_peer_health(const Manager *m) {
         return h < 0 ? PEER_HEALTH_STARTING : h;
 }
 
-int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
+int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh, Snapshot *s) {
         _cleanup_(check_list_done) CheckList merged = {};
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *summary = NULL;
@@ -184,26 +184,26 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
 
         /* What the other nodes' probes hear from this one. */
         manager_peer_channel_set_health(m);
-        manager_export(m, /* local= */ !peers);
+        manager_export(m, /* local= */ !peers, s);
         return 0;
 }
 
-int manager_verify(Manager *m, const char *only) {
+int manager_verify_snapshot(Manager *m, const char *only, Snapshot *s) {
         _cleanup_(check_list_done) CheckList fresh = {};
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
         int r;
 
         if (!m->profile)
                 return -ESTALE;
 
-        r = checks_run(&ctx, only, &fresh);
+        r = checks_run(s->context, s, only, &fresh);
         if (r < 0)
                 log_error_errno(r, "Failed to run the checks: %m");
         m->run_failed = r < 0;
 
-        r = manager_publish_checks(m, only, /* peers= */ false, &fresh);
+        r = manager_publish_checks(m, only, /* peers= */ false, &fresh, s);
         if (r < 0)
                 return r;
+        manager_watch_verified(m, only, s);
 
         /* A full verify probes the peers too, off the loop: they join the published list when in. */
         if (isempty(only))
@@ -212,4 +212,14 @@ int manager_verify(Manager *m, const char *only) {
          * parser): otherwise the heap keeps its high-water mark for the months halod runs. */
         (void) malloc_trim(0);
         return 0;
+}
+
+int manager_verify(Manager *m, const char *only) {
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
+
+        if (!m->profile)
+                return -ESTALE;
+        manager_snapshot_init(m, &ctx, &s);
+        return manager_verify_snapshot(m, only, &s);
 }

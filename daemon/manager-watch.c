@@ -2,8 +2,11 @@
 /* Drift watch: rtnetlink events re-check the link they touch (and the peers over it), firewalld and
  * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
 
 #include "basic/strv.h"
+#include "check/checks.h"
 #include "manager.h"
 
 /* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
@@ -97,8 +100,8 @@ static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
         return 0;
 }
 
-static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+/* Takes in the pending rtnetlink events: the links they touch are re-checked soon. */
+static void take_events(Manager *m) {
         int r;
 
         r = rtnl_monitor_process(m->rtnl, on_rtnl_event, m);
@@ -110,7 +113,50 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 
         if (m->resync || m->dirty_links)
                 schedule_recheck(m);
+}
+
+static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        take_events(userdata);
         return 0;
+}
+
+static void before_kernel_read(void *userdata) {
+        Manager *m = userdata;
+
+        /* Every event queued now is of a change the read below sees (halod's own applying, too):
+         * taken in here, it costs no second read once a verify from this snapshot covered its link
+         * (manager_watch_verified()). */
+        if (m->rtnl)
+                take_events(m);
+}
+
+void manager_snapshot_init(Manager *m, NodeContext *ctx, Snapshot *s) {
+        *ctx = (NodeContext){ .host = &m->host, .profile = m->profile, .node = m->node };
+        snapshot_init(s, ctx);
+        s->before_kernel_read = before_kernel_read;
+        s->userdata = m;
+}
+
+void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
+        _cleanup_(strv_freep) char **left = NULL;
+
+        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || !checks_group_selected("link.", only))
+                return;
+        STRV_FOREACH(l, m->dirty_links) {
+                _cleanup_(freep) char *id = NULL;
+
+                if (asprintf(&id, "link.%s.present", *l) < 0)
+                        return;
+                if (!check_id_selected(id, only) && strv_extend(&left, *l) < 0)
+                        return;
+        }
+        strv_free(m->dirty_links);
+        m->dirty_links = TAKE_PTR(left);
+        /* A resync (a netdev appeared, events were dropped) re-resolves the links: it stays. */
+        if (!m->resync && !m->dirty_links && m->recheck_source) {
+                (void) sd_event_source_set_enabled(m->recheck_source, SD_EVENT_OFF);
+                m->recheck_owes_token = false;
+        }
 }
 
 static bool selection_has_bad_link_checks(Manager *m, const char *only) {
@@ -124,8 +170,10 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
         return false;
 }
 
-/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window. */
-static void enforce(Manager *m, const char *only) {
+/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window — planned from the
+ * snapshot the re-check just read (nothing ran in between), and re-checks from what the apply read
+ * back. */
+static void enforce(Manager *m, const char *only, Snapshot *s) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
         int r;
 
@@ -147,9 +195,9 @@ static void enforce(Manager *m, const char *only) {
         }
         m->auto_apply_count++;
 
-        r = manager_apply(m, NULL);
+        r = manager_apply(m, s, NULL);
         if (r > 0)
-                (void) manager_verify(m, only);
+                (void) manager_verify_snapshot(m, only, s);
 }
 
 /* Whether a drift touched a link that the peer checks probe over: then they run again too. */
@@ -162,11 +210,14 @@ static bool drift_concerns_peers(Manager *m) {
         return false;
 }
 
-static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
         bool peers = drift_concerns_peers(m);
+        uint64_t dumps = rtnl_dump_count();
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
 
         if (m->recheck_owes_token)
                 (void) token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, usec);
@@ -183,28 +234,38 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         m->resync = false;
         m->dirty_links = strv_free(m->dirty_links);
-        if (!only)
+        /* Nothing left (a verify in between covered it): an empty selection would select every check. */
+        if (isempty(only))
                 return 0;
         log_debug(
                 "Re-checking %s after rtnetlink events or a firewalld or NetworkManager restart or reload.",
                 only);
 
-        if (manager_verify(m, only) >= 0)
-                enforce(m, only);
+        manager_snapshot_init(m, &ctx, &s);
+        if (manager_verify_snapshot(m, only, &s) >= 0)
+                enforce(m, only, &s);
         /* After enforce(): probe the path as it is now, not as it was before a re-apply. */
         if (peers) {
                 log_debug("Re-checked %s: probing the peers over these links again.", only);
                 manager_peers_request(m);
         }
+        log_debug(
+                "Re-checked %s with %" PRIu64 " rtnetlink dumps (%" PRIu64 " since halod started).",
+                only,
+                rtnl_dump_count() - dumps,
+                rtnl_dump_count());
         return 0;
 }
 
-static int on_interval(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_interval(sd_event_source *source, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
 
-        if (manager_verify(m, NULL) >= 0) {
+        manager_snapshot_init(m, &ctx, &s);
+        if (manager_verify_snapshot(m, NULL, &s) >= 0) {
                 m->auto_apply_count = 0; /* a new chance for paused re-applies */
-                enforce(m, NULL);
+                enforce(m, NULL, &s);
         }
         return manager_watch_reset(m);
 }

@@ -182,6 +182,8 @@ static void notify_status(Manager *m, const char *prefix) {
 
 int manager_start(Manager *m) {
         _cleanup_(freep) char *error = NULL;
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
         int r;
 
         r = load_profile_and_node(m, &m->profile, &m->node, &error);
@@ -206,24 +208,26 @@ int manager_start(Manager *m) {
                 profile_mode_to_string(m->profile->mode),
                 m->backend->name);
 
-        /* Before anything else, so that the other nodes' probes find this one as early as possible; a
-         * failure is logged and retried at every health.interval. */
-        (void) manager_peer_channel_reset(m);
+        /* Before anything else: the peer channel, so that the other nodes' probes find this one as early
+         * as possible (a failure is logged and retried at every health.interval), and the links'
+         * netdevs, so that the events of the apply below are known as its links' and the verify after
+         * it covers them. */
+        r = manager_watch_reset(m);
+        if (r < 0)
+                return r;
 
+        /* One snapshot for the apply and the verify: the checks report from what the apply read back. */
+        manager_snapshot_init(m, &ctx, &s);
         if (m->profile->mode == PROFILE_MODE_ENFORCE) {
                 _cleanup_(freep) char *apply_error = NULL;
 
                 /* A failed apply is not fatal: the checks say what is wrong, and the watch retries. */
-                (void) manager_apply(m, &apply_error);
+                (void) manager_apply(m, &s, &apply_error);
         }
 
-        r = manager_verify(m, NULL);
+        r = manager_verify_snapshot(m, NULL, &s);
         if (r < 0)
                 return log_error_errno(r, "Failed to run the checks: %m");
-
-        r = manager_watch_reset(m);
-        if (r < 0)
-                return r;
 
         notify_status(m, "READY=1\n");
         return 0;
@@ -247,6 +251,8 @@ int manager_reload(Manager *m, char **ret_error) {
         _cleanup_(profile_freep) Profile *old = NULL;
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *error = NULL;
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot s = {};
         const Backend *old_backend = m->backend, *backend;
         const ProfileNode *old_node = m->node, *node = NULL;
         Profile *p = NULL;
@@ -292,30 +298,54 @@ int manager_reload(Manager *m, char **ret_error) {
                 profile_mode_to_string(m->profile->mode),
                 m->backend->name);
 
+        /* The new profile's netdevs before its apply, whose events the verify after then covers. */
+        (void) manager_watch_reset(m);
+        manager_snapshot_init(m, &ctx, &s);
         if (m->profile->mode == PROFILE_MODE_ENFORCE) {
                 _cleanup_(freep) char *apply_error = NULL;
 
-                (void) manager_apply(m, &apply_error);
+                (void) manager_apply(m, &s, &apply_error);
         }
-        r = manager_verify(m, NULL);
+        r = manager_verify_snapshot(m, NULL, &s);
         if (r < 0)
                 log_error_errno(r, "Failed to run the checks after reloading: %m");
-        (void) manager_watch_reset(m);
         notify_status(m, "READY=1\n");
         return 0;
 }
 
-int manager_apply(Manager *m, char **ret_error) {
-        _cleanup_(strv_freep) char **changes = NULL;
+/* One journal entry per change, with the change's own fields: the link, what of it, from, to. */
+static void log_changes(Manager *m, const PlanChanges *changes) {
+        for (size_t i = 0; i < changes->n_changes; i++) {
+                const PlanChange *c = &changes->changes[i];
+                _cleanup_(freep) char *line = plan_change_describe(c);
+                LogFields f = {
+                        .message_id = HALOD_MESSAGE_APPLIED,
+                        .link = c->link,
+                        .field = link_field_to_string(c->field),
+                        .from = c->from,
+                        .to = c->to,
+                };
+
+                log_struct(LOG_NOTICE, &f, "Applied through %s: %s", m->backend->name, strna(line));
+        }
+}
+
+int manager_apply(Manager *m, Snapshot *s, char **ret_error) {
+        _cleanup_(plan_changes_done) PlanChanges changes = {};
         _cleanup_(freep) char *error = NULL;
-        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        NodeContext ctx;
+        _cleanup_(snapshot_done) Snapshot own = {};
         char *l[] = { (char *) "LastApplyUSec", NULL };
         int r;
 
         if (!m->profile)
                 return -ESTALE;
+        if (!s) {
+                manager_snapshot_init(m, &ctx, &own);
+                s = &own;
+        }
 
-        r = apply_node(&ctx, m->backend, &changes, &error);
+        r = apply_node(s->context, m->backend, 0, s, &changes, &error);
         if (r < 0) {
                 if (!error)
                         error = strdup(strerror(-r));
@@ -333,20 +363,9 @@ int manager_apply(Manager *m, char **ret_error) {
                 return r;
         }
         m->last_apply_error = mfree(m->last_apply_error);
-
-        STRV_FOREACH(c, changes) {
-                char link[256];
-                LogFields f = {
-                        .message_id = HALOD_MESSAGE_APPLIED,
-                        .link = link,
-                };
-                size_t n = strcspn(*c, " :");
-
-                (void) snprintf(link, sizeof(link), "%.*s", (int) n, *c);
-                log_struct(LOG_NOTICE, &f, "Applied through %s: %s", m->backend->name, *c);
-        }
+        log_changes(m, &changes);
 
         m->last_apply_usec = now_usec(CLOCK_REALTIME);
         manager_bus_emit_changed(m, l);
-        return (int) strv_length(changes);
+        return (int) changes.n_changes;
 }

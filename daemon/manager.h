@@ -17,6 +17,7 @@
 #include "nic/fabric.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
+#include "plan/snapshot.h"
 #include "profile/profile.h"
 
 typedef uint64_t usec_t;
@@ -129,12 +130,17 @@ int manager_reload(Manager *m, char **ret_error);
 /* Runs the checks whose ids start with only (NULL: all), merges them into the published list, and
  * announces what changed. */
 int manager_verify(Manager *m, const char *only);
-/* Applies the profile's network part through the backend (regardless of mode), logging each change.
- * Returns the number of changes made, or negative errno and a message for the caller. */
-int manager_apply(Manager *m, char **ret_error);
+/* The same from the snapshot s (of manager_snapshot_init()), reading into it what it lacks: after an
+ * apply that read the host again, the checks report from what it read. */
+int manager_verify_snapshot(Manager *m, const char *only, Snapshot *s);
+/* Applies the profile's network part through the backend (the profile's mode permitting), planned
+ * from the snapshot s (NULL: one of its own), logging each change; s then describes the host after
+ * the apply. Returns the number of changes made, or negative errno and a message for the caller. */
+int manager_apply(Manager *m, Snapshot *s, char **ret_error);
 /* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
- * local ones selected by only — judges Health and Summary, and announces what changed. */
-int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
+ * local ones selected by only — judges Health and Summary, and announces what changed. s: the
+ * snapshot the local checks came from (the metrics take its NIC facts), or NULL. */
+int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh, Snapshot *s);
 PeerHealth manager_peer_health(const Manager *m) _pure_;
 
 /* manager-peer-channel.c: the UDP responder and the TCP throughput sink on this node's fabric
@@ -155,8 +161,9 @@ void manager_peers_keep_profile(Manager *m, Profile **old);
 bool manager_peers_use_link(Manager *m, const char *link);
 void manager_peers_done(Manager *m);
 
-/* manager-export.c: fabric.env and the Prometheus textfile after each verify. */
-void manager_export(Manager *m, bool local);
+/* manager-export.c: fabric.env and the Prometheus textfile after each verify; s as for
+ * manager_publish_checks(). */
+void manager_export(Manager *m, bool local, Snapshot *s);
 
 /* manager-bus.c */
 int manager_bus_setup(Manager *m);
@@ -174,6 +181,12 @@ int manager_watch_setup(Manager *m);
 int manager_watch_bus_setup(Manager *m);
 /* (Re)arms the health.interval timer from the profile in force and re-resolves the links' netdevs. */
 int manager_watch_reset(Manager *m);
+/* A snapshot of the host for one verify or apply (*ctx: the profile and node in force; it must
+ * outlive s): right before it reads the kernel it takes in the rtnetlink events queued until then. */
+void manager_snapshot_init(Manager *m, NodeContext *ctx, Snapshot *s);
+/* After a verify from s that selected only: the events taken in before s last read the kernel are
+ * reflected in it, so the links it re-checked need no re-check for them. */
+void manager_watch_verified(Manager *m, const char *only, const Snapshot *s);
 void manager_watch_done(Manager *m);
 
 /* manager-journal.c: systemd's log semantics — structured entries to the journal, plain lines to
@@ -191,6 +204,9 @@ typedef struct LogFields {
         const char *link;
         const char *expected;
         const char *actual;
+        const char *field; /* a change: what of the link changed ("mtu"), from what, to what */
+        const char *from;
+        const char *to;
 } LogFields;
 
 void log_set_max_level(int level);
@@ -206,7 +222,5 @@ int log_errno(int priority, int error, const char *format, ...) _printf_(3, 4);
 #define log_error_errno(e, ...) log_errno(LOG_ERR, (e), __VA_ARGS__)
 #define log_warning_errno(e, ...) log_errno(LOG_WARNING, (e), __VA_ARGS__)
 
-/* The link a check id belongs to ("link.rdma0.mtu" → "rdma0", in buf), or NULL. */
-const char *check_id_link(const char *id, char *buf, size_t size);
 /* Logs what changed between two verifies, once per transition: check failed / check recovered. */
 void manager_journal_transitions(Manager *m, const CheckList *old, const CheckList *new, bool drift);

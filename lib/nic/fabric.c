@@ -130,6 +130,7 @@ static int find_by_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *
         if (r < 0) {
                 if (asprintf(&port->problem, "link %s: %s", port->link, error ?: strerror(-r)) < 0)
                         return -ENOMEM;
+                port->resolve_error = TAKE_PTR(error);
                 return r == -ENOENT ? 0 : -ENOTUNIQ;
         }
 
@@ -225,6 +226,7 @@ void fabric_ports_free(FabricPort *ports, size_t n) {
                 free(ports[i].pci);
                 free(ports[i].ifname);
                 free(ports[i].problem);
+                free(ports[i].resolve_error);
         }
         free(ports);
 }

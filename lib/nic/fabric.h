@@ -18,6 +18,8 @@ typedef struct FabricPort {
         bool has_address;
         struct in_addr address; /* the node's address on this link (from the profile) */
         char *problem;          /* why pci or ifname is missing, written for the user; NULL when found */
+        char *resolve_error;    /* why the link's match named no one netdev (link_match_resolve()'s
+                                 * words, which the link checks and the plan report); NULL when it did */
 } FabricPort;
 
 /* One port for each link of the node (or of the profile when no node is selected), in profile

@@ -142,7 +142,7 @@ static void test_plans(void) {
 
         /* A fresh port: everything to do; no firewalld, so nothing about the zone. */
         host_init(&h, 1500, false, NULL, 0, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(!lp.error && !link_plan_is_empty(&lp));
         ASSERT_INT_EQ(lp.mtu_from, 1500);
         ASSERT_INT_EQ(lp.mtu_to, 9000);
@@ -156,21 +156,24 @@ static void test_plans(void) {
 
         /* Applied: nothing to do, nothing to say. */
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_trusted, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_trusted, NULL, &lp));
         ASSERT_TRUE(!lp.error && link_plan_is_empty(&lp));
         expect_lines(&lp, (const char *const[]){ NULL });
         link_plan_done(&lp);
 
         /* Only the zone differs. */
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
         expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): zone public → trusted", NULL });
         link_plan_done(&lp);
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_none, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_none, NULL, &lp));
         expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): zone (none) → trusted", NULL });
         link_plan_done(&lp);
 
         /* A zone firewalld does not have. */
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_missing, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_missing, NULL, &lp));
         ASSERT_STR_EQ(
                 lp.error,
                 "firewalld has no zone 'trusted' (zones: public); fix firewall-zone in the profile or create "
@@ -181,7 +184,7 @@ static void test_plans(void) {
 
         /* An older profile's address goes, somebody else's stays. */
         host_init(&h, 9000, true, old, 2, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         expect_lines(
                 &lp,
                 (const char *const[]){ "rdma0 (enp194s0f0np0): - 192.168.100.5/30",
@@ -191,7 +194,7 @@ static void test_plans(void) {
 
         /* The address is already another interface's. */
         host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_STR_EQ(
                 lp.error,
                 "address 192.168.100.1/30 is already used by eno1; remove it there (ip addr del "
@@ -206,12 +209,12 @@ static void test_plans(void) {
 
         /* Not resolved, or resolved but not in the kernel. */
         ASSERT_OK(link_plan_compute(
-                &profile_link, &nl, NULL, "no network interface matches driver ice", &h.state, &no_fw, &lp));
+                &profile_link, &nl, NULL, "no network interface matches driver ice", &h.state, &no_fw, NULL, &lp));
         expect_lines(
                 &lp,
                 (const char *const[]){ "rdma0: cannot apply: no network interface matches driver ice", NULL });
         link_plan_done(&lp);
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp1s0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp1s0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(
                 lp.error && strstr(lp.error, "enp1s0 is listed in /sys/class/net but the kernel's link table"));
         link_plan_done(&lp);
@@ -220,7 +223,7 @@ static void test_plans(void) {
         ProfileLink keep_mtu = profile_link;
         keep_mtu.mtu = 0;
         host_init(&h, 1500, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&keep_mtu, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&keep_mtu, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(link_plan_is_empty(&lp));
         link_plan_done(&lp);
 }
@@ -250,6 +253,28 @@ static void expect_checks(const CheckList *l, const Want *want, size_t n) {
         }
 }
 
+/* The link checks as check_links() makes them: from the link's plan, and what the kernel shows. */
+static void evaluate(
+        const NodeLink *nl,
+        const char *ifname,
+        const char *resolve_error,
+        const Host2 *h,
+        const FirewallView *fw,
+        CheckList *l) {
+        _cleanup_(link_plan_done) LinkPlan lp = {};
+
+        ASSERT_OK(link_plan_compute(&profile_link, nl, ifname, resolve_error, &h->state, fw, NULL, &lp));
+        ASSERT_OK(check_link_evaluate(
+                &profile_link,
+                nl,
+                &lp,
+                ifname ? rtnl_state_find_by_name(&h->state, ifname) : NULL,
+                NULL,
+                fw,
+                NULL,
+                l));
+}
+
 static void test_checks(void) {
         NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
         RtnlAddress applied[] = { addr(2, "192.168.100.1/30", HALOD, 0) };
@@ -259,8 +284,7 @@ static void test_checks(void) {
         Host2 h;
 
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_trusted, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &fw_trusted, &l);
         expect_checks(
                 &l,
                 (const Want[]){
@@ -275,8 +299,7 @@ static void test_checks(void) {
         check_list_done(&l);
 
         host_init(&h, 1500, false, NULL, 0, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &no_fw, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &no_fw, &l);
         expect_checks(
                 &l,
                 (const Want[]){
@@ -299,8 +322,7 @@ static void test_checks(void) {
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
         h.links[1].flags = IFF_UP;
         h.links[1].operstate = IF_OPER_LOWERLAYERDOWN;
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_none, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &fw_none, &l);
         ASSERT_STR_EQ(
                 check_list_find(&l, "link.rdma0.up")->summary,
                 "rdma0 (enp194s0f0np0) is up but has no carrier (operstate lowerlayerdown); check the cable "
@@ -310,8 +332,7 @@ static void test_checks(void) {
         check_list_done(&l);
 
         /* Not found: present fails, the rest cannot be judged. */
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, NULL, "no network interface matches driver ice", NULL, NULL, &no_fw, NULL, &l));
+        evaluate(&nl, NULL, "no network interface matches driver ice", &h, &no_fw, &l);
         expect_checks(
                 &l,
                 (const Want[]){

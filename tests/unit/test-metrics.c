@@ -457,7 +457,7 @@ static void test_nics_gather(void) {
         c.profile = p;
         c.node = profile_find_node(p, "head");
 
-        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_STR_EQ(nics[0].ifname, "enp194s0np0");
@@ -475,7 +475,7 @@ static void test_nics_gather(void) {
 
         /* No such NIC: the link is still listed, with nothing known. */
         c.host = &absent;
-        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_TRUE(!nics[0].pci && !nics[0].firmware && nics[0].pcie_width == 0);
