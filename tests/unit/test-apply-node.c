@@ -4,6 +4,7 @@
  * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
 #include "apply/apply.h"
 #include "basic/strv.h"
+#include "check/checks.h"
 #include "tests.h"
 
 static unsigned backend_calls;
@@ -71,6 +72,22 @@ int main(void) {
                 }
                 ASSERT_TRUE(changes.n_changes == 0);
                 ASSERT_INT_EQ(backend_calls, (unsigned) i + 1);
+                error = mfree(error);
+        }
+
+        /* One snapshot for the apply and the checks after it: the kernel's links are read before the
+         * change and once after it, for the verification and the checks alike. */
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+                _cleanup_(check_list_done) CheckList checks = {};
+                uint64_t dumps = rtnl_dump_count();
+
+                snapshot_init(&s, &c);
+                ASSERT_INT_EQ(apply_node(&c, &fake_backend, 0, &s, &changes, &error), -EIO);
+                ASSERT_OK(checks_run(&c, &s, "link.", &checks));
+                ASSERT_INT_EQ(rtnl_dump_count() - dumps, 2);
+                /* The checks say what the verification found still missing. */
+                ASSERT_INT_EQ(check_list_find(&checks, "link.loop0.address")->outcome, CHECK_FAIL);
                 error = mfree(error);
         }
         return 0;

@@ -346,10 +346,99 @@ static void test_checks(void) {
         check_list_done(&l);
 }
 
+/* The change records the journal gets, and the lines haloctl prints from them. */
+static void test_changes(void) {
+        char *zones_both[] = { (char *) "public", (char *) "trusted", NULL };
+        NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
+        RtnlAddress old[] = { addr(2, "192.168.100.5/30", HALOD, 0), addr(2, "10.1.1.1/24", 0, 0) };
+        FirewallView fw_public = { .running = true, .zone = "public", .zones = zones_both };
+        static const struct {
+                LinkField field;
+                const char *from, *to, *line;
+        } want[] = {
+                { LINK_FIELD_MTU, "1500", "9000", "rdma0 (enp194s0f0np0): mtu 1500 → 9000" },
+                { LINK_FIELD_UP, "down", "up", "rdma0 (enp194s0f0np0): link down → up" },
+                { LINK_FIELD_ADDRESS, "192.168.100.5/30", "", "rdma0 (enp194s0f0np0): - 192.168.100.5/30" },
+                { LINK_FIELD_ADDRESS, "", "192.168.100.1/30", "rdma0 (enp194s0f0np0): + 192.168.100.1/30" },
+                { LINK_FIELD_ZONE, "public", "trusted", "rdma0 (enp194s0f0np0): zone public → trusted" },
+        };
+        _cleanup_(plan_changes_done) PlanChanges changes = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        LinkPlan lp;
+        Plan p = { .links = &lp, .n_links = 1 };
+        Host2 h;
+
+        host_init(&h, 1500, false, old, 2, "10.0.0.5/24");
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
+        ASSERT_TRUE(!lp.error);
+        ASSERT_INT_EQ(lp.ifindex, 2);
+        ASSERT_INT_EQ(lp.n_remove_addresses, 1);
+        ASSERT_OK(plan_changes(&p, &changes));
+        ASSERT_OK(plan_describe(&p, &lines));
+        ASSERT_INT_EQ(changes.n_changes, ELEMENTSOF(want));
+        ASSERT_INT_EQ(strv_length(lines), ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                const PlanChange *c = &changes.changes[i];
+                _cleanup_(freep) char *line = plan_change_describe(c);
+
+                ASSERT_STR_EQ(c->link, "rdma0");
+                ASSERT_STR_EQ(c->ifname, "enp194s0f0np0");
+                ASSERT_STR_EQ(link_field_to_string(c->field), link_field_to_string(want[i].field));
+                ASSERT_STR_EQ(c->from, want[i].from);
+                ASSERT_STR_EQ(c->to, want[i].to);
+                ASSERT_STR_EQ(line, want[i].line);
+                ASSERT_STR_EQ(lines[i], want[i].line);
+        }
+        link_plan_done(&lp);
+        plan_changes_done(&changes);
+
+        /* A link that cannot be applied changes nothing, but its comparison stays for the checks. */
+        host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
+        ASSERT_TRUE(lp.error && strstr(lp.error, "already used by eno1"));
+        ASSERT_TRUE(lp.mtu_from == 1500 && lp.mtu_to == 9000 && lp.add_address && lp.zone_to);
+        ASSERT_OK(plan_changes(&p, &changes));
+        ASSERT_INT_EQ(changes.n_changes, 0);
+        link_plan_done(&lp);
+}
+
+/* The link checks of a link that cannot be applied still say what differs. */
+static void test_checks_of_unappliable_link(void) {
+        NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
+        FirewallView no_fw = {};
+        CheckList l = {};
+        Host2 h;
+
+        host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &no_fw, &l);
+        expect_checks(
+                &l,
+                (const Want[]){
+                        { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
+                        { "link.rdma0.up", CHECK_PASS, "rdma0 (enp194s0f0np0) is up" },
+                        { "link.rdma0.mtu",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) has MTU 1500, the profile wants 9000; haloctl apply sets it" },
+                        { "link.rdma0.address",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) lacks 192.168.100.1/30 (it has none); haloctl apply adds it" },
+                        { "link.rdma0.zone", CHECK_SKIP, "skip: firewalld not running" },
+                },
+                5);
+        /* The journal takes the link from the check, not from its id. */
+        for (size_t i = 0; i < l.n_checks; i++)
+                ASSERT_STR_EQ(l.checks[i].link, "rdma0");
+        check_list_done(&l);
+}
+
 int main(void) {
         test_stray();
         test_removed_with_secondaries();
         test_plans();
         test_checks();
+        test_changes();
+        test_checks_of_unappliable_link();
         return 0;
 }

@@ -473,6 +473,22 @@ static void test_nics_gather(void) {
         ASSERT_TRUE(!nics[0].firmware);
         metrics_nics_free(nics, n);
 
+        /* From a snapshot that has the NIC facts already (the NIC checks of the same verify read
+         * them): the same facts, not gathered again. */
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+                const NicFacts *facts;
+
+                snapshot_init(&s, &c);
+                ASSERT_OK(snapshot_read(&s, SNAPSHOT_NICS));
+                facts = s.nics;
+                ASSERT_OK(metrics_nics_gather(&c, &s, &nics, &n));
+                ASSERT_TRUE(s.nics == facts);
+                ASSERT_INT_EQ(n, 1);
+                ASSERT_STR_EQ(nics[0].driver, "ice");
+                metrics_nics_free(nics, n);
+        }
+
         /* No such NIC: the link is still listed, with nothing known. */
         c.host = &absent;
         ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
