@@ -34,9 +34,10 @@ static void forget_nics(Snapshot *s) {
 }
 
 void snapshot_forget(Snapshot *s, SnapshotPart parts) {
-        /* The other parts are indexed by port. */
-        if (parts & SNAPSHOT_PORTS)
-                parts |= SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        /* The other parts are indexed by port; and the NIC facts completed the ports (PCI device,
+         * ifindex), which cannot be taken back. */
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
+                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
         if (parts & SNAPSHOT_LINKS)
                 forget_links(s);
         if (parts & SNAPSHOT_NICS)
@@ -115,11 +116,16 @@ static int read_zones(Snapshot *s) {
 }
 
 static int read_nics(Snapshot *s) {
+        int r;
+
+        r = fabric_ports_locate(s->context, s->ports, s->n_ports);
+        if (r < 0)
+                return r;
         s->nics = calloc(s->n_ports ?: 1, sizeof(NicFacts));
         if (!s->nics)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                int r = nic_facts_gather(s->context->host, &s->ports[i], &s->nics[i]);
+                r = nic_facts_gather(s->context->host, &s->ports[i], &s->nics[i]);
                 if (r < 0)
                         return r;
         }
@@ -134,7 +140,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
         parts &= ~s->parts;
 
         if (parts & SNAPSHOT_PORTS) {
-                r = fabric_ports_find(s->context, &s->ports, &s->n_ports);
+                r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);
                 if (r < 0)
                         return r;
                 s->parts |= SNAPSHOT_PORTS;
@@ -153,7 +159,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_NICS) {
                 r = read_nics(s);
                 if (r < 0) {
-                        forget_nics(s);
+                        snapshot_forget(s, SNAPSHOT_NICS);
                         return r;
                 }
                 s->parts |= SNAPSHOT_NICS;

@@ -11,13 +11,14 @@
 #include "profile/node-context.h"
 
 typedef enum SnapshotPart {
-        /* Each link's netdev and PCI device, from sysfs below the host root: the node's links, or the
-         * profile's when no node is selected. */
+        /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
+         * links, or the profile's when no node is selected. */
         SNAPSHOT_PORTS = 1 << 0,
         /* The running kernel's links and IPv4 addresses (rtnetlink), and firewalld's runtime zone of
          * each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
-        /* The NIC facts of each port (libpci, ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
+        /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
+         * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
         SNAPSHOT_NICS = 1 << 2,
 } SnapshotPart;
 
@@ -31,7 +32,7 @@ typedef struct Snapshot {
         const NodeContext *context;
         SnapshotPart parts; /* what has been read */
 
-        /* SNAPSHOT_PORTS: one port per link, in profile order. */
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS. */
         FabricPort *ports;
         size_t n_ports;
 
@@ -59,7 +60,8 @@ void snapshot_init(Snapshot *s, const NodeContext *c);
 /* Reads the parts that are asked for and not read yet. What the host does wrong is recorded for the
  * plan and the checks to report; returns 0, or -ENOMEM. */
 int snapshot_read(Snapshot *s, SnapshotPart parts);
-/* The host changed (an apply): the parts are read again when next asked for. */
+/* The host changed (an apply): the parts are read again when next asked for. Forgetting the ports
+ * or the NIC facts forgets every part. */
 void snapshot_forget(Snapshot *s, SnapshotPart parts);
 void snapshot_done(Snapshot *s);
 
