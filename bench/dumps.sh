@@ -11,6 +11,8 @@
 #   start          halod in enforce mode on an unconfigured link, from exec to READY=1 (apply, verify)
 #   haloctl        `haloctl apply` on an unconfigured link, `haloctl plan` and `haloctl check` on the
 #                  applied one
+#   NetworkManager the drift repairs again with the NetworkManager backend (NetworkManager managing
+#                  the link; its own reads of the kernel are not counted, only halod's)
 # A veth between two namespaces on a private system bus (tests/integration/lib.sh), no firewalld.
 #
 # Usage (root): BUILD_DIR=build bench/dumps.sh [REPETITIONS]   (default and at most 5: halod pauses
@@ -24,9 +26,11 @@ reps=${1:-5}
 [ "$reps" -le 5 ] || reps=5
 harness_init dmp
 require_root
-require_tools ip dbus-daemon busctl strace
+require_tools ip dbus-daemon busctl strace NetworkManager nmcli nm-online python3
 require_build_file daemon/halod daemon/haloctl
 HALOCTL=$BUILD_DIR/daemon/haloctl
+# The NetworkManager backend's libnm code: halod-backend-nm.so from the build tree (halod(8)).
+export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 STRACE=(strace -f -qq -e trace=sendto,sendmsg -e signal=none)
 
 start_dbus
@@ -86,21 +90,45 @@ n_ready=$(dumps "$STRACE_LOG")
 printf '%-46s %s\n' "start to READY=1 (apply + verify)" "$n_ready"
 settled
 
-address=() mtu=()
-for i in $(seq "$reps"); do
-        before=$(dumps "$STRACE_LOG")
-        ip -n "$NS_A" addr del 10.77.0.1/30 dev "$IF_A"
-        wait_until 10 address_is_back
-        settled
-        address+=($(($(dumps "$STRACE_LOG") - before)))
+# drifts: REPETITIONS drift repairs of each kind, counted in STRACE_LOG.
+drifts() {
+        local address=() mtu=() i before
+        for i in $(seq "$reps"); do
+                before=$(dumps "$STRACE_LOG")
+                ip -n "$NS_A" addr del 10.77.0.1/30 dev "$IF_A"
+                wait_until 10 address_is_back
+                settled
+                address+=($(($(dumps "$STRACE_LOG") - before)))
 
-        before=$(dumps "$STRACE_LOG")
-        ip -n "$NS_A" link set "$IF_A" mtu 1500
-        wait_until 10 mtu_is_back
-        settled
-        mtu+=($(($(dumps "$STRACE_LOG") - before)))
-done
-summary "drift repair: address removed" "${address[@]}"
-summary "drift repair: MTU lowered to 1500" "${mtu[@]}"
+                before=$(dumps "$STRACE_LOG")
+                ip -n "$NS_A" link set "$IF_A" mtu 1500
+                wait_until 10 mtu_is_back
+                settled
+                mtu+=($(($(dumps "$STRACE_LOG") - before)))
+        done
+        summary "drift repair: address removed" "${address[@]}"
+        summary "drift repair: MTU lowered to 1500" "${mtu[@]}"
+}
+drifts
+
+echo
+echo "== halod, enforce mode, NetworkManager backend"
+# HALOD_PID is strace's: stop halod, its child, and strace ends with it.
+kill -TERM "$(pgrep -P "$HALOD_PID")"
+dm_wait_exit "$HALOD_PID" 10
+unconfigure
+start_networkmanager "$NS_A" "$IF_A"
+STRACE_LOG=$TEST_DIR/strace-halod-nm.log
+NOTIFY_OUT=$TEST_DIR/notify-nm.out
+start_notify_receiver "$TEST_DIR/notify-nm.sock" "$NOTIFY_OUT"
+ip netns exec "$NS_A" env NOTIFY_SOCKET="$TEST_DIR/notify-nm.sock" "${STRACE[@]}" -o "$STRACE_LOG" \
+        "$BUILD_DIR/daemon/halod" --profile "$P" --node a --backend networkmanager \
+        --runtime-dir "$TEST_DIR/run-nm" >"$TEST_DIR/logs/halod-nm.log" 2>&1 </dev/null &
+HALOD_PID=$!
+track_pid "$HALOD_PID"
+wait_notify "$NOTIFY_OUT" 'READY=1' 60
+printf '%-46s %s\n' "start to READY=1 (apply + verify)" "$(dumps "$STRACE_LOG")"
+settled
+drifts
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
