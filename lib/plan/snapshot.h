@@ -14,8 +14,9 @@ typedef enum SnapshotPart {
         /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
          * links, or the profile's when no node is selected. */
         SNAPSHOT_PORTS = 1 << 0,
-        /* The running kernel's links and IPv4 addresses (rtnetlink), and firewalld's runtime zone of
-         * each node link that asks for a zone; with SNAPSHOT_PORTS. */
+        /* The running kernel's links and IPv4 addresses (rtnetlink; its routes belong to this part
+         * when the profile gets routes), and firewalld's runtime zone of each node link that asks for
+         * a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */

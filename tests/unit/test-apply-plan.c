@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for planning and link checks from hand-built kernel and firewalld state: the plan of one
- * link, the stray-address rule, plan_describe()'s lines and the link.* checks. */
+ * link, the stray-address rule, plan_describe()'s lines, the change records and the link.* checks,
+ * which report from the plan. */
 #include <arpa/inet.h>
 #include <net/if.h>
 
