@@ -108,7 +108,7 @@ static int read_zones(Snapshot *s) {
                 } else if (r >= 0 && !streq(z->zone, pl->firewall_zone))
                         differs = true;
         }
-        s->firewalld_running = bus;
+        s->firewalld_running = bus != NULL;
         if (bus && differs &&
             firewalld_get_zones(bus, &s->firewalld_zones, &s->firewalld_zones_error) == -ENOMEM)
                 return -ENOMEM;
