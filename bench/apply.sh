@@ -4,7 +4,8 @@
 # A veth in a network namespace, a private system bus (tests/integration/lib.sh). Per repetition,
 # interleaved so that every variant sees the same machine, each from the same unconfigured link
 # (MTU 1500, down, no address; reset untimed):
-#   apply_link   the netlink backend's apply_link(): MTU 9000, up, 192.168.100.1/30 (in-process)
+#   apply_link   the netlink backend's apply_link() carrying out the link's plan (MTU 9000, up,
+#                192.168.100.1/30; the plan is read untimed, in-process)
 #   apply_node   apply_node(): plan + apply_link + re-dump and verify from the kernel (in-process)
 #   haloctl      `haloctl apply PROFILE` as a user types it (process, profile, apply, link checks)
 #   ip           `ip link set IF mtu 9000 && ip link set IF up && ip addr add 192.168.100.1/30 dev IF`

@@ -18,20 +18,50 @@ static void json_strv(JsonWriter *w, const char *key, char **l) {
         json_end_array(w);
 }
 
+static void json_addresses(JsonWriter *w, const char *key, const RtnlAddress *a, size_t n) {
+        char buf[IPV4_PREFIX_STRING_MAX];
+
+        json_key(w, key);
+        json_begin_array(w);
+        for (size_t i = 0; i < n; i++)
+                json_string(
+                        w,
+                        ipv4_prefix_to_string(
+                                &(Ipv4Prefix){ .address = a[i].address, .prefixlen = a[i].prefixlen }, buf));
+        json_end_array(w);
+}
+
 static void json_link_plan(JsonWriter *w, const LinkPlan *lp) {
+        /* A link that cannot be applied changes nothing: its fields say so, whatever differs. */
+        static const LinkPlan none = {};
+        const LinkPlan *changes = lp->error ? &none : lp;
+        RtnlAddress add = { .address = lp->address.address, .prefixlen = lp->address.prefixlen };
+
         json_begin_object(w);
         json_kv_string(w, "link", lp->link);
         json_kv_string(w, "ifname", lp->ifname);
         json_kv_bool(w, "changes", !lp->error && !link_plan_is_empty(lp));
-        json_kv_uint(w, "mtu_from", lp->mtu_from);
-        json_kv_uint(w, "mtu_to", lp->mtu_to);
-        json_kv_bool(w, "set_up", lp->set_up);
-        json_strv(w, "add_addresses", lp->add_addresses);
-        json_strv(w, "remove_addresses", lp->remove_addresses);
-        json_kv_string(w, "zone_from", lp->zone_from);
-        json_kv_string(w, "zone_to", lp->zone_to);
+        json_kv_uint(w, "mtu_from", changes->mtu_from);
+        json_kv_uint(w, "mtu_to", changes->mtu_to);
+        json_kv_bool(w, "set_up", changes->set_up);
+        json_addresses(w, "add_addresses", &add, changes->add_address ? 1 : 0);
+        json_addresses(w, "remove_addresses", changes->remove_addresses, changes->n_remove_addresses);
+        json_kv_string(w, "zone_from", changes->zone_from);
+        json_kv_string(w, "zone_to", changes->zone_to);
         json_kv_string(w, "error", lp->error);
         json_end_object(w);
+}
+
+static int describe_changes(const PlanChanges *changes, char ***ret) {
+        _cleanup_(strv_freep) char **lines = calloc(1, sizeof(char *));
+
+        if (!lines)
+                return -ENOMEM;
+        for (size_t i = 0; i < changes->n_changes; i++)
+                if (strv_consume(&lines, plan_change_describe(&changes->changes[i])) < 0)
+                        return -ENOMEM;
+        *ret = TAKE_PTR(lines);
+        return 0;
 }
 
 static void print_plan(const Plan *p, char **lines) {
@@ -122,9 +152,11 @@ static void print_nothing_to_change(const CheckList *checks, const ProfileNode *
 
 int verb_apply(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(plan_changes_done) PlanChanges applied = {};
         _cleanup_(strv_freep) char **changes = NULL;
         _cleanup_(freep) char *error = NULL;
         _cleanup_(check_list_done) CheckList checks = {};
+        _cleanup_(snapshot_done) Snapshot snapshot = {};
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
@@ -158,14 +190,16 @@ int verb_apply(int argc, char *argv[]) {
         }
 
         backend = backend_pick();
-        r = apply_node_with_flags(&c, backend, arg_force ? APPLY_FORCE : 0, &changes, &error);
-        if (r == -ENOMEM) {
+        snapshot_init(&snapshot, &c);
+        r = apply_node(&c, backend, arg_force ? APPLY_FORCE : 0, &snapshot, &applied, &error);
+        if (r == -ENOMEM || describe_changes(&applied, &changes) < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
 
-        /* Whatever happened, show what the kernel says now. */
-        k = checks_run(&c, "link.", &checks);
+        /* Whatever happened, show what the kernel says now: the snapshot is the state after the apply
+         * (read again after a change, or after a failure). */
+        k = checks_run(&c, &snapshot, "link.", &checks);
         if (k < 0) {
                 fprintf(stderr, "Failed to run the link checks: %s\n", strerror(-k));
                 return EX_OSERR;

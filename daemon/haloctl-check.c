@@ -82,7 +82,7 @@ int verb_check(int argc, char *argv[]) {
         }
 
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
-        r = checks_run(&c, arg_only, &checks);
+        r = checks_run(&c, /* snapshot= */ NULL, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;

@@ -57,9 +57,7 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         if (!m->profile->health.prometheus_textfile)
                 return 0;
         for (size_t i = 0; i < m->checks.n_checks; i++) {
-                const Check *c = &m->checks.checks[i];
-
-                r = check_list_add(&e->checks, c->id, c->outcome, c->expected, c->actual, "%s", c->summary);
+                r = check_list_add_copy(&e->checks, &m->checks.checks[i]);
                 if (r < 0)
                         return r;
         }
@@ -94,7 +92,8 @@ static int write_metrics(ExportJob *e) {
         MetricsInput in;
         int r;
 
-        r = metrics_nics_gather(&ctx, &nics, &n_nics);
+        /* Its own NIC facts: the verify's snapshot is gone by the time this job runs. */
+        r = metrics_nics_gather(&ctx, /* s= */ NULL, &nics, &n_nics);
         if (r < 0)
                 return r;
         in = (MetricsInput){

@@ -41,8 +41,8 @@ static void add_field(struct iovec *iov, size_t *n, char **storage, const char *
 }
 
 static void log_dispatch(int priority, const LogFields *f, const char *message) {
-        struct iovec iov[9];
-        char *storage[9] = {};
+        struct iovec iov[12];
+        char *storage[12] = {};
         char prio[2] = { (char) ('0' + (priority & 7)), 0 };
         size_t n = 0;
 
@@ -60,6 +60,9 @@ static void log_dispatch(int priority, const LogFields *f, const char *message) 
                 add_field(iov, &n, storage, "HALOD_LINK", f->link);
                 add_field(iov, &n, storage, "HALOD_EXPECTED", f->expected);
                 add_field(iov, &n, storage, "HALOD_ACTUAL", f->actual);
+                add_field(iov, &n, storage, "HALOD_FIELD", f->field);
+                add_field(iov, &n, storage, "HALOD_FROM", f->from);
+                add_field(iov, &n, storage, "HALOD_TO", f->to);
         }
         /* Without journald (tests, containers without it) this fails quietly: stderr has the line. */
         (void) sd_journal_sendv(iov, (int) n);
@@ -103,26 +106,12 @@ int log_errno(int priority, int error, const char *format, ...) {
         return -error;
 }
 
-const char *check_id_link(const char *id, char *buf, size_t size) {
-        const char *name = startswith(id, "link."), *dot;
-
-        if (!name)
-                return NULL;
-        dot = strrchr(name, '.');
-        if (!dot || dot == name || (size_t) (dot - name) >= size)
-                return NULL;
-        memcpy(buf, name, dot - name);
-        buf[dot - name] = '\0';
-        return buf;
-}
-
 static bool outcome_is_bad(CheckOutcome o) {
         return o == CHECK_FAIL || o == CHECK_WARN;
 }
 
 static void log_check_failed(const Check *c, bool drift) {
-        char buf[256];
-        const char *link = check_id_link(c->id, buf, sizeof(buf));
+        const char *link = c->link;
         LogFields f = {
                 .message_id = drift && link ? HALOD_MESSAGE_DRIFT : HALOD_MESSAGE_CHECK_FAILED,
                 .check = c->id,
@@ -151,11 +140,10 @@ static void log_check_failed(const Check *c, bool drift) {
 }
 
 static void log_check_recovered(const Check *c, const Check *old) {
-        char buf[256];
         LogFields f = {
                 .message_id = HALOD_MESSAGE_CHECK_RECOVERED,
                 .check = c->id,
-                .link = check_id_link(c->id, buf, sizeof(buf)),
+                .link = c->link,
                 .expected = c->expected,
                 .actual = c->actual,
         };

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "basic/strv.h"
+#include "check/checks.h"
 #include "manager.h"
 
 static const char *const health_table[_HEALTH_MAX] = {
@@ -55,7 +56,7 @@ static int merge_checks(const CheckList *old, const char *only, bool peers, Chec
                         }
                         continue;
                 }
-                r = check_list_add(&merged, c->id, c->outcome, c->expected, c->actual, "%s", c->summary);
+                r = check_list_add_copy(&merged, c);
                 if (r < 0)
                         goto fail;
         }
@@ -247,7 +248,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         return 0;
 }
 
-int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh) {
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, const Snapshot *s) {
         if (r < 0)
                 log_error_errno(r, "Failed to run the checks: %m");
         m->run_failed = r < 0;
@@ -255,6 +256,8 @@ int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList 
         r = manager_publish_checks(m, only, /* peers= */ false, fresh);
         if (r < 0)
                 return r;
+        if (s)
+                manager_watch_verified(m, only, s);
 
         /* A full verify probes the peers too, off the loop: they join the published list when in. */
         if (isempty(only))

@@ -2,8 +2,11 @@
 /* Drift watch: rtnetlink events re-check the link they touch (and the peers over it), firewalld and
  * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
 
 #include "basic/strv.h"
+#include "check/checks.h"
 #include "manager-work.h"
 #include "manager.h"
 
@@ -27,6 +30,23 @@ void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n) {
         fabric_ports_free(m->ports, m->n_ports);
         m->ports = ports;
         m->n_ports = n;
+}
+
+void manager_watch_refresh_ports(Manager *m) {
+        NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
+        FabricPort *ports = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->profile)
+                return;
+        r = fabric_ports_find(&ctx, &ports, &n);
+        if (r < 0) {
+                /* Without the map every event counts as ours: slower, never blind. */
+                log_warning_errno(r, "Failed to resolve the links' netdevs, watching every interface: %m");
+                return;
+        }
+        manager_watch_set_ports(m, ports, n);
 }
 
 static const FabricPort *port_by_event(Manager *m, const RtnlEvent *e) {
@@ -88,11 +108,12 @@ static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
         return 0;
 }
 
-static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
+/* Takes in pending rtnetlink events, at most max_reads datagrams (0: all): the links they touch are
+ * re-checked soon. */
+static void take_events(Manager *m, unsigned max_reads) {
         int r;
 
-        r = rtnl_monitor_process(m->rtnl, RTNL_READS_PER_DISPATCH, on_rtnl_event, m);
+        r = rtnl_monitor_process(m->rtnl, max_reads, on_rtnl_event, m);
         if (r == -ENOBUFS) {
                 log_warning("The kernel dropped rtnetlink events (receive queue full): re-reading every link.");
                 m->resync = true;
@@ -101,7 +122,41 @@ static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 
         if (m->resync || m->dirty_links)
                 schedule_recheck(m);
+}
+
+static int on_rtnl_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        take_events(userdata, RTNL_READS_PER_DISPATCH);
         return 0;
+}
+
+void manager_watch_take_events(Manager *m) {
+        /* Every event queued now is of a change the job's read sees (halod's own applying, too):
+         * taken in here, it costs no second read once a verify from that snapshot covered its link
+         * (manager_watch_verified()). */
+        if (m->rtnl)
+                take_events(m, /* max_reads= */ 0);
+}
+
+void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
+        _cleanup_(strv_freep) char **left = NULL;
+
+        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || !checks_group_selected("link.", only))
+                return;
+        STRV_FOREACH(l, m->dirty_links) {
+                _cleanup_(freep) char *id = NULL;
+
+                if (asprintf(&id, "link.%s.present", *l) < 0)
+                        return;
+                if (!check_id_selected(id, only) && strv_extend(&left, *l) < 0)
+                        return;
+        }
+        strv_free(m->dirty_links);
+        m->dirty_links = TAKE_PTR(left);
+        /* A resync (a netdev appeared, events were dropped) re-resolves the links: it stays. */
+        if (!m->resync && !m->dirty_links && m->recheck_source) {
+                (void) sd_event_source_set_enabled(m->recheck_source, SD_EVENT_OFF);
+                m->recheck_owes_token = false;
+        }
 }
 
 static bool selection_has_bad_link_checks(Manager *m, const char *only) {
@@ -115,76 +170,36 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
         return false;
 }
 
-/* What a re-check does once its checks are in: enforce, then probe the peers when the drift concerns
- * them. */
-typedef struct Recheck {
-        char *only;
-        bool peers;
-} Recheck;
-
-static void recheck_free(void *p) {
-        Recheck *r = p;
-
-        free(r->only);
-        free(r);
-}
-
-static void on_enforced(Manager *m, WorkResult *result, void *userdata) {
-        Recheck *rc = userdata;
-
-        /* After the re-apply: probe the path as it is now, not as it was before. */
-        if (rc->peers) {
-                log_debug("Re-checked %s: probing the peers over these links again.", strna(rc->only));
-                manager_peers_request(m);
-        }
-}
-
-/* In enforce mode, puts back what drifted — within AUTO_APPLY_BURST per window — and re-checks what
- * it touched when it changed something; then rc's peers. rc is taken over. */
-static void enforce(Manager *m, Recheck *rc) {
+/* Whether a job may re-apply what it finds drifted: in enforce mode, within AUTO_APPLY_BURST per
+ * window. Decided when the job is queued; the job applies only when its checks find a link wrong. */
+static bool may_enforce(Manager *m) {
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        const char *only = rc->only;
-        int r;
 
-        if (m->profile->mode != PROFILE_MODE_ENFORCE || !selection_has_bad_link_checks(m, only))
-                goto done;
-
+        if (m->profile->mode != PROFILE_MODE_ENFORCE)
+                return false;
         if (now >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
                 m->auto_apply_window_usec = now;
                 m->auto_apply_count = 0;
         }
-        if (m->auto_apply_count >= AUTO_APPLY_BURST) {
-                if (m->auto_apply_count++ == AUTO_APPLY_BURST)
-                        log_warning(
-                                "Something keeps undoing the profile (%u re-applies within %llus); pausing "
-                                "re-applies until the next health check. Is another tool managing these links?",
-                                AUTO_APPLY_BURST,
-                                (unsigned long long) (AUTO_APPLY_WINDOW_USEC / USEC_PER_SEC));
-                goto done;
-        }
-        m->auto_apply_count++;
-
-        r = manager_work_submit(m, WORK_APPLY | WORK_CHECKS_IF_CHANGED, only, on_enforced, rc, recheck_free);
-        if (r >= 0)
-                return;
-        log_warning_errno(r, "Failed to re-apply the profile: %m");
-done:
-        on_enforced(m, NULL, rc);
-        recheck_free(rc);
+        return m->auto_apply_count < AUTO_APPLY_BURST;
 }
 
-static Recheck *recheck_new(const char *only, bool peers) {
-        Recheck *rc = calloc(1, sizeof(Recheck));
-
-        if (!rc)
-                return NULL;
-        rc->peers = peers;
-        if (only) {
-                rc->only = strdup(only);
-                if (!rc->only)
-                        return mfree(rc);
+/* After a job's checks, in enforce mode: count its re-apply, or, when none was allowed while links
+ * are wrong, say once that re-applies pause. */
+static void count_enforced(Manager *m, const char *only, const WorkResult *result) {
+        if (m->profile->mode != PROFILE_MODE_ENFORCE)
+                return;
+        if (result->enforce_attempted) {
+                m->auto_apply_count++;
+                return;
         }
-        return rc;
+        if (m->auto_apply_count >= AUTO_APPLY_BURST && selection_has_bad_link_checks(m, only) &&
+            m->auto_apply_count++ == AUTO_APPLY_BURST)
+                log_warning(
+                        "Something keeps undoing the profile (%u re-applies within %llus); pausing "
+                        "re-applies until the next health check. Is another tool managing these links?",
+                        AUTO_APPLY_BURST,
+                        (unsigned long long) (AUTO_APPLY_WINDOW_USEC / USEC_PER_SEC));
 }
 
 /* Whether a drift touched a link that the peer checks probe over: then they run again too. */
@@ -197,28 +212,44 @@ static bool drift_concerns_peers(Manager *m) {
         return false;
 }
 
-/* The checks of a re-check are in: enforce with a Recheck of its own (this job's goes with it). */
-static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
-        Recheck *rc = userdata, *next;
+/* A re-check's caller: what it selected, whether the peers follow, the dumps when it was queued. */
+typedef struct Recheck {
+        char *only;
+        bool peers;
+        uint64_t dumps;
+} Recheck;
 
-        if (result->checks_result < 0) {
-                on_enforced(m, result, rc);
-                return;
-        }
-        next = recheck_new(rc->only, rc->peers);
-        if (!next) {
-                log_warning("Failed to re-apply the profile: out of memory.");
-                return;
-        }
-        enforce(m, next);
+static void recheck_free(void *p) {
+        Recheck *rc = p;
+
+        free(rc->only);
+        free(rc);
 }
 
-static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
+/* The re-check's checks are in, and in enforce mode what drifted was put back and checked again from
+ * what the apply read back (one job, one snapshot). */
+static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
+        Recheck *rc = userdata;
+
+        count_enforced(m, rc->only, result);
+        /* After the re-apply: probe the path as it is now, not as it was before. */
+        if (rc->peers) {
+                log_debug("Re-checked %s: probing the peers over these links again.", rc->only);
+                manager_peers_request(m);
+        }
+        log_debug(
+                "Re-checked %s with %" PRIu64 " rtnetlink dumps (%" PRIu64 " since halod started).",
+                rc->only,
+                rtnl_dump_count() - rc->dumps,
+                rtnl_dump_count());
+}
+
+static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
-        Recheck *rc;
         unsigned steps = WORK_CHECKS;
+        Recheck *rc;
         bool peers;
         int r;
 
@@ -226,8 +257,8 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
                 (void) token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, usec);
         m->recheck_owes_token = false;
 
-        /* Work under way (a verify, an apply): the links it reads may be stale already, so this
-         * re-check runs after it, with every event folded in meanwhile. */
+        /* Work under way (a verify, an apply): this re-check follows it, with the events of meanwhile
+         * folded in, and what that work's verify covered left out (manager_watch_verified()). */
         if (manager_work_busy(m)) {
                 m->recheck_after_work = true;
                 return 0;
@@ -245,19 +276,25 @@ static int on_recheck(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         m->resync = false;
         m->dirty_links = strv_free(m->dirty_links);
-        if (!only)
+        /* Nothing left (a verify in between covered it): an empty selection would select every check. */
+        if (isempty(only))
                 return 0;
         log_debug(
                 "Re-checking %s after rtnetlink events or a firewalld or NetworkManager restart or reload.",
                 only);
 
-        rc = recheck_new(only, peers);
-        r = rc ? manager_work_submit(m, steps, only, on_rechecked, rc, recheck_free) : -ENOMEM;
-        if (r < 0) {
-                if (rc)
+        if (may_enforce(m))
+                steps |= WORK_ENFORCE;
+        rc = calloc(1, sizeof(Recheck));
+        if (rc) {
+                *rc = (Recheck){ .only = TAKE_PTR(only), .peers = peers, .dumps = rtnl_dump_count() };
+                r = manager_work_submit(m, steps, rc->only, on_rechecked, rc, recheck_free);
+                if (r < 0)
                         recheck_free(rc);
-                log_warning_errno(r, "Failed to re-check %s: %m", only);
-        }
+        } else
+                r = -ENOMEM;
+        if (r < 0)
+                log_warning_errno(r, "Failed to re-check the links: %m");
         return 0;
 }
 
@@ -270,23 +307,22 @@ void manager_watch_work_idle(Manager *m) {
 }
 
 static void on_interval_checked(Manager *m, WorkResult *result, void *userdata) {
-        Recheck *rc;
-
-        if (result->checks_result < 0)
-                return;
-        m->auto_apply_count = 0; /* a new chance for paused re-applies */
-        rc = recheck_new(NULL, /* peers= */ false);
-        if (rc)
-                enforce(m, rc);
+        count_enforced(m, /* only= */ NULL, result);
 }
 
-static int on_interval(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_interval(sd_event_source *source, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        unsigned steps = WORK_PORTS | WORK_CHECKS;
         int r;
 
-        r = manager_work_submit(m, WORK_PORTS | WORK_CHECKS, /* only= */ NULL, on_interval_checked, NULL, NULL);
-        if (r < 0)
-                log_warning_errno(r, "Failed to run the checks at health.interval: %m");
+        if (m->profile) {
+                m->auto_apply_count = 0; /* a new chance for paused re-applies */
+                if (may_enforce(m))
+                        steps |= WORK_ENFORCE;
+                r = manager_work_submit(m, steps, /* only= */ NULL, on_interval_checked, NULL, NULL);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to run the checks at health.interval: %m");
+        }
         return manager_watch_reset(m);
 }
 

@@ -3,7 +3,9 @@
  * it, resolving the links' netdevs, the local checks, the exports), each for milliseconds of netlink
  * dumps, sysfs reads and D-Bus calls to firewalld or NetworkManager, and hands the results back
  * through an eventfd; the loop publishes them. Jobs never overlap, so the profile a job reads stays
- * in force until it ends: only the loop replaces it, after a load job, between two jobs. */
+ * in force until it ends: only the loop replaces it, after a load job, between two jobs. Right before
+ * a job reads the kernel, the loop takes in the rtnetlink events queued until then (a second eventfd,
+ * the job waiting for the answer), so that the job's verify covers them. */
 #include <assert.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -15,6 +17,7 @@
 #include "manager-work.h"
 
 struct Work {
+        Manager *manager;
         Work *next;
         unsigned steps;
         char *only;
@@ -29,19 +32,30 @@ struct Work {
         const Backend *backend;
         const char *profile_path;
         const char *node_name;
+        NodeContext context;
+        Snapshot snapshot;
         ExportJob export;
 
         /* Outputs, written by the thread before it signals the eventfd. */
         WorkResult result;
-        char **changes;
+        PlanChanges changes;
         int ports_result;
+        bool ports_ready; /* ports are resolved: the loop may take them over before the job ends */
         FabricPort *ports;
         size_t n_ports;
         CheckList checks;
+        PlanChanges enforce_changes;
+        char *enforce_error;
+        int checks_after_result;
+        CheckList checks_after; /* after an enforcing apply that changed something */
 
+        bool on_loop_thread; /* run by the loop's thread (before the loop runs, or without threads) */
         pthread_t thread;
-        int event_fd;
+        int event_fd; /* the thread signals the loop: done */
+        int take_fd;  /* the thread asks the loop to take in the rtnetlink events */
+        int taken_fd; /* the loop answers: taken (blocking: the thread waits on it) */
         sd_event_source *source;
+        sd_event_source *take_source;
 };
 
 void work_result_done(WorkResult *r) {
@@ -54,48 +68,116 @@ static Work *work_free(Work *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->source);
+        sd_event_source_disable_unref(w->take_source);
         safe_close(w->event_fd);
+        safe_close(w->take_fd);
+        safe_close(w->taken_fd);
         if (w->destroy)
                 w->destroy(w->userdata);
         free(w->only);
+        snapshot_done(&w->snapshot);
         export_job_done(&w->export);
         work_result_done(&w->result);
-        strv_free(w->changes);
+        plan_changes_done(&w->changes);
         fabric_ports_free(w->ports, w->n_ports);
         check_list_done(&w->checks);
+        plan_changes_done(&w->enforce_changes);
+        free(w->enforce_error);
+        check_list_done(&w->checks_after);
         return mfree(w);
 }
 
-static bool work_runs_checks(const Work *w) {
-        return (w->steps & WORK_CHECKS) || ((w->steps & WORK_CHECKS_IF_CHANGED) && w->result.apply_result > 0);
+/* The snapshot's hook, right before it reads the kernel: the events queued until now are taken in by
+ * the loop (which also takes over the ports this job resolved, so that it knows them as ours). */
+static void work_before_kernel_read(void *userdata) {
+        Work *w = userdata;
+        uint64_t one = 1, taken;
+
+        if (w->on_loop_thread) {
+                manager_watch_take_events(w->manager);
+                return;
+        }
+        if (write(w->take_fd, &one, sizeof(one)) < 0)
+                return;
+        while (read(w->taken_fd, &taken, sizeof(taken)) < 0 && errno == EINTR)
+                ;
+}
+
+static bool any_bad_link_check(const CheckList *l) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (startswith(l->checks[i].id, "link.") &&
+                    (l->checks[i].outcome == CHECK_FAIL || l->checks[i].outcome == CHECK_WARN))
+                        return true;
+        return false;
+}
+
+/* Applies through the backend from the job's snapshot; returns the number of changes, or negative
+ * errno with *error set. */
+static int work_apply(Work *w, PlanChanges *changes, char **error) {
+        int r;
+
+        if (!w->profile)
+                return -ESTALE;
+        r = apply_node(&w->context, w->backend, 0, &w->snapshot, changes, error);
+        if (r < 0 && !*error)
+                *error = strdup(strerror(-r));
+        return r < 0 ? r : (int) changes->n_changes;
 }
 
 /* The job itself: on the worker thread (or on the loop's thread before the loop runs). */
 static void work_execute(Work *w) {
-        NodeContext ctx = { .host = &w->host, .profile = w->profile, .node = w->node };
         WorkResult *res = &w->result;
-        int r;
+
+        w->context = (NodeContext){ .host = &w->host, .profile = w->profile, .node = w->node };
+        snapshot_init(&w->snapshot, &w->context);
+        w->snapshot.before_kernel_read = work_before_kernel_read;
+        w->snapshot.userdata = w;
 
         if (w->steps & WORK_LOAD)
                 res->load_result = manager_load_profile(
                         w->profile_path, w->node_name, &res->loaded, &res->loaded_node, &res->load_error);
 
-        if (w->steps & WORK_APPLY) {
-                r = w->profile ? apply_node(&ctx, w->backend, &w->changes, &res->apply_error) : -ESTALE;
-                if (r < 0 && !res->apply_error)
-                        res->apply_error = strdup(strerror(-r));
-                res->apply_result = r < 0 ? r : (int) strv_length(w->changes);
+        if ((w->steps & WORK_PORTS) && w->profile) {
+                w->ports_result = fabric_ports_find(&w->context, &w->ports, &w->n_ports);
+                w->ports_ready = w->ports_result >= 0;
         }
 
-        if ((w->steps & WORK_PORTS) && w->profile)
-                w->ports_result = fabric_ports_find(&ctx, &w->ports, &w->n_ports);
+        if (w->steps & WORK_APPLY)
+                res->apply_result = work_apply(w, &w->changes, &res->apply_error);
 
         res->checks_result = 1;
-        if (work_runs_checks(w))
-                res->checks_result = w->profile ? checks_run(&ctx, w->only, &w->checks) : -ESTALE;
+        if (w->steps & WORK_CHECKS)
+                res->checks_result = w->profile ? checks_run(&w->context, &w->snapshot, w->only, &w->checks)
+                                                : -ESTALE;
+
+        /* Planned from the snapshot the checks just read: nothing ran in between. */
+        if ((w->steps & WORK_ENFORCE) && res->checks_result >= 0 && any_bad_link_check(&w->checks)) {
+                res->enforce_attempted = true;
+                res->enforce_result = work_apply(w, &w->enforce_changes, &w->enforce_error);
+                w->checks_after_result = 1;
+                if (res->enforce_result > 0)
+                        w->checks_after_result = checks_run(
+                                &w->context, &w->snapshot, w->only, &w->checks_after);
+        }
 
         if (w->steps & WORK_EXPORT)
                 export_job_run(&w->export);
+}
+
+/* The loop's side of work_before_kernel_read(). */
+static int on_take_events(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Work *w = userdata;
+        uint64_t n, one = 1;
+
+        (void) read(fd, &n, sizeof(n));
+        if (w->ports_ready && w->ports) {
+                manager_watch_set_ports(w->manager, TAKE_PTR(w->ports), w->n_ports);
+                w->n_ports = 0;
+        }
+        manager_watch_take_events(w->manager);
+        if (write(w->taken_fd, &one, sizeof(one)) < 0)
+                log_warning_errno(errno, "Failed to let a worker go on, ignoring: %m");
+        return 0;
 }
 
 static void *work_thread(void *userdata) {
@@ -110,6 +192,7 @@ static void *work_thread(void *userdata) {
 
 /* Takes the inputs from the manager, now: a queued job sees the state of when it starts. */
 static int work_capture(Manager *m, Work *w) {
+        w->manager = m;
         w->host = m->host;
         w->profile = m->profile;
         w->node = m->node;
@@ -130,24 +213,30 @@ static void work_fail(Work *w, int error) {
 
 /* Publishes a job's results on the loop, then hands them to its caller. */
 static void work_publish(Manager *m, Work *w) {
-        if (w->steps & WORK_APPLY)
-                manager_apply_report(m, w->result.apply_result, w->changes, w->result.apply_error);
-
         if ((w->steps & WORK_PORTS) && w->profile) {
                 if (w->ports_result < 0)
                         /* Without the map every event counts as ours: slower, never blind. */
                         log_warning_errno(
                                 w->ports_result,
                                 "Failed to resolve the links' netdevs, watching every interface: %m");
-                else {
-                        manager_watch_set_ports(m, w->ports, w->n_ports);
-                        w->ports = NULL;
+                else if (w->ports) {
+                        manager_watch_set_ports(m, TAKE_PTR(w->ports), w->n_ports);
                         w->n_ports = 0;
                 }
         }
 
-        if (work_runs_checks(w) && w->profile) {
-                if (manager_publish_local_checks(m, w->only, w->result.checks_result, &w->checks) < 0)
+        if (w->steps & WORK_APPLY)
+                manager_apply_report(m, w->result.apply_result, &w->changes, w->result.apply_error);
+
+        if ((w->steps & WORK_CHECKS) && w->profile &&
+            manager_publish_local_checks(m, w->only, w->result.checks_result, &w->checks, &w->snapshot) < 0)
+                log_warning("Failed to publish the checks: out of memory.");
+
+        if (w->result.enforce_attempted) {
+                manager_apply_report(m, w->result.enforce_result, &w->enforce_changes, w->enforce_error);
+                if (w->checks_after_result <= 0 &&
+                    manager_publish_local_checks(
+                            m, w->only, w->checks_after_result, &w->checks_after, &w->snapshot) < 0)
                         log_warning("Failed to publish the checks: out of memory.");
         }
 
@@ -159,6 +248,22 @@ static void work_publish(Manager *m, Work *w) {
 }
 
 static void work_start_next(Manager *m);
+static int on_work_done(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
+/* The job's eventfds: done (thread → loop), take the events (thread → loop), taken (loop → thread). */
+static int work_watch(Manager *m, Work *w) {
+        int r;
+
+        w->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        w->take_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        w->taken_fd = eventfd(0, EFD_CLOEXEC);
+        if (w->event_fd < 0 || w->take_fd < 0 || w->taken_fd < 0)
+                return -errno;
+        r = sd_event_add_io(m->event, &w->source, w->event_fd, EPOLLIN, on_work_done, m);
+        if (r >= 0)
+                r = sd_event_add_io(m->event, &w->take_source, w->take_fd, EPOLLIN, on_take_events, w);
+        return r;
+}
 
 static int on_work_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
@@ -185,12 +290,8 @@ static void work_start_next(Manager *m) {
                 r = work_capture(m, w);
                 if (r < 0)
                         work_fail(w, r);
-                else {
-                        w->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-                        r = w->event_fd < 0
-                                ? -errno
-                                : sd_event_add_io(m->event, &w->source, w->event_fd, EPOLLIN, on_work_done, m);
-                }
+                else
+                        r = work_watch(m, w);
                 if (r >= 0)
                         /* The thread inherits the loop's blocked signals: they stay with the signalfd. */
                         r = -pthread_create(&w->thread, NULL, work_thread, w);
@@ -200,6 +301,7 @@ static void work_start_next(Manager *m) {
                 if (w->steps != 0) {
                         log_warning_errno(
                                 r, "Failed to start a worker thread, working on the event loop instead: %m");
+                        w->on_loop_thread = true;
                         work_execute(w);
                 }
                 work_publish(m, w);
@@ -222,6 +324,8 @@ static Work *work_new(
                 .userdata = userdata,
                 .destroy = destroy,
                 .event_fd = -EBADF,
+                .take_fd = -EBADF,
+                .taken_fd = -EBADF,
         };
         if (only) {
                 w->only = strdup(only);
@@ -275,6 +379,7 @@ int manager_work_run(Manager *m, unsigned steps, const char *only, WorkResult *r
         }
         /* Jobs that publishing submits are queued meanwhile, and run here too, after this one. */
         m->work = w;
+        w->on_loop_thread = true;
         work_execute(w);
         work_publish(m, w);
         *ret = w->result;
@@ -287,6 +392,7 @@ int manager_work_run(Manager *m, unsigned steps, const char *only, WorkResult *r
                 m->work_queue = w->next;
                 w->next = NULL;
                 r = work_capture(m, w);
+                w->on_loop_thread = true;
                 if (r < 0)
                         work_fail(w, r);
                 else
@@ -304,7 +410,12 @@ bool manager_work_busy(const Manager *m) {
 
 void manager_work_done(Manager *m) {
         if (m->work) {
-                /* Milliseconds, or an apply bounded by its backend's timeout. */
+                uint64_t one = 1;
+
+                /* A job waiting for the loop to take in events goes on without (the loop has ended);
+                 * then it ends in milliseconds, or an apply within its backend's timeout. */
+                if (m->work->taken_fd >= 0)
+                        (void) write(m->work->taken_fd, &one, sizeof(one));
                 (void) pthread_join(m->work->thread, NULL);
                 m->work = work_free(m->work);
         }

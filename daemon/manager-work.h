@@ -6,14 +6,18 @@
 
 #include "manager.h"
 
+/* The steps of a job, run in this order; the apply and the checks of one job read one snapshot of the
+ * host (plan/snapshot.h), so the checks report from what the apply read back. */
 typedef enum WorkStep {
-        WORK_LOAD = 1U << 0,              /* read and validate the profile file, pick the node */
-        WORK_APPLY = 1U << 1,             /* apply the profile in force through the backend */
-        WORK_PORTS = 1U << 2,             /* resolve the links' netdevs (which rtnetlink events are ours) */
-        WORK_CHECKS = 1U << 3,            /* run the local checks that only selects */
-        WORK_CHECKS_IF_CHANGED = 1U << 4, /* the same, when the apply changed something */
-        WORK_EXPORT = 1U << 5,            /* write the Prometheus textfile (when the profile names one) */
-        WORK_EXPORT_ENV = 1U << 6,        /* and fabric.env: after local checks */
+        WORK_LOAD = 1U << 0,   /* read and validate the profile file, pick the node */
+        WORK_PORTS = 1U << 1,  /* resolve the links' netdevs (which rtnetlink events are ours) */
+        WORK_APPLY = 1U << 2,  /* apply the profile in force through the backend */
+        WORK_CHECKS = 1U << 3, /* run the local checks that only selects */
+        /* after the checks, when a link check of the selection fails or warns: apply (mode: enforce,
+         * the caller decided it may) and, when that changed something, run the checks again */
+        WORK_ENFORCE = 1U << 4,
+        WORK_EXPORT = 1U << 5,     /* write the Prometheus textfile (when the profile names one) */
+        WORK_EXPORT_ENV = 1U << 6, /* and fabric.env: after local checks */
 } WorkStep;
 
 /* What a job found, for its caller: the checks are published, the changes logged already. */
@@ -24,7 +28,9 @@ typedef struct WorkResult {
         const ProfileNode *loaded_node;
         int apply_result; /* WORK_APPLY: the number of changes, or negative errno with apply_error */
         char *apply_error;
-        int checks_result; /* WORK_CHECKS: 0, 1 when they did not run, or negative errno */
+        int checks_result;      /* WORK_CHECKS: 0, 1 when they did not run, or negative errno */
+        bool enforce_attempted; /* WORK_ENFORCE: links were wrong, and it applied */
+        int enforce_result;     /* then: the number of changes, or negative errno */
 } WorkResult;
 
 /* The export step's inputs, copied from the manager when the job starts, and its outputs

@@ -214,23 +214,25 @@ int manager_start(Manager *m) {
                 profile_mode_to_string(m->profile->mode),
                 m->backend->name);
 
-        /* Before anything else, so that the other nodes' probes find this one as early as possible; a
-         * failure is logged and retried at every health.interval. */
-        (void) manager_peer_channel_reset(m);
+        /* Before anything else: the peer channel, so that the other nodes' probes find this one as early
+         * as possible (a failure is logged and retried at every health.interval), and the links'
+         * netdevs, so that the events of the apply below are known as its links' and the verify after
+         * it covers them. */
+        manager_watch_refresh_ports(m);
+        r = manager_watch_reset(m);
+        if (r < 0)
+                return r;
 
-        /* Here, before the loop runs: nothing waits for it yet. A failed apply is not fatal: the
+        /* Here, before the loop runs: nothing waits for it yet. One job, one snapshot for the apply and
+         * the checks, which report from what the apply read back. A failed apply is not fatal: the
          * checks say what is wrong, and the watch retries. */
         r = manager_work_run(
                 m,
-                (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_PORTS | WORK_CHECKS,
+                (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_CHECKS,
                 /* only= */ NULL,
                 &result);
         if (r < 0)
                 return log_error_errno(r, "Failed to run the checks: %m");
-
-        r = manager_watch_reset(m);
-        if (r < 0)
-                return r;
 
         notify_status(m, "READY=1\n");
         return 0;
@@ -368,7 +370,24 @@ int manager_reload(Manager *m, ReloadDoneFunc done, void *userdata, void (*destr
         return r;
 }
 
-void manager_apply_report(Manager *m, int r, char **changes, const char *error) {
+/* One journal entry per change, with the change's own fields: the link, what of it, from, to. */
+static void log_changes(Manager *m, const PlanChanges *changes) {
+        for (size_t i = 0; i < changes->n_changes; i++) {
+                const PlanChange *c = &changes->changes[i];
+                _cleanup_(freep) char *line = plan_change_describe(c);
+                LogFields f = {
+                        .message_id = HALOD_MESSAGE_APPLIED,
+                        .link = c->link,
+                        .field = link_field_to_string(c->field),
+                        .from = c->from,
+                        .to = c->to,
+                };
+
+                log_struct(LOG_NOTICE, &f, "Applied through %s: %s", m->backend->name, strna(line));
+        }
+}
+
+void manager_apply_report(Manager *m, int r, const PlanChanges *changes, const char *error) {
         char *l[] = { (char *) "LastApplyUSec", NULL };
 
         if (r < 0) {
@@ -384,18 +403,7 @@ void manager_apply_report(Manager *m, int r, char **changes, const char *error) 
                 return;
         }
         m->last_apply_error = mfree(m->last_apply_error);
-
-        STRV_FOREACH(c, changes) {
-                char link[256];
-                LogFields f = {
-                        .message_id = HALOD_MESSAGE_APPLIED,
-                        .link = link,
-                };
-                size_t n = strcspn(*c, " :");
-
-                (void) snprintf(link, sizeof(link), "%.*s", (int) n, *c);
-                log_struct(LOG_NOTICE, &f, "Applied through %s: %s", m->backend->name, *c);
-        }
+        log_changes(m, changes);
 
         m->last_apply_usec = now_usec(CLOCK_REALTIME);
         manager_bus_emit_changed(m, l);

@@ -17,6 +17,7 @@
 #include "nic/fabric.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
+#include "plan/snapshot.h"
 #include "profile/profile.h"
 
 typedef uint64_t usec_t;
@@ -145,10 +146,11 @@ int manager_load_profile(
         char **ret_error);
 /* Logs an apply's changes, or its failure once until the reason changes (r: the number of changes or
  * negative errno), and announces LastApplyUSec. */
-void manager_apply_report(Manager *m, int r, char **changes, const char *error);
-/* Publishes a run of the local checks that only selected (r < 0: they could not run): merges them
- * into the published list, and after a full run asks for the peer checks. */
-int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh);
+void manager_apply_report(Manager *m, int r, const PlanChanges *changes, const char *error);
+/* Publishes a run of the local checks that only selected, read from the snapshot s (r < 0: they could
+ * not run): merges them into the published list, lets the watch know what s covered, and after a
+ * full run asks for the peer checks. */
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, const Snapshot *s);
 /* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
  * local ones selected by only — judges Health and Summary, and announces what changed. */
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
@@ -173,7 +175,8 @@ void manager_peers_keep_profile(Manager *m, Profile **old);
 bool manager_peers_use_link(Manager *m, const char *link);
 void manager_peers_done(Manager *m);
 
-/* manager-export.c: fabric.env and the Prometheus textfile after each verify, off the loop. */
+/* manager-export.c: fabric.env and the Prometheus textfile after each verify, written by a work job
+ * (which reads the NIC facts for the metrics itself, off the loop). */
 void manager_export(Manager *m, bool local);
 
 /* manager-bus.c */
@@ -192,10 +195,19 @@ int manager_watch_setup(Manager *m);
 int manager_watch_bus_setup(Manager *m);
 /* (Re)arms the health.interval timer from the profile in force and keeps the peer channel current. */
 int manager_watch_reset(Manager *m);
+/* Resolves the links' netdevs now, on this thread: at start, before the loop runs (work jobs do it
+ * afterwards, see WORK_PORTS). */
+void manager_watch_refresh_ports(Manager *m);
 /* Takes over the links' netdevs that a work job resolved: which rtnetlink events are ours. */
 void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n);
+/* Takes in the rtnetlink events queued until now (on the loop): a work job's snapshot asks for it
+ * right before it reads the kernel, so that what it reads reflects every event taken in. */
+void manager_watch_take_events(Manager *m);
 /* The work queue ran empty: a re-check that came due meanwhile runs now. */
 void manager_watch_work_idle(Manager *m);
+/* After a verify from s that selected only: the events taken in before s last read the kernel are
+ * reflected in it, so the links it re-checked need no re-check for them. */
+void manager_watch_verified(Manager *m, const char *only, const Snapshot *s);
 void manager_watch_done(Manager *m);
 
 /* manager-journal.c: systemd's log semantics — structured entries to the journal, plain lines to
@@ -213,6 +225,9 @@ typedef struct LogFields {
         const char *link;
         const char *expected;
         const char *actual;
+        const char *field; /* a change: what of the link changed ("mtu"), from what, to what */
+        const char *from;
+        const char *to;
 } LogFields;
 
 void log_set_max_level(int level);
@@ -228,8 +243,6 @@ int log_errno(int priority, int error, const char *format, ...) _printf_(3, 4);
 #define log_error_errno(e, ...) log_errno(LOG_ERR, (e), __VA_ARGS__)
 #define log_warning_errno(e, ...) log_errno(LOG_WARNING, (e), __VA_ARGS__)
 
-/* The link a check id belongs to ("link.rdma0.mtu" → "rdma0", in buf), or NULL. */
-const char *check_id_link(const char *id, char *buf, size_t size);
 /* Logs what changed for check c since the verify before (old: the check then, NULL when it is new),
  * once per transition: check failed / check recovered. */
 void manager_journal_transition(Manager *m, const Check *c, const Check *old, bool drift);

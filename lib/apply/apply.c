@@ -1,27 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* apply_node() changes links through a backend and then proves the result from the kernel's own
- * state. */
+/* apply_node() carries out the plan through a backend and then proves the result from the kernel's
+ * own state. */
 #include <stdio.h>
 
 #include "apply/apply.h"
+#include "basic/errorf.h"
 #include "basic/strv.h"
-
-static int set_message(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int set_message(char **ret_error, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        if (!ret_error)
-                return 0;
-        va_start(ap, fmt);
-        r = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (r < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return 0;
-}
 
 static int plan_errors_message(const Plan *p, char **ret_error) {
         _cleanup_(strv_freep) char **l = NULL;
@@ -44,19 +28,17 @@ static int plan_errors_message(const Plan *p, char **ret_error) {
 }
 
 /* After the backend: what does the kernel say now? Every difference left is a failure. */
-static int verify(const NodeContext *c, char **ret_error) {
+static int verify(Snapshot *s, char **ret_error) {
         _cleanup_(plan_done) Plan after = {};
         _cleanup_(strv_freep) char **left = NULL;
         _cleanup_(freep) char *joined = NULL;
         int r;
 
-        r = plan_node(c, &after);
+        snapshot_forget(s, SNAPSHOT_LINKS);
+        r = plan_from_snapshot(s, &after);
         if (r < 0)
-                return set_message(
-                               ret_error, "cannot read the link state back from the kernel: %s", strerror(-r)) <
-                                0
-                        ? -ENOMEM
-                        : r;
+                return errorf(
+                        ret_error, r, "cannot read the link state back from the kernel: %s", strerror(-r));
         if (plan_is_empty(&after))
                 return 0;
 
@@ -66,55 +48,20 @@ static int verify(const NodeContext *c, char **ret_error) {
         joined = strv_join(left, "; ");
         if (!joined)
                 return -ENOMEM;
-        r = set_message(
+        return errorf(
                 ret_error,
-                "the backend reported success, but the kernel and firewalld still differ from the "
-                "profile: %s",
+                -EIO,
+                "the backend reported success, but the kernel and firewalld still differ from the profile: %s",
                 joined);
-        return r < 0 ? r : -EIO;
 }
 
-int apply_node_with_flags(
-        const NodeContext *c, const Backend *backend, ApplyFlags flags, char ***ret_changes, char **ret_error) {
-        _cleanup_(plan_done) Plan p = {};
-        _cleanup_(strv_freep) char **changes = NULL;
-        char *e = NULL;
-        int r;
-
-        if (ret_error)
-                *ret_error = NULL;
-        if (!c || !c->profile || !c->node || !backend)
-                return -EINVAL;
-
-        if (c->profile->mode == PROFILE_MODE_VERIFY && !(flags & APPLY_FORCE)) {
-                r = set_message(
-                        ret_error,
-                        "%s says mode: verify, so halod does not change this host; change the mode "
-                        "to enforce, or apply once with --force",
-                        strna(c->profile->path));
-                return r < 0 ? r : -EPERM;
-        }
-
-        r = plan_node(c, &p);
-        if (r < 0) {
-                int k = set_message(ret_error, "cannot read the state of the links: %s", strerror(-r));
-                return k < 0 ? k : r;
-        }
-        /* Nothing is applied when any link cannot be: no node half-configured by a broken profile. */
-        if (plan_has_errors(&p)) {
-                r = plan_errors_message(&p, ret_error);
-                return r < 0 ? r : -EINVAL;
-        }
-        r = plan_describe(&p, &changes);
-        if (r < 0)
-                return r;
-
-        for (size_t i = 0; i < p.n_links; i++) {
-                const LinkPlan *lp = &p.links[i];
-                const NodeLink *nl = &c->node->links[i];
-                const ProfileLink *pl = profile_find_link(c->profile, nl->link);
-                _cleanup_(freep) char *label = NULL;
+static int apply_links(const NodeContext *c, const Backend *backend, const Plan *p, char **ret_error) {
+        for (size_t i = 0; i < p->n_links; i++) {
+                const LinkPlan *lp = &p->links[i];
+                const ProfileLink *pl = profile_find_link(c->profile, lp->link);
+                _cleanup_(freep) char *e = NULL, *label = NULL;
                 LinkConfig cfg;
+                int r;
 
                 if (link_plan_is_empty(lp))
                         continue;
@@ -122,32 +69,78 @@ int apply_node_with_flags(
                         .link = lp->link,
                         .ifname = lp->ifname,
                         .mtu = pl->mtu,
-                        .address = nl->address,
+                        .address = lp->address,
                         .zone = pl->firewall_zone,
                         .ipv6 = pl->ipv6,
+                        .drift = link_plan_drift(lp),
                 };
-                r = backend->apply_link(&cfg, &e);
+                r = backend->apply_link(&cfg, lp, &e);
                 if (r < 0) {
                         label = link_plan_label(lp);
-                        int k = set_message(ret_error, "%s: %s", label ?: lp->link, e ?: strerror(-r));
-                        free(e);
-                        return k < 0 ? k : r;
+                        return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
                 }
-                free(e);
-                e = NULL;
         }
+        return 0;
+}
 
-        if (strv_length(changes) > 0) {
-                r = verify(c, ret_error);
+int apply_node(
+        const NodeContext *c,
+        const Backend *backend,
+        ApplyFlags flags,
+        Snapshot *snapshot,
+        PlanChanges *ret_changes,
+        char **ret_error) {
+        _cleanup_(snapshot_done) Snapshot own = {};
+        _cleanup_(plan_changes_done) PlanChanges changes = {};
+        _cleanup_(plan_done) Plan p = {};
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        if (!c || !c->profile || !c->node || !backend || (snapshot && snapshot->context != c))
+                return -EINVAL;
+
+        if (c->profile->mode == PROFILE_MODE_VERIFY && !(flags & APPLY_FORCE))
+                return errorf(
+                        ret_error,
+                        -EPERM,
+                        "%s says mode: verify, so halod does not change this host; change the mode to enforce, or "
+                        "apply once with --force",
+                        strna(c->profile->path));
+
+        if (!snapshot) {
+                snapshot_init(&own, c);
+                snapshot = &own;
+        }
+        r = plan_from_snapshot(snapshot, &p);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return errorf(ret_error, r, "cannot read the state of the links: %s", strerror(-r));
+        /* Nothing is applied when any link cannot be: no node half-configured by a broken profile. */
+        if (plan_has_errors(&p)) {
+                r = plan_errors_message(&p, ret_error);
+                return r < 0 ? r : -EINVAL;
+        }
+        r = plan_changes(&p, &changes);
+        if (r < 0)
+                return r;
+
+        if (changes.n_changes > 0) {
+                r = apply_links(c, backend, &p, ret_error);
+                if (r < 0) {
+                        /* Rolled back, or half: either way no longer what the snapshot says. */
+                        snapshot_forget(snapshot, SNAPSHOT_LINKS);
+                        return r;
+                }
+                r = verify(snapshot, ret_error);
                 if (r < 0)
                         return r;
         }
 
-        if (ret_changes)
-                *ret_changes = TAKE_PTR(changes);
+        if (ret_changes) {
+                *ret_changes = changes;
+                changes = (PlanChanges){};
+        }
         return 0;
-}
-
-int apply_node(const NodeContext *c, const Backend *backend, char ***ret_changes, char **ret_error) {
-        return apply_node_with_flags(c, backend, 0, ret_changes, ret_error);
 }

@@ -8,16 +8,23 @@
 #include "apply/backend.h"
 #include "plan/plan.h"
 
-/* Applies the plan through the backend, link by link, rolling each link back on failure; then
- * verifies from the kernel. ret_changes: the lines of what changed (empty: nothing to do).
- * On failure returns negative errno and ret_error names the link and the reason. */
-int apply_node(const NodeContext *c, const Backend *backend, char ***ret_changes, char **ret_error);
-
-/* apply_node() refuses (-EPERM, with a message) when the profile says mode: verify; with APPLY_FORCE
- * (haloctl apply --force) it applies anyway. */
 typedef enum ApplyFlags {
+        /* Apply although the profile says mode: verify (haloctl apply --force). */
         APPLY_FORCE = 1 << 0,
 } ApplyFlags;
 
-int apply_node_with_flags(
-        const NodeContext *c, const Backend *backend, ApplyFlags flags, char ***ret_changes, char **ret_error);
+/* Plans from snapshot (a snapshot of c: what it holds of the kernel and firewalld is taken as the
+ * state right before the change; what it lacks is read), applies the plan through the backend, link
+ * by link, rolling each link back on failure, and then verifies from the kernel. When something
+ * changed, the snapshot's link state is read again once for that verification, and on return
+ * describes the host after the apply: the caller's checks report from it without reading the kernel
+ * again. snapshot may be NULL (one of its own). ret_changes: the change records of what changed
+ * (none: nothing to do). Refuses (-EPERM, with a message) when the profile says mode: verify, unless
+ * APPLY_FORCE. On failure returns negative errno and ret_error names the link and the reason. */
+int apply_node(
+        const NodeContext *c,
+        const Backend *backend,
+        ApplyFlags flags,
+        Snapshot *snapshot,
+        PlanChanges *ret_changes,
+        char **ret_error);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The netlink backend: address, MTU and up through rtnetlink, the zone through firewalld's D-Bus API.
- * Records what it found and puts it back on any failure: a link is never left half-configured. */
+/* The netlink backend: the plan's address, MTU and up changes through rtnetlink, its zone change
+ * through firewalld's D-Bus API. Records what it changed and puts it back on any failure: a link is
+ * never left half-configured. */
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
 #include <net/if.h>
@@ -27,6 +28,7 @@ typedef struct Undo {
 
 typedef struct Apply {
         const LinkConfig *cfg;
+        const LinkPlan *plan;
         Rtnl *rtnl;
         sd_bus *bus; /* NULL: firewalld does not run */
         Undo undo;
@@ -92,29 +94,28 @@ static void rollback(Apply *a, char ***errors) {
         }
 }
 
-static int apply_addresses(Apply *a, const RtnlLink *link, char **ret_error) {
+static int apply_addresses(Apply *a, char **ret_error) {
         const LinkConfig *cfg = a->cfg;
+        const LinkPlan *lp = a->plan;
         char want[IPV4_PREFIX_STRING_MAX];
         _cleanup_(freep) char *e = NULL;
         int r;
 
         ipv4_prefix_to_string(&cfg->address, want);
-        a->undo.removed = calloc(link->n_addresses ?: 1, sizeof(RtnlAddress));
+        a->undo.removed = calloc(lp->n_remove_addresses ?: 1, sizeof(RtnlAddress));
         if (!a->undo.removed)
                 return -ENOMEM;
 
         /* Secondary addresses first: deleting a primary one takes its secondaries with it, and then
          * they would be missing from the undo list. */
-        for (size_t k = 0; k < 2 * link->n_addresses; k++) {
-                size_t i = k % link->n_addresses;
-                const RtnlAddress *old = &link->addresses[i];
-                bool secondary_pass = k < link->n_addresses;
+        for (size_t k = 0; k < 2 * lp->n_remove_addresses; k++) {
+                size_t i = k % lp->n_remove_addresses;
+                const RtnlAddress *old = &lp->remove_addresses[i];
+                bool secondary_pass = k < lp->n_remove_addresses;
 
                 if (secondary_pass != !!(old->flags & IFA_F_SECONDARY))
                         continue;
-                if (!address_is_removed(link, i, &cfg->address))
-                        continue;
-                r = rtnl_delete_address(a->rtnl, link->ifindex, &old->address, old->prefixlen, &e);
+                r = rtnl_delete_address(a->rtnl, lp->ifindex, &old->address, old->prefixlen, &e);
                 if (r < 0)
                         return errorf(
                                 ret_error,
@@ -127,41 +128,47 @@ static int apply_addresses(Apply *a, const RtnlLink *link, char **ret_error) {
                 a->undo.removed[a->undo.n_removed++] = *old;
         }
 
-        if (rtnl_link_find_address(link, &cfg->address.address, cfg->address.prefixlen))
+        if (!lp->add_address)
                 return 0;
-        r = rtnl_add_address(a->rtnl, link->ifindex, &cfg->address.address, cfg->address.prefixlen, &e);
+        r = rtnl_add_address(a->rtnl, lp->ifindex, &cfg->address.address, cfg->address.prefixlen, &e);
         if (r < 0)
                 return errorf(ret_error, r, "cannot add address %s to %s: %s", want, cfg->ifname, reason(e, r));
         a->undo.added = true;
         return 0;
 }
 
-static int apply_mtu_and_up(Apply *a, const RtnlLink *link, char **ret_error) {
+static int apply_mtu_and_up(Apply *a, char **ret_error) {
         const LinkConfig *cfg = a->cfg;
+        const LinkPlan *lp = a->plan;
         _cleanup_(freep) char *e = NULL;
         int r;
 
-        if (cfg->mtu > 0 && link->mtu != cfg->mtu) {
-                r = rtnl_set_mtu(a->rtnl, link->ifindex, cfg->mtu, &e);
+        if (lp->mtu_from != lp->mtu_to) {
+                r = rtnl_set_mtu(a->rtnl, lp->ifindex, lp->mtu_to, &e);
                 if (r < 0) {
-                        if (link->max_mtu > 0 && cfg->mtu > link->max_mtu)
+                        if (lp->max_mtu > 0 && lp->mtu_to > lp->max_mtu)
                                 return errorf(
                                         ret_error,
                                         r,
                                         "cannot set MTU %u on %s: %s (the largest MTU %s takes is %u)",
-                                        cfg->mtu,
+                                        lp->mtu_to,
                                         cfg->ifname,
                                         reason(e, r),
                                         cfg->ifname,
-                                        link->max_mtu);
+                                        lp->max_mtu);
                         return errorf(
-                                ret_error, r, "cannot set MTU %u on %s: %s", cfg->mtu, cfg->ifname, reason(e, r));
+                                ret_error,
+                                r,
+                                "cannot set MTU %u on %s: %s",
+                                lp->mtu_to,
+                                cfg->ifname,
+                                reason(e, r));
                 }
-                a->undo.mtu_before = link->mtu;
+                a->undo.mtu_before = lp->mtu_from;
         }
 
-        if (!(link->flags & IFF_UP)) {
-                r = rtnl_set_link_up(a->rtnl, link->ifindex, true, &e);
+        if (lp->set_up) {
+                r = rtnl_set_link_up(a->rtnl, lp->ifindex, true, &e);
                 if (r < 0)
                         return errorf(ret_error, r, "cannot set %s up: %s", cfg->ifname, reason(e, r));
                 a->undo.set_up = true;
@@ -171,27 +178,25 @@ static int apply_mtu_and_up(Apply *a, const RtnlLink *link, char **ret_error) {
 
 static int apply_zone(Apply *a, char **ret_error) {
         const LinkConfig *cfg = a->cfg;
-        _cleanup_(freep) char *runtime = NULL, *permanent = NULL, *e = NULL;
+        _cleanup_(freep) char *permanent = NULL, *e = NULL;
         int r;
 
         if (!cfg->zone || !a->bus)
                 return 0;
 
-        r = firewalld_get_zone_of_interface(a->bus, cfg->ifname, &runtime, &e);
-        if (r < 0)
-                return errorf(
-                        ret_error, r, "cannot read the firewall zone of %s: %s", cfg->ifname, reason(e, r));
-        if (!streq(runtime, cfg->zone)) {
-                r = firewalld_change_zone_of_interface(a->bus, cfg->zone, cfg->ifname, &e);
+        if (a->plan->zone_to) {
+                r = firewalld_change_zone_of_interface(a->bus, a->plan->zone_to, cfg->ifname, &e);
                 if (r < 0)
                         return errorf(
                                 ret_error,
                                 r,
                                 "cannot move %s into firewall zone %s: %s",
                                 cfg->ifname,
-                                cfg->zone,
+                                a->plan->zone_to,
                                 reason(e, r));
-                a->undo.zone_before = TAKE_PTR(runtime);
+                a->undo.zone_before = strdup(strempty(a->plan->zone_from));
+                if (!a->undo.zone_before)
+                        return -ENOMEM;
         }
 
         /* The permanent configuration too, or `firewall-cmd --reload` would undo the runtime change. */
@@ -218,60 +223,34 @@ static int apply_zone(Apply *a, char **ret_error) {
         return 0;
 }
 
-static int netlink_apply_link(const LinkConfig *cfg, char **ret_error) {
+static int netlink_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(strv_freep) char **rollback_errors = NULL;
-        _cleanup_(freep) char *e = NULL, *error = NULL;
-        RtnlState state = {};
-        const RtnlLink *link, *owner;
-        Apply a = { .cfg = cfg };
-        char want[IPV4_PREFIX_STRING_MAX];
+        _cleanup_(freep) char *error = NULL;
+        Apply a = { .cfg = cfg, .plan = lp };
         int r;
 
         if (ret_error)
                 *ret_error = NULL;
-        if (!cfg || !cfg->ifname)
+        /* The plan was checked before: the netdev is in the kernel, the address on no other link, the
+         * zone one firewalld has. */
+        if (!cfg || !cfg->ifname || !lp || lp->error || lp->ifindex <= 0)
                 return -EINVAL;
-        ipv4_prefix_to_string(&cfg->address, want);
 
         r = rtnl_open(&rtnl);
         if (r < 0)
                 return errorf(ret_error, r, "cannot open an rtnetlink socket: %s", strerror(-r));
         a.rtnl = rtnl;
-        r = rtnl_dump(rtnl, &state, &e);
-        if (r < 0)
-                return errorf(ret_error, r, "cannot read the link state: %s", reason(e, r));
-
-        /* Everything that can be checked is checked before the first change. */
-        link = rtnl_state_find_by_name(&state, cfg->ifname);
-        if (!link) {
-                r = errorf(ret_error, -ENODEV, "network interface %s does not exist", cfg->ifname);
-                goto finish;
-        }
-        a.undo.ifindex = link->ifindex;
-        owner = rtnl_state_find_address_owner(&state, &cfg->address.address, link->ifindex);
-        if (owner) {
-                r = errorf(
-                        ret_error,
-                        -EADDRINUSE,
-                        "address %s is already used by %s; remove it there or give this node another address",
-                        want,
-                        owner->name);
-                goto finish;
-        }
-        if (cfg->zone && firewalld_connect(&bus) > 0) {
+        a.undo.ifindex = lp->ifindex;
+        /* The permanent zone is not in the plan (firewalld's runtime zone is what counts), so a change to
+         * the link makes it match too, or `firewall-cmd --reload` would undo the runtime zone. */
+        if (cfg->zone && firewalld_connect(&bus) > 0)
                 a.bus = bus;
-                r = firewalld_check_zone(bus, cfg->zone, &e);
-                if (r < 0) {
-                        r = errorf(ret_error, r, "%s", reason(e, r));
-                        goto finish;
-                }
-        }
 
-        r = apply_addresses(&a, link, &error);
+        r = apply_addresses(&a, &error);
         if (r >= 0)
-                r = apply_mtu_and_up(&a, link, &error);
+                r = apply_mtu_and_up(&a, &error);
         if (r >= 0)
                 r = apply_zone(&a, &error);
         if (r < 0) {
@@ -284,10 +263,7 @@ static int netlink_apply_link(const LinkConfig *cfg, char **ret_error) {
                                 (void) errorf(ret_error, r, "%s; %s left as it was", strna(error), cfg->ifname);
                 }
         }
-
-finish:
         undo_done(&a.undo);
-        rtnl_state_done(&state);
         return r;
 }
 

@@ -66,7 +66,9 @@ static bool networkmanager_available(void) {
         return HAVE_LIBNM && nm_running();
 }
 
-static int networkmanager_apply_link(const LinkConfig *cfg, char **ret_error) {
+static int networkmanager_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
+        /* NetworkManager makes the changes from the whole profile; what the plan found drifted on the
+         * host reaches the module as cfg->drift (apply_node() fills it from lp). */
         return nm_apply_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
 }
 

@@ -5,7 +5,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "plan/plan.h"
 #include "profile/profile.h"
+
+/* What of a LinkConfig the host does not show now, as the plan found it: the backend acts on it
+ * instead of comparing again. */
+typedef enum LinkDrift {
+        LINK_DRIFT_MTU = 1 << 0,     /* the netdev's MTU is not cfg->mtu */
+        LINK_DRIFT_ADDRESS = 1 << 1, /* the netdev lacks cfg->address */
+        LINK_DRIFT_ZONE = 1 << 2,    /* firewalld has the netdev in another zone than cfg->zone */
+} LinkDrift;
 
 /* What the profile wants of one link on this node, with the netdev it resolved to. */
 typedef struct LinkConfig {
@@ -15,16 +24,22 @@ typedef struct LinkConfig {
         Ipv4Prefix address;
         const char *zone; /* NULL: leave alone */
         bool ipv6;
+        uint32_t drift; /* LinkDrift flags; 0 also when unknown */
 } LinkConfig;
+
+/* The LinkDrift flags of a link's plan. */
+uint32_t link_plan_drift(const LinkPlan *lp) _pure_;
 
 typedef struct Backend {
         const char *name; /* "networkmanager", "netlink" */
         /* True when the backend can run on this host now (NetworkManager answers on the bus, ...). */
         bool (*available)(void);
-        /* Makes the link match cfg and returns 0; on failure leaves the link as it was, returns
-         * negative errno and a one-line message for the user in ret_error (the kernel's extended ack,
-         * NetworkManager's reason). */
-        int (*apply_link)(const LinkConfig *cfg, char **ret_error);
+        /* Makes the link match cfg by carrying out lp, the link's plan (the changes it lists, from the
+         * state it was computed from: the backend does not read the link's state again), and returns 0;
+         * on failure leaves the link as it was, returns negative errno and a one-line message for the
+         * user in ret_error (the kernel's extended ack, NetworkManager's reason). The NetworkManager
+         * backend takes lp NULL (it then goes by NetworkManager's own view and cfg->drift). */
+        int (*apply_link)(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error);
 } Backend;
 
 extern const Backend backend_netlink;

@@ -12,23 +12,17 @@
 #include "net/firewalld.h"
 #include "nm-module-config.h"
 
-static int host_firewall_check_zone(const char *zone, const char *ifname, bool *ret_elsewhere, char **ret_error) {
+static int host_firewall_check_zone(const char *zone, char **ret_error) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(freep) char *message = NULL, *current = NULL;
-        bool elsewhere = false;
+        _cleanup_(freep) char *message = NULL;
 
-        if (firewalld_connect(&bus) > 0) {
-                /* Only a missing zone stops the apply; firewalld failing to answer leaves the zone to
-                 * NetworkManager, as when firewalld does not run. */
-                if (firewalld_check_zone(bus, zone, &message) == -ENOENT) {
-                        if (ret_error)
-                                *ret_error = TAKE_PTR(message);
-                        return -ENOENT;
-                }
-                if (firewalld_get_zone_of_interface(bus, ifname, &current, /* ret_error= */ NULL) >= 0)
-                        elsewhere = !streq(current, zone);
+        /* Only a missing zone stops the apply; firewalld failing to answer leaves the zone to
+         * NetworkManager, as when firewalld does not run. */
+        if (firewalld_connect(&bus) > 0 && firewalld_check_zone(bus, zone, &message) == -ENOENT) {
+                if (ret_error)
+                        *ret_error = TAKE_PTR(message);
+                return -ENOENT;
         }
-        *ret_elsewhere = elsewhere;
         return 0;
 }
 

@@ -11,7 +11,7 @@
 
 /* Raise on any change to NmModuleHost, NmModule, the entry function or the types they pass
  * (LinkConfig, Ipv4Prefix). Both sides refuse a partner of another version. */
-#define NM_MODULE_ABI_VERSION 1U
+#define NM_MODULE_ABI_VERSION 2U
 
 /* The module's file name in its directory, and the directory: $HALOD_MODULE_DIR (a testing aid for
  * the build tree, halod(8)), else the one it is installed in (libdir/halod). */
@@ -25,10 +25,10 @@ typedef struct NmModuleHost {
         uint32_t abi_version; /* NM_MODULE_ABI_VERSION */
         uint32_t size;        /* sizeof(NmModuleHost) */
         uint32_t link_config_size;
-        /* Asks firewalld about zone for ifname: 0 when firewalld does not run (or cannot be asked), or
-         * has the zone, and then *ret_elsewhere says whether it has ifname in another zone now;
-         * -ENOENT and a message for the user in *ret_error when it runs and has no such zone. */
-        int (*firewall_check_zone)(const char *zone, const char *ifname, bool *ret_elsewhere, char **ret_error);
+        /* Asks firewalld whether it has zone: 0 when it does, or does not run (or cannot be asked);
+         * -ENOENT and a message for the user in *ret_error when it runs and has no such zone. Whether
+         * the interface is in another zone now is the plan's to say (LinkConfig.drift). */
+        int (*firewall_check_zone)(const char *zone, char **ret_error);
 } NmModuleHost;
 
 /* What the module gives back. Strings it returns are malloc()ed; the caller free()s them. */

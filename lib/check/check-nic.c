@@ -47,15 +47,10 @@ static bool nic_ids_contain(const ProfileNic *nic, PciId id) {
         return nic->n_pci_ids == 0;
 }
 
-/* What the checks learn about one port, gathered once. */
+/* One port as the checks see it: where it is, and its facts from the snapshot. */
 typedef struct NicPort {
         const FabricPort *port;
-        PciDevice *device;
-        int device_error;
-        EthtoolDriverInfo info;
-        int info_error; /* -ENOMEDIUM: not asked (fixture root, or no netdev) */
-        IceDdpState ddp;
-        char *ddp_detail;
+        const NicFacts *facts;
 } NicPort;
 
 static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
@@ -101,7 +96,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                 }
                 return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
         }
-        if (p->device_error == -ENODEV)
+        if (p->facts->device_error == -ENODEV)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -109,7 +104,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                         "",
                         "no PCI device at %s: `lspci -D` lists the devices the kernel sees",
                         p->port->pci);
-        if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD) {
+        if (p->facts->device_error == -ELIBACC || p->facts->device_error == -ELIBBAD) {
                 _cleanup_(freep) char *why = NULL;
 
                 /* libpci is loaded on first use: say why it could not be, and what to install. */
@@ -117,7 +112,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                         return -ENOMEM;
                 return port_check_set(ret, CHECK_FAIL, ids, "", "%s", why ?: "libpci.so.3 could not be loaded");
         }
-        if (p->device_error < 0)
+        if (p->facts->device_error < 0)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -125,23 +120,23 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                         "",
                         "cannot read PCI device %s through libpci: %s",
                         p->port->pci,
-                        strerror(-p->device_error));
+                        strerror(-p->facts->device_error));
 
-        snprintf(actual, sizeof(actual), PCI_ID_FORMAT, p->device->id.vendor, p->device->id.device);
-        if (!nic_ids_contain(nic, p->device->id))
+        snprintf(actual, sizeof(actual), PCI_ID_FORMAT, p->facts->device->id.vendor, p->facts->device->id.device);
+        if (!nic_ids_contain(nic, p->facts->device->id))
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
                         ids,
                         actual,
                         "%s at %s is %s, not one of nic.pci-ids (%s): the link's match picks the wrong device, or pci-ids misses it",
-                        strna(p->device->name),
-                        p->device->address,
+                        strna(p->facts->device->name),
+                        p->facts->device->address,
                         actual,
                         ids);
-        if (p->device->name)
+        if (p->facts->device->name)
                 return port_check_set(
-                        ret, CHECK_PASS, ids, actual, "%s at %s", p->device->name, p->device->address);
+                        ret, CHECK_PASS, ids, actual, "%s at %s", p->facts->device->name, p->facts->device->address);
         return port_check_set(
                 ret,
                 CHECK_PASS,
@@ -149,7 +144,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                 actual,
                 "PCI device %s (not named in pci.ids) at %s",
                 actual,
-                p->device->address);
+                p->facts->device->address);
 }
 
 static int describe_link(const PcieLink *l, char **ret) {
@@ -253,15 +248,15 @@ int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigne
 static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
         unsigned mbit = 0, nic_gbit = 0;
 
-        if (!p->device)
+        if (!p->facts->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no PCI device to look at (see nic.pci)");
         /* The netdev's speed is the line rate while the link is up; the device id says it otherwise. */
         if (p->port->ifname && netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 &&
             mbit < 10000000)
                 nic_gbit = mbit / 1000;
         if (nic_gbit == 0)
-                nic_gbit = nic_line_rate_from_id(p->device->id);
-        return check_nic_pcie_evaluate(p->device, c->profile->nic.pcie_min_width, nic_gbit, ret);
+                nic_gbit = nic_line_rate_from_id(p->facts->device->id);
+        return check_nic_pcie_evaluate(p->facts->device, c->profile->nic.pcie_min_width, nic_gbit, ret);
 }
 
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
@@ -270,11 +265,11 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
         const char *driver = NULL;
         bool from_ethtool = false;
 
-        if (p->info_error >= 0 && !isempty(p->info.driver)) {
-                driver = p->info.driver;
+        if (p->facts->info_error >= 0 && !isempty(p->facts->info.driver)) {
+                driver = p->facts->info.driver;
                 from_ethtool = true;
-        } else if (p->device && p->device->driver)
-                driver = p->device->driver;
+        } else if (p->facts->device && p->facts->device->driver)
+                driver = p->facts->device->driver;
 
         if (!where)
                 return port_check_set(
@@ -285,7 +280,7 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         "no fabric NIC found for link %s (see nic.pci)",
                         p->port->link);
         if (!driver) {
-                if (p->port->ifname && p->info_error < 0 && p->info_error != -ENOMEDIUM)
+                if (p->port->ifname && p->facts->info_error < 0 && p->facts->info_error != -ENOMEDIUM)
                         return port_check_set(
                                 ret,
                                 CHECK_FAIL,
@@ -293,8 +288,8 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                                 NULL,
                                 "cannot read the driver of %s (ETHTOOL_GDRVINFO): %s",
                                 p->port->ifname,
-                                strerror(-p->info_error));
-                if (p->device_error == -ELIBACC || p->device_error == -ELIBBAD)
+                                strerror(-p->facts->info_error));
+                if (p->facts->device_error == -ELIBACC || p->facts->device_error == -ELIBBAD)
                         return port_check_set(
                                 ret,
                                 CHECK_SKIP,
@@ -323,7 +318,7 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         want,
                         driver,
                         want);
-        if (p->ddp == ICE_DDP_SAFE_MODE)
+        if (p->facts->ddp == ICE_DDP_SAFE_MODE)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -333,10 +328,10 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         "offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg from "
                         "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
                         where,
-                        strna(p->ddp_detail));
-        if (from_ethtool && !isempty(p->info.version))
+                        strna(p->facts->ddp_detail));
+        if (from_ethtool && !isempty(p->facts->info.version))
                 return port_check_set(
-                        ret, CHECK_PASS, want, driver, "%s %s drives %s", driver, p->info.version, where);
+                        ret, CHECK_PASS, want, driver, "%s %s drives %s", driver, p->facts->info.version, where);
         return port_check_set(ret, CHECK_PASS, want, driver, "%s drives %s", driver, where);
 }
 
@@ -352,7 +347,7 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
         if (!p->port->ifname)
                 return port_check_set(
                         ret, CHECK_FAIL, c->profile->nic.firmware_min, NULL, "%s", p->port->problem);
-        if (p->info_error == -ENOMEDIUM)
+        if (p->facts->info_error == -ENOMEDIUM)
                 return port_check_set(
                         ret,
                         CHECK_SKIP,
@@ -360,7 +355,7 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
                         NULL,
                         "the firmware version comes from the running kernel (ETHTOOL_GDRVINFO), "
                         "which does not describe the tree given with --root");
-        if (p->info_error < 0)
+        if (p->facts->info_error < 0)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -368,40 +363,13 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
                         NULL,
                         "cannot read the firmware version of %s (ETHTOOL_GDRVINFO): %s",
                         p->port->ifname,
-                        strerror(-p->info_error));
+                        strerror(-p->facts->info_error));
         return check_nic_firmware_evaluate(
-                p->port->ifname, p->info.driver, p->info.fw_version, c->profile->nic.firmware_min, ret);
-}
-
-static int nic_port_gather(const NodeContext *c, const FabricPort *fp, NicPort *p) {
-        const char *driver;
-
-        *p = (NicPort){ .port = fp, .device_error = -ENODEV, .info_error = -ENOMEDIUM };
-        if (fp->pci) {
-                p->device_error = pci_device_get(c->host, fp->pci, &p->device);
-                if (p->device_error == -ENOMEM)
-                        return -ENOMEM;
-        }
-        if (fp->ifname && host_is_running_system(c->host)) {
-                p->info_error = ethtool_get_driver_info(fp->ifname, &p->info);
-                if (p->info_error == -ENOMEM)
-                        return -ENOMEM;
-        }
-        driver = p->info_error >= 0 ? p->info.driver : p->device ? p->device->driver : NULL;
-        if (fp->pci && streq_ptr(driver, "ice")) {
-                /* An unreadable log (not root) leaves the state unknown: nothing to say then. */
-                if (ice_ddp_state_from_kmsg(c->host, fp->pci, &p->ddp, &p->ddp_detail) == -ENOMEM)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
-static void nic_ports_free(NicPort *p, size_t n) {
-        for (size_t i = 0; p && i < n; i++) {
-                pci_device_free(p[i].device);
-                free(p[i].ddp_detail);
-        }
-        free(p);
+                p->port->ifname,
+                p->facts->info.driver,
+                p->facts->info.fw_version,
+                c->profile->nic.firmware_min,
+                ret);
 }
 
 typedef int (*NicPortCheck)(const NodeContext *c, const NicPort *p, PortCheck *ret);
@@ -415,7 +383,7 @@ static int add_skips(CheckList *out, const char *const *ids, size_t n, const cha
         return 0;
 }
 
-int check_nic(const NodeContext *c, CheckList *out) {
+int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         static const char *const ids[] = { "nic.pci", "nic.pcie", "nic.driver", "nic.firmware" };
         static const NicPortCheck funcs[] = {
                 check_nic_pci_port,
@@ -423,9 +391,8 @@ int check_nic(const NodeContext *c, CheckList *out) {
                 check_nic_driver_port,
                 check_nic_firmware_port,
         };
-        FabricPort *ports = NULL;
-        NicPort *nics = NULL;
-        size_t n = 0;
+        _cleanup_(snapshot_done) Snapshot own = {};
+        _cleanup_(freep) NicPort *nics = NULL;
         int r;
 
         if (!c->profile->nic.present)
@@ -437,41 +404,36 @@ int check_nic(const NodeContext *c, CheckList *out) {
                         ELEMENTSOF(ids),
                         "halod was built without libpci: rebuild it with libpci (pciutils) to check the NIC");
 
-        r = fabric_ports_find(c, &ports, &n);
+        if (!s) {
+                snapshot_init(&own, c);
+                s = &own;
+        }
+        r = snapshot_read(s, SNAPSHOT_NICS);
         if (r < 0)
                 return r;
-        if (n == 0) {
-                fabric_ports_free(ports, n);
+        if (s->n_ports == 0)
                 return add_skips(
                         out,
                         ids,
                         ELEMENTSOF(ids),
                         "the profile names no links, so there is no fabric NIC to check");
-        }
 
-        nics = calloc(n, sizeof(NicPort));
-        if (!nics) {
-                fabric_ports_free(ports, n);
+        nics = calloc(s->n_ports, sizeof(NicPort));
+        if (!nics)
                 return -ENOMEM;
-        }
-        for (size_t i = 0; i < n && r >= 0; i++)
-                r = nic_port_gather(c, &ports[i], &nics[i]);
+        for (size_t i = 0; i < s->n_ports; i++)
+                nics[i] = (NicPort){ .port = &s->ports[i], .facts = &s->nics[i] };
 
         for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
-                PortCheck *results = calloc(n, sizeof(PortCheck));
+                PortCheck *results = calloc(s->n_ports, sizeof(PortCheck));
 
-                if (!results) {
-                        r = -ENOMEM;
-                        break;
-                }
-                for (size_t i = 0; i < n && r >= 0; i++)
+                if (!results)
+                        return -ENOMEM;
+                for (size_t i = 0; i < s->n_ports && r >= 0; i++)
                         r = funcs[k](c, &nics[i], &results[i]);
                 if (r >= 0)
-                        r = check_list_add_ports(out, ids[k], ports, results, n);
-                port_checks_free(results, n);
+                        r = check_list_add_ports(out, ids[k], s->ports, results, s->n_ports);
+                port_checks_free(results, s->n_ports);
         }
-
-        nic_ports_free(nics, n);
-        fabric_ports_free(ports, n);
         return r;
 }

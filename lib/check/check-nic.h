@@ -7,7 +7,9 @@
 #include "nic/ice-ddp.h"
 #include "nic/pci.h"
 
-int check_nic(const NodeContext *c, CheckList *out);
+/* The NIC checks from the snapshot's NIC facts (read into s unless it has them; NULL: a snapshot of
+ * its own). */
+int check_nic(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* The pure decisions, exported for the tests, which feed them real-world values. */
 

@@ -16,9 +16,47 @@ DEFINE_STRING_TABLE_LOOKUP(check_outcome, CheckOutcome);
 
 static void check_done(Check *c) {
         free(c->id);
+        free(c->link);
         free(c->summary);
         free(c->expected);
         free(c->actual);
+}
+
+/* Takes c (freed on failure). */
+static int check_list_append(CheckList *l, Check *c) {
+        Check *a;
+
+        a = reallocarray(l->checks, l->n_checks + 1, sizeof(Check));
+        if (a)
+                l->checks = a;
+        if (!a || !c->id || !c->summary || !c->expected || !c->actual) {
+                check_done(c);
+                return -ENOMEM;
+        }
+        l->checks[l->n_checks++] = *c;
+        return 0;
+}
+
+static int check_list_addv(
+        CheckList *l,
+        char *id,
+        char *link,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        va_list ap) {
+        Check c = {
+                .id = id,
+                .link = link,
+                .outcome = outcome,
+                .expected = strdup(strempty(expected)),
+                .actual = strdup(strempty(actual)),
+        };
+
+        if (vasprintf(&c.summary, summary_format, ap) < 0)
+                c.summary = NULL;
+        return check_list_append(l, &c);
 }
 
 int check_list_add(
@@ -29,29 +67,55 @@ int check_list_add(
         const char *actual,
         const char *summary_format,
         ...) {
-        Check c = { .outcome = outcome }, *a;
         va_list ap;
         int r;
 
         va_start(ap, summary_format);
-        r = vasprintf(&c.summary, summary_format, ap);
+        r = check_list_addv(l, strdup(id), NULL, outcome, expected, actual, summary_format, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
+        return r;
+}
 
-        c.id = strdup(id);
-        c.expected = strdup(strempty(expected));
-        c.actual = strdup(strempty(actual));
-        a = realloc(l->checks, sizeof(Check) * (l->n_checks + 1));
-        if (!c.id || !c.expected || !c.actual || !a) {
-                if (a)
-                        l->checks = a;
-                check_done(&c);
+int check_list_add_link(
+        CheckList *l,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) {
+        char *id, *copy = strdup(link);
+        va_list ap;
+        int r;
+
+        if (asprintf(&id, "link.%s.%s", link, what) < 0)
+                id = NULL;
+        if (!copy) {
+                free(id);
                 return -ENOMEM;
         }
-        l->checks = a;
-        l->checks[l->n_checks++] = c;
-        return 0;
+        va_start(ap, summary_format);
+        r = check_list_addv(l, id, copy, outcome, expected, actual, summary_format, ap);
+        va_end(ap);
+        return r;
+}
+
+int check_list_add_copy(CheckList *l, const Check *c) {
+        Check copy = {
+                .id = strdup(c->id),
+                .link = c->link ? strdup(c->link) : NULL,
+                .outcome = c->outcome,
+                .summary = strdup(c->summary),
+                .expected = strdup(c->expected),
+                .actual = strdup(c->actual),
+        };
+
+        if (c->link && !copy.link) {
+                check_done(&copy);
+                return -ENOMEM;
+        }
+        return check_list_append(l, &copy);
 }
 
 void check_list_done(CheckList *l) {

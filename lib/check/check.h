@@ -21,7 +21,8 @@ const char *check_outcome_to_string(CheckOutcome o) _pure_;
 CheckOutcome check_outcome_from_string(const char *s) _pure_;
 
 typedef struct Check {
-        char *id; /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
+        char *id;   /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
+        char *link; /* the logical link of a link check ("rdma0"), for the journal; NULL otherwise */
         CheckOutcome outcome;
         char *summary;  /* one line, for the person at the terminal */
         char *expected; /* "" when it does not apply */
@@ -42,6 +43,18 @@ int check_list_add(
         const char *actual,
         const char *summary_format,
         ...) _printf_(6, 7);
+/* Adds the link check "link.<link>.<what>" about the logical link. */
+int check_list_add_link(
+        CheckList *l,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) _printf_(7, 8);
+/* Adds a copy of c. */
+int check_list_add_copy(CheckList *l, const Check *c);
 void check_list_done(CheckList *l);
 /* Moves every check of src to the end of dst; src is left empty. */
 int check_list_take(CheckList *dst, CheckList *src);

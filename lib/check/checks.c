@@ -9,16 +9,17 @@
 
 static const struct {
         const char *prefix;
-        CheckGroupFunc run;
+        CheckGroupFunc run;                  /* reads the host itself */
+        CheckSnapshotGroupFunc run_snapshot; /* or from the run's snapshot */
 } check_groups[] = {
         /* One group a line. */
         /* clang-format off */
         /* -- check groups -- */
-        { "profile", check_profile },
-        { "kernel.", check_kernel },
-        { "nic.", check_nic },
-        { "rdma.", check_rdma },
-        { "link.", check_links },
+        { "profile", check_profile, NULL },
+        { "kernel.", check_kernel, NULL },
+        { "nic.", NULL, check_nic },
+        { "rdma.", check_rdma, NULL },
+        { "link.", NULL, check_links },
         /* -- end check groups -- */
         /* clang-format on */
 };
@@ -43,7 +44,13 @@ bool checks_group_selected(const char *prefix, const char *only) {
         return false;
 }
 
-int checks_run(const NodeContext *c, const char *only, CheckList *out) {
+int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
+
+        if (!snapshot) {
+                snapshot_init(&own, c);
+                snapshot = &own;
+        }
         for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
                 _cleanup_(check_list_done) CheckList group = {};
                 int r;
@@ -51,7 +58,8 @@ int checks_run(const NodeContext *c, const char *only, CheckList *out) {
                 if (!checks_group_selected(check_groups[i].prefix, only))
                         continue;
 
-                r = check_groups[i].run(c, &group);
+                r = check_groups[i].run ? check_groups[i].run(c, &group)
+                                        : check_groups[i].run_snapshot(c, snapshot, &group);
                 if (r < 0)
                         return r;
                 r = check_list_take_selected(out, &group, only);

@@ -3,14 +3,19 @@
 #pragma once
 
 #include "check/check.h"
+#include "plan/snapshot.h"
 #include "profile/node-context.h"
 
 /* A group adds its checks to out; it returns negative errno only for allocation failures:
  * everything the host does wrong is an outcome, not an error. */
 typedef int (*CheckGroupFunc)(const NodeContext *c, CheckList *out);
+/* A group that judges what the snapshot of the run holds (the links, the NIC facts): it reads the
+ * parts it needs into the snapshot, so that the host is read once per run. */
+typedef int (*CheckSnapshotGroupFunc)(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* Runs the groups whose checks can match only (comma-separated id prefixes; NULL: all) and keeps
- * only the checks selected by it. */
-int checks_run(const NodeContext *c, const char *only, CheckList *out);
+ * only the checks selected by it. snapshot: the snapshot of c to judge from and to fill (the caller
+ * may hand it on, to an apply or the metrics); NULL for one of the run's own. */
+int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, CheckList *out);
 /* True when only can select a check of the group whose ids start with prefix ("peer."). */
 bool checks_group_selected(const char *prefix, const char *only);

@@ -11,6 +11,7 @@
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "peer/peer-wire.h"
+#include "plan/snapshot.h"
 #include "profile/node-context.h"
 
 /* What halod knows about one fabric NIC port, beyond the checks' summaries. */
@@ -29,11 +30,12 @@ typedef struct MetricsNic {
 
 void metrics_nics_free(MetricsNic *nics, size_t n);
 
-/* One MetricsNic per link of c->node (or of the profile without a node), in profile order: the PCIe
- * link from libpci below the host root, driver and firmware from ETHTOOL_GDRVINFO on the running
+/* One MetricsNic per link of c->node (or of the profile without a node), in profile order, from the
+ * NIC facts of the snapshot s of c (read into it unless it has them; NULL: a snapshot of its own): the
+ * PCIe link from libpci below the host root, driver and firmware from ETHTOOL_GDRVINFO on the running
  * system only (a --root tree has no ioctl to ask). A link whose NIC is missing still gets an entry,
  * with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
-int metrics_nics_gather(const NodeContext *c, MetricsNic **ret, size_t *ret_n);
+int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, size_t *ret_n);
 
 typedef struct MetricsInput {
         const char *cluster; /* NULL: no halod_node_info */

@@ -8,6 +8,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -17,6 +18,9 @@
 /* Large enough for any one link message; the kernel fills dumps up to the size we read with. */
 #define RTNL_BUFFER_SIZE (32U * 1024U)
 #define RTNL_DUMP_ATTEMPTS 5
+
+/* Atomic, so that a dump on any thread is counted. */
+static atomic_uint_fast64_t dump_count;
 
 struct Rtnl {
         struct mnl_socket *nl;
@@ -32,7 +36,9 @@ int rtnl_open(Rtnl **ret) {
         r = calloc(1, sizeof(Rtnl));
         if (!r)
                 return -ENOMEM;
-        r->buf = malloc(RTNL_BUFFER_SIZE);
+        /* Zeroed: libmnl leaves the padding after a short attribute (IFA_PROTO's one byte) as it finds
+         * it, and a request may be the socket's first use. */
+        r->buf = calloc(1, RTNL_BUFFER_SIZE);
         if (!r->buf)
                 return -ENOMEM;
 
@@ -265,7 +271,12 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         return 0;
 }
 
+uint64_t rtnl_dump_count(void) {
+        return atomic_load(&dump_count);
+}
+
 int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error) {
+        atomic_fetch_add(&dump_count, 1);
         for (unsigned attempt = 0; attempt < RTNL_DUMP_ATTEMPTS; attempt++) {
                 RtnlState s = {};
                 bool interrupted = false;

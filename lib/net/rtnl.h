@@ -72,6 +72,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Rtnl *, rtnl_close);
 /* Dumps every link (RTM_GETLINK) and then every IPv4 address (RTM_GETADDR), attached to its link.
  * A dump interrupted by a concurrent change is retried. */
 int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error);
+/* How many times this process called rtnl_dump(): read by tests and benchmarks that count the
+ * kernel's link state being read instead of timing it (halod logs it per re-check at debug level). */
+uint64_t rtnl_dump_count(void);
 int rtnl_set_mtu(Rtnl *r, int ifindex, uint32_t mtu, char **ret_error);
 int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error);
 /* Adds the address with its broadcast (for prefixes up to /30) and RTNL_ADDRESS_PROTO_HALOD, or

@@ -117,11 +117,10 @@ static bool device_matches(const Profile *p, const LinkMatch *m, const Facts *f)
         return true;
 }
 
-/* The netdev through lib/nic/link-match.c, the same resolution the apply path uses. 1 when found, 0
- * when nothing matches (problem set), <0 on allocation failure. */
-static int find_by_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
-        _cleanup_(freep) char *ifname = NULL, *error = NULL, *device = NULL, *pci = NULL;
-        unsigned ifindex;
+/* The netdev through lib/nic/link-match.c, the same resolution the apply path uses: sets ifname, or
+ * problem, resolve_error and resolve_errno. <0 only on allocation failure. */
+static int resolve_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+        _cleanup_(freep) char *ifname = NULL, *error = NULL;
         int r;
 
         r = link_match_resolve(c->host, m, &ifname, &error);
@@ -130,20 +129,30 @@ static int find_by_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *
         if (r < 0) {
                 if (asprintf(&port->problem, "link %s: %s", port->link, error ?: strerror(-r)) < 0)
                         return -ENOMEM;
-                return r == -ENOENT ? 0 : -ENOTUNIQ;
+                port->resolve_error = TAKE_PTR(error);
+                port->resolve_errno = r;
+                return 0;
         }
+        port->ifname = TAKE_PTR(ifname);
+        return 0;
+}
 
-        if (asprintf(&device, "/sys/class/net/%s/device", ifname) < 0)
+/* The PCI device and the ifindex of a resolved netdev. */
+static int locate_netdev(const NodeContext *c, FabricPort *port) {
+        _cleanup_(freep) char *device = NULL, *pci = NULL;
+        unsigned ifindex;
+        int r;
+
+        if (asprintf(&device, "/sys/class/net/%s/device", port->ifname) < 0)
                 return -ENOMEM;
         r = host_readlink_basename(c->host, device, &pci);
         if (r == -ENOMEM)
                 return r;
         if (r >= 0 && pci_address_is_valid(pci))
                 port->pci = TAKE_PTR(pci);
-        if (netdev_read_uint(c->host, ifname, "ifindex", &ifindex) >= 0 && ifindex <= INT_MAX)
+        if (netdev_read_uint(c->host, port->ifname, "ifindex", &ifindex) >= 0 && ifindex <= INT_MAX)
                 port->ifindex = (int) ifindex;
-        port->ifname = TAKE_PTR(ifname);
-        return 1;
+        return 0;
 }
 
 /* For a device that has no netdev (unbound, or its driver failed to probe): match by address or
@@ -180,25 +189,30 @@ static int find_by_pci(const NodeContext *c, const LinkMatch *m, FabricPort *por
 }
 
 static int fabric_port_resolve(const NodeContext *c, const char *link, const LinkMatch *m, FabricPort *port) {
-        _cleanup_(freep) char *what = NULL;
-        int r;
-
         port->link = strdup(link);
         if (!port->link)
                 return -ENOMEM;
-        if (!m || link_match_is_empty(m))
+        if (!m || link_match_is_empty(m)) {
+                port->resolve_errno = -EINVAL;
                 return asprintf(
                                &port->problem,
                                "link %s has no match: give it one (driver, pci, mac or name) in the profile",
                                link) < 0
                         ? -ENOMEM
                         : 0;
+        }
+        return resolve_netdev(c, m, port);
+}
 
-        r = find_by_netdev(c, m, port);
-        if (r == -ENOTUNIQ)
-                return 0; /* several netdevs match: the problem says which */
-        if (r < 0 || r > 0)
-                return r < 0 ? r : 0;
+static int fabric_port_locate(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+        _cleanup_(freep) char *what = NULL;
+        int r;
+
+        if (port->ifname)
+                return locate_netdev(c, port);
+        /* Several netdevs match, or sysfs could not be read: the problem says so. */
+        if (port->resolve_errno != -ENOENT)
+                return 0;
 
         r = find_by_pci(c, m, port);
         if (r <= 0)
@@ -213,7 +227,7 @@ static int fabric_port_resolve(const NodeContext *c, const char *link, const Lin
                 "PCI device %s of link %s (%s) has no network interface: is its driver bound? "
                 "`lspci -k -s %s` and the kernel log (`journalctl -k`) say why",
                 port->pci,
-                link,
+                port->link,
                 what,
                 port->pci);
         return r < 0 ? -ENOMEM : 0;
@@ -225,11 +239,18 @@ void fabric_ports_free(FabricPort *ports, size_t n) {
                 free(ports[i].pci);
                 free(ports[i].ifname);
                 free(ports[i].problem);
+                free(ports[i].resolve_error);
         }
         free(ports);
 }
 
-int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+static const LinkMatch *port_match(const NodeContext *c, size_t i) {
+        if (c->node)
+                return profile_node_link_match(c->profile, &c->node->links[i]);
+        return &c->profile->links[i].match;
+}
+
+int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
         FabricPort *ports = NULL;
         size_t n = c->node ? c->node->n_links : c->profile->n_links;
         int r;
@@ -243,19 +264,42 @@ int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
                 if (c->node) {
                         const NodeLink *nl = &c->node->links[i];
 
-                        r = fabric_port_resolve(
-                                c, nl->link, profile_node_link_match(c->profile, nl), &ports[i]);
+                        r = fabric_port_resolve(c, nl->link, port_match(c, i), &ports[i]);
                         ports[i].address = nl->address.address;
                         ports[i].has_address = true;
-                } else {
-                        const ProfileLink *l = &c->profile->links[i];
-
-                        r = fabric_port_resolve(c, l->name, &l->match, &ports[i]);
-                }
+                } else
+                        r = fabric_port_resolve(c, c->profile->links[i].name, port_match(c, i), &ports[i]);
                 if (r < 0) {
                         fabric_ports_free(ports, n);
                         return r;
                 }
+        }
+        *ret = ports;
+        *ret_n = n;
+        return 0;
+}
+
+int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = fabric_port_locate(c, port_match(c, i), &ports[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+        FabricPort *ports = NULL;
+        size_t n = 0;
+        int r;
+
+        r = fabric_ports_resolve(c, &ports, &n);
+        if (r < 0)
+                return r;
+        r = fabric_ports_locate(c, ports, n);
+        if (r < 0) {
+                fabric_ports_free(ports, n);
+                return r;
         }
         *ret = ports;
         *ret_n = n;

@@ -18,11 +18,20 @@ typedef struct FabricPort {
         bool has_address;
         struct in_addr address; /* the node's address on this link (from the profile) */
         char *problem;          /* why pci or ifname is missing, written for the user; NULL when found */
+        char *resolve_error;    /* why the link's match named no one netdev (link_match_resolve()'s
+                                 * words, which the link checks and the plan report); NULL when it did */
+        int resolve_errno;      /* -ENOENT: no netdev matches, -ENOTUNIQ: several, -EINVAL: no match;
+                                 * another errno: sysfs could not be read; 0 when ifname is set */
 } FabricPort;
 
 /* One port for each link of the node (or of the profile when no node is selected), in profile
- * order. A link whose NIC cannot be found still gets a port, with problem set. Returns -ENOMEM only. */
+ * order. A link whose NIC cannot be found still gets a port, with problem set. Returns -ENOMEM only.
+ * fabric_ports_resolve() and fabric_ports_locate() are its two halves: each link's netdev (all the
+ * link checks and the plan need), then the netdev's PCI device and ifindex, or for a link without
+ * netdev the PCI device its match describes (what the NIC and RDMA checks need). */
 int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n);
 void fabric_ports_free(FabricPort *ports, size_t n);
 
 /* Helpers shared by the NIC and RDMA checks. */

@@ -1,24 +1,35 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan: what apply would change on each link of a node, from the kernel's and firewalld's state.
- * link-plan.c is the pure half (one link's plan from an observed state, the rule for stray
- * addresses, the description; no I/O, so that it is unit-tested); plan-read.c reads the host. */
+/* The plan: the one comparison of the profile against the snapshot of the host (plan/snapshot.h),
+ * link by link. The link checks report from it, apply carries out its changes through a backend, and
+ * the journal gets its change records. link-plan.c is the pure half (one link's plan from an observed
+ * state, the rule for stray addresses; no I/O, so that it is unit-tested); plan-change.c turns plans
+ * into change records and lines; plan-node.c plans every link of a node from a snapshot. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "net/rtnl.h"
+#include "plan/snapshot.h"
 #include "profile/node-context.h"
 
 typedef struct LinkPlan {
-        char *link;                /* logical name */
-        char *ifname;              /* resolved netdev; NULL when it did not resolve (error says why) */
-        uint32_t mtu_from, mtu_to; /* equal: no change */
-        bool set_up;               /* the link is down and must go up */
-        char **add_addresses;      /* "192.168.100.1/30" */
-        char **remove_addresses;   /* stray addresses halod put there before */
-        char *zone_from, *zone_to; /* both NULL: no change */
-        char *error;               /* why this link cannot be applied, or NULL */
+        char *link;       /* logical name */
+        char *ifname;     /* resolved netdev; NULL when it did not resolve (error says why) */
+        int ifindex;      /* the netdev's index in the kernel; 0 when the kernel does not have it */
+        uint32_t max_mtu; /* the largest MTU the netdev takes; 0: the kernel did not say */
+
+        /* The comparison, also for a link that cannot be applied (error), so that the checks report
+         * every difference; only the netdev missing leaves it empty. */
+        uint32_t mtu_from, mtu_to;     /* equal: no change */
+        bool set_up;                   /* the link is down and must go up */
+        RtnlAddress *remove_addresses; /* in the kernel's order (address_is_removed()) */
+        size_t n_remove_addresses;
+        bool add_address;          /* the node's address is missing and must be added */
+        Ipv4Prefix address;        /* the node's address on the link */
+        char *zone_from, *zone_to; /* both NULL: no change; zone_from "" is no zone */
+
+        char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
 
 typedef struct Plan {
@@ -26,13 +37,20 @@ typedef struct Plan {
         size_t n_links;
 } Plan;
 
-/* Reads the kernel's (and firewalld's) state and computes what apply would change. Never changes
- * anything. */
+/* Plans every link of the snapshot's node, reading the parts of the host it needs into the snapshot
+ * (SNAPSHOT_PORTS and SNAPSHOT_LINKS) unless it has them. Never changes anything. Returns 0, -EINVAL
+ * without a node, or the error that kept the kernel from being read. */
+int plan_from_snapshot(Snapshot *s, Plan *ret);
+/* The same on a snapshot of its own. */
 int plan_node(const NodeContext *c, Plan *ret);
+/* The plan of the node's link i from what the snapshot holds, without reading anything: a snapshot
+ * without the kernel's state plans every resolved link as missing from the kernel. */
+int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret);
 void plan_done(Plan *p);
 bool plan_is_empty(const Plan *p) _pure_;
 bool plan_has_errors(const Plan *p) _pure_;
-/* One human line per change, "rdma0 (veth0): mtu 1500 → 9000". */
+/* One human line per change, "rdma0 (veth0): mtu 1500 → 9000", and one per link that cannot be
+ * applied, "rdma0 (veth0): cannot apply: ...". */
 int plan_describe(const Plan *p, char ***ret_lines);
 
 /* What firewalld said about one interface. */
@@ -53,8 +71,8 @@ bool address_is_removed(const RtnlLink *link, size_t i, const Ipv4Prefix *wanted
 
 /* Computes the plan of one link. ifname is the resolved netdev (NULL together with resolve_error when
  * it did not resolve). Problems that make the link impossible to apply (the netdev is gone, the
- * address is on another interface, the zone does not exist) go to ret->error. Returns 0 or
- * -ENOMEM. */
+ * address is on another interface, the zone does not exist) go to ret->error; fw_error is why
+ * firewalld could not tell the zone. Returns 0 or -ENOMEM. */
 int link_plan_compute(
         const ProfileLink *pl,
         const NodeLink *nl,
@@ -62,8 +80,10 @@ int link_plan_compute(
         const char *resolve_error,
         const RtnlState *state,
         const FirewallView *fw,
+        const char *fw_error,
         LinkPlan *ret);
 void link_plan_done(LinkPlan *lp);
+/* True when the link has nothing to change (whether or not it can be applied). */
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
@@ -71,3 +91,34 @@ bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
 
 /* "rdma0 (veth0)" or "rdma0" when it did not resolve. */
 char *link_plan_label(const LinkPlan *lp);
+
+/* One change a plan makes to one field of a link, as the journal records it. */
+typedef enum LinkField {
+        LINK_FIELD_MTU,     /* "1500" → "9000" */
+        LINK_FIELD_UP,      /* "down" → "up" */
+        LINK_FIELD_ADDRESS, /* "192.168.100.5/30" → "" (removed), "" → "192.168.100.1/30" (added) */
+        LINK_FIELD_ZONE,    /* "public" or "" (none) → "trusted" */
+        _LINK_FIELD_MAX,
+        _LINK_FIELD_INVALID = -EINVAL,
+} LinkField;
+
+const char *link_field_to_string(LinkField f) _pure_;
+
+typedef struct PlanChange {
+        char *link;   /* logical name */
+        char *ifname; /* the netdev */
+        LinkField field;
+        char *from, *to;
+} PlanChange;
+
+typedef struct PlanChanges {
+        PlanChange *changes;
+        size_t n_changes;
+} PlanChanges;
+
+/* Appends the changes of every link that can be applied, link by link in the order apply makes them
+ * (MTU, up, addresses removed, added, zone). */
+int plan_changes(const Plan *p, PlanChanges *ret);
+void plan_changes_done(PlanChanges *c);
+/* "rdma0 (veth0): mtu 1500 → 9000", "rdma0 (veth0): + 192.168.100.1/30", ... */
+char *plan_change_describe(const PlanChange *c);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A timing harness for bench/apply.sh: runs one library call and prints how long it took, in
  * microseconds, so that process start-up and profile parsing are not counted.
- *   link-apply-tool apply-link IFNAME ADDRESS/PREFIX MTU     backend_netlink.apply_link()
+ *   link-apply-tool apply-link IFNAME ADDRESS/PREFIX MTU     backend_netlink.apply_link() carrying out
+ *                                                            the link's plan (planned untimed)
  *   link-apply-tool plan PROFILE NODE                        plan_node()
  *   link-apply-tool apply PROFILE NODE                       apply_node() with the netlink backend */
 #include <stdio.h>
@@ -20,16 +21,37 @@ static long long now_us(void) {
 
 static int apply_link(char *argv[]) {
         _cleanup_(freep) char *error = NULL;
-        LinkConfig cfg = { .link = "rdma0", .ifname = argv[0], .mtu = (uint32_t) atoi(argv[2]) };
+        _cleanup_(plan_done) Plan plan = {};
+        ProfileLink pl = { .name = (char *) "rdma0",
+                           .match = { .name = argv[0] },
+                           .mtu = (uint32_t) atoi(argv[2]) };
+        NodeLink nl = { .link = (char *) "rdma0" };
+        ProfileNode node = { .name = (char *) "bench", .links = &nl, .n_links = 1 };
+        Profile p = { .mode = PROFILE_MODE_ENFORCE, .links = &pl, .n_links = 1, .nodes = &node, .n_nodes = 1 };
+        Host h = HOST_SYSTEM;
+        NodeContext c = { .host = &h, .profile = &p, .node = &node };
+        LinkConfig cfg;
         long long t;
         int r;
 
-        if (ipv4_prefix_from_string(argv[1], &cfg.address) < 0) {
+        if (ipv4_prefix_from_string(argv[1], &nl.address) < 0) {
                 fprintf(stderr, "Invalid address %s: expected ADDRESS/PREFIX.\n", argv[1]);
                 return EXIT_FAILURE;
         }
+        r = plan_node(&c, &plan);
+        if (r < 0 || plan_has_errors(&plan)) {
+                fprintf(stderr, "plan: %s\n", r < 0 ? strerror(-r) : plan.links[0].error);
+                return EXIT_FAILURE;
+        }
+        cfg = (LinkConfig){
+                .link = pl.name,
+                .ifname = plan.links[0].ifname,
+                .mtu = pl.mtu,
+                .address = nl.address,
+                .drift = link_plan_drift(&plan.links[0]),
+        };
         t = now_us();
-        r = backend_netlink.apply_link(&cfg, &error);
+        r = backend_netlink.apply_link(&cfg, &plan.links[0], &error);
         t = now_us() - t;
         if (r < 0) {
                 fprintf(stderr, "apply_link: %s\n", error ?: strerror(-r));
@@ -41,7 +63,8 @@ static int apply_link(char *argv[]) {
 
 static int with_profile(const char *verb, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
-        _cleanup_(strv_freep) char **errors = NULL, **changes = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        _cleanup_(plan_changes_done) PlanChanges changes = {};
         _cleanup_(freep) char *error = NULL;
         _cleanup_(plan_done) Plan plan = {};
         Host h = HOST_SYSTEM;
@@ -65,7 +88,7 @@ static int with_profile(const char *verb, char *argv[]) {
         if (streq(verb, "plan"))
                 r = plan_node(&c, &plan);
         else
-                r = apply_node(&c, &backend_netlink, &changes, &error);
+                r = apply_node(&c, &backend_netlink, 0, /* snapshot= */ NULL, &changes, &error);
         t = now_us() - t;
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", verb, error ?: strerror(-r));

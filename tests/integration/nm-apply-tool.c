@@ -90,7 +90,7 @@ int main(int argc, char *argv[]) {
 
         _cleanup_(freep) char *error = NULL;
         int r = timeout_ms > 0 ? nm_apply_link(&cfg, (unsigned) timeout_ms, &error)
-                               : backend_networkmanager.apply_link(&cfg, &error);
+                               : backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error);
         if (r < 0) {
                 fprintf(stderr,
                         "Failed to apply %s on %s: %s (%s)\n",

@@ -33,7 +33,8 @@ assert_contains "$OUT" "broken.yaml:3"
 assert_contains "$OUT" "rejected"
 
 log "start: apply (enforce), verify, READY=1 with STATUS="
-dm_start_halod "$NS_A" a "$PROFILE"
+# debug: each re-check logs how many times it read the kernel's link state (the drift repair below).
+HALOD_LOG_LEVEL=debug dm_start_halod "$NS_A" a "$PROFILE"
 wait_notify "$NOTIFY_OUT" 'READY=1'
 assert_contains "$(grep READY=1 "$NOTIFY_OUT")" "STATUS=healthy: " "READY datagram"
 assert_eq "$(dm_prop Health)" healthy Health
@@ -77,11 +78,20 @@ busctl --json=short monitor io.halod1 >"$TEST_DIR/monitor.json" 2>"$TEST_DIR/log
 MON_PID=$!
 track_pid "$MON_PID"
 wait_until 10 grep -q "Monitoring bus message stream" "$TEST_DIR/logs/monitor.log"
+log_lines=$(wc -l <"$HALOD_LOG")
 ip -n "$NS_A" addr del 10.77.0.1/30 dev "$IF_A"
 wait_until 10 grep -q '"Health":{"type":"s","data":"degraded"}' "$TEST_DIR/monitor.json"
 wait_until 10 grep -q '"Health":{"type":"s","data":"healthy"}' "$TEST_DIR/monitor.json"
 dm_wait_prop Health healthy
 assert_eq "$(link_ipv4 "$NS_A" "$IF_A")" 10.77.0.1/30 "address re-applied after drift"
+# The repair reads the kernel's link state at most twice: the re-check, and once after the re-apply,
+# which its verification and the checks share; the events of halod's own change cost no re-check.
+rechecks() { tail -n +"$((log_lines + 1))" "$HALOD_LOG" | sed -n 's/^Re-checked .* with \([0-9]*\) rtnetlink dumps .*/\1/p'; }
+wait_until 5 sh -c "tail -n +$((log_lines + 1)) '$HALOD_LOG' | grep -q '^Re-checked '"
+sleep 0.5 # time for a re-check of halod's own change, which must not come
+dumps=$(rechecks | awk '{s += $1} END {print s + 0}')
+[ "$dumps" -ge 1 ] && [ "$dumps" -le 2 ] ||
+        fail "the drift repair read the kernel's link state $dumps times in $(rechecks | wc -l) re-checks, expected 1 or 2"
 grep -q '"member":"CheckChanged"' "$TEST_DIR/monitor.json" || fail "no CheckChanged signal after drift"
 assert_contains "$(cat "$HALOD_LOG")" "Drift detected on link fab0" "halod's log"
 assert_contains "$(cat "$HALOD_LOG")" "link.fab0.address" "halod's log"

@@ -4,6 +4,7 @@
  * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
 #include "apply/apply.h"
 #include "basic/strv.h"
+#include "check/checks.h"
 #include "tests.h"
 
 static unsigned backend_calls;
@@ -13,10 +14,13 @@ static bool fake_available(void) {
 }
 
 /* Claims success and changes nothing: what a buggy or lying backend would do. */
-static int fake_apply_link(const LinkConfig *cfg, char **ret_error) {
+static int fake_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
         backend_calls++;
         ASSERT_STR_EQ(cfg->link, "loop0");
         ASSERT_STR_EQ(cfg->ifname, "lo");
+        /* The plan's changes: the address is missing, so the drift says so. */
+        ASSERT_TRUE(lp && lp->add_address && lp->ifindex > 0);
+        ASSERT_TRUE(cfg->drift & LINK_DRIFT_ADDRESS);
         return 0;
 }
 
@@ -33,7 +37,8 @@ int main(void) {
         Profile p = { .path = (char *) "test.yaml", .links = &link, .n_links = 1, .nodes = &node, .n_nodes = 1 };
         Host h = HOST_SYSTEM;
         NodeContext c = { .host = &h, .profile = &p, .node = &node };
-        char **changes = NULL, *error = NULL;
+        PlanChanges changes = {};
+        char *error = NULL;
         int r;
 
         /* 192.0.2.0/24 is TEST-NET-1: on no real interface. */
@@ -41,19 +46,20 @@ int main(void) {
 
         /* mode: verify: refused, with the reason, before the backend is asked anything. */
         p.mode = PROFILE_MODE_VERIFY;
-        ASSERT_INT_EQ(apply_node(&c, &fake_backend, &changes, &error), -EPERM);
+        ASSERT_INT_EQ(apply_node(&c, &fake_backend, 0, /* snapshot= */ NULL, &changes, &error), -EPERM);
         ASSERT_STR_EQ(
                 error,
                 "test.yaml says mode: verify, so halod does not change this host; change the mode to "
                 "enforce, or apply once with --force");
-        ASSERT_TRUE(!changes);
+        ASSERT_TRUE(changes.n_changes == 0);
         ASSERT_INT_EQ(backend_calls, 0);
         error = mfree(error);
 
         /* Forced, or in enforce mode: the backend runs, and its false success is caught. */
         for (int i = 0; i < 2; i++) {
                 p.mode = i == 0 ? PROFILE_MODE_VERIFY : PROFILE_MODE_ENFORCE;
-                r = apply_node_with_flags(&c, &fake_backend, i == 0 ? APPLY_FORCE : 0, &changes, &error);
+                r = apply_node(
+                        &c, &fake_backend, i == 0 ? APPLY_FORCE : 0, /* snapshot= */ NULL, &changes, &error);
                 ASSERT_INT_EQ(r, -EIO);
                 ASSERT_TRUE(error);
                 /* (lo may also be down, in a fresh namespace: then that is listed as well) */
@@ -64,8 +70,24 @@ int main(void) {
                         fprintf(stderr, "unexpected message: %s\n", error);
                         abort();
                 }
-                ASSERT_TRUE(!changes);
+                ASSERT_TRUE(changes.n_changes == 0);
                 ASSERT_INT_EQ(backend_calls, (unsigned) i + 1);
+                error = mfree(error);
+        }
+
+        /* One snapshot for the apply and the checks after it: the kernel's links are read before the
+         * change and once after it, for the verification and the checks alike. */
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+                _cleanup_(check_list_done) CheckList checks = {};
+                uint64_t dumps = rtnl_dump_count();
+
+                snapshot_init(&s, &c);
+                ASSERT_INT_EQ(apply_node(&c, &fake_backend, 0, &s, &changes, &error), -EIO);
+                ASSERT_OK(checks_run(&c, &s, "link.", &checks));
+                ASSERT_INT_EQ(rtnl_dump_count() - dumps, 2);
+                /* The checks say what the verification found still missing. */
+                ASSERT_INT_EQ(check_list_find(&checks, "link.loop0.address")->outcome, CHECK_FAIL);
                 error = mfree(error);
         }
         return 0;

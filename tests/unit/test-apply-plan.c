@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for planning and link checks from hand-built kernel and firewalld state: the plan of one
- * link, the stray-address rule, plan_describe()'s lines and the link.* checks. */
+ * link, the stray-address rule, plan_describe()'s lines, the change records and the link.* checks,
+ * which report from the plan. */
 #include <arpa/inet.h>
 #include <net/if.h>
 
@@ -142,7 +143,7 @@ static void test_plans(void) {
 
         /* A fresh port: everything to do; no firewalld, so nothing about the zone. */
         host_init(&h, 1500, false, NULL, 0, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(!lp.error && !link_plan_is_empty(&lp));
         ASSERT_INT_EQ(lp.mtu_from, 1500);
         ASSERT_INT_EQ(lp.mtu_to, 9000);
@@ -156,21 +157,24 @@ static void test_plans(void) {
 
         /* Applied: nothing to do, nothing to say. */
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_trusted, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_trusted, NULL, &lp));
         ASSERT_TRUE(!lp.error && link_plan_is_empty(&lp));
         expect_lines(&lp, (const char *const[]){ NULL });
         link_plan_done(&lp);
 
         /* Only the zone differs. */
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
         expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): zone public → trusted", NULL });
         link_plan_done(&lp);
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_none, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_none, NULL, &lp));
         expect_lines(&lp, (const char *const[]){ "rdma0 (enp194s0f0np0): zone (none) → trusted", NULL });
         link_plan_done(&lp);
 
         /* A zone firewalld does not have. */
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_missing, &lp));
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_missing, NULL, &lp));
         ASSERT_STR_EQ(
                 lp.error,
                 "firewalld has no zone 'trusted' (zones: public); fix firewall-zone in the profile or create "
@@ -181,7 +185,7 @@ static void test_plans(void) {
 
         /* An older profile's address goes, somebody else's stays. */
         host_init(&h, 9000, true, old, 2, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         expect_lines(
                 &lp,
                 (const char *const[]){ "rdma0 (enp194s0f0np0): - 192.168.100.5/30",
@@ -191,7 +195,7 @@ static void test_plans(void) {
 
         /* The address is already another interface's. */
         host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_STR_EQ(
                 lp.error,
                 "address 192.168.100.1/30 is already used by eno1; remove it there (ip addr del "
@@ -206,12 +210,12 @@ static void test_plans(void) {
 
         /* Not resolved, or resolved but not in the kernel. */
         ASSERT_OK(link_plan_compute(
-                &profile_link, &nl, NULL, "no network interface matches driver ice", &h.state, &no_fw, &lp));
+                &profile_link, &nl, NULL, "no network interface matches driver ice", &h.state, &no_fw, NULL, &lp));
         expect_lines(
                 &lp,
                 (const char *const[]){ "rdma0: cannot apply: no network interface matches driver ice", NULL });
         link_plan_done(&lp);
-        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp1s0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&profile_link, &nl, "enp1s0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(
                 lp.error && strstr(lp.error, "enp1s0 is listed in /sys/class/net but the kernel's link table"));
         link_plan_done(&lp);
@@ -220,7 +224,7 @@ static void test_plans(void) {
         ProfileLink keep_mtu = profile_link;
         keep_mtu.mtu = 0;
         host_init(&h, 1500, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(link_plan_compute(&keep_mtu, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, &lp));
+        ASSERT_OK(link_plan_compute(&keep_mtu, &nl, "enp194s0f0np0", NULL, &h.state, &no_fw, NULL, &lp));
         ASSERT_TRUE(link_plan_is_empty(&lp));
         link_plan_done(&lp);
 }
@@ -250,6 +254,28 @@ static void expect_checks(const CheckList *l, const Want *want, size_t n) {
         }
 }
 
+/* The link checks as check_links() makes them: from the link's plan, and what the kernel shows. */
+static void evaluate(
+        const NodeLink *nl,
+        const char *ifname,
+        const char *resolve_error,
+        const Host2 *h,
+        const FirewallView *fw,
+        CheckList *l) {
+        _cleanup_(link_plan_done) LinkPlan lp = {};
+
+        ASSERT_OK(link_plan_compute(&profile_link, nl, ifname, resolve_error, &h->state, fw, NULL, &lp));
+        ASSERT_OK(check_link_evaluate(
+                &profile_link,
+                nl,
+                &lp,
+                ifname ? rtnl_state_find_by_name(&h->state, ifname) : NULL,
+                NULL,
+                fw,
+                NULL,
+                l));
+}
+
 static void test_checks(void) {
         NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
         RtnlAddress applied[] = { addr(2, "192.168.100.1/30", HALOD, 0) };
@@ -259,8 +285,7 @@ static void test_checks(void) {
         Host2 h;
 
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_trusted, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &fw_trusted, &l);
         expect_checks(
                 &l,
                 (const Want[]){
@@ -275,8 +300,7 @@ static void test_checks(void) {
         check_list_done(&l);
 
         host_init(&h, 1500, false, NULL, 0, "10.0.0.5/24");
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &no_fw, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &no_fw, &l);
         expect_checks(
                 &l,
                 (const Want[]){
@@ -299,8 +323,7 @@ static void test_checks(void) {
         host_init(&h, 9000, true, applied, 1, "10.0.0.5/24");
         h.links[1].flags = IFF_UP;
         h.links[1].operstate = IF_OPER_LOWERLAYERDOWN;
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, "enp194s0f0np0", NULL, &h.links[1], NULL, &fw_none, NULL, &l));
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &fw_none, &l);
         ASSERT_STR_EQ(
                 check_list_find(&l, "link.rdma0.up")->summary,
                 "rdma0 (enp194s0f0np0) is up but has no carrier (operstate lowerlayerdown); check the cable "
@@ -310,8 +333,7 @@ static void test_checks(void) {
         check_list_done(&l);
 
         /* Not found: present fails, the rest cannot be judged. */
-        ASSERT_OK(check_link_evaluate(
-                &profile_link, &nl, NULL, "no network interface matches driver ice", NULL, NULL, &no_fw, NULL, &l));
+        evaluate(&nl, NULL, "no network interface matches driver ice", &h, &no_fw, &l);
         expect_checks(
                 &l,
                 (const Want[]){
@@ -325,10 +347,99 @@ static void test_checks(void) {
         check_list_done(&l);
 }
 
+/* The change records the journal gets, and the lines haloctl prints from them. */
+static void test_changes(void) {
+        char *zones_both[] = { (char *) "public", (char *) "trusted", NULL };
+        NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
+        RtnlAddress old[] = { addr(2, "192.168.100.5/30", HALOD, 0), addr(2, "10.1.1.1/24", 0, 0) };
+        FirewallView fw_public = { .running = true, .zone = "public", .zones = zones_both };
+        static const struct {
+                LinkField field;
+                const char *from, *to, *line;
+        } want[] = {
+                { LINK_FIELD_MTU, "1500", "9000", "rdma0 (enp194s0f0np0): mtu 1500 → 9000" },
+                { LINK_FIELD_UP, "down", "up", "rdma0 (enp194s0f0np0): link down → up" },
+                { LINK_FIELD_ADDRESS, "192.168.100.5/30", "", "rdma0 (enp194s0f0np0): - 192.168.100.5/30" },
+                { LINK_FIELD_ADDRESS, "", "192.168.100.1/30", "rdma0 (enp194s0f0np0): + 192.168.100.1/30" },
+                { LINK_FIELD_ZONE, "public", "trusted", "rdma0 (enp194s0f0np0): zone public → trusted" },
+        };
+        _cleanup_(plan_changes_done) PlanChanges changes = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        LinkPlan lp;
+        Plan p = { .links = &lp, .n_links = 1 };
+        Host2 h;
+
+        host_init(&h, 1500, false, old, 2, "10.0.0.5/24");
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
+        ASSERT_TRUE(!lp.error);
+        ASSERT_INT_EQ(lp.ifindex, 2);
+        ASSERT_INT_EQ(lp.n_remove_addresses, 1);
+        ASSERT_OK(plan_changes(&p, &changes));
+        ASSERT_OK(plan_describe(&p, &lines));
+        ASSERT_INT_EQ(changes.n_changes, ELEMENTSOF(want));
+        ASSERT_INT_EQ(strv_length(lines), ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                const PlanChange *c = &changes.changes[i];
+                _cleanup_(freep) char *line = plan_change_describe(c);
+
+                ASSERT_STR_EQ(c->link, "rdma0");
+                ASSERT_STR_EQ(c->ifname, "enp194s0f0np0");
+                ASSERT_STR_EQ(link_field_to_string(c->field), link_field_to_string(want[i].field));
+                ASSERT_STR_EQ(c->from, want[i].from);
+                ASSERT_STR_EQ(c->to, want[i].to);
+                ASSERT_STR_EQ(line, want[i].line);
+                ASSERT_STR_EQ(lines[i], want[i].line);
+        }
+        link_plan_done(&lp);
+        plan_changes_done(&changes);
+
+        /* A link that cannot be applied changes nothing, but its comparison stays for the checks. */
+        host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
+        ASSERT_OK(link_plan_compute(
+                &profile_link, &nl, "enp194s0f0np0", NULL, &h.state, &fw_public, NULL, &lp));
+        ASSERT_TRUE(lp.error && strstr(lp.error, "already used by eno1"));
+        ASSERT_TRUE(lp.mtu_from == 1500 && lp.mtu_to == 9000 && lp.add_address && lp.zone_to);
+        ASSERT_OK(plan_changes(&p, &changes));
+        ASSERT_INT_EQ(changes.n_changes, 0);
+        link_plan_done(&lp);
+}
+
+/* The link checks of a link that cannot be applied still say what differs. */
+static void test_checks_of_unappliable_link(void) {
+        NodeLink nl = { .link = (char *) "rdma0", .address = prefix("192.168.100.1/30") };
+        FirewallView no_fw = {};
+        CheckList l = {};
+        Host2 h;
+
+        host_init(&h, 1500, true, NULL, 0, "192.168.100.1/24");
+        evaluate(&nl, "enp194s0f0np0", NULL, &h, &no_fw, &l);
+        expect_checks(
+                &l,
+                (const Want[]){
+                        { "link.rdma0.present", CHECK_PASS, "rdma0 is enp194s0f0np0" },
+                        { "link.rdma0.up", CHECK_PASS, "rdma0 (enp194s0f0np0) is up" },
+                        { "link.rdma0.mtu",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) has MTU 1500, the profile wants 9000; haloctl apply sets it" },
+                        { "link.rdma0.address",
+                          CHECK_FAIL,
+                          "rdma0 (enp194s0f0np0) lacks 192.168.100.1/30 (it has none); haloctl apply adds it" },
+                        { "link.rdma0.zone", CHECK_SKIP, "skip: firewalld not running" },
+                },
+                5);
+        /* The journal takes the link from the check, not from its id. */
+        for (size_t i = 0; i < l.n_checks; i++)
+                ASSERT_STR_EQ(l.checks[i].link, "rdma0");
+        check_list_done(&l);
+}
+
 int main(void) {
         test_stray();
         test_removed_with_secondaries();
         test_plans();
         test_checks();
+        test_changes();
+        test_checks_of_unappliable_link();
         return 0;
 }

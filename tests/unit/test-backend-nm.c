@@ -110,7 +110,7 @@ static void test_module_that_cannot_be_used(void) {
                 { "another build",
                   module_dir_with(other_abi, NULL),
                   -ELIBBAD,
-                  "it is from another build of halod (module ABI 2, this halod's ABI 1)" },
+                  "it is from another build of halod (module ABI 3, this halod's ABI 2)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -127,7 +127,7 @@ static void test_module_that_cannot_be_used(void) {
                 ASSERT_INT_EQ(nm_module_load(&m, &load_error), cases[i].error);
                 ASSERT_TRUE(m == NULL);
                 /* The backend reports it; NetworkManager does not run here, so no "NetworkManager runs but". */
-                ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), cases[i].error);
+                ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), cases[i].error);
                 ASSERT_STR_EQ(error, load_error);
                 fprintf(stderr, "  %s\n", error);
 
@@ -163,7 +163,7 @@ static void test_module_loads_on_first_apply(const char *build_module_dir) {
 
         /* An incomplete link is the module's to refuse: it answers, so it is loaded. */
         cfg.address.prefixlen = 0;
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), -EINVAL);
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), -EINVAL);
         ASSERT_TRUE(error && strstr(error, "incomplete link configuration"));
         ASSERT_TRUE(library_loaded("libnm.so.0"));
         ASSERT_TRUE(library_loaded("libglib-2.0.so.0"));
@@ -199,7 +199,7 @@ static void test_built_without_libnm(void) {
         _cleanup_(freep) char *error = NULL;
         LinkConfig cfg = rdma0();
 
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), -EOPNOTSUPP);
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), -EOPNOTSUPP);
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         ASSERT_TRUE(strstr(error, "enp194s0f0np0"));
         ASSERT_TRUE(strstr(error, "halod --backend netlink"));

@@ -179,7 +179,7 @@ static void run_nic(const CheckExpect *expect, size_t n) {
         CheckList l = {};
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
-        ASSERT_OK(check_nic(&c, &l));
+        ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
         assert_checks(&l, expect, n, h.root);
         check_list_done(&l);
 }

@@ -457,7 +457,7 @@ static void test_nics_gather(void) {
         c.profile = p;
         c.node = profile_find_node(p, "head");
 
-        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_STR_EQ(nics[0].ifname, "enp194s0np0");
@@ -473,9 +473,25 @@ static void test_nics_gather(void) {
         ASSERT_TRUE(!nics[0].firmware);
         metrics_nics_free(nics, n);
 
+        /* From a snapshot that has the NIC facts already (the NIC checks of the same verify read
+         * them): the same facts, not gathered again. */
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+                const NicFacts *facts;
+
+                snapshot_init(&s, &c);
+                ASSERT_OK(snapshot_read(&s, SNAPSHOT_NICS));
+                facts = s.nics;
+                ASSERT_OK(metrics_nics_gather(&c, &s, &nics, &n));
+                ASSERT_TRUE(s.nics == facts);
+                ASSERT_INT_EQ(n, 1);
+                ASSERT_STR_EQ(nics[0].driver, "ice");
+                metrics_nics_free(nics, n);
+        }
+
         /* No such NIC: the link is still listed, with nothing known. */
         c.host = &absent;
-        ASSERT_OK(metrics_nics_gather(&c, &nics, &n));
+        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_TRUE(!nics[0].pci && !nics[0].firmware && nics[0].pcie_width == 0);

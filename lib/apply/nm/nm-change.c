@@ -2,8 +2,6 @@
 /* The changes an apply makes in NetworkManager: the profile written, activated or reapplied, and
  * rolled back when the activation fails. */
 
-#include <arpa/inet.h>
-
 #include "apply/nm.h"
 #include "apply/nm/nm-internal.h"
 #include "basic/macro.h"
@@ -65,20 +63,6 @@ int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed)
         return 0;
 }
 
-static bool device_has_address(NMDevice *device, const LinkConfig *cfg) {
-        NMIPConfig *ip4 = nm_device_get_ip4_config(device);
-        char address[INET_ADDRSTRLEN];
-
-        if (!ip4 || !inet_ntop(AF_INET, &cfg->address.address, address, sizeof address))
-                return false;
-        GPtrArray *addresses = nm_ip_config_get_addresses(ip4);
-        for (guint i = 0; i < addresses->len; i++)
-                if (nm_ip_address_get_prefix(addresses->pdata[i]) == cfg->address.prefixlen &&
-                    streq_ptr(nm_ip_address_get_address(addresses->pdata[i]), address))
-                        return true;
-        return false;
-}
-
 /* True when the profile is active on the device with exactly what we want applied. */
 bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted) {
         g_autoptr(GAsyncResult) slot = NULL, result = NULL;
@@ -99,11 +83,10 @@ bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted) {
         return applied && nm_profile_owned_equal(applied, wanted);
 }
 
-/* True when the link still shows the applied settings: MTU and address as NetworkManager sees them in
- * the kernel, the zone as firewalld reports it. Someone may have changed them behind its back. */
-bool nm_change_link_shows_settings(NmApply *a) {
-        return (a->cfg->mtu == 0 || nm_device_get_mtu(a->device) == a->cfg->mtu) &&
-                device_has_address(a->device, a->cfg) && !a->zone_drifted;
+/* True when the link still shows the applied settings, as the plan compared them with the kernel and
+ * firewalld (cfg->drift): someone may have changed them behind NetworkManager's back. */
+bool nm_change_link_shows_settings(const NmApply *a) {
+        return !(a->cfg->drift & (LINK_DRIFT_MTU | LINK_DRIFT_ADDRESS | LINK_DRIFT_ZONE));
 }
 
 /* Puts the applied settings back on the link (MTU, addresses, firewalld zone) without taking it down. */

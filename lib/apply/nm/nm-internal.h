@@ -58,7 +58,6 @@ typedef struct NmApply {
         bool created;                /* rollback: delete profile */
         GVariant *previous;          /* rollback: restore these settings (floating ref sunk) */
         bool was_active;             /* the profile was active on the device before we touched it */
-        bool zone_drifted;           /* firewalld has the interface in another zone than cfg->zone */
         char *error;
 } NmApply;
 
@@ -71,9 +70,8 @@ int nm_apply_fail_call(NmApply *a, const GError *error);
 int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed);
 /* True when the profile is active on the device with what we want applied. */
 bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted);
-/* True when the link still shows the applied settings (NetworkManager's view of MTU and address,
- * firewalld's zone). */
-bool nm_change_link_shows_settings(NmApply *a);
+/* True when the plan found nothing of cfg drifted on the link (MTU, address, zone: cfg->drift). */
+bool nm_change_link_shows_settings(const NmApply *a);
 /* Puts the applied settings back on the link without taking it down. */
 int nm_change_reapply(NmApply *a);
 /* Activates the profile on the device and waits until it is active or has failed. */

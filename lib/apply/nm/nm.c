@@ -119,8 +119,7 @@ static int check_device_holder(NmApply *a) {
 
 /* NetworkManager does not fail an activation when firewalld rejects the zone: it logs a warning and
  * leaves the interface in no zone. So a zone firewalld does not have is refused before anything
- * changes. Also notes whether firewalld has the interface in another zone now, which NetworkManager
- * cannot know. When firewalld does not run (or cannot be asked), NetworkManager keeps the zone for it. */
+ * changes. When firewalld does not run (or cannot be asked), NetworkManager keeps the zone for it. */
 static int check_firewall(NmApply *a) {
         const NmModuleHost *host = nm_module_host();
         _cleanup_(freep) char *message = NULL;
@@ -128,7 +127,7 @@ static int check_firewall(NmApply *a) {
         /* firewalld is asked through the program's sd-bus (NmModuleHost): the module links only libnm. */
         if (!a->cfg->zone || !host)
                 return 0;
-        if (host->firewall_check_zone(a->cfg->zone, a->cfg->ifname, &a->zone_drifted, &message) == -ENOENT)
+        if (host->firewall_check_zone(a->cfg->zone, &message) == -ENOENT)
                 return nm_apply_failf(a, -ENOENT, "%s; %s was not changed", strna(message), a->id);
         return 0;
 }

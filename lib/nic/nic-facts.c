@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Gathering one fabric port's NIC facts: libpci, ETHTOOL_GDRVINFO, the kernel log for ice's DDP. */
+#include <stdio.h>
+
+#include "nic/nic-facts.h"
+
+int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
+        NicFacts f = { .device_error = -ENODEV, .info_error = -ENOMEDIUM };
+        int r;
+
+        if (port->pci) {
+                f.device_error = pci_device_get(h, port->pci, &f.device);
+                if (f.device_error == -ENOMEM)
+                        return -ENOMEM;
+                if (f.device_error < 0) {
+                        /* Without libpci (not built in, or not installed) sysfs still names the driver. */
+                        _cleanup_(freep) char *link = NULL;
+
+                        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", port->pci) < 0)
+                                return -ENOMEM;
+                        r = host_readlink_basename(h, link, &f.sysfs_driver);
+                        if (r == -ENOMEM)
+                                goto fail;
+                }
+        }
+        /* The ioctl asks the running kernel, which does not describe a tree below --root. */
+        if (port->ifname && host_is_running_system(h)) {
+                f.info_error = ethtool_get_driver_info(port->ifname, &f.info);
+                if (f.info_error == -ENOMEM) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
+        if (port->pci && streq_ptr(nic_facts_driver(&f), "ice")) {
+                /* An unreadable log (not root) leaves the state unknown: nothing to say then. */
+                r = ice_ddp_state_from_kmsg(h, port->pci, &f.ddp, &f.ddp_detail);
+                if (r == -ENOMEM)
+                        goto fail;
+        }
+        *ret = f;
+        return 0;
+
+fail:
+        nic_facts_done(&f);
+        return -ENOMEM;
+}
+
+void nic_facts_done(NicFacts *f) {
+        if (!f)
+                return;
+        f->device = pci_device_free(f->device);
+        f->sysfs_driver = mfree(f->sysfs_driver);
+        f->ddp_detail = mfree(f->ddp_detail);
+}
+
+const char *nic_facts_driver(const NicFacts *f) {
+        if (f->info_error >= 0 && !isempty(f->info.driver))
+                return f->info.driver;
+        if (f->device && f->device->driver)
+                return f->device->driver;
+        return f->sysfs_driver;
+}

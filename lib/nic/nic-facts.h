@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* What the NIC checks and the metrics know about one fabric port, gathered once: its PCI device
+ * (libpci), the driver's own report (ETHTOOL_GDRVINFO) and, for ice, whether its DDP package loaded. */
+#pragma once
+
+#include "nic/ethtool.h"
+#include "nic/fabric.h"
+#include "nic/ice-ddp.h"
+#include "nic/pci.h"
+
+typedef struct NicFacts {
+        PciDevice *device;  /* NULL: device_error says why */
+        int device_error;   /* -ENODEV: no PCI device for the port; -ELIBACC, -ELIBBAD: no libpci; ... */
+        char *sysfs_driver; /* the driver sysfs names for the port's PCI device when libpci could not
+                             * describe it; NULL otherwise */
+        EthtoolDriverInfo info;
+        int info_error;  /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
+        IceDdpState ddp; /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
+        char *ddp_detail;
+} NicFacts;
+
+/* Gathers the facts of one port. Whatever cannot be read is recorded with its errno, for the checks
+ * to explain; returns 0, or -ENOMEM. */
+int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret);
+void nic_facts_done(NicFacts *f);
+
+/* The driver the facts name: the driver's own report, else libpci's, else sysfs's; NULL when none. */
+const char *nic_facts_driver(const NicFacts *f) _pure_;

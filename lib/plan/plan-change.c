@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* A plan as change records (link, field, from, to), and as the lines haloctl and the journal show. */
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "plan/plan.h"
+
+static const char *const link_field_table[_LINK_FIELD_MAX] = {
+        [LINK_FIELD_MTU] = "mtu",
+        [LINK_FIELD_UP] = "up",
+        [LINK_FIELD_ADDRESS] = "address",
+        [LINK_FIELD_ZONE] = "zone",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
+
+static void plan_change_done(PlanChange *c) {
+        free(c->link);
+        free(c->ifname);
+        free(c->from);
+        free(c->to);
+}
+
+void plan_changes_done(PlanChanges *c) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < c->n_changes; i++)
+                plan_change_done(&c->changes[i]);
+        c->changes = mfree(c->changes);
+        c->n_changes = 0;
+}
+
+static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const char *from, const char *to) {
+        PlanChange c = {
+                .link = strdup(lp->link),
+                .ifname = strdup(strempty(lp->ifname)),
+                .field = field,
+                .from = strdup(from),
+                .to = strdup(to),
+        };
+        PlanChange *a;
+
+        a = reallocarray(l->changes, l->n_changes + 1, sizeof(PlanChange));
+        if (a)
+                l->changes = a;
+        if (!a || !c.link || !c.ifname || !c.from || !c.to) {
+                plan_change_done(&c);
+                return -ENOMEM;
+        }
+        l->changes[l->n_changes++] = c;
+        return 0;
+}
+
+static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
+        char a[IPV4_PREFIX_STRING_MAX], b[IPV4_PREFIX_STRING_MAX];
+        int r = 0;
+
+        if (lp->mtu_from != lp->mtu_to) {
+                (void) snprintf(a, sizeof(a), "%u", lp->mtu_from);
+                (void) snprintf(b, sizeof(b), "%u", lp->mtu_to);
+                r = add_change(l, lp, LINK_FIELD_MTU, a, b);
+        }
+        if (r >= 0 && lp->set_up)
+                r = add_change(l, lp, LINK_FIELD_UP, "down", "up");
+        for (size_t i = 0; r >= 0 && i < lp->n_remove_addresses; i++) {
+                const RtnlAddress *old = &lp->remove_addresses[i];
+                Ipv4Prefix p = { .address = old->address, .prefixlen = old->prefixlen };
+
+                r = add_change(l, lp, LINK_FIELD_ADDRESS, ipv4_prefix_to_string(&p, a), "");
+        }
+        if (r >= 0 && lp->add_address)
+                r = add_change(l, lp, LINK_FIELD_ADDRESS, "", ipv4_prefix_to_string(&lp->address, b));
+        if (r >= 0 && lp->zone_to)
+                r = add_change(l, lp, LINK_FIELD_ZONE, strempty(lp->zone_from), lp->zone_to);
+        return r;
+}
+
+int plan_changes(const Plan *p, PlanChanges *ret) {
+        _cleanup_(plan_changes_done) PlanChanges l = {};
+        int r;
+
+        for (size_t i = 0; i < p->n_links; i++) {
+                if (p->links[i].error)
+                        continue;
+                r = link_plan_changes(&p->links[i], &l);
+                if (r < 0)
+                        return r;
+        }
+        *ret = l;
+        l = (PlanChanges){};
+        return 0;
+}
+
+char *plan_change_describe(const PlanChange *c) {
+        _cleanup_(freep) char *label = NULL;
+        char *s = NULL;
+        int r = -1;
+
+        if (isempty(c->ifname))
+                label = strdup(c->link);
+        else if (asprintf(&label, "%s (%s)", c->link, c->ifname) < 0)
+                label = NULL;
+        if (!label)
+                return NULL;
+
+        switch (c->field) {
+        case LINK_FIELD_MTU:
+                r = asprintf(&s, "%s: mtu %s → %s", label, c->from, c->to);
+                break;
+        case LINK_FIELD_UP:
+                r = asprintf(&s, "%s: link %s → %s", label, c->from, c->to);
+                break;
+        case LINK_FIELD_ADDRESS:
+                r = isempty(c->to) ? asprintf(&s, "%s: - %s", label, c->from)
+                                   : asprintf(&s, "%s: + %s", label, c->to);
+                break;
+        case LINK_FIELD_ZONE:
+                r = asprintf(&s, "%s: zone %s → %s", label, isempty(c->from) ? "(none)" : c->from, c->to);
+                break;
+        default:
+                break;
+        }
+        return r < 0 ? NULL : s;
+}
+
+int plan_describe(const Plan *p, char ***ret_lines) {
+        _cleanup_(strv_freep) char **lines = NULL;
+        int r;
+
+        /* An empty, allocated list: callers can tell "nothing" from "failed". */
+        lines = calloc(1, sizeof(char *));
+        if (!lines)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_links; i++) {
+                const LinkPlan *lp = &p->links[i];
+                _cleanup_(plan_changes_done) PlanChanges changes = {};
+
+                if (lp->error) {
+                        _cleanup_(freep) char *label = link_plan_label(lp);
+
+                        if (!label || strv_extendf(&lines, "%s: cannot apply: %s", label, lp->error) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                r = link_plan_changes(lp, &changes);
+                if (r < 0)
+                        return r;
+                for (size_t k = 0; k < changes.n_changes; k++)
+                        if (strv_consume(&lines, plan_change_describe(&changes.changes[k])) < 0)
+                                return -ENOMEM;
+        }
+        *ret_lines = TAKE_PTR(lines);
+        return 0;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the snapshot's parts: sysfs for the ports, rtnetlink and firewalld for the links, libpci,
+ * ethtool and the kernel log for the NICs. */
+#include <systemd/sd-bus.h>
+
+#include "basic/strv.h"
+#include "net/firewalld.h"
+#include "plan/plan.h"
+#include "plan/snapshot.h"
+
+void snapshot_init(Snapshot *s, const NodeContext *c) {
+        *s = (Snapshot){ .context = c };
+}
+
+static void forget_links(Snapshot *s) {
+        rtnl_state_done(&s->kernel);
+        s->kernel = (RtnlState){};
+        s->kernel_error = 0;
+        s->kernel_message = mfree(s->kernel_message);
+        for (size_t i = 0; s->zones && i < s->n_ports; i++) {
+                free(s->zones[i].zone);
+                free(s->zones[i].error);
+        }
+        s->zones = mfree(s->zones);
+        s->firewalld_running = false;
+        s->firewalld_zones = strv_free(s->firewalld_zones);
+        s->firewalld_zones_error = mfree(s->firewalld_zones_error);
+}
+
+static void forget_nics(Snapshot *s) {
+        for (size_t i = 0; s->nics && i < s->n_ports; i++)
+                nic_facts_done(&s->nics[i]);
+        s->nics = mfree(s->nics);
+}
+
+void snapshot_forget(Snapshot *s, SnapshotPart parts) {
+        /* The other parts are indexed by port; and the NIC facts completed the ports (PCI device,
+         * ifindex), which cannot be taken back. */
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
+                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        if (parts & SNAPSHOT_LINKS)
+                forget_links(s);
+        if (parts & SNAPSHOT_NICS)
+                forget_nics(s);
+        if (parts & SNAPSHOT_PORTS) {
+                fabric_ports_free(s->ports, s->n_ports);
+                s->ports = NULL;
+                s->n_ports = 0;
+        }
+        s->parts &= ~parts;
+}
+
+void snapshot_done(Snapshot *s) {
+        if (!s)
+                return;
+        snapshot_forget(s, SNAPSHOT_PORTS);
+}
+
+const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) {
+        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || i >= s->n_ports || !s->ports[i].ifname)
+                return NULL;
+        return rtnl_state_find_by_name(&s->kernel, s->ports[i].ifname);
+}
+
+static int read_kernel(Snapshot *s) {
+        _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
+        int r;
+
+        if (s->before_kernel_read)
+                s->before_kernel_read(s->userdata);
+        r = rtnl_open(&rtnl);
+        if (r >= 0)
+                r = rtnl_dump(rtnl, &s->kernel, &s->kernel_message);
+        if (r == -ENOMEM)
+                return r;
+        s->kernel_error = r < 0 ? r : 0;
+        return 0;
+}
+
+/* The runtime zone of every node link that wants one, on one connection; the zone list too when some
+ * zone is to change (it is the slow call). Whether firewalld runs, its first answer says. */
+static int read_zones(Snapshot *s) {
+        const NodeContext *c = s->context;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        bool differs = false;
+        int r;
+
+        if (!c->node || s->kernel_error < 0 || !node_wants_zones(c->profile, c->node))
+                return 0;
+        s->zones = calloc(s->n_ports ?: 1, sizeof(SnapshotZone));
+        if (!s->zones)
+                return -ENOMEM;
+
+        (void) firewalld_open(&bus);
+        for (size_t i = 0; bus && i < s->n_ports; i++) {
+                const ProfileLink *pl = profile_find_link(c->profile, c->node->links[i].link);
+                SnapshotZone *z = &s->zones[i];
+
+                if (!pl || !pl->firewall_zone || !snapshot_kernel_link(s, i))
+                        continue;
+                r = firewalld_get_zone_of_interface(bus, s->ports[i].ifname, &z->zone, &z->error);
+                if (r == -ENOMEM)
+                        return r;
+                if (r == -ESRCH) {
+                        /* firewalld does not run: the answer for every link. */
+                        bus = sd_bus_flush_close_unref(bus);
+                        z->error = mfree(z->error);
+                } else if (r >= 0 && !streq(z->zone, pl->firewall_zone))
+                        differs = true;
+        }
+        s->firewalld_running = bus != NULL;
+        if (bus && differs &&
+            firewalld_get_zones(bus, &s->firewalld_zones, &s->firewalld_zones_error) == -ENOMEM)
+                return -ENOMEM;
+        return 0;
+}
+
+static int read_nics(Snapshot *s) {
+        int r;
+
+        r = fabric_ports_locate(s->context, s->ports, s->n_ports);
+        if (r < 0)
+                return r;
+        s->nics = calloc(s->n_ports ?: 1, sizeof(NicFacts));
+        if (!s->nics)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                r = nic_facts_gather(s->context->host, &s->ports[i], &s->nics[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int snapshot_read(Snapshot *s, SnapshotPart parts) {
+        int r;
+
+        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS))
+                parts |= SNAPSHOT_PORTS;
+        parts &= ~s->parts;
+
+        if (parts & SNAPSHOT_PORTS) {
+                r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);
+                if (r < 0)
+                        return r;
+                s->parts |= SNAPSHOT_PORTS;
+        }
+        if (parts & SNAPSHOT_LINKS) {
+                /* Marked read first: snapshot_kernel_link() answers from it while zones are asked. */
+                s->parts |= SNAPSHOT_LINKS;
+                r = read_kernel(s);
+                if (r >= 0)
+                        r = read_zones(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_LINKS);
+                        return r;
+                }
+        }
+        if (parts & SNAPSHOT_NICS) {
+                r = read_nics(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_NICS);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_NICS;
+        }
+        return 0;
+}

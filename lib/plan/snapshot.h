@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
+ * and addresses, firewalld's zones of the links and the NIC facts, each read at most once and only
+ * when something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
+ * report from it; the metrics export its NIC facts. */
+#pragma once
+
+#include "net/rtnl.h"
+#include "nic/fabric.h"
+#include "nic/nic-facts.h"
+#include "profile/node-context.h"
+
+typedef enum SnapshotPart {
+        /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
+         * links, or the profile's when no node is selected. */
+        SNAPSHOT_PORTS = 1 << 0,
+        /* The running kernel's links and IPv4 addresses (rtnetlink; its routes belong to this part
+         * when the profile gets routes), and firewalld's runtime zone of each node link that asks for
+         * a zone; with SNAPSHOT_PORTS. */
+        SNAPSHOT_LINKS = 1 << 1,
+        /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
+         * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
+        SNAPSHOT_NICS = 1 << 2,
+} SnapshotPart;
+
+/* What firewalld said about one link's netdev. */
+typedef struct SnapshotZone {
+        char *zone;  /* the runtime zone, "" for none; NULL when not asked or not answered */
+        char *error; /* why firewalld could not say; NULL when it did or was not asked */
+} SnapshotZone;
+
+typedef struct Snapshot {
+        const NodeContext *context;
+        SnapshotPart parts; /* what has been read */
+
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS. */
+        FabricPort *ports;
+        size_t n_ports;
+
+        /* SNAPSHOT_LINKS. kernel_error < 0: the kernel's state could not be read (kernel_message is
+         * the kernel's extended ack, or NULL); the other fields are then empty. */
+        RtnlState kernel;
+        int kernel_error;
+        char *kernel_message;
+        bool firewalld_running; /* firewalld answered (only asked when a link wants a zone) */
+        SnapshotZone *zones;    /* one per port; all NULL for links that want no zone */
+        char **firewalld_zones; /* the zones firewalld has: read only when a link's zone is to change */
+        char *firewalld_zones_error;
+
+        /* SNAPSHOT_NICS: one per port. */
+        NicFacts *nics;
+
+        /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
+         * events queued until then: every one of them is reflected in what is read next. */
+        void (*before_kernel_read)(void *userdata);
+        void *userdata;
+} Snapshot;
+
+/* An empty snapshot of the host c describes; c must outlive it. */
+void snapshot_init(Snapshot *s, const NodeContext *c);
+/* Reads the parts that are asked for and not read yet. What the host does wrong is recorded for the
+ * plan and the checks to report; returns 0, or -ENOMEM. */
+int snapshot_read(Snapshot *s, SnapshotPart parts);
+/* The host changed (an apply): the parts are read again when next asked for. Forgetting the ports
+ * or the NIC facts forgets every part. */
+void snapshot_forget(Snapshot *s, SnapshotPart parts);
+void snapshot_done(Snapshot *s);
+
+/* The kernel's view of port i's netdev; NULL when it has none, or the kernel was not read. */
+const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) _pure_;
