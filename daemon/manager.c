@@ -112,12 +112,9 @@ static int load_profile_and_node(
         size_t n_addresses = 0;
         int r;
 
-        /* A profile that someone other than root could have written must not configure this machine. */
-        r = profile_check_trusted(m->profile_path, ret_error);
-        if (r < 0)
-                return r;
-
-        r = profile_load_file(m->profile_path, &p, &errors);
+        /* A profile that someone other than root could have written must not configure this machine:
+         * judged on the descriptor that is read, so that nothing can be swapped in meanwhile. */
+        r = profile_load_trusted(m->profile_path, &p, &errors);
         if (r < 0) {
                 if (strv_length(errors) == 0 &&
                     strv_extendf(&errors, "%s: %s", m->profile_path, strerror(-r)) < 0)
