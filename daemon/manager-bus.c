@@ -204,21 +204,32 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                 (void) sd_bus_reply_method_errorf(
                         p->call,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Only root may call %s: polkit could not be asked for %s (%s).",
+                        "Only root may call %s: polkit could not be asked for %s (%s)",
                         sd_bus_message_get_member(p->call),
                         POLKIT_ACTION,
                         e && e->message ? e->message : "no answer");
                 return 0;
         }
 
-        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
-        if (r < 0)
-                authorized = false;
+        /* CheckAuthorization returns (is_authorized, is_challenge, details): (bba{ss}). */
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r > 0)
+                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        if (r <= 0) {
+                (void) sd_bus_reply_method_errorf(
+                        p->call,
+                        SD_BUS_ERROR_ACCESS_DENIED,
+                        "Only root may call %s: polkit's answer for %s could not be read (%s)",
+                        sd_bus_message_get_member(p->call),
+                        POLKIT_ACTION,
+                        r < 0 ? strerror(-r) : "empty");
+                return 0;
+        }
         if (!authorized) {
                 (void) sd_bus_reply_method_errorf(
                         p->call,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Not authorised for %s: polkit denied it%s. Run as root or ask an administrator.",
+                        "Not authorised for %s: polkit denied it%s",
                         POLKIT_ACTION,
                         challenge ? " (authentication is required)" : "");
                 return 0;
@@ -280,7 +291,7 @@ static int authorize(sd_bus_message *call, Manager *m, ActionFunc action, sd_bus
                 return sd_bus_error_setf(
                         error,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Only root may call this method (polkit unavailable).");
+                        "Only root may call this method (polkit unavailable)");
         }
         (void) sd_bus_slot_set_destroy_callback(slot, pending_auth_free);
         (void) sd_bus_slot_set_floating(slot, true);
