@@ -62,6 +62,68 @@ assert_contains "$OUT" "already owns io.halod1"
 kill -0 "$HALOD_PID" || fail "the first halod died"
 assert_eq "$(dm_prop Health)" healthy "Health after a second start"
 
+log "a caller that execs a setuid program after its call: its connection's uid counts, not the process's"
+# The call waits in halod's socket (halod stopped) until the caller is su, set-user-ID root and
+# blocked at its password prompt: a halod that asked /proc who the caller is now would see euid 0.
+cat >"$TEST_DIR/raw-reload.py" <<'EOF'
+# A D-Bus client in a few lines: authenticates, sends Hello and io.halod1.Node.Reload, then either
+# reads the replies ("wait") or execs su with the connection open ("su").
+import os, socket, struct, sys
+
+def pad(b, n):
+    return b + bytes(-len(b) % n)
+
+def call(serial, path, interface, member, destination):
+    fields = b""
+    for code, sig, value in ((1, b"o", path), (2, b"s", interface), (3, b"s", member), (6, b"s", destination)):
+        v = value.encode()
+        fields = pad(fields, 8) + bytes([code, 1]) + sig + b"\0" + struct.pack("<I", len(v)) + v + b"\0"
+    head = b"l" + bytes([1, 0, 1]) + struct.pack("<III", 0, serial, len(fields)) + fields
+    return pad(head, 8)
+
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
+if not s.recv(4096).startswith(b"OK"):
+    sys.exit("the bus refused the authentication")
+s.sendall(b"BEGIN\r\n")
+s.sendall(call(1, "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", "org.freedesktop.DBus"))
+s.sendall(call(2, "/io/halod1", "io.halod1.Node", "Reload", "io.halod1"))
+if sys.argv[2] == "wait":
+    while s.recv(4096):  # the control: the connection stays, the replies are read and dropped
+        pass
+    sys.exit(0)
+# su keeps the connection open and waits for a password on a pipe that nobody writes to.
+r, w = os.pipe()
+for fd in (s.fileno(), r, w):
+    os.set_inheritable(fd, True)
+os.dup2(r, 0)
+print("exec su", flush=True)
+os.execv("/usr/bin/su", ["su", "-c", "true", "root"])
+EOF
+reloads() { grep -c "reloaded" "$HALOD_LOG" || true; }
+# The control: the same call from root reloads, so the call itself reaches halod.
+reloads_before=$(reloads)
+python3 "$TEST_DIR/raw-reload.py" "${DBUS_SYSTEM_BUS_ADDRESS#unix:path=}" wait >"$TEST_DIR/logs/raw-control.log" 2>&1 &
+CONTROL=$!
+track_pid "$CONTROL"
+reloaded_since() { [ "$(reloads)" -gt "$1" ]; }
+wait_until 10 reloaded_since "$reloads_before"
+stop_pid "$CONTROL"
+reloads_before=$(reloads)
+kill -STOP "$HALOD_PID"
+"${NOBODY[@]}" python3 "$TEST_DIR/raw-reload.py" "${DBUS_SYSTEM_BUS_ADDRESS#unix:path=}" su \
+        >"$TEST_DIR/logs/setuid-caller.log" 2>&1 &
+CALLER=$!
+track_pid "$CALLER"
+caller_is_setuid() { grep -Eq '^Uid:[[:space:]]+65534[[:space:]]+0[[:space:]]' "/proc/$CALLER/status"; }
+wait_until 10 caller_is_setuid
+kill -CONT "$HALOD_PID"
+# Answered after the call before it: by now halod has judged the Reload.
+assert_eq "$(dm_prop Cluster)" dm-test "Cluster after the setuid caller's Reload"
+stop_pid "$CALLER"
+assert_eq "$(reloads)" "$reloads_before" "reloads logged after the setuid caller's Reload"
+
 log "the profile gone from the sticky directory while another user keeps linking theirs there: never read"
 sed 's/^cluster: dm-test/cluster: dm-pwned/' "$PROFILE" >"$STICKY/theirs.yaml"
 chown 65534 "$STICKY/theirs.yaml"
