@@ -10,7 +10,6 @@
 #include "basic/json-writer.h"
 #include "basic/strv.h"
 #include "haloctl.h"
-#include "profile/profile-trust.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -18,9 +17,9 @@ const char *profile_path_arg(int argc, char *argv[]) {
         return argc > 1 ? argv[1] : PROFILE_DEFAULT_PATH;
 }
 
-/* The exit code for a failed profile_load_file(). */
+/* The exit code for a failed profile_load_file() or profile_load_trusted(). */
 static int exit_code_for_load(int r) {
-        if (r == -EINVAL)
+        if (r == -EINVAL || r == -EPERM || r == -ELOOP) /* invalid, or not trusted */
                 return EX_CONFIG;
         if (r == -ENOMEM)
                 return EX_OSERR;
@@ -78,25 +77,18 @@ static int select_node(const Profile *p, const ProfileNode **ret, char **ret_err
 
 int load_profile_and_node(const char *path, Profile **ret_profile, const ProfileNode **ret_node) {
         _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
         _cleanup_(freep) char *error = NULL;
         const ProfileNode *node = NULL;
         int r;
 
         /* Every verb that acts on this machine refuses a profile others could have written (validate,
-         * which only reads, does not). */
-        r = profile_check_trusted(path, &error);
-        if (r == -ENOMEM) {
-                fprintf(stderr, "Out of memory.\n");
-                return EX_OSERR;
-        }
+         * which only reads, does not), judged on the descriptor that is read. */
+        r = profile_load_trusted(path, &p, &errors);
         if (r < 0) {
-                fprintf(stderr, "%s\n", strna(error));
-                return EX_CONFIG;
+                print_load_errors(path, r, errors);
+                return exit_code_for_load(r);
         }
-
-        r = load_profile_or_report(path, &p);
-        if (r != 0)
-                return r;
 
         r = select_node(p, &node, &error);
         if (r == -ENOMEM) {

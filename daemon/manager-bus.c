@@ -205,21 +205,32 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                 (void) sd_bus_reply_method_errorf(
                         p->call,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Only root may call %s: polkit could not be asked for %s (%s).",
+                        "Only root may call %s: polkit could not be asked for %s (%s)",
                         sd_bus_message_get_member(p->call),
                         POLKIT_ACTION,
                         e && e->message ? e->message : "no answer");
                 return 0;
         }
 
-        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
-        if (r < 0)
-                authorized = false;
+        /* CheckAuthorization returns (is_authorized, is_challenge, details): (bba{ss}). */
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r > 0)
+                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        if (r <= 0) {
+                (void) sd_bus_reply_method_errorf(
+                        p->call,
+                        SD_BUS_ERROR_ACCESS_DENIED,
+                        "Only root may call %s: polkit's answer for %s could not be read (%s)",
+                        sd_bus_message_get_member(p->call),
+                        POLKIT_ACTION,
+                        r < 0 ? strerror(-r) : "empty");
+                return 0;
+        }
         if (!authorized) {
                 (void) sd_bus_reply_method_errorf(
                         p->call,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Not authorised for %s: polkit denied it%s. Run as root or ask an administrator.",
+                        "Not authorised for %s: polkit denied it%s",
                         POLKIT_ACTION,
                         challenge ? " (authentication is required)" : "");
                 return 0;
@@ -281,7 +292,7 @@ static int authorize(sd_bus_message *call, Manager *m, ActionFunc action, sd_bus
                 return sd_bus_error_setf(
                         error,
                         SD_BUS_ERROR_ACCESS_DENIED,
-                        "Only root may call this method (polkit unavailable).");
+                        "Only root may call this method (polkit unavailable)");
         }
         (void) sd_bus_slot_set_destroy_callback(slot, pending_auth_free);
         (void) sd_bus_slot_set_floating(slot, true);
@@ -433,6 +444,45 @@ static const sd_bus_vtable node_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+/* D-Bus interface and member names are at most 255 bytes. sd-bus's answer to an unknown one repeats
+ * the name it was given, so a Get naming a 30 MiB property cost a 30 MiB error and the CPU to build
+ * and send it; such a call is refused here, before sd-bus looks it up, with a short error. */
+#define BUS_NAME_MAX 255U
+
+static bool bus_name_too_long(const char *s) {
+        return s && strnlen(s, BUS_NAME_MAX + 1) > BUS_NAME_MAX;
+}
+
+static int on_properties_call(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        const char *member, *interface = NULL, *property = NULL;
+        int r;
+
+        if (!sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", NULL))
+                return 0;
+        member = sd_bus_message_get_member(message);
+        if (!member || !(streq(member, "Get") || streq(member, "Set") || streq(member, "GetAll")))
+                return 0;
+
+        r = sd_bus_message_read_basic(message, 's', &interface);
+        if (r > 0 && !streq(member, "GetAll"))
+                r = sd_bus_message_read_basic(message, 's', &property);
+        (void) sd_bus_message_rewind(message, /* complete= */ true);
+        if (r <= 0)
+                return 0; /* a wrong signature: sd-bus answers it */
+        if (!bus_name_too_long(interface) && !bus_name_too_long(property))
+                return 0;
+
+        r = sd_bus_reply_method_errorf(
+                message,
+                SD_BUS_ERROR_INVALID_ARGS,
+                "%s name longer than %u bytes, which D-Bus does not allow.",
+                bus_name_too_long(interface) ? "Interface" : "Property",
+                BUS_NAME_MAX);
+        if (r < 0)
+                log_debug("Failed to refuse an over-long name in %s: %s", member, strerror(-r));
+        return 1; /* handled: sd-bus does not see it */
+}
+
 /* sd-bus ends the event loop with status 1 once this returns (exit-on-disconnect): say why first. */
 static int on_bus_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         if (sd_bus_message_is_signal(message, "org.freedesktop.DBus.Local", "Disconnected"))
@@ -448,6 +498,10 @@ int manager_bus_setup(Manager *m) {
         r = sd_bus_open_system(&m->bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to connect to the system bus: %m. Is dbus running?");
+
+        r = sd_bus_add_filter(m->bus, NULL, on_properties_call, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to install the bus filter: %m");
 
         r = sd_bus_add_object_vtable(m->bus, NULL, OBJECT_PATH, INTERFACE, node_vtable, m);
         if (r < 0)

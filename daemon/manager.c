@@ -120,12 +120,9 @@ int manager_load_profile(
         size_t n_addresses = 0;
         int r;
 
-        /* A profile that someone other than root could have written must not configure this machine. */
-        r = profile_check_trusted(path, ret_error);
-        if (r < 0)
-                return r;
-
-        r = profile_load_file(path, &p, &errors);
+        /* A profile that someone other than root could have written must not configure this machine:
+         * judged on the descriptor that is read, so that nothing can be swapped in meanwhile. */
+        r = profile_load_trusted(path, &p, &errors);
         if (r < 0) {
                 if (strv_length(errors) == 0 && strv_extendf(&errors, "%s: %s", path, strerror(-r)) < 0)
                         return -ENOMEM;

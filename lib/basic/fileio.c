@@ -47,6 +47,80 @@ int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size) {
         return 0;
 }
 
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t n = 0, allocated = 0;
+
+        for (;;) {
+                ssize_t k;
+
+                if (allocated - n < 4096) {
+                        size_t want = allocated ? allocated * 2 : 4096;
+                        char *b;
+
+                        if (want > max + 2)
+                                want = max + 2;
+                        if (want <= n + 1)
+                                return -EFBIG;
+                        b = realloc(buf, want);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = want;
+                }
+
+                k = read(fd, buf + n, allocated - n - 1);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n > max)
+                        return -EFBIG;
+        }
+
+        buf[n] = '\0';
+        if (ret_size)
+                *ret_size = n;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int open_regular_file(const char *path, int *ret_fd) {
+        _cleanup_(closep) int fd = -EBADF;
+        struct stat st;
+        int flags;
+
+        /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. */
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+                return negative_errno();
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size) {
+        _cleanup_(closep) int fd = -EBADF;
+        int r;
+
+        r = open_regular_file(path, &fd);
+        if (r < 0)
+                return r;
+        return read_full_fd(fd, max, ret, ret_size);
+}
+
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size) {
         _cleanup_(fclosep) FILE *f = NULL;
 

@@ -9,5 +9,14 @@
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Reads at most max bytes from an open stream, NUL-terminated. */
 int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size);
+/* Reads at most max bytes from an open file descriptor, from its offset on, NUL-terminated. */
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
+/* Opens path for reading only when it is a regular file: never follows a symlink in its last
+ * component (-ELOOP) and never blocks on a FIFO or opens a device (-EBADFD), -EISDIR for a directory;
+ * the descriptor returned is blocking and close-on-exec. For files that others may have put in our
+ * place (a runtime directory), where anything but a regular file is to be replaced, not read. */
+int open_regular_file(const char *path, int *ret_fd);
+/* open_regular_file() and read_full_fd(). */
+int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Writes data to a temporary file beside path and renames it into place. */
 int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode);

@@ -290,7 +290,9 @@ int fabric_env_write(const FabricEnv *e, const char *path) {
         if (r < 0)
                 return r;
 
-        if (read_full_file(path, 64U * 1024U, &old, NULL) >= 0 && streq(old, text))
+        /* What is there now, read without following a symlink or waiting on a FIFO that someone put in
+         * its place: anything but a regular file is not read, and the rename below replaces it. */
+        if (read_regular_file(path, 64U * 1024U, &old, NULL) >= 0 && streq(old, text))
                 return 0;
 
         dir = strdup(path);

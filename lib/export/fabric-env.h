@@ -51,5 +51,6 @@ int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret);
 /* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}} */
 void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w);
 /* Writes the file format to path atomically (mode 0644), creating its directory, and only when the
- * content changed. Returns 1 when written, 0 when unchanged, negative errno on failure. */
+ * content changed. Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is
+ * replaced without being opened. Returns 1 when written, 0 when unchanged, negative errno on failure. */
 int fabric_env_write(const FabricEnv *e, const char *path);

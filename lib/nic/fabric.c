@@ -117,6 +117,71 @@ static bool device_matches(const Profile *p, const LinkMatch *m, const Facts *f)
         return true;
 }
 
+/* The PCI device a netdev belongs to: its device, or for a virtio NIC the PCI device the virtio device
+ * hangs off (…/0000:00:03.0/virtio2/net/eth0). Returns 1 with *ret_pci, 0 with *ret_problem saying
+ * what the interface is instead, <0 on allocation failure. */
+static int netdev_pci_address(
+        const Host *h, const char *link, const char *ifname, char **ret_pci, char **ret_problem) {
+        _cleanup_(freep) char *device = NULL, *name = NULL, *subsystem = NULL, *path = NULL, *up = NULL,
+                              *parent = NULL;
+        const char *base;
+        int r;
+
+        if (asprintf(&device, "/sys/class/net/%s/device", ifname) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(h, device, &name);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return asprintf(
+                               ret_problem,
+                               "%s (link %s) has no device in sysfs: it is a virtual interface, not a "
+                               "NIC; match the link to the NIC's port",
+                               ifname,
+                               link) < 0
+                        ? -ENOMEM
+                        : 0;
+        if (pci_address_is_valid(name)) {
+                *ret_pci = TAKE_PTR(name);
+                return 1;
+        }
+
+        if (asprintf(&path, "%s/subsystem", device) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(h, path, &subsystem);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && streq(subsystem, "virtio")) {
+                path = mfree(path);
+                /* The virtio device's parent directory, as the kernel resolves it. */
+                if (asprintf(&path, "%s/..", device) < 0) {
+                        path = NULL;
+                        return -ENOMEM;
+                }
+                r = host_path(h, path, &up);
+                if (r < 0)
+                        return r;
+                parent = realpath(up, NULL);
+                if (!parent && errno == ENOMEM)
+                        return -ENOMEM;
+                base = parent ? strrchr(parent, '/') : NULL;
+                if (base && pci_address_is_valid(base + 1)) {
+                        *ret_pci = strdup(base + 1);
+                        return *ret_pci ? 1 : -ENOMEM;
+                }
+        }
+        return asprintf(
+                       ret_problem,
+                       "%s (link %s) is %s on the %s bus, not a PCI device: the nic. checks need the "
+                       "fabric NIC's PCI function",
+                       ifname,
+                       link,
+                       name,
+                       r >= 0 ? subsystem : "unknown") < 0
+                ? -ENOMEM
+                : 0;
+}
+
 /* The netdev through lib/nic/link-match.c, the same resolution the apply path uses: sets ifname, or
  * problem, resolve_error and resolve_errno. <0 only on allocation failure. */
 static int resolve_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
@@ -139,17 +204,12 @@ static int resolve_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *
 
 /* The PCI device and the ifindex of a resolved netdev. */
 static int locate_netdev(const NodeContext *c, FabricPort *port) {
-        _cleanup_(freep) char *device = NULL, *pci = NULL;
         unsigned ifindex;
         int r;
 
-        if (asprintf(&device, "/sys/class/net/%s/device", port->ifname) < 0)
-                return -ENOMEM;
-        r = host_readlink_basename(c->host, device, &pci);
-        if (r == -ENOMEM)
+        r = netdev_pci_address(c->host, port->link, port->ifname, &port->pci, &port->problem);
+        if (r < 0)
                 return r;
-        if (r >= 0 && pci_address_is_valid(pci))
-                port->pci = TAKE_PTR(pci);
         if (netdev_read_uint(c->host, port->ifname, "ifindex", &ifindex) >= 0 && ifindex <= INT_MAX)
                 port->ifindex = (int) ifindex;
         return 0;

@@ -5,6 +5,7 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "profile/profile-internal.h"
+#include "profile/profile-trust.h"
 
 static const char *const profile_mode_table[_PROFILE_MODE_MAX] = {
         [PROFILE_MODE_ENFORCE] = "enforce",
@@ -125,12 +126,26 @@ int profile_load_string(
         return 0;
 }
 
-int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
-        _cleanup_(freep) char *data = NULL;
-        size_t size;
-        int r;
+/* The one error of a profile that cannot be read; returns r, or -ENOMEM. */
+static int return_unreadable(const char *path, int r, char ***ret_errors) {
+        _cleanup_(strv_freep) char **l = NULL;
+        char buf[MESSAGE_TEXT_BUF];
 
-        r = read_full_file(path, PROFILE_SIZE_MAX, &data, &size);
+        if (!ret_errors)
+                return r;
+        if (strv_extendf(
+                    &l,
+                    "%s: cannot read the profile: %s (expected a readable YAML file; pass its path as the PROFILE argument)",
+                    text_for_message(path, buf),
+                    strerror(-r)) < 0)
+                return -ENOMEM;
+        *ret_errors = TAKE_PTR(l);
+        return r;
+}
+
+/* Loads what read() returned; r is its result. */
+static int load_read_result(
+        const char *path, int r, const char *data, size_t size, Profile **ret, char ***ret_errors) {
         if (r == -EFBIG) {
                 _cleanup_(profile_errors_donep) ProfileErrors e = {};
                 int k;
@@ -140,24 +155,46 @@ int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
                         return k;
                 return return_too_large(&e, ret_errors);
         }
-        if (r < 0) {
-                char buf[MESSAGE_TEXT_BUF];
+        if (r < 0)
+                return return_unreadable(path, r, ret_errors);
+        return profile_load_string(path, data, size, ret, ret_errors);
+}
 
-                if (ret_errors) {
+int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
+        _cleanup_(freep) char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        r = read_full_file(path, PROFILE_SIZE_MAX, &data, &size);
+        return load_read_result(path, r, data, size, ret, ret_errors);
+}
+
+int profile_load_fd(int fd, const char *display_path, Profile **ret, char ***ret_errors) {
+        _cleanup_(freep) char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        r = read_full_fd(fd, PROFILE_SIZE_MAX, &data, &size);
+        return load_read_result(display_path, r, data, size, ret, ret_errors);
+}
+
+int profile_load_trusted(const char *path, Profile **ret, char ***ret_errors) {
+        _cleanup_(closep) int fd = -EBADF;
+        _cleanup_(freep) char *error = NULL;
+        int r;
+
+        r = profile_open_trusted(path, &fd, ret_errors ? &error : NULL);
+        if (r < 0) {
+                if (ret_errors && error) {
                         _cleanup_(strv_freep) char **l = NULL;
 
-                        if (strv_extendf(
-                                    &l,
-                                    "%s: cannot read the profile: %s (expected a readable YAML file; pass its path as the PROFILE argument)",
-                                    text_for_message(path, buf),
-                                    strerror(-r)) < 0)
+                        if (strv_extend(&l, error) < 0)
                                 return -ENOMEM;
                         *ret_errors = TAKE_PTR(l);
                 }
                 return r;
         }
-
-        return profile_load_string(path, data, size, ret, ret_errors);
+        return profile_load_fd(fd, path, ret, ret_errors);
 }
 
 const ProfileLink *profile_find_link(const Profile *p, const char *name) {

@@ -36,6 +36,9 @@ pol = ET.parse(sys.argv[2]).getroot()
 ids = [a.get("id") for a in pol.iter("action")]
 assert ids == ["io.halod1.manage"], ids
 assert pol.find("action/defaults/allow_active").text == "auth_admin_keep"
+# halod runs as the user halod: polkit answers it about other users only for actions it owns.
+owner = [a.text for a in pol.iter("annotate") if a.get("key") == "org.freedesktop.policykit.owner"]
+assert owner == ["unix-user:halod"], owner
 PY
 
 log "the journal catalog compiles and explains every MESSAGE_ID"

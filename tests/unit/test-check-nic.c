@@ -127,6 +127,35 @@ static void test_other_trees(void) {
         run(HOSTS "does-not-exist", profile_yaml("{ driver: ice }", "4"), no_tree, ELEMENTSOF(no_tree));
 }
 
+/* An interface that is not the direct child of a PCI device: a virtio NIC (the PCI device is the
+ * virtio device's parent) is judged by that PCI device; a virtual one has none, and the summary says
+ * so instead of "(null)". */
+static void test_not_a_pci_child(void) {
+        static const CheckExpect virtio[] = {
+                { "nic.pci",
+                  CHECK_FAIL,
+                  "Red Hat, Inc. Virtio 1.0 network device at 0000:00:03.0 is 1af4:1041, not one of "
+                  "nic.pci-ids (8086:1592, 8086:1593)" },
+        };
+        static const char virtio_yaml[] =
+                "cluster: t\nlinks:\n  rdma0:\n    match: { name: enp0s3 }\n"
+                "nic: { driver: virtio_net }\n"
+                "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
+        static const CheckExpect virtio_accepted[] = {
+                { "nic.pci", CHECK_PASS, "Red Hat, Inc. Virtio 1.0 network device at 0000:00:03.0" },
+        };
+        static const CheckExpect virtual[] = {
+                { "nic.pci",
+                  CHECK_FAIL,
+                  "lo (link rdma0) has no device in sysfs: it is a virtual interface, not a NIC; match the "
+                  "link to the NIC's port (devices with nic.pci-ids are at 0000:c2:00.0)" },
+        };
+
+        run(HOSTS "nic-virtio", profile_yaml("{ name: enp0s3 }", "4"), virtio, ELEMENTSOF(virtio));
+        run(HOSTS "nic-virtio", virtio_yaml, virtio_accepted, ELEMENTSOF(virtio_accepted));
+        run(HOSTS "nic-e810-x4", profile_yaml("{ name: lo }", "4"), virtual, ELEMENTSOF(virtual));
+}
+
 static void test_no_nic_section(void) {
         static const char yaml[] =
                 "cluster: t\nlinks:\n  rdma0:\n    match: { driver: ice }\n"
@@ -291,6 +320,7 @@ static void test_ddp_state(void) {
 int main(void) {
         test_reference_board();
         test_other_trees();
+        test_not_a_pci_child();
         test_no_nic_section();
         test_firmware_evaluate();
         test_pcie_evaluate();

@@ -428,6 +428,25 @@ static void test_write_textfile(void) {
         ASSERT_INT_EQ(n, 1);
         ASSERT_TRUE(unlink(path) == 0);
 
+        /* Whatever someone put at the path, a symlink or a FIFO, is replaced, not followed or opened:
+         * the symlink's target keeps its content, and the write does not wait for the FIFO's reader. */
+        {
+                _cleanup_(freep) char *target = NULL, *kept = NULL;
+
+                ASSERT_TRUE(asprintf(&target, "%s/elsewhere", dir) > 0);
+                ASSERT_OK(write_file_atomic(target, "theirs", 6, 0644));
+                ASSERT_TRUE(symlink(target, path) == 0);
+                ASSERT_OK(metrics_write_textfile(&in, path));
+                ASSERT_TRUE(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+                ASSERT_OK(read_full_file(target, 64, &kept, NULL));
+                ASSERT_STR_EQ(kept, "theirs");
+                ASSERT_TRUE(unlink(path) == 0 && unlink(target) == 0);
+                ASSERT_TRUE(mkfifo(path, 0644) == 0);
+                ASSERT_OK(metrics_write_textfile(&in, path));
+                ASSERT_TRUE(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+                ASSERT_TRUE(unlink(path) == 0);
+        }
+
         /* A directory that does not exist: the error, and nothing written. */
         free(path);
         path = NULL;
