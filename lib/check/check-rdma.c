@@ -358,13 +358,9 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
 
 static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
-        struct rlimit rl;
         int r;
 
-        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
-                return check_list_add(
-                        out, "rdma.memlock", CHECK_FAIL, NULL, NULL, "cannot read RLIMIT_MEMLOCK: %m");
-        r = check_rdma_memlock_evaluate(c->host, rl.rlim_cur, c->profile->rdma.memlock, &p);
+        r = check_rdma_memlock_run(c, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
