@@ -361,6 +361,28 @@ static void memlock_case(const MemlockCase *t) {
         remove_tree(root);
 }
 
+/* Without the kernel log (halod's sandbox hides it), a missing RDMA device on an ice NIC may be Safe
+ * Mode or a missing irdma: the failure says that it could not look. */
+static void test_no_device_without_kmsg(void) {
+        static const CheckExpect e[] = {
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810), then `rdma "
+                  "link` lists it; could not look at the kernel log (/dev/kmsg: No such file or directory), which "
+                  "says whether ice runs it in Safe Mode: `sudo haloctl check --only rdma.device` reads it" },
+        };
+        char *root = strdup("/tmp/rdma-no-kmsg-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(
+                asprintf(&cmd, "cp -a '%s'/. '%s' && rm '%s/dev/kmsg'", HOSTS "nic-e810-x4", root, root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        fake_verbs_setup(NULL, 0, 0);
+        run(root, profile_yaml("true", "4096"), e, ELEMENTSOF(e));
+        remove_tree(root);
+}
+
 #define RDMA_CONF "/etc/security/limits.d/90-rdma.conf"
 
 static void test_memlock(void) {
@@ -619,6 +641,7 @@ int main(void) {
         test_mtu();
         test_no_device();
         test_no_rdma_section();
+        test_no_device_without_kmsg();
         test_mtu_evaluate();
         test_memlock();
         printf("test-check-rdma: ok\n");
