@@ -47,5 +47,8 @@ typedef struct MemlockServices {
  * the /dev/infiniband/uverbs* devices. Each source is named with the fix for the one that falls
  * short; a source that cannot be read makes it warn, never pass. */
 int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret);
+/* /dev/infiniband/uverbs* below the host root: a line for each problem (none there, not
+ * read-writable by everyone or group rdma) in problems, for each usable device in ok. */
+int check_rdma_uverbs(const Host *h, char ***problems, char ***ok);
 /* The same for the node: services' limit from the running systemd over the system bus. */
 int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret);

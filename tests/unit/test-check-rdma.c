@@ -477,8 +477,8 @@ static void test_memlock(void) {
                   &services_unlimited,
                   UNLIMITED,
                   CHECK_FAIL,
-                  { "login sessions get 64 MiB (hard unlimited) < unlimited (/etc/security/limits.conf:1): set "
-                    "\"* - memlock unlimited\" there or in " RDMA_CONF " (read last)" },
+                  { "login sessions get 64 MiB (hard unlimited) < unlimited (/etc/security/limits.conf:1): make that "
+                    "\"* - memlock unlimited\" and log in again" },
                   { "services get" } },
                 { "sessions short of a size",
                   0666,
@@ -487,7 +487,7 @@ static void test_memlock(void) {
                   &services_unlimited,
                   64 * MIB,
                   CHECK_FAIL,
-                  { "login sessions get 1 MiB < 64 MiB (/etc/security/limits.conf:1): set \"* - memlock 65536\"" } },
+                  { "login sessions get 1 MiB < 64 MiB (/etc/security/limits.conf:1): make that \"* - memlock 65536\"" } },
                 { "the rdma group is enough",
                   0666,
                   (gid_t) -1,
