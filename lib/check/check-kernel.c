@@ -201,6 +201,16 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                         NULL,
                         "no boot configuration found (looked for " BOOT_CONFIG_SEARCHED
                         "): cannot tell what the next boot gets");
+        if (r == -EACCES || r == -EPERM)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not look at %s (%s): `sudo haloctl check --only kernel.cmdline-next` reads it",
+                        strna(failed_path),
+                        strerror(-r));
         if (r < 0)
                 return check_list_add(
                         out,
@@ -208,10 +218,9 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                         CHECK_WARN,
                         expected,
                         NULL,
-                        "cannot read %s: %s%s",
+                        "cannot read %s: %s",
                         strna(failed_path),
-                        strerror(-r),
-                        r == -EACCES ? " (run as root to check the next boot)" : "");
+                        strerror(-r));
 
         r = kernel_cmdline_parse(boot->cmdline, &next);
         if (r == -ENOMEM)

@@ -250,6 +250,15 @@ static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck
 
         if (!p->facts->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no PCI device to look at (see nic.pci)");
+        if (p->facts->device->link_source == PCIE_LINK_UNKNOWN && geteuid() != 0)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "could not look at the PCIe link of %s: config space past byte 64 is root's, and sysfs "
+                        "has no current_link_speed: `sudo haloctl check --only nic.pcie` reads it",
+                        p->facts->device->address);
         /* The netdev's speed is the line rate while the link is up; the device id says it otherwise. */
         if (p->port->ifname && netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 &&
             mbit < 10000000)
@@ -329,6 +338,18 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
                         where,
                         strna(p->facts->ddp_detail));
+        if (streq(driver, "ice") && p->facts->ddp_error < 0)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        want,
+                        driver,
+                        "%s drives %s, but could not look at the kernel log (" ICE_DDP_KMSG
+                        ": %s), which says whether ice runs it in Safe Mode (no DDP package, no RDMA): "
+                        "`sudo haloctl check --only nic.driver` reads it",
+                        driver,
+                        where,
+                        strerror(-p->facts->ddp_error));
         if (from_ethtool && !isempty(p->facts->info.version))
                 return port_check_set(
                         ret, CHECK_PASS, want, driver, "%s %s drives %s", driver, p->facts->info.version, where);

@@ -1,178 +1,340 @@
 /* SPDX-License-Identifier: MIT */
-/* rdma.memlock: RLIMIT_MEMLOCK against the profile, limits.conf/limits.d, and /dev/infiniband access. */
+/* rdma.memlock: the memlock limits a workload gets (systemd's default for services, the PAM limits
+ * for login sessions, podman's default_ulimits) against the profile, and /dev/infiniband access. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <systemd/sd-daemon.h>
 
 #include "basic/strv.h"
 #include "check/check-rdma.h"
-#include "nic/fabric.h"
 
-/* "memlock" lines of limits.conf and limits.d, as "file: domain type value". */
-static int read_limits(const Host *h, char ***ret) {
-        _cleanup_(strv_freep) char **files = NULL, **found = NULL, **dropins = NULL;
+#define SYSTEMD_DROPIN "/etc/systemd/system.conf.d/90-rdma.conf"
+#define LIMITS_DROPIN LIMITS_CONF_DROPIN_DIR "/90-rdma.conf"
+#define CONTAINERS_CONF_ADMIN_DIR "/etc/containers/"
+
+/* What the check says, sorted by weight: problems fail it, warnings make it warn. */
+typedef struct Verdict {
+        char **problems;
+        char **warnings;
+        char **ok;
+        char **actual; /* "services 8 MiB": each limit that was judged */
+} Verdict;
+
+static void verdict_done(Verdict *v) {
+        v->problems = strv_free(v->problems);
+        v->warnings = strv_free(v->warnings);
+        v->ok = strv_free(v->ok);
+        v->actual = strv_free(v->actual);
+}
+
+static bool enough(uint64_t have, uint64_t want) {
+        return want == 0 || have >= want;
+}
+
+/* "8 MiB", or "8 MiB (hard unlimited)" when the hard limit differs. */
+static char *describe_limit(MemlockLimit l) {
+        char soft[BYTES_STRING_MAX], hard[BYTES_STRING_MAX];
+        char *s;
+
+        format_bytes(l.soft, soft);
+        if (l.soft == l.hard)
+                return strdup(soft);
+        format_bytes(l.hard, hard);
+        return asprintf(&s, "%s (hard %s)", soft, hard) < 0 ? NULL : s;
+}
+
+static int judge_services(const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(freep) char *have = NULL;
+        char value[32] = "infinity";
+
+        switch (s->state) {
+        case MEMLOCK_SERVICES_NOT_ASKED:
+                return strv_extend(
+                        &v->ok,
+                        "services: not read under --root (systemd's DefaultLimitMEMLOCK comes from the running "
+                        "manager)");
+        case MEMLOCK_SERVICES_NO_SYSTEMD:
+                return strv_extend(&v->ok, "services: the host does not run systemd");
+        case MEMLOCK_SERVICES_UNREADABLE:
+                return strv_extendf(
+                        &v->warnings,
+                        "could not look at systemd's DefaultLimitMEMLOCK (%s): `sudo haloctl check --only "
+                        "rdma.memlock` asks again",
+                        strna(s->error));
+        default:
+                break;
+        }
+
+        have = describe_limit(s->limit);
+        if (!have || strv_extendf(&v->actual, "services %s", have) < 0)
+                return -ENOMEM;
+        if (enough(s->limit.soft, want))
+                return strv_extendf(&v->ok, "services: %s (systemd's DefaultLimitMEMLOCK)", have);
+        if (want != MEMLOCK_UNLIMITED)
+                snprintf(value, sizeof(value), "%" PRIu64, want);
+        return strv_extendf(
+                &v->problems,
+                "services get %s < %s (systemd's DefaultLimitMEMLOCK): set DefaultLimitMEMLOCK=%s in the "
+                "[Manager] section of " SYSTEMD_DROPIN
+                ", then run `systemctl daemon-reexec` and restart the "
+                "workload",
+                have,
+                want_s,
+                value);
+}
+
+/* "FILE:LINE" of the lines that decide a limit, or NULL when none does. */
+static char *describe_lines(const LimitsLine *soft, const LimitsLine *hard) {
+        char *s;
+
+        if (!soft && !hard)
+                return NULL;
+        if (!soft || !hard || soft == hard)
+                return asprintf(&s, "%s:%u", (soft ?: hard)->file, (soft ?: hard)->line) < 0 ? NULL : s;
+        return asprintf(&s, "%s:%u and %s:%u", soft->file, soft->line, hard->file, hard->line) < 0 ? NULL : s;
+}
+
+/* Login sessions of everyone ("*"), and of each user or group that limits.conf names. A session
+ * without a line keeps what the service that runs the login has: systemd's default. */
+static int judge_login(
+        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(strv_freep) char **granted = NULL, **seen = NULL;
+        _cleanup_(freep) char *where = NULL, *have = NULL;
+        const LimitsLine *soft, *hard;
+        bool inherited_known = s->state == MEMLOCK_SERVICES_READ;
+        char value[32] = "unlimited";
+        uint64_t star;
         int r;
 
-        r = strv_extend(&files, "/etc/security/limits.conf");
-        if (r < 0)
-                return r;
-        r = host_list_directory(h, "/etc/security/limits.d", &dropins);
-        if (r == -ENOMEM)
-                return r;
-        STRV_FOREACH(d, dropins) {
-                size_t n = strlen(*d);
-
-                if (n > 5 && streq(*d + n - 5, ".conf") &&
-                    strv_extendf(&files, "/etc/security/limits.d/%s", *d) < 0)
+        STRV_FOREACH(u, pam->unreadable)
+                if (strv_extendf(
+                            &v->warnings,
+                            "could not look at %s: `sudo haloctl check --only rdma.memlock` reads it",
+                            *u) < 0)
                         return -ENOMEM;
-        }
+        STRV_FOREACH(j, pam->rejected)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
 
-        STRV_FOREACH(f, files) {
-                _cleanup_(freep) char *data = NULL;
-                char *save = NULL;
+        /* The users and groups with lines of their own: who gets enough, who gets less. */
+        for (size_t i = 0; i < pam->n_lines; i++) {
+                const char *d = pam->lines[i].domain;
+                _cleanup_(freep) char *at = NULL;
+                char b[BYTES_STRING_MAX];
+                uint64_t got;
 
-                r = host_read_file(h, *f, HOST_FILE_MAX, &data, NULL);
-                if (r == -ENOMEM)
-                        return r;
+                if (streq(d, "*") || strv_contains(seen, d))
+                        continue;
+                if (strv_extend(&seen, d) < 0)
+                        return -ENOMEM;
+                limits_conf_effective(pam, d, &soft, &hard);
+                if (!soft && !inherited_known)
+                        continue;
+                got = soft ? soft->value : s->limit.soft;
+                at = describe_lines(soft, hard);
+                if (!at)
+                        return -ENOMEM;
+                format_bytes(got, b);
+                if (enough(got, want))
+                        r = strv_extendf(&granted, "%s for %s (%s)", b, d, at);
+                else
+                        r = strv_extendf(
+                                &v->warnings, "login sessions of %s get %s < %s (%s)", d, b, want_s, at);
                 if (r < 0)
-                        continue;
-                for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                        char domain[64], type[16], item[32], value[32];
-                        char *hash = strchr(line, '#');
-
-                        if (hash)
-                                *hash = '\0';
-                        if (sscanf(line, "%63s %15s %31s %31s", domain, type, item, value) != 4 ||
-                            !streq(item, "memlock"))
-                                continue;
-                        if (strv_extendf(&found, "%s: %s %s %s", *f, domain, type, value) < 0)
-                                return -ENOMEM;
-                }
+                        return r;
         }
-        *ret = TAKE_PTR(found);
-        return 0;
+
+        limits_conf_effective(pam, "*", &soft, &hard);
+        where = describe_lines(soft, hard);
+        if ((soft || hard) && !where)
+                return -ENOMEM;
+        if (!soft && !inherited_known) {
+                _cleanup_(freep) char *list = granted ? strv_join(granted, ", ") : NULL;
+
+                if (granted)
+                        return list ? strv_extendf(&v->ok, "login sessions: %s", list) : -ENOMEM;
+                return strv_extend(
+                        &v->ok,
+                        "login sessions: keep the limit of the service that runs the login (no memlock line for * "
+                        "in " LIMITS_CONF_FILE " or limits.d)");
+        }
+        star = soft ? soft->value : s->limit.soft;
+        have = describe_limit((MemlockLimit){
+                .soft = star,
+                .hard = hard              ? hard->value
+                        : inherited_known ? s->limit.hard
+                                          : star,
+        });
+        if (!have || strv_extendf(&v->actual, "login sessions %s", have) < 0)
+                return -ENOMEM;
+
+        if (enough(star, want)) {
+                if (soft)
+                        return strv_extendf(&v->ok, "login sessions: %s (%s)", have, where);
+                return strv_extendf(
+                        &v->ok, "login sessions: %s (as services: no memlock line for * in limits.conf)", have);
+        }
+        if (granted) {
+                _cleanup_(freep) char *list = strv_join(granted, ", ");
+
+                if (!list)
+                        return -ENOMEM;
+                return strv_extendf(&v->ok, "login sessions: %s; everyone else %s", list, have);
+        }
+        if (want != MEMLOCK_UNLIMITED)
+                snprintf(value, sizeof(value), "%" PRIu64, (want + 1023) / 1024);
+        if (soft)
+                return strv_extendf(
+                        &v->problems,
+                        "login sessions get %s < %s (%s): make that \"* - memlock %s\" and log in again",
+                        have,
+                        want_s,
+                        where,
+                        value);
+        return strv_extendf(
+                &v->problems,
+                "login sessions get %s < %s (no memlock line for * in " LIMITS_CONF_FILE
+                " or limits.d: they keep the services' limit): set \"* - memlock %s\" in " LIMITS_DROPIN
+                " and log in again",
+                have,
+                want_s,
+                value);
 }
 
-static int group_id(const Host *h, const char *name, gid_t *ret) {
-        _cleanup_(freep) char *data = NULL;
-        char *save = NULL;
-        size_t n = strlen(name);
-        int r;
+static bool podman_installed(const Host *h) {
+        static const char *const paths[] = { PODMAN_BINARY, "/usr/local/bin/podman" };
 
-        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
-        if (r < 0)
-                return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long gid;
-                char *colon, *end;
-
-                if (strncmp(line, name, n) != 0 || line[n] != ':')
-                        continue;
-                colon = strchr(line + n + 1, ':');
-                if (!colon)
-                        return -EBADMSG;
-                gid = strtoul(colon + 1, &end, 10);
-                if (end == colon + 1 || *end != ':')
-                        return -EBADMSG;
-                *ret = (gid_t) gid;
-                return 0;
-        }
-        return -ENOENT;
-}
-
-/* Problems with /dev/infiniband/uverbs*, one line each; good devices in ok. */
-static int check_uverbs(const Host *h, char ***problems, char ***ok) {
-        _cleanup_(strv_freep) char **entries = NULL;
-        gid_t rdma_gid = 0;
-        bool have_group;
-        unsigned count = 0;
-        int r;
-
-        r = host_list_directory(h, "/dev/infiniband", &entries);
-        if (r == -ENOMEM)
-                return r;
-        have_group = group_id(h, "rdma", &rdma_gid) >= 0;
-
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *path = NULL, *full = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_(freep) char *p = NULL;
                 struct stat st;
 
-                if (!startswith(*e, "uverbs"))
-                        continue;
-                count++;
-                if (asprintf(&path, "/dev/infiniband/%s", *e) < 0)
-                        return -ENOMEM;
-                r = host_path(h, path, &full);
-                if (r < 0)
-                        return r;
-                if (stat(full, &st) < 0) {
-                        if (strv_extendf(problems, "cannot stat %s: %m", path) < 0)
-                                return -ENOMEM;
-                        continue;
-                }
-                if ((st.st_mode & 0006) == 0006) {
-                        if (strv_extendf(ok, "%s usable by everyone", path) < 0)
-                                return -ENOMEM;
-                } else if (have_group && st.st_gid == rdma_gid && (st.st_mode & 0060) == 0060) {
-                        if (strv_extendf(ok, "%s usable by group rdma", path) < 0)
-                                return -ENOMEM;
-                } else if (
-                        strv_extendf(
-                                problems,
-                                "%s (mode %04o, gid %u) is not read-writable by group rdma: install rdma-core's "
-                                "udev rules or make it rdma:0660",
-                                path,
-                                (unsigned) (st.st_mode & 07777),
-                                (unsigned) st.st_gid) < 0)
-                        return -ENOMEM;
+                if (host_path(h, paths[i], &p) >= 0 && stat(p, &st) >= 0 && S_ISREG(st.st_mode))
+                        return true;
         }
-        if (count == 0 &&
-            strv_extend(
-                    problems,
-                    "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe irdma`), "
-                    "or rdma-core's udev rules are missing") < 0)
+        return false;
+}
+
+static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(containers_conf_done) ContainersConf conf = {};
+        _cleanup_(freep) char *have = NULL;
+        int r;
+
+        if (!podman_installed(h))
+                return 0;
+        r = containers_conf_read(h, &conf);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(u, conf.unreadable)
+                if (strv_extendf(
+                            &v->warnings,
+                            "could not look at %s: `sudo haloctl check --only rdma.memlock` reads it",
+                            *u) < 0)
+                        return -ENOMEM;
+        STRV_FOREACH(j, conf.rejected)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
+
+        if (!conf.has_memlock)
+                return strv_extendf(
+                        &v->ok,
+                        "podman containers: the limit of whoever starts podman (no memlock in default_ulimits%s%s)",
+                        conf.file ? " of " : "",
+                        strempty(conf.file));
+
+        have = describe_limit(conf.memlock);
+        if (!have || strv_extendf(&v->actual, "podman containers %s", have) < 0)
                 return -ENOMEM;
+        if (enough(conf.memlock.soft, want))
+                return strv_extendf(
+                        &v->ok,
+                        "podman containers: %s (default_ulimits \"%s\", %s:%u)",
+                        have,
+                        conf.memlock_entry,
+                        conf.file,
+                        conf.line);
+        return strv_extendf(
+                &v->problems,
+                "podman containers get %s < %s (default_ulimits \"%s\", %s:%u): make it \"memlock=%s\" in "
+                "[containers] of %s",
+                have,
+                want_s,
+                conf.memlock_entry,
+                conf.file,
+                conf.line,
+                want == MEMLOCK_UNLIMITED ? "-1:-1" : want_s,
+                startswith(conf.file, CONTAINERS_CONF_ADMIN_DIR) ? conf.file
+                                                                 : CONTAINERS_CONF_ADMIN_DIR
+                        "containers.conf");
+}
+
+int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
+        _cleanup_(verdict_done) Verdict v = {};
+        _cleanup_(limits_conf_done) LimitsConf pam = {};
+        _cleanup_(freep) char *summary = NULL, *actual = NULL;
+        char want_s[BYTES_STRING_MAX];
+        CheckOutcome outcome;
+        int r;
+
+        format_bytes(want, want_s);
+        r = limits_conf_read(h, &pam);
+        if (r >= 0)
+                r = judge_services(services, want, want_s, &v);
+        if (r >= 0)
+                r = judge_login(&pam, services, want, want_s, &v);
+        if (r >= 0)
+                r = judge_podman(h, want, want_s, &v);
+        if (r >= 0)
+                r = check_rdma_uverbs(h, &v.problems, &v.ok);
+        if (r < 0)
+                return r;
+
+        outcome = v.problems ? CHECK_FAIL : v.warnings ? CHECK_WARN : CHECK_PASS;
+        /* The problems first, then what could not be judged; what is fine only when nothing is wrong. */
+        STRV_FOREACH(w, v.warnings)
+                if (strv_extend(&v.problems, *w) < 0)
+                        return -ENOMEM;
+        summary = strv_join(v.problems ?: v.ok, "; ");
+        actual = v.actual ? strv_join(v.actual, ", ") : strdup("");
+        if (!summary || !actual)
+                return -ENOMEM;
+        return port_check_set(ret, outcome, want > 0 ? want_s : NULL, actual, "%s", summary);
+}
+
+/* systemd's default, from the running manager; never halod's own limit, which is not the
+ * workload's. */
+static int read_services(const Host *h, MemlockServices *ret, char **ret_error) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_UNREADABLE };
+        if (!host_is_running_system(h)) {
+                ret->state = MEMLOCK_SERVICES_NOT_ASKED;
+                return 0;
+        }
+        if (sd_booted() <= 0) {
+                ret->state = MEMLOCK_SERVICES_NO_SYSTEMD;
+                return 0;
+        }
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return asprintf(ret_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        r = systemd_default_memlock(bus, &ret->limit, ret_error);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                ret->state = MEMLOCK_SERVICES_READ;
         return 0;
 }
 
-int check_rdma_memlock_evaluate(const Host *h, rlim_t limit, uint64_t want, PortCheck *ret) {
-        _cleanup_(strv_freep) char **problems = NULL, **ok = NULL, **limits = NULL;
-        _cleanup_(freep) char *summary = NULL, *configured = NULL;
-        char have_s[BYTES_STRING_MAX], want_s[BYTES_STRING_MAX];
-        uint64_t have = limit == RLIM_INFINITY ? UINT64_MAX : (uint64_t) limit;
+int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret) {
+        _cleanup_(freep) char *error = NULL;
+        MemlockServices services;
         int r;
 
-        r = read_limits(h, &limits);
+        r = read_services(c->host, &services, &error);
         if (r < 0)
                 return r;
-        configured = limits ? strv_join(limits, "; ")
-                            : strdup("no memlock line in /etc/security/limits.conf or limits.d");
-        if (!configured)
-                return -ENOMEM;
-        format_bytes(have, have_s);
-        format_bytes(want, want_s);
-
-        if (want > 0 && have < want) {
-                if (strv_extendf(
-                            &problems,
-                            "RLIMIT_MEMLOCK is %s < %s (rdma.memlock): set \"* - memlock %s\" in "
-                            "/etc/security/limits.d/90-rdma.conf and log in again, and LimitMEMLOCK=%s in the "
-                            "workload's service (%s)",
-                            have_s,
-                            want_s,
-                            want == UINT64_MAX ? "unlimited" : want_s,
-                            want == UINT64_MAX ? "infinity" : want_s,
-                            configured) < 0)
-                        return -ENOMEM;
-        } else if (strv_extendf(&ok, "RLIMIT_MEMLOCK %s", have_s) < 0)
-                return -ENOMEM;
-
-        r = check_uverbs(h, &problems, &ok);
-        if (r < 0)
-                return r;
-
-        summary = strv_join(problems ?: ok, "; ");
-        if (!summary)
-                return -ENOMEM;
-        return port_check_set(
-                ret, problems ? CHECK_FAIL : CHECK_PASS, want > 0 ? want_s : NULL, have_s, "%s", summary);
+        services.error = error;
+        return check_rdma_memlock_evaluate(c->host, &services, c->profile->rdma.memlock, ret);
 }

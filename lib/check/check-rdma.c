@@ -128,10 +128,19 @@ typedef struct RdmaPort {
         int error;
 } RdmaPort;
 
+/* Whether the PCI device's bound driver is driver (its sysfs driver link). */
+static bool nic_is_driven_by(const Host *h, const char *pci, const char *driver) {
+        _cleanup_(freep) char *link = NULL, *bound = NULL;
+
+        return asprintf(&link, "/sys/bus/pci/devices/%s/driver", pci) >= 0 &&
+                host_readlink_basename(h, link, &bound) >= 0 && streq(bound, driver);
+}
+
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         const char *where = p->port->ifname ?: p->port->pci;
-        _cleanup_(freep) char *detail = NULL;
+        _cleanup_(freep) char *detail = NULL, *blind = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
+        int r;
 
         if (!where)
                 return port_check_set(
@@ -152,8 +161,20 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         p->device->port,
                         where);
 
-        if (p->port->pci && ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail) == -ENOMEM)
-                return -ENOMEM;
+        if (p->port->pci) {
+                r = ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail);
+                if (r == -ENOMEM)
+                        return r;
+                /* Without the log, Safe Mode cannot be told from a missing irdma: say so. */
+                if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
+                    asprintf(
+                            &blind,
+                            "; could not look at the kernel log (" ICE_DDP_KMSG
+                            ": %s), which says whether ice runs it in Safe Mode: `sudo haloctl check --only "
+                            "rdma.device` reads it",
+                            strerror(-r)) < 0)
+                        return -ENOMEM;
+        }
         if (ddp == ICE_DDP_SAFE_MODE)
                 return port_check_set(
                         ret,
@@ -171,9 +192,10 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         NULL,
                         NULL,
                         "no RDMA device on %s%s: load the RDMA driver (`modprobe irdma` for E810), "
-                        "then `rdma link` lists it",
+                        "then `rdma link` lists it%s",
                         where,
-                        p->error == -ENOSYS ? " (the kernel offers no RDMA devices at all)" : "");
+                        p->error == -ENOSYS ? " (the kernel offers no RDMA devices at all)" : "",
+                        strempty(blind));
         if (p->error == -ELIBACC || p->error == -ELIBBAD) {
                 _cleanup_(freep) char *why = NULL;
 
@@ -358,13 +380,9 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
 
 static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
-        struct rlimit rl;
         int r;
 
-        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
-                return check_list_add(
-                        out, "rdma.memlock", CHECK_FAIL, NULL, NULL, "cannot read RLIMIT_MEMLOCK: %m");
-        r = check_rdma_memlock_evaluate(c->host, rl.rlim_cur, c->profile->rdma.memlock, &p);
+        r = check_rdma_memlock_run(c, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);

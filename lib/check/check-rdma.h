@@ -2,10 +2,9 @@
 /* The "rdma." checks: rdma.device, rdma.port, rdma.gid, rdma.mtu, rdma.memlock. */
 #pragma once
 
-#include <sys/resource.h>
-
 #include "check/check-ports.h"
 #include "check/checks.h"
+#include "check/memlock-sources.h"
 
 int check_rdma(const NodeContext *c, CheckList *out);
 
@@ -25,7 +24,31 @@ int check_rdma_mtu_evaluate(
         unsigned min_active_mtu,
         PortCheck *ret);
 
-/* rdma.memlock: the limit (RLIM_INFINITY for unlimited) against the profile's (UINT64_MAX:
- * unlimited), and the /dev/infiniband/uverbs* devices and "memlock" lines of
- * /etc/security/limits.conf and limits.d below the host root. */
-int check_rdma_memlock_evaluate(const Host *h, rlim_t limit, uint64_t want, PortCheck *ret);
+/* What rdma.memlock knows of the limit services get: systemd's DefaultLimitMEMLOCK, read over D-Bus
+ * by the caller, so that the tests can hand in any value. */
+typedef enum MemlockServicesState {
+        MEMLOCK_SERVICES_READ,       /* limit holds the manager's default */
+        MEMLOCK_SERVICES_NOT_ASKED,  /* --root: the running manager does not describe the tree */
+        MEMLOCK_SERVICES_NO_SYSTEMD, /* the host was not booted with systemd */
+        MEMLOCK_SERVICES_UNREADABLE, /* asked, and no answer: error says why */
+        _MEMLOCK_SERVICES_STATE_MAX,
+        _MEMLOCK_SERVICES_STATE_INVALID = -EINVAL,
+} MemlockServicesState;
+
+typedef struct MemlockServices {
+        MemlockServicesState state;
+        MemlockLimit limit;
+        const char *error;
+} MemlockServices;
+
+/* rdma.memlock: the limits a workload gets against the profile's (want: bytes, UINT64_MAX for
+ * unlimited, 0 for no minimum): services (from services), login sessions (limits.conf and limits.d
+ * below the host root) and, where podman is installed, podman's containers (containers.conf); and
+ * the /dev/infiniband/uverbs* devices. Each source is named with the fix for the one that falls
+ * short; a source that cannot be read makes it warn, never pass. */
+int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret);
+/* /dev/infiniband/uverbs* below the host root: a line for each problem (none there, not
+ * read-writable by everyone or group rdma) in problems, for each usable device in ok. */
+int check_rdma_uverbs(const Host *h, char ***problems, char ***ok);
+/* The same for the node: services' limit from the running systemd over the system bus. */
+int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret);

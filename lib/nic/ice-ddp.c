@@ -85,7 +85,7 @@ int ice_ddp_state_from_kmsg(const Host *h, const char *pci, IceDdpState *ret, ch
         struct stat st;
         int r;
 
-        r = host_path(h, "/dev/kmsg", &path);
+        r = host_path(h, ICE_DDP_KMSG, &path);
         if (r < 0)
                 return r;
         fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

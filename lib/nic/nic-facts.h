@@ -16,6 +16,7 @@ typedef struct NicFacts {
         EthtoolDriverInfo info;
         int info_error;  /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
         IceDdpState ddp; /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
+        int ddp_error;   /* <0: the kernel log could not be read (not root, or halod's sandbox) */
         char *ddp_detail;
 } NicFacts;
 

@@ -68,6 +68,8 @@ print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cann
                 cat "$TEST_DIR/logs/install.log" >&2
                 fail "meson install --destdir from $b failed"
         fi
+        # The probe of every source the checks read, from the same build (see the sandbox step).
+        cp "$b/tests/e2e-sandbox-sources" "$PAYLOAD/" || fail "$b has no tests/e2e-sandbox-sources"
         local f
         for f in usr/sbin/halod usr/bin/haloctl; do
                 [ -x "$PAYLOAD/destdir/$f" ] || fail "meson install did not install /$f"
@@ -116,6 +118,18 @@ make_profiles() {
         if ! grep -q 'hostname: halo-1' "$PAYLOAD/halod.yaml" || ! grep -q 'hostname: halo-2' "$PAYLOAD/halod.yaml"; then
                 fail "conf/halod.yaml no longer has the nodes halo-1 and halo-2 this test boots"
         fi
+        # Full: the shipped profile whole, only the link matched by name: what the sandbox step runs
+        # every check with.
+        sed -E "s/^( +)match:.*/\1match: { name: \"$IFNAME\" }/" "$SOURCE_DIR/conf/halod.yaml" >"$PAYLOAD/halod-full.yaml"
+        grep -q "match: { name: \"$IFNAME\" }" "$PAYLOAD/halod-full.yaml" ||
+                fail "could not derive the full test profile from conf/halod.yaml"
+        # RDMA: the test profile with the shipped rdma: section (rdma.memlock judges the workload's
+        # limits; the RDMA device checks fail in a container, which has none).
+        { cat "$PAYLOAD/halod.yaml" && sed -n '/^rdma:/,/^[a-z]/ { /^rdma:/p; /^ /p }' "$SOURCE_DIR/conf/halod.yaml"; } \
+                >"$PAYLOAD/halod-rdma.yaml"
+        grep -q '^rdma:' "$PAYLOAD/halod-rdma.yaml" && grep -q 'memlock: unlimited' "$PAYLOAD/halod-rdma.yaml" &&
+                grep -q 'required: true' "$PAYLOAD/halod-rdma.yaml" ||
+                fail "conf/halod.yaml no longer has an rdma: section with required: true and memlock: unlimited"
         # Broken: a mode that does not exist. halod must reject it and keep the profile in force.
         sed 's/^mode: enforce/mode: enforced/' "$PAYLOAD/halod.yaml" >"$PAYLOAD/halod-broken.yaml"
         if cmp -s "$PAYLOAD/halod.yaml" "$PAYLOAD/halod-broken.yaml"; then
@@ -244,6 +258,48 @@ wait_restarted() {
                 sleep 0.2
         done
         fail "systemd did not restart halod on $n within 30 s (MainPID $pid, $(ct "$n" systemctl is-active halod))"
+}
+
+# sandbox_properties: the [Service] settings of the installed unit that make halod's sandbox (user,
+# capabilities, Protect*, Private*, filters, address rules), one a line; not the ones of its
+# lifecycle (Type, Exec*, Restart*, watchdog, timeouts, bus name) nor RuntimeDirectory=, which the
+# running halod owns. systemd-run takes addresses only where the unit file takes names too: the
+# names become the prefixes systemd.resource-control(5) defines them as.
+sandbox_properties() {
+        sed -n '/^\[Service\]/,/^\[/p' "$PAYLOAD/destdir$UNIT_INSTALLED" | grep -E '^[A-Za-z]+=' |
+                grep -vE '^(Type|NotifyAccess|BusName|ExecStart|ExecReload|Restart|RestartPreventExitStatus|WatchdogSec|TimeoutStartSec|RuntimeDirectory)=' |
+                sed -E '/^IPAddress(Allow|Deny)=/ {
+                        s/([= ])any( |$)/\10.0.0.0\/0 ::\/0\2/
+                        s/([= ])localhost( |$)/\1127.0.0.0\/8 ::1\/128\2/
+                        s/([= ])link-local( |$)/\1169.254.0.0\/16 fe80::\/64\2/
+                        s/([= ])multicast( |$)/\1224.0.0.0\/4 ff00::\/8\2/
+                }'
+}
+
+# in_sandbox NODE COMMAND...: run COMMAND on NODE as a transient service with halod's sandbox
+# (systemd-run -p for each of sandbox_properties), its stdout on ours.
+in_sandbox() {
+        local n=$1 p args=()
+        shift
+        while IFS= read -r p; do
+                args+=(-p "$p")
+        done < <(sandbox_properties)
+        ct "$n" systemd-run --quiet --wait --pipe --collect "${args[@]}" -- "$@" </dev/null
+}
+
+# documented_hidden_sources: the sources halod(8) says the sandbox hides, one a line: the first
+# _path_ of each item of SECURITY's "What the sandbox hides from the checks".
+documented_hidden_sources() {
+        sed -n '/^## What the sandbox hides from the checks/,/^#/p' "$SOURCE_DIR/man/halod.8.scd" |
+                sed -n 's/^- _\([^_]*\)_.*/\1/p' | sed 's/\\//g'
+}
+
+# check_json_outcomes JSON: "id outcome" for every check of haloctl check --json.
+check_json_outcomes() {
+        python3 -c '
+import json, sys
+for c in json.loads(sys.argv[1]).get("checks", []):
+    print(c["id"], c["outcome"])' "$1"
 }
 
 # ---- the test ----
@@ -402,6 +458,110 @@ sleep 2 # let halod see NetworkManager go and come back
 wait_healthy "$HEAD"
 assert_eq "$(main_pid "$HEAD")" "$pid" "halod's main pid across the NetworkManager restart"
 assert_fabric_configured "$HEAD" 192.168.100.1/30
+
+step "rdma.memlock judges the limits the workload gets, not halod's own"
+# A container has no RDMA device (rdma.device, .port, .gid and .mtu fail, so both nodes are
+# degraded during this step), but it can have the node rdma-core's udev rules make, which
+# rdma.memlock looks at besides the limits.
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" sh -c 'mkdir -p /dev/infiniband && mknod -m 0666 /dev/infiniband/uverbs0 c 231 192' ||
+                fail "cannot make /dev/infiniband/uverbs0 in $n"
+done
+# head is set up as the guide says: systemd's default for services and limits.d for login sessions
+# unlimited, applied as rdma.memlock's summary says (a drop-in, then systemctl daemon-reexec).
+ct "$HEAD" mkdir -p /etc/systemd/system.conf.d
+ct "$HEAD" sh -c 'printf "[Manager]\nDefaultLimitMEMLOCK=infinity\n" >/etc/systemd/system.conf.d/90-rdma.conf'
+ct "$HEAD" sh -c 'printf "*  -  memlock  unlimited\n" >/etc/security/limits.d/90-rdma.conf'
+run_rc 0 ct "$HEAD" systemctl daemon-reexec
+assert_eq "$(ct "$HEAD" systemctl show -P DefaultLimitMEMLOCK)" infinity "head's DefaultLimitMEMLOCK after daemon-reexec"
+# worker keeps the distribution's defaults. And halod's own limit must play no part: a runtime
+# drop-in gives halod unlimited memlock on worker and 64 KiB on head (units/halod.service itself
+# sets none).
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" mkdir -p /run/systemd/system/halod.service.d
+        ct "$n" install -m 0644 /opt/halod-e2e/halod-rdma.yaml /etc/halod/halod.yaml
+done
+ct "$HEAD" sh -c 'printf "[Service]\nLimitMEMLOCK=64K\n" >/run/systemd/system/halod.service.d/ee-memlock.conf'
+ct "$WORKER" sh -c 'printf "[Service]\nLimitMEMLOCK=infinity\n" >/run/systemd/system/halod.service.d/ee-memlock.conf'
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" systemctl daemon-reload
+        run_rc 0 ct "$n" systemctl restart halod
+done
+assert_eq "$(unit_prop "$HEAD" LimitMEMLOCK)" 65536 "halod's own LimitMEMLOCK on head"
+assert_eq "$(unit_prop "$WORKER" LimitMEMLOCK)" infinity "halod's own LimitMEMLOCK on worker"
+wait_until 30 check_is "$HEAD" rdma.memlock pass
+wait_until 30 check_is "$WORKER" rdma.memlock fail
+# memlock_summary NODE: rdma.memlock's summary in haloctl status (which exits 2: degraded).
+memlock_summary() {
+        { ct "$1" haloctl status --json || true; } | python3 -c '
+import json, sys
+print(next(c["summary"] for c in json.load(sys.stdin)["checks"] if c["id"] == "rdma.memlock"))'
+}
+summary=$(memlock_summary "$HEAD")
+log "rdma.memlock on $HEAD: $summary"
+assert_contains "$summary" "services: unlimited (systemd's DefaultLimitMEMLOCK)" "rdma.memlock on $HEAD"
+assert_contains "$summary" "login sessions: unlimited (/etc/security/limits.d/90-rdma.conf:1)" "rdma.memlock on $HEAD"
+assert_contains "$summary" "/dev/infiniband/uverbs0 usable by everyone" "rdma.memlock on $HEAD"
+summary=$(memlock_summary "$WORKER")
+log "rdma.memlock on $WORKER: $summary"
+# systemd 252's built-in default is 8 MiB.
+assert_contains "$summary" "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): set DefaultLimitMEMLOCK=infinity" \
+        "rdma.memlock on $WORKER"
+assert_contains "$summary" "login sessions get 8 MiB < unlimited (no memlock line for * in /etc/security/limits.conf or limits.d" \
+        "rdma.memlock on $WORKER"
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" rm /run/systemd/system/halod.service.d/ee-memlock.conf
+        ct "$n" systemctl daemon-reload
+        ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml
+        run_rc 0 ct "$n" systemctl restart halod
+done
+for n in "$HEAD" "$WORKER"; do
+        wait_healthy "$n"
+done
+
+step "every check inside halod's sandbox: what the unit hides from the checks"
+# halod's unit hides the kernel log (PrivateDevices=), which root reads on a node. A container has
+# no /dev/kmsg: a file of kernel log records there (as in the fixtures of tests/data/hosts) stands
+# in for the node's, and goes again after this step.
+ct "$HEAD" sh -c 'rm -f /dev/kmsg && printf "6,1,1,-;ice 0000:c2:00.0: The DDP package was successfully loaded\n" >/dev/kmsg'
+run_rc 0 ct "$HEAD" /opt/halod-e2e/e2e-sandbox-sources "$IFNAME"
+as_root=$OUT
+OUT=$(in_sandbox "$HEAD" /opt/halod-e2e/e2e-sandbox-sources "$IFNAME") ||
+        fail "e2e-sandbox-sources in halod's sandbox failed:"$'\n'"$OUT"
+in_unit=$OUT
+log "the checks' sources as root:"$'\n'"$as_root"
+log "the checks' sources in halod's sandbox:"$'\n'"$in_unit"
+hidden=$(awk -F'\t' 'NR == FNR { if ($1 == "readable") readable[$2] = 1; next }
+        $1 != "readable" && ($2 in readable) { print $2 }' <(echo "$as_root") <(echo "$in_unit"))
+log "hidden in halod's sandbox:"$'\n'"$hidden"
+documented=$(documented_hidden_sources)
+[ -n "$documented" ] || fail "halod(8) lists no sources under 'What the sandbox hides from the checks'"
+while IFS= read -r source; do
+        [ -n "$source" ] || continue
+        matched=0
+        while IFS= read -r path; do
+                [[ "$source" == "$path"* ]] && matched=1
+        done <<<"$documented"
+        [ "$matched" = 1 ] || fail "halod's sandbox hides '$source' from the checks, and halod(8) SECURITY does not list it"
+done <<<"$hidden"
+while IFS= read -r path; do
+        grep -qF -- "$path" <<<"$hidden" ||
+                fail "halod(8) SECURITY lists '$path' as hidden from the checks, but halod's sandbox shows it"
+done <<<"$documented"
+# Every check, with the whole shipped profile: none passes in the sandbox that fails for root, and
+# each that could not look names a documented source.
+OUT=$(in_sandbox "$HEAD" haloctl check --json --node head /opt/halod-e2e/halod-full.yaml) || true
+sandboxed=$OUT
+[ -n "$sandboxed" ] || fail "haloctl check --json in halod's sandbox printed nothing"
+OUT=$(ct "$HEAD" haloctl check --json --node head /opt/halod-e2e/halod-full.yaml) || true
+rooted=$OUT
+log "haloctl check in halod's sandbox:"$'\n'"$(check_json_outcomes "$sandboxed")"
+while read -r id outcome; do
+        root_outcome=$(check_json_outcomes "$rooted" | awk -v id="$id" '$1 == id { print $2 }')
+        [ "$outcome" != pass ] || [ "$root_outcome" = pass ] ||
+                fail "$id passes in halod's sandbox but is '$root_outcome' for root: a check that could not look must not pass"
+done < <(check_json_outcomes "$sandboxed")
+ct "$HEAD" rm -f /dev/kmsg
 
 step "systemctl stop halod is clean"
 run_rc 0 ct "$HEAD" systemctl stop halod

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the nic. checks on fixture host trees, and their decisions on real-world values. */
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include "basic/strv.h"
 #include "check-test.h"
 #include "check/check-nic.h"
@@ -317,6 +321,72 @@ static void test_ddp_state(void) {
         ASSERT_INT_EQ(ice_ddp_state_from_kmsg(&missing, "0000:c2:00.0", &s, NULL), -ENOENT);
 }
 
+/* A scratch copy of a fixture tree without one of its paths: what a sandbox or a user without
+ * privileges does not see. */
+static char *copy_tree_without(const char *tree, const char *hidden) {
+        char *root = strdup("/tmp/nic-hidden-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(chmod(root, 0755) >= 0);
+        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s' && rm -r '%s/%s'", tree, root, root, hidden) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        return root;
+}
+
+static void remove_tree(char *root) {
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        free(root);
+}
+
+/* A source the checks cannot read is never a pass: they say that they could not look, and what to run. */
+static void test_could_not_look(void) {
+        static const CheckExpect no_kmsg[] = {
+                { "nic.pci", CHECK_PASS, NULL },
+                { "nic.driver",
+                  CHECK_SKIP,
+                  "ice drives enp194s0np0, but could not look at the kernel log (/dev/kmsg: No such file or "
+                  "directory), which says whether ice runs it in Safe Mode (no DDP package, no RDMA): `sudo haloctl "
+                  "check --only nic.driver` reads it" },
+        };
+        static const CheckExpect no_link[] = {
+                { "nic.pci", CHECK_PASS, NULL },
+                { "nic.pcie",
+                  CHECK_SKIP,
+                  "could not look at the PCIe link of 0000:c2:00.0: config space past byte 64 is root's, and sysfs "
+                  "has no current_link_speed: `sudo haloctl check --only nic.pcie` reads it" },
+        };
+        char *root;
+        pid_t pid;
+        int status;
+
+        root = copy_tree_without(HOSTS "nic-e810-x4", "dev/kmsg");
+        run(root, profile_yaml("{ driver: ice }", "4"), no_kmsg, ELEMENTSOF(no_kmsg));
+        remove_tree(root);
+
+        /* Only root reads config space past byte 64; the fixture holds those 64 bytes and, here, no
+         * sysfs link attributes. The check runs as a user other than root. */
+        root = copy_tree_without(
+                HOSTS "nic-e810-config-64",
+                "sys/devices/pci0000:c0/0000:c0:01.1/0000:c2:00.0/current_link_speed");
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                if (geteuid() == 0)
+                        ASSERT_TRUE(
+                                setgroups(0, NULL) >= 0 && setresgid(65534, 65534, 65534) >= 0 &&
+                                setresuid(65534, 65534, 65534) >= 0);
+                run(root, profile_yaml("{ driver: ice }", NULL), no_link, ELEMENTSOF(no_link));
+                _exit(EXIT_SUCCESS);
+        }
+        ASSERT_TRUE(waitpid(pid, &status, 0) == pid);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS);
+        remove_tree(root);
+}
+
 int main(void) {
         test_reference_board();
         test_other_trees();
@@ -325,6 +395,7 @@ int main(void) {
         test_firmware_evaluate();
         test_pcie_evaluate();
         test_ddp_state();
+        test_could_not_look();
         printf("test-check-nic: ok\n");
         return 0;
 }

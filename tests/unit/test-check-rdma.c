@@ -249,8 +249,15 @@ static void test_mtu_evaluate(void) {
         ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(300, true), 0);
 }
 
-/* A scratch host tree for rdma.memlock: /dev/infiniband with real modes and owners. */
-static char *make_tree(mode_t mode, gid_t gid, const char *limits) {
+/* A file of a scratch host tree; text NULL makes a directory. */
+typedef struct TreeFile {
+        const char *path;
+        const char *text;
+} TreeFile;
+
+/* A scratch host tree for rdma.memlock: /dev/infiniband/uverbs0 with a real mode and owner (mode 0:
+ * none), /etc/group, and files. NULL when the owner cannot be set (not root). */
+static char *make_tree(mode_t mode, gid_t gid, const TreeFile *files, size_t n_files) {
         char *root = strdup("/tmp/nic-memlock-XXXXXX");
         _cleanup_(freep) char *p = NULL;
 
@@ -261,9 +268,16 @@ static char *make_tree(mode_t mode, gid_t gid, const char *limits) {
         ASSERT_TRUE(asprintf(&p, "%s/etc/group", root) >= 0);
         ASSERT_OK(write_file_atomic(p, "root:x:0:\nrdma:x:985:\n", 22, 0644));
         p = mfree(p);
-        if (limits) {
-                ASSERT_TRUE(asprintf(&p, "%s/etc/security/limits.d/90-rdma.conf", root) >= 0);
-                ASSERT_OK(write_file_atomic(p, limits, strlen(limits), 0644));
+        for (size_t i = 0; i < n_files; i++) {
+                _cleanup_(freep) char *dir = NULL;
+
+                ASSERT_TRUE(asprintf(&p, "%s%s", root, files[i].path) >= 0);
+                ASSERT_TRUE(asprintf(&dir, "mkdir -p \"$(dirname '%s')\"", p) >= 0);
+                ASSERT_INT_EQ(system(dir), 0);
+                if (files[i].text)
+                        ASSERT_OK(write_file_atomic(p, files[i].text, strlen(files[i].text), 0644));
+                else
+                        ASSERT_TRUE(mkdir(p, 0755) >= 0);
                 p = mfree(p);
         }
         if (mode != 0) {
@@ -287,90 +301,336 @@ static void remove_tree(char *root) {
         free(root);
 }
 
-static void memlock_case(
-        mode_t mode,
-        gid_t gid,
-        const char *limits,
-        rlim_t limit,
-        uint64_t want,
-        CheckOutcome outcome,
-        const char *summary_has) {
+#define MIB (1024ULL * 1024ULL)
+#define UNLIMITED MEMLOCK_UNLIMITED
+
+static const MemlockServices services_unlimited = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
+};
+/* systemd's built-in default since v240: what the e2e container's services got. */
+static const MemlockServices services_8m = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = 8 * MIB, .hard = 8 * MIB },
+};
+static const MemlockServices services_not_asked = { .state = MEMLOCK_SERVICES_NOT_ASKED };
+
+typedef struct MemlockCase {
+        const char *name;
+        mode_t mode; /* of /dev/infiniband/uverbs0; 0: none */
+        gid_t gid;
+        TreeFile files[4];
+        const MemlockServices *services;
+        uint64_t want;
+        CheckOutcome outcome;
+        const char *has[3];     /* substrings of the summary */
+        const char *has_not[2]; /* and what it must not say */
+} MemlockCase;
+
+static void memlock_case(const MemlockCase *t) {
         _cleanup_(port_check_done) PortCheck p = {};
-        char *root = make_tree(mode, gid, limits);
+        size_t n_files = 0;
+        char *root;
         Host h;
 
+        while (n_files < ELEMENTSOF(t->files) && t->files[n_files].path)
+                n_files++;
+        root = make_tree(t->mode, t->gid, t->files, n_files);
         if (!root) {
-                fprintf(stderr, "test-check-rdma: cannot chown (not root), skipping a group case\n");
+                fprintf(stderr, "test-check-rdma: cannot chown (not root), skipping %s\n", t->name);
                 return;
         }
         h = (Host){ .root = root };
-        ASSERT_OK(check_rdma_memlock_evaluate(&h, limit, want, &p));
-        if (p.outcome != outcome || !strstr(p.summary, summary_has)) {
-                fprintf(stderr,
-                        "memlock: got %s \"%s\", expected \"%s\"\n",
-                        check_outcome_to_string(p.outcome),
-                        p.summary,
-                        summary_has);
-                abort();
-        }
+        ASSERT_OK(check_rdma_memlock_evaluate(&h, t->services, t->want, &p));
+        for (size_t i = 0; i < ELEMENTSOF(t->has); i++)
+                if (p.outcome != t->outcome || (t->has[i] && !strstr(p.summary, t->has[i]))) {
+                        fprintf(stderr,
+                                "memlock %s: got %s \"%s\", expected %s with \"%s\"\n",
+                                t->name,
+                                check_outcome_to_string(p.outcome),
+                                p.summary,
+                                check_outcome_to_string(t->outcome),
+                                strna(t->has[i]));
+                        abort();
+                }
+        for (size_t i = 0; i < ELEMENTSOF(t->has_not); i++)
+                if (t->has_not[i] && strstr(p.summary, t->has_not[i])) {
+                        fprintf(stderr, "memlock %s: \"%s\" says \"%s\"\n", t->name, p.summary, t->has_not[i]);
+                        abort();
+                }
         remove_tree(root);
 }
 
+/* Without the kernel log (halod's sandbox hides it), a missing RDMA device on an ice NIC may be Safe
+ * Mode or a missing irdma: the failure says that it could not look. */
+static void test_no_device_without_kmsg(void) {
+        static const CheckExpect e[] = {
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810), then `rdma "
+                  "link` lists it; could not look at the kernel log (/dev/kmsg: No such file or directory), which "
+                  "says whether ice runs it in Safe Mode: `sudo haloctl check --only rdma.device` reads it" },
+        };
+        char *root = strdup("/tmp/rdma-no-kmsg-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(
+                asprintf(&cmd, "cp -a '%s'/. '%s' && rm '%s/dev/kmsg'", HOSTS "nic-e810-x4", root, root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        fake_verbs_setup(NULL, 0, 0);
+        run(root, profile_yaml("true", "4096"), e, ELEMENTSOF(e));
+        remove_tree(root);
+}
+
+#define RDMA_CONF "/etc/security/limits.d/90-rdma.conf"
+
 static void test_memlock(void) {
         const char *limits = "# RDMA\n*   -   memlock   unlimited\n@rdma hard memlock 1048576 # KiB\n";
+        const MemlockServices unreadable = {
+                .state = MEMLOCK_SERVICES_UNREADABLE,
+                .error = "systemd did not answer for DefaultLimitMEMLOCKSoft: Connection timed out",
+        };
+        const MemlockServices no_systemd = { .state = MEMLOCK_SERVICES_NO_SYSTEMD };
+        const MemlockServices soft_only = {
+                .state = MEMLOCK_SERVICES_READ,
+                .limit = { .soft = 8 * MIB, .hard = UNLIMITED },
+        };
+        const MemlockCase cases[] = {
+                { "granted everywhere",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "services: unlimited (systemd's DefaultLimitMEMLOCK); login sessions: unlimited (" RDMA_CONF
+                    ":2); /dev/infiniband/uverbs0 usable by everyone" } },
+                { "group rdma",
+                  0660,
+                  985,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "/dev/infiniband/uverbs0 usable by group rdma" } },
+                { "uverbs root only",
+                  0600,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "/dev/infiniband/uverbs0 (mode 0600, gid 0) is not read-writable by group rdma" } },
+                { "no uverbs",
+                  0,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "no /dev/infiniband/uverbs* device" } },
+                /* The issue's node: limits.d is right, systemd's default is not, and halod's own limit
+                 * (whatever it is) plays no part. */
+                { "services short",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): set "
+                    "DefaultLimitMEMLOCK=infinity in the [Manager] section of /etc/systemd/system.conf.d/90-rdma.conf, "
+                    "then run `systemctl daemon-reexec`" },
+                  { "login sessions", "RLIMIT_MEMLOCK" } },
+                { "services short, soft only",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &soft_only,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB (hard unlimited) < unlimited" } },
+                { "nothing configured",
+                  0666,
+                  (gid_t) -1,
+                  {},
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK)",
+                    "login sessions get 8 MiB < unlimited (no memlock line for * in /etc/security/limits.conf or "
+                    "limits.d: they keep the services' limit): set \"* - memlock unlimited\" in " RDMA_CONF
+                    " and log in again" } },
+                { "sessions inherit the services' unlimited",
+                  0666,
+                  (gid_t) -1,
+                  {},
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: unlimited (as services: no memlock line for * in limits.conf)" } },
+                { "sessions short",
+                  0666,
+                  (gid_t) -1,
+                  { { "/etc/security/limits.conf", "*\tsoft\tmemlock\t65536\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions get 64 MiB (hard unlimited) < unlimited (/etc/security/limits.conf:1): make that "
+                    "\"* - memlock unlimited\" and log in again" },
+                  { "services get" } },
+                { "sessions short of a size",
+                  0666,
+                  (gid_t) -1,
+                  { { "/etc/security/limits.conf", "* - memlock 1024\n" } },
+                  &services_unlimited,
+                  64 * MIB,
+                  CHECK_FAIL,
+                  { "login sessions get 1 MiB < 64 MiB (/etc/security/limits.conf:1): make that \"* - memlock 65536\"" } },
+                { "the rdma group is enough",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "@rdma - memlock unlimited\n" } },
+                  &services_not_asked,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "services: not read under --root",
+                    "login sessions: unlimited for @rdma (" RDMA_CONF ":1)" } },
+                { "the rdma group is enough, the services are not",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "@rdma - memlock unlimited\n" } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB < unlimited" },
+                  { "login sessions get" } },
+                { "a group kept short",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\n@users - memlock 64\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions of @users get 64 KiB < unlimited (" RDMA_CONF ":2)" } },
+                { "a line pam_limits ignores",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\n* soft memlock 64M\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { RDMA_CONF
+                    ":2: '64M' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line" } },
+                { "a drop-in that cannot be read",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits }, { "/etc/security/limits.d/95-x.conf", NULL } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "could not look at /etc/security/limits.d/95-x.conf (Is a directory): `sudo haloctl check --only "
+                    "rdma.memlock` reads it" } },
+                { "systemd does not answer",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &unreadable,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "could not look at systemd's DefaultLimitMEMLOCK (systemd did not answer for "
+                    "DefaultLimitMEMLOCKSoft: Connection timed out)" } },
+                { "no systemd",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &no_systemd,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "services: the host does not run systemd; login sessions: unlimited" } },
+                { "podman short",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/usr/bin/podman", "" },
+                    { "/etc/containers/containers.conf",
+                      "[containers]\ndefault_ulimits = [\"nofile=1280:2560\", \"memlock=67108864:67108864\"]\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "podman containers get 64 MiB < unlimited (default_ulimits \"memlock=67108864:67108864\", "
+                    "/etc/containers/containers.conf:2): make it \"memlock=-1:-1\" in [containers] of "
+                    "/etc/containers/containers.conf" } },
+                { "podman short in the vendor file",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/usr/bin/podman", "" },
+                    { "/usr/share/containers/containers.conf",
+                      "[containers]\ndefault_ulimits = [\"memlock=65536\"]\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "(default_ulimits \"memlock=65536\", /usr/share/containers/containers.conf:2): make it "
+                    "\"memlock=-1:-1\" in [containers] of /etc/containers/containers.conf" } },
+                { "podman granted",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/usr/bin/podman", "" },
+                    { "/etc/containers/containers.conf.d/90-rdma.conf",
+                      "[containers]\ndefault_ulimits = [ 'memlock=-1:-1' ]\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "podman containers: unlimited (default_ulimits \"memlock=-1:-1\", "
+                    "/etc/containers/containers.conf.d/90-rdma.conf:2)" } },
+                { "podman inherits",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits }, { "/usr/bin/podman", "" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "podman containers: the limit of whoever starts podman (no memlock in default_ulimits)" } },
+                { "podman refuses the file",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/usr/bin/podman", "" },
+                    { "/etc/containers/containers.conf",
+                      "[containers]\ndefault_ulimits = [\"memlock=lots\"]\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "/etc/containers/containers.conf:2: default_ulimits entry \"memlock=lots\" is not "
+                    "memlock=SOFT[:HARD] in bytes or -1: podman refuses it" } },
+                { "no podman, its file does not count",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/containers/containers.conf",
+                      "[containers]\ndefault_ulimits = [\"memlock=65536\"]\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  {},
+                  { "podman" } },
+                { "a size that is enough",
+                  0666,
+                  (gid_t) -1,
+                  {},
+                  &(const MemlockServices){ .state = MEMLOCK_SERVICES_READ,
+                                            .limit = { 64ULL << 30, 64ULL << 30 } },
+                  32ULL << 30,
+                  CHECK_PASS,
+                  { "services: 64 GiB (systemd's DefaultLimitMEMLOCK); login sessions: 64 GiB (as services" } },
+                { "no minimum", 0666, (gid_t) -1, {}, &services_8m, 0, CHECK_PASS, { "services: 8 MiB" } },
+        };
 
-        memlock_case(
-                0666,
-                (gid_t) -1,
-                limits,
-                RLIM_INFINITY,
-                UINT64_MAX,
-                CHECK_PASS,
-                "RLIMIT_MEMLOCK unlimited; /dev/infiniband/uverbs0 usable by everyone");
-        memlock_case(
-                0660,
-                985,
-                limits,
-                RLIM_INFINITY,
-                UINT64_MAX,
-                CHECK_PASS,
-                "/dev/infiniband/uverbs0 usable by group rdma");
-        memlock_case(
-                0600,
-                (gid_t) -1,
-                limits,
-                RLIM_INFINITY,
-                UINT64_MAX,
-                CHECK_FAIL,
-                "/dev/infiniband/uverbs0 (mode 0600, gid 0) is not read-writable by group rdma");
-        memlock_case(
-                0, (gid_t) -1, limits, RLIM_INFINITY, UINT64_MAX, CHECK_FAIL, "no /dev/infiniband/uverbs* device");
-        memlock_case(
-                0666,
-                (gid_t) -1,
-                limits,
-                8 * 1024 * 1024,
-                UINT64_MAX,
-                CHECK_FAIL,
-                "RLIMIT_MEMLOCK is 8 MiB < unlimited (rdma.memlock): set \"* - memlock unlimited\"");
-        memlock_case(
-                0666,
-                (gid_t) -1,
-                limits,
-                8 * 1024 * 1024,
-                UINT64_MAX,
-                CHECK_FAIL,
-                "/etc/security/limits.d/90-rdma.conf: * - unlimited; /etc/security/limits.d/90-rdma.conf: @rdma hard 1048576");
-        memlock_case(
-                0666,
-                (gid_t) -1,
-                NULL,
-                65536,
-                UINT64_MAX,
-                CHECK_FAIL,
-                "no memlock line in /etc/security/limits.conf");
-        memlock_case(0666, (gid_t) -1, NULL, 64ULL << 30, 32ULL << 30, CHECK_PASS, "RLIMIT_MEMLOCK 64 GiB");
-        memlock_case(0666, (gid_t) -1, NULL, 65536, 0, CHECK_PASS, "RLIMIT_MEMLOCK 64 KiB");
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                memlock_case(&cases[i]);
 }
 
 int main(void) {
@@ -381,6 +641,7 @@ int main(void) {
         test_mtu();
         test_no_device();
         test_no_rdma_section();
+        test_no_device_without_kmsg();
         test_mtu_evaluate();
         test_memlock();
         printf("test-check-rdma: ok\n");

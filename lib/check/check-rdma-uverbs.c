@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* rdma.memlock's other half: the RDMA user-space devices exist and the workload may open them. */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "basic/strv.h"
+#include "check/check-rdma.h"
+
+static int group_id(const Host *h, const char *name, gid_t *ret) {
+        _cleanup_(freep) char *data = NULL;
+        char *save = NULL;
+        size_t n = strlen(name);
+        int r;
+
+        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                unsigned long gid;
+                char *colon, *end;
+
+                if (strncmp(line, name, n) != 0 || line[n] != ':')
+                        continue;
+                colon = strchr(line + n + 1, ':');
+                if (!colon)
+                        return -EBADMSG;
+                gid = strtoul(colon + 1, &end, 10);
+                if (end == colon + 1 || *end != ':')
+                        return -EBADMSG;
+                *ret = (gid_t) gid;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int check_rdma_uverbs(const Host *h, char ***problems, char ***ok) {
+        _cleanup_(strv_freep) char **entries = NULL;
+        gid_t rdma_gid = 0;
+        bool have_group;
+        unsigned count = 0;
+        int r;
+
+        r = host_list_directory(h, "/dev/infiniband", &entries);
+        if (r == -ENOMEM)
+                return r;
+        have_group = group_id(h, "rdma", &rdma_gid) >= 0;
+
+        STRV_FOREACH(e, entries) {
+                _cleanup_(freep) char *path = NULL, *full = NULL;
+                struct stat st;
+
+                if (!startswith(*e, "uverbs"))
+                        continue;
+                count++;
+                if (asprintf(&path, "/dev/infiniband/%s", *e) < 0)
+                        return -ENOMEM;
+                r = host_path(h, path, &full);
+                if (r < 0)
+                        return r;
+                if (stat(full, &st) < 0) {
+                        if (strv_extendf(problems, "cannot stat %s: %m", path) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                if ((st.st_mode & 0006) == 0006) {
+                        if (strv_extendf(ok, "%s usable by everyone", path) < 0)
+                                return -ENOMEM;
+                } else if (have_group && st.st_gid == rdma_gid && (st.st_mode & 0060) == 0060) {
+                        if (strv_extendf(ok, "%s usable by group rdma", path) < 0)
+                                return -ENOMEM;
+                } else if (
+                        strv_extendf(
+                                problems,
+                                "%s (mode %04o, gid %u) is not read-writable by group rdma: install rdma-core's "
+                                "udev rules or make it rdma:0660",
+                                path,
+                                (unsigned) (st.st_mode & 07777),
+                                (unsigned) st.st_gid) < 0)
+                        return -ENOMEM;
+        }
+        if (count == 0 &&
+            strv_extend(
+                    problems,
+                    "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe irdma`), "
+                    "or rdma-core's udev rules are missing") < 0)
+                return -ENOMEM;
+        return 0;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* Where a workload's memlock limit comes from: systemd's default for services, the PAM limits for
+ * login sessions, podman's default_ulimits for containers. rdma.memlock reads these, never halod's
+ * own limit. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+#include "basic/host.h"
+
+/* The value of a limit that is unlimited (RLIM_INFINITY, "infinity", "unlimited", -1). */
+#define MEMLOCK_UNLIMITED UINT64_MAX
+
+typedef struct MemlockLimit {
+        uint64_t soft; /* bytes; MEMLOCK_UNLIMITED when unlimited */
+        uint64_t hard;
+} MemlockLimit;
+
+/* ---- services: the systemd manager's DefaultLimitMEMLOCK (memlock-systemd.c) ---- */
+
+/* systemd answers within milliseconds; a hung manager must not hang the checks. */
+#define SYSTEMD_CALL_TIMEOUT_USEC (5U * 1000U * 1000U)
+
+/* Reads DefaultLimitMEMLOCKSoft and DefaultLimitMEMLOCK of org.freedesktop.systemd1.Manager: what
+ * every service gets that sets no LimitMEMLOCK= of its own. On failure *ret_error says why. */
+int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
+
+/* ---- login sessions: pam_limits' limits.conf and limits.d (limits-conf.c) ---- */
+
+#define LIMITS_CONF_FILE "/etc/security/limits.conf"
+#define LIMITS_CONF_DROPIN_DIR "/etc/security/limits.d"
+
+typedef struct LimitsLine {
+        char *domain;    /* as written: "*", "alice", "@rdma", "1000:2000", "@100:" */
+        bool soft, hard; /* which limits the line sets: "soft", "hard" or "-" (both) */
+        uint64_t value;  /* bytes (the file counts KiB); MEMLOCK_UNLIMITED */
+        char *file;
+        unsigned line;
+} LimitsLine;
+
+typedef struct LimitsConf {
+        LimitsLine *lines; /* every valid memlock line, in the order pam_limits applies them */
+        size_t n_lines;
+        char **rejected;   /* "FILE:LINE: why": memlock lines pam_limits ignores */
+        char **unreadable; /* "FILE (error)": files that exist but could not be read */
+} LimitsConf;
+
+void limits_conf_done(LimitsConf *c);
+/* Adds the memlock lines of one file's text; file names them. Returns 0 or -ENOMEM. */
+int limits_conf_parse(LimitsConf *c, const char *file, const char *text);
+/* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root. */
+int limits_conf_read(const Host *h, LimitsConf *c);
+/* The lines that decide the soft and hard limit of domain ("*", "alice", "@rdma"): its own lines
+ * override the lines for "*", and among equals the last one wins. NULL: no line sets it, so the
+ * session keeps the limit of the service that runs the login (sshd's, systemd's default). */
+void limits_conf_effective(
+        const LimitsConf *c, const char *domain, const LimitsLine **ret_soft, const LimitsLine **ret_hard);
+
+/* ---- podman containers: default_ulimits in containers.conf (containers-conf.c) ---- */
+
+#define PODMAN_BINARY "/usr/bin/podman"
+
+typedef struct ContainersConf {
+        bool has_memlock; /* default_ulimits, as the last file that sets it leaves it, has memlock */
+        MemlockLimit memlock;
+        char *memlock_entry; /* "memlock=-1:-1" as written */
+        char *file;          /* where that default_ulimits is set; NULL: no file sets it */
+        unsigned line;
+        char **rejected;   /* "FILE:LINE: why": what podman would refuse too */
+        char **unreadable; /* "FILE (error)" */
+} ContainersConf;
+
+void containers_conf_done(ContainersConf *c);
+/* Applies one file's text: a default_ulimits in its [containers] table replaces what earlier files
+ * set (or extends it, with an {append = true} element). Returns 0 or -ENOMEM. */
+int containers_conf_parse(ContainersConf *c, const char *file, const char *text);
+/* Reads /usr/share/containers/containers.conf, its containers.conf.d, /etc/containers/containers.conf
+ * and its containers.conf.d (\*.conf in C order), below the host root, in podman's order. */
+int containers_conf_read(const Host *h, ContainersConf *c);
+/* Parses one default_ulimits entry "memlock=SOFT[:HARD]" (bytes, -1 for unlimited): 1 and the
+ * limit when it is memlock's, 0 for another resource's; -EINVAL when malformed. */
+int podman_ulimit_parse_memlock(const char *entry, MemlockLimit *ret);

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* For the e2e test: reads every source the checks read, with the library's own readers, and prints
+ * one line per source: "readable", "hidden" (it exists, or should, and cannot be read here: the
+ * error follows) or "absent" (this host has none: no PCI device, no boot entry, no RDMA). Run once as
+ * root and once inside halod's sandbox, the sources readable only as root are what the unit hides
+ * from the checks; halod(8) lists them under SECURITY.
+ *
+ * Usage: e2e-sandbox-sources IFNAME     (IFNAME: the fabric interface, for the ethtool ioctl)
+ * Output: STATE <tab> SOURCE <tab> CHECKS <tab> DETAIL, sorted as the checks run. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <systemd/sd-bus.h>
+
+#include "basic/host.h"
+#include "basic/strv.h"
+#include "boot/bootcfg.h"
+#include "check/memlock-sources.h"
+#include "net/firewalld.h"
+#include "net/rtnl.h"
+#include "nic/ethtool.h"
+#include "nic/ice-ddp.h"
+
+static const Host host = { .root = "" };
+
+static void report(const char *source, const char *checks, int r, const char *detail) {
+        const char *state = r > 0 ? "absent" : r == 0 ? "readable" : "hidden";
+
+        printf("%s\t%s\t%s\t%s\n", state, source, checks, detail ?: (r < 0 ? strerror(-r) : ""));
+}
+
+/* 1 when path does not exist (nothing to read on this host), else 0 or the error. */
+static int absent_if_enoent(int r) {
+        return r == -ENOENT || r == -ENOTDIR ? 1 : r;
+}
+
+static void probe_file(const char *path, const char *checks) {
+        _cleanup_(freep) char *text = NULL;
+
+        report(path, checks, absent_if_enoent(host_read_file(&host, path, HOST_FILE_MAX, &text, NULL)), NULL);
+}
+
+static void probe_directory(const char *path, const char *checks) {
+        _cleanup_(strv_freep) char **entries = NULL;
+        int r = host_list_directory(&host, path, &entries);
+
+        report(path, checks, r == 0 && !entries ? 1 : absent_if_enoent(r), NULL);
+}
+
+static void probe_boot_config(void) {
+        _cleanup_(boot_config_freep) BootConfig *b = NULL;
+        _cleanup_(freep) char *failed = NULL;
+        int r = boot_config_load(&host, &b, &failed);
+
+        report("the boot configuration (" BOOT_CONFIG_SEARCHED ")",
+               "kernel.cmdline-next",
+               r == -ENOENT ? 1 : r,
+               failed);
+}
+
+/* PCI config space past byte 64 of the first device: the kernel hands it only to CAP_SYS_ADMIN
+ * (libpci reads the same file). */
+static void probe_pci_config(void) {
+        _cleanup_(strv_freep) char **devices = NULL;
+        _cleanup_(freep) char *path = NULL;
+        _cleanup_(closep) int fd = -EBADF;
+        uint8_t buf[4];
+        ssize_t n;
+
+        if (host_list_directory(&host, "/sys/bus/pci/devices", &devices) < 0 || !devices) {
+                report("/sys/bus/pci/devices/*/config past byte 64", "nic.pcie", 1, NULL);
+                return;
+        }
+        if (asprintf(&path, "/sys/bus/pci/devices/%s/config", devices[0]) < 0)
+                abort();
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 64);
+        report("/sys/bus/pci/devices/*/config past byte 64",
+               "nic.pcie",
+               n == (ssize_t) sizeof(buf) ? 0
+                       : n < 0            ? negative_errno()
+                                          : -EACCES,
+               n == 0 ? "the kernel hands out only the first 64 bytes" : NULL);
+}
+
+/* The sysfs link attributes nic.pcie falls back to, of the first device that has them. */
+static void probe_pci_link_attributes(void) {
+        _cleanup_(strv_freep) char **devices = NULL;
+        int r = 1;
+
+        (void) host_list_directory(&host, "/sys/bus/pci/devices", &devices);
+        STRV_FOREACH(d, devices) {
+                _cleanup_(freep) char *path = NULL, *text = NULL;
+
+                if (asprintf(&path, "/sys/bus/pci/devices/%s/current_link_speed", *d) < 0)
+                        abort();
+                r = absent_if_enoent(host_read_line(&host, path, &text));
+                if (r <= 0)
+                        break;
+        }
+        report("/sys/bus/pci/devices/*/current_link_speed", "nic.pcie", r, NULL);
+}
+
+static void probe_kernel_log(void) {
+        IceDdpState s;
+
+        /* No device has this address: only whether the log can be read matters. */
+        report(ICE_DDP_KMSG " (the kernel log)",
+               "nic.driver,rdma.device",
+               ice_ddp_state_from_kmsg(&host, "ffff:ff:1f.7", &s, NULL),
+               NULL);
+}
+
+static void probe_ethtool(const char *ifname) {
+        EthtoolDriverInfo info;
+
+        report("SIOCETHTOOL ETHTOOL_GDRVINFO",
+               "nic.driver,nic.firmware",
+               ethtool_get_driver_info(ifname, &info),
+               NULL);
+}
+
+static void probe_limits(void) {
+        _cleanup_(limits_conf_done) LimitsConf c = {};
+        _cleanup_(freep) char *unreadable = NULL;
+        int r = limits_conf_read(&host, &c);
+
+        if (r >= 0 && c.unreadable) {
+                unreadable = strv_join(c.unreadable, ", ");
+                r = -EACCES;
+        }
+        report(LIMITS_CONF_FILE " and limits.d", "rdma.memlock", r, unreadable);
+}
+
+static void probe_containers_conf(void) {
+        _cleanup_(containers_conf_done) ContainersConf c = {};
+        _cleanup_(freep) char *unreadable = NULL;
+        int r = containers_conf_read(&host, &c);
+
+        if (r >= 0 && c.unreadable) {
+                unreadable = strv_join(c.unreadable, ", ");
+                r = -EACCES;
+        }
+        if (r == 0 && access("/etc/containers/containers.conf", F_OK) < 0 &&
+            access("/usr/share/containers/containers.conf", F_OK) < 0)
+                r = 1;
+        report("containers.conf", "rdma.memlock", r, unreadable);
+}
+
+static void probe_systemd(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(freep) char *error = NULL;
+        MemlockLimit l;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = systemd_default_memlock(bus, &l, &error);
+        report("systemd's DefaultLimitMEMLOCK (D-Bus)", "rdma.memlock", r, error);
+}
+
+static void probe_rtnetlink(void) {
+        _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
+        _cleanup_(freep) char *error = NULL;
+        RtnlState state = {};
+        int r;
+
+        r = rtnl_open(&rtnl);
+        if (r >= 0)
+                r = rtnl_dump(rtnl, &state, &error);
+        rtnl_state_done(&state);
+        report("rtnetlink (links and addresses)", "link.*", r, error);
+}
+
+static void probe_firewalld(void) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = firewalld_open(&bus);
+
+        if (r > 0)
+                r = firewalld_is_running(bus);
+        report("firewalld (D-Bus)", "link.*.zone", r < 0 ? r : r > 0 ? 0 : 1, NULL);
+}
+
+int main(int argc, char *argv[]) {
+        if (argc != 2) {
+                fprintf(stderr, "Usage: %s IFNAME\n", program_invocation_short_name);
+                return EXIT_FAILURE;
+        }
+        probe_file("/proc/cmdline", "kernel.cmdline,kernel.gtt");
+        probe_boot_config();
+        probe_directory("/sys/class/drm", "kernel.gtt");
+        probe_directory("/sys/class/net", "nic.*,link.*.present");
+        probe_directory("/sys/bus/pci/devices", "nic.pci");
+        probe_pci_config();
+        probe_pci_link_attributes();
+        probe_ethtool(argv[1]);
+        probe_kernel_log();
+        probe_directory("/sys/class/infiniband", "rdma.*");
+        probe_directory("/dev/infiniband", "rdma.memlock");
+        probe_file("/etc/group", "rdma.memlock");
+        probe_limits();
+        probe_containers_conf();
+        probe_systemd();
+        probe_rtnetlink();
+        probe_firewalld();
+        return EXIT_SUCCESS;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests the limits.conf reader with lines from real systems: what pam_limits makes of memlock lines,
+ * which lines it ignores, and which line decides for a domain. */
+#include "basic/strv.h"
+#include "check/memlock-sources.h"
+#include "tests.h"
+
+#define KIB 1024ULL
+
+/* Debian 12's /etc/security/limits.conf: nothing but comments and the man page's examples. */
+static const char debian_limits_conf[] =
+        "# /etc/security/limits.conf\n"
+        "#\n"
+        "#Each line describes a limit for a user in the form:\n"
+        "#\n"
+        "#<domain>        <type>  <item>  <value>\n"
+        "#\n"
+        "#        - memlock - max locked-in-memory address space (KB)\n"
+        "#\n"
+        "#*               soft    core            0\n"
+        "#root            hard    core            100000\n"
+        "#*               hard    rss             10000\n"
+        "#@student        hard    nproc           20\n"
+        "#@faculty        soft    nproc           20\n"
+        "#@faculty        hard    nproc           50\n"
+        "#ftp             hard    nproc           0\n"
+        "#ftp             -       chroot          /ftp\n"
+        "#@student        -       maxlogins       4\n"
+        "\n"
+        "# End of file\n";
+
+/* The limits.d file RHEL's rdma package installed, and what RDMA guides tell people to add. */
+static const char rdma_conf[] =
+        "# configuration for rdma tuning\n"
+        "*       soft    memlock         unlimited\n"
+        "*       hard    memlock         unlimited\n"
+        "# rdma tuning end\n";
+
+/* Lines as they are found on database and HPC hosts: other items, users, groups, ranges, tabs,
+ * trailing comments, CRLF. */
+static const char mixed[] =
+        "oracle   soft   nofile    1024\n"
+        "oracle   soft   memlock   3145728\r\n"
+        "oracle   hard   memlock   3145728\n"
+        "@rdma\t-\tmemlock\t1048576 # KiB, for the fabric\n"
+        "*\t\t-\tmemlock\t\tinfinity\n"
+        ":123     hard   cpu       5000\n"
+        "@500:    -      memlock   -1\n"
+        "600:700  soft   memlock   64\n"
+        "  ftp    hard   nproc     0\n";
+
+/* Lines pam_limits refuses (it logs and skips them): sizes with units, unknown types, no value. */
+static const char broken[] =
+        "*       soft    memlock   64M\n"
+        "*       both    memlock   unlimited\n"
+        "*       -       memlock\n"
+        "*       -       memlock   99999999999999999999\n"
+        "*       -       memlock   -2\n"
+        "*       -       MEMLOCK   1\n" /* pam_limits knows only "memlock": not a memlock line at all */
+        "*       -       memlock   64 extra fields are ignored\n";
+
+static void test_ignores_comments(void) {
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "/etc/security/limits.conf", debian_limits_conf));
+        ASSERT_INT_EQ(c.n_lines, 0);
+        ASSERT_TRUE(!c.rejected);
+        limits_conf_done(&c);
+}
+
+static void test_rdma_conf(void) {
+        const LimitsLine *soft, *hard;
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "/etc/security/limits.d/rdma.conf", rdma_conf));
+        ASSERT_INT_EQ(c.n_lines, 2);
+        ASSERT_STR_EQ(c.lines[0].domain, "*");
+        ASSERT_TRUE(c.lines[0].soft && !c.lines[0].hard);
+        ASSERT_TRUE(!c.lines[1].soft && c.lines[1].hard);
+        ASSERT_TRUE(c.lines[1].value == MEMLOCK_UNLIMITED);
+        ASSERT_INT_EQ(c.lines[1].line, 3);
+        ASSERT_STR_EQ(c.lines[1].file, "/etc/security/limits.d/rdma.conf");
+
+        limits_conf_effective(&c, "*", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[0] && hard == &c.lines[1]);
+        /* A user without lines of their own gets "*". */
+        limits_conf_effective(&c, "alice", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[0] && hard == &c.lines[1]);
+        limits_conf_done(&c);
+}
+
+static void test_mixed(void) {
+        const LimitsLine *soft, *hard;
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "/etc/security/limits.conf", mixed));
+        ASSERT_TRUE(!c.rejected);
+        ASSERT_INT_EQ(c.n_lines, 6);
+        ASSERT_STR_EQ(c.lines[0].domain, "oracle");
+        ASSERT_TRUE(c.lines[0].value == 3145728 * KIB);
+        ASSERT_STR_EQ(c.lines[2].domain, "@rdma");
+        ASSERT_TRUE(c.lines[2].soft && c.lines[2].hard && c.lines[2].value == 1048576 * KIB);
+        ASSERT_TRUE(c.lines[3].value == MEMLOCK_UNLIMITED);
+        ASSERT_STR_EQ(c.lines[4].domain, "@500:");
+        ASSERT_TRUE(c.lines[4].value == MEMLOCK_UNLIMITED);
+        ASSERT_STR_EQ(c.lines[5].domain, "600:700");
+        ASSERT_TRUE(c.lines[5].value == 64 * KIB);
+
+        /* A domain's own line wins over a later "*" line. */
+        limits_conf_effective(&c, "@rdma", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[2] && hard == &c.lines[2]);
+        limits_conf_effective(&c, "oracle", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[0] && hard == &c.lines[1]);
+        limits_conf_effective(&c, "*", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[3] && hard == &c.lines[3]);
+        limits_conf_done(&c);
+}
+
+static void test_later_line_wins(void) {
+        const LimitsLine *soft, *hard;
+        LimitsConf c = {};
+
+        /* As pam_limits reads limits.conf and then limits.d: the files concatenated. */
+        ASSERT_OK(limits_conf_parse(
+                &c, "/etc/security/limits.conf", "* - memlock 64\n@rdma soft memlock 128\n"));
+        ASSERT_OK(limits_conf_parse(&c, "/etc/security/limits.d/90-rdma.conf", "* soft memlock unlimited\n"));
+        limits_conf_effective(&c, "*", &soft, &hard);
+        ASSERT_TRUE(soft->value == MEMLOCK_UNLIMITED && hard->value == 64 * KIB);
+        ASSERT_STR_EQ(soft->file, "/etc/security/limits.d/90-rdma.conf");
+        limits_conf_effective(&c, "@rdma", &soft, &hard);
+        ASSERT_TRUE(soft->value == 128 * KIB && hard->value == 64 * KIB);
+        limits_conf_effective(&c, "bob", &soft, &hard);
+        ASSERT_TRUE(soft->value == MEMLOCK_UNLIMITED);
+        limits_conf_done(&c);
+
+        ASSERT_OK(limits_conf_parse(&c, "x", "bob hard memlock 1\n"));
+        limits_conf_effective(&c, "*", &soft, &hard);
+        ASSERT_TRUE(!soft && !hard);
+        limits_conf_effective(&c, "bob", &soft, &hard);
+        ASSERT_TRUE(!soft && hard->value == KIB);
+        limits_conf_done(&c);
+}
+
+static void test_broken(void) {
+        static const char *const expected[] = {
+                "f:1: '64M' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
+                "f:2: 'both' is not soft, hard or -: pam_limits ignores the memlock line",
+                "f:3: the memlock line has no value: pam_limits ignores it",
+                "f:4: '99999999999999999999' is not a memlock value (KiB, unlimited or -1), it is too large: "
+                "pam_limits ignores the line",
+                "f:5: '-2' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
+        };
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "f", broken));
+        ASSERT_INT_EQ(strv_length(c.rejected), ELEMENTSOF(expected));
+        for (size_t i = 0; i < ELEMENTSOF(expected); i++)
+                ASSERT_STR_EQ(c.rejected[i], expected[i]);
+        ASSERT_INT_EQ(c.n_lines, 1);
+        ASSERT_INT_EQ(c.lines[0].line, 7);
+        ASSERT_TRUE(c.lines[0].value == 64 * KIB);
+        limits_conf_done(&c);
+
+        /* The largest number of KiB that fits in bytes, and one more. */
+        ASSERT_OK(limits_conf_parse(&c, "f", "* - memlock 18014398509481983\n* - memlock 18014398509481984\n"));
+        ASSERT_INT_EQ(c.n_lines, 1);
+        ASSERT_TRUE(c.lines[0].value == 18014398509481983ULL * KIB);
+        ASSERT_INT_EQ(strv_length(c.rejected), 1);
+        limits_conf_done(&c);
+}
+
+static void test_edges(void) {
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "f", ""));
+        ASSERT_OK(limits_conf_parse(&c, "f", "\n\n#\n   \t\n* - memlock"));
+        ASSERT_OK(limits_conf_parse(&c, "f", "#* - memlock 1\n* #- memlock 1\n"));
+        ASSERT_INT_EQ(c.n_lines, 0);
+        ASSERT_INT_EQ(strv_length(c.rejected), 1); /* "* - memlock" without a newline */
+        limits_conf_done(&c);
+}
+
+int main(void) {
+        test_ignores_comments();
+        test_rdma_conf();
+        test_mixed();
+        test_later_line_wins();
+        test_broken();
+        test_edges();
+        printf("test-limits-conf: ok\n");
+        return 0;
+}
