@@ -3,6 +3,7 @@
  * state. */
 #include <stdio.h>
 
+#include "apply/adopt.h"
 #include "apply/apply.h"
 #include "basic/strv.h"
 
@@ -77,6 +78,7 @@ static int verify(const NodeContext *c, char **ret_error) {
 int apply_node_with_flags(
         const NodeContext *c, const Backend *backend, ApplyFlags flags, char ***ret_changes, char **ret_error) {
         _cleanup_(plan_done) Plan p = {};
+        _cleanup_(adoptions_done) Adoptions adoptions = {};
         _cleanup_(strv_freep) char **changes = NULL;
         char *e = NULL;
         int r;
@@ -105,7 +107,15 @@ int apply_node_with_flags(
                 r = plan_errors_message(&p, ret_error);
                 return r < 0 ? r : -EINVAL;
         }
+        if (flags & APPLY_ADOPT) {
+                r = adoptions_find(backend, &p, &adoptions, ret_error);
+                if (r < 0)
+                        return r;
+        }
         r = plan_describe(&p, &changes);
+        if (r < 0)
+                return r;
+        r = adoptions_describe(&adoptions, /* kept= */ false, &changes);
         if (r < 0)
                 return r;
 
@@ -114,9 +124,10 @@ int apply_node_with_flags(
                 const NodeLink *nl = &c->node->links[i];
                 const ProfileLink *pl = profile_find_link(c->profile, nl->link);
                 _cleanup_(freep) char *label = NULL;
+                bool adopt = adoptions_has(&adoptions, lp->link, /* kept= */ false);
                 LinkConfig cfg;
 
-                if (link_plan_is_empty(lp))
+                if (link_plan_is_empty(lp) && !adopt)
                         continue;
                 cfg = (LinkConfig){
                         .link = lp->link,
@@ -125,6 +136,7 @@ int apply_node_with_flags(
                         .address = nl->address,
                         .zone = pl->firewall_zone,
                         .ipv6 = pl->ipv6,
+                        .adopt = adopt,
                 };
                 r = backend->apply_link(&cfg, &e);
                 if (r < 0) {

@@ -14,9 +14,12 @@
 int apply_node(const NodeContext *c, const Backend *backend, char ***ret_changes, char **ret_error);
 
 /* apply_node() refuses (-EPERM, with a message) when the profile says mode: verify; with APPLY_FORCE
- * (haloctl apply --force) it applies anyway. */
+ * (haloctl apply --force) it applies anyway. With APPLY_ADOPT (haloctl apply --adopt, never halod) it
+ * takes each link over from the configuration that holds it (lib/apply/adopt.h), also a link whose
+ * kernel state needs no change, and lists the takeovers among the changes. */
 typedef enum ApplyFlags {
         APPLY_FORCE = 1 << 0,
+        APPLY_ADOPT = 1 << 1,
 } ApplyFlags;
 
 int apply_node_with_flags(

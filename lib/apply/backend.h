@@ -15,7 +15,13 @@ typedef struct LinkConfig {
         Ipv4Prefix address;
         const char *zone; /* NULL: leave alone */
         bool ipv6;
+        /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
+         * lib/apply/adopt.h) instead of refusing; halod itself never sets it. */
+        bool adopt;
 } LinkConfig;
+
+/* lib/apply/adopt.h */
+typedef struct Adoptions Adoptions;
 
 typedef struct Backend {
         const char *name; /* "networkmanager", "netlink" */
@@ -25,6 +31,13 @@ typedef struct Backend {
          * negative errno and a one-line message for the user in ret_error (the kernel's extended ack,
          * NetworkManager's reason). */
         int (*apply_link)(const LinkConfig *cfg, char **ret_error);
+        /* What apply_link() with cfg->adopt would take over on ifname, and what it took over for link
+         * before, appended to list; without ret_error set on success. NULL when the backend takes
+         * nothing over (netlink: the kernel's state is nobody's configuration). */
+        int (*find_adoptions)(const char *link, const char *ifname, Adoptions *list, char **ret_error);
+        /* Gives the link back to what apply_link() with cfg->adopt took it over from; -ENOENT when it
+         * took nothing over. NULL together with find_adoptions. */
+        int (*unadopt_link)(const LinkConfig *cfg, char **ret_error);
 } Backend;
 
 extern const Backend backend_netlink;
