@@ -31,10 +31,7 @@ static const Verb verbs[] = {
         { "reload", verb_reload, "", "Have the running halod reload its profile (a broken one is rejected)" },
         { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
         { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
-        { "unadopt",
-          verb_unadopt,
-          "[PROFILE]",
-          "Give links taken over by apply --adopt back to their NM connections" },
+        { "unadopt", verb_unadopt, "[PROFILE]", "Give links back to what apply --adopt took them from" },
         { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables for this node" },
         { "probe", verb_probe, "[NODE] [PROFILE]", "Latency and throughput to the other nodes (fabric)" },
         /* -- end verb table -- */
@@ -69,7 +66,8 @@ static void help(void) {
                "                     that hold them (kept renamed, autoconnect off; see unadopt)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
-               "64 usage error, 66 profile unreadable, 69 daemon unavailable, 71 system error,\n"
+               "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
+               "71 system error, "
                "77 permission denied, 78 invalid profile.\n");
 }
 
@@ -161,6 +159,13 @@ static int run(int argc, char *argv[]) {
                 return EX_USAGE;
         }
         verb = argv[optind];
+
+        /* A takeover is too big a step to have an option do nothing where it does not apply. */
+        if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
+                fprintf(stderr,
+                        "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, verb))

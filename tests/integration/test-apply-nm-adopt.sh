@@ -7,13 +7,15 @@
 # after the rename) leaves the guide's connection as it was; haloctl apply --adopt takes it over (the
 # kernel shows the profile, the old connection is kept renamed, inactive, autoconnect off and marked);
 # a second apply changes nothing; haloctl unadopt gives it back (name, autoconnect, active again,
-# halod's profile gone), also after a failed attempt that leaves halod's profile in charge.
+# halod's profile gone), also after a failed attempt that leaves halod's profile in charge. halod
+# itself, in mode: enforce, never takes the connection over: it says how to, and changes nothing.
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+. "$SOURCE_DIR/tests/integration/daemon-lib.sh"
 
 harness_init na
 require_root
 require_tools ip dbus-daemon busctl NetworkManager nmcli nm-online firewalld firewall-cmd python3 sha256sum
-require_build_file daemon/haloctl
+require_build_file daemon/haloctl daemon/halod
 export HALOD_MODULE_DIR=${HALOD_MODULE_DIR:-$BUILD_DIR/lib/apply/nm}
 [ -f "$HALOD_MODULE_DIR/halod-backend-nm.so" ] || skip "$HALOD_MODULE_DIR/halod-backend-nm.so not built; run ninja -C $BUILD_DIR"
 HALOCTL=$BUILD_DIR/daemon/haloctl
@@ -97,6 +99,9 @@ assert_not_contains "$OUT" "rdma0-spare" "plan without --adopt"
 run_rc 2 haloctl apply "$P"
 assert_contains "$OUT" "$IF_A is in use by NetworkManager connection \"rdma0\" (uuid $guide_uuid), which halod did not create and does not change; nothing was changed. haloctl apply --adopt takes it over"
 assert_guide_intact "a refused apply"
+
+run_rc 64 haloctl check --adopt "$P"
+assert_contains "$OUT" "--adopt is an option of plan and apply only"
 
 log "plan --adopt shows the takeover and changes nothing"
 files_before=$(keyfile_state)
@@ -202,5 +207,20 @@ assert_eq "$(link_ipv4 "$NS_A" "$IF_A")" 192.168.100.1/30 "kernel addresses afte
 ip -n "$NS_B" addr del 10.10.0.1/30 dev "$IF_B"
 run_rc 0 haloctl unadopt "$P"
 assert_guide_intact "unadopt after a failed one"
+
+log "halod in mode: enforce does not take the guide's connection over: it says how, and changes nothing"
+dm_install_bus_policy
+NOTIFY_OUT=$TEST_DIR/notify-head.out
+HALOD_LOG=$TEST_DIR/logs/halod-head.log
+start_notify_receiver "$TEST_DIR/notify-head.sock" "$NOTIFY_OUT"
+ip netns exec "$NS_A" env NOTIFY_SOCKET="$TEST_DIR/notify-head.sock" "$BUILD_DIR/daemon/halod" --profile "$P" \
+        --node head --backend networkmanager --runtime-dir "$TEST_DIR/run-head" >"$HALOD_LOG" 2>&1 </dev/null &
+HALOD_PID=$!
+track_pid "$HALOD_PID"
+wait_notify "$NOTIFY_OUT" READY=1 30
+assert_contains "$(cat "$HALOD_LOG")" "$IF_A is in use by NetworkManager connection \"rdma0\" (uuid $guide_uuid), which halod did not create and does not change; nothing was changed. haloctl apply --adopt takes it over"
+assert_eq "$(dm_prop Health)" degraded "halod's health with the guide's connection in charge"
+stop_pid "$HALOD_PID"
+assert_guide_intact "halod in mode: enforce"
 
 pass

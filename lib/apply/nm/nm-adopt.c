@@ -117,43 +117,49 @@ static int change(NmApply *a, NmAdoptee *t, GVariant *settings, const char *what
         return 0;
 }
 
-/* The connection as haloctl apply --adopt keeps it: renamed, autoconnect off, marked. One taken over
- * before (and activated again by hand since) keeps its name and the marks of the first time. */
-static GVariant *kept_settings(NmApply *a, NmAdoptee *t, GError **error) {
-        g_autoptr(NMConnection) k = nm_simple_connection_new_clone(NM_CONNECTION(t->connection));
+NMConnection *nm_adopt_kept_connection(NMConnection *c, const char *link, bool was_active, GError **error) {
+        g_autoptr(NMConnection) k = nm_simple_connection_new_clone(c);
         NMSettingConnection *s = nm_connection_get_setting_connection(k);
         NMSettingUser *u = user_setting(k);
 
+        if (!s) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "it has no connection setting");
+                return NULL;
+        }
         if (!u) {
                 u = NM_SETTING_USER(nm_setting_user_new());
                 nm_connection_add_setting(k, NM_SETTING(u)); /* takes the reference */
         }
         if (!nm_setting_user_get_data(u, NM_ADOPT_KEY_LINK)) {
-                const char *id = nm_setting_connection_get_id(s);
+                const char *id = strempty(nm_setting_connection_get_id(s));
                 g_autofree char *kept = g_strconcat(id, NM_ADOPT_KEPT_SUFFIX, NULL);
 
-                if (!nm_setting_user_set_data(u, NM_ADOPT_KEY_LINK, a->cfg->link, error) ||
+                if (!nm_setting_user_set_data(u, NM_ADOPT_KEY_LINK, link, error) ||
                     !nm_setting_user_set_data(u, NM_ADOPT_KEY_ID, id, error) ||
                     !nm_setting_user_set_data(
                             u,
                             NM_ADOPT_KEY_AUTOCONNECT,
                             nm_setting_connection_get_autoconnect(s) ? "yes" : "no",
                             error) ||
-                    !nm_setting_user_set_data(u, NM_ADOPT_KEY_ACTIVE, t->was_active ? "yes" : "no", error))
+                    !nm_setting_user_set_data(u, NM_ADOPT_KEY_ACTIVE, was_active ? "yes" : "no", error))
                         return NULL;
                 g_object_set(s, NM_SETTING_CONNECTION_ID, kept, NULL);
         }
         g_object_set(s, NM_SETTING_CONNECTION_AUTOCONNECT, FALSE, NULL);
-        return nm_connection_to_dbus(k, NM_CONNECTION_SERIALIZE_ALL);
+        return g_steal_pointer(&k);
 }
 
-/* The connection as it was before it was taken over: its id and autoconnect, without the marks. */
-static GVariant *given_back_settings(NmAdoptee *t, GError **error) {
-        g_autoptr(NMConnection) k = nm_simple_connection_new_clone(NM_CONNECTION(t->connection));
+NMConnection *nm_adopt_given_back_connection(NMConnection *c, GError **error) {
+        g_autoptr(NMConnection) k = nm_simple_connection_new_clone(c);
         NMSettingConnection *s = nm_connection_get_setting_connection(k);
         NMSettingUser *u = user_setting(k);
-        const char *id = nm_setting_user_get_data(u, NM_ADOPT_KEY_ID);
+        guint n_keys = 0;
 
+        if (!s || !u || !nm_setting_user_get_data(u, NM_ADOPT_KEY_LINK)) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "it carries no " NM_ADOPT_KEY_LINK);
+                return NULL;
+        }
+        const char *id = nm_setting_user_get_data(u, NM_ADOPT_KEY_ID);
         if (id)
                 g_object_set(s, NM_SETTING_CONNECTION_ID, id, NULL);
         g_object_set(
@@ -164,12 +170,17 @@ static GVariant *given_back_settings(NmAdoptee *t, GError **error) {
         for (size_t i = 0; i < ELEMENTSOF(adopt_keys); i++)
                 if (!nm_setting_user_set_data(u, adopt_keys[i], NULL, error))
                         return NULL;
-        /* Nothing else of halod's was there: leave no empty user setting behind. */
-        guint n_keys = 0;
+        /* Nothing else was in the user setting: leave no empty one behind. */
         (void) nm_setting_user_get_keys(u, &n_keys);
         if (n_keys == 0)
                 nm_connection_remove_setting(k, NM_TYPE_SETTING_USER);
-        return nm_connection_to_dbus(k, NM_CONNECTION_SERIALIZE_ALL);
+        return g_steal_pointer(&k);
+}
+
+static GVariant *settings_or_null(NMConnection *c) {
+        g_autoptr(NMConnection) owned = c;
+
+        return owned ? nm_connection_to_dbus(owned, NM_CONNECTION_SERIALIZE_ALL) : NULL;
 }
 
 /* Puts back the settings of every connection this call changed. Returns false when one could not be
@@ -258,7 +269,8 @@ int nm_adopt_keep(NmApply *a) {
         for (guint i = 0; a->adoptees && i < a->adoptees->len; i++) {
                 NmAdoptee *t = a->adoptees->pdata[i];
                 g_autoptr(GError) error = NULL;
-                GVariant *kept = kept_settings(a, t, &error);
+                GVariant *kept = settings_or_null(nm_adopt_kept_connection(
+                        NM_CONNECTION(t->connection), a->cfg->link, t->was_active, &error));
                 int r;
 
                 if (!kept)
@@ -311,7 +323,8 @@ static int give_back_settings(NmApply *a) {
         for (guint i = 0; i < a->adoptees->len; i++) {
                 NmAdoptee *t = a->adoptees->pdata[i];
                 g_autoptr(GError) error = NULL;
-                GVariant *settings = given_back_settings(t, &error);
+                GVariant *settings = settings_or_null(
+                        nm_adopt_given_back_connection(NM_CONNECTION(t->connection), &error));
                 int r;
 
                 if (!settings)

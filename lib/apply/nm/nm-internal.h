@@ -114,6 +114,16 @@ int nm_adopt_keep(NmApply *a);
  * Returns a phrase for the error message (g_free() it), NULL when nothing was taken over. */
 char *nm_adopt_rollback(NmApply *a);
 
+/* The connection c as haloctl apply --adopt keeps it: renamed "<id> (before halod)", autoconnect off,
+ * marked with link, its id, its autoconnect and was_active. One taken over before keeps its name and
+ * the marks of the first time (only autoconnect goes off again). NULL and error when a mark cannot be
+ * set. */
+NMConnection *nm_adopt_kept_connection(NMConnection *c, const char *link, bool was_active, GError **error);
+/* The connection c, kept by haloctl apply --adopt, as it was before: its id and autoconnect back, the
+ * marks removed (and the user setting with them when nothing else is in it). NULL and error when c
+ * carries no marks. */
+NMConnection *nm_adopt_given_back_connection(NMConnection *c, GError **error);
+
 /* "halod-<link>", g_free() it. */
 char *nm_profile_id(const char *link);
 bool nm_profile_id_is_halod(const char *id);
