@@ -111,15 +111,15 @@ static int check_device_holder(NmApply *a) {
                 -EBUSY,
                 "%s is in use by NetworkManager connection \"%s\" (uuid %s), which halod did not create and "
                 "does not change; nothing was changed. haloctl apply --adopt takes it over (it keeps the "
-                "connection, renamed \"%s" NM_ADOPT_KEPT_SUFFIX
-                "\" with autoconnect off, and haloctl unadopt "
-                "gives it back; haloctl plan --adopt shows the change first), or take it off the interface "
-                "yourself (nmcli connection down uuid %s, and nmcli connection modify uuid %s "
-                "connection.autoconnect no) and apply again",
+                "connection, renamed \"%s%s\" with autoconnect off, and haloctl unadopt gives it back; "
+                "haloctl plan --adopt shows the change first), or take it off the interface yourself (nmcli "
+                "connection down uuid %s, and nmcli connection modify uuid %s connection.autoconnect no) and "
+                "apply again",
                 a->cfg->ifname,
                 strna(nm_active_connection_get_id(ac)),
                 strna(nm_active_connection_get_uuid(ac)),
                 strna(nm_active_connection_get_id(ac)),
+                NM_ADOPT_KEPT_SUFFIX,
                 strna(nm_active_connection_get_uuid(ac)),
                 strna(nm_active_connection_get_uuid(ac)));
 }
