@@ -5,12 +5,12 @@
 # "haloctl". It uses only bash builtins (no _init_completion), so it also works when sourced by hand.
 # tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table.
 
-_haloctl_verbs="validate check status verify reload plan apply env probe"
-_haloctl_options="--json --node --only --root --force --color --help --version"
+_haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
+_haloctl_options="--json --node --only --root --force --adopt --color --help --version"
 # Options that take a value (the next word, or after "=").
 _haloctl_options_arg="--node --only --root --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
-_haloctl_verbs_profile="validate check plan apply env probe"
+_haloctl_verbs_profile="validate check plan apply unadopt env probe"
 _haloctl_check_prefixes="profile kernel. nic. rdma. link. peer."
 _haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.gtt nic.pci nic.pcie nic.driver nic.firmware
 rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"

@@ -64,14 +64,15 @@ static int describe_changes(const PlanChanges *changes, char ***ret) {
         return 0;
 }
 
-static void print_plan(const Plan *p, char **lines) {
+static void print_plan(const Plan *p, const Adoptions *adoptions, char **lines) {
         STRV_FOREACH(l, lines)
                 printf("%s\n", *l);
         for (size_t i = 0; i < p->n_links; i++) {
                 const LinkPlan *lp = &p->links[i];
                 _cleanup_(freep) char *label = NULL;
 
-                if (lp->error || !link_plan_is_empty(lp))
+                if (lp->error || !link_plan_is_empty(lp) ||
+                    (arg_adopt && adoptions_has(adoptions, lp->link, /* kept= */ false)))
                         continue;
                 label = link_plan_label(lp);
                 printf("%s%s: nothing to change%s\n", ansi_grey(), label ?: lp->link, ansi_normal());
@@ -81,6 +82,7 @@ static void print_plan(const Plan *p, char **lines) {
 int verb_plan(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(adoptions_done) Adoptions adoptions = {};
         _cleanup_(strv_freep) char **lines = NULL;
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
@@ -101,11 +103,17 @@ int verb_plan(int argc, char *argv[]) {
                         strerror(-r));
                 return EX_OSERR;
         }
+        r = plan_find_adoptions(&plan, &adoptions);
+        if (r != 0)
+                return r;
         r = plan_describe(&plan, &lines);
+        if (r >= 0)
+                r = plan_add_adoption_lines(&adoptions, &lines);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
+        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions));
 
         if (arg_json) {
                 JsonWriter w;
@@ -115,22 +123,23 @@ int verb_plan(int argc, char *argv[]) {
                 json_kv_string(&w, "profile", path);
                 json_kv_string(&w, "node", node->name);
                 json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
-                json_kv_bool(&w, "changes", !plan_is_empty(&plan));
+                json_kv_bool(&w, "changes", changes);
                 json_kv_bool(&w, "errors", plan_has_errors(&plan));
                 json_key(&w, "links");
                 json_begin_array(&w);
                 for (size_t i = 0; i < plan.n_links; i++)
                         json_link_plan(&w, &plan.links[i]);
                 json_end_array(&w);
+                json_adoptions(&w, &adoptions);
                 json_strv(&w, "lines", lines);
                 json_end_object(&w);
                 json_writer_finish(&w);
         } else
-                print_plan(&plan, lines);
+                print_plan(&plan, &adoptions, lines);
 
         if (plan_has_errors(&plan))
                 return EXIT_CHECK_FAIL;
-        return plan_is_empty(&plan) ? EXIT_SUCCESS : 1;
+        return changes ? 1 : EXIT_SUCCESS;
 }
 
 static void print_nothing_to_change(const CheckList *checks, const ProfileNode *node) {
@@ -166,7 +175,7 @@ int verb_apply(int argc, char *argv[]) {
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && isempty(arg_root) && halod_is_running())
+        if (argc <= 1 && !arg_force && !arg_adopt && isempty(arg_root) && halod_is_running())
                 return bus_call_apply();
 
         if (geteuid() != 0) {
@@ -191,7 +200,13 @@ int verb_apply(int argc, char *argv[]) {
 
         backend = backend_pick();
         snapshot_init(&snapshot, &c);
-        r = apply_node(&c, backend, arg_force ? APPLY_FORCE : 0, &snapshot, &applied, &error);
+        r = apply_node(
+                &c,
+                backend,
+                (arg_force ? APPLY_FORCE : 0) | (arg_adopt ? APPLY_ADOPT : 0),
+                &snapshot,
+                &applied,
+                &error);
         if (r == -ENOMEM || describe_changes(&applied, &changes) < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;

@@ -9,6 +9,7 @@
 
 bool arg_json = false;
 bool arg_force = false;
+bool arg_adopt = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
@@ -30,6 +31,7 @@ static const Verb verbs[] = {
         { "reload", verb_reload, "", "Have the running halod reload its profile (a broken one is rejected)" },
         { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
         { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
+        { "unadopt", verb_unadopt, "[PROFILE]", "Give links back to what apply --adopt took them from" },
         { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables for this node" },
         { "probe", verb_probe, "[NODE] [PROFILE]", "Latency and throughput to the other nodes (fabric)" },
         /* -- end verb table -- */
@@ -60,9 +62,12 @@ static void help(void) {
                "     --only PREFIXES Run only checks whose id starts with one of these (comma-separated)\n"
                "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
                "     --force         Apply even when the profile says mode: verify\n"
+               "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
+               "                     that hold them (kept renamed, autoconnect off; see unadopt)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
-               "64 usage error, 66 profile unreadable, 69 daemon unavailable, 71 system error,\n"
+               "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
+               "71 system error, "
                "77 permission denied, 78 invalid profile.\n");
 }
 
@@ -74,6 +79,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ROOT,
                 ARG_ONLY,
                 ARG_FORCE,
+                ARG_ADOPT,
                 ARG_COLOR,
         };
         static const struct option options[] = {
@@ -84,6 +90,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "only", required_argument, NULL, ARG_ONLY },
                 { "force", no_argument, NULL, ARG_FORCE },
+                { "adopt", no_argument, NULL, ARG_ADOPT },
                 { "color", required_argument, NULL, ARG_COLOR },
                 {},
         };
@@ -111,6 +118,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_FORCE:
                         arg_force = true;
+                        break;
+                case ARG_ADOPT:
+                        arg_adopt = true;
                         break;
                 case ARG_COLOR:
                         if (streq(optarg, "auto"))
@@ -149,6 +159,13 @@ static int run(int argc, char *argv[]) {
                 return EX_USAGE;
         }
         verb = argv[optind];
+
+        /* A takeover is too big a step to have an option do nothing where it does not apply. */
+        if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
+                fprintf(stderr,
+                        "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, verb))

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <sysexits.h>
 
+#include "apply/adopt.h"
 #include "basic/json-writer.h"
 #include "check/check.h"
 #include "profile/profile.h"
@@ -12,6 +13,7 @@
 /* The only globals: what the command line said. */
 extern bool arg_json;
 extern bool arg_force;
+extern bool arg_adopt;
 extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;
@@ -61,7 +63,19 @@ bool halod_is_running(void);
 /* daemon/haloctl-apply.c: the network part of the profile, locally. */
 int verb_plan(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
+/* daemon/haloctl-adopt.c: taking links over from a user's NetworkManager connections, giving them back. */
+int verb_unadopt(int argc, char *argv[]);
 /* daemon/haloctl-env.c, daemon/haloctl-probe.c: the fabric environment and the peer probe. */
 int verb_env(int argc, char *argv[]);
 int verb_probe(int argc, char *argv[]);
 /* -- end verbs -- */
+
+/* For plan (daemon/haloctl-adopt.c): what apply --adopt would take over on the plan's links; 0, or the
+ * exit code after saying why (a failure to ask is only a warning without --adopt). */
+int plan_find_adoptions(const Plan *plan, Adoptions *ret);
+/* With --adopt the takeovers, before the plan's lines; without, a hint for each connection that makes
+ * apply refuse, after them. */
+int plan_add_adoption_lines(const Adoptions *l, char ***lines);
+bool adoptions_pending(const Adoptions *l) _pure_;
+/* The "adopt" member of plan's JSON object: what apply --adopt would take over. */
+void json_adoptions(JsonWriter *w, const Adoptions *l);

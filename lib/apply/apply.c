@@ -3,6 +3,7 @@
  * own state. */
 #include <stdio.h>
 
+#include "apply/adopt.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
@@ -55,15 +56,17 @@ static int verify(Snapshot *s, char **ret_error) {
                 joined);
 }
 
-static int apply_links(const NodeContext *c, const Backend *backend, const Plan *p, char **ret_error) {
+static int apply_links(
+        const NodeContext *c, const Backend *backend, const Plan *p, const Adoptions *adoptions, char **ret_error) {
         for (size_t i = 0; i < p->n_links; i++) {
                 const LinkPlan *lp = &p->links[i];
                 const ProfileLink *pl = profile_find_link(c->profile, lp->link);
                 _cleanup_(freep) char *e = NULL, *label = NULL;
+                bool adopt = adoptions_has(adoptions, lp->link, /* kept= */ false);
                 LinkConfig cfg;
                 int r;
 
-                if (link_plan_is_empty(lp))
+                if (link_plan_is_empty(lp) && !adopt)
                         continue;
                 cfg = (LinkConfig){
                         .link = lp->link,
@@ -73,6 +76,7 @@ static int apply_links(const NodeContext *c, const Backend *backend, const Plan 
                         .zone = pl->firewall_zone,
                         .ipv6 = pl->ipv6,
                         .drift = link_plan_drift(lp),
+                        .adopt = adopt,
                 };
                 r = backend->apply_link(&cfg, lp, &e);
                 if (r < 0) {
@@ -93,6 +97,7 @@ int apply_node(
         _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(plan_changes_done) PlanChanges changes = {};
         _cleanup_(plan_done) Plan p = {};
+        _cleanup_(adoptions_done) Adoptions adoptions = {};
         int r;
 
         if (ret_error)
@@ -122,12 +127,21 @@ int apply_node(
                 r = plan_errors_message(&p, ret_error);
                 return r < 0 ? r : -EINVAL;
         }
+        /* A takeover comes first: the changes are made through it. */
+        if (flags & APPLY_ADOPT) {
+                r = adoptions_find(backend, &p, &adoptions, ret_error);
+                if (r < 0)
+                        return r;
+                r = adoptions_to_changes(&adoptions, &changes);
+                if (r < 0)
+                        return r;
+        }
         r = plan_changes(&p, &changes);
         if (r < 0)
                 return r;
 
         if (changes.n_changes > 0) {
-                r = apply_links(c, backend, &p, ret_error);
+                r = apply_links(c, backend, &p, &adoptions, ret_error);
                 if (r < 0) {
                         /* Rolled back, or half: either way no longer what the snapshot says. */
                         snapshot_forget(snapshot, SNAPSHOT_LINKS);

@@ -11,6 +11,10 @@
 typedef enum ApplyFlags {
         /* Apply although the profile says mode: verify (haloctl apply --force). */
         APPLY_FORCE = 1 << 0,
+        /* Take each link over from the configuration that holds it (haloctl apply --adopt, never halod;
+         * lib/apply/adopt.h), also a link whose kernel state needs no change; the takeovers come first
+         * among the changes, as LINK_FIELD_OWNER records. */
+        APPLY_ADOPT = 1 << 1,
 } ApplyFlags;
 
 /* Plans from snapshot (a snapshot of c: what it holds of the kernel and firewalld is taken as the

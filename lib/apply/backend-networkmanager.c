@@ -36,18 +36,29 @@ bool nm_running(void) {
         return has_owner;
 }
 
-int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
 #if HAVE_LIBNM
+static int load_module(const NmModule **ret, char **ret_error) {
         _cleanup_(freep) char *error = NULL;
-        const NmModule *module;
         int r;
 
-        r = nm_module_load(&module, &error);
+        r = nm_module_load(ret, &error);
         if (r < 0)
                 /* Not the netlink backend instead: with NetworkManager managing the link, the two would
                  * undo each other's changes. */
                 return nm_running() ? errorf(ret_error, r, "NetworkManager runs but %s", strna(error))
                                     : errorf(ret_error, r, "%s", strna(error));
+        return 0;
+}
+#endif
+
+int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+#if HAVE_LIBNM
+        const NmModule *module;
+        int r;
+
+        r = load_module(&module, ret_error);
+        if (r < 0)
+                return r;
         return module->apply_link(cfg, timeout_ms, ret_error);
 #else
         return errorf(
@@ -57,6 +68,26 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) 
                 "time), so it cannot configure %s through NetworkManager; install a halod built with libnm, or "
                 "use the netlink backend (halod --backend netlink) with NetworkManager stopped or not managing "
                 "the interface",
+                cfg && cfg->ifname ? cfg->ifname : "links");
+#endif
+}
+
+int nm_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+#if HAVE_LIBNM
+        const NmModule *module;
+        int r;
+
+        r = load_module(&module, ret_error);
+        if (r < 0)
+                return r;
+        return module->unadopt_link(cfg, timeout_ms, ret_error);
+#else
+        return errorf(
+                ret_error,
+                -EOPNOTSUPP,
+                "halod was built without NetworkManager support (meson -Dlibnm=disabled, or no libnm at build "
+                "time), so it cannot give %s back to its NetworkManager connection; restore it with nmcli "
+                "(the connection's user data io.halod.* says its name and autoconnect)",
                 cfg && cfg->ifname ? cfg->ifname : "links");
 #endif
 }
@@ -72,8 +103,14 @@ static int networkmanager_apply_link(const LinkConfig *cfg, const LinkPlan *lp, 
         return nm_apply_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
 }
 
+static int networkmanager_unadopt_link(const LinkConfig *cfg, char **ret_error) {
+        return nm_unadopt_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
+}
+
 const Backend backend_networkmanager = {
         .name = "networkmanager",
         .available = networkmanager_available,
         .apply_link = networkmanager_apply_link,
+        .find_adoptions = nm_find_adoptions,
+        .unadopt_link = networkmanager_unadopt_link,
 };

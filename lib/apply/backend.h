@@ -25,10 +25,16 @@ typedef struct LinkConfig {
         const char *zone; /* NULL: leave alone */
         bool ipv6;
         uint32_t drift; /* LinkDrift flags; 0 also when unknown */
+        /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
+         * lib/apply/adopt.h) instead of refusing; halod itself never sets it. */
+        bool adopt;
 } LinkConfig;
 
 /* The LinkDrift flags of a link's plan. */
 uint32_t link_plan_drift(const LinkPlan *lp) _pure_;
+
+/* lib/apply/adopt.h */
+typedef struct Adoptions Adoptions;
 
 typedef struct Backend {
         const char *name; /* "networkmanager", "netlink" */
@@ -40,6 +46,13 @@ typedef struct Backend {
          * user in ret_error (the kernel's extended ack, NetworkManager's reason). The NetworkManager
          * backend takes lp NULL (it then goes by NetworkManager's own view and cfg->drift). */
         int (*apply_link)(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error);
+        /* What apply_link() with cfg->adopt would take over on ifname, and what it took over for link
+         * before, appended to list; without ret_error set on success. NULL when the backend takes
+         * nothing over (netlink: the kernel's state is nobody's configuration). */
+        int (*find_adoptions)(const char *link, const char *ifname, Adoptions *list, char **ret_error);
+        /* Gives the link back to what apply_link() with cfg->adopt took it over from; -ENOENT when it
+         * took nothing over. NULL together with find_adoptions. */
+        int (*unadopt_link)(const LinkConfig *cfg, char **ret_error);
 } Backend;
 
 extern const Backend backend_netlink;

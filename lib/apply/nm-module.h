@@ -11,7 +11,7 @@
 
 /* Raise on any change to NmModuleHost, NmModule, the entry function or the types they pass
  * (LinkConfig, Ipv4Prefix). Both sides refuse a partner of another version. */
-#define NM_MODULE_ABI_VERSION 2U
+#define NM_MODULE_ABI_VERSION 3U
 
 /* The module's file name in its directory, and the directory: $HALOD_MODULE_DIR (a testing aid for
  * the build tree, halod(8)), else the one it is installed in (libdir/halod). */
@@ -38,6 +38,8 @@ typedef struct NmModule {
         const char *version;  /* PACKAGE_VERSION of the build it comes from */
         /* nm_apply_link() of lib/apply/nm.h. */
         int (*apply_link)(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+        /* nm_unadopt_link() of lib/apply/nm.h. */
+        int (*unadopt_link)(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
 } NmModule;
 
 /* The module's one exported symbol, found with one dlsym(). Returns NULL when it does not speak

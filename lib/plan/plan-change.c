@@ -6,10 +6,8 @@
 #include "plan/plan.h"
 
 static const char *const link_field_table[_LINK_FIELD_MAX] = {
-        [LINK_FIELD_MTU] = "mtu",
-        [LINK_FIELD_UP] = "up",
-        [LINK_FIELD_ADDRESS] = "address",
-        [LINK_FIELD_ZONE] = "zone",
+        [LINK_FIELD_MTU] = "mtu",   [LINK_FIELD_UP] = "up",       [LINK_FIELD_ADDRESS] = "address",
+        [LINK_FIELD_ZONE] = "zone", [LINK_FIELD_OWNER] = "owner",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -30,10 +28,11 @@ void plan_changes_done(PlanChanges *c) {
         c->n_changes = 0;
 }
 
-static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const char *from, const char *to) {
+int plan_changes_add(
+        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to) {
         PlanChange c = {
-                .link = strdup(lp->link),
-                .ifname = strdup(strempty(lp->ifname)),
+                .link = strdup(link),
+                .ifname = strdup(strempty(ifname)),
                 .field = field,
                 .from = strdup(from),
                 .to = strdup(to),
@@ -49,6 +48,10 @@ static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const
         }
         l->changes[l->n_changes++] = c;
         return 0;
+}
+
+static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const char *from, const char *to) {
+        return plan_changes_add(l, lp->link, lp->ifname, field, from, to);
 }
 
 static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
@@ -76,18 +79,15 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
 }
 
 int plan_changes(const Plan *p, PlanChanges *ret) {
-        _cleanup_(plan_changes_done) PlanChanges l = {};
         int r;
 
         for (size_t i = 0; i < p->n_links; i++) {
                 if (p->links[i].error)
                         continue;
-                r = link_plan_changes(&p->links[i], &l);
+                r = link_plan_changes(&p->links[i], ret);
                 if (r < 0)
                         return r;
         }
-        *ret = l;
-        l = (PlanChanges){};
         return 0;
 }
 
@@ -116,6 +116,9 @@ char *plan_change_describe(const PlanChange *c) {
                 break;
         case LINK_FIELD_ZONE:
                 r = asprintf(&s, "%s: zone %s → %s", label, isempty(c->from) ? "(none)" : c->from, c->to);
+                break;
+        case LINK_FIELD_OWNER:
+                r = asprintf(&s, "%s: adopt %s: %s", label, c->from, c->to);
                 break;
         default:
                 break;

@@ -98,6 +98,9 @@ typedef enum LinkField {
         LINK_FIELD_UP,      /* "down" → "up" */
         LINK_FIELD_ADDRESS, /* "192.168.100.5/30" → "" (removed), "" → "192.168.100.1/30" (added) */
         LINK_FIELD_ZONE,    /* "public" or "" (none) → "trusted" */
+        /* haloctl apply --adopt: the configuration that held the link → what became of it:
+         * "NetworkManager connection \"rdma0\" (uuid …)" → "kept as \"rdma0 (before halod)\", autoconnect off" */
+        LINK_FIELD_OWNER,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;
@@ -116,9 +119,12 @@ typedef struct PlanChanges {
         size_t n_changes;
 } PlanChanges;
 
-/* Appends the changes of every link that can be applied, link by link in the order apply makes them
- * (MTU, up, addresses removed, added, zone). */
+/* Appends to *ret (empty, or the records before them) the changes of every link that can be applied, link by
+ * link in the order apply makes them (MTU, up, addresses removed, added, zone). */
 int plan_changes(const Plan *p, PlanChanges *ret);
+/* Appends one change record; copies the strings. */
+int plan_changes_add(
+        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to);
 void plan_changes_done(PlanChanges *c);
 /* "rdma0 (veth0): mtu 1500 → 9000", "rdma0 (veth0): + 192.168.100.1/30", ... */
 char *plan_change_describe(const PlanChange *c);

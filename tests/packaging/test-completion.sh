@@ -57,12 +57,12 @@ health:
 EOF
 printf 'cluster: t\nnodes: { n1: { hostname: a }, n2: { hostname: b, links: { rdma0: 10.0.0.2/24 } } }\n' >"$tmp/flow.yaml"
 
-expect "haloctl " "apply check env plan probe reload status validate verify"
+expect "haloctl " "apply check env plan probe reload status unadopt validate verify"
 expect "haloctl ch" "check"
 expect "haloctl v" "validate verify"
 expect "haloctl --js" "--json"
 expect "haloctl check --co" "--color"
-expect "haloctl check -" "--color --force --help --json --node --only --root --version"
+expect "haloctl check -" "--adopt --color --force --help --json --node --only --root --version"
 expect "haloctl check --color " "always auto never"
 expect "haloctl check --color a" "always auto"
 expect "haloctl check --color=n" "never"
@@ -85,6 +85,8 @@ expect "haloctl check conf/halod.y" "conf/halod.yaml"
 expect "haloctl --color never --node head validate conf/examples/d" "conf/examples/daisy-chain-4.yaml"
 expect "haloctl status " ""
 expect "haloctl reload conf/" ""
+expect "haloctl --ad" "--adopt"
+expect "haloctl unadopt conf/halod.y" "conf/halod.yaml"
 # --root: directories only
 expect "haloctl check --root conf/exa" "conf/examples"
 expect "haloctl probe conf/halod.yaml w" "worker"

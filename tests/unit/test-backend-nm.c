@@ -166,6 +166,10 @@ static void test_module_loads_on_first_apply(const char *build_module_dir) {
         ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), -EINVAL);
         ASSERT_TRUE(error && strstr(error, "incomplete link configuration"));
         ASSERT_TRUE(library_loaded("libnm.so.0"));
+        /* haloctl unadopt goes through the same module (NmModule.unadopt_link). */
+        error = mfree(error);
+        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(&(LinkConfig){ .link = "rdma0" }, &error), -EINVAL);
+        ASSERT_TRUE(error && strstr(error, "a link and an interface are needed"));
         ASSERT_TRUE(library_loaded("libglib-2.0.so.0"));
         /* RTLD_LOCAL: libnm's symbols stay out of the program's scope. */
         ASSERT_TRUE(dlsym(RTLD_DEFAULT, "nm_client_new") == NULL);
@@ -203,6 +207,9 @@ static void test_built_without_libnm(void) {
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         ASSERT_TRUE(strstr(error, "enp194s0f0np0"));
         ASSERT_TRUE(strstr(error, "halod --backend netlink"));
+        error = mfree(error);
+        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(&cfg, &error), -EOPNOTSUPP);
+        ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         assert_nothing_heavy_loaded();
 }
 

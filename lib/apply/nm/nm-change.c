@@ -6,9 +6,6 @@
 #include "apply/nm/nm-internal.h"
 #include "basic/macro.h"
 
-/* A rollback gets its own time, since the apply's may be spent; but no more than this. */
-#define NM_ROLLBACK_TIMEOUT_MS 5000U
-
 /* Creates the profile, or updates it in place; sets *ret_changed. */
 int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed) {
         g_autoptr(GAsyncResult) slot = NULL, result = NULL;

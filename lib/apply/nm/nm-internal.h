@@ -13,6 +13,8 @@
 
 /* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/apply/nm.h. */
 int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+/* The module's unadopt (NmModule.unadopt_link): see nm_unadopt_link() in lib/apply/nm.h. */
+int nm_module_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
 /* What the program lent the module at halod_nm_module_init(); NULL before (in the unit tests). */
 const NmModuleHost *nm_module_host(void);
 
@@ -46,6 +48,19 @@ bool nm_session_wait_until(NmSession *s, bool (*done)(void *userdata), void *use
 /* Negative errno for a failed call: -ETIMEDOUT when the deadline cancelled it, else -EIO. */
 int nm_session_errno(const NmSession *s, const GError *error);
 
+/* A rollback gets its own time, since the apply's may be spent; but no more than this. */
+#define NM_ROLLBACK_TIMEOUT_MS 5000U
+
+/* A connection haloctl apply --adopt takes over, or haloctl unadopt gives back (nm-adopt.c). */
+typedef struct NmAdoptee {
+        NMRemoteConnection *connection; /* ref */
+        GVariant *previous;             /* its settings before this call changed them; NULL: unchanged */
+        char *name;                     /* its name before it was taken over, for messages */
+        /* adopt: active on the device when the apply began (activated again on a rollback); unadopt:
+         * active when it was taken over (activated again when given back). */
+        bool was_active;
+} NmAdoptee;
+
 /* One apply in progress, and what it takes to undo it. */
 typedef struct NmApply {
         NmSession *session;
@@ -58,8 +73,17 @@ typedef struct NmApply {
         bool created;                /* rollback: delete profile */
         GVariant *previous;          /* rollback: restore these settings (floating ref sunk) */
         bool was_active;             /* the profile was active on the device before we touched it */
+        GPtrArray *adoptees;         /* NmAdoptee: what cfg->adopt takes over; rollback: put back */
         char *error;
 } NmApply;
+
+/* Opens a session, runs fn on a new NmApply for cfg, closes the session; the error of fn (or of the
+ * session) goes to ret_error. */
+int nm_apply_run(const LinkConfig *cfg, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error);
+/* Checks that NetworkManager runs and manages cfg->ifname, and sets a->device. */
+int nm_apply_find_device(NmApply *a);
+/* Finds halod's profile for the link (a->profile, or NULL); -ENOTUNIQ when there are several. */
+int nm_apply_find_profile(NmApply *a);
 
 /* Sets a->error (the message for the user) and returns r. */
 int nm_apply_failf(NmApply *a, int r, const char *format, ...) _printf_(3, 4);
@@ -78,6 +102,25 @@ int nm_change_reapply(NmApply *a);
 int nm_change_activate(NmApply *a);
 /* Puts the profile back as it was before this apply. Returns a phrase for the error message. */
 const char *nm_change_rollback(NmApply *a);
+
+/* With cfg->adopt: finds the connections to take over (nm_adopt_takes_over()) into a->adoptees. */
+int nm_adopt_find(NmApply *a);
+/* Keeps each of a->adoptees renamed, with autoconnect off and marked; on failure puts back those done
+ * and says so in the message. */
+int nm_adopt_keep(NmApply *a);
+/* Puts back the connections nm_adopt_keep() changed and activates again the one that was active.
+ * Returns a phrase for the error message (g_free() it), NULL when nothing was taken over. */
+char *nm_adopt_rollback(NmApply *a);
+
+/* The connection c as haloctl apply --adopt keeps it: renamed "<id> (before halod)", autoconnect off,
+ * marked with link, its id, its autoconnect and was_active. One taken over before keeps its name and
+ * the marks of the first time (only autoconnect goes off again). NULL and error when a mark cannot be
+ * set. */
+NMConnection *nm_adopt_kept_connection(NMConnection *c, const char *link, bool was_active, GError **error);
+/* The connection c, kept by haloctl apply --adopt, as it was before: its id and autoconnect back, the
+ * marks removed (and the user setting with them when nothing else is in it). NULL and error when c
+ * carries no marks. */
+NMConnection *nm_adopt_given_back_connection(NMConnection *c, GError **error);
 
 /* "halod-<link>", g_free() it. */
 char *nm_profile_id(const char *link);

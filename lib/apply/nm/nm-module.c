@@ -13,6 +13,7 @@ static const NmModule module = {
         .size = sizeof(NmModule),
         .version = PACKAGE_VERSION,
         .apply_link = nm_module_apply_link,
+        .unadopt_link = nm_module_unadopt_link,
 };
 
 const NmModuleHost *nm_module_host(void) {

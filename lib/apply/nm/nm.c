@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Applying one link through NetworkManager: what is there, whether halod may touch it, and the order
- * of the changes (lib/apply/nm/nm-change.c makes them). */
+ * of the changes (lib/apply/nm/nm-change.c makes them; lib/apply/nm/nm-adopt.c takes a user's
+ * connection over first when asked to). */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@ static void apply_done(NmApply *a) {
         g_free(a->id);
         g_clear_object(&a->profile);
         g_clear_pointer(&a->previous, g_variant_unref);
+        g_clear_pointer(&a->adoptees, g_ptr_array_unref);
         free(a->error);
 }
 
@@ -53,7 +55,7 @@ int nm_apply_fail_call(NmApply *a, const GError *error) {
 }
 
 /* Finds halod's profile for this link. Any number but one or none is the user's to sort out. */
-static int find_profile(NmApply *a) {
+int nm_apply_find_profile(NmApply *a) {
         const GPtrArray *connections = nm_client_get_connections(a->session->client);
         g_autoptr(GString) uuids = g_string_new(NULL);
         unsigned n = 0;
@@ -82,7 +84,8 @@ static int find_profile(NmApply *a) {
         return 0;
 }
 
-/* Decides about the connection that is active on the device now. Returns -EBUSY when it is a user's. */
+/* Decides about the connection that is active on the device now. Returns -EBUSY when it is a user's,
+ * unless the apply is to take it over (cfg->adopt: nm_adopt_find() finds it). */
 static int check_device_holder(NmApply *a) {
         NMActiveConnection *ac = nm_device_get_active_connection(a->device);
         NMRemoteConnection *holder = ac ? nm_active_connection_get_connection(ac) : NULL;
@@ -101,18 +104,22 @@ static int check_device_holder(NmApply *a) {
             (nm_remote_connection_get_flags(holder) &
              (NM_SETTINGS_CONNECTION_FLAG_NM_GENERATED | NM_SETTINGS_CONNECTION_FLAG_EXTERNAL)))
                 return 0;
-        if (nm_profile_id_is_halod(nm_active_connection_get_id(ac)))
+        if (nm_profile_id_is_halod(nm_active_connection_get_id(ac)) || a->cfg->adopt)
                 return 0;
         return nm_apply_failf(
                 a,
                 -EBUSY,
                 "%s is in use by NetworkManager connection \"%s\" (uuid %s), which halod did not create and "
-                "does not change; nothing was changed. Take it off the interface (nmcli connection down uuid "
-                "%s, and nmcli connection modify uuid %s connection.autoconnect no) or delete it, then "
+                "does not change; nothing was changed. haloctl apply --adopt takes it over (it keeps the "
+                "connection, renamed \"%s%s\" with autoconnect off, and haloctl unadopt gives it back; "
+                "haloctl plan --adopt shows the change first), or take it off the interface yourself (nmcli "
+                "connection down uuid %s, and nmcli connection modify uuid %s connection.autoconnect no) and "
                 "apply again",
                 a->cfg->ifname,
                 strna(nm_active_connection_get_id(ac)),
                 strna(nm_active_connection_get_uuid(ac)),
+                strna(nm_active_connection_get_id(ac)),
+                NM_ADOPT_KEPT_SUFFIX,
                 strna(nm_active_connection_get_uuid(ac)),
                 strna(nm_active_connection_get_uuid(ac)));
 }
@@ -132,19 +139,16 @@ static int check_firewall(NmApply *a) {
         return 0;
 }
 
-/* Ends the message with what became of the link: "...; the new profile was deleted again". */
+/* Ends the message with what became of the link: "...; the new profile was deleted again", and of
+ * the connections it took over (put back, and the one that was active activated again). */
 static int append_outcome(NmApply *a, int r, const char *outcome) {
-        g_autofree char *message = g_strdup(a->error);
+        g_autofree char *message = g_strdup(a->error), *adoption = nm_adopt_rollback(a);
 
-        return nm_apply_failf(a, r, "%s; %s", strna(message), outcome);
+        return nm_apply_failf(
+                a, r, "%s; %s%s%s", strna(message), outcome, adoption ? "; " : "", strempty(adoption));
 }
 
-static int apply_in_session(NmApply *a) {
-        g_autoptr(GError) error = NULL;
-        g_autoptr(NMConnection) wanted = NULL;
-        bool changed = false;
-        int r;
-
+int nm_apply_find_device(NmApply *a) {
         if (!nm_client_get_nm_running(a->session->client))
                 return nm_apply_failf(
                         a,
@@ -170,8 +174,19 @@ static int apply_in_session(NmApply *a) {
                         "NetworkManager so that halod uses the netlink backend",
                         a->cfg->ifname,
                         a->cfg->ifname);
+        return 0;
+}
 
-        r = find_profile(a);
+static int apply_in_session(NmApply *a) {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(NMConnection) wanted = NULL;
+        bool changed = false;
+        int r;
+
+        r = nm_apply_find_device(a);
+        if (r < 0)
+                return r;
+        r = nm_apply_find_profile(a);
         if (r < 0)
                 return r;
         r = check_device_holder(a);
@@ -180,11 +195,20 @@ static int apply_in_session(NmApply *a) {
         r = check_firewall(a);
         if (r < 0)
                 return r;
+        r = nm_adopt_find(a);
+        if (r < 0)
+                return r;
 
         wanted = nm_profile_build(a->cfg, a->profile ? NM_CONNECTION(a->profile) : NULL, &error);
         if (!wanted)
                 return nm_apply_failf(
                         a, -EINVAL, "cannot build NetworkManager profile %s: %s", a->id, error->message);
+
+        /* The connections taken over are renamed before halod's profile replaces them, so that a
+         * failure from here on can put them back by name (append_outcome()). */
+        r = nm_adopt_keep(a);
+        if (r < 0)
+                return r;
 
         r = nm_change_write_profile(a, wanted, &changed);
         if (r < 0)
@@ -209,19 +233,10 @@ static int apply_in_session(NmApply *a) {
         return 0;
 }
 
-int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+int nm_apply_run(const LinkConfig *cfg, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error) {
         g_autoptr(GError) error = NULL;
         NmSession session;
         int r;
-
-        if (!cfg || isempty(cfg->link) || isempty(cfg->ifname) || cfg->address.prefixlen < 1 ||
-            cfg->address.prefixlen > 32 || timeout_ms == 0) {
-                if (ret_error)
-                        *ret_error = strdup(
-                                "incomplete link configuration: a link, an interface and an IPv4 "
-                                "address with a prefix length are needed");
-                return -EINVAL;
-        }
 
         _cleanup_(apply_done) NmApply a = {
                 .session = &session,
@@ -243,10 +258,22 @@ int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_
                 nm_apply_failf(
                         &a, r, "cannot talk to NetworkManager; %s was not changed: %s", a.id, error->message);
         else
-                r = apply_in_session(&a);
+                r = fn(&a);
         nm_session_close(&session);
 
         if (r < 0 && ret_error)
                 *ret_error = TAKE_PTR(a.error) ?: strdup("out of memory");
         return r;
+}
+
+int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+        if (!cfg || isempty(cfg->link) || isempty(cfg->ifname) || cfg->address.prefixlen < 1 ||
+            cfg->address.prefixlen > 32 || timeout_ms == 0) {
+                if (ret_error)
+                        *ret_error = strdup(
+                                "incomplete link configuration: a link, an interface and an IPv4 "
+                                "address with a prefix length are needed");
+                return -EINVAL;
+        }
+        return nm_apply_run(cfg, timeout_ms, apply_in_session, ret_error);
 }
