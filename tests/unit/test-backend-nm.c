@@ -110,7 +110,7 @@ static void test_module_that_cannot_be_used(void) {
                 { "another build",
                   module_dir_with(other_abi, NULL),
                   -ELIBBAD,
-                  "it is from another build of halod (module ABI 3, this halod's ABI 2)" },
+                  "it is from another build of halod (module ABI 4, this halod's ABI 3)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
