@@ -144,8 +144,11 @@ make_profiles() {
 # user (sysusers.d), the journal catalog, the bus policy, the unit; and the profile in /etc/halod.
 install_halod() {
         local n=$1
-        # GNU tar keeps the rootfs's /lib → usr/lib symlink (cp -a would refuse to replace it).
-        ct "$n" sh -c 'tar -C /opt/halod-e2e/destdir -cf - . | tar -C / -xf - --keep-directory-symlink' ||
+        # GNU tar keeps the rootfs's /lib → usr/lib symlink (cp -a would refuse to replace it), and, as
+        # a package manager does, the owner and mode of directories that exist: without
+        # --no-overwrite-dir it made polkit's rules.d (polkitd's, 0700) root's for a moment, polkitd
+        # reloaded then, could not read it, and NetworkManager refused halod ("Insufficient privileges").
+        ct "$n" sh -c 'tar -C /opt/halod-e2e/destdir -cf - . | tar -C / -xf - --keep-directory-symlink --no-overwrite-dir' ||
                 fail "installing the destdir into $n failed"
         {
                 ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml &&
