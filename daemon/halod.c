@@ -5,6 +5,7 @@
 #include <sysexits.h>
 
 #include "config.h"
+#include "log.h"
 #include "manager.h"
 
 static const char *arg_profile = PROFILE_DEFAULT_PATH;

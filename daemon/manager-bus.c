@@ -3,6 +3,10 @@
 #include <stddef.h>
 
 #include "basic/strv.h"
+#include "log.h"
+#include "manager-bus.h"
+#include "manager-peers.h"
+#include "manager-verify.h"
 #include "manager-work.h"
 #include "manager.h"
 

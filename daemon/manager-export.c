@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile,
  * written by a work job off the loop (manager-work.c). */
+#include "manager-export.h"
 #include "export/fabric-env.h"
 #include "export/metrics.h"
+#include "log.h"
+#include "manager-verify.h"
 #include "manager-work.h"
 #include "manager.h"
 

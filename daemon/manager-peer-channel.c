@@ -8,6 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "manager-peer-channel.h"
+#include "manager-verify.h"
 #include "manager.h"
 #include "peer/peer-profile.h"
 #include "rdma/rdma-node.h"

@@ -7,6 +7,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "manager-bus.h"
+#include "manager-peers.h"
+#include "manager-verify.h"
 #include "manager.h"
 #include "peer/peer-profile.h"
 

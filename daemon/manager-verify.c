@@ -2,10 +2,17 @@
 /* Verifying: run the checks, merge them into the published list, judge Health, announce changes. */
 #include <malloc.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "log.h"
+#include "manager-bus.h"
+#include "manager-export.h"
+#include "manager-journal.h"
+#include "manager-peer-channel.h"
+#include "manager-peers.h"
+#include "manager-verify.h"
+#include "manager-watch.h"
 #include "manager.h"
 
 static const char *const health_table[_HEALTH_MAX] = {
@@ -226,7 +233,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         merged = (CheckList){};
         free(m->summary);
         m->summary = TAKE_PTR(summary);
-        m->last_verify_usec = now_usec(CLOCK_REALTIME);
+        m->last_verify_usec = now(CLOCK_REALTIME);
 
         if (health != m->health) {
                 log_struct(

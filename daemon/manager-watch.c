@@ -7,6 +7,11 @@
 
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "log.h"
+#include "manager-peer-channel.h"
+#include "manager-peers.h"
+#include "manager-verify.h"
+#include "manager-watch.h"
 #include "manager-work.h"
 #include "manager.h"
 
@@ -71,15 +76,15 @@ static bool address_is_ours(Manager *m, const RtnlAddress *a) {
 
 static void schedule_recheck(Manager *m) {
         int enabled = SD_EVENT_OFF;
-        usec_t now = now_usec(CLOCK_MONOTONIC), next = now + RECHECK_DELAY_USEC;
+        usec_t t = now(CLOCK_MONOTONIC), next = t + RECHECK_DELAY_USEC;
 
         (void) sd_event_source_get_enabled(m->recheck_source, &enabled);
         if (enabled != SD_EVENT_OFF)
                 return; /* already pending: this event joins the burst */
         /* Out of tokens: wait for the next one, and take it when the re-check runs. */
-        m->recheck_owes_token = !token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, now);
+        m->recheck_owes_token = !token_bucket_take(&m->recheck_bucket, RECHECK_BURST, RECHECKS_PER_SEC, t);
         if (m->recheck_owes_token)
-                next = now + USEC_PER_SEC / RECHECKS_PER_SEC;
+                next = t + USEC_PER_SEC / RECHECKS_PER_SEC;
         if (sd_event_source_set_time(m->recheck_source, next) < 0 ||
             sd_event_source_set_enabled(m->recheck_source, SD_EVENT_ONESHOT) < 0)
                 log_warning("Failed to schedule a re-check; the next one runs at health.interval.");
@@ -173,12 +178,12 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
 /* Whether a job may re-apply what it finds drifted: in enforce mode, within AUTO_APPLY_BURST per
  * window. Decided when the job is queued; the job applies only when its checks find a link wrong. */
 static bool may_enforce(Manager *m) {
-        usec_t now = now_usec(CLOCK_MONOTONIC);
+        usec_t t = now(CLOCK_MONOTONIC);
 
         if (m->profile->mode != PROFILE_MODE_ENFORCE)
                 return false;
-        if (now >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
-                m->auto_apply_window_usec = now;
+        if (t >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
+                m->auto_apply_window_usec = t;
                 m->auto_apply_count = 0;
         }
         return m->auto_apply_count < AUTO_APPLY_BURST;

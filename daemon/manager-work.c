@@ -14,6 +14,9 @@
 #include "apply/apply.h"
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "log.h"
+#include "manager-verify.h"
+#include "manager-watch.h"
 #include "manager-work.h"
 
 struct Work {

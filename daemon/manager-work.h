@@ -4,6 +4,7 @@
  * at a time; the loop publishes each job's results and goes on answering D-Bus meanwhile. */
 #pragma once
 
+#include "manager-export.h"
 #include "manager.h"
 
 /* The steps of a job, run in this order; the apply and the checks of one job read one snapshot of the
@@ -32,31 +33,6 @@ typedef struct WorkResult {
         bool enforce_attempted; /* WORK_ENFORCE: links were wrong, and it applied */
         int enforce_result;     /* then: the number of changes, or negative errno */
 } WorkResult;
-
-/* The export step's inputs, copied from the manager when the job starts, and its outputs
- * (daemon/manager-export.c). */
-typedef struct ExportJob {
-        Host host;
-        const Profile *profile;
-        const ProfileNode *node;
-        const char *runtime_dir;
-        bool fabric_env; /* fabric.env too, not only the Prometheus textfile: after local checks */
-        CheckList checks;
-        PeerStatusList peers;
-        PeerHealth health;
-        usec_t last_verify_usec;
-
-        int fabric_env_result; /* 1: written (it changed), 0: unchanged, negative errno */
-        int metrics_result;    /* 0, or negative errno; 1: no textfile configured */
-} ExportJob;
-
-/* Copies what the export reads from m (with fabric.env when fabric_env). */
-int export_job_init(ExportJob *e, Manager *m, bool fabric_env);
-void export_job_done(ExportJob *e);
-/* Writes the files: on the worker thread. */
-void export_job_run(ExportJob *e);
-/* Logs what failed, or recovered, once: on the loop. */
-void manager_export_report(Manager *m, const ExportJob *e);
 
 /* Runs on the loop when the job's results are published; userdata is the caller's. */
 typedef void (*WorkDoneFunc)(Manager *m, WorkResult *result, void *userdata);

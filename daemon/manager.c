@@ -4,21 +4,19 @@
 #include <malloc.h>
 #include <signal.h>
 #include <systemd/sd-daemon.h>
-#include <time.h>
 
 #include "apply/apply.h"
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "log.h"
+#include "manager-bus.h"
+#include "manager-peer-channel.h"
+#include "manager-peers.h"
+#include "manager-verify.h"
+#include "manager-watch.h"
 #include "manager-work.h"
 #include "manager.h"
 #include "profile/profile-trust.h"
-
-usec_t now_usec(clockid_t clock) {
-        struct timespec ts;
-
-        (void) clock_gettime(clock, &ts);
-        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / 1000;
-}
 
 int manager_new(Manager **ret) {
         Manager *m;
@@ -357,8 +355,7 @@ int manager_reload(Manager *m, ReloadDoneFunc done, void *userdata, void (*destr
                 return -ENOMEM;
         *c = (ReloadCall){ .done = done, .userdata = userdata, .destroy = destroy };
 
-        (void) sd_notifyf(
-                false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long) now_usec(CLOCK_MONOTONIC));
+        (void) sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long) now(CLOCK_MONOTONIC));
         r = manager_work_submit(m, WORK_LOAD, /* only= */ NULL, on_reload_loaded, c, reload_call_free);
         if (r < 0) {
                 free(c); /* the caller keeps userdata */
@@ -402,6 +399,6 @@ void manager_apply_report(Manager *m, int r, const PlanChanges *changes, const c
         m->last_apply_error = mfree(m->last_apply_error);
         log_changes(m, changes);
 
-        m->last_apply_usec = now_usec(CLOCK_REALTIME);
+        m->last_apply_usec = now(CLOCK_REALTIME);
         manager_bus_emit_changed(m, l);
 }

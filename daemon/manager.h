@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* halod's one long-lived object: the profile in force, the latest checks, and the event sources. */
+/* halod's one long-lived object: the profile in force, the latest checks, and the event sources;
+ * its lifecycle (manager.c). Each manager-*.c has a header of its own. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
-#include <time.h>
 
 #include "apply/backend.h"
 #include "basic/host.h"
+#include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "net/rtnl.h"
@@ -19,10 +19,6 @@
 #include "peer/peer.h"
 #include "plan/snapshot.h"
 #include "profile/profile.h"
-
-typedef uint64_t usec_t;
-#define USEC_PER_MSEC ((usec_t) 1000ULL)
-#define USEC_PER_SEC ((usec_t) 1000000ULL)
 
 /* The daemon's exit status for a profile that cannot be used (sysexits' EX_CONFIG). */
 #define EXIT_PROFILE_INVALID 78
@@ -119,8 +115,6 @@ typedef struct Manager {
         char *metrics_error;
 } Manager;
 
-usec_t now_usec(clockid_t clock);
-
 int manager_new(Manager **ret);
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
@@ -147,102 +141,3 @@ int manager_load_profile(
 /* Logs an apply's changes, or its failure once until the reason changes (r: the number of changes or
  * negative errno), and announces LastApplyUSec. */
 void manager_apply_report(Manager *m, int r, const PlanChanges *changes, const char *error);
-/* Publishes a run of the local checks that only selected, read from the snapshot s (r < 0: they could
- * not run): merges them into the published list, lets the watch know what s covered, and after a
- * full run asks for the peer checks. */
-int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, const Snapshot *s);
-/* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
- * local ones selected by only — judges Health and Summary, and announces what changed. */
-int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
-PeerHealth manager_peer_health(const Manager *m) _pure_;
-
-/* manager-peer-channel.c: the UDP responder and the TCP throughput sink on this node's fabric
- * addresses, (re)opened when the profile's addresses or port change, its identity kept current. */
-int manager_peer_channel_reset(Manager *m);
-void manager_peer_channel_set_health(Manager *m);
-void manager_peer_channel_done(Manager *m);
-
-/* manager-peers.c: the peer checks off the event loop. */
-/* Starts a run of the peer checks, or asks for another one after the running one. Without peers to
- * probe (health.peers: false, no neighbour) the peer checks are cleared at once. */
-void manager_peers_request(Manager *m);
-/* The run a caller asking now will see: 0 when none is pending (nothing to wait for). */
-uint64_t manager_peers_pending_run(const Manager *m) _pure_;
-/* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL), and
- * stops that job: a run for the profile now in force follows at once. */
-void manager_peers_keep_profile(Manager *m, Profile **old);
-/* True when the drift of the logical link is one that peers are probed over. */
-bool manager_peers_use_link(Manager *m, const char *link);
-void manager_peers_done(Manager *m);
-
-/* manager-export.c: fabric.env and the Prometheus textfile after each verify, written by a work job
- * (which reads the NIC facts for the metrics itself, off the loop). */
-void manager_export(Manager *m, bool local);
-
-/* manager-bus.c */
-int manager_bus_setup(Manager *m);
-/* Emits PropertiesChanged for the named properties (NULL-terminated; an empty list sends nothing). */
-void manager_bus_emit_changed(Manager *m, char **properties);
-void manager_bus_emit_check_changed(Manager *m, const Check *c, const char *from);
-/* Answers the method calls that waited for the peer run run (and every earlier one). */
-void manager_bus_answer_waiters(Manager *m, uint64_t run);
-void manager_bus_waiters_free(Manager *m);
-
-/* manager-watch.c */
-int manager_watch_setup(Manager *m);
-/* Subscribes to firewalld and NetworkManager (re)starting and to firewalld's reloads (after
- * manager_bus_setup()): each re-checks every link soon, and in enforce mode re-applies. */
-int manager_watch_bus_setup(Manager *m);
-/* (Re)arms the health.interval timer from the profile in force and keeps the peer channel current. */
-int manager_watch_reset(Manager *m);
-/* Resolves the links' netdevs now, on this thread: at start, before the loop runs (work jobs do it
- * afterwards, see WORK_PORTS). */
-void manager_watch_refresh_ports(Manager *m);
-/* Takes over the links' netdevs that a work job resolved: which rtnetlink events are ours. */
-void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n);
-/* Takes in the rtnetlink events queued until now (on the loop): a work job's snapshot asks for it
- * right before it reads the kernel, so that what it reads reflects every event taken in. */
-void manager_watch_take_events(Manager *m);
-/* The work queue ran empty: a re-check that came due meanwhile runs now. */
-void manager_watch_work_idle(Manager *m);
-/* After a verify from s that selected only: the events taken in before s last read the kernel are
- * reflected in it, so the links it re-checked need no re-check for them. */
-void manager_watch_verified(Manager *m, const char *only, const Snapshot *s);
-void manager_watch_done(Manager *m);
-
-/* manager-journal.c: systemd's log semantics — structured entries to the journal, plain lines to
- * stderr unless stderr already is the journal. message_id may be NULL. */
-#define HALOD_MESSAGE_CHECK_FAILED "e936f873648546b4b202e0d30c4176e4"
-#define HALOD_MESSAGE_CHECK_RECOVERED "8e4cf560ab8a4ef79924c612a0e99f6a"
-#define HALOD_MESSAGE_APPLIED "1d0adca7034f447c82fa3e8593500b1e"
-#define HALOD_MESSAGE_DRIFT "8f61e7b1525f41db8577835d5519d754"
-#define HALOD_MESSAGE_PROFILE_RELOADED "4f7fc1cbb23245249c3398cab1db383b"
-#define HALOD_MESSAGE_PROFILE_REJECTED "ddb954fab1f645738ed11df236225b2f"
-
-typedef struct LogFields {
-        const char *message_id;
-        const char *check;
-        const char *link;
-        const char *expected;
-        const char *actual;
-        const char *field; /* a change: what of the link changed ("mtu"), from what, to what */
-        const char *from;
-        const char *to;
-} LogFields;
-
-void log_set_max_level(int level);
-int log_struct(int priority, const LogFields *f, const char *format, ...) _printf_(3, 4);
-/* Logs and returns -abs(error), so that "return log_error_errno(r, ...)" reads naturally; %m is
- * the error's text. */
-int log_errno(int priority, int error, const char *format, ...) _printf_(3, 4);
-#define log_error(...) log_struct(LOG_ERR, NULL, __VA_ARGS__)
-#define log_warning(...) log_struct(LOG_WARNING, NULL, __VA_ARGS__)
-#define log_notice(...) log_struct(LOG_NOTICE, NULL, __VA_ARGS__)
-#define log_info(...) log_struct(LOG_INFO, NULL, __VA_ARGS__)
-#define log_debug(...) log_struct(LOG_DEBUG, NULL, __VA_ARGS__)
-#define log_error_errno(e, ...) log_errno(LOG_ERR, (e), __VA_ARGS__)
-#define log_warning_errno(e, ...) log_errno(LOG_WARNING, (e), __VA_ARGS__)
-
-/* Logs what changed for check c since the verify before (old: the check then, NULL when it is new),
- * once per transition: check failed / check recovered. */
-void manager_journal_transition(Manager *m, const Check *c, const Check *old, bool drift);

@@ -113,7 +113,7 @@ for error in $names; do
 done
 
 # -- journal MESSAGE_IDs: halod(8) and the catalog --
-names=$(grep -oE 'HALOD_MESSAGE_[A-Z_]+ "[0-9a-f]{32}"' "$root/daemon/manager.h" | grep -oE '[0-9a-f]{32}')
+names=$(grep -oE 'HALOD_MESSAGE_[A-Z_]+ "[0-9a-f]{32}"' "$root/daemon/log.h" | grep -oE '[0-9a-f]{32}')
 at_least 6 "MESSAGE_IDs" $names
 for id in $names; do
         documented halod.8.scd "$id" "MESSAGE_ID $id"

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* fabric.env and the Prometheus textfile after each verify, written by a work job, which reads the NIC
+ * facts for the metrics itself, off the loop (manager-export.c). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "basic/host.h"
+#include "basic/time-util.h"
+#include "check/check-peer.h"
+#include "check/check.h"
+#include "profile/profile.h"
+
+typedef struct Manager Manager;
+
+/* local: after a local verify (fabric.env too), not only a peer run. */
+void manager_export(Manager *m, bool local);
+
+/* The export step's inputs, copied from the manager when the job starts, and its outputs
+ * (daemon/manager-export.c). */
+typedef struct ExportJob {
+        Host host;
+        const Profile *profile;
+        const ProfileNode *node;
+        const char *runtime_dir;
+        bool fabric_env; /* fabric.env too, not only the Prometheus textfile: after local checks */
+        CheckList checks;
+        PeerStatusList peers;
+        PeerHealth health;
+        usec_t last_verify_usec;
+
+        int fabric_env_result; /* 1: written (it changed), 0: unchanged, negative errno */
+        int metrics_result;    /* 0, or negative errno; 1: no textfile configured */
+} ExportJob;
+
+/* Copies what the export reads from m (with fabric.env when fabric_env). */
+int export_job_init(ExportJob *e, Manager *m, bool fabric_env);
+void export_job_done(ExportJob *e);
+/* Writes the files: on the worker thread. */
+void export_job_run(ExportJob *e);
+/* Logs what failed, or recovered, once: on the loop. */
+void manager_export_report(Manager *m, const ExportJob *e);

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The peer checks off the event loop (manager-peers.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile/profile.h"
+
+typedef struct Manager Manager;
+
+/* Starts a run of the peer checks, or asks for another one after the running one. Without peers to
+ * probe (health.peers: false, no neighbour) the peer checks are cleared at once. */
+void manager_peers_request(Manager *m);
+/* The run a caller asking now will see: 0 when none is pending (nothing to wait for). */
+uint64_t manager_peers_pending_run(const Manager *m) _pure_;
+/* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL), and
+ * stops that job: a run for the profile now in force follows at once. */
+void manager_peers_keep_profile(Manager *m, Profile **old);
+/* True when the drift of the logical link is one that peers are probed over. */
+bool manager_peers_use_link(Manager *m, const char *link);
+void manager_peers_done(Manager *m);

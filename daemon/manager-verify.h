@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Publishing what a verify found: merge the checks into the published list, judge Health
+ * (manager-verify.c). */
+#pragma once
+
+#include <stdbool.h>
+
+#include "check/check.h"
+#include "peer/peer-wire.h"
+#include "plan/snapshot.h"
+
+typedef struct Manager Manager;
+
+/* Publishes a run of the local checks that only selected, read from the snapshot s (r < 0: they could
+ * not run): merges them into the published list, lets the watch know what s covered, and after a
+ * full run asks for the peer checks. */
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, const Snapshot *s);
+/* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
+ * local ones selected by only — judges Health and Summary, and announces what changed. */
+int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
+PeerHealth manager_peer_health(const Manager *m) _pure_;
