@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "basic/json-writer.h"
+#include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "haloctl.h"
 
@@ -245,7 +246,7 @@ static const char *health_dot_color(const char *health) {
 static void print_timestamp(const char *label, uint64_t usec) {
         char buf[64];
         struct tm tm;
-        time_t t = (time_t) (usec / 1000000);
+        time_t t = (time_t) (usec / USEC_PER_SEC);
         long long ago = (long long) time(NULL) - (long long) t;
 
         if (usec == 0) {

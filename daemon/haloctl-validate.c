@@ -9,6 +9,7 @@
 
 #include "basic/json-writer.h"
 #include "basic/strv.h"
+#include "basic/time-util.h"
 #include "haloctl.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -233,10 +234,10 @@ static void print_nic_rdma_kernel_health(const Profile *p) {
         }
 
         printf("%sHealth%s  every check every ", ansi_bold(), ansi_normal());
-        if (interval % 1000000ULL == 0)
-                printf("%" PRIu64 "s; ", interval / UINT64_C(1000000));
+        if (interval % USEC_PER_SEC == 0)
+                printf("%" PRIu64 "s; ", interval / USEC_PER_SEC);
         else
-                printf("%" PRIu64 "ms; ", interval / UINT64_C(1000));
+                printf("%" PRIu64 "ms; ", interval / USEC_PER_MSEC);
         if (p->health.peers)
                 printf("peers probed on UDP port %u\n", p->health.port);
         else

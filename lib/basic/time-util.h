@@ -12,6 +12,8 @@ typedef uint64_t nsec_t;
 
 #define USEC_PER_MSEC ((usec_t) 1000ULL)
 #define USEC_PER_SEC ((usec_t) 1000000ULL)
+#define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
+#define USEC_PER_HOUR (60ULL * USEC_PER_MINUTE)
 #define NSEC_PER_USEC ((nsec_t) 1000ULL)
 #define NSEC_PER_MSEC ((nsec_t) 1000000ULL)
 #define NSEC_PER_SEC ((nsec_t) 1000000000ULL)

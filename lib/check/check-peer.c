@@ -503,7 +503,7 @@ static int check_neighbours(
         PeerStatusList *ret_status) {
         uint64_t round_usec = o->round_usec ?: PEER_ROUND_USEC_DEFAULT;
         PeerProbeRound round = {
-                .deadline = peer_now_usec() + round_usec,
+                .deadline = now(CLOCK_MONOTONIC) + round_usec,
                 .cancel_fd = o->cancel_fd > 0 ? o->cancel_fd : -EBADF,
                 .in_flight_max = o->in_flight_max,
         };

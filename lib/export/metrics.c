@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "basic/fileio.h"
+#include "basic/time-util.h"
 #include "basic/version.h"
 #include "export/metrics.h"
 
@@ -101,7 +102,7 @@ static void sample_uint(FILE *f, const char *name, const char *const *labels, ui
 /* Microseconds as seconds, exactly: no float rounding in the file. */
 static void sample_usec_as_seconds(FILE *f, const char *name, const char *const *labels, uint64_t usec) {
         series(f, name, labels);
-        fprintf(f, " %" PRIu64 ".%06" PRIu64 "\n", usec / 1000000U, usec % 1000000U);
+        fprintf(f, " %" PRIu64 ".%06" PRIu64 "\n", usec / USEC_PER_SEC, usec % USEC_PER_SEC);
 }
 
 static void render_node(FILE *f, const MetricsInput *in) {

@@ -149,8 +149,8 @@ static void accept_one(PeerBulkServer *s, int listen_fd) {
         struct sockaddr_in sa = {};
         socklen_t len = sizeof(sa);
         struct itimerspec deadline = {
-                .it_value.tv_sec = PEER_BULK_SERVER_TIME_MAX_USEC / 1000000U,
-                .it_value.tv_nsec = (PEER_BULK_SERVER_TIME_MAX_USEC % 1000000U) * 1000U,
+                .it_value.tv_sec = PEER_BULK_SERVER_TIME_MAX_USEC / USEC_PER_SEC,
+                .it_value.tv_nsec = (PEER_BULK_SERVER_TIME_MAX_USEC % USEC_PER_SEC) * NSEC_PER_USEC,
         };
         _cleanup_(closep) int fd = -EBADF;
 
@@ -280,7 +280,7 @@ static int connect_with_timeout(int fd, const struct sockaddr_in *sa, uint64_t t
                 return 0;
         if (errno != EINPROGRESS)
                 return negative_errno();
-        r = poll(&pfd, 1, (int) (timeout_usec / 1000));
+        r = poll(&pfd, 1, (int) (timeout_usec / USEC_PER_MSEC));
         if (r < 0)
                 return negative_errno();
         if (r == 0)
@@ -291,8 +291,8 @@ static int connect_with_timeout(int fd, const struct sockaddr_in *sa, uint64_t t
 }
 
 static int set_timeouts(int fd, uint64_t usec) {
-        struct timeval tv = { .tv_sec = (time_t) (usec / 1000000U),
-                              .tv_usec = (suseconds_t) (usec % 1000000U) };
+        struct timeval tv = { .tv_sec = (time_t) (usec / USEC_PER_SEC),
+                              .tv_usec = (suseconds_t) (usec % USEC_PER_SEC) };
 
         if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
@@ -325,23 +325,23 @@ int peer_bulk_send(
                 return negative_errno();
         if (bind(fd, (struct sockaddr *) &la, sizeof(la)) < 0)
                 return negative_errno();
-        r = connect_with_timeout(fd, &ra, 1000000U);
+        r = connect_with_timeout(fd, &ra, USEC_PER_SEC);
         if (r < 0)
                 return r;
         /* Blocking from here on, each call bounded by the socket timeouts. */
         if (fcntl(fd, F_SETFL, 0) < 0)
                 return negative_errno();
-        r = set_timeouts(fd, 1000000U);
+        r = set_timeouts(fd, USEC_PER_SEC);
         if (r < 0)
                 return r;
 
-        start = peer_now_usec();
+        start = now(CLOCK_MONOTONIC);
         memcpy(chunk, BULK_HEADER, BULK_HEADER_SIZE);
         if (send(fd, chunk, BULK_HEADER_SIZE, MSG_NOSIGNAL) != BULK_HEADER_SIZE)
                 return -ECONNRESET;
         memset(chunk, 0, BULK_HEADER_SIZE);
 
-        while (sent < max_bytes && peer_now_usec() - start < max_usec) {
+        while (sent < max_bytes && now(CLOCK_MONOTONIC) - start < max_usec) {
                 size_t n = max_bytes - sent < BULK_CHUNK ? (size_t) (max_bytes - sent) : BULK_CHUNK;
                 ssize_t k = send(fd, chunk, n, MSG_NOSIGNAL);
 
@@ -378,6 +378,6 @@ int peer_bulk_send(
         if (counted > sent)
                 return -EBADMSG;
 
-        *ret = (PeerBulkResult){ .bytes = counted, .usec = peer_now_usec() - start };
+        *ret = (PeerBulkResult){ .bytes = counted, .usec = now(CLOCK_MONOTONIC) - start };
         return 0;
 }

@@ -70,14 +70,14 @@ static uint64_t round_next_deadline(const Round *rd) {
         return t;
 }
 
-static int epoll_timeout_ms(uint64_t now, uint64_t until) {
+static int epoll_timeout_ms(usec_t t, usec_t until) {
         uint64_t ms;
 
         if (until == UINT64_MAX)
                 return -1;
-        if (until <= now)
+        if (until <= t)
                 return 0;
-        ms = (until - now + 999) / 1000;
+        ms = (until - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
         return ms > INT32_MAX ? INT32_MAX : (int) ms;
 }
 
@@ -125,7 +125,7 @@ int peer_probe_round(
 
         for (;;) {
                 struct epoll_event events[64];
-                uint64_t now, due;
+                usec_t t, due;
                 int k;
 
                 r = round_fill(&rd);
@@ -134,15 +134,15 @@ int peer_probe_round(
                 if (rd.in_flight == 0 && rd.next == n)
                         break; /* every run is done */
 
-                now = peer_now_usec();
-                if (now >= o->deadline)
+                t = now(CLOCK_MONOTONIC);
+                if (t >= o->deadline)
                         break;
                 due = round_next_deadline(&rd);
                 k = epoll_wait(
                         epoll_fd,
                         events,
                         ELEMENTSOF(events),
-                        epoll_timeout_ms(now, due < o->deadline ? due : o->deadline));
+                        epoll_timeout_ms(t, due < o->deadline ? due : o->deadline));
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -163,11 +163,11 @@ int peer_probe_round(
                 if (r < 0)
                         break;
 
-                now = peer_now_usec();
+                t = now(CLOCK_MONOTONIC);
                 for (size_t i = 0; i < rd.next; i++) {
                         if (runs[i].done || runs[i].fd < 0)
                                 continue;
-                        probe_run_tick(&runs[i], now, buf);
+                        probe_run_tick(&runs[i], t, buf);
                         if (runs[i].done)
                                 round_retire(&rd, i);
                 }

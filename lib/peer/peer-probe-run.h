@@ -16,7 +16,7 @@ typedef struct ProbeRun {
         unsigned index;  /* the probe in flight, warm-up included */
         bool any_sent;
         uint64_t sent_at, sent_at_real; /* of the probe in flight: monotonic and wall clock */
-        uint64_t deadline;              /* when the probe in flight counts as lost (peer_now_usec()) */
+        uint64_t deadline;              /* when the probe in flight counts as lost (now(CLOCK_MONOTONIC)) */
         uint64_t *rtts;
         PeerProbeResult result;
         bool done;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "peer/peer-probe-run.h"
 #include "peer/peer.h"
@@ -58,13 +57,6 @@ static int probe_socket(const PeerProbeParams *p) {
         return TAKE_FD(fd);
 }
 
-static uint64_t realtime_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
-}
-
 /* The kernel's receive time of the datagram (CLOCK_REALTIME µs), 0 when there is none. */
 static uint64_t receive_timestamp_usec(struct msghdr *mh) {
         for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
@@ -73,7 +65,7 @@ static uint64_t receive_timestamp_usec(struct msghdr *mh) {
                         struct timespec ts;
 
                         memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-                        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
+                        return timespec_load(&ts);
                 }
         return 0;
 }
@@ -125,12 +117,12 @@ int peer_wait_reply(
         uint64_t *ret_received_usec) {
         for (;;) {
                 struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                uint64_t now = peer_now_usec();
+                usec_t t = now(CLOCK_MONOTONIC);
                 int r;
 
-                if (now >= deadline)
+                if (t >= deadline)
                         return 0;
-                r = poll(&pfd, 1, (int) ((deadline - now + 999) / 1000));
+                r = poll(&pfd, 1, (int) ((deadline - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
                 if (r < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -173,14 +165,14 @@ static void run_send(ProbeRun *run, uint8_t *buf) {
                         break;
 
                 run->request.sequence = run->base_sequence + run->index;
-                run->sent_at = peer_now_usec();
+                run->sent_at = now(CLOCK_MONOTONIC);
                 run->request.timestamp_usec = run->sent_at;
                 r = peer_message_encode(&run->request, buf, PEER_MESSAGE_SIZE_MAX, &n);
                 if (r < 0) {
                         run_finish(run, r);
                         return;
                 }
-                run->sent_at_real = realtime_usec();
+                run->sent_at_real = now(CLOCK_REALTIME);
                 if (send(run->fd, buf, n, 0) < 0) {
                         r = negative_errno();
                         /* Nothing was sent yet, and a local reason: say so instead of "no answer". */
@@ -247,7 +239,7 @@ int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
         /* A random start, so that replies to an earlier run are never taken for this one's. */
         if (getrandom(&run->base_sequence, sizeof(run->base_sequence), GRND_NONBLOCK) !=
             sizeof(run->base_sequence))
-                run->base_sequence = (uint32_t) peer_now_usec();
+                run->base_sequence = (uint32_t) now(CLOCK_MONOTONIC);
 
         /* Echo runs start with one probe that is not measured: it resolves the neighbour (ARP) and
          * wakes the path, which would otherwise show up as the p99 of every run. */
@@ -280,7 +272,7 @@ void probe_run_readable(ProbeRun *run, uint8_t *buf) {
                 if (run->index >= run->warmup) {
                         /* The kernel's stamp is on the wall clock: trusted only when it falls inside
                          * what the monotonic clock saw (a clock step in between would make it nonsense). */
-                        rtt = peer_now_usec() - run->sent_at;
+                        rtt = now(CLOCK_MONOTONIC) - run->sent_at;
                         if (received_real >= run->sent_at_real && received_real - run->sent_at_real <= rtt)
                                 rtt = received_real - run->sent_at_real;
                         run->rtts[run->result.answered++] = rtt;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Token buckets in integer micro-tokens: exact, and testable with an injected clock. */
 #include "peer/peer-ratelimit.h"
+#include "basic/time-util.h"
 
-#define MICRO 1000000ULL
+/* A token in micro-tokens: a token a second adds one micro-token a microsecond. */
+#define MICRO USEC_PER_SEC
 
 bool token_bucket_take(TokenBucket *b, unsigned burst, unsigned per_sec, uint64_t now_usec) {
         uint64_t cap = (uint64_t) burst * MICRO;

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
@@ -22,19 +21,12 @@ struct PeerServer {
         PeerSource *sources; /* bounded by the profile: one bucket per other node's address */
         size_t n_sources;
         PeerServerStats stats;
-        uint64_t (*now_usec)(void);
+        usec_t (*clock)(clockid_t clock);
         PeerRdmaHelloHandler rdma_handler;
         void *rdma_userdata;
         void (*rdma_destroy)(void *);
         uint8_t buffer[PEER_MESSAGE_SIZE_MAX + 1];
 };
-
-uint64_t peer_now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
 
 PeerServer *peer_server_free(PeerServer *s) {
         if (!s)
@@ -100,7 +92,7 @@ int peer_server_open(
                 return negative_errno();
         }
         s->self = *self;
-        s->now_usec = peer_now_usec;
+        s->clock = now;
 
         s->fds = calloc(n_bind_addrs, sizeof(int));
         s->fd_addresses = calloc(n_bind_addrs, sizeof(struct in_addr));
@@ -137,8 +129,8 @@ const PeerServerStats *peer_server_stats(const PeerServer *s) {
         return &s->stats;
 }
 
-void peer_server_set_clock(PeerServer *s, uint64_t (*now)(void)) {
-        s->now_usec = now ?: peer_now_usec;
+void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock)) {
+        s->clock = clock ?: now;
 }
 
 void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *)) {
@@ -214,7 +206,7 @@ int peer_server_handle(PeerServer *s) {
                 s->stats.not_request++;
                 return 1;
         }
-        if (!token_bucket_take(&src->bucket, PEER_RATE_BURST, PEER_RATE_PER_SEC, s->now_usec())) {
+        if (!token_bucket_take(&src->bucket, PEER_RATE_BURST, PEER_RATE_PER_SEC, s->clock(CLOCK_MONOTONIC))) {
                 s->stats.rate_limited++;
                 return 1;
         }

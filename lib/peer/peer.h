@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/time-util.h"
 #include "peer/peer-wire.h"
 
 /* ---- responder (lib/peer/peer-server.c) ---- */
@@ -51,8 +52,8 @@ void peer_server_set_identity(PeerServer *s, const PeerIdentity *self);
 /* Only the health, after each verify. */
 void peer_server_set_health(PeerServer *s, PeerHealth health);
 const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
-/* For tests: the monotonic clock the rate limiter reads (NULL: CLOCK_MONOTONIC). */
-void peer_server_set_clock(PeerServer *s, uint64_t (*now_usec)(void));
+/* For tests: the clock the rate limiter reads, asked for CLOCK_MONOTONIC (NULL: now()). */
+void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock));
 
 /* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
  * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
@@ -107,7 +108,7 @@ int peer_probe(const PeerProbeParams *params, PeerProbeResult *ret);
 #define PEER_ROUND_IN_FLIGHT_MAX 512U
 
 typedef struct PeerProbeRound {
-        uint64_t deadline;      /* peer_now_usec() by which the round ends; UINT64_MAX: none */
+        uint64_t deadline;      /* now(CLOCK_MONOTONIC) by which the round ends; UINT64_MAX: none */
         int cancel_fd;          /* the round stops when it becomes readable (an eventfd); -EBADF: none */
         unsigned in_flight_max; /* 0: PEER_ROUND_IN_FLIGHT_MAX */
 } PeerProbeRound;
@@ -124,7 +125,7 @@ int peer_probe_round(
         int *ret_status,
         PeerProbeResult *ret_results);
 
-/* Waits on the connected datagram socket fd until deadline (peer_now_usec()) for the reply of type
+/* Waits on the connected datagram socket fd until deadline (now(CLOCK_MONOTONIC)) for the reply of type
  * want to this sequence; buf holds PEER_MESSAGE_SIZE_MAX + 1 bytes. Returns 1 with the reply and, when
  * ret_received_usec is not NULL, its kernel receive time (CLOCK_REALTIME µs with SO_TIMESTAMPNS, else 0),
  * 0 on timeout, negative errno for an ICMP error. Stale or foreign datagrams are skipped. */
@@ -192,6 +193,3 @@ int peer_bulk_send(
         uint64_t max_bytes,
         uint64_t max_usec,
         PeerBulkResult *ret);
-
-/* CLOCK_MONOTONIC in µs. */
-uint64_t peer_now_usec(void);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "basic/strv.h"
+#include "basic/time-util.h"
 #include "profile/profile-internal.h"
 
 #define PATH(parent, key) key_path_join(path, parent, key)
@@ -349,7 +350,7 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
                                 "health.interval",
                                 "'%s' is not a duration (expected a number with a unit ms, s, m or h, from 1s to 24h, like 60s or 5m)",
                                 text_for_message(s, buf));
-                else if (r < 0 || u < 1000000ULL || u > 24ULL * 3600ULL * 1000000ULL)
+                else if (r < 0 || u < USEC_PER_SEC || u > 24 * USEC_PER_HOUR)
                         profile_error_at(
                                 e,
                                 v,
@@ -410,7 +411,7 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
 
         p->mode = PROFILE_MODE_ENFORCE;
         p->rdma = (ProfileRdma){ .required = true, .gid = RDMA_GID_ROCE_V2 };
-        p->health = (ProfileHealth){ .interval_usec = 60ULL * 1000000ULL,
+        p->health = (ProfileHealth){ .interval_usec = 60 * USEC_PER_SEC,
                                      .peers = true,
                                      .port = PROFILE_DEFAULT_PEER_PORT };
 

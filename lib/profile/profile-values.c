@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "basic/time-util.h"
 #include "profile/profile-internal.h"
 
 static bool chars_in_set(const char *s, size_t min, size_t max, const char *extra, bool upper) {
@@ -149,10 +150,10 @@ int parse_duration_usec(const char *s, uint64_t *ret) {
                 uint64_t usec;
         } units[] = {
                 /* "ms" before "m". */
-                { "ms", 1000ULL },
-                { "s", 1000000ULL },
-                { "m", 60ULL * 1000000ULL },
-                { "h", 3600ULL * 1000000ULL },
+                { "ms", USEC_PER_MSEC },
+                { "s", USEC_PER_SEC },
+                { "m", USEC_PER_MINUTE },
+                { "h", USEC_PER_HOUR },
         };
         uint64_t total = 0;
         const char *c = s;
@@ -295,10 +296,10 @@ const char *format_duration(uint64_t usec, char buf[static 32]) {
                 const char *suffix;
                 uint64_t usec;
         } units[] = {
-                { "h", 3600ULL * 1000000ULL },
-                { "m", 60ULL * 1000000ULL },
-                { "s", 1000000ULL },
-                { "ms", 1000ULL },
+                { "h", USEC_PER_HOUR },
+                { "m", USEC_PER_MINUTE },
+                { "s", USEC_PER_SEC },
+                { "ms", USEC_PER_MSEC },
         };
         size_t n = 0;
 

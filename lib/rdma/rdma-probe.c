@@ -45,7 +45,7 @@ int peer_rdma_hello(
                 return -EINVAL;
         m.padding = PEER_RDMA_REQUEST_SIZE_MIN - peer_message_size(&m);
         if (getrandom(&m.sequence, sizeof(m.sequence), GRND_NONBLOCK) != sizeof(m.sequence))
-                m.sequence = (uint32_t) peer_now_usec();
+                m.sequence = (uint32_t) now(CLOCK_MONOTONIC);
 
         fd = hello_socket(local, remote, port);
         if (fd < 0)
@@ -54,7 +54,7 @@ int peer_rdma_hello(
         /* The same datagram each time: the responder answers a repeated hello of its running
          * session with the same queue pair, so a lost answer costs one timeout, not a session. */
         for (unsigned i = 0; i < RDMA_HELLO_TRIES; i++) {
-                m.timestamp_usec = peer_now_usec();
+                m.timestamp_usec = now(CLOCK_MONOTONIC);
                 r = peer_message_encode(&m, buf, sizeof(buf), &n);
                 if (r < 0)
                         return r;

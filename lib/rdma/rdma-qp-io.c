@@ -4,8 +4,8 @@
  * trip is a few µs, and waiting on a completion channel would add the wake-up to every sample. */
 #include <inttypes.h>
 #include <sched.h>
-#include <time.h>
 
+#include "basic/time-util.h"
 #include "config.h"
 #include "rdma/rdma-qp.h"
 
@@ -21,13 +21,6 @@ enum {
 
 /* Empty polls between looks at the clock and a yield to the other threads. */
 #        define RDMA_POLL_BATCH 64U
-
-static uint64_t now_nsec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 static void put_be32(uint8_t *p, uint32_t v) {
         for (unsigned i = 0; i < 4; i++)
@@ -133,7 +126,7 @@ static int poll_one(RdmaQp *q, uint64_t deadline, const atomic_bool *stop, struc
                 }
                 if (stop && atomic_load(stop))
                         return -ECANCELED;
-                if (now_nsec() >= deadline)
+                if (now_nsec(CLOCK_MONOTONIC) >= deadline)
                         return 0;
                 (void) sched_yield();
         }
@@ -156,7 +149,7 @@ static int drain_sends(RdmaQp *q, uint64_t deadline, const atomic_bool *stop, Rd
 
 int rdma_qp_ping(RdmaQp *q, unsigned count, uint64_t timeout_usec, RdmaError *error, uint64_t *rtts_nsec) {
         for (unsigned i = 0; i < count; i++) {
-                uint64_t start = now_nsec(), deadline = start + timeout_usec * 1000U;
+                uint64_t start = now_nsec(CLOCK_MONOTONIC), deadline = start + timeout_usec * NSEC_PER_USEC;
                 bool echoed = false;
                 int r;
 
@@ -178,25 +171,25 @@ int rdma_qp_ping(RdmaQp *q, unsigned count, uint64_t timeout_usec, RdmaError *er
                                         "No echo of RDMA ping %u within %" PRIu64
                                         " ms: the peer stopped answering",
                                         i,
-                                        timeout_usec / 1000U);
+                                        timeout_usec / USEC_PER_MSEC);
                         if (!(wc.wr_id & RDMA_WR_RECV))
                                 continue;
                         slot = wc.wr_id & RDMA_WR_SLOT_MASK;
                         echoed = get_be32(recv_slot(q, slot)) == RDMA_MSG_PING &&
                                 get_be32(recv_slot(q, slot) + 4) == i;
                         if (echoed)
-                                rtts_nsec[i] = now_nsec() - start;
+                                rtts_nsec[i] = now_nsec(CLOCK_MONOTONIC) - start;
                         r = repost_receive(q, slot, error);
                         if (r < 0)
                                 return r;
                 }
         }
         /* The last pings' own completions: the send queue is empty for what comes next. */
-        return drain_sends(q, now_nsec() + timeout_usec * 1000U, NULL, error);
+        return drain_sends(q, now_nsec(CLOCK_MONOTONIC) + timeout_usec * NSEC_PER_USEC, NULL, error);
 }
 
 int rdma_qp_bye(RdmaQp *q, uint64_t timeout_usec, RdmaError *error) {
-        uint64_t deadline = now_nsec() + timeout_usec * 1000U;
+        uint64_t deadline = now_nsec(CLOCK_MONOTONIC) + timeout_usec * NSEC_PER_USEC;
         int r;
 
         r = post_message(q, RDMA_MSG_BYE, 0, error);
@@ -207,7 +200,7 @@ int rdma_qp_bye(RdmaQp *q, uint64_t timeout_usec, RdmaError *error) {
 }
 
 int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error) {
-        uint64_t deadline = deadline_usec * 1000U;
+        uint64_t deadline = deadline_usec * NSEC_PER_USEC;
 
         for (;;) {
                 struct ibv_wc wc;
@@ -289,14 +282,14 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
         for (size_t i = 0; i < chunk; i++)
                 q->buffer[RDMA_CONTROL_SIZE + i] = (uint8_t) (i * 7U + 1U);
 
-        start = now_nsec();
-        end = start + max_usec * 1000U;
+        start = now_nsec(CLOCK_MONOTONIC);
+        end = start + max_usec * NSEC_PER_USEC;
         for (;;) {
                 struct ibv_wc wc;
                 int r;
 
                 /* Keep the send queue full until a bound is reached, then let it drain. */
-                while (in_flight < RDMA_SEND_DEPTH && posted < max_bytes && now_nsec() < end) {
+                while (in_flight < RDMA_SEND_DEPTH && posted < max_bytes && now_nsec(CLOCK_MONOTONIC) < end) {
                         r = post_write(q, chunk, (index % slots) * chunk, index, error);
                         if (r < 0)
                                 return r;
@@ -307,7 +300,7 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
                 if (in_flight == 0)
                         break;
                 /* A second of grace beyond the run's end: longer than the transport's retries. */
-                r = poll_one(q, end + 1000000000ULL, NULL, &wc, error);
+                r = poll_one(q, end + NSEC_PER_SEC, NULL, &wc, error);
                 if (r < 0)
                         return r;
                 if (r == 0)
@@ -317,7 +310,7 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
                 in_flight--;
                 result.bytes += chunk;
                 result.writes++;
-                result.nsec = now_nsec() - start;
+                result.nsec = now_nsec(CLOCK_MONOTONIC) - start;
         }
         *ret = result;
         return 0;

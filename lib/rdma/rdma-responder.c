@@ -3,8 +3,8 @@
  * and is torn down by the prober's bye or the timeout, whichever comes first. */
 #include <pthread.h>
 #include <stdio.h>
-#include <time.h>
 
+#include "basic/time-util.h"
 #include "rdma/rdma-qp.h"
 #include "rdma/rdma-responder.h"
 
@@ -34,13 +34,6 @@ struct RdmaResponder {
         RdmaResponderStats stats;
         char last_error[RDMA_ERROR_MAX];
 };
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
-}
 
 int rdma_responder_new(RdmaResponder **ret) {
         RdmaResponder *r = calloc(1, sizeof(RdmaResponder));
@@ -164,7 +157,7 @@ static PeerRdmaStatus session_start(
         s->source = source;
         s->request = *request;
         rdma_qp_local(qp, &s->reply);
-        s->deadline_usec = now_usec() + r->timeout_usec;
+        s->deadline_usec = now(CLOCK_MONOTONIC) + r->timeout_usec;
         s->qp = qp;
         k = pthread_create(&s->thread, NULL, session_run, s);
         if (k != 0) {

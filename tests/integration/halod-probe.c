@@ -24,17 +24,11 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "basic/time-util.h"
+
 extern char **environ;
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
 
 static int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
@@ -80,7 +74,7 @@ static int run_ready(unsigned count, char **argv) {
         posix_spawn_file_actions_addopen(&quiet, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 
         for (unsigned i = 0; i < count; i++) {
-                uint64_t t0 = now_usec();
+                uint64_t t0 = now(CLOCK_MONOTONIC);
                 pid_t pid;
                 int status;
                 bool ready = false;
@@ -104,7 +98,7 @@ static int run_ready(unsigned count, char **argv) {
                         buf[l] = 0;
                         ready = strstr(buf, "READY=1") != NULL;
                 }
-                samples[n++] = now_usec() - t0;
+                samples[n++] = now(CLOCK_MONOTONIC) - t0;
                 kill(pid, SIGTERM);
                 waitpid(pid, &status, 0);
                 /* Drain STOPPING=1. */
@@ -163,10 +157,10 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 }
 
 static int wait_health(sd_bus *bus, const char *want) {
-        uint64_t deadline = now_usec() + 5000000;
+        uint64_t deadline = now(CLOCK_MONOTONIC) + 5 * USEC_PER_SEC;
 
         while (!health_seen || strcmp(health_seen, want) != 0) {
-                if (now_usec() > deadline)
+                if (now(CLOCK_MONOTONIC) > deadline)
                         return -1;
                 if (sd_bus_process(bus, NULL) > 0)
                         continue;
@@ -217,22 +211,22 @@ static int run_drift(unsigned count, const char *ifname, const char *prefix) {
                 "");
 
         for (unsigned i = 0; i < count; i++) {
-                uint64_t t0 = now_usec();
+                uint64_t t0 = now(CLOCK_MONOTONIC);
 
                 if (rtnl_address(nl, RTM_DELADDR, ifindex, a, plen) < 0 || wait_health(bus, "degraded") < 0) {
                         fprintf(stderr, "no Health=degraded after deleting %s\n", prefix);
                         return 1;
                 }
-                down[n] = now_usec() - t0;
+                down[n] = now(CLOCK_MONOTONIC) - t0;
                 /* Space the changes wider than halod's re-check rate (10 a second after a burst of 5,
                  * halod(8)), so that the figure is the reaction to one drift, not the rate limit. */
                 usleep(DRIFT_SPACING_USEC);
-                t0 = now_usec();
+                t0 = now(CLOCK_MONOTONIC);
                 if (rtnl_address(nl, RTM_NEWADDR, ifindex, a, plen) < 0 || wait_health(bus, "healthy") < 0) {
                         fprintf(stderr, "no Health=healthy after adding %s back\n", prefix);
                         return 1;
                 }
-                up[n++] = now_usec() - t0;
+                up[n++] = now(CLOCK_MONOTONIC) - t0;
                 usleep(DRIFT_SPACING_USEC);
         }
         report("drift: RTM_DELADDR to PropertiesChanged Health=degraded", down, n);

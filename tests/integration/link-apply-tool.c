@@ -5,19 +5,13 @@
  *                                                            the link's plan (planned untimed)
  *   link-apply-tool plan PROFILE NODE                        plan_node()
  *   link-apply-tool apply PROFILE NODE                       apply_node() with the netlink backend */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "apply/apply.h"
 #include "basic/strv.h"
-
-static long long now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long) ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
+#include "basic/time-util.h"
 
 static int apply_link(char *argv[]) {
         _cleanup_(freep) char *error = NULL;
@@ -31,7 +25,7 @@ static int apply_link(char *argv[]) {
         Host h = HOST_SYSTEM;
         NodeContext c = { .host = &h, .profile = &p, .node = &node };
         LinkConfig cfg;
-        long long t;
+        usec_t t;
         int r;
 
         if (ipv4_prefix_from_string(argv[1], &nl.address) < 0) {
@@ -50,14 +44,14 @@ static int apply_link(char *argv[]) {
                 .address = nl.address,
                 .drift = link_plan_drift(&plan.links[0]),
         };
-        t = now_us();
+        t = now(CLOCK_MONOTONIC);
         r = backend_netlink.apply_link(&cfg, &plan.links[0], &error);
-        t = now_us() - t;
+        t = now(CLOCK_MONOTONIC) - t;
         if (r < 0) {
                 fprintf(stderr, "apply_link: %s\n", error ?: strerror(-r));
                 return EXIT_FAILURE;
         }
-        printf("%lld\n", t);
+        printf("%" PRIu64 "\n", t);
         return EXIT_SUCCESS;
 }
 
@@ -69,7 +63,7 @@ static int with_profile(const char *verb, char *argv[]) {
         _cleanup_(plan_done) Plan plan = {};
         Host h = HOST_SYSTEM;
         NodeContext c = { .host = &h };
-        long long t;
+        usec_t t;
         int r;
 
         r = profile_load_file(argv[0], &p, &errors);
@@ -84,12 +78,12 @@ static int with_profile(const char *verb, char *argv[]) {
                 return EXIT_FAILURE;
         }
 
-        t = now_us();
+        t = now(CLOCK_MONOTONIC);
         if (streq(verb, "plan"))
                 r = plan_node(&c, &plan);
         else
                 r = apply_node(&c, &backend_netlink, 0, /* snapshot= */ NULL, &changes, &error);
-        t = now_us() - t;
+        t = now(CLOCK_MONOTONIC) - t;
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", verb, error ?: strerror(-r));
                 return EXIT_FAILURE;
@@ -98,7 +92,7 @@ static int with_profile(const char *verb, char *argv[]) {
                 fprintf(stderr, "plan: the link is not applied yet\n");
                 return EXIT_FAILURE;
         }
-        printf("%lld\n", t);
+        printf("%" PRIu64 "\n", t);
         return EXIT_SUCCESS;
 }
 

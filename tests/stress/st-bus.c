@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "basic/macro.h"
+#include "basic/time-util.h"
 
 #define BUS_NAME "io.halod1"
 #define OBJECT_PATH "/io/halod1"
@@ -53,13 +54,6 @@ static volatile sig_atomic_t stop_requested = 0;
 
 static void on_stop_signal(int sig) {
         stop_requested = 1;
-}
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
 static Histogram *histogram_new(void) {
@@ -118,12 +112,12 @@ static int open_bus(sd_bus **ret) {
 /* Calls a method of io.halod1.Node; returns 0, or negative errno with the D-Bus error in *error. */
 static int call(sd_bus *bus, const char *method, Histogram *h, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint64_t t = now_usec();
+        uint64_t t = now(CLOCK_MONOTONIC);
         int r;
 
         r = sd_bus_call_method(bus, BUS_NAME, OBJECT_PATH, INTERFACE, method, error, &reply, NULL);
         if (h)
-                histogram_add(h, now_usec() - t, r < 0);
+                histogram_add(h, now(CLOCK_MONOTONIC) - t, r < 0);
         return r;
 }
 
@@ -204,10 +198,10 @@ static int getall_loop(uint64_t until, Histogram *h) {
         r = open_bus(&bus);
         if (r < 0)
                 return r;
-        while (now_usec() < until) {
+        while (now(CLOCK_MONOTONIC) < until) {
                 _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                uint64_t t = now_usec();
+                uint64_t t = now(CLOCK_MONOTONIC);
 
                 r = sd_bus_call_method(
                         bus,
@@ -219,7 +213,7 @@ static int getall_loop(uint64_t until, Histogram *h) {
                         &reply,
                         "s",
                         INTERFACE);
-                histogram_add(h, now_usec() - t, r < 0);
+                histogram_add(h, now(CLOCK_MONOTONIC) - t, r < 0);
                 if (r < 0)
                         fprintf(stderr, "GetAll failed: %s\n", error.message ?: strerror(-r));
         }
@@ -227,7 +221,7 @@ static int getall_loop(uint64_t until, Histogram *h) {
 }
 
 static int do_getall(unsigned clients, unsigned seconds, Histogram *h) {
-        uint64_t until = now_usec() + (uint64_t) seconds * 1000000ULL;
+        uint64_t until = now(CLOCK_MONOTONIC) + (uint64_t) seconds * USEC_PER_SEC;
         int status = 0;
 
         for (unsigned i = 0; i < clients; i++) {
@@ -251,20 +245,20 @@ static int do_getall(unsigned clients, unsigned seconds, Histogram *h) {
 
 static int do_probe(unsigned seconds, unsigned interval_ms, Histogram *h) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        uint64_t until = now_usec() + (uint64_t) seconds * 1000000ULL;
+        uint64_t until = now(CLOCK_MONOTONIC) + (uint64_t) seconds * USEC_PER_SEC;
         int r;
 
         r = open_bus(&bus);
         if (r < 0)
                 return r;
-        while (!stop_requested && now_usec() < until) {
+        while (!stop_requested && now(CLOCK_MONOTONIC) < until) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
                 _cleanup_(freep) char *health = NULL;
-                uint64_t t = now_usec();
+                uint64_t t = now(CLOCK_MONOTONIC);
 
                 r = sd_bus_get_property_string(
                         bus, BUS_NAME, OBJECT_PATH, INTERFACE, "Health", &error, &health);
-                histogram_add(h, now_usec() - t, r < 0);
+                histogram_add(h, now(CLOCK_MONOTONIC) - t, r < 0);
                 if (r < 0)
                         fprintf(stderr, "Get(Health) failed: %s\n", error.message ?: strerror(-r));
                 (void) usleep(interval_ms * 1000U);

@@ -4,8 +4,8 @@
  * user must be told about (a wrong attribute mask, a bad GID index, a peer that does not answer). */
 #include <arpa/inet.h>
 #include <pthread.h>
-#include <time.h>
 
+#include "basic/time-util.h"
 #include "fake-verbs-pair.h"
 #include "fake-verbs.h"
 #include "rdma/rdma-qp-internal.h"
@@ -21,13 +21,6 @@ typedef struct Server {
         pthread_t thread;
 } Server;
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        ASSERT_TRUE(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
-        return (uint64_t) ts.tv_sec * 1000000U + (uint64_t) ts.tv_nsec / 1000U;
-}
-
 static void *serve(void *userdata) {
         Server *s = userdata;
 
@@ -36,7 +29,7 @@ static void *serve(void *userdata) {
 }
 
 static void server_start(Server *s, RdmaQp *qp, uint64_t timeout_usec) {
-        *s = (Server){ .qp = qp, .deadline_usec = now_usec() + timeout_usec };
+        *s = (Server){ .qp = qp, .deadline_usec = now(CLOCK_MONOTONIC) + timeout_usec };
         ASSERT_INT_EQ(pthread_create(&s->thread, NULL, serve, s), 0);
 }
 
@@ -236,9 +229,9 @@ static void test_serve_timeout(void) {
         fake_pair_setup();
         b = fake_pair_open(FAKE_PAIR_RESPONDER_IFINDEX);
         ASSERT_OK(rdma_qp_new(b, FAKE_PAIR_GID_INDEX, 4096, true, &e, &q));
-        start = now_usec();
-        ASSERT_INT_EQ(rdma_qp_serve(q, start + 50U * 1000U, NULL, &e), -ETIMEDOUT);
-        ASSERT_TRUE(now_usec() - start >= 50U * 1000U);
+        start = now(CLOCK_MONOTONIC);
+        ASSERT_INT_EQ(rdma_qp_serve(q, start + 50 * USEC_PER_MSEC, NULL, &e), -ETIMEDOUT);
+        ASSERT_TRUE(now(CLOCK_MONOTONIC) - start >= 50 * USEC_PER_MSEC);
 }
 
 int main(void) {
