@@ -10,6 +10,7 @@
 #include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "haloctl.h"
+#include "peer/health.h"
 
 #define BUS_NAME "io.halod1"
 #define OBJECT_PATH "/io/halod1"
@@ -234,13 +235,16 @@ static int get_status(sd_bus *bus, NodeStatus *ret) {
 }
 
 static const char *health_dot_color(const char *health) {
-        if (streq_ptr(health, "healthy"))
+        switch (health_from_string(health)) {
+        case HEALTH_HEALTHY:
                 return ansi_green();
-        if (streq_ptr(health, "degraded"))
+        case HEALTH_DEGRADED:
                 return ansi_yellow();
-        if (streq_ptr(health, "failed"))
+        case HEALTH_FAILED:
                 return ansi_red();
-        return ansi_grey();
+        default:
+                return ansi_grey();
+        }
 }
 
 static void print_timestamp(const char *label, uint64_t usec) {

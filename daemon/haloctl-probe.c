@@ -340,7 +340,7 @@ int verb_probe(int argc, char *argv[]) {
                 return EX_CONFIG;
         }
 
-        r = peer_identity_from_profile(p, self, PEER_HEALTH_STARTING, &id);
+        r = peer_identity_from_profile(p, self, HEALTH_STARTING, &id);
         if (r < 0) {
                 fprintf(stderr,
                         "%s: cannot probe: the cluster and node names must be 1-%u printable characters "

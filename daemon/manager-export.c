@@ -53,7 +53,7 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .node = m->node,
                 .runtime_dir = m->runtime_dir,
                 .fabric_env = fabric_env,
-                .health = manager_peer_health(m),
+                .health = m->health,
                 .last_verify_usec = m->last_verify_usec,
                 .metrics_result = 1,
         };

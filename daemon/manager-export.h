@@ -26,7 +26,7 @@ typedef struct ExportJob {
         bool fabric_env; /* fabric.env too, not only the Prometheus textfile: after local checks */
         CheckList checks;
         PeerStatusList peers;
-        PeerHealth health;
+        Health health;
         usec_t last_verify_usec;
 
         int fabric_env_result; /* 1: written (it changed), 0: unchanged, negative errno */

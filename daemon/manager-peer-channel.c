@@ -10,7 +10,6 @@
 
 #include "log.h"
 #include "manager-peer-channel.h"
-#include "manager-verify.h"
 #include "manager.h"
 #include "peer/peer-profile.h"
 #include "rdma/rdma-node.h"
@@ -183,7 +182,7 @@ static int open_responder(Manager *m, const char *where) {
         char *error = NULL;
         int r;
 
-        r = peer_server_open_for_profile(m->profile, m->node, manager_peer_health(m), &s);
+        r = peer_server_open_for_profile(m->profile, m->node, m->health, &s);
         if (r >= 0) {
                 attach_rdma_responder(m, s);
                 r = responder_start(s, &m->responder);
@@ -254,7 +253,7 @@ int manager_peer_channel_reset(Manager *m) {
                 PeerIdentity self;
 
                 /* Same sockets; the digest (and the names) may have changed with a reload. */
-                r = peer_identity_from_profile(m->profile, m->node, manager_peer_health(m), &self);
+                r = peer_identity_from_profile(m->profile, m->node, m->health, &self);
                 if (r >= 0) {
                         (void) pthread_mutex_lock(&m->responder->lock);
                         peer_server_set_identity(m->responder->server, &self);
@@ -295,6 +294,6 @@ void manager_peer_channel_set_health(Manager *m) {
         if (!m->responder)
                 return;
         (void) pthread_mutex_lock(&m->responder->lock);
-        peer_server_set_health(m->responder->server, manager_peer_health(m));
+        peer_server_set_health(m->responder->server, m->health);
         (void) pthread_mutex_unlock(&m->responder->lock);
 }

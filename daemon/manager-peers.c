@@ -292,7 +292,7 @@ static int start_job(Manager *m) {
                 .host = m->host,
                 .profile = m->profile,
                 .node = m->node,
-                .options = { .health = manager_peer_health(m) },
+                .options = { .health = m->health },
         };
 
         j->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

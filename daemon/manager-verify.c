@@ -15,26 +15,6 @@
 #include "manager-watch.h"
 #include "manager.h"
 
-static const char *const health_table[_HEALTH_MAX] = {
-        [HEALTH_STARTING] = "starting",
-        [HEALTH_HEALTHY] = "healthy",
-        [HEALTH_DEGRADED] = "degraded",
-        [HEALTH_FAILED] = "failed",
-};
-
-const char *health_to_string(Health h) {
-        if (h < 0 || h >= _HEALTH_MAX)
-                return NULL;
-        return health_table[h];
-}
-
-Health health_from_string(const char *s) {
-        for (int i = 0; i < _HEALTH_MAX; i++)
-                if (s && streq(s, health_table[i]))
-                        return i;
-        return _HEALTH_INVALID;
-}
-
 /* Whether a fresh run replaces the published check id: a peer run replaces every peer check, a local
  * run the local checks selected by only. The two kinds are run apart (the peer checks by a thread,
  * see manager-peers.c), so each keeps the other's checks in place. */
@@ -160,12 +140,6 @@ static int summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
                         first->summary,
                         pending);
         return r < 0 ? -ENOMEM : 0;
-}
-
-PeerHealth manager_peer_health(const Manager *m) {
-        PeerHealth h = peer_health_from_string(health_to_string(m->health));
-
-        return h < 0 ? PEER_HEALTH_STARTING : h;
 }
 
 static int compare_check_ids(const void *a, const void *b) {

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 
 #include "check/check.h"
-#include "peer/peer-wire.h"
 #include "plan/snapshot.h"
 
 typedef struct Manager Manager;
@@ -18,4 +17,3 @@ int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList 
 /* Merges fresh checks into the published list — the peer checks (peers true: every peer.* id) or the
  * local ones selected by only — judges Health and Summary, and announces what changed. */
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh);
-PeerHealth manager_peer_health(const Manager *m) _pure_;

@@ -15,6 +15,7 @@
 #include "check/check.h"
 #include "net/rtnl.h"
 #include "nic/fabric.h"
+#include "peer/health.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
 #include "plan/snapshot.h"
@@ -26,18 +27,6 @@
 /* Where fabric.env goes unless --runtime-dir or $RUNTIME_DIRECTORY (systemd's RuntimeDirectory=) say
  * otherwise. */
 #define HALOD_RUNTIME_DIR_DEFAULT "/run/halod"
-
-typedef enum Health {
-        HEALTH_STARTING, /* before the first verify */
-        HEALTH_HEALTHY,  /* every check passes (or is skipped) */
-        HEALTH_DEGRADED, /* some check warns or fails */
-        HEALTH_FAILED,   /* halod cannot do its job: checks could not run */
-        _HEALTH_MAX,
-        _HEALTH_INVALID = -EINVAL,
-} Health;
-
-const char *health_to_string(Health h) _pure_;
-Health health_from_string(const char *s) _pure_;
 
 typedef struct PeerJob PeerJob;
 typedef struct Work Work;

@@ -151,7 +151,7 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                     "%s of cluster %s (%s)",
                     res->peer.node,
                     res->peer.cluster,
-                    strna(peer_health_to_string(res->peer.health))) < 0)
+                    strna(health_to_string(res->peer.health))) < 0)
                 return -ENOMEM;
         if (!streq(res->peer.node, node) || !streq(res->peer.cluster, cluster))
                 return check_list_add(
@@ -181,7 +181,7 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 run->n->link,
                 res->answered,
                 res->sent,
-                strna(peer_health_to_string(res->peer.health)));
+                strna(health_to_string(res->peer.health)));
 }
 
 /* The check what, skipped because the echo run found no peer to measure (or has not ended). */
@@ -586,7 +586,7 @@ finish:
 
 int check_peers_with_status(
         const NodeContext *c, const PeerOptions *o, CheckList *out, PeerStatusList *ret_status) {
-        static const PeerOptions defaults = { .health = PEER_HEALTH_STARTING };
+        static const PeerOptions defaults = { .health = HEALTH_STARTING };
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
         PeerIdentity self;
         size_t n = 0;

@@ -28,7 +28,7 @@ typedef struct PeerOptions {
         uint64_t timeout_usec;             /* per probe; 0: PEER_PROBE_TIMEOUT_USEC_DEFAULT */
         uint64_t latency_warn_median_usec; /* 0: PEER_LATENCY_WARN_MEDIAN_USEC */
         uint64_t latency_warn_p99_usec;    /* 0: PEER_LATENCY_WARN_P99_USEC */
-        PeerHealth health;                 /* what this node says about itself in its requests */
+        Health health;                     /* what this node says about itself in its requests */
         uint64_t round_usec;               /* 0: PEER_ROUND_USEC_DEFAULT */
         unsigned in_flight_max;            /* peers probed at once; 0: PEER_ROUND_IN_FLIGHT_MAX */
         int cancel_fd; /* the probes stop when it becomes readable (an eventfd); 0 or negative: none */

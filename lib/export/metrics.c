@@ -119,11 +119,11 @@ static void render_node(FILE *f, const MetricsInput *in) {
                "halod_health",
                "gauge",
                "The node's health (starting, healthy, degraded, failed): 1 for the current state, 0 for the others.");
-        for (PeerHealth h = 0; h < _PEER_HEALTH_MAX; h++)
+        for (Health h = 0; h < _HEALTH_MAX; h++)
                 sample_uint(
                         f,
                         "halod_health",
-                        (const char *const[]){ "state", peer_health_to_string(h), NULL },
+                        (const char *const[]){ "state", health_to_string(h), NULL },
                         h == in->health);
 
         if (in->last_verify_usec > 0) {
@@ -311,7 +311,7 @@ int metrics_render(const MetricsInput *in, char **ret) {
         FILE *f;
         int r = 0;
 
-        if (in->health < 0 || in->health >= _PEER_HEALTH_MAX)
+        if (in->health < 0 || in->health >= _HEALTH_MAX)
                 return -EINVAL;
 
         f = open_memstream(&buf, &size);

@@ -10,6 +10,7 @@
 
 #include "check/check-peer.h"
 #include "check/check.h"
+#include "peer/health.h"
 #include "peer/peer-wire.h"
 #include "plan/snapshot.h"
 #include "profile/node-context.h"
@@ -40,7 +41,7 @@ int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, siz
 typedef struct MetricsInput {
         const char *cluster; /* NULL: no halod_node_info */
         const char *node;
-        PeerHealth health; /* the daemon's Health property; the words are the same */
+        Health health; /* the daemon's Health property */
         const CheckList *checks;
         const PeerStatusList *peers; /* NULL when health.peers is off */
         const MetricsNic *nics;

@@ -89,7 +89,7 @@ uint16_t peer_port(const Profile *p) {
         return p->health.port > 0 ? p->health.port : PROFILE_DEFAULT_PEER_PORT;
 }
 
-int peer_identity_from_profile(const Profile *p, const ProfileNode *self, PeerHealth health, PeerIdentity *ret) {
+int peer_identity_from_profile(const Profile *p, const ProfileNode *self, Health health, PeerIdentity *ret) {
         uint8_t digest[PROFILE_DIGEST_SIZE];
         int r;
 
@@ -99,7 +99,7 @@ int peer_identity_from_profile(const Profile *p, const ProfileNode *self, PeerHe
         return peer_identity_init(ret, p->cluster ?: "", self->name, health, digest);
 }
 
-int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, PeerHealth health, PeerServer **ret) {
+int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, Health health, PeerServer **ret) {
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
         size_t n_bind, n_peers;
         PeerIdentity id;

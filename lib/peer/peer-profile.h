@@ -40,8 +40,8 @@ uint16_t peer_port(const Profile *p) _pure_;
 
 /* cluster, node name, health and the profile digest. -ENAMETOOLONG / -EINVAL when a name cannot
  * travel on the wire (see peer_identity_init()). */
-int peer_identity_from_profile(const Profile *p, const ProfileNode *self, PeerHealth health, PeerIdentity *ret);
+int peer_identity_from_profile(const Profile *p, const ProfileNode *self, Health health, PeerIdentity *ret);
 
 /* The responder and the bulk sink, set up from the profile for node self. */
-int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, PeerHealth health, PeerServer **ret);
+int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, Health health, PeerServer **ret);
 int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, PeerBulkServer **ret);

@@ -120,8 +120,8 @@ void peer_server_set_identity(PeerServer *s, const PeerIdentity *self) {
         s->self = *self;
 }
 
-void peer_server_set_health(PeerServer *s, PeerHealth health) {
-        if (health >= 0 && health < _PEER_HEALTH_MAX)
+void peer_server_set_health(PeerServer *s, Health health) {
+        if (health >= 0 && health < _HEALTH_MAX)
                 s->self.health = health;
 }
 

@@ -65,15 +65,6 @@ static const char *const peer_rdma_status_table[_PEER_RDMA_STATUS_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(peer_rdma_status, PeerRdmaStatus);
 
-static const char *const peer_health_table[_PEER_HEALTH_MAX] = {
-        [PEER_HEALTH_STARTING] = "starting",
-        [PEER_HEALTH_HEALTHY] = "healthy",
-        [PEER_HEALTH_DEGRADED] = "degraded",
-        [PEER_HEALTH_FAILED] = "failed",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(peer_health, PeerHealth);
-
 /* Names travel as 1..63 bytes of printable ASCII without spaces, so that whatever a peer sends can be
  * printed in a check summary or a log line as it is. */
 bool peer_name_is_valid(const char *s, size_t n) {
@@ -86,10 +77,10 @@ bool peer_name_is_valid(const char *s, size_t n) {
 }
 
 int peer_identity_init(
-        PeerIdentity *ret, const char *cluster, const char *node, PeerHealth health, const uint8_t *digest) {
+        PeerIdentity *ret, const char *cluster, const char *node, Health health, const uint8_t *digest) {
         PeerIdentity id = { .health = health };
 
-        if (!cluster || !node || health < 0 || health >= _PEER_HEALTH_MAX)
+        if (!cluster || !node || health < 0 || health >= _HEALTH_MAX)
                 return -EINVAL;
         if (strlen(cluster) > PEER_NAME_MAX || strlen(node) > PEER_NAME_MAX)
                 return -ENAMETOOLONG;
@@ -209,7 +200,7 @@ int peer_message_encode(const PeerMessage *m, uint8_t *buf, size_t size, size_t 
 
         if (m->type <= 0 || m->type >= _PEER_MESSAGE_TYPE_MAX)
                 return -EINVAL;
-        if (m->sender.health < 0 || m->sender.health >= _PEER_HEALTH_MAX)
+        if (m->sender.health < 0 || m->sender.health >= _HEALTH_MAX)
                 return -EINVAL;
         if (!peer_name_is_valid(m->sender.cluster, cl) || !peer_name_is_valid(m->sender.node, nl))
                 return -EINVAL;
@@ -267,7 +258,7 @@ int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret) {
                 return -EBADMSG;
         if (buf[OFF_TYPE] < 1 || buf[OFF_TYPE] >= _PEER_MESSAGE_TYPE_MAX)
                 return -EBADMSG;
-        if (buf[OFF_HEALTH] >= _PEER_HEALTH_MAX)
+        if (buf[OFF_HEALTH] >= _HEALTH_MAX)
                 return -EBADMSG;
 
         cl = buf[OFF_CLUSTER_LEN];

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "peer/health.h"
 
 /* See halod(8), PEER CHANNEL, for the byte layout. */
 #define PEER_WIRE_MAGIC "HALO"
@@ -46,24 +47,11 @@ const char *peer_message_type_to_string(PeerMessageType t) _pure_;
 PeerMessageType peer_message_type_from_string(const char *s) _pure_;
 bool peer_message_type_is_request(PeerMessageType t) _pure_;
 
-/* The same words as the daemon's D-Bus Health property. */
-typedef enum PeerHealth {
-        PEER_HEALTH_STARTING,
-        PEER_HEALTH_HEALTHY,
-        PEER_HEALTH_DEGRADED,
-        PEER_HEALTH_FAILED,
-        _PEER_HEALTH_MAX,
-        _PEER_HEALTH_INVALID = -EINVAL,
-} PeerHealth;
-
-const char *peer_health_to_string(PeerHealth h) _pure_;
-PeerHealth peer_health_from_string(const char *s) _pure_;
-
 /* Who a node says it is: the fields every message carries. */
 typedef struct PeerIdentity {
         char cluster[PEER_NAME_MAX + 1];
         char node[PEER_NAME_MAX + 1];
-        PeerHealth health;
+        Health health;
         bool has_digest;
         uint8_t digest[PEER_DIGEST_SIZE];
 } PeerIdentity;
@@ -71,7 +59,7 @@ typedef struct PeerIdentity {
 /* Fills an identity; -ENAMETOOLONG or -EINVAL when a name does not fit the wire (1..63 printable
  * ASCII characters, no space). digest may be NULL. */
 int peer_identity_init(
-        PeerIdentity *ret, const char *cluster, const char *node, PeerHealth health, const uint8_t *digest);
+        PeerIdentity *ret, const char *cluster, const char *node, Health health, const uint8_t *digest);
 bool peer_name_is_valid(const char *s, size_t n) _pure_;
 
 /* What an rdma-hello reply says about the responder's side. */

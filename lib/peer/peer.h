@@ -50,7 +50,7 @@ int peer_server_handle(PeerServer *s);
 /* The identity sent in replies: health and digest change while the daemon runs. */
 void peer_server_set_identity(PeerServer *s, const PeerIdentity *self);
 /* Only the health, after each verify. */
-void peer_server_set_health(PeerServer *s, PeerHealth health);
+void peer_server_set_health(PeerServer *s, Health health);
 const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 /* For tests: the clock the rate limiter reads, asked for CLOCK_MONOTONIC (NULL: now()). */
 void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock));

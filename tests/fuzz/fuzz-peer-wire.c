@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (peer_message_encode(&m, out, sizeof(out), &n) < 0 || n != size || memcmp(out, data, size) != 0)
                 abort();
 
-        if (peer_identity_init(&self, "strix-halo", "worker", PEER_HEALTH_HEALTHY, m.sender.digest) < 0)
+        if (peer_identity_init(&self, "strix-halo", "worker", HEALTH_HEALTHY, m.sender.digest) < 0)
                 abort();
         if (peer_message_make_reply(&m, size, &self, &reply) >= 0) {
                 if (peer_message_size(&reply) > size)

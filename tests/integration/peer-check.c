@@ -15,7 +15,7 @@ int main(int argc, char *argv[]) {
         PeerStatusList peers = {};
         CheckList checks = {};
         NodeContext c = { .host = &HOST_SYSTEM };
-        PeerOptions o = { .health = PEER_HEALTH_HEALTHY };
+        PeerOptions o = { .health = HEALTH_HEALTHY };
         int r;
 
         if (argc != 3) {

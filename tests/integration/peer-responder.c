@@ -45,7 +45,7 @@ int main(int argc, char *argv[]) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *b = NULL;
         _cleanup_(closep) int sfd = -EBADF;
         const ProfileNode *node;
-        PeerHealth health = PEER_HEALTH_HEALTHY;
+        Health health = HEALTH_HEALTHY;
         const char *ready = NULL;
         sigset_t mask;
         int r;
@@ -56,7 +56,7 @@ int main(int argc, char *argv[]) {
         }
         for (int i = 3; i + 1 < argc; i += 2)
                 if (streq(argv[i], "--health"))
-                        health = peer_health_from_string(argv[i + 1]);
+                        health = health_from_string(argv[i + 1]);
                 else if (streq(argv[i], "--ready"))
                         ready = argv[i + 1];
         if (health < 0) {

@@ -52,7 +52,7 @@ int main(int argc, char *argv[]) {
         CheckList l = {};
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
-                            .health = PEER_HEALTH_DEGRADED,
+                            .health = HEALTH_DEGRADED,
                             .checks = &l,
                             .peers = &peer_list,
                             .nics = nics,

@@ -100,8 +100,7 @@ static pid_t serve(const char *yaml, const char *node) {
                 _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
                 _cleanup_(peer_server_freep) PeerServer *s = NULL;
 
-                ASSERT_OK(peer_server_open_for_profile(
-                        p, profile_find_node(p, node), PEER_HEALTH_DEGRADED, &s));
+                ASSERT_OK(peer_server_open_for_profile(p, profile_find_node(p, node), HEALTH_DEGRADED, &s));
                 for (;;) {
                         struct pollfd pfd = { .fd = peer_server_fd(s), .events = POLLIN };
 

@@ -45,13 +45,13 @@ static void assert_lines(const char *text, const char *const *want, const char *
 
 static void test_health_and_empty(void) {
         static const struct {
-                PeerHealth health;
+                Health health;
                 const char *one;
         } cases[] = {
-                { PEER_HEALTH_STARTING, "halod_health{state=\"starting\"} 1" },
-                { PEER_HEALTH_HEALTHY, "halod_health{state=\"healthy\"} 1" },
-                { PEER_HEALTH_DEGRADED, "halod_health{state=\"degraded\"} 1" },
-                { PEER_HEALTH_FAILED, "halod_health{state=\"failed\"} 1" },
+                { HEALTH_STARTING, "halod_health{state=\"starting\"} 1" },
+                { HEALTH_HEALTHY, "halod_health{state=\"healthy\"} 1" },
+                { HEALTH_DEGRADED, "halod_health{state=\"degraded\"} 1" },
+                { HEALTH_FAILED, "halod_health{state=\"failed\"} 1" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -80,7 +80,7 @@ static void test_health_and_empty(void) {
                 ASSERT_INT_EQ(ones, 1);
         }
 
-        MetricsInput bad = { .health = _PEER_HEALTH_MAX };
+        MetricsInput bad = { .health = _HEALTH_MAX };
         char *text = NULL;
         ASSERT_INT_EQ(metrics_render(&bad, &text), -EINVAL);
         ASSERT_TRUE(!text);
@@ -115,7 +115,7 @@ static void test_checks(void) {
                 { "rdma.gid", CHECK_PASS, { "halod_check_status{check=\"rdma.gid\",outcome=\"pass\"} 1" } },
         };
         CheckList l = {};
-        MetricsInput in = { .health = PEER_HEALTH_DEGRADED, .checks = &l };
+        MetricsInput in = { .health = HEALTH_DEGRADED, .checks = &l };
         _cleanup_(freep) char *text = NULL;
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
@@ -142,7 +142,7 @@ static void test_checks(void) {
 static void test_node_and_timestamp(void) {
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
-                            .health = PEER_HEALTH_HEALTHY,
+                            .health = HEALTH_HEALTHY,
                             .last_verify_usec = 1732240000123456ULL };
         _cleanup_(freep) char *text = render(&in);
 
@@ -170,7 +170,7 @@ static void test_peers(void) {
                 { .node = (char *) "middle", .address = "192.168.101.2", .reachable = false },
         };
         PeerStatusList peers = { .peers = rows, .n_peers = ELEMENTSOF(rows) };
-        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .peers = &peers };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .peers = &peers };
         _cleanup_(freep) char *text = render(&in);
 
         assert_lines(
@@ -215,7 +215,7 @@ static void test_nics(void) {
                 /* veth: a driver, no PCI device, no firmware. */
                 { .link = (char *) "rdma2", .ifname = (char *) "mx0", .driver = (char *) "veth" },
         };
-        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .nics = nics, .n_nics = ELEMENTSOF(nics) };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .nics = nics, .n_nics = ELEMENTSOF(nics) };
         _cleanup_(freep) char *text = render(&in);
 
         assert_lines(
@@ -291,7 +291,7 @@ static void test_escaping(void) {
         /* And in place, in a label of a sample. */
         PeerStatus row = { .node = (char *) "a\"b\\c\nd", .address = "192.168.100.2" };
         PeerStatusList peers = { .peers = &row, .n_peers = 1 };
-        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .peers = &peers };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .peers = &peers };
         _cleanup_(freep) char *text = render(&in);
         assert_lines(
                 text,
@@ -380,7 +380,7 @@ static void test_golden(void) {
                            .firmware = (char *) "4.80 0x80020543 1.3805.0" };
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
-                            .health = PEER_HEALTH_DEGRADED,
+                            .health = HEALTH_DEGRADED,
                             .checks = &l,
                             .peers = &peers,
                             .nics = &nic,
@@ -397,7 +397,7 @@ static void test_golden(void) {
 static void test_write_textfile(void) {
         char dir[] = "/tmp/halod-test-mx-XXXXXX";
         _cleanup_(freep) char *path = NULL, *text = NULL, *read = NULL;
-        MetricsInput in = { .health = PEER_HEALTH_HEALTHY, .last_verify_usec = 1000000 };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .last_verify_usec = 1000000 };
         struct stat st;
         struct dirent *de;
         DIR *d;

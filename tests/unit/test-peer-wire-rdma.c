@@ -26,7 +26,7 @@ static PeerRdmaHello hello(void) {
 static PeerMessage message(PeerMessageType type, const PeerRdmaHello *h, size_t size) {
         PeerMessage m = { .type = type, .sequence = 7, .timestamp_usec = 42, .rdma = *h };
 
-        ASSERT_OK(peer_identity_init(&m.sender, "strix-halo", "head", PEER_HEALTH_HEALTHY, NULL));
+        ASSERT_OK(peer_identity_init(&m.sender, "strix-halo", "head", HEALTH_HEALTHY, NULL));
         if (size > 0)
                 m.padding = size - peer_message_size(&m);
         return m;
@@ -142,7 +142,7 @@ static void test_no_amplification(void) {
 
         memset(name, 'n', PEER_NAME_MAX);
         name[PEER_NAME_MAX] = '\0';
-        ASSERT_OK(peer_identity_init(&big, name, name, PEER_HEALTH_FAILED, digest));
+        ASSERT_OK(peer_identity_init(&big, name, name, HEALTH_FAILED, digest));
         ASSERT_OK(peer_message_make_reply(&request, PEER_RDMA_REQUEST_SIZE_MIN, &big, &reply));
         ASSERT_INT_EQ(reply.type, PEER_RDMA_HELLO_REPLY);
         ASSERT_INT_EQ(reply.rdma.status, PEER_RDMA_NO_DEVICE);

@@ -12,7 +12,7 @@ static const uint8_t digest[PEER_DIGEST_SIZE] = {
 static PeerMessage request(PeerMessageType type, size_t size) {
         PeerMessage m = { .type = type, .sequence = 0x01020304, .timestamp_usec = 0x1122334455667788ULL };
 
-        ASSERT_OK(peer_identity_init(&m.sender, "strix-halo", "head", PEER_HEALTH_HEALTHY, digest));
+        ASSERT_OK(peer_identity_init(&m.sender, "strix-halo", "head", HEALTH_HEALTHY, digest));
         m.padding = size - peer_message_size(&m);
         return m;
 }
@@ -34,7 +34,7 @@ static void test_round_trip(void) {
         /* The layout in halod(8), PEER CHANNEL, byte for byte. */
         ASSERT_TRUE(
                 memcmp(buf, "HALO\x01\x01\x00\x00\x01\x02\x03\x04\x11\x22\x33\x44\x55\x66\x77\x88", 20) == 0);
-        ASSERT_INT_EQ(buf[20], PEER_HEALTH_HEALTHY);
+        ASSERT_INT_EQ(buf[20], HEALTH_HEALTHY);
         ASSERT_INT_EQ(buf[21], 10);
         ASSERT_INT_EQ(buf[22], 4);
         ASSERT_INT_EQ(buf[23], 32);
@@ -47,19 +47,19 @@ static void test_round_trip(void) {
         ASSERT_TRUE(back.timestamp_usec == 0x1122334455667788ULL);
         ASSERT_STR_EQ(back.sender.cluster, "strix-halo");
         ASSERT_STR_EQ(back.sender.node, "head");
-        ASSERT_INT_EQ(back.sender.health, PEER_HEALTH_HEALTHY);
+        ASSERT_INT_EQ(back.sender.health, HEALTH_HEALTHY);
         ASSERT_TRUE(back.sender.has_digest);
         ASSERT_TRUE(memcmp(back.sender.digest, digest, sizeof(digest)) == 0);
         ASSERT_INT_EQ(back.padding, m.padding);
 
         /* A reply without a digest (a node that could not compute one) and without padding. */
         m = (PeerMessage){ .type = PEER_ECHO_REPLY, .sequence = 7 };
-        ASSERT_OK(peer_identity_init(&m.sender, "c", "w", PEER_HEALTH_DEGRADED, NULL));
+        ASSERT_OK(peer_identity_init(&m.sender, "c", "w", HEALTH_DEGRADED, NULL));
         n = encode(&m, buf);
         ASSERT_INT_EQ(n, 28);
         ASSERT_OK(peer_message_parse(buf, n, &back));
         ASSERT_TRUE(!back.sender.has_digest);
-        ASSERT_INT_EQ(back.sender.health, PEER_HEALTH_DEGRADED);
+        ASSERT_INT_EQ(back.sender.health, HEALTH_DEGRADED);
 }
 
 typedef struct Mutation {
@@ -168,7 +168,7 @@ static void test_identity(void) {
                 PeerIdentity id;
 
                 ASSERT_INT_EQ(
-                        peer_identity_init(&id, table[i].cluster, table[i].node, PEER_HEALTH_HEALTHY, NULL),
+                        peer_identity_init(&id, table[i].cluster, table[i].node, HEALTH_HEALTHY, NULL),
                         table[i].r);
         }
 }
@@ -182,7 +182,7 @@ static void test_no_amplification(void) {
 
         memset(name, 'n', PEER_NAME_MAX);
         name[PEER_NAME_MAX] = '\0';
-        ASSERT_OK(peer_identity_init(&big, name, name, PEER_HEALTH_FAILED, digest));
+        ASSERT_OK(peer_identity_init(&big, name, name, HEALTH_FAILED, digest));
         ASSERT_TRUE(PEER_BODY_SIZE_MAX <= PEER_REQUEST_SIZE_MIN);
 
         for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
@@ -212,9 +212,9 @@ static void test_no_amplification(void) {
 static void test_strings(void) {
         for (int t = 1; t < _PEER_MESSAGE_TYPE_MAX; t++)
                 ASSERT_INT_EQ(peer_message_type_from_string(peer_message_type_to_string(t)), t);
-        for (int h = 0; h < _PEER_HEALTH_MAX; h++)
-                ASSERT_INT_EQ(peer_health_from_string(peer_health_to_string(h)), h);
-        ASSERT_INT_EQ(peer_health_from_string("sick"), _PEER_HEALTH_INVALID);
+        for (int h = 0; h < _HEALTH_MAX; h++)
+                ASSERT_INT_EQ(health_from_string(health_to_string(h)), h);
+        ASSERT_INT_EQ(health_from_string("sick"), _HEALTH_INVALID);
         ASSERT_TRUE(peer_message_type_to_string(0) == NULL);
 }
 

@@ -24,7 +24,7 @@ static PeerIdentity identity(const char *node) {
         static const uint8_t digest[PEER_DIGEST_SIZE] = { 1, 2, 3 };
         PeerIdentity id;
 
-        ASSERT_OK(peer_identity_init(&id, "strix-halo", node, PEER_HEALTH_HEALTHY, digest));
+        ASSERT_OK(peer_identity_init(&id, "strix-halo", node, HEALTH_HEALTHY, digest));
         return id;
 }
 

@@ -24,7 +24,7 @@ static struct in_addr addr(const char *s) {
 static PeerIdentity identity(const char *node) {
         PeerIdentity id;
 
-        ASSERT_OK(peer_identity_init(&id, "strix-halo", node, PEER_HEALTH_HEALTHY, NULL));
+        ASSERT_OK(peer_identity_init(&id, "strix-halo", node, HEALTH_HEALTHY, NULL));
         return id;
 }
 
