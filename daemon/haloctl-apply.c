@@ -190,7 +190,7 @@ int verb_apply(int argc, char *argv[]) {
                 return r;
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
 
-        if (p->mode == PROFILE_MODE_VERIFY && !arg_force) {
+        if (!profile_may_change_host(p, arg_force)) {
                 fprintf(stderr,
                         "%s says mode: verify, so haloctl apply changes nothing. Run haloctl plan to see the "
                         "differences, set mode: enforce, or apply once with --force.\n",

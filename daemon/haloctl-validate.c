@@ -253,8 +253,9 @@ static void print_summary(const Profile *p, const char *path, const ProfileNode 
                p->cluster,
                ansi_normal(),
                profile_mode_to_string(p->mode),
-               p->mode == PROFILE_MODE_ENFORCE ? "halod applies the network settings and keeps them applied"
-                                               : "halod only checks, it never changes the host");
+               profile_may_change_host(p, /* force= */ false)
+                       ? "halod applies the network settings and keeps them applied"
+                       : "halod only checks, it never changes the host");
         if (node)
                 printf("This machine is node %s%s%s%s%s%s.\n",
                        ansi_bold(),

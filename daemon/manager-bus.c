@@ -359,7 +359,7 @@ static void on_applied(Manager *m, WorkResult *result, void *userdata) {
 static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
         int r;
 
-        if (m->profile->mode == PROFILE_MODE_VERIFY)
+        if (!profile_may_change_host(m->profile, /* force= */ false))
                 return sd_bus_error_setf(
                         error,
                         ERROR_VERIFY_MODE,

@@ -180,7 +180,7 @@ static bool selection_has_bad_link_checks(Manager *m, const char *only) {
 static bool may_enforce(Manager *m) {
         usec_t t = now(CLOCK_MONOTONIC);
 
-        if (m->profile->mode != PROFILE_MODE_ENFORCE)
+        if (!profile_may_change_host(m->profile, /* force= */ false))
                 return false;
         if (t >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
                 m->auto_apply_window_usec = t;
@@ -192,7 +192,7 @@ static bool may_enforce(Manager *m) {
 /* After a job's checks, in enforce mode: count its re-apply, or, when none was allowed while links
  * are wrong, say once that re-applies pause. */
 static void count_enforced(Manager *m, const char *only, const WorkResult *result) {
-        if (m->profile->mode != PROFILE_MODE_ENFORCE)
+        if (!profile_may_change_host(m->profile, /* force= */ false))
                 return;
         if (result->enforce_attempted) {
                 m->auto_apply_count++;
@@ -365,7 +365,7 @@ static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus
                         "%s appeared on the system bus (%s): re-checking the links%s.",
                         name,
                         isempty(old_owner) ? "started" : "replaced",
-                        m->profile && m->profile->mode == PROFILE_MODE_ENFORCE
+                        m->profile && profile_may_change_host(m->profile, /* force= */ false)
                                 ? " and putting back what it dropped"
                                 : "");
         else

@@ -223,7 +223,7 @@ int manager_start(Manager *m) {
          * checks say what is wrong, and the watch retries. */
         r = manager_work_run(
                 m,
-                (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_CHECKS,
+                (profile_may_change_host(m->profile, /* force= */ false) ? WORK_APPLY : 0) | WORK_CHECKS,
                 /* only= */ NULL,
                 &result);
         if (r < 0)
@@ -329,8 +329,8 @@ static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
         next = reload_call_move(c);
         r = next ? manager_work_submit(
                            m,
-                           (m->profile->mode == PROFILE_MODE_ENFORCE ? WORK_APPLY : 0) | WORK_PORTS |
-                                   WORK_CHECKS,
+                           (profile_may_change_host(m->profile, /* force= */ false) ? WORK_APPLY : 0) |
+                                   WORK_PORTS | WORK_CHECKS,
                            /* only= */ NULL,
                            on_reload_checked,
                            next,

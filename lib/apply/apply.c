@@ -105,7 +105,7 @@ int apply_node(
         if (!c || !c->profile || !c->node || !backend || (snapshot && snapshot->context != c))
                 return -EINVAL;
 
-        if (c->profile->mode == PROFILE_MODE_VERIFY && !(flags & APPLY_FORCE))
+        if (!profile_may_change_host(c->profile, flags & APPLY_FORCE))
                 return errorf(
                         ret_error,
                         -EPERM,

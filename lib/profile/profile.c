@@ -22,6 +22,10 @@ DEFINE_STRING_TABLE_LOOKUP(profile_mode, ProfileMode);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
 
+bool profile_may_change_host(const Profile *p, bool force) {
+        return force || p->mode == PROFILE_MODE_ENFORCE;
+}
+
 Profile *profile_free(Profile *p) {
         if (!p)
                 return NULL;

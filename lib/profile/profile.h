@@ -130,6 +130,11 @@ int profile_load_trusted(const char *path, Profile **ret, char ***ret_errors);
 int profile_load_string(
         const char *display_path, const char *data, size_t size, Profile **ret, char ***ret_errors);
 
+/* The mode rule, in one place: whether halod may change this host under the profile — on its own (at
+ * start, reload and on drift) or when asked (Apply, `haloctl apply`). mode: enforce allows it; mode:
+ * verify only with force, the user's explicit one-off `haloctl apply --force`. */
+bool profile_may_change_host(const Profile *p, bool force) _pure_;
+
 const ProfileLink *profile_find_link(const Profile *p, const char *name) _pure_;
 const ProfileNode *profile_find_node(const Profile *p, const char *name) _pure_;
 /* The match that applies to a node's link: its own override if any, else the profile link's. */

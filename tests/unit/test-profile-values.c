@@ -400,6 +400,25 @@ static void test_enums(void) {
         ASSERT_INT_EQ(rdma_gid_type_from_string("rocev2"), _RDMA_GID_TYPE_INVALID);
 }
 
+static void test_mode_rule(void) {
+        static const struct {
+                ProfileMode mode;
+                bool force;
+                bool may_change;
+        } cases[] = {
+                { PROFILE_MODE_ENFORCE, false, true },
+                { PROFILE_MODE_ENFORCE, true, true },
+                { PROFILE_MODE_VERIFY, false, false },
+                { PROFILE_MODE_VERIFY, true, true },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Profile p = { .mode = cases[i].mode };
+
+                ASSERT_INT_EQ(profile_may_change_host(&p, cases[i].force), cases[i].may_change);
+        }
+}
+
 int main(void) {
         test_ipv4_prefix();
         test_ipv4_subnets();
@@ -409,5 +428,6 @@ int main(void) {
         test_kernel_parameters();
         test_suggest();
         test_enums();
+        test_mode_rule();
         return EXIT_SUCCESS;
 }
