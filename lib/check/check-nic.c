@@ -393,11 +393,20 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
                 ret);
 }
 
-typedef int (*NicPortCheck)(const NodeContext *c, const NicPort *p, PortCheck *ret);
+/* The NIC checks in the order they are reported: each id with what judges it on one port. */
+static const struct {
+        const char *id;
+        int (*check_port)(const NodeContext *c, const NicPort *p, PortCheck *ret);
+} nic_checks[] = {
+        { "nic.pci", check_nic_pci_port },
+        { "nic.pcie", check_nic_pcie_port },
+        { "nic.driver", check_nic_driver_port },
+        { "nic.firmware", check_nic_firmware_port },
+};
 
-static int add_skips(CheckList *out, const char *const *ids, size_t n, const char *reason) {
-        for (size_t i = 0; i < n; i++) {
-                int r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", reason);
+static int add_skips(CheckList *out, const char *reason) {
+        for (size_t i = 0; i < ELEMENTSOF(nic_checks); i++) {
+                int r = check_list_add(out, nic_checks[i].id, CHECK_SKIP, NULL, NULL, "%s", reason);
                 if (r < 0)
                         return r;
         }
@@ -405,24 +414,15 @@ static int add_skips(CheckList *out, const char *const *ids, size_t n, const cha
 }
 
 int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
-        static const char *const ids[] = { "nic.pci", "nic.pcie", "nic.driver", "nic.firmware" };
-        static const NicPortCheck funcs[] = {
-                check_nic_pci_port,
-                check_nic_pcie_port,
-                check_nic_driver_port,
-                check_nic_firmware_port,
-        };
         _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) NicPort *nics = NULL;
         int r;
 
         if (!c->profile->nic.present)
-                return add_skips(out, ids, ELEMENTSOF(ids), "the profile has no nic: section");
+                return add_skips(out, "the profile has no nic: section");
         if (!HAVE_LIBPCI)
                 return add_skips(
                         out,
-                        ids,
-                        ELEMENTSOF(ids),
                         "halod was built without libpci: rebuild it with libpci (pciutils) to check the NIC");
 
         if (!s) {
@@ -433,11 +433,7 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (r < 0)
                 return r;
         if (s->n_ports == 0)
-                return add_skips(
-                        out,
-                        ids,
-                        ELEMENTSOF(ids),
-                        "the profile names no links, so there is no fabric NIC to check");
+                return add_skips(out, "the profile names no links, so there is no fabric NIC to check");
 
         nics = calloc(s->n_ports, sizeof(NicPort));
         if (!nics)
@@ -445,15 +441,15 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         for (size_t i = 0; i < s->n_ports; i++)
                 nics[i] = (NicPort){ .port = &s->ports[i], .facts = &s->nics[i] };
 
-        for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
+        for (size_t k = 0; k < ELEMENTSOF(nic_checks) && r >= 0; k++) {
                 PortCheck *results = calloc(s->n_ports, sizeof(PortCheck));
 
                 if (!results)
                         return -ENOMEM;
                 for (size_t i = 0; i < s->n_ports && r >= 0; i++)
-                        r = funcs[k](c, &nics[i], &results[i]);
+                        r = nic_checks[k].check_port(c, &nics[i], &results[i]);
                 if (r >= 0)
-                        r = check_list_add_ports(out, ids[k], s->ports, results, s->n_ports);
+                        r = check_list_add_ports(out, nic_checks[k].id, s->ports, results, s->n_ports);
                 port_checks_free(results, s->n_ports);
         }
         return r;
