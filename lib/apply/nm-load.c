@@ -8,6 +8,7 @@
 #include <systemd/sd-bus.h>
 
 #include "apply/nm-module.h"
+#include "basic/errorf.h"
 #include "basic/macro.h"
 #include "net/firewalld.h"
 #include "nm-module-config.h"
@@ -56,15 +57,13 @@ static const char *dlerror_without_path(const char *path) {
 }
 
 static int fail(char **ret_error, int r, const char *path, const char *what) {
-        if (ret_error &&
-            asprintf(
-                    ret_error,
-                    "halod's NetworkManager module could not be loaded from %s: %s; reinstall halod or use the "
-                    "netlink backend (halod --backend netlink)",
-                    path,
-                    what) < 0)
-                *ret_error = NULL;
-        return r;
+        return errorf(
+                ret_error,
+                r,
+                "halod's NetworkManager module could not be loaded from %s: %s; reinstall halod or use the "
+                "netlink backend (halod --backend netlink)",
+                path,
+                what);
 }
 
 /* Returns 1 with the reason when m is not this build's module. Only the leading two fields are read

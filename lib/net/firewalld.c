@@ -2,6 +2,7 @@
 /* firewalld's zone API over sd-bus, runtime and permanent, every call with a timeout. */
 #include <stdio.h>
 
+#include "basic/errorf.h"
 #include "basic/macro.h"
 #include "basic/strv.h"
 #include "net/firewalld.h"
@@ -13,14 +14,14 @@
 #define FW_CONFIG_IFACE FW_NAME ".config"
 #define FW_CONFIG_ZONE_IFACE FW_NAME ".config.zone"
 
-static void set_error(char **ret_error, const sd_bus_error *e, int r, const char *what) {
-        if (!ret_error)
-                return;
-        if (e && sd_bus_error_is_set(e) && e->message) {
-                if (asprintf(ret_error, "firewalld: %s: %s", what, e->message) < 0)
-                        *ret_error = NULL;
-        } else if (asprintf(ret_error, "firewalld: %s: %s", what, strerror(-r)) < 0)
-                *ret_error = NULL;
+/* firewalld's own words for a failed call when it gave any, else the errno's. */
+static int call_failed(char **ret_error, const sd_bus_error *e, int r, const char *what) {
+        return errorf(
+                ret_error,
+                r,
+                "firewalld: %s: %s",
+                what,
+                e && sd_bus_error_is_set(e) && e->message ? e->message : strerror(-r));
 }
 
 /* sd_bus_call_method() with our timeout: one call, one reply, or an error that says what failed. */
@@ -59,8 +60,7 @@ static int
         return 0;
 
 fail:
-        set_error(ret_error, &e, r, method);
-        return r;
+        return call_failed(ret_error, &e, r, method);
 }
 
 static int read_string_reply(sd_bus_message *reply, const char *method, char **ret, char **ret_error) {
@@ -70,8 +70,7 @@ static int read_string_reply(sd_bus_message *reply, const char *method, char **r
 
         r = sd_bus_message_read(reply, "s", &s);
         if (r < 0) {
-                set_error(ret_error, NULL, r, method);
-                return r;
+                return call_failed(ret_error, NULL, r, method);
         }
         copy = strdup(s);
         if (!copy)
@@ -136,8 +135,7 @@ int firewalld_get_zones(sd_bus *bus, char ***ret_zones, char **ret_error) {
                 return r;
         r = sd_bus_message_read_strv(reply, &zones);
         if (r < 0) {
-                set_error(ret_error, NULL, r, "getZones");
-                return r;
+                return call_failed(ret_error, NULL, r, "getZones");
         }
         *ret_zones = zones;
         return 0;
@@ -157,16 +155,14 @@ int firewalld_check_zone(sd_bus *bus, const char *zone, char **ret_error) {
         list = strv_join(zones, ", ");
         if (!list)
                 return -ENOMEM;
-        if (ret_error &&
-            asprintf(
-                    ret_error,
-                    "firewalld has no zone '%s' (zones: %s); fix firewall-zone in the profile "
-                    "or create the zone with firewall-cmd --permanent --new-zone=%s",
-                    zone,
-                    list,
-                    zone) < 0)
-                *ret_error = NULL;
-        return -ENOENT;
+        return errorf(
+                ret_error,
+                -ENOENT,
+                "firewalld has no zone '%s' (zones: %s); fix firewall-zone in the profile "
+                "or create the zone with firewall-cmd --permanent --new-zone=%s",
+                zone,
+                list,
+                zone);
 }
 
 int firewalld_get_zone_of_interface(sd_bus *bus, const char *ifname, char **ret_zone, char **ret_error) {
@@ -191,11 +187,8 @@ int firewalld_get_permanent_zone_of_interface(sd_bus *bus, const char *ifname, c
         if (r < 0)
                 return r;
         /* Several zone files naming the interface come back as one line with an error text. */
-        if (strchr(zone, ' ')) {
-                if (ret_error && asprintf(ret_error, "firewalld's permanent configuration: %s", zone) < 0)
-                        *ret_error = NULL;
-                return -ENOTUNIQ;
-        }
+        if (strchr(zone, ' '))
+                return errorf(ret_error, -ENOTUNIQ, "firewalld's permanent configuration: %s", zone);
         *ret_zone = TAKE_PTR(zone);
         return 0;
 }
@@ -220,8 +213,7 @@ static int config_zone_call(
                 return r;
         r = sd_bus_message_read(reply, "o", &path);
         if (r < 0) {
-                set_error(ret_error, NULL, r, "getZoneByName");
-                return r;
+                return call_failed(ret_error, NULL, r, "getZoneByName");
         }
         return call(bus, path, FW_CONFIG_ZONE_IFACE, method, NULL, ret_error, "s", ifname);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "basic/errorf.h"
 #include "basic/strv.h"
 #include "nic/link-match.h"
 
@@ -202,13 +203,9 @@ int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, cha
                 return -ENOMEM;
 
         r = netdev_list(h, &a, &n);
-        if (r < 0) {
-                if (ret_error &&
-                    asprintf(ret_error, "cannot list network interfaces in /sys/class/net: %s", strerror(-r)) <
-                            0)
-                        *ret_error = NULL;
-                return r;
-        }
+        if (r < 0)
+                return errorf(
+                        ret_error, r, "cannot list network interfaces in /sys/class/net: %s", strerror(-r));
 
         selected = calloc(n ?: 1, sizeof(bool));
         if (!selected) {
@@ -237,25 +234,19 @@ int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, cha
                 r = describe_list(a, n, NULL, &list);
                 if (r < 0)
                         goto finish;
-                if (ret_error &&
-                    asprintf(ret_error, "no network interface matches %s; interfaces present: %s", what, list) <
-                            0)
-                        *ret_error = NULL;
-                r = -ENOENT;
+                r = errorf(
+                        ret_error, -ENOENT, "no network interface matches %s; interfaces present: %s", what, list);
         } else {
                 r = describe_list(a, n, selected, &list);
                 if (r < 0)
                         goto finish;
-                if (ret_error &&
-                    asprintf(
-                            ret_error,
-                            "%zu network interfaces match %s: %s; add pci or mac to the "
-                            "match so that it names one",
-                            n_selected,
-                            what,
-                            list) < 0)
-                        *ret_error = NULL;
-                r = -ENOTUNIQ;
+                r = errorf(
+                        ret_error,
+                        -ENOTUNIQ,
+                        "%zu network interfaces match %s: %s; add pci or mac to the match so that it names one",
+                        n_selected,
+                        what,
+                        list);
         }
 
 finish:

@@ -85,7 +85,7 @@ int nm_apply_find_device(NmApply *a);
 /* Finds halod's profile for the link (a->profile, or NULL); -ENOTUNIQ when there are several. */
 int nm_apply_find_profile(NmApply *a);
 
-/* Sets a->error (the message for the user) and returns r. */
+/* Sets a->error (the message for the user) and returns r, as errorf() does. */
 int nm_apply_failf(NmApply *a, int r, const char *format, ...) _printf_(3, 4);
 /* A failed call: a timeout message naming a->step, or NetworkManager's own words. */
 int nm_apply_fail_call(NmApply *a, const GError *error);

@@ -3,12 +3,10 @@
  * of the changes (lib/apply/nm/nm-change.c makes them; lib/apply/nm/nm-adopt.c takes a user's
  * connection over first when asked to). */
 
-#include <stdarg.h>
-#include <stdio.h>
-
-#include "apply/nm-module.h"
 #include "apply/nm.h"
+#include "apply/nm-module.h"
 #include "apply/nm/nm-internal.h"
+#include "basic/errorf.h"
 #include "basic/macro.h"
 
 static void apply_done(NmApply *a) {
@@ -22,10 +20,9 @@ static void apply_done(NmApply *a) {
 int nm_apply_failf(NmApply *a, int r, const char *format, ...) {
         va_list ap;
 
-        free(a->error);
+        a->error = mfree(a->error);
         va_start(ap, format);
-        if (vasprintf(&a->error, format, ap) < 0)
-                a->error = NULL;
+        r = verrorf(&a->error, r, format, ap);
         va_end(ap);
         return r;
 }
