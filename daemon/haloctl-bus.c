@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* haloctl status, verify, reload (and the Apply() call): talking to a running halod over D-Bus. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
@@ -36,8 +37,15 @@ static void node_status_done(NodeStatus *s) {
         peer_status_list_done(&s->peers);
 }
 
-static int not_running(const char *why) {
-        fprintf(stderr, "halod is not running (%s); try `haloctl check` to run the checks without it.\n", why);
+static int not_running(const char *why_format, ...) _printf_(1, 2);
+static int not_running(const char *why_format, ...) {
+        va_list ap;
+
+        fputs("halod is not running (", stderr);
+        va_start(ap, why_format);
+        vfprintf(stderr, why_format, ap);
+        va_end(ap);
+        fputs("); try `haloctl check` to run the checks without it.\n", stderr);
         return EX_UNAVAILABLE;
 }
 
@@ -45,12 +53,8 @@ static int bus_connect(sd_bus **ret) {
         int r;
 
         r = sd_bus_open_system(ret);
-        if (r < 0) {
-                char why[256];
-
-                (void) snprintf(why, sizeof(why), "the system bus is not reachable: %s", strerror(-r));
-                return not_running(why);
-        }
+        if (r < 0)
+                return not_running("the system bus is not reachable: %s", strerror(-r));
         /* Lets polkit ask for a password when a person is at the terminal. */
         (void) sd_bus_set_allow_interactive_authorization(*ret, isatty(STDIN_FILENO));
         return 0;
@@ -363,7 +367,7 @@ static void filter_peers(PeerStatusList *peers, const CheckList *checks) {
         for (size_t i = 0; i < peers->n_peers; i++) {
                 PeerStatus *p = &peers->peers[i];
                 bool selected = false;
-                char prefix[256];
+                char prefix[CHECK_ID_MAX];
 
                 (void) snprintf(prefix, sizeof(prefix), "peer.%s.", p->node);
                 for (size_t j = 0; j < checks->n_checks && !selected; j++)

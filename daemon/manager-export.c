@@ -2,6 +2,7 @@
 /* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile,
  * written by a work job off the loop (manager-work.c). */
 #include "manager-export.h"
+#include "basic/errorf.h"
 #include "export/fabric-env.h"
 #include "export/metrics.h"
 #include "log.h"
@@ -122,18 +123,20 @@ void export_job_run(ExportJob *e) {
 }
 
 void manager_export_report(Manager *m, const ExportJob *e) {
-        _cleanup_(freep) char *path = NULL;
-        char error[256];
+        _cleanup_(freep) char *path = NULL, *env_error = NULL, *metrics_error = NULL;
 
         if (e->fabric_env && fabric_env_path(e->runtime_dir, &path) >= 0) {
                 if (e->fabric_env_result < 0) {
-                        (void) snprintf(
-                                error,
-                                sizeof(error),
+                        (void) errorf(
+                                &env_error,
+                                e->fabric_env_result,
                                 "%s; launchers that source it keep the previous values (is the directory writable? "
                                 "--runtime-dir changes it)",
                                 strerror(-e->fabric_env_result));
-                        report(&m->fabric_env_error, error, "the fabric environment", path);
+                        report(&m->fabric_env_error,
+                               env_error ?: strerror(-e->fabric_env_result),
+                               "the fabric environment",
+                               path);
                 } else {
                         report(&m->fabric_env_error, NULL, "the fabric environment", path);
                         if (e->fabric_env_result > 0)
@@ -146,14 +149,14 @@ void manager_export_report(Manager *m, const ExportJob *e) {
                 return;
         }
         if (e->metrics_result < 0) {
-                (void) snprintf(
-                        error,
-                        sizeof(error),
+                (void) errorf(
+                        &metrics_error,
+                        e->metrics_result,
                         "%s; node_exporter keeps serving the previous file (does the directory exist, and may "
                         "halod write to it? halod.service needs ReadWritePaths= for it)",
                         strerror(-e->metrics_result));
                 report(&m->metrics_error,
-                       error,
+                       metrics_error ?: strerror(-e->metrics_result),
                        "the Prometheus textfile",
                        e->profile->health.prometheus_textfile);
                 return;

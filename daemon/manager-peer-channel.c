@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/strv.h"
 #include "log.h"
 #include "manager-peer-channel.h"
 #include "manager.h"
@@ -139,16 +140,17 @@ static bool same_addresses(const struct in_addr *a, size_t n_a, const struct in_
         return true;
 }
 
-static void format_addresses(const struct in_addr *a, size_t n, char *buf, size_t size) {
-        size_t used = 0;
+/* "192.168.100.1, 192.168.101.1"; NULL when out of memory. */
+static char *format_addresses(const struct in_addr *a, size_t n) {
+        _cleanup_(strv_freep) char **l = NULL;
 
-        buf[0] = '\0';
-        for (size_t i = 0; i < n && used < size; i++) {
+        for (size_t i = 0; i < n; i++) {
                 char s[INET_ADDRSTRLEN];
 
-                (void) inet_ntop(AF_INET, &a[i], s, sizeof(s));
-                used += (size_t) snprintf(buf + used, size - used, "%s%s", i > 0 ? ", " : "", s);
+                if (strv_extend(&l, inet_ntop(AF_INET, &a[i], s, sizeof(s))) < 0)
+                        return NULL;
         }
+        return l ? strv_join(l, ", ") : strdup("");
 }
 
 /* Logs a failure once until its text changes; NULL clears it. */
@@ -235,8 +237,8 @@ static int open_sink(Manager *m, const char *where) {
 int manager_peer_channel_reset(Manager *m) {
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
         size_t n_bind = 0, n_peers = 0;
+        _cleanup_(freep) char *where = NULL;
         uint16_t port;
-        char where[256];
         int r, k;
 
         if (!m->profile || !m->node)
@@ -274,7 +276,9 @@ int manager_peer_channel_reset(Manager *m) {
         m->n_channel_peers = n_peers;
         m->channel_port = port;
 
-        format_addresses(m->channel_bind, m->n_channel_bind, where, sizeof(where));
+        where = format_addresses(m->channel_bind, m->n_channel_bind);
+        if (!where)
+                return log_error_errno(ENOMEM, "Failed to open the peer channel: %m");
         r = open_responder(m, where);
         k = open_sink(m, where);
         if (r < 0 || k < 0)

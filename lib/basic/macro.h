@@ -17,6 +17,13 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
+/* A macro's value as a string literal: STRINGIFY(PROFILE_LINK_MTU_MAX) is "9216". */
+#define STRINGIFY(x) STRINGIFY_LITERAL(x)
+#define STRINGIFY_LITERAL(x) #x
+
+/* The largest errno (the kernel's MAX_ERRNO): a negative number below -ERRNO_MAX is not an error code. */
+#define ERRNO_MAX 4095
+
 #define TAKE_PTR(p)                          \
         ({                                   \
                 __typeof__(p) _taken_ = (p); \

@@ -23,7 +23,7 @@ unsigned nic_line_rate_from_id(PciId id) {
                 { 0x159b, 25 },  /* E810-XXV for SFP */
         };
 
-        if (id.vendor != 0x8086)
+        if (id.vendor != PCI_VENDOR_ID_INTEL)
                 return 0;
         for (size_t i = 0; i < ELEMENTSOF(e810); i++)
                 if (e810[i].device == id.device)

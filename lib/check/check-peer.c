@@ -49,7 +49,7 @@ typedef struct PeerRun {
         uint64_t round_usec;
         char local[INET_ADDRSTRLEN];
         char remote[INET_ADDRSTRLEN];
-        char id[256];
+        char id[CHECK_ID_MAX];
 
         int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
         PeerProbeResult echo;
@@ -609,7 +609,7 @@ int check_peers_with_status(
         if (r < 0) {
                 /* A name the wire cannot carry: say so once per peer instead of probing. */
                 for (size_t i = 0; i < n; i++) {
-                        char id[256];
+                        char id[CHECK_ID_MAX];
 
                         (void) snprintf(id, sizeof(id), "peer.%s.reachable", neighbours[i].node->name);
                         if (check_list_add(

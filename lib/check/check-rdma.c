@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "basic/rdma-mtu.h"
 #include "basic/strv.h"
 #include "check/check-rdma.h"
 #include "config.h"
@@ -18,10 +19,7 @@ unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
 
         if (strict)
                 room = netdev_mtu > ROCE_HEADERS_MAX ? netdev_mtu - ROCE_HEADERS_MAX : 0;
-        for (unsigned m = 4096; m >= 256; m /= 2)
-                if (m <= room)
-                        return m;
-        return 0;
+        return rdma_mtu_fitting(room);
 }
 
 static const char *gid_type_name(RdmaGidType t) {

@@ -20,6 +20,10 @@ typedef enum CheckOutcome {
 const char *check_outcome_to_string(CheckOutcome o) _pure_;
 CheckOutcome check_outcome_from_string(const char *s) _pure_;
 
+/* Room for any check id, NUL included: the profile's names are at most 63 characters, so
+ * "peer.NODE.reachable" and "link.LINK.mtu" fit with room to spare. */
+#define CHECK_ID_MAX 256U
+
 typedef struct Check {
         char *id;   /* stable: "kernel.cmdline", "link.rdma0.mtu", "nic.firmware" */
         char *link; /* the logical link of a link check ("rdma0"), for the journal; NULL otherwise */

@@ -117,7 +117,7 @@ static int error_cb(const struct nlmsghdr *nlh, void *data) {
                         offset += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
         }
         parse_ext_ack(nlh, offset, t);
-        t->error = err->error < 0 && err->error > -4096 ? err->error : -EIO;
+        t->error = err->error < 0 && err->error >= -ERRNO_MAX ? err->error : -EIO;
         return MNL_CB_ERROR;
 }
 
@@ -132,7 +132,7 @@ static int done_cb(const struct nlmsghdr *nlh, void *data) {
         if (error >= 0)
                 return MNL_CB_STOP;
         parse_ext_ack(nlh, sizeof(int), t);
-        t->error = error > -4096 ? error : -EIO;
+        t->error = error >= -ERRNO_MAX ? error : -EIO;
         return MNL_CB_ERROR;
 }
 

@@ -14,6 +14,11 @@
 #        include "nic/dlopen-pci.h"
 #endif
 
+/* "0000:c2:00.0" and its NUL. */
+#define PCI_ADDRESS_MAX 16U
+/* Room for the vendor and device name libpci finds in pci.ids. */
+#define PCI_NAME_MAX 256U
+
 static const char *const pcie_link_source_table[_PCIE_LINK_SOURCE_MAX] = {
         [PCIE_LINK_UNKNOWN] = "unknown",
         [PCIE_LINK_CONFIG] = "config space",
@@ -241,8 +246,8 @@ static int pci_session(const Host *h, PciSessionFunc fn, void *userdata) {
         return r;
 }
 
-static void format_address(const struct pci_dev *d, char buf[static 16]) {
-        snprintf(buf, 16, "%04x:%02x:%02x.%u", (unsigned) d->domain & 0xffffu, d->bus, d->dev, d->func);
+static void format_address(const struct pci_dev *d, char buf[static PCI_ADDRESS_MAX]) {
+        snprintf(buf, PCI_ADDRESS_MAX, "%04x:%02x:%02x.%u", (unsigned) d->domain & 0xffffu, d->bus, d->dev, d->func);
 }
 
 static void read_config_link(struct pci_dev *d, PciDevice *ret) {
@@ -287,7 +292,7 @@ static int get_device(struct pci_access *a, void *userdata) {
         GetData *g = userdata;
 
         for (struct pci_dev *d = a->devices; d; d = d->next) {
-                char address[16], name[256];
+                char address[PCI_ADDRESS_MAX], name[PCI_NAME_MAX];
 
                 format_address(d, address);
                 if (!streq(address, g->address))
@@ -358,7 +363,7 @@ static int find_ids(struct pci_access *a, void *userdata) {
         FindData *f = userdata;
 
         for (struct pci_dev *d = a->devices; d; d = d->next) {
-                char address[16];
+                char address[PCI_ADDRESS_MAX];
 
                 sym_pci_fill_info(d, PCI_FILL_IDENT);
                 for (size_t i = 0; i < f->n_ids; i++)

@@ -2,6 +2,7 @@
 /* The peer channel's wire format: every field length-checked on the way in and on the way out. */
 #include <string.h>
 
+#include "basic/rdma-mtu.h"
 #include "peer/peer-wire.h"
 
 /* Offsets of the fixed header (all integers big-endian). */
@@ -131,10 +132,6 @@ static uint32_t get_be32(const uint8_t *p) {
 
 static uint64_t get_be64(const uint8_t *p) {
         return (uint64_t) get_be32(p) << 32 | get_be32(p + 4);
-}
-
-static bool rdma_mtu_is_valid(uint16_t mtu) {
-        return mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096;
 }
 
 /* The rules of the RDMA block, for both directions: a field the receiver would have to guess about

@@ -79,7 +79,7 @@ PeerRdmaStatus peer_rdma_status_from_string(const char *s) _pure_;
  * has status PEER_RDMA_OK; a reply that is not PEER_RDMA_OK carries only its status. */
 typedef struct PeerRdmaHello {
         PeerRdmaStatus status;
-        uint16_t mtu;       /* the port's active MTU in bytes: 256, 512, 1024, 2048 or 4096 */
+        uint16_t mtu;       /* the port's active MTU in bytes (basic/rdma-mtu.h) */
         uint32_t qpn;       /* 24 bits */
         uint32_t psn;       /* 24 bits: the first packet sequence number this end sends */
         uint32_t gid_index; /* the GID index this end sends from */

@@ -3,9 +3,13 @@
  * checked against halod.yaml(5) and every default filled in. */
 #include <stdio.h>
 
+#include "basic/rdma-mtu.h"
 #include "basic/strv.h"
 #include "basic/time-util.h"
 #include "profile/profile-internal.h"
+
+#define LINK_MTU_EXPECTED \
+        "an MTU from " STRINGIFY(PROFILE_LINK_MTU_MIN) " to " STRINGIFY(PROFILE_LINK_MTU_MAX) ", like 9000"
 
 #define PATH(parent, key) key_path_join(path, parent, key)
 
@@ -47,7 +51,9 @@ static int build_link(ProfileErrors *e, const YNode *key, const YNode *n, Profil
         }
 
         v = ynode_map_get(n, "mtu");
-        if (v && ynode_get_uint(e, v, PATH(base, "mtu"), 68, 9216, "an MTU from 68 to 9216, like 9000", &u))
+        if (v &&
+            ynode_get_uint(
+                    e, v, PATH(base, "mtu"), PROFILE_LINK_MTU_MIN, PROFILE_LINK_MTU_MAX, LINK_MTU_EXPECTED, &u))
                 l->mtu = (uint32_t) u;
 
         v = ynode_map_get(n, "firewall-zone");
@@ -245,13 +251,13 @@ static void build_rdma(ProfileErrors *e, const YNode *n, ProfileRdma *rdma) {
         v = ynode_map_get(n, "min-active-mtu");
         if (v &&
             ynode_get_uint(
-                    e, v, "rdma.min-active-mtu", 256, 4096, "an RDMA MTU of 256, 512, 1024, 2048 or 4096", &u)) {
-                if ((u & (u - 1)) != 0)
+                    e, v, "rdma.min-active-mtu", RDMA_MTU_MIN, RDMA_MTU_MAX, "an RDMA MTU of " RDMA_MTU_VALUES, &u)) {
+                if (!rdma_mtu_is_valid((unsigned) u))
                         profile_error_at(
                                 e,
                                 v,
                                 "rdma.min-active-mtu",
-                                "%u is not an RDMA MTU (expected 256, 512, 1024, 2048 or 4096)",
+                                "%u is not an RDMA MTU (expected " RDMA_MTU_VALUES ")",
                                 (unsigned) u);
                 else
                         rdma->min_active_mtu = (uint32_t) u;

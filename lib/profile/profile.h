@@ -19,6 +19,10 @@
 #define PROFILE_ERRORS_MAX 100U
 #define PROFILE_DEFAULT_PATH "/etc/halod/halod.yaml"
 #define PROFILE_DEFAULT_PEER_PORT 7739
+/* The MTUs a link may ask for: from IPv4's minimum (RFC 791) to the largest jumbo frame that data
+ * center switches commonly pass. Plain numbers, for the messages. */
+#define PROFILE_LINK_MTU_MIN 68
+#define PROFILE_LINK_MTU_MAX 9216
 
 typedef enum ProfileMode {
         PROFILE_MODE_ENFORCE,
@@ -88,7 +92,7 @@ typedef struct ProfileRdma {
         bool present;
         bool required; /* false: RDMA problems are warnings */
         RdmaGidType gid;
-        uint32_t min_active_mtu; /* 0: not checked; else 256, 512, 1024, 2048 or 4096 */
+        uint32_t min_active_mtu; /* 0: not checked; else an RDMA MTU (basic/rdma-mtu.h) */
         uint64_t memlock;        /* bytes; UINT64_MAX means "unlimited"; 0: not checked */
 } ProfileRdma;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "basic/rdma-mtu.h"
 #include "config.h"
 #include "rdma/rdma-qp.h"
 
@@ -50,23 +51,6 @@ const char *rdma_qp_state_to_string(enum ibv_qp_state s) {
                 return "ERR";
         default:
                 return "UNKNOWN";
-        }
-}
-
-static enum ibv_mtu mtu_from_bytes(unsigned bytes) {
-        switch (bytes) {
-        case 256:
-                return IBV_MTU_256;
-        case 512:
-                return IBV_MTU_512;
-        case 1024:
-                return IBV_MTU_1024;
-        case 2048:
-                return IBV_MTU_2048;
-        case 4096:
-                return IBV_MTU_4096;
-        default:
-                return 0;
         }
 }
 
@@ -294,7 +278,7 @@ void rdma_qp_local(const RdmaQp *q, PeerRdmaHello *ret) {
 }
 
 int rdma_qp_connect(RdmaQp *q, const PeerRdmaHello *remote, RdmaError *error) {
-        enum ibv_mtu remote_mtu = mtu_from_bytes(remote->mtu);
+        enum ibv_mtu remote_mtu = (enum ibv_mtu) rdma_mtu_from_bytes(remote->mtu);
         struct ibv_qp_attr rtr = {
                 .path_mtu = remote_mtu < q->active_mtu ? remote_mtu : q->active_mtu,
                 .dest_qp_num = remote->qpn,

@@ -4,6 +4,7 @@
  * exactly these (lib/rdma/dlopen-verbs.h). */
 #include <stdio.h>
 
+#include "basic/rdma-mtu.h"
 #include "config.h"
 #include "nic/fabric.h"
 #include "rdma/rdma.h"
@@ -11,10 +12,6 @@
 #if HAVE_LIBIBVERBS
 #        include "rdma/dlopen-verbs.h"
 #endif
-
-unsigned rdma_mtu_to_bytes(int mtu) {
-        return mtu >= 1 && mtu <= 5 ? 128U << mtu : 0;
-}
 
 const char *rdma_port_state_to_string(int state, char *buf) {
         static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };

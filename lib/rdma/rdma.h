@@ -34,7 +34,7 @@ typedef struct RdmaDevice {
         uint32_t port; /* the port bound to the netdev, 1-based */
         int state;     /* RDMA_PORT_* */
         unsigned phys_state;
-        unsigned active_mtu; /* bytes, 256 ... 4096; 0 when unknown */
+        unsigned active_mtu; /* bytes (basic/rdma-mtu.h); 0 when unknown */
         unsigned max_mtu;
         RdmaGid *gids; /* the port's GID table when the device was found */
         size_t n_gids;
@@ -62,8 +62,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaDevice *, rdma_device_free);
  * Returns 0 with the entry, -ENOENT when there is none, -EAGAIN when the table kept changing. */
 int rdma_device_find_gid(RdmaDevice *d, RdmaGidType type, struct in_addr address, RdmaGid *ret);
 
-/* 1..5 (IBV_MTU_256..IBV_MTU_4096) to bytes; 0 for anything else. */
-unsigned rdma_mtu_to_bytes(int mtu) _pure_;
 /* "ACTIVE", "DOWN", ...; "UNKNOWN(9)" style for unknown values, in buf (RDMA_STATE_STRING_MAX). */
 #define RDMA_STATE_STRING_MAX 32U
 const char *rdma_port_state_to_string(int state, char *buf);

@@ -2,6 +2,7 @@
 /* Tests lib/rdma/rdma.c against the libibverbs test double: device lookup, port, GID table and index. */
 #include <arpa/inet.h>
 
+#include "basic/rdma-mtu.h"
 #include "fake-verbs.h"
 #include "rdma/rdma.h"
 #include "tests.h"
@@ -196,11 +197,38 @@ static void test_helpers(void) {
         char s[INET6_ADDRSTRLEN];
 
         ASSERT_STR_EQ(inet_ntop(AF_INET6, &m, s, sizeof(s)), "::ffff:192.168.100.1");
-        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_256), 256);
-        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_1024), 1024);
-        ASSERT_INT_EQ(rdma_mtu_to_bytes(IBV_MTU_4096), 4096);
+}
+
+/* basic/rdma-mtu.h's codes are libibverbs' enum ibv_mtu. */
+static void test_mtus(void) {
+        static const struct {
+                int code;
+                unsigned bytes;
+        } valid[] = {
+                { IBV_MTU_256, 256 },   { IBV_MTU_512, 512 },   { IBV_MTU_1024, 1024 },
+                { IBV_MTU_2048, 2048 }, { IBV_MTU_4096, 4096 },
+        };
+        static const struct {
+                unsigned bytes;
+                unsigned fitting;
+        } fits[] = {
+                { 0, 0 },       { 255, 0 },     { 256, 256 },   { 1023, 512 },
+                { 1404, 1024 }, { 4096, 4096 }, { 9000, 4096 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(valid); i++) {
+                ASSERT_INT_EQ(rdma_mtu_to_bytes(valid[i].code), valid[i].bytes);
+                ASSERT_INT_EQ(rdma_mtu_from_bytes(valid[i].bytes), valid[i].code);
+                ASSERT_TRUE(rdma_mtu_is_valid(valid[i].bytes));
+        }
         ASSERT_INT_EQ(rdma_mtu_to_bytes(0), 0);
         ASSERT_INT_EQ(rdma_mtu_to_bytes(6), 0);
+        ASSERT_INT_EQ(rdma_mtu_from_bytes(1500), 0);
+        ASSERT_TRUE(!rdma_mtu_is_valid(0));
+        ASSERT_TRUE(!rdma_mtu_is_valid(768));
+        ASSERT_TRUE(!rdma_mtu_is_valid(8192));
+        for (size_t i = 0; i < ELEMENTSOF(fits); i++)
+                ASSERT_INT_EQ(rdma_mtu_fitting(fits[i].bytes), fits[i].fitting);
 }
 
 int main(void) {
@@ -213,6 +241,7 @@ int main(void) {
         test_gid_moves();
         test_gid_table_unsupported();
         test_helpers();
+        test_mtus();
         printf("test-rdma: ok\n");
         return 0;
 }
