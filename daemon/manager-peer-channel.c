@@ -4,6 +4,8 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +165,19 @@ static void channel_report(Manager *m, const char *error) {
                 log_warning("%s", error);
 }
 
+static void channel_report_failure(Manager *m, const char *format, ...) _printf_(2, 3);
+static void channel_report_failure(Manager *m, const char *format, ...) {
+        _cleanup_(freep) char *error = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, format);
+        r = vasprintf(&error, format, ap);
+        va_end(ap);
+        if (r >= 0)
+                channel_report(m, error);
+}
+
 /* Lets the other nodes' `haloctl probe` measure RDMA to this one. Before the responder thread starts,
  * so no lock is needed; the server owns the RDMA responder from here on. */
 static void attach_rdma_responder(Manager *m, PeerServer *s) {
@@ -181,7 +196,6 @@ static void attach_rdma_responder(Manager *m, PeerServer *s) {
 
 static int open_responder(Manager *m, const char *where) {
         PeerServer *s = NULL;
-        char *error = NULL;
         int r;
 
         r = peer_server_open_for_profile(m->profile, m->node, m->health, &s);
@@ -190,17 +204,14 @@ static int open_responder(Manager *m, const char *where) {
                 r = responder_start(s, &m->responder);
         }
         if (r < 0) {
-                if (asprintf(
-                            &error,
-                            "Failed to open the peer channel on %s UDP port %u: %s. The other nodes' peer "
-                            "checks of this node fail until it opens (retried every health.interval); is "
-                            "another program using the port? health.port in the profile changes it.",
-                            where,
-                            m->channel_port,
-                            strerror(-r)) >= 0) {
-                        channel_report(m, error);
-                        free(error);
-                }
+                channel_report_failure(
+                        m,
+                        "Failed to open the peer channel on %s UDP port %u: %s. The other nodes' peer checks of "
+                        "this node fail until it opens (retried every health.interval); is another program "
+                        "using the port? health.port in the profile changes it.",
+                        where,
+                        m->channel_port,
+                        strerror(-r));
                 return r;
         }
         return 0;
@@ -208,7 +219,6 @@ static int open_responder(Manager *m, const char *where) {
 
 static int open_sink(Manager *m, const char *where) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
-        char *error = NULL;
         int r;
 
         r = peer_bulk_server_open_for_profile(m->profile, m->node, &s);
@@ -217,17 +227,14 @@ static int open_sink(Manager *m, const char *where) {
                         m->event, &m->bulk_server_source, peer_bulk_server_fd(s), EPOLLIN, on_bulk_server_io, m);
         if (r < 0) {
                 m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
-                if (asprintf(
-                            &error,
-                            "Failed to open the throughput sink on %s TCP port %u: %s. `haloctl probe` on the "
-                            "other nodes cannot measure throughput to this one until it opens (retried "
-                            "every health.interval).",
-                            where,
-                            m->channel_port,
-                            strerror(-r)) >= 0) {
-                        channel_report(m, error);
-                        free(error);
-                }
+                channel_report_failure(
+                        m,
+                        "Failed to open the throughput sink on %s TCP port %u: %s. `haloctl probe` on the other "
+                        "nodes cannot measure throughput to this one until it opens (retried every "
+                        "health.interval).",
+                        where,
+                        m->channel_port,
+                        strerror(-r));
                 return r;
         }
         m->bulk_server = TAKE_PTR(s);
