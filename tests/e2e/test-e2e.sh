@@ -142,20 +142,21 @@ make_profiles() {
 
 # install_halod NODE: what a package installs and runs in its scriptlets: the files, the system
 # user (sysusers.d), the journal catalog, the bus policy, the unit; and the profile in /etc/halod.
+# polkitd is restarted once the files are in: tar gives polkit's rules.d (polkitd's, 0700) root's
+# owner for a moment while it extracts, polkitd's own reload on the new rule can fall into that
+# moment and find no rules, and NetworkManager then refuses halod ("Insufficient privileges").
 install_halod() {
         local n=$1
-        # GNU tar keeps the rootfs's /lib → usr/lib symlink (cp -a would refuse to replace it), and, as
-        # a package manager does, the owner and mode of directories that exist: without
-        # --no-overwrite-dir it made polkit's rules.d (polkitd's, 0700) root's for a moment, polkitd
-        # reloaded then, could not read it, and NetworkManager refused halod ("Insufficient privileges").
-        ct "$n" sh -c 'tar -C /opt/halod-e2e/destdir -cf - . | tar -C / -xf - --keep-directory-symlink --no-overwrite-dir' ||
+        # GNU tar keeps the rootfs's /lib → usr/lib symlink (cp -a would refuse to replace it).
+        ct "$n" sh -c 'tar -C /opt/halod-e2e/destdir -cf - . | tar -C / -xf - --keep-directory-symlink' ||
                 fail "installing the destdir into $n failed"
         {
                 ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml &&
                         ct "$n" systemd-sysusers &&
                         ct "$n" journalctl --update-catalog &&
                         ct "$n" systemctl daemon-reload &&
-                        ct "$n" systemctl reload dbus
+                        ct "$n" systemctl reload dbus &&
+                        ct "$n" systemctl try-restart polkit
         } >>"$TEST_DIR/logs/install-$n.log" 2>&1 ||
                 fail "installing halod into $n failed (see $TEST_DIR/logs/install-$n.log)"
         run_rc 0 ct "$n" haloctl validate /etc/halod/halod.yaml
