@@ -26,25 +26,6 @@ static int fabric_env_path(const char *runtime_dir, char **ret) {
         return asprintf(ret, "%s/fabric.env", runtime_dir ?: HALOD_RUNTIME_DIR_DEFAULT) < 0 ? -ENOMEM : 0;
 }
 
-static int status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
-        PeerStatusList copy = {};
-
-        copy.peers = calloc(l->n_peers > 0 ? l->n_peers : 1, sizeof(PeerStatus));
-        if (!copy.peers)
-                return -ENOMEM;
-        for (size_t i = 0; i < l->n_peers; i++) {
-                copy.peers[i] = l->peers[i];
-                copy.peers[i].node = strdup(l->peers[i].node);
-                if (!copy.peers[i].node) {
-                        peer_status_list_done(&copy);
-                        return -ENOMEM;
-                }
-                copy.n_peers++;
-        }
-        *ret = copy;
-        return 0;
-}
-
 int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         int r;
 
@@ -65,7 +46,7 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 if (r < 0)
                         return r;
         }
-        return status_list_copy(&m->peers_measured, &e->peers);
+        return peer_status_list_copy(&m->peers_measured, &e->peers);
 }
 
 void export_job_done(ExportJob *e) {

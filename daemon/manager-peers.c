@@ -100,25 +100,6 @@ static bool peers_changed_materially(const PeerStatusList *published, const Peer
         return false;
 }
 
-static int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
-        PeerStatusList copy = {};
-
-        copy.peers = calloc(l->n_peers > 0 ? l->n_peers : 1, sizeof(PeerStatus));
-        if (!copy.peers)
-                return -ENOMEM;
-        for (size_t i = 0; i < l->n_peers; i++) {
-                copy.peers[i] = l->peers[i];
-                copy.peers[i].node = strdup(l->peers[i].node);
-                if (!copy.peers[i].node) {
-                        peer_status_list_done(&copy);
-                        return -ENOMEM;
-                }
-                copy.n_peers++;
-        }
-        *ret = copy;
-        return 0;
-}
-
 /* A pending peer's row says what the run before found (nothing new is known), still marked pending. */
 static void carry_pending(const PeerStatusList *previous, PeerStatusList *measured) {
         for (size_t i = 0; i < measured->n_peers; i++) {

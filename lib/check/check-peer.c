@@ -17,6 +17,25 @@ void peer_status_list_done(PeerStatusList *l) {
         l->n_peers = 0;
 }
 
+int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
+        PeerStatusList copy = {};
+
+        copy.peers = calloc(l->n_peers > 0 ? l->n_peers : 1, sizeof(PeerStatus));
+        if (!copy.peers)
+                return -ENOMEM;
+        for (size_t i = 0; i < l->n_peers; i++) {
+                copy.peers[i] = l->peers[i];
+                copy.peers[i].node = strdup(l->peers[i].node);
+                if (!copy.peers[i].node) {
+                        peer_status_list_done(&copy);
+                        return -ENOMEM;
+                }
+                copy.n_peers++;
+        }
+        *ret = copy;
+        return 0;
+}
+
 /* The kernel's MTU of the interface that holds address: what an MTU probe proves when the profile
  * leaves the MTU alone. */
 static int local_mtu(const Host *h, struct in_addr address, uint32_t *ret) {

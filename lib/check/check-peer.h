@@ -50,6 +50,8 @@ typedef struct PeerStatusList {
 } PeerStatusList;
 
 void peer_status_list_done(PeerStatusList *l);
+/* A deep copy of l, for a reader on another thread. Returns 0 or -ENOMEM. */
+int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret);
 
 /* Adds the four checks for each neighbour of c->node (nothing when no node is selected or the
  * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes, which run
