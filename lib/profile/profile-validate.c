@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The YAML tree → Profile: every section but nodes (see profile-validate-nodes.c), with every value
- * checked against halod.yaml(5) and every default filled in. */
+/* The YAML tree → Profile: every section but nodes and nic (see profile-validate-nodes.c and
+ * profile-validate-nic.c), with every value checked against halod.yaml(5) and every default filled
+ * in. */
 #include <stdio.h>
 
 #include "basic/rdma-mtu.h"
