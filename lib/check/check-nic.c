@@ -415,8 +415,18 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(freep) NicPort *nics = NULL;
         int r;
 
-        if (!node_context_nic(c)->present)
-                return add_skips(out, "the profile has no nic: section");
+        if (!node_context_nic(c)->present) {
+                _cleanup_(freep) char *reason = NULL;
+
+                if (!c->node)
+                        return add_skips(out, "the profile has no nic: section");
+                if (asprintf(
+                            &reason,
+                            "the profile has no nic: section, nor has node %s one of its own",
+                            c->node->name) < 0)
+                        return -ENOMEM;
+                return add_skips(out, reason);
+        }
         if (!HAVE_LIBPCI)
                 return add_skips(
                         out,

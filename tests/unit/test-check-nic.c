@@ -170,7 +170,9 @@ static void test_no_nic_section(void) {
                 "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
         static const CheckExpect skip[] = {
                 { "nic.pci", CHECK_SKIP, "the profile has no nic: section" },
-                { "nic.firmware", CHECK_SKIP, "the profile has no nic: section" },
+                { "nic.firmware",
+                  CHECK_SKIP,
+                  "the profile has no nic: section, nor has node head one of its own" },
         };
 
         run(HOSTS "nic-e810-x4", yaml, skip, ELEMENTSOF(skip));
