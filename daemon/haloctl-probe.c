@@ -203,6 +203,16 @@ static void print_row(const ProbeRow *row) {
                         (double) row->rdma.write_nsec / 1e9,
                         strna(row->rdma_device));
                 printf("  %-18s %-*s %s\n", "RDMA, RC QP", 28 + 2, latency, throughput);
+                /* Two NICs on one netdev MTU can run different RDMA MTUs (mlx5 takes the RoCE
+                 * headers off first, irdma does not): the queue pairs run the smaller. */
+                if (row->rdma.active_mtu != row->rdma.peer_active_mtu)
+                        printf("  %-18s %u bytes, the smaller active MTU of the two ports (%u on %s, %u here): "
+                               "rdma.mtu on each node says why its MTU is what it is\n",
+                               "RDMA path MTU",
+                               row->rdma.path_mtu,
+                               row->rdma.peer_active_mtu,
+                               row->n->node->name,
+                               row->rdma.active_mtu);
         } else
                 printf("  %-18s %s%s%s\n",
                        "RDMA, RC QP",
@@ -262,6 +272,8 @@ static void print_row_json(JsonWriter *w, const ProbeRow *row) {
                 json_kv_uint(w, "gid-index", row->rdma.gid_index);
                 json_kv_uint(w, "peer-gid-index", row->rdma.peer_gid_index);
                 json_kv_uint(w, "path-mtu", row->rdma.path_mtu);
+                json_kv_uint(w, "active-mtu", row->rdma.active_mtu);
+                json_kv_uint(w, "peer-active-mtu", row->rdma.peer_active_mtu);
                 json_kv_uint(w, "pings", row->rdma.pings);
                 json_kv_uint(w, "rtt-min-nsec", row->rdma.rtt_min_nsec);
                 json_kv_uint(w, "rtt-median-nsec", row->rdma.rtt_median_nsec);

@@ -177,32 +177,72 @@ static void print_nodes(const Profile *p, const ProfileNode *selected) {
         }
 }
 
-static void print_nic_rdma_kernel_health(const Profile *p) {
-        const ProfileNic *nic = &p->nic;
-        const ProfileRdma *rdma = &p->rdma;
-        uint64_t interval = p->health.interval_usec;
+static void print_nic(const ProfileNic *nic) {
+        printf("PCI id");
+        for (size_t i = 0; i < nic->n_pci_ids; i++)
+                printf("%s %04x:%04x", i == 0 ? "" : " or", nic->pci_ids[i].vendor, nic->pci_ids[i].device);
+        if (nic->n_pci_ids == 0)
+                printf(" any");
+        printf("; driver %s; firmware %s%s; PCIe link ",
+               nic->driver ?: "any",
+               nic->firmware_min ?: "any",
+               nic->firmware_min ? " or newer" : "");
+        if (nic->pcie_min_width > 0)
+                printf("x%u or wider", nic->pcie_min_width);
+        else
+                printf("width not checked");
+        if (nic->speed_min_mbit > 0)
+                printf("; speed %" PRIu32 " Gbit/s or faster", nic->speed_min_mbit / 1000);
+}
+
+static bool profile_has_node_nic(const Profile *p) {
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].nic.present)
+                        return true;
+        return false;
+}
+
+/* Where a node's NIC comes from, as validate says it. */
+static const char *node_nic_source(const Profile *p, const ProfileNode *n) {
+        if (n->nic.present)
+                return "node";
+        return p->nic.present ? "profile" : "none";
+}
+
+static void print_nics(const Profile *p) {
+        int width = 0;
 
         printf("\n%sNIC%s     ", ansi_bold(), ansi_normal());
-        if (!nic->present)
-                printf("not checked (no nic: section)\n");
-        else {
-                printf("PCI id");
-                for (size_t i = 0; i < nic->n_pci_ids; i++)
-                        printf("%s %04x:%04x",
-                               i == 0 ? "" : " or",
-                               nic->pci_ids[i].vendor,
-                               nic->pci_ids[i].device);
-                if (nic->n_pci_ids == 0)
-                        printf(" any");
-                printf("; driver %s; firmware %s%s; PCIe link ",
-                       nic->driver ?: "any",
-                       nic->firmware_min ?: "any",
-                       nic->firmware_min ? " or newer" : "");
-                if (nic->pcie_min_width > 0)
-                        printf("x%u or wider\n", nic->pcie_min_width);
-                else
-                        printf("width not checked\n");
+        /* One line for the cluster while every node takes the profile's nic:. */
+        if (!profile_has_node_nic(p)) {
+                if (!p->nic.present)
+                        printf("not checked (no nic: section)\n");
+                else {
+                        print_nic(&p->nic);
+                        printf("\n");
+                }
+                return;
         }
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                width = MAX(width, (int) strlen(p->nodes[i].name));
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const ProfileNode *n = &p->nodes[i];
+                const ProfileNic *nic = profile_node_nic(p, n);
+
+                printf("%s%-*s  ", i == 0 ? "" : "        ", width, n->name);
+                if (!nic->present) {
+                        printf("not checked (no nic: section, neither its own nor the profile's)\n");
+                        continue;
+                }
+                print_nic(nic);
+                printf(" (%s)\n", n->nic.present ? "its own nic:" : "the profile's nic:");
+        }
+}
+
+static void print_rdma_kernel_health(const Profile *p) {
+        const ProfileRdma *rdma = &p->rdma;
+        uint64_t interval = p->health.interval_usec;
 
         printf("%sRDMA%s    ", ansi_bold(), ansi_normal());
         if (!rdma->present)
@@ -273,7 +313,29 @@ static void print_summary(const Profile *p, const char *path, const ProfileNode 
 
         print_links(p);
         print_nodes(p, node);
-        print_nic_rdma_kernel_health(p);
+        print_nics(p);
+        print_rdma_kernel_health(p);
+}
+
+/* {"head": {"from": "profile", "nic": {…}}, "worker": {"from": "node", "nic": {…}}}: the NIC each
+ * node is checked against and where it comes from ("node", "profile", or "none" with nic null). */
+static void print_json_nics(JsonWriter *w, const Profile *p) {
+        json_begin_object(w);
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const ProfileNode *n = &p->nodes[i];
+                const ProfileNic *nic = profile_node_nic(p, n);
+
+                json_key(w, n->name);
+                json_begin_object(w);
+                json_kv_string(w, "from", node_nic_source(p, n));
+                json_key(w, "nic");
+                if (nic->present)
+                        profile_nic_dump_json(nic, w);
+                else
+                        json_null(w);
+                json_end_object(w);
+        }
+        json_end_object(w);
 }
 
 static void print_json(
@@ -287,6 +349,8 @@ static void print_json(
         if (p) {
                 json_kv_string(&w, "node", node ? node->name : NULL);
                 json_kv_string(&w, "node-error", node_error);
+                json_key(&w, "nics");
+                print_json_nics(&w, p);
                 json_key(&w, "profile");
                 profile_dump_json(p, &w);
         } else {

@@ -54,7 +54,7 @@ typedef struct NicPort {
 } NicPort;
 
 static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        const ProfileNic *nic = &c->profile->nic;
+        const ProfileNic *nic = node_context_nic(c);
         _cleanup_(freep) char *ids = pci_ids_describe(nic);
         char actual[16];
 
@@ -265,11 +265,11 @@ static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck
                 nic_gbit = mbit / 1000;
         if (nic_gbit == 0)
                 nic_gbit = nic_line_rate_from_id(p->facts->device->id);
-        return check_nic_pcie_evaluate(p->facts->device, c->profile->nic.pcie_min_width, nic_gbit, ret);
+        return check_nic_pcie_evaluate(p->facts->device, node_context_nic(c)->pcie_min_width, nic_gbit, ret);
 }
 
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        const char *want = c->profile->nic.driver;
+        const char *want = node_context_nic(c)->driver;
         const char *where = p->port->ifname ?: p->port->pci;
         const char *driver = NULL;
         bool from_ethtool = false;
@@ -357,22 +357,23 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
 }
 
 static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        const char *want = node_context_nic(c)->firmware_min;
+
         if (!p->port->pci && !p->port->ifname)
                 return port_check_set(
                         ret,
                         CHECK_SKIP,
-                        c->profile->nic.firmware_min,
+                        want,
                         NULL,
                         "no fabric NIC found for link %s (see nic.pci)",
                         p->port->link);
         if (!p->port->ifname)
-                return port_check_set(
-                        ret, CHECK_FAIL, c->profile->nic.firmware_min, NULL, "%s", p->port->problem);
+                return port_check_set(ret, CHECK_FAIL, want, NULL, "%s", p->port->problem);
         if (p->facts->info_error == -ENOMEDIUM)
                 return port_check_set(
                         ret,
                         CHECK_SKIP,
-                        c->profile->nic.firmware_min,
+                        want,
                         NULL,
                         "the firmware version comes from the running kernel (ETHTOOL_GDRVINFO), "
                         "which does not describe the tree given with --root");
@@ -380,17 +381,13 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
-                        c->profile->nic.firmware_min,
+                        want,
                         NULL,
                         "cannot read the firmware version of %s (ETHTOOL_GDRVINFO): %s",
                         p->port->ifname,
                         strerror(-p->facts->info_error));
         return check_nic_firmware_evaluate(
-                p->port->ifname,
-                p->facts->info.driver,
-                p->facts->info.fw_version,
-                c->profile->nic.firmware_min,
-                ret);
+                p->port->ifname, p->facts->info.driver, p->facts->info.fw_version, want, ret);
 }
 
 /* The NIC checks in the order they are reported: each id with what judges it on one port. */
@@ -418,8 +415,18 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(freep) NicPort *nics = NULL;
         int r;
 
-        if (!c->profile->nic.present)
-                return add_skips(out, "the profile has no nic: section");
+        if (!node_context_nic(c)->present) {
+                _cleanup_(freep) char *reason = NULL;
+
+                if (!c->node)
+                        return add_skips(out, "the profile has no nic: section");
+                if (asprintf(
+                            &reason,
+                            "the profile has no nic: section, nor has node %s one of its own",
+                            c->node->name) < 0)
+                        return -ENOMEM;
+                return add_skips(out, reason);
+        }
         if (!HAVE_LIBPCI)
                 return add_skips(
                         out,

@@ -105,15 +105,15 @@ static bool ids_contain(const ProfileNic *nic, PciId id) {
 }
 
 /* For a device without netdev, a match by address or driver is all there is to go by; a match by
- * driver alone may also see a second NIC of the same family (an onboard E810): the profile's
- * pci-ids decide then. */
-static bool device_matches(const Profile *p, const LinkMatch *m, const Facts *f) {
+ * driver alone may also see a second NIC of the same family (an onboard E810): the pci-ids of the
+ * node's NIC (its own nic:, else the profile's) decide then. */
+static bool device_matches(const ProfileNic *nic, const LinkMatch *m, const Facts *f) {
         if (m->pci && (!f->pci || strcasecmp(m->pci, f->pci) != 0))
                 return false;
         if (m->driver && !streq_ptr(m->driver, f->driver))
                 return false;
-        if (!m->pci && p->nic.n_pci_ids > 0)
-                return f->has_id && ids_contain(&p->nic, f->id);
+        if (!m->pci && nic->n_pci_ids > 0)
+                return f->has_id && ids_contain(nic, f->id);
         return true;
 }
 
@@ -240,7 +240,7 @@ static int find_by_pci(const NodeContext *c, const LinkMatch *m, FabricPort *por
                 r = read_device_facts(c->host, dir, &f);
                 if (r < 0)
                         return r;
-                if (!device_matches(c->profile, m, &f))
+                if (!device_matches(node_context_nic(c), m, &f))
                         continue;
                 port->pci = TAKE_PTR(f.pci);
                 return 1;

@@ -11,3 +11,8 @@ typedef struct NodeContext {
         const Profile *profile;
         const ProfileNode *node; /* NULL when no node could be selected */
 } NodeContext;
+
+/* The NIC this node must have (profile_node_nic()). */
+static inline const ProfileNic *node_context_nic(const NodeContext *c) {
+        return profile_node_nic(c->profile, c->node);
+}

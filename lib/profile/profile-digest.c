@@ -53,12 +53,16 @@ typedef struct Normalized {
         Profile profile;
         char **cmdline;
         NodeLink **node_links; /* one per node */
+        PciId **node_pci_ids;  /* one per node: its own nic:'s ids */
 } Normalized;
 
 static void normalized_done(Normalized *n) {
         for (size_t i = 0; n->node_links && i < n->profile.n_nodes; i++)
                 free(n->node_links[i]);
         free(n->node_links);
+        for (size_t i = 0; n->node_pci_ids && i < n->profile.n_nodes; i++)
+                free(n->node_pci_ids[i]);
+        free(n->node_pci_ids);
         free(n->cmdline);
         free(n->profile.links);
         free(n->profile.nodes);
@@ -88,7 +92,8 @@ static int normalize(const Profile *p, Normalized *n) {
                 return r;
 
         n->node_links = calloc(p->n_nodes > 0 ? p->n_nodes : 1, sizeof(NodeLink *));
-        if (!n->node_links)
+        n->node_pci_ids = calloc(p->n_nodes > 0 ? p->n_nodes : 1, sizeof(PciId *));
+        if (!n->node_links || !n->node_pci_ids)
                 return -ENOMEM;
         for (size_t i = 0; i < n->profile.n_nodes; i++) {
                 ProfileNode *node = &n->profile.nodes[i];
@@ -98,6 +103,16 @@ static int normalize(const Profile *p, Normalized *n) {
                 if (r < 0)
                         return r;
                 node->links = n->node_links[i];
+
+                r = sorted_copy(
+                        node->nic.pci_ids,
+                        node->nic.n_pci_ids,
+                        sizeof(PciId),
+                        cmp_pci_id,
+                        (void **) &n->node_pci_ids[i]);
+                if (r < 0)
+                        return r;
+                node->nic.pci_ids = n->node_pci_ids[i];
         }
 
         for (char **s = p->kernel_cmdline; s && *s; s++)

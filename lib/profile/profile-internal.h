@@ -107,6 +107,9 @@ bool kernel_parameter_is_valid(const char *s) _pure_;
 int parse_uint64(const char *s, uint64_t *ret);
 int parse_duration_usec(const char *s, uint64_t *ret);
 int parse_size_bytes(const char *s, uint64_t *ret);
+/* A speed in Gbit/s, "100" or "100G": -EINVAL for anything else, -ERANGE outside 1 to
+ * PROFILE_NIC_SPEED_MIN_GBIT_MAX. */
+int parse_speed_gbit(const char *s, unsigned *ret);
 /* Normalized into buf: "0000:c2:00.0" (13 bytes + NUL) and "6c:fe:54:12:34:56" (17 + NUL). */
 int pci_address_normalize(const char *s, char buf[static 16]);
 int mac_address_normalize(const char *s, char buf[static 18]);
@@ -143,5 +146,7 @@ void ynode_check_keys(ProfileErrors *e, const YNode *map, const char *key_path, 
 /* True when an unknown key of map looks like a typo of key: the "did you mean" error then says it
  * all, and "key is missing" would only repeat it. */
 bool ynode_key_misspelt(const YNode *map, const char *key, const char *const *known);
+/* A nic: mapping (the profile's, key_path "nic", or a node's) into nic. Returns -ENOMEM only. */
+int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, ProfileNic *nic);
 /* A "match:" mapping into m (strings normalized). Returns -ENOMEM only. */
 int profile_build_match(ProfileErrors *e, const YNode *n, const char *key_path, LinkMatch *m);

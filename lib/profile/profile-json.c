@@ -40,8 +40,7 @@ static void dump_links(JsonWriter *w, const Profile *p) {
         json_end_object(w);
 }
 
-static void dump_nic(JsonWriter *w, const ProfileNic *nic) {
-        json_key(w, "nic");
+void profile_nic_dump_json(const ProfileNic *nic, JsonWriter *w) {
         json_begin_object(w);
         json_kv_bool(w, "present", nic->present);
         json_key(w, "pci-ids");
@@ -56,6 +55,16 @@ static void dump_nic(JsonWriter *w, const ProfileNic *nic) {
         json_kv_string(w, "driver", nic->driver);
         json_kv_string(w, "firmware-min", nic->firmware_min);
         kv_uint_or_null(w, "pcie-min-width", nic->pcie_min_width);
+        json_key(w, "speed-min");
+        if (nic->speed_min_mbit == 0)
+                json_null(w);
+        else {
+                char speed[16];
+
+                (void) snprintf(speed, sizeof(speed), "%" PRIu32 "G", nic->speed_min_mbit / 1000);
+                json_string(w, speed);
+        }
+        kv_uint_or_null(w, "speed-min-mbit", nic->speed_min_mbit);
         json_end_object(w);
 }
 
@@ -102,6 +111,12 @@ static void dump_nodes(JsonWriter *w, const Profile *p) {
                         json_end_object(w);
                 }
                 json_end_object(w);
+                /* null: the node takes the profile's nic: (see profile_node_nic()). */
+                json_key(w, "nic");
+                if (n->nic.present)
+                        profile_nic_dump_json(&n->nic, w);
+                else
+                        json_null(w);
                 json_end_object(w);
         }
         json_end_object(w);
@@ -115,7 +130,8 @@ void profile_dump_json(const Profile *p, JsonWriter *w) {
         json_kv_string(w, "cluster", p->cluster);
         json_kv_string(w, "mode", profile_mode_to_string(p->mode));
         dump_links(w, p);
-        dump_nic(w, &p->nic);
+        json_key(w, "nic");
+        profile_nic_dump_json(&p->nic, w);
         dump_rdma(w, &p->rdma);
 
         json_key(w, "kernel");

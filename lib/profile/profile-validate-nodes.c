@@ -152,9 +152,9 @@ static int build_node_link(
 }
 
 static int build_node(NodesBuild *b, const YNode *key, const YNode *v, ProfileNode *node) {
-        static const char *const keys[] = { "hostname", "links", NULL };
+        static const char *const keys[] = { "hostname", "links", "nic", NULL };
         char path[KEY_PATH_MAX] = "nodes", sub[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
-        const YNode *h, *links;
+        const YNode *h, *links, *nic;
         const char *s;
         size_t count;
         int r;
@@ -171,7 +171,7 @@ static int build_node(NodesBuild *b, const YNode *key, const YNode *v, ProfileNo
         if (!node->name)
                 return -ENOMEM;
 
-        if (!ynode_require_mapping(b->errors, v, path, "a mapping with hostname: and links:"))
+        if (!ynode_require_mapping(b->errors, v, path, "a mapping with hostname:, links: and nic:"))
                 return 0;
         ynode_check_keys(b->errors, v, path, keys);
 
@@ -187,6 +187,14 @@ static int build_node(NodesBuild *b, const YNode *key, const YNode *v, ProfileNo
                                 text_for_message(s, buf));
                 else if (!(node->hostname = strdup(s)))
                         return -ENOMEM;
+        }
+
+        /* The node's own nic: replaces the profile's whole, so it is read on its own, not merged. */
+        nic = ynode_map_get(v, "nic");
+        if (nic) {
+                r = profile_build_nic(b->errors, nic, key_path_join(sub, path, "nic"), &node->nic);
+                if (r < 0)
+                        return r;
         }
 
         links = ynode_map_get(v, "links");

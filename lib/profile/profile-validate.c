@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The YAML tree → Profile: every section but nodes (see profile-validate-nodes.c), with every value
- * checked against halod.yaml(5) and every default filled in. */
+/* The YAML tree → Profile: every section but nodes and nic (see profile-validate-nodes.c and
+ * profile-validate-nic.c), with every value checked against halod.yaml(5) and every default filled
+ * in. */
 #include <stdio.h>
 
 #include "basic/rdma-mtu.h"
@@ -115,111 +116,6 @@ static int build_links(ProfileErrors *e, const YNode *n, Profile *p) {
                 r = build_link(e, k, k + 1, &p->links[p->n_links++]);
                 if (r < 0)
                         return r;
-        }
-        return 0;
-}
-
-static int build_pci_ids(ProfileErrors *e, const YNode *v, ProfileNic *nic) {
-        char path[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
-        const char *s;
-
-        if (!ynode_require_sequence(
-                    e, v, "nic.pci-ids", "a list of \"vendor:device\" ids, like [\"8086:1592\"]"))
-                return 0;
-        if (v->n_children == 0 || v->n_children > PROFILE_LIST_MAX) {
-                profile_error_at(
-                        e,
-                        v,
-                        "nic.pci-ids",
-                        "%zu ids given (expected 1 to %u \"vendor:device\" ids, like [\"8086:1592\"])",
-                        v->n_children,
-                        PROFILE_LIST_MAX);
-                return 0;
-        }
-
-        nic->pci_ids = calloc(v->n_children, sizeof(PciId));
-        if (!nic->pci_ids)
-                return -ENOMEM;
-        for (size_t i = 0; i < v->n_children; i++) {
-                const YNode *item = &v->children[i];
-
-                (void) snprintf(path, sizeof(path), "nic.pci-ids[%zu]", i);
-                if (!ynode_get_string(e, item, path, "a \"vendor:device\" id in hex, like \"8086:1592\"", &s))
-                        continue;
-                if (pci_id_from_string(s, &nic->pci_ids[nic->n_pci_ids]) < 0)
-                        profile_error_at(
-                                e,
-                                item,
-                                path,
-                                "'%s' is not a PCI id (expected \"vendor:device\" as two 4-digit hex numbers, like \"8086:1592\")",
-                                text_for_message(s, buf));
-                else
-                        nic->n_pci_ids++;
-        }
-        return 0;
-}
-
-static int build_nic(ProfileErrors *e, const YNode *n, ProfileNic *nic) {
-        static const char *const keys[] = { "pci-ids", "driver", "firmware-min", "pcie-min-width", NULL };
-        char buf[MESSAGE_TEXT_BUF];
-        const YNode *v;
-        const char *s;
-        uint64_t u;
-
-        if (ynode_is_null(n)) /* "nic:" with everything below commented out */
-                return 0;
-        if (!ynode_require_mapping(
-                    e, n, "nic", "a mapping with pci-ids:, driver:, firmware-min:, pcie-min-width:"))
-                return 0;
-        ynode_check_keys(e, n, "nic", keys);
-        nic->present = true;
-
-        v = ynode_map_get(n, "pci-ids");
-        if (v) {
-                int r = build_pci_ids(e, v, nic);
-                if (r < 0)
-                        return r;
-        }
-
-        v = ynode_map_get(n, "driver");
-        if (v && ynode_get_string(e, v, "nic.driver", "a kernel driver name like ice", &s)) {
-                if (!driver_name_is_valid(s))
-                        profile_error_at(
-                                e,
-                                v,
-                                "nic.driver",
-                                "'%s' is not a driver name (expected a kernel driver name like ice or mlx5_core: letters, digits, '.', '_', '-')",
-                                text_for_message(s, buf));
-                else if (!(nic->driver = strdup(s)))
-                        return -ENOMEM;
-        }
-
-        /* Taken verbatim: a plain 4.90 must stay "4.90", not become the float 4.9. */
-        v = ynode_map_get(n, "firmware-min");
-        if (v && ynode_get_string(e, v, "nic.firmware-min", "a firmware version like \"4.91\"", &s)) {
-                if (!firmware_version_is_valid(s))
-                        profile_error_at(
-                                e,
-                                v,
-                                "nic.firmware-min",
-                                "'%s' is not a firmware version (expected digits, letters, '.', '_', '+' or '-', like \"4.91\")",
-                                text_for_message(s, buf));
-                else if (!(nic->firmware_min = strdup(s)))
-                        return -ENOMEM;
-        }
-
-        v = ynode_map_get(n, "pcie-min-width");
-        if (v &&
-            ynode_get_uint(e, v, "nic.pcie-min-width", 1, 16, "a PCIe link width of 1, 2, 4, 8 or 16", &u)) {
-                if ((u & (u - 1)) != 0)
-                        profile_error_at(
-                                e,
-                                v,
-                                "nic.pcie-min-width",
-                                "x%u is not a PCIe link width (expected 1, 2, 4, 8 or 16)",
-                                (unsigned) u);
-                else
-                        nic->pcie_min_width = (unsigned) u;
         }
         return 0;
 }
@@ -473,7 +369,7 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
 
         v = ynode_map_get(root, "nic");
         if (v) {
-                r = build_nic(e, v, &p->nic);
+                r = profile_build_nic(e, v, "nic", &p->nic);
                 if (r < 0)
                         return r;
         }

@@ -222,6 +222,28 @@ int parse_size_bytes(const char *s, uint64_t *ret) {
         return 0;
 }
 
+int parse_speed_gbit(const char *s, unsigned *ret) {
+        size_t n = strlen(s);
+        uint64_t v = 0;
+
+        if (n > 0 && s[n - 1] == 'G')
+                n--;
+        /* "0100" is refused as parse_uint64() refuses it. */
+        if (n == 0 || (s[0] == '0' && n > 1))
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                if (!isdigit((unsigned char) s[i]))
+                        return -EINVAL;
+                /* Past the maximum the value only has to stay out of range, not exact. */
+                if (v <= PROFILE_NIC_SPEED_MIN_GBIT_MAX)
+                        v = v * 10 + (uint64_t) (s[i] - '0');
+        }
+        if (v < 1 || v > PROFILE_NIC_SPEED_MIN_GBIT_MAX)
+                return -ERANGE;
+        *ret = (unsigned) v;
+        return 0;
+}
+
 /* Reads exactly n hex digits. */
 static int hex_n(const char *s, size_t n, unsigned *ret) {
         unsigned v = 0;

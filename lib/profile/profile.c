@@ -26,6 +26,12 @@ bool profile_may_change_host(const Profile *p, bool force) {
         return force || p->mode == PROFILE_MODE_ENFORCE;
 }
 
+static void profile_nic_done(ProfileNic *nic) {
+        nic->pci_ids = mfree(nic->pci_ids);
+        nic->driver = mfree(nic->driver);
+        nic->firmware_min = mfree(nic->firmware_min);
+}
+
 Profile *profile_free(Profile *p) {
         if (!p)
                 return NULL;
@@ -43,11 +49,10 @@ Profile *profile_free(Profile *p) {
                 free(p->nodes[i].links);
                 free(p->nodes[i].name);
                 free(p->nodes[i].hostname);
+                profile_nic_done(&p->nodes[i].nic);
         }
         free(p->nodes);
-        free(p->nic.pci_ids);
-        free(p->nic.driver);
-        free(p->nic.firmware_min);
+        profile_nic_done(&p->nic);
         free(p->health.prometheus_textfile);
         strv_free(p->kernel_cmdline);
         free(p->cluster);
@@ -226,4 +231,8 @@ const LinkMatch *profile_node_link_match(const Profile *p, const NodeLink *nl) {
                 return &nl->match;
         l = profile_find_link(p, nl->link);
         return l ? &l->match : &nl->match;
+}
+
+const ProfileNic *profile_node_nic(const Profile *p, const ProfileNode *node) {
+        return node && node->nic.present ? &node->nic : &p->nic;
 }

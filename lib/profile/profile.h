@@ -67,26 +67,31 @@ typedef struct NodeLink {
         LinkMatch match; /* per-node override of the link's match; all NULL when absent */
 } NodeLink;
 
-typedef struct ProfileNode {
-        char *name;
-        char *hostname; /* NULL when the profile gives none */
-        NodeLink *links;
-        size_t n_links;
-} ProfileNode;
-
 typedef struct PciId {
         uint16_t vendor;
         uint16_t device;
 } PciId;
 
+/* nic.speed-min's range in Gbit/s, up to 1.6 Tbit/s, the fastest Ethernet IEEE 802.3 defines. */
+#define PROFILE_NIC_SPEED_MIN_GBIT_MAX 1600U
+
 typedef struct ProfileNic {
-        bool present; /* the profile has a nic: section */
+        bool present; /* the section was given (top level: the profile's; a node's: its own) */
         PciId *pci_ids;
         size_t n_pci_ids;
         char *driver;
         char *firmware_min;      /* version string, compared as a version */
         unsigned pcie_min_width; /* 0: not checked */
+        uint32_t speed_min_mbit; /* the slowest acceptable negotiated speed; 0: not checked */
 } ProfileNic;
+
+typedef struct ProfileNode {
+        char *name;
+        char *hostname; /* NULL when the profile gives none */
+        NodeLink *links;
+        size_t n_links;
+        ProfileNic nic; /* the node's own nic:, which replaces the profile's; present false when none */
+} ProfileNode;
 
 typedef struct ProfileRdma {
         bool present;
@@ -144,6 +149,10 @@ const ProfileNode *profile_find_node(const Profile *p, const char *name) _pure_;
 /* The match that applies to a node's link: its own override if any, else the profile link's. */
 const LinkMatch *profile_node_link_match(const Profile *p, const NodeLink *nl) _pure_;
 bool link_match_is_empty(const LinkMatch *m) _pure_;
+/* The NIC a node must have: its own nic: when it has one (a whole replacement of the profile's, not
+ * a merge), else the profile's; the profile's when node is NULL. Check present to see whether any
+ * nic: applies. */
+const ProfileNic *profile_node_nic(const Profile *p, const ProfileNode *node) _pure_;
 
 /* Picks this machine's node: by node_name if given, else by hostname, else the node one of whose
  * addresses is in local_addresses. Returns 0, or -ENOENT / -ENOTUNIQ with a message for the user
@@ -162,3 +171,5 @@ int local_ipv4_addresses(struct in_addr **ret, size_t *ret_n);
 
 /* Writes the normalized profile (every default filled in). */
 void profile_dump_json(const Profile *p, JsonWriter *w);
+/* Writes one nic: section, as profile_dump_json() does for the profile's and each node's. */
+void profile_nic_dump_json(const ProfileNic *nic, JsonWriter *w);

@@ -174,6 +174,8 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                 return 0;
         }
         result.peer_gid_index = remote.gid_index;
+        result.active_mtu = local.mtu;
+        result.peer_active_mtu = remote.mtu;
         result.path_mtu = remote.mtu < local.mtu ? remote.mtu : local.mtu;
 
         r = rdma_qp_connect(qp, &remote, error);

@@ -34,9 +34,12 @@ typedef struct RdmaProbeParams {
 typedef struct RdmaProbeResult {
         PeerRdmaStatus peer_status; /* PEER_RDMA_OK: measured; else what the peer said, nothing measured */
         PeerIdentity peer;
-        uint32_t gid_index;      /* this end's */
-        uint32_t peer_gid_index; /* the peer's */
-        unsigned path_mtu;       /* bytes: the smaller active MTU of the two ports */
+        uint32_t gid_index;       /* this end's */
+        uint32_t peer_gid_index;  /* the peer's */
+        unsigned path_mtu;        /* bytes: the smaller active MTU of the two ports */
+        unsigned active_mtu;      /* bytes: this end's port's (NICs differ: mlx5 runs a smaller RDMA
+                                   * MTU than irdma on the same netdev MTU) */
+        unsigned peer_active_mtu; /* bytes: the peer's, from its rdma-hello */
         unsigned pings;
         uint64_t rtt_min_nsec;
         uint64_t rtt_median_nsec;

@@ -39,5 +39,26 @@ else
         expect "json" "$tmp/out" '"nic\.pcie"'
 fi
 
+# A cluster that mixes NICs: the worker's own nic: (a ConnectX-5) replaces the profile's (the E810)
+# for the worker only. On the E810 board head passes; the worker's link (its own match: driver
+# mlx5_core) finds no NIC, and nic.pci looks for the worker's pci-ids, not the E810's.
+mixed=$tmp/mixed.yaml
+cp "$src/conf/examples/mixed-e810-connectx.yaml" "$mixed"
+chmod 644 "$mixed"
+check "mixed cluster, head" 0 check --root "$hosts/nic-e810-x4" --node head --only nic. --color never "$mixed"
+expect "mixed head" "$tmp/out" '^pass  nic\.pci  +Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00\.0$'
+expect "mixed head" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0$'
+check "mixed cluster, worker" 2 check --root "$hosts/nic-e810-x4" --node worker --only nic. --color never "$mixed"
+expect "mixed worker" "$tmp/out" '^fail  nic\.pci  +no PCI device with nic\.pci-ids \(15b3:1017\) on this machine'
+expect "mixed worker" "$tmp/out" '^skip  nic\.driver  +no fabric NIC found for link rdma0'
+# The same worker whose link finds the E810: judged by its own nic:, which the E810 is not.
+sed 's/match: { driver: mlx5_core }/match: { driver: ice }/' "$mixed" >"$tmp/mixed-ice.yaml"
+chmod 644 "$tmp/mixed-ice.yaml"
+check "mixed cluster, worker on the E810" 2 check --root "$hosts/nic-e810-x4" --node worker --only nic. --color never "$tmp/mixed-ice.yaml"
+expect "worker on the E810" "$tmp/out" '^fail  nic\.pci  +.* at 0000:c2:00\.0 is 8086:1592, not one of nic\.pci-ids \(15b3:1017\)'
+expect "worker on the E810" "$tmp/out" '^fail  nic\.driver  +enp194s0np0 is driven by ice, not mlx5_core \(nic\.driver\)'
+check "mixed cluster, worker, json" 2 --json check --root "$hosts/nic-e810-x4" --node worker --only nic. "$mixed"
+expect "mixed worker json" "$tmp/out" '"expected": "15b3:1017"'
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         for (size_t i = 0; i < p->n_nodes; i++) {
                 const ProfileNode *node = NULL;
+                const ProfileNic *nic;
                 _cleanup_(freep) char *error = NULL;
 
                 if (profile_select_node(p, p->nodes[i].name, NULL, NULL, 0, &node, &error) < 0 ||
@@ -50,6 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 for (size_t j = 0; j < node->n_links; j++)
                         if (!profile_node_link_match(p, &node->links[j]))
                                 abort();
+                /* A node's own nic: replaces the profile's whole; a speed is whole Gbit/s. */
+                nic = profile_node_nic(p, node);
+                if (nic != (node->nic.present ? &node->nic : &p->nic) || nic->speed_min_mbit % 1000 != 0 ||
+                    nic->speed_min_mbit > PROFILE_NIC_SPEED_MIN_GBIT_MAX * 1000U)
+                        abort();
         }
         for (size_t i = 0; i < 3; i++) {
                 static const char *const hostnames[] = { "halo-1", "x.example", NULL };

@@ -12,8 +12,14 @@
 #define FAKE_PAIR_GID_INDEX 3
 
 extern struct ibv_gid_entry fake_pair_prober_gids[4], fake_pair_responder_gids[4];
+extern struct ibv_gid_entry fake_pair_mixed_responder_gids[6];
 
 /* Installs the two devices (fake_verbs_setup(): the counters start from zero). */
 void fake_pair_setup(void);
+/* A cluster that mixes NICs: the prober's port as above (an E810, MTU 4096, GID index 3), the
+ * responder's a ConnectX's (mlx5): its RoCE v2 IPv4 GID at index FAKE_PAIR_MIXED_GID_INDEX, and
+ * active MTU 2048 on the same netdev MTU. */
+#define FAKE_PAIR_MIXED_GID_INDEX 5
+void fake_pair_setup_mixed(void);
 /* Opens the device whose GID table is on ifindex, through lib/rdma/rdma.c; aborts when it cannot. */
 RdmaDevice *fake_pair_open(int ifindex);

@@ -38,17 +38,21 @@ static const char *profile_yaml(const char *match, const char *pcie_min_width) {
         return buf;
 }
 
-static void run(const char *tree, const char *yaml, const CheckExpect *expect, size_t n) {
+static void run_node(const char *tree, const char *yaml, const char *node, const CheckExpect *expect, size_t n) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
         CheckList l = {};
-        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, node) };
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
         ASSERT_INT_EQ(l.n_checks, 4);
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
+}
+
+static void run(const char *tree, const char *yaml, const CheckExpect *expect, size_t n) {
+        run_node(tree, yaml, "head", expect, n);
 }
 
 static void test_reference_board(void) {
@@ -166,10 +170,43 @@ static void test_no_nic_section(void) {
                 "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
         static const CheckExpect skip[] = {
                 { "nic.pci", CHECK_SKIP, "the profile has no nic: section" },
-                { "nic.firmware", CHECK_SKIP, "the profile has no nic: section" },
+                { "nic.firmware",
+                  CHECK_SKIP,
+                  "the profile has no nic: section, nor has node head one of its own" },
         };
 
         run(HOSTS "nic-e810-x4", yaml, skip, ELEMENTSOF(skip));
+}
+
+/* A node with its own nic: is checked against it, the others against the profile's: on the same E810
+ * host, head (its own nic: is the E810's) passes and worker (the profile's ConnectX) does not. */
+static void test_node_own_nic(void) {
+        static const char yaml[] =
+                "cluster: t\n"
+                "links: { rdma0: { match: { driver: ice }, mtu: 9000 } }\n"
+                "nic: { pci-ids: [\"15b3:1017\"], driver: mlx5_core, firmware-min: \"16.35.2000\" }\n"
+                "nodes:\n"
+                "  head:\n"
+                "    links: { rdma0: 192.168.100.1/30 }\n"
+                "    nic: { pci-ids: [\"8086:1592\", \"8086:1593\"], driver: ice, firmware-min: \"4.91\", pcie-min-width: 4 }\n"
+                "  worker: { links: { rdma0: 192.168.100.2/30 } }\n";
+        static const CheckExpect head[] = {
+                { "nic.pci",
+                  CHECK_PASS,
+                  "Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00.0" },
+                { "nic.pcie", CHECK_PASS, "PCIe 16 GT/s x4 (capable x16): at most ~63 Gbit/s of the NIC's 100" },
+                { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
+                { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" },
+        };
+        static const CheckExpect worker[] = {
+                { "nic.pci", CHECK_FAIL, "is 8086:1592, not one of nic.pci-ids (15b3:1017)" },
+                /* The profile's nic: has no pcie-min-width: head's x4 is not worker's. */
+                { "nic.pcie", CHECK_WARN, "fewer lanes than the card has" },
+                { "nic.driver", CHECK_FAIL, "enp194s0np0 is driven by ice, not mlx5_core (nic.driver)" },
+        };
+
+        run_node(HOSTS "nic-e810-x4", yaml, "head", head, ELEMENTSOF(head));
+        run_node(HOSTS "nic-e810-x4", yaml, "worker", worker, ELEMENTSOF(worker));
 }
 
 static void test_firmware_evaluate(void) {
@@ -387,15 +424,72 @@ static void test_could_not_look(void) {
         remove_tree(root);
 }
 
+/* A link matched by driver alone, on a machine with two devices of that driver and no netdev (an
+ * onboard E810-XXV beside the E810-C): the pci-ids of the node's NIC pick the device, its own nic:'s
+ * for a node that has one, the profile's for the others and when no node is selected. */
+static void test_node_nic_picks_device(void) {
+        static const char yaml[] =
+                "cluster: t\n"
+                "links: { rdma0: { match: { driver: ice } } }\n"
+                "nic: { pci-ids: [\"8086:1592\"] }\n"
+                "nodes:\n"
+                "  head: { links: { rdma0: 192.168.100.1/30 } }\n"
+                "  worker: { links: { rdma0: 192.168.100.2/30 }, nic: { pci-ids: [\"8086:159b\"] } }\n";
+        static const char onboard[] = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
+        static const struct {
+                const char *node, *pci;
+        } cases[] = {
+                { "head", "0000:c2:00.0" },
+                { "worker", "0000:01:00.0" },
+                { NULL, "0000:c2:00.0" },
+        };
+        _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
+        _cleanup_(freep) char *cmd = NULL;
+        char *root;
+
+        /* The reference board without its netdev, and a second ice device: 0000:01:00.0 lists first. */
+        root = copy_tree_without(HOSTS "nic-e810-x4", "sys/class/net/enp194s0np0");
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "cd '%s' && rm -r sys/devices/pci0000:c0/0000:c0:01.1/0000:c2:00.0/net && mkdir -p %s && "
+                        "echo 0x8086 >%s/vendor && echo 0x159b >%s/device && "
+                        "ln -s ../../../../bus/pci/drivers/ice %s/driver && "
+                        "ln -s ../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0 sys/bus/pci/devices/0000:01:00.0",
+                        root,
+                        onboard,
+                        onboard,
+                        onboard,
+                        onboard) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Host h = { .root = root };
+                NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, cases[i].node) };
+                FabricPort *ports = NULL;
+                size_t n = 0;
+
+                ASSERT_TRUE(!cases[i].node || c.node);
+                ASSERT_OK(fabric_ports_find(&c, &ports, &n));
+                ASSERT_INT_EQ(n, 1);
+                ASSERT_STR_EQ(ports[0].pci, cases[i].pci);
+                ASSERT_TRUE(!ports[0].ifname);
+                fabric_ports_free(ports, n);
+        }
+        remove_tree(root);
+}
+
 int main(void) {
         test_reference_board();
         test_other_trees();
         test_not_a_pci_child();
         test_no_nic_section();
+        test_node_own_nic();
         test_firmware_evaluate();
         test_pcie_evaluate();
         test_ddp_state();
         test_could_not_look();
+        test_node_nic_picks_device();
         printf("test-check-nic: ok\n");
         return 0;
 }

@@ -61,10 +61,44 @@ expect 0 "--json" -- --json validate --node worker conf/halod.yaml
 contains "$tmp/out" '"valid": true' "json valid"
 contains "$tmp/out" '"node": "worker"' "json node"
 contains "$tmp/out" '"firmware-min": "4.91"' "json profile"
+contains "$tmp/out" '"from": "profile"' "json nic from the profile"
 if command -v python3 >/dev/null; then
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["profile"]["nodes"]["worker"]["links"]["rdma0"]["address"] == "192.168.100.2/30"' "$tmp/out" ||
                 { echo "FAIL: --json output does not parse"; failed=1; }
 fi
+
+# Without a node's own nic: the NIC is one line for the cluster (asserted above); with one, a line per
+# node that says whose nic: it is.
+f=conf/examples/mixed-e810-connectx.yaml
+expect 0 "mixed NICs" -- validate --node worker "$f"
+contains "$tmp/out" "NIC     head    PCI id 8086:1592 or 8086:1593; driver ice; firmware 4.91 or newer; PCIe link x4 or wider; speed 100 Gbit/s or faster (the profile's nic:)" "head's NIC"
+contains "$tmp/out" "        worker  PCI id 15b3:1017; driver mlx5_core; firmware 16.35.2000 or newer; PCIe link x4 or wider; speed 100 Gbit/s or faster (its own nic:)" "worker's NIC"
+grep -q "^NIC     PCI id" "$tmp/out" && { echo "FAIL: mixed NICs: a cluster-wide NIC line"; failed=1; }
+expect 0 "mixed NICs, --json" -- --json validate --node worker "$f"
+contains "$tmp/out" '"from": "node"' "json nic source"
+if command -v python3 >/dev/null; then
+        python3 - "$tmp/out" <<'PY' || { echo "FAIL: --json nics of the mixed example"; failed=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+head, worker = d["nics"]["head"], d["nics"]["worker"]
+assert head["from"] == "profile" and head["nic"]["driver"] == "ice", head
+assert head["nic"]["pci-ids"] == ["8086:1592", "8086:1593"], head
+assert worker["from"] == "node" and worker["nic"]["driver"] == "mlx5_core", worker
+assert worker["nic"]["pci-ids"] == ["15b3:1017"] and worker["nic"]["firmware-min"] == "16.35.2000", worker
+assert worker["nic"]["speed-min"] == "100G" and worker["nic"]["speed-min-mbit"] == 100000, worker
+# In the normalized profile: the worker's own nic:, the head's null (it takes the profile's).
+assert d["profile"]["nodes"]["worker"]["nic"]["driver"] == "mlx5_core"
+assert d["profile"]["nodes"]["head"]["nic"] is None
+assert d["profile"]["nic"]["driver"] == "ice"
+PY
+fi
+# A node with no nic: of its own in a profile without one is not checked, and says so.
+printf 'cluster: x\nlinks: { rdma0: { match: { name: fab0 } } }\nnodes:\n  a: { links: { rdma0: 10.0.0.1/24 }, nic: { driver: mlx5_core } }\n  b: { links: { rdma0: 10.0.0.2/24 } }\n' >"$tmp/one-nic.yaml"
+expect 0 "one node with a nic:" -- validate --node a "$tmp/one-nic.yaml"
+contains "$tmp/out" "NIC     a  PCI id any; driver mlx5_core; firmware any; PCIe link width not checked (its own nic:)" "a's NIC"
+contains "$tmp/out" "        b  not checked (no nic: section, neither its own nor the profile's)" "b without NIC"
+expect 0 "one node with a nic:, --json" -- --json validate --node a "$tmp/one-nic.yaml"
+contains "$tmp/out" '"from": "none"' "json no nic"
 
 expect 78 "invalid profile" -- validate tests/data/profiles/bad/mtu-too-large.yaml
 contains "$tmp/err" "tests/data/profiles/bad/mtu-too-large.yaml:5:10: links.rdma0.mtu: 9217 is out of range (expected an MTU from 68 to 9216, like 9000)" "error line"

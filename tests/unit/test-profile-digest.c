@@ -131,8 +131,69 @@ static void test_different_profile(void) {
         }
 }
 
+/* Two NICs: the worker has its own nic:. */
+static const char mixed[] =
+        "cluster: mixed\n"
+        "links: { rdma0: { mtu: 9000 } }\n"
+        "nic: { pci-ids: [\"8086:1592\", \"8086:1593\"], driver: ice, firmware-min: \"4.91\", speed-min: 100G }\n"
+        "nodes:\n"
+        "  head: { links: { rdma0: { address: 10.0.0.1/30, match: { driver: ice } } } }\n"
+        "  worker:\n"
+        "    links: { rdma0: { address: 10.0.0.2/30, match: { driver: mlx5_core } } }\n"
+        "    nic: { pci-ids: [\"15b3:1017\", \"15b3:1019\"], driver: mlx5_core, firmware-min: \"16.35.2000\", speed-min: 100 }\n";
+
+/* The same, written otherwise: keys and ids in another order, 100 for 100G, the head's nic: given
+ * with no value (the same as none). */
+static const char mixed_same[] =
+        "nodes:\n"
+        "  worker:\n"
+        "    nic:\n"
+        "      speed-min: 100G\n"
+        "      firmware-min: '16.35.2000'\n"
+        "      driver: mlx5_core\n"
+        "      pci-ids: ['15b3:1019', '15b3:1017']\n"
+        "    links: { rdma0: { match: { driver: mlx5_core }, address: 10.0.0.2/30 } }\n"
+        "  head: { nic: , links: { rdma0: { address: 10.0.0.1/30, match: { driver: ice } } } }\n"
+        "nic: { speed-min: 100, firmware-min: \"4.91\", driver: ice, pci-ids: [\"8086:1593\", \"8086:1592\"] }\n"
+        "links: { rdma0: { mtu: 9000 } }\n"
+        "cluster: mixed\n";
+
+static void test_node_nic(void) {
+        static const struct {
+                const char *from, *to;
+        } changes[] = {
+                { "firmware-min: \"16.35.2000\"", "firmware-min: \"16.35.2010\"" },
+                { "\"15b3:1019\"", "\"15b3:101b\"" },
+                { ", \"15b3:1019\"", "" },
+                { ", speed-min: 100 }", " }" },
+                { "speed-min: 100 }", "speed-min: 50 }" },
+                { "driver: mlx5_core, firmware", "firmware" },
+                /* The worker without a nic: of its own takes the E810's. */
+                { "    nic: { pci-ids: [\"15b3:1017\", \"15b3:1019\"], driver: mlx5_core, firmware-min: \"16.35.2000\", speed-min: 100 }\n",
+                  "" },
+                /* Its own nic: equal to the profile's is still its own: a later edit of the
+                 * profile's would not reach it. */
+                { "    nic: { pci-ids: [\"15b3:1017\", \"15b3:1019\"], driver: mlx5_core, firmware-min: \"16.35.2000\", speed-min: 100 }\n",
+                  "    nic: { pci-ids: [\"8086:1592\", \"8086:1593\"], driver: ice, firmware-min: \"4.91\", speed-min: 100G }\n" },
+                { "speed-min: 100G }", "}" },
+        };
+        uint8_t a[PROFILE_DIGEST_SIZE], b[PROFILE_DIGEST_SIZE];
+
+        digest_of("halod.yaml", mixed, NULL, NULL, a);
+        digest_of("halod.yaml", mixed_same, NULL, NULL, b);
+        ASSERT_TRUE(memcmp(a, b, sizeof(a)) == 0);
+        for (size_t i = 0; i < ELEMENTSOF(changes); i++) {
+                digest_of("halod.yaml", mixed, changes[i].from, changes[i].to, b);
+                if (memcmp(a, b, sizeof(a)) == 0) {
+                        fprintf(stderr, "digest did not change for: %s -> %s\n", changes[i].from, changes[i].to);
+                        abort();
+                }
+        }
+}
+
 int main(void) {
         test_same_profile();
         test_different_profile();
+        test_node_nic();
         return 0;
 }

@@ -256,6 +256,48 @@ static void test_numbers_durations_sizes(void) {
         ASSERT_STR_EQ(format_duration(0, buf), "0s");
 }
 
+/* nic.speed-min: Gbit/s as people write a link speed; ethtool's Mbit/s and other units are refused. */
+static void test_speed(void) {
+        static const struct {
+                const char *input;
+                int r;
+                unsigned gbit;
+        } speeds[] = {
+                { "100", 0, 100 },
+                { "100G", 0, 100 },
+                { "25G", 0, 25 },
+                { "1", 0, 1 },
+                { "1600G", 0, 1600 },
+                { "400G", 0, 400 },
+                { "0", -ERANGE, 0 },
+                { "0G", -ERANGE, 0 },
+                { "1601", -ERANGE, 0 },
+                { "100000", -ERANGE, 0 },                   /* ethtool's Mbit/s */
+                { "99999999999999999999999G", -ERANGE, 0 }, /* past uint64_t: still just out of range */
+                { "", -EINVAL, 0 },
+                { "G", -EINVAL, 0 },
+                { "100g", -EINVAL, 0 },
+                { "100Gb", -EINVAL, 0 },
+                { "100GbE", -EINVAL, 0 },
+                { "100 G", -EINVAL, 0 },
+                { "100GG", -EINVAL, 0 },
+                { "0100", -EINVAL, 0 },
+                { "-1", -EINVAL, 0 },
+                { "+100", -EINVAL, 0 },
+                { "1e2", -EINVAL, 0 },
+                { "100.0", -EINVAL, 0 },
+                { "100M", -EINVAL, 0 },
+                { "0x64", -EINVAL, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(speeds); i++) {
+                unsigned v = 0;
+
+                ASSERT_INT_EQ(parse_speed_gbit(speeds[i].input, &v), speeds[i].r);
+                ASSERT_INT_EQ(v, speeds[i].gbit);
+        }
+}
+
 static void test_names(void) {
         ASSERT_TRUE(cluster_name_is_valid("strix-halo"));
         ASSERT_TRUE(cluster_name_is_valid("Lab_2.test"));
@@ -424,6 +466,7 @@ int main(void) {
         test_ipv4_subnets();
         test_pci_mac();
         test_numbers_durations_sizes();
+        test_speed();
         test_names();
         test_kernel_parameters();
         test_suggest();

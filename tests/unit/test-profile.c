@@ -69,8 +69,8 @@ static void test_good_profiles(void) {
                         count++;
                 }
         }
-        /* halod.yaml, two examples, five good fixtures. */
-        ASSERT_TRUE(count >= 8);
+        /* halod.yaml, three examples, five good fixtures. */
+        ASSERT_TRUE(count >= 9);
 }
 
 static void test_reference_profile(void) {
@@ -175,6 +175,7 @@ static void test_full_profile(void) {
         ASSERT_INT_EQ(p->nic.pci_ids[1].device, 0x1021);
         ASSERT_STR_EQ(p->nic.firmware_min, "28.39.1002");
         ASSERT_INT_EQ(p->nic.pcie_min_width, 16);
+        ASSERT_INT_EQ(p->nic.speed_min_mbit, 400000);
         ASSERT_TRUE(!p->rdma.required);
         ASSERT_INT_EQ(p->rdma.gid, RDMA_GID_IB);
         ASSERT_INT_EQ(p->rdma.min_active_mtu, 256);
@@ -189,6 +190,134 @@ static void test_full_profile(void) {
         ASSERT_STR_EQ(n->links[1].match.mac, "00:11:22:33:44:55");
         ASSERT_STR_EQ(profile_node_link_match(p, &n->links[1])->mac, "00:11:22:33:44:55");
         ASSERT_TRUE(profile_node_link_match(p, &n->links[0]) == &profile_find_link(p, "rdma0")->match);
+        ASSERT_TRUE(!n->nic.present);
+        ASSERT_TRUE(profile_node_nic(p, n) == &p->nic);
+
+        n = profile_find_node(p, "c3");
+        ASSERT_TRUE(n && n->nic.present);
+        ASSERT_TRUE(profile_node_nic(p, n) == &n->nic);
+        ASSERT_INT_EQ(n->nic.n_pci_ids, 1);
+        ASSERT_INT_EQ(n->nic.pci_ids[0].device, 0x159b);
+        ASSERT_STR_EQ(n->nic.driver, "ice");
+        ASSERT_INT_EQ(n->nic.speed_min_mbit, 25000);
+        /* Replaced, not merged: the profile's firmware-min and width are not c3's. */
+        ASSERT_TRUE(!n->nic.firmware_min);
+        ASSERT_INT_EQ(n->nic.pcie_min_width, 0);
+}
+
+static Profile *load_text(const char *text) {
+        _cleanup_(strv_freep) char **errors = NULL;
+        Profile *p = NULL;
+        int r;
+
+        r = profile_load_string("node-nic.yaml", text, strlen(text), &p, &errors);
+        STRV_FOREACH(e, errors)
+                fprintf(stderr, "%s\n", *e);
+        ASSERT_OK(r);
+        return p;
+}
+
+/* nodes.NAME.nic: replaces the top-level nic: for that node, whole, and only for that node. */
+static void test_node_nic(void) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        const ProfileNode *head, *worker, *third;
+        const ProfileNic *nic;
+
+        p = load_text(
+                "cluster: c\n"
+                "links: { rdma0: { match: { name: fab0 } } }\n"
+                "nic: { pci-ids: [\"8086:1592\"], driver: ice, firmware-min: \"4.91\", pcie-min-width: 4, speed-min: 100 }\n"
+                "nodes:\n"
+                "  head: { links: { rdma0: 10.0.0.1/24 } }\n"
+                "  worker:\n"
+                "    links: { rdma0: 10.0.0.2/24 }\n"
+                "    nic: { pci-ids: [\"15b3:1017\"], driver: mlx5_core, firmware-min: \"16.35.2000\" }\n"
+                "  third:\n"
+                "    links: { rdma0: 10.0.0.3/24 }\n"
+                "    nic:\n");
+        head = profile_find_node(p, "head");
+        worker = profile_find_node(p, "worker");
+        third = profile_find_node(p, "third");
+        ASSERT_TRUE(head && worker && third);
+
+        ASSERT_TRUE(profile_node_nic(p, head) == &p->nic);
+        ASSERT_TRUE(profile_node_nic(p, NULL) == &p->nic);
+        /* "nic:" with no value is left out: the node takes the profile's. */
+        ASSERT_TRUE(!third->nic.present);
+        ASSERT_TRUE(profile_node_nic(p, third) == &p->nic);
+
+        nic = profile_node_nic(p, worker);
+        ASSERT_TRUE(nic == &worker->nic);
+        ASSERT_TRUE(nic->present);
+        ASSERT_INT_EQ(nic->n_pci_ids, 1);
+        ASSERT_INT_EQ(nic->pci_ids[0].vendor, 0x15b3);
+        ASSERT_INT_EQ(nic->pci_ids[0].device, 0x1017);
+        ASSERT_STR_EQ(nic->driver, "mlx5_core");
+        ASSERT_STR_EQ(nic->firmware_min, "16.35.2000");
+        /* What worker leaves out is not checked there, not taken from the E810's nic:. */
+        ASSERT_INT_EQ(nic->pcie_min_width, 0);
+        ASSERT_INT_EQ(nic->speed_min_mbit, 0);
+        /* The profile's own stays as written. */
+        ASSERT_STR_EQ(p->nic.driver, "ice");
+        ASSERT_INT_EQ(p->nic.pcie_min_width, 4);
+        ASSERT_INT_EQ(p->nic.speed_min_mbit, 100000);
+        p = profile_free(p);
+
+        /* Only a node's own: the others check no NIC; "nic: {}" is a NIC with nothing to check. */
+        p = load_text(
+                "cluster: c\n"
+                "links: { rdma0: { match: { name: fab0 } } }\n"
+                "nodes:\n"
+                "  head: { links: { rdma0: 10.0.0.1/24 } }\n"
+                "  worker: { links: { rdma0: 10.0.0.2/24 }, nic: { speed-min: 50G } }\n"
+                "  third: { links: { rdma0: 10.0.0.3/24 }, nic: {} }\n");
+        ASSERT_TRUE(!p->nic.present);
+        ASSERT_TRUE(!profile_node_nic(p, profile_find_node(p, "head"))->present);
+        nic = profile_node_nic(p, profile_find_node(p, "worker"));
+        ASSERT_TRUE(nic->present);
+        ASSERT_INT_EQ(nic->speed_min_mbit, 50000);
+        ASSERT_INT_EQ(nic->n_pci_ids, 0);
+        ASSERT_TRUE(!nic->driver);
+        nic = profile_node_nic(p, profile_find_node(p, "third"));
+        ASSERT_TRUE(nic->present && nic->n_pci_ids == 0 && !nic->driver && !nic->firmware_min);
+}
+
+/* A node's nic: is read by the same code as the top-level one: the same errors, under its own path. */
+static void test_node_nic_errors(void) {
+        static const char text[] =
+                "cluster: c\n"
+                "links: { rdma0: { match: { name: fab0 } } }\n"
+                "nic: { speed-min: 25000 }\n"
+                "nodes:\n"
+                "  head: { links: { rdma0: 10.0.0.1/24 } }\n"
+                "  worker:\n"
+                "    links: { rdma0: 10.0.0.2/24 }\n"
+                "    nic:\n"
+                "      pci-ids: [\"15b3-1017\"]\n"
+                "      drivr: mlx5_core\n"
+                "      speed-min: 100Gb\n"
+                "      pcie-min-width: 3\n";
+        _cleanup_(strv_freep) char **errors = NULL;
+        Profile *p = NULL;
+
+        ASSERT_INT_EQ(profile_load_string("n.yaml", text, strlen(text), &p, &errors), -EINVAL);
+        ASSERT_TRUE(!p);
+        ASSERT_INT_EQ(strv_length(errors), 5);
+        ASSERT_STR_EQ(
+                errors[0],
+                "n.yaml:3:19: nic.speed-min: 25000 is out of range, did you mean '25G'? speed-min is in Gbit/s, not Mbit/s as ethtool shows it (expected a whole number of Gbit/s from 1 to 1600 with an optional G, like 100 or 100G)");
+        ASSERT_STR_EQ(
+                errors[1],
+                "n.yaml:9:17: nodes.worker.nic.pci-ids[0]: '15b3-1017' is not a PCI id (expected \"vendor:device\" as two 4-digit hex numbers, like \"8086:1592\")");
+        ASSERT_STR_EQ(
+                errors[2],
+                "n.yaml:10:7: nodes.worker.nic.drivr: unknown key 'drivr', did you mean 'driver'? (expected one of: pci-ids, driver, firmware-min, pcie-min-width, speed-min)");
+        ASSERT_STR_EQ(
+                errors[3],
+                "n.yaml:11:18: nodes.worker.nic.speed-min: '100Gb' is not a speed, did you mean '100G'? (expected a whole number of Gbit/s from 1 to 1600 with an optional G, like 100 or 100G)");
+        ASSERT_STR_EQ(
+                errors[4],
+                "n.yaml:12:23: nodes.worker.nic.pcie-min-width: x3 is not a PCIe link width (expected 1, 2, 4, 8 or 16)");
 }
 
 static void test_defaults(void) {
@@ -469,6 +598,8 @@ int main(void) {
         test_reference_profile();
         test_daisy_chain();
         test_full_profile();
+        test_node_nic();
+        test_node_nic_errors();
         test_defaults();
         test_bad_corpus();
         test_bad_corpus_complete();

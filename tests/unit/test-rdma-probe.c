@@ -161,6 +161,8 @@ static void test_probe(void) {
         ASSERT_INT_EQ(res.gid_index, FAKE_PAIR_GID_INDEX);
         ASSERT_INT_EQ(res.peer_gid_index, FAKE_PAIR_GID_INDEX);
         ASSERT_INT_EQ(res.path_mtu, 1024);
+        ASSERT_INT_EQ(res.active_mtu, 4096);
+        ASSERT_INT_EQ(res.peer_active_mtu, 1024);
         ASSERT_INT_EQ(res.pings, 100);
         ASSERT_TRUE(res.rtt_min_nsec > 0);
         ASSERT_TRUE(res.rtt_min_nsec <= res.rtt_median_nsec && res.rtt_median_nsec <= res.rtt_p99_nsec);
@@ -186,6 +188,41 @@ static void test_probe(void) {
 
         responder_stop(&r);
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 1); /* the prober's device: the responder's went with it */
+}
+
+/* A cluster that mixes NICs: an E810 probes a ConnectX. Each end sends from its own RoCE v2 GID index
+ * (3 here, 5 there: the double refuses a source GID index its device does not have), and both queue
+ * pairs run the smaller active MTU (the double refuses a path MTU above its port's, and a sender's
+ * above its receiver's). */
+static void test_probe_mixed_nics(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaResponder *rr;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup_mixed();
+        rr = rdma_responder(RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT);
+        responder_start(&r, rr);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.gid_index, FAKE_PAIR_GID_INDEX);
+        ASSERT_INT_EQ(res.peer_gid_index, FAKE_PAIR_MIXED_GID_INDEX);
+        ASSERT_INT_EQ(res.active_mtu, 4096);
+        ASSERT_INT_EQ(res.peer_active_mtu, 2048);
+        ASSERT_INT_EQ(res.path_mtu, 2048);
+        ASSERT_INT_EQ(res.pings, 100);
+        ASSERT_INT_EQ(fake_verbs_bytes_written(), 4U << 20);
+        assert_every_qp_connected(2);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 1);
+
+        responder_stop(&r);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1);
 }
 
 /* One session at a time: another hello meanwhile is told "busy", the same hello again gets the same
@@ -323,6 +360,7 @@ static void test_no_local_gid(void) {
 
 int main(void) {
         test_probe();
+        test_probe_mixed_nics();
         test_busy_and_timeout();
         test_peer_without_rdma();
         test_hello_no_answer();
