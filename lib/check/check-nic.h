@@ -4,6 +4,7 @@
 
 #include "check/check-ports.h"
 #include "check/checks.h"
+#include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
 #include "nic/pci.h"
 
@@ -19,6 +20,18 @@ int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigne
 /* nic.firmware from what ETHTOOL_GDRVINFO said (driver, fw_version) and the profile's minimum. */
 int check_nic_firmware_evaluate(
         const char *ifname, const char *driver, const char *fw_version, const char *firmware_min, PortCheck *ret);
+
+/* nic.speed of the profile's link link_name from what ETHTOOL_GLINKSETTINGS said of ifname (link, or
+ * link_error: -ENOMEDIUM when not asked, as below --root) against speed_min_mbit (0: none; then against
+ * nic_gbit, the NIC's line rate, 0 when unknown). */
+int check_nic_speed_evaluate(
+        const char *link_name,
+        const char *ifname,
+        const EthtoolLinkSettings *link,
+        int link_error,
+        unsigned speed_min_mbit,
+        unsigned nic_gbit,
+        PortCheck *ret);
 
 /* The line rate in Gbit/s of the E810 family members halod knows, from their PCI device id, for
  * when the netdev does not say (no link); 0 when unknown. */

@@ -13,6 +13,11 @@ int check_rdma(const NodeContext *c, CheckList *out);
  * bytes), because drivers differ (mlx5 subtracts them, irdma does not). 0 when none fits. */
 unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) _pure_;
 
+/* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
+ * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading
+ * at boot (boot/modprobe-conf.h). */
+int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret);
+
 /* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. */
 int check_rdma_mtu_evaluate(
         const char *device,

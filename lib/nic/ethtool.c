@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* ETHTOOL_GDRVINFO through the SIOCETHTOOL ioctl. */
+/* ETHTOOL_GDRVINFO and ETHTOOL_GLINKSETTINGS through the SIOCETHTOOL ioctl. */
+#include <limits.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -16,11 +18,10 @@ static void copy_field(char *dst, const char *src, size_t size) {
         dst[n] = '\0';
 }
 
-int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret) {
-        struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-        struct ifreq ifr = {};
-        _cleanup_(closep) int fd = -EBADF;
+/* A datagram socket to ask through, once the name is one the kernel could know. */
+static int ethtool_socket(const char *ifname, struct ifreq *ifr) {
         size_t n;
+        int fd;
 
         if (!ifname)
                 return -EINVAL;
@@ -31,8 +32,18 @@ int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret) {
         fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return negative_errno();
+        memcpy(ifr->ifr_name, ifname, n + 1);
+        return fd;
+}
 
-        memcpy(ifr.ifr_name, ifname, n + 1);
+int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret) {
+        struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+        struct ifreq ifr = {};
+        _cleanup_(closep) int fd = -EBADF;
+
+        fd = ethtool_socket(ifname, &ifr);
+        if (fd < 0)
+                return fd;
         ifr.ifr_data = (void *) &info;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return negative_errno();
@@ -42,4 +53,58 @@ int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret) {
         copy_field(ret->fw_version, info.fw_version, sizeof(ret->fw_version));
         copy_field(ret->bus_info, info.bus_info, sizeof(ret->bus_info));
         return 0;
+}
+
+int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret) {
+        /* The settings are followed by three link mode bitmaps (supported, advertising, lp_advertising)
+         * of link_mode_masks_nwords words each; their size is the kernel's, so it is asked first: a
+         * request with 0 words is answered with -nwords (linux/ethtool.h, "handshake"). The buffer is
+         * large enough for any kernel's masks (SCHAR_MAX words, the field being s8). */
+        typedef struct LinkSettingsRequest {
+                struct ethtool_link_settings s;
+                uint32_t masks[3 * SCHAR_MAX];
+        } LinkSettingsRequest;
+        LinkSettingsRequest req = {};
+        struct ifreq ifr = {};
+        _cleanup_(closep) int fd = -EBADF;
+        int nwords;
+
+        fd = ethtool_socket(ifname, &ifr);
+        if (fd < 0)
+                return fd;
+        ifr.ifr_data = (void *) &req;
+
+        req.s.cmd = ETHTOOL_GLINKSETTINGS;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        nwords = -req.s.link_mode_masks_nwords;
+        if (req.s.cmd != ETHTOOL_GLINKSETTINGS || nwords <= 0 || nwords > SCHAR_MAX)
+                return -EPROTO;
+
+        req = (LinkSettingsRequest){};
+        req.s.cmd = ETHTOOL_GLINKSETTINGS;
+        req.s.link_mode_masks_nwords = (int8_t) nwords;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        if (req.s.cmd != ETHTOOL_GLINKSETTINGS || req.s.link_mode_masks_nwords != nwords)
+                return -EPROTO;
+
+        *ret = (EthtoolLinkSettings){
+                .speed_mbit = req.s.speed == (uint32_t) SPEED_UNKNOWN ? 0 : req.s.speed,
+                .duplex = req.s.duplex == DUPLEX_FULL || req.s.duplex == DUPLEX_HALF ? req.s.duplex
+                                                                                     : DUPLEX_UNKNOWN,
+                .autoneg = req.s.autoneg == AUTONEG_ENABLE,
+        };
+        return 0;
+}
+
+const char *ethtool_duplex_to_string(int duplex) {
+        switch (duplex) {
+        case DUPLEX_FULL:
+                return "full";
+        case DUPLEX_HALF:
+                return "half";
+        default:
+                return "unknown";
+        }
 }

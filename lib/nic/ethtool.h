@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The driver and firmware of a network interface, through the SIOCETHTOOL ioctl (ETHTOOL_GDRVINFO). */
+/* What the driver of a network interface says of itself through the SIOCETHTOOL ioctl: its name and
+ * firmware (ETHTOOL_GDRVINFO), and the link it negotiated (ETHTOOL_GLINKSETTINGS). */
 #pragma once
 
 #include <linux/ethtool.h>
+#include <stdbool.h>
+
+#include "basic/macro.h"
 
 typedef struct EthtoolDriverInfo {
         char driver[sizeof(((struct ethtool_drvinfo *) 0)->driver)];         /* "ice", "veth" */
@@ -15,3 +19,16 @@ typedef struct EthtoolDriverInfo {
  * interface name, -ENODEV when there is no such interface, -EOPNOTSUPP when its driver does not
  * answer (lo), or another negative errno from socket()/ioctl(). */
 int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret);
+
+typedef struct EthtoolLinkSettings {
+        unsigned speed_mbit; /* the negotiated speed in Mbit/s; 0 when the driver does not know (no link) */
+        int duplex;          /* DUPLEX_FULL, DUPLEX_HALF or DUPLEX_UNKNOWN */
+        bool autoneg;        /* AUTONEG_ENABLE */
+} EthtoolLinkSettings;
+
+/* ETHTOOL_GLINKSETTINGS, with the kernel's handshake for the size of the link mode masks. Returns the
+ * same errors as ethtool_get_driver_info(). */
+int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret);
+
+/* "full", "half", "unknown". */
+const char *ethtool_duplex_to_string(int duplex) _pure_;

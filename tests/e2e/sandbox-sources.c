@@ -15,6 +15,7 @@
 #include "basic/host.h"
 #include "basic/strv.h"
 #include "boot/bootcfg.h"
+#include "boot/modprobe-conf.h"
 #include "check/memlock-sources.h"
 #include "net/firewalld.h"
 #include "net/rtnl.h"
@@ -120,6 +121,25 @@ static void probe_ethtool(const char *ifname) {
                NULL);
 }
 
+static void probe_ethtool_link(const char *ifname) {
+        EthtoolLinkSettings link;
+
+        report("SIOCETHTOOL ETHTOOL_GLINKSETTINGS", "nic.speed", ethtool_get_link_settings(ifname, &link), NULL);
+}
+
+static void probe_modprobe_conf(void) {
+        _cleanup_(module_block_done) ModuleBlock block = {};
+        _cleanup_(strv_freep) char **unreadable = NULL;
+        _cleanup_(freep) char *joined = NULL;
+        int r = module_find_block(&host, "irdma", &block, &unreadable);
+
+        if (r >= 0 && unreadable) {
+                joined = strv_join(unreadable, ", ");
+                r = -EACCES;
+        }
+        report("modprobe.d (/etc, /run, /usr/local/lib, /usr/lib, /lib)", "rdma.driver", r < 0 ? r : 0, joined);
+}
+
 static void probe_limits(void) {
         _cleanup_(limits_conf_done) LimitsConf c = {};
         _cleanup_(freep) char *unreadable = NULL;
@@ -194,8 +214,11 @@ int main(int argc, char *argv[]) {
         probe_pci_config();
         probe_pci_link_attributes();
         probe_ethtool(argv[1]);
+        probe_ethtool_link(argv[1]);
         probe_kernel_log();
         probe_directory("/sys/class/infiniband", "rdma.*");
+        probe_directory("/sys/module", "rdma.driver");
+        probe_modprobe_conf();
         probe_directory("/dev/infiniband", "rdma.memlock");
         probe_file("/etc/group", "rdma.memlock");
         probe_limits();

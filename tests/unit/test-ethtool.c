@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests ETHTOOL_GDRVINFO for real: a veth pair in a network namespace of its own, and lo. Needs root
- * (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed when CI=true. */
+/* Tests ETHTOOL_GDRVINFO and ETHTOOL_GLINKSETTINGS for real: a veth pair in a network namespace of its own,
+ * and lo. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed when CI=true. */
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -24,6 +24,7 @@ static int skip_or_fail(const char *why) {
 
 int main(void) {
         EthtoolDriverInfo info;
+        EthtoolLinkSettings link;
         int r;
 
         /* A private, anonymous namespace: nothing to name, nothing to clean up, gone with us. */
@@ -39,6 +40,17 @@ int main(void) {
         ASSERT_STR_EQ(info.fw_version, ""); /* veth has no firmware: the empty string */
         ASSERT_STR_EQ(info.bus_info, "");
         ASSERT_TRUE(!isempty(info.version));
+
+        /* veth answers ETHTOOL_GLINKSETTINGS with a fixed 10 Gbit/s full duplex, link or not. */
+        ASSERT_OK(ethtool_get_link_settings("nicv0", &link));
+        ASSERT_INT_EQ(link.speed_mbit, 10000);
+        ASSERT_INT_EQ(link.duplex, DUPLEX_FULL);
+        ASSERT_STR_EQ(ethtool_duplex_to_string(link.duplex), "full");
+        ASSERT_INT_EQ(ethtool_get_link_settings("nicv9", &link), -ENODEV);
+        ASSERT_INT_EQ(ethtool_get_link_settings("", &link), -EINVAL);
+        ASSERT_INT_EQ(ethtool_get_link_settings("../lo", &link), -EINVAL);
+        /* lo's driver has no get_link_ksettings: the kernel says so, nothing is made up. */
+        ASSERT_INT_EQ(ethtool_get_link_settings("lo", &link), -EOPNOTSUPP);
 
         /* lo has no ethtool driver info at all. */
         ASSERT_INT_EQ(ethtool_get_driver_info("lo", &info), -EOPNOTSUPP);

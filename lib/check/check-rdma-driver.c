@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* rdma.driver: the RDMA module of the fabric NIC (irdma for the E810, mlx5_ib for ConnectX) is loaded
+ * now, and nothing (a modprobe.d blacklist or install line, the kernel command line) keeps it from
+ * loading at the next boot. */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "basic/strv.h"
+#include "boot/modprobe-conf.h"
+#include "check/check-rdma.h"
+
+/* Whether the module is in the running kernel: /sys/module/<name> (modules with '-' in their name
+ * appear there with '_', as the kernel names them). */
+static int module_is_loaded(const Host *h, const char *module) {
+        _cleanup_(freep) char *path = NULL, *full = NULL;
+        struct stat st;
+
+        if (asprintf(&path, "/sys/module/%s", module) < 0)
+                return -ENOMEM;
+        for (char *p = path + strlen("/sys/module/"); *p; p++)
+                if (*p == '-')
+                        *p = '_';
+        if (host_path(h, path, &full) < 0)
+                return -ENOMEM;
+        if (stat(full, &st) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return S_ISDIR(st.st_mode);
+}
+
+/* What to do about a block, by where it is. */
+static const char *block_fix(const ModuleBlock *b) {
+        if (b->line == 0)
+                return "remove it from the boot entry (grubby --remove-args, or /etc/default/grub and "
+                       "update-grub) and reboot";
+        return "remove that line, and rebuild the initramfs (`dracut -f` or `update-initramfs -u`), "
+               "which carries a copy of modprobe.d";
+}
+
+int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret) {
+        _cleanup_(module_block_done) ModuleBlock block = {};
+        _cleanup_(strv_freep) char **unreadable = NULL;
+        _cleanup_(freep) char *where = NULL, *blind = NULL;
+        int loaded, blocked;
+
+        if (!module)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "halod does not know the RDMA module of NIC driver %s",
+                        strna(nic_driver));
+
+        loaded = module_is_loaded(h, module);
+        if (loaded == -ENOMEM)
+                return loaded;
+        blocked = module_find_block(h, module, &block, &unreadable);
+        if (blocked < 0)
+                return blocked;
+
+        if (blocked > 0) {
+                if (block.line > 0 &&
+                    asprintf(&where, "%s:%u (\"%s\")", block.source, block.line, block.text) < 0)
+                        return -ENOMEM;
+                if (block.line == 0 && asprintf(&where, "the kernel command line's %s", block.text) < 0)
+                        return -ENOMEM;
+                if (loaded > 0)
+                        return port_check_set(
+                                ret,
+                                CHECK_FAIL,
+                                "loaded, and loads at boot",
+                                "blocked at boot",
+                                "%s is loaded now, but %s keeps it from loading at the next boot: %s",
+                                module,
+                                where,
+                                block_fix(&block));
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "loaded, and loads at boot",
+                        "blocked",
+                        "%s is not loaded: %s keeps it from loading; %s, then `modprobe %s`",
+                        module,
+                        where,
+                        block_fix(&block),
+                        module);
+        }
+        if (unreadable) {
+                _cleanup_(freep) char *joined = strv_join(unreadable, ", ");
+
+                if (!joined ||
+                    asprintf(&blind, "; could not read %s, which may keep it from loading", joined) < 0)
+                        return -ENOMEM;
+        }
+        if (loaded < 0)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        "loaded, and loads at boot",
+                        NULL,
+                        "could not look at /sys/module/%s: %s%s",
+                        module,
+                        strerror(-loaded),
+                        strempty(blind));
+        if (loaded == 0)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "loaded, and loads at boot",
+                        "not loaded",
+                        "%s is not loaded, and nothing in modprobe.d or on the kernel command line blacklists "
+                        "it%s: `modprobe %s`, then `journalctl -k` says why it did not load with %s",
+                        module,
+                        strempty(blind),
+                        module,
+                        strna(nic_driver));
+        if (blind)
+                return port_check_set(
+                        ret, CHECK_WARN, "loaded, and loads at boot", "loaded", "%s is loaded%s", module, blind);
+        return port_check_set(
+                ret,
+                CHECK_PASS,
+                "loaded, and loads at boot",
+                "loaded",
+                "%s is loaded, and nothing in modprobe.d or on the kernel command line keeps it from "
+                "loading with %s at boot",
+                module,
+                strna(nic_driver));
+}
