@@ -259,13 +259,28 @@ static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck
                         "could not look at the PCIe link of %s: config space past byte 64 is root's, and sysfs "
                         "has no current_link_speed: `sudo haloctl check --only nic.pcie` reads it",
                         p->facts->device->address);
-        /* The netdev's speed is the line rate while the link is up; the device id says it otherwise. */
-        if (p->port->ifname && netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 &&
-            mbit < 10000000)
+        /* The card's line rate comes from its PCI id: the negotiated speed may be lower (a cable that
+         * trained down, which nic.speed reports), and would make a narrow PCIe link look enough. Only a
+         * card halod does not know is taken at the speed its link runs. */
+        nic_gbit = nic_line_rate_from_id(p->facts->device->id);
+        if (nic_gbit == 0 && p->port->ifname &&
+            netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 && mbit < 10000000)
                 nic_gbit = mbit / 1000;
-        if (nic_gbit == 0)
-                nic_gbit = nic_line_rate_from_id(p->facts->device->id);
         return check_nic_pcie_evaluate(p->facts->device, node_context_nic(c)->pcie_min_width, nic_gbit, ret);
+}
+
+static int check_nic_speed_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        if (!p->port->ifname)
+                return port_check_set(
+                        ret, CHECK_SKIP, NULL, NULL, "no interface for link %s (see nic.pci)", p->port->link);
+        return check_nic_speed_evaluate(
+                p->port->link,
+                p->port->ifname,
+                &p->facts->link,
+                p->facts->link_error,
+                node_context_nic(c)->speed_min_mbit,
+                p->facts->device ? nic_line_rate_from_id(p->facts->device->id) : 0,
+                ret);
 }
 
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
@@ -395,9 +410,8 @@ static const struct {
         const char *id;
         int (*check_port)(const NodeContext *c, const NicPort *p, PortCheck *ret);
 } nic_checks[] = {
-        { "nic.pci", check_nic_pci_port },
-        { "nic.pcie", check_nic_pcie_port },
-        { "nic.driver", check_nic_driver_port },
+        { "nic.pci", check_nic_pci_port },           { "nic.pcie", check_nic_pcie_port },
+        { "nic.speed", check_nic_speed_port },       { "nic.driver", check_nic_driver_port },
         { "nic.firmware", check_nic_firmware_port },
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "nic." checks: nic.pci, nic.pcie, nic.driver, nic.firmware. */
+/* The "nic." checks: nic.pci, nic.pcie, nic.speed, nic.driver, nic.firmware. */
 #pragma once
 
 #include "check/check-ports.h"

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Gathering one fabric port's NIC facts: libpci, ETHTOOL_GDRVINFO, the kernel log for ice's DDP. */
+/* Gathering one fabric port's NIC facts: libpci, ETHTOOL_GDRVINFO and GLINKSETTINGS, the kernel log for
+ * ice's DDP. */
 #include <stdio.h>
 
 #include "nic/nic-facts.h"
 
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
-        NicFacts f = { .device_error = -ENODEV, .info_error = -ENOMEDIUM };
+        NicFacts f = { .device_error = -ENODEV, .info_error = -ENOMEDIUM, .link_error = -ENOMEDIUM };
         int r;
 
         if (port->pci) {
@@ -26,7 +27,8 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
         /* The ioctl asks the running kernel, which does not describe a tree below --root. */
         if (port->ifname && host_is_running_system(h)) {
                 f.info_error = ethtool_get_driver_info(port->ifname, &f.info);
-                if (f.info_error == -ENOMEM) {
+                f.link_error = ethtool_get_link_settings(port->ifname, &f.link);
+                if (f.info_error == -ENOMEM || f.link_error == -ENOMEM) {
                         r = -ENOMEM;
                         goto fail;
                 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the NIC checks and the metrics know about one fabric port, gathered once: its PCI device
- * (libpci), the driver's own report (ETHTOOL_GDRVINFO) and, for ice, whether its DDP package loaded. */
+ * (libpci), the driver's own report (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS) and,
+ * for ice, whether its DDP package loaded. */
 #pragma once
 
 #include "nic/ethtool.h"
@@ -14,9 +15,11 @@ typedef struct NicFacts {
         char *sysfs_driver; /* the driver sysfs names for the port's PCI device when libpci could not
                              * describe it; NULL otherwise */
         EthtoolDriverInfo info;
-        int info_error;  /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
-        IceDdpState ddp; /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
-        int ddp_error;   /* <0: the kernel log could not be read (not root, or halod's sandbox) */
+        int info_error; /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
+        EthtoolLinkSettings link; /* ETHTOOL_GLINKSETTINGS */
+        int link_error;           /* -ENOMEDIUM: not asked, as info_error */
+        IceDdpState ddp;          /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
+        int ddp_error;            /* <0: the kernel log could not be read (not root, or halod's sandbox) */
         char *ddp_detail;
 } NicFacts;
 
