@@ -5,6 +5,7 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-family.h"
 #include "nic/pci.h"
 
 /* The NIC checks from the snapshot's NIC facts (read into s unless it has them; NULL: a snapshot of
@@ -19,7 +20,3 @@ int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigne
 /* nic.firmware from what ETHTOOL_GDRVINFO said (driver, fw_version) and the profile's minimum. */
 int check_nic_firmware_evaluate(
         const char *ifname, const char *driver, const char *fw_version, const char *firmware_min, PortCheck *ret);
-
-/* The line rate in Gbit/s of the E810 family members halod knows, from their PCI device id, for
- * when the netdev does not say (no link); 0 when unknown. */
-unsigned nic_line_rate_from_id(PciId id) _pure_;
