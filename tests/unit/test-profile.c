@@ -69,8 +69,8 @@ static void test_good_profiles(void) {
                         count++;
                 }
         }
-        /* halod.yaml, two examples, five good fixtures. */
-        ASSERT_TRUE(count >= 8);
+        /* halod.yaml, four examples, five good fixtures. */
+        ASSERT_TRUE(count >= 10);
 }
 
 static void test_reference_profile(void) {
