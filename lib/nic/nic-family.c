@@ -38,7 +38,7 @@ static const NicFamilyInfo nic_family_infos[_NIC_FAMILY_MAX] = {
                 .rdma_module = "mlx5_ib",
                 .rdma_prefix = "mlx5_",
                 .firmware_name = "ConnectX firmware",
-                /* NVIDIA's MFT tool, or the LVFS, which carries ConnectX firmware for fwupd. */
+                /* mlxfwmanager comes with NVIDIA's MFT (and MLNX_OFED). */
                 .firmware_tool = "mlxfwmanager, or fwupd",
         },
 };
