@@ -14,6 +14,10 @@
 
 /* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as the kernel's iboe_get_mtu(). */
 #define ROCE_HEADERS_MAX 96
+/* What rdma.mtu says of mlx5, which takes them off the netdev MTU before it picks the IB MTU. */
+#define MLX5_MTU_EXPECTED \
+        ", as mlx5 takes " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
+#define MLX5_MTU_FOLLOWED ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers"
 
 unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
         unsigned room = netdev_mtu;
@@ -112,9 +116,7 @@ int check_rdma_mtu_evaluate(
                         ifname,
                         netdev_mtu,
                         high,
-                        strict ? ", as mlx5 takes " STRINGIFY(
-                                         ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
-                               : "");
+                        strict ? MLX5_MTU_EXPECTED : "");
         return port_check_set(
                 ret,
                 CHECK_PASS,
@@ -126,7 +128,7 @@ int check_rdma_mtu_evaluate(
                 port,
                 ifname,
                 netdev_mtu,
-                strict ? ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers" : "");
+                strict ? MLX5_MTU_FOLLOWED : "");
 }
 
 typedef struct RdmaPort {

@@ -13,7 +13,8 @@ int check_rdma(const NodeContext *c, CheckList *out);
  * bytes), because drivers differ (mlx5 subtracts them, irdma does not). 0 when none fits. */
 unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) _pure_;
 
-/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. */
+/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. A ConnectX's device
+ * (mlx5_N) must show the strict MTU; another driver's either. */
 int check_rdma_mtu_evaluate(
         const char *device,
         uint32_t port,
