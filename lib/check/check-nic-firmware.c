@@ -4,18 +4,35 @@
 #include "basic/version.h"
 #include "check/check-nic.h"
 
-static const char *firmware_update_hint(const char *driver) {
-        if (streq_ptr(driver, "ice"))
-                return "update the E810 NVM (Intel's nvmupdate64e)";
-        if (streq_ptr(driver, "mlx5_core"))
-                return "update the ConnectX firmware (mlxfwmanager, or fwupd)";
-        return "update the NIC firmware with the vendor's tool";
+/* What updates the firmware of the driver's family; every family's tool when it is none of them. */
+static char *firmware_update_hint(const char *driver) {
+        NicFamily f = nic_family_from_driver(driver);
+        _cleanup_(strv_freep) char **tools = NULL;
+        _cleanup_(freep) char *joined = NULL;
+        char *s;
+
+        if (f != NIC_FAMILY_UNKNOWN)
+                return asprintf(
+                               &s,
+                               "update the %s (%s)",
+                               nic_family_firmware_name(f),
+                               nic_family_firmware_tool(f)) < 0
+                        ? NULL
+                        : s;
+        for (NicFamily k = NIC_FAMILY_UNKNOWN + 1; k < _NIC_FAMILY_MAX; k++)
+                if (strv_extendf(
+                            &tools, "%s for %s", nic_family_firmware_tool(k), nic_family_display_name(k)) < 0)
+                        return NULL;
+        joined = strv_join(tools, "; ");
+        if (!joined)
+                return NULL;
+        return asprintf(&s, "update the NIC firmware with the vendor's tool (%s)", joined) < 0 ? NULL : s;
 }
 
 int check_nic_firmware_evaluate(
         const char *ifname, const char *driver, const char *fw_version, const char *firmware_min, PortCheck *ret) {
         _cleanup_(firmware_version_done) FirmwareVersion v = {};
-        _cleanup_(freep) char *expected = NULL, *extra = NULL;
+        _cleanup_(freep) char *expected = NULL, *extra = NULL, *hint = NULL;
         int r;
 
         if (firmware_min && asprintf(&expected, "≥ %s", firmware_min) < 0)
@@ -70,7 +87,7 @@ int check_nic_firmware_evaluate(
 
         /* E810 minors always have two digits ("%x.%02x"): "4.9" could mean 4.09 or 4.90 ("4.0" cannot
          * be wrong either way). */
-        if (streq_ptr(driver, "ice") && version_minor_digits(firmware_min) == 1 &&
+        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && version_minor_digits(firmware_min) == 1 &&
             version_minor_digits(v.version) == 2 && !strstr(firmware_min, ".0"))
                 return port_check_set(
                         ret,
@@ -83,16 +100,13 @@ int check_nic_firmware_evaluate(
                         firmware_min,
                         ifname);
 
-        if (version_compare(v.version, firmware_min) < 0)
+        if (version_compare(v.version, firmware_min) < 0) {
+                hint = firmware_update_hint(driver);
+                if (!hint)
+                        return -ENOMEM;
                 return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        fw_version,
-                        "firmware %s < %s: %s",
-                        v.version,
-                        firmware_min,
-                        firmware_update_hint(driver));
+                        ret, CHECK_FAIL, expected, fw_version, "firmware %s < %s: %s", v.version, firmware_min, hint);
+        }
         return port_check_set(
                 ret,
                 CHECK_PASS,

@@ -10,27 +10,6 @@
 
 #define PCI_ID_FORMAT "%04x:%04x"
 
-unsigned nic_line_rate_from_id(PciId id) {
-        static const struct {
-                uint16_t device;
-                unsigned gbit;
-        } e810[] = {
-                { 0x1591, 100 }, /* E810-C for backplane */
-                { 0x1592, 100 }, /* E810-C for QSFP (E810-CQDA1/CQDA2) */
-                { 0x1593, 25 },  /* E810-C for SFP */
-                { 0x1599, 25 },  /* E810-XXV for backplane */
-                { 0x159a, 25 },  /* E810-XXV for QSFP */
-                { 0x159b, 25 },  /* E810-XXV for SFP */
-        };
-
-        if (id.vendor != PCI_VENDOR_ID_INTEL)
-                return 0;
-        for (size_t i = 0; i < ELEMENTSOF(e810); i++)
-                if (e810[i].device == id.device)
-                        return e810[i].gbit;
-        return 0;
-}
-
 static char *pci_ids_describe(const ProfileNic *nic) {
         _cleanup_(strv_freep) char **l = NULL;
 
@@ -283,6 +262,35 @@ static int check_nic_speed_port(const NodeContext *c, const NicPort *p, PortChec
                 ret);
 }
 
+/* No driver is bound: name the driver of the family the device is (by its PCI id), else of the
+ * family nic.driver names, else nic.driver itself, else every family's. */
+static int check_nic_driver_unbound(const NodeContext *c, const NicPort *p, const char *where, PortCheck *ret) {
+        const char *want = c->profile->nic.driver;
+        _cleanup_(freep) char *load = NULL;
+        NicFamily f = NIC_FAMILY_UNKNOWN;
+
+        if (p->facts->device)
+                f = nic_family_from_pci_id(p->facts->device->id);
+        if (f == NIC_FAMILY_UNKNOWN)
+                f = nic_family_from_driver(want);
+        if (f == NIC_FAMILY_UNKNOWN && want) {
+                if (asprintf(&load, "`modprobe %s`", want) < 0)
+                        return -ENOMEM;
+        } else {
+                load = nic_family_modprobe(f, NIC_MODULE_DRIVER);
+                if (!load)
+                        return -ENOMEM;
+        }
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                want,
+                NULL,
+                "no driver is bound to %s: load it (%s), then `journalctl -k` says whether it probed",
+                where,
+                load);
+}
+
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
         const char *want = node_context_nic(c)->driver;
         const char *where = p->port->ifname ?: p->port->pci;
@@ -321,14 +329,7 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                                 NULL,
                                 "cannot tell the driver of %s without libpci (see nic.pci)",
                                 where);
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        want,
-                        NULL,
-                        "no driver is bound to %s: load it (`modprobe %s`), then `journalctl -k` says whether it probed",
-                        where,
-                        want ?: "the NIC's driver");
+                return check_nic_driver_unbound(c, p, where, ret);
         }
         if (want && !streq(want, driver))
                 return port_check_set(
@@ -353,7 +354,7 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
                         where,
                         strna(p->facts->ddp_detail));
-        if (streq(driver, "ice") && p->facts->ddp_error < 0)
+        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0)
                 return port_check_set(
                         ret,
                         CHECK_SKIP,

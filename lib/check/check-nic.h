@@ -6,6 +6,7 @@
 #include "check/checks.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-family.h"
 #include "nic/pci.h"
 
 /* The NIC checks from the snapshot's NIC facts (read into s unless it has them; NULL: a snapshot of
@@ -32,7 +33,3 @@ int check_nic_speed_evaluate(
         unsigned speed_min_mbit,
         unsigned nic_gbit,
         PortCheck *ret);
-
-/* The line rate in Gbit/s of the E810 family members halod knows, from their PCI device id, for
- * when the netdev does not say (no link); 0 when unknown. */
-unsigned nic_line_rate_from_id(PciId id) _pure_;

@@ -5,6 +5,7 @@
 
 #include "basic/strv.h"
 #include "check/check-rdma.h"
+#include "nic/nic-family.h"
 
 static int group_id(const Host *h, const char *name, gid_t *ret) {
         _cleanup_(freep) char *data = NULL;
@@ -78,11 +79,17 @@ int check_rdma_uverbs(const Host *h, char ***problems, char ***ok) {
                                 (unsigned) st.st_gid) < 0)
                         return -ENOMEM;
         }
-        if (count == 0 &&
-            strv_extend(
-                    problems,
-                    "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe irdma`), "
-                    "or rdma-core's udev rules are missing") < 0)
-                return -ENOMEM;
+        if (count == 0) {
+                /* The module of the fabric NIC the host has, or of every family when that is unclear. */
+                _cleanup_(freep) char *load = nic_family_modprobe(nic_family_on_host(h), NIC_MODULE_RDMA);
+
+                if (!load ||
+                    strv_extendf(
+                            problems,
+                            "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (%s), "
+                            "or rdma-core's udev rules are missing",
+                            load) < 0)
+                        return -ENOMEM;
+        }
         return 0;
 }

@@ -9,10 +9,15 @@
 #include "check/check-rdma.h"
 #include "config.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
 /* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as the kernel's iboe_get_mtu(). */
-#define ROCE_HEADERS_MAX 96U
+#define ROCE_HEADERS_MAX 96
+/* What rdma.mtu says of mlx5, which takes them off the netdev MTU before it picks the IB MTU. */
+#define MLX5_MTU_EXPECTED \
+        ", as mlx5 takes " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
+#define MLX5_MTU_FOLLOWED ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers"
 
 unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
         unsigned room = netdev_mtu;
@@ -46,6 +51,7 @@ int check_rdma_mtu_evaluate(
         PortCheck *ret) {
         _cleanup_(freep) char *expected = NULL, *actual = NULL;
         unsigned low, high;
+        bool strict;
 
         if (active_mtu == 0)
                 return port_check_set(
@@ -87,8 +93,11 @@ int check_rdma_mtu_evaluate(
                 return port_check_set(
                         ret, CHECK_PASS, expected, actual, "active MTU %u on %s port %u", active_mtu, device, port);
 
+        /* mlx5 takes the headers off the netdev MTU before it picks the IB MTU (so 4150 gives 2048);
+         * for another driver either way is right. */
+        strict = nic_family_from_rdma_device(device) == NIC_FAMILY_CONNECTX;
         low = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ true);
-        high = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ false);
+        high = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ strict);
         if (max_mtu > 0) {
                 low = low < max_mtu ? low : max_mtu;
                 high = high < max_mtu ? high : max_mtu;
@@ -99,25 +108,27 @@ int check_rdma_mtu_evaluate(
                         CHECK_WARN,
                         expected,
                         actual,
-                        "active MTU %u of %s port %u does not follow %s's MTU %u (expected %u): the RDMA "
+                        "active MTU %u of %s port %u does not follow %s's MTU %u (expected %u%s): the RDMA "
                         "port missed an MTU change; set the link down and up again",
                         active_mtu,
                         device,
                         port,
                         ifname,
                         netdev_mtu,
-                        high);
+                        high,
+                        strict ? MLX5_MTU_EXPECTED : "");
         return port_check_set(
                 ret,
                 CHECK_PASS,
                 expected,
                 actual,
-                "active MTU %u on %s port %u (%s MTU %u)",
+                "active MTU %u on %s port %u (%s MTU %u%s)",
                 active_mtu,
                 device,
                 port,
                 ifname,
-                netdev_mtu);
+                netdev_mtu,
+                strict ? MLX5_MTU_FOLLOWED : "");
 }
 
 typedef struct RdmaPort {
@@ -136,8 +147,9 @@ static bool nic_is_driven_by(const Host *h, const char *pci, const char *driver)
 
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         const char *where = p->port->ifname ?: p->port->pci;
-        _cleanup_(freep) char *detail = NULL, *blind = NULL;
+        _cleanup_(freep) char *detail = NULL, *blind = NULL, *load = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
+        NicFamily family;
         int r;
 
         if (!where)
@@ -159,7 +171,9 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         p->device->port,
                         where);
 
-        if (p->port->pci) {
+        family = nic_family_of_pci(c->host, p->port->pci);
+        /* Only ice has a DDP package to miss: the log is not read for another NIC. */
+        if (family == NIC_FAMILY_E810) {
                 r = ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail);
                 if (r == -ENOMEM)
                         return r;
@@ -183,17 +197,21 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         "RDMA off; see nic.driver",
                         where,
                         p->port->pci);
-        if (p->error == -ENODEV || p->error == -ENOSYS)
+        if (p->error == -ENODEV || p->error == -ENOSYS) {
+                load = nic_family_modprobe(family, NIC_MODULE_RDMA);
+                if (!load)
+                        return -ENOMEM;
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
                         NULL,
                         NULL,
-                        "no RDMA device on %s%s: load the RDMA driver (`modprobe irdma` for E810), "
-                        "then `rdma link` lists it%s",
+                        "no RDMA device on %s%s: load the RDMA driver (%s), then `rdma link` lists it%s",
                         where,
                         p->error == -ENOSYS ? " (the kernel offers no RDMA devices at all)" : "",
+                        load,
                         strempty(blind));
+        }
         if (p->error == -ELIBACC || p->error == -ELIBBAD) {
                 _cleanup_(freep) char *why = NULL;
 

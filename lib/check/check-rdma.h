@@ -18,7 +18,8 @@ unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) _pure_;
  * at boot (boot/modprobe-conf.h). */
 int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret);
 
-/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. */
+/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. A ConnectX's device
+ * (mlx5_N) must show the strict MTU; another driver's either. */
 int check_rdma_mtu_evaluate(
         const char *device,
         uint32_t port,

@@ -10,6 +10,7 @@
 #include "basic/strv.h"
 #include "export/fabric-env.h"
 #include "nic/fabric.h"
+#include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
 static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
@@ -54,16 +55,26 @@ static int set_reason(FabricEnv *e, FabricEnvVar v, const char *format, ...) {
         return 0;
 }
 
-static const char *rdma_error_reason(int r) {
+/* Why the port has no RDMA device, for the user; NULL when out of memory. */
+static char *rdma_error_reason(const NodeContext *c, const FabricPort *port, int r) {
+        _cleanup_(freep) char *load = NULL;
+        char *s;
+
         switch (r) {
         case -ENODEV:
-                return "no RDMA device on this interface: is the irdma (E810) or mlx5_ib module loaded?";
+                load = nic_family_modprobe(nic_family_of_pci(c->host, port->pci), NIC_MODULE_RDMA);
+                if (!load)
+                        return NULL;
+                return asprintf(&s, "no RDMA device on this interface: is the RDMA module loaded (%s)?", load) <
+                                0
+                        ? NULL
+                        : s;
         case -ENOSYS:
-                return "this kernel has no RDMA support (no /sys/class/infiniband)";
+                return strdup("this kernel has no RDMA support (no /sys/class/infiniband)");
         case -EOPNOTSUPP:
-                return "halod was built without libibverbs";
+                return strdup("halod was built without libibverbs");
         default:
-                return NULL;
+                return strdup(strerror(-r));
         }
 }
 
@@ -80,19 +91,15 @@ static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                const char *why = rdma_error_reason(r);
+                _cleanup_(freep) char *why = rdma_error_reason(c, port, r);
 
-                r = set_reason(
-                        e, FABRIC_ENV_NCCL_IB_HCA, "%s (%s): %s", port->ifname, port->link, why ?: strerror(-r));
+                if (!why)
+                        return -ENOMEM;
+                r = set_reason(e, FABRIC_ENV_NCCL_IB_HCA, "%s (%s): %s", port->ifname, port->link, why);
                 if (r < 0)
                         return r;
                 return set_reason(
-                        e,
-                        FABRIC_ENV_NCCL_IB_GID_INDEX,
-                        "%s (%s): %s",
-                        port->ifname,
-                        port->link,
-                        why ?: strerror(-r));
+                        e, FABRIC_ENV_NCCL_IB_GID_INDEX, "%s (%s): %s", port->ifname, port->link, why);
         }
         r = strv_extend(hcas, dev->name);
         if (r < 0)

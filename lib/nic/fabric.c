@@ -78,6 +78,23 @@ static int read_hex_attribute(const Host *h, const char *dir, const char *name, 
         return 0;
 }
 
+int pci_sysfs_id(const Host *h, const char *pci, PciId *ret) {
+        _cleanup_(freep) char *dir = NULL;
+        unsigned vendor, device;
+        int r;
+
+        if (asprintf(&dir, "/sys/bus/pci/devices/%s", pci) < 0)
+                return -ENOMEM;
+        r = read_hex_attribute(h, dir, "vendor", &vendor);
+        if (r < 0)
+                return r;
+        r = read_hex_attribute(h, dir, "device", &device);
+        if (r < 0)
+                return r;
+        *ret = (PciId){ .vendor = vendor, .device = device };
+        return 0;
+}
+
 /* Reads the facts of a device directory ("/sys/class/net/X/device" or "/sys/bus/pci/devices/A"). */
 static int read_device_facts(const Host *h, const char *dir, Facts *f) {
         _cleanup_(freep) char *driver_path = NULL;

@@ -37,5 +37,7 @@ void fabric_ports_free(FabricPort *ports, size_t n);
 /* Helpers shared by the NIC and RDMA checks. */
 /* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
 int pci_netdevs(const Host *h, const char *pci, char ***ret);
+/* The vendor and device id sysfs shows for the PCI device pci ("0000:c2:00.0"). */
+int pci_sysfs_id(const Host *h, const char *pci, PciId *ret);
 /* Reads a decimal sysfs attribute of a netdev ("mtu", "ifindex", "speed"). */
 int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret);

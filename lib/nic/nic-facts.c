@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "nic/nic-facts.h"
+#include "nic/nic-family.h"
 
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
         NicFacts f = { .device_error = -ENODEV, .info_error = -ENOMEDIUM, .link_error = -ENOMEDIUM };
@@ -33,7 +34,7 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
                         goto fail;
                 }
         }
-        if (port->pci && streq_ptr(nic_facts_driver(&f), "ice")) {
+        if (port->pci && nic_family_from_driver(nic_facts_driver(&f)) == NIC_FAMILY_E810) {
                 /* An unreadable log (not root, or halod's sandbox) leaves the state unknown: nic.driver
                  * says that it could not look. */
                 f.ddp_error = ice_ddp_state_from_kmsg(h, port->pci, &f.ddp, &f.ddp_detail);

@@ -9,9 +9,6 @@
 #include "basic/macro.h"
 #include "profile/profile.h"
 
-/* Intel's PCI vendor id (its E810 NICs are the ones halod knows by device id). */
-#define PCI_VENDOR_ID_INTEL 0x8086U
-
 typedef struct PcieLink {
         unsigned speed_mts; /* transfer rate per lane in MT/s: 2500 ... 64000; 0 when unknown */
         unsigned width;     /* lanes; 0 when unknown */

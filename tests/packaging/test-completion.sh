@@ -82,7 +82,7 @@ expect "haloctl check --only kernel.,r" "kernel.,rdma."
 expect "haloctl check --only kernel.,rdma.m" "kernel.,rdma.memlock kernel.,rdma.mtu"
 # PROFILE: files; the verb is found past options and their values
 expect "haloctl check conf/halod.y" "conf/halod.yaml"
-expect "haloctl --color never --node head validate conf/examples/d" "conf/examples/daisy-chain-4.yaml"
+expect "haloctl --color never --node head validate conf/examples/d" "conf/examples/daisy-chain-4.yaml conf/examples/daisy-chain-connectx.yaml"
 expect "haloctl status " ""
 expect "haloctl reload conf/" ""
 expect "haloctl --ad" "--adopt"

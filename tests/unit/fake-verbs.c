@@ -80,6 +80,44 @@ FakeVerbsDevice fake_device_active(const char *name, const struct ibv_gid_entry 
         };
 }
 
+size_t fake_gids_mlx5(
+        struct ibv_gid_entry *gids,
+        uint64_t interface_id,
+        const char *const *ipv4,
+        size_t n_ipv4,
+        uint32_t ifindex) {
+        size_t n = 0;
+
+        gids[n] = fake_gid_link_local(n, interface_id, IBV_GID_TYPE_ROCE_V1, ifindex);
+        n++;
+        gids[n] = fake_gid_link_local(n, interface_id, IBV_GID_TYPE_ROCE_V2, ifindex);
+        n++;
+        for (size_t i = 0; i < n_ipv4; i++) {
+                gids[n] = fake_gid_ipv4(n, ipv4[i], IBV_GID_TYPE_ROCE_V1, ifindex);
+                n++;
+                gids[n] = fake_gid_ipv4(n, ipv4[i], IBV_GID_TYPE_ROCE_V2, ifindex);
+                n++;
+        }
+        return n;
+}
+
+void fake_connectx5_dual(
+        FakeConnectX5 *x, const char *ipv4_0, uint32_t ifindex0, const char *ipv4_1, uint32_t ifindex1) {
+        static const char *const names[2] = { "mlx5_0", "mlx5_1" };
+        const char *ipv4[2] = { ipv4_0, ipv4_1 };
+        uint32_t ifindex[2] = { ifindex0, ifindex1 };
+
+        *x = (FakeConnectX5){};
+        for (size_t i = 0; i < 2; i++) {
+                /* The EUI-64 interface id of the port's MAC, b8:ce:f6:12:34:56 and :57. */
+                size_t n = ipv4[i]
+                        ? fake_gids_mlx5(x->gids[i], 0xbacef6fffe123456ULL + i, &ipv4[i], 1, ifindex[i])
+                        : 0;
+
+                x->devices[i] = fake_device_active(names[i], x->gids[i], n);
+        }
+}
+
 static size_t fake_index(const FakeVerbsDevice *f) {
         return (size_t) (f - fake_devices);
 }

@@ -44,6 +44,31 @@ void fake_gids_irdma(struct ibv_gid_entry gids[4], uint64_t interface_id, const 
 /* A device whose port 1 is ACTIVE and LINK_UP, active and maximum MTU 4096, with the GID table gids. */
 FakeVerbsDevice fake_device_active(const char *name, const struct ibv_gid_entry *gids, size_t n_gids);
 
+/* The table mlx5 shows on a configured ConnectX port: the link-local GID, then each IPv4 address of
+ * the netdev, each as a RoCE v1 and a RoCE v2 entry in that order (0 v1 fe80::, 1 v2 fe80::, 2 v1
+ * ::ffff:a.b.c.d, 3 v2 ::ffff:a.b.c.d, 4 v1 of the second address, ...). gids needs room for
+ * 2 + 2 * n_ipv4 entries; returns how many it wrote. */
+size_t fake_gids_mlx5(
+        struct ibv_gid_entry *gids,
+        uint64_t interface_id,
+        const char *const *ipv4,
+        size_t n_ipv4,
+        uint32_t ifindex);
+
+/* A dual-port ConnectX-5 as mlx5 presents it: one RDMA device per PCI function (mlx5_0 on function
+ * .0, mlx5_1 on .1; sysfs links each to its function), each with one port, ACTIVE and LINK_UP,
+ * active and maximum MTU 4096, and the GID table of its netdev with one IPv4 address. */
+#define FAKE_MLX5_GIDS_MAX 8U
+typedef struct FakeConnectX5 {
+        struct ibv_gid_entry gids[2][FAKE_MLX5_GIDS_MAX];
+        FakeVerbsDevice devices[2];
+} FakeConnectX5;
+
+/* Fills x for port 0 (netdev ifindex0, address ipv4_0) and port 1; a NULL address leaves that
+ * port's table empty (no address yet). The devices point into x: do not copy it. */
+void fake_connectx5_dual(
+        FakeConnectX5 *x, const char *ipv4_0, uint32_t ifindex0, const char *ipv4_1, uint32_t ifindex1);
+
 /* ---- queue pairs (fake-verbs-qp.c) ----
  * Protection domains, memory regions, completion queues and RC queue pairs, with the state machine
  * of the InfiniBand specification: RESET → INIT → RTR → RTS, each only with its required attribute

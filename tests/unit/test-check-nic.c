@@ -38,6 +38,27 @@ static const char *profile_yaml(const char *match, const char *pcie_min_width) {
         return buf;
 }
 
+/* A scratch copy of a fixture tree without one of its paths: what a sandbox or a user without
+ * privileges does not see. */
+static char *copy_tree_without(const char *tree, const char *hidden) {
+        char *root = strdup("/tmp/nic-hidden-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(chmod(root, 0755) >= 0);
+        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s' && rm -r '%s/%s'", tree, root, root, hidden) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        return root;
+}
+
+static void remove_tree(char *root) {
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        free(root);
+}
+
 static void run_node(const char *tree, const char *yaml, const char *node, const CheckExpect *expect, size_t n) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };
@@ -46,7 +67,7 @@ static void run_node(const char *tree, const char *yaml, const char *node, const
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
-        ASSERT_INT_EQ(l.n_checks, 4);
+        ASSERT_INT_EQ(l.n_checks, 5);
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
 }
@@ -64,6 +85,7 @@ static void test_reference_board(void) {
                 { "nic.pcie", CHECK_PASS, "PCIe 16 GT/s x4 (capable x16): at most ~63 Gbit/s of the NIC's 100" },
                 { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
                 { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" }, /* an ioctl: not from a fixture tree */
+                { "nic.speed", CHECK_SKIP, "(ETHTOOL_GLINKSETTINGS), which does not describe the tree" },
         };
         static const CheckExpect too_narrow[] = {
                 { "nic.pcie", CHECK_FAIL, "nic.pcie-min-width is 8: use a slot with at least 8 lanes" },
@@ -107,7 +129,9 @@ static void test_other_trees(void) {
         static const CheckExpect no_netdev_by_pci[] = {
                 { "nic.pci", CHECK_PASS, "E810-C for QSFP at 0000:c2:00.0" },
                 { "nic.pcie", CHECK_PASS, NULL },
-                { "nic.driver", CHECK_FAIL, "no driver is bound to 0000:c2:00.0: load it (`modprobe ice`)" },
+                { "nic.driver",
+                  CHECK_FAIL,
+                  "no driver is bound to 0000:c2:00.0: load it (`modprobe ice` for E810)" },
                 { "nic.firmware", CHECK_FAIL, "has no network interface" },
         };
         static const CheckExpect no_tree[] = {
@@ -133,6 +157,120 @@ static void test_other_trees(void) {
             ELEMENTSOF(no_netdev_by_driver));
         /* A tree that does not exist at all: every check says why, nothing crashes. */
         run(HOSTS "does-not-exist", profile_yaml("{ driver: ice }", "4"), no_tree, ELEMENTSOF(no_tree));
+}
+
+static const char *connectx_yaml(const char *links, const char *node_links) {
+        static char buf[2048];
+
+        snprintf(
+                buf,
+                sizeof(buf),
+                "cluster: test\n"
+                "links:\n"
+                "%s"
+                "nic:\n"
+                "  pci-ids: [\"15b3:1017\", \"15b3:1019\"]\n"
+                "  driver: mlx5_core\n"
+                "  firmware-min: \"16.35.2000\"\n"
+                "  pcie-min-width: 4\n"
+                "nodes:\n"
+                "  head: { links: { %s } }\n",
+                links,
+                node_links);
+        return buf;
+}
+
+/* A ConnectX-5 (PCIe 3.0 x16) in the reference board's x4 slot: named from pci.ids, bounded against
+ * its 100 Gbit/s, driven by mlx5_core with no word about ice's DDP package. */
+static void test_connectx(void) {
+        char *root;
+        static const CheckExpect single[] = {
+                { "nic.pci", CHECK_PASS, "Mellanox Technologies MT27800 Family [ConnectX-5] at 0000:01:00.0" },
+                { "nic.pcie", CHECK_PASS, "PCIe 8 GT/s x4 (capable x16): at most ~32 Gbit/s of the NIC's 100" },
+                { "nic.driver", CHECK_PASS, "mlx5_core drives enp1s0f0np0" },
+                { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" },
+        };
+        /* Port 1 has no cable: the netdev has no speed, the PCI id gives the line rate. */
+        static const CheckExpect dual[] = {
+                { "nic.pci",
+                  CHECK_PASS,
+                  "rdma0: Mellanox Technologies MT27800 Family [ConnectX-5] at 0000:01:00.0; rdma1: Mellanox "
+                  "Technologies MT27800 Family [ConnectX-5] at 0000:01:00.1" },
+                { "nic.pcie",
+                  CHECK_PASS,
+                  "rdma0: PCIe 8 GT/s x4 (capable x16): at most ~32 Gbit/s of the NIC's 100; rdma1: PCIe 8 GT/s x4 "
+                  "(capable x16): at most ~32 Gbit/s of the NIC's 100" },
+                { "nic.driver",
+                  CHECK_PASS,
+                  "rdma0: mlx5_core drives enp1s0f0np0; rdma1: mlx5_core drives enp1s0f1np1" },
+        };
+        static const CheckExpect ambiguous[] = {
+                { "nic.pci",
+                  CHECK_FAIL,
+                  "link rdma0: 2 network interfaces match driver mlx5_core: enp1s0f0np0 (driver mlx5_core, pci 0000:01:00.0" },
+        };
+        static const CheckExpect e810_profile[] = {
+                { "nic.pci",
+                  CHECK_FAIL,
+                  "Mellanox Technologies MT27800 Family [ConnectX-5] at 0000:01:00.0 is 15b3:1017, not one of "
+                  "nic.pci-ids (8086:1592, 8086:1593)" },
+                { "nic.driver", CHECK_FAIL, "enp1s0f0np0 is driven by mlx5_core, not ice (nic.driver)" },
+        };
+        static const CheckExpect too_narrow[] = {
+                { "nic.pcie",
+                  CHECK_FAIL,
+                  "PCIe 8 GT/s x4 (capable x16): at most ~32 Gbit/s of the NIC's 100; nic.pcie-min-width is 8" },
+        };
+
+        run(HOSTS "nic-cx5-x4",
+            connectx_yaml("  rdma0:\n    match: { driver: mlx5_core }\n", "rdma0: 192.168.100.1/30"),
+            single,
+            ELEMENTSOF(single));
+        run(HOSTS "nic-cx5-dual-x4",
+            connectx_yaml(
+                    "  rdma0: {}\n  rdma1: {}\n",
+                    "rdma0: { address: 10.0.1.2/24, match: { pci: \"0000:01:00.0\" } }, "
+                    "rdma1: { address: 10.0.2.2/24, match: { name: enp1s0f1np1 } }"),
+            dual,
+            ELEMENTSOF(dual));
+        /* Two ports, one driver: the link must say which. */
+        run(HOSTS "nic-cx5-dual-x4",
+            connectx_yaml("  rdma0:\n    match: { driver: mlx5_core }\n", "rdma0: 192.168.100.1/30"),
+            ambiguous,
+            ELEMENTSOF(ambiguous));
+        run(HOSTS "nic-cx5-x4",
+            profile_yaml("{ name: enp1s0f0np0 }", "4"),
+            e810_profile,
+            ELEMENTSOF(e810_profile));
+        run(HOSTS "nic-cx5-x4", profile_yaml("{ name: enp1s0f0np0 }", "8"), too_narrow, ELEMENTSOF(too_narrow));
+
+        /* No kernel log (halod's sandbox): nothing to skip for a NIC without ice's DDP package. */
+        root = copy_tree_without(HOSTS "nic-cx5-x4", "dev/kmsg");
+        run(root,
+            connectx_yaml("  rdma0:\n    match: { driver: mlx5_core }\n", "rdma0: 192.168.100.1/30"),
+            single,
+            ELEMENTSOF(single));
+        remove_tree(root);
+}
+
+/* mlx5_core did not bind: the suggestion names ConnectX's driver, from the PCI id. */
+static void test_connectx_unbound(void) {
+        static const CheckExpect e[] = {
+                { "nic.pci", CHECK_PASS, "[ConnectX-5] at 0000:01:00.0" },
+                { "nic.driver",
+                  CHECK_FAIL,
+                  "no driver is bound to enp1s0f0np0: load it (`modprobe mlx5_core` for ConnectX), then `journalctl "
+                  "-k` says whether it probed" },
+        };
+        static const char yaml[] =
+                "cluster: t\nlinks:\n  rdma0:\n    match: { pci: \"0000:01:00.0\" }\n"
+                "nic: { pcie-min-width: 4 }\n"
+                "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
+        char *root = copy_tree_without(
+                HOSTS "nic-cx5-x4", "sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/driver");
+
+        run(root, yaml, e, ELEMENTSOF(e));
+        remove_tree(root);
 }
 
 /* An interface that is not the direct child of a PCI device: a virtio NIC (the PCI device is the
@@ -248,6 +386,30 @@ static void test_firmware_evaluate(void) {
                 { "veth", "", "4.91", CHECK_FAIL, "test0 (driver veth) reports no firmware version" },
                 { "veth", "", NULL, CHECK_SKIP, "reports no firmware version" },
                 { "weird", "N/A", "4.91", CHECK_FAIL, "cannot find a version in test0's firmware string \"N/A\"" },
+                /* A ConnectX-6 Dx (PSID MT_0000000359); its minors are not E810's two digits. */
+                { "mlx5_core",
+                  "22.39.1002 (MT_0000000359)",
+                  "22.36.1010",
+                  CHECK_PASS,
+                  "firmware 22.39.1002 ≥ 22.36.1010 (PSID MT_0000000359)" },
+                { "mlx5_core",
+                  "16.35.2000 (MT_0000000012)",
+                  "16.35.2000",
+                  CHECK_PASS,
+                  "firmware 16.35.2000 ≥ 16.35.2000 (PSID MT_0000000012)" },
+                { "mlx5_core",
+                  "16.32.1010 (MT_0000000012)",
+                  "16.35.2000",
+                  CHECK_FAIL,
+                  "firmware 16.32.1010 < 16.35.2000: update the ConnectX firmware (mlxfwmanager, or fwupd)" },
+                { "mlx5_core", "16.35.2000 (MT_0000000012)", "16.4", CHECK_PASS, "firmware 16.35.2000 ≥ 16.4" },
+                /* Neither family: every family's tool. */
+                { "bnxt_en",
+                  "227.0.131.0",
+                  "230.0",
+                  CHECK_FAIL,
+                  "update the NIC firmware with the vendor's tool (Intel's nvmupdate64e for E810; mlxfwmanager, or "
+                  "fwupd for ConnectX)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -316,6 +478,7 @@ static void test_pcie_evaluate(void) {
         ASSERT_INT_EQ(nic_line_rate_from_id((PciId){ 0x8086, 0x1592 }), 100);
         ASSERT_INT_EQ(nic_line_rate_from_id((PciId){ 0x8086, 0x159b }), 25);
         ASSERT_INT_EQ(nic_line_rate_from_id((PciId){ 0x10ec, 0x8125 }), 0);
+        ASSERT_INT_EQ(nic_line_rate_from_id((PciId){ 0x15b3, 0x1017 }), 100);
 }
 
 static void test_ddp_state(void) {
@@ -356,27 +519,6 @@ static void test_ddp_state(void) {
         ASSERT_OK(ice_ddp_state_from_kmsg(&safe, "0000:c3:00.0", &s, NULL));
         ASSERT_INT_EQ(s, ICE_DDP_UNKNOWN);
         ASSERT_INT_EQ(ice_ddp_state_from_kmsg(&missing, "0000:c2:00.0", &s, NULL), -ENOENT);
-}
-
-/* A scratch copy of a fixture tree without one of its paths: what a sandbox or a user without
- * privileges does not see. */
-static char *copy_tree_without(const char *tree, const char *hidden) {
-        char *root = strdup("/tmp/nic-hidden-XXXXXX");
-        _cleanup_(freep) char *cmd = NULL;
-
-        ASSERT_TRUE(root && mkdtemp(root));
-        ASSERT_TRUE(chmod(root, 0755) >= 0);
-        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s' && rm -r '%s/%s'", tree, root, root, hidden) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        return root;
-}
-
-static void remove_tree(char *root) {
-        _cleanup_(freep) char *cmd = NULL;
-
-        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        free(root);
 }
 
 /* A source the checks cannot read is never a pass: they say that they could not look, and what to run. */
@@ -482,6 +624,8 @@ static void test_node_nic_picks_device(void) {
 int main(void) {
         test_reference_board();
         test_other_trees();
+        test_connectx();
+        test_connectx_unbound();
         test_not_a_pci_child();
         test_no_nic_section();
         test_node_own_nic();

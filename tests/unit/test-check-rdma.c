@@ -221,6 +221,46 @@ static void test_mtu_evaluate(void) {
                 { 0, 4096, 9000, 0, CHECK_FAIL },
         };
 
+        /* mlx5 takes the RoCE headers (96 bytes) off the netdev MTU before it picks the IB MTU: its
+         * active MTU follows that arithmetic and no other. */
+        static const struct {
+                unsigned active, netdev;
+                CheckOutcome outcome;
+                const char *summary;
+        } mlx5[] = {
+                { 4096,
+                  9000,
+                  CHECK_PASS,
+                  "active MTU 4096 on mlx5_0 port 1 (enp1s0f0np0 MTU 9000, less mlx5's 96 bytes of RoCE headers)" },
+                { 4096, 4200, CHECK_PASS, "active MTU 4096 on mlx5_0 port 1 (enp1s0f0np0 MTU 4200" },
+                { 2048, 4150, CHECK_PASS, "active MTU 2048 on mlx5_0 port 1 (enp1s0f0np0 MTU 4150" },
+                { 1024, 1500, CHECK_PASS, "active MTU 1024 on mlx5_0 port 1 (enp1s0f0np0 MTU 1500" },
+                /* irdma could show 4096 at 4150; mlx5 cannot: its port missed the change. */
+                { 4096,
+                  4150,
+                  CHECK_WARN,
+                  "active MTU 4096 of mlx5_0 port 1 does not follow enp1s0f0np0's MTU 4150 (expected 2048, as mlx5 "
+                  "takes 96 bytes of RoCE headers off the netdev MTU)" },
+                { 2048, 9000, CHECK_WARN, "(expected 4096, as mlx5 takes 96 bytes" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(mlx5); i++) {
+                _cleanup_(port_check_done) PortCheck p = {};
+
+                ASSERT_OK(check_rdma_mtu_evaluate(
+                        "mlx5_0", 1, mlx5[i].active, 4096, "enp1s0f0np0", mlx5[i].netdev, 0, &p));
+                if (p.outcome != mlx5[i].outcome || !strstr(p.summary, mlx5[i].summary)) {
+                        fprintf(stderr,
+                                "mlx5 case %zu: got %s \"%s\"\n",
+                                i,
+                                check_outcome_to_string(p.outcome),
+                                p.summary);
+                        abort();
+                }
+        }
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(9000, true), 4096);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4200, true), 4096);
+
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_(port_check_done) PortCheck p = {};
 
@@ -380,6 +420,97 @@ static void test_no_device_without_kmsg(void) {
         ASSERT_INT_EQ(system(cmd), 0);
         fake_verbs_setup(NULL, 0, 0);
         run(root, profile_yaml("true", "4096"), e, ELEMENTSOF(e));
+        remove_tree(root);
+}
+
+/* The middle node of a daisy chain on a dual-port ConnectX-5: rdma0 on function .0, rdma1 on .1. */
+static const char connectx_yaml[] =
+        "cluster: test\n"
+        "links:\n"
+        "  rdma0: { mtu: 9000 }\n"
+        "  rdma1: { mtu: 9000 }\n"
+        "nic: { pci-ids: [\"15b3:1017\"], driver: mlx5_core }\n"
+        "rdma: { required: true, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
+        "nodes:\n"
+        "  head:\n"
+        "    links:\n"
+        "      rdma0: { address: 10.0.1.2/24, match: { pci: \"0000:01:00.0\" } }\n"
+        "      rdma1: { address: 10.0.2.2/24, match: { name: enp1s0f1np1 } }\n";
+
+static void test_connectx_dual_port(void) {
+        FakeConnectX5 x;
+        FakeVerbsDevice reversed[2];
+        static const CheckExpect e[] = {
+                { "rdma.device",
+                  CHECK_PASS,
+                  "rdma0: mlx5_0 port 1 on enp1s0f0np0; rdma1: mlx5_1 port 1 on enp1s0f1np1" },
+                { "rdma.port",
+                  CHECK_PASS,
+                  "rdma0: mlx5_0 port 1 is ACTIVE, LINK_UP; rdma1: mlx5_1 port 1 is ACTIVE" },
+                /* mlx5's pairs: the v2 entry of the address is index 3, not the v1 entry at 2. */
+                { "rdma.gid",
+                  CHECK_PASS,
+                  "rdma0: RoCE v2 GID index 3 for 10.0.1.2; rdma1: RoCE v2 GID index 3 for 10.0.2.2" },
+                { "rdma.mtu",
+                  CHECK_PASS,
+                  "rdma0: active MTU 4096 on mlx5_0 port 1 (enp1s0f0np0 MTU 9000, less mlx5's 96 bytes of RoCE "
+                  "headers); rdma1: active MTU 4096 on mlx5_1 port 1 (enp1s0f1np1 MTU 9000, less mlx5's 96 bytes "
+                  "of RoCE headers)" },
+                { "rdma.memlock",
+                  CHECK_FAIL,
+                  "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe mlx5_ib` for "
+                  "ConnectX)" },
+        };
+
+        fake_connectx5_dual(&x, "10.0.1.2", 4, "10.0.2.2", 5);
+        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, ELEMENTSOF(e));
+
+        /* The order the kernel lists the devices in decides nothing. */
+        reversed[0] = x.devices[1];
+        reversed[1] = x.devices[0];
+        fake_verbs_setup(reversed, ELEMENTSOF(reversed), 0);
+        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, 1);
+
+        /* No address yet: each link's PCI function finds its device. */
+        fake_connectx5_dual(&x, NULL, 4, NULL, 5);
+        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, 1);
+}
+
+static void test_connectx_no_device(void) {
+        static const CheckExpect none[] = {
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "rdma0: no RDMA device on enp1s0f0np0: load the RDMA driver (`modprobe mlx5_ib` for ConnectX), "
+                  "then `rdma link` lists it; rdma1: no RDMA device on enp1s0f1np1: load the RDMA driver "
+                  "(`modprobe mlx5_ib` for ConnectX), then `rdma link` lists it" },
+        };
+        /* A NIC that is neither family: both modules are named. */
+        static const CheckExpect unknown[] = {
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "no RDMA device on enp1s0: load the RDMA driver (`modprobe irdma` for E810, `modprobe mlx5_ib` "
+                  "for ConnectX), then `rdma link` lists it" },
+        };
+        static const char realtek_yaml[] =
+                "cluster: t\nlinks:\n  rdma0:\n    match: { name: enp1s0 }\n"
+                "rdma: { required: true }\n"
+                "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
+        char *root = strdup("/tmp/rdma-cx5-no-kmsg-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        fake_verbs_setup(NULL, 0, 0);
+        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, none, ELEMENTSOF(none));
+        run(HOSTS "nic-absent", realtek_yaml, unknown, ELEMENTSOF(unknown));
+
+        /* ice's kernel log says nothing about a ConnectX: without it, nothing is said about it. */
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(
+                asprintf(&cmd, "cp -a '%s'/. '%s' && rm '%s/dev/kmsg'", HOSTS "nic-cx5-dual-x4", root, root) >=
+                0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        run(root, connectx_yaml, none, ELEMENTSOF(none));
         remove_tree(root);
 }
 
@@ -642,6 +773,8 @@ int main(void) {
         test_no_device();
         test_no_rdma_section();
         test_no_device_without_kmsg();
+        test_connectx_dual_port();
+        test_connectx_no_device();
         test_mtu_evaluate();
         test_memlock();
         printf("test-check-rdma: ok\n");

@@ -69,8 +69,8 @@ static void test_good_profiles(void) {
                         count++;
                 }
         }
-        /* halod.yaml, three examples, five good fixtures. */
-        ASSERT_TRUE(count >= 9);
+        /* halod.yaml, five examples, five good fixtures. */
+        ASSERT_TRUE(count >= 11);
 }
 
 static void test_reference_profile(void) {

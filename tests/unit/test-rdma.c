@@ -192,6 +192,83 @@ static void test_gid_table_unsupported(void) {
         d = rdma_device_free(d);
 }
 
+#define CX5_ROOT TEST_DATA_DIR "/hosts/nic-cx5-dual-x4"
+#define CX5_PCI0 "0000:01:00.0"
+#define CX5_PCI1 "0000:01:00.1"
+#define CX5_IFINDEX0 4
+#define CX5_IFINDEX1 5
+
+/* A dual-port ConnectX-5: mlx5 makes one device per PCI function, each with one port, and lists a
+ * RoCE v1 and a v2 GID per address; the device is found per function, the v2 index is the odd one. */
+static void test_mlx5_dual_port(void) {
+        Host h = { .root = CX5_ROOT };
+        FakeConnectX5 x;
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        fake_connectx5_dual(&x, "10.0.1.2", CX5_IFINDEX0, "10.0.2.2", CX5_IFINDEX1);
+        ASSERT_INT_EQ(x.devices[0].n_gids, 4);
+        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+
+        /* Port 1 of the card is mlx5_1, though mlx5_0 comes first in the list. */
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI1, CX5_IFINDEX1, &d));
+        ASSERT_STR_EQ(d->name, "mlx5_1");
+        ASSERT_INT_EQ(d->port, 1);
+        ASSERT_INT_EQ(d->n_gids, 4);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.2.2"), &g));
+        ASSERT_INT_EQ(g.index, 3);
+        ASSERT_INT_EQ(g.type, RDMA_GID_ROCE_V2);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("10.0.2.2"), &g));
+        ASSERT_INT_EQ(g.index, 2);
+        /* The other port's address is not on this device. */
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.1.2"), &g), -ENOENT);
+        d = rdma_device_free(d);
+
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI0, CX5_IFINDEX0, &d));
+        ASSERT_STR_EQ(d->name, "mlx5_0");
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.1.2"), &g));
+        ASSERT_INT_EQ(g.index, 3);
+        d = rdma_device_free(d);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+
+        /* No address on either port yet, so no GID names a netdev: each PCI function's sysfs link
+         * decides (mlx5_0 -> .0, mlx5_1 -> .1). */
+        fake_connectx5_dual(&x, NULL, CX5_IFINDEX0, NULL, CX5_IFINDEX1);
+        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI1, CX5_IFINDEX1, &d));
+        ASSERT_STR_EQ(d->name, "mlx5_1");
+        ASSERT_INT_EQ(d->n_gids, 0);
+        d = rdma_device_free(d);
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI0, CX5_IFINDEX0, &d));
+        ASSERT_STR_EQ(d->name, "mlx5_0");
+        d = rdma_device_free(d);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+}
+
+/* A second address on the same netdev: mlx5 adds its v1 and v2 entries after the first pair. */
+static void test_mlx5_two_addresses(void) {
+        static const char *const addresses[] = { "10.0.1.2", "10.0.9.2" };
+        Host h = { .root = CX5_ROOT };
+        struct ibv_gid_entry gids[FAKE_MLX5_GIDS_MAX];
+        FakeVerbsDevice devices[1];
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+        size_t n;
+
+        n = fake_gids_mlx5(gids, 0xbacef6fffe123456ULL, addresses, ELEMENTSOF(addresses), CX5_IFINDEX0);
+        ASSERT_INT_EQ(n, 6);
+        devices[0] = fake_device_active("mlx5_0", gids, n);
+        fake_verbs_setup(devices, ELEMENTSOF(devices), 0);
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI0, CX5_IFINDEX0, &d));
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.1.2"), &g));
+        ASSERT_INT_EQ(g.index, 3);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.9.2"), &g));
+        ASSERT_INT_EQ(g.index, 5);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("10.0.9.2"), &g));
+        ASSERT_INT_EQ(g.index, 4);
+        d = rdma_device_free(d);
+}
+
 static void test_helpers(void) {
         struct in6_addr m = rdma_ipv4_mapped(ipv4("192.168.100.1"));
         char s[INET6_ADDRSTRLEN];
@@ -240,6 +317,8 @@ int main(void) {
         test_gid_roce_v1_only();
         test_gid_moves();
         test_gid_table_unsupported();
+        test_mlx5_dual_port();
+        test_mlx5_two_addresses();
         test_helpers();
         test_mtus();
         printf("test-rdma: ok\n");

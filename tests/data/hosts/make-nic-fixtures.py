@@ -15,6 +15,14 @@ IFNAME = "enp194s0np0"
 PCI_IDS = """# Trimmed from the PCI ID Repository (https://pci-ids.ucw.cz) for halod's tests.
 10ec  Realtek Semiconductor Co., Ltd.
 \t8125  RTL8125 2.5GbE Controller
+15b3  Mellanox Technologies
+\t1017  MT27800 Family [ConnectX-5]
+\t\t15b3 0006  ConnectX-5 EN network interface card, 100GbE single-port QSFP28, PCIe3.0 x16, tall bracket; MCX515A-CCAT
+\t\t15b3 0007  Mellanox ConnectX-5 MCX516A-CCAT
+\t1019  MT28800 Family [ConnectX-5 Ex]
+\t101b  MT28908 Family [ConnectX-6]
+\t101d  MT2892 Family [ConnectX-6 Dx]
+\t1021  MT2910 Family [ConnectX-7]
 8086  Intel Corporation
 \t1592  Ethernet Controller E810-C for QSFP
 \t\t8086 0001  Ethernet Network Adapter E810-C-Q1
@@ -22,15 +30,17 @@ PCI_IDS = """# Trimmed from the PCI ID Repository (https://pci-ids.ucw.cz) for h
 """
 
 
-def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, size=256):
+def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, size=256,
+                 subsystem=(0x8086, 0x0001), speeds=0x1e):
     """Type 0 header with one capability, PCI Express at 0x40, from a real E810 dump. Link
-    Capabilities at 0x4c, Link Status at 0x52; speed 4 is 16 GT/s."""
+    Capabilities at 0x4c, Link Status at 0x52; speed 4 is 16 GT/s, 3 is 8 GT/s; speeds is Link
+    Capabilities 2's vector of supported speeds (0x1e: 2.5 to 16 GT/s, 0x0e: 2.5 to 8 GT/s)."""
     c = bytearray(256)
     c[0:4] = vendor.to_bytes(2, "little") + device.to_bytes(2, "little")
     c[4:8] = bytes([0x06, 0x04, 0x10, 0x00])  # command; status: capability list present
     c[8:12] = bytes([0x02, 0x00, 0x00, 0x02])  # revision 2, class 020000
     c[0x0c:0x10] = bytes([0x08, 0x00, 0x00, 0x00])
-    c[0x2c:0x30] = bytes([0x86, 0x80, 0x01, 0x00])  # subsystem 8086:0001
+    c[0x2c:0x30] = subsystem[0].to_bytes(2, "little") + subsystem[1].to_bytes(2, "little")
     c[0x34] = 0x40  # capabilities pointer
     c[0x3c:0x3e] = bytes([0xff, 0x01])
     c[0x40:0x44] = bytes([0x10, 0x00, 0x02, 0x00])  # PCIe capability, next 0, version 2, endpoint
@@ -42,7 +52,7 @@ def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, 
     lnksta = 0x1000 | (link_status_width << 4) | speed
     c[0x52:0x54] = lnksta.to_bytes(2, "little")
     c[0x64:0x68] = bytes([0x92, 0x1b, 0x70, 0x00])  # Device Capabilities 2
-    c[0x6c:0x70] = bytes([0x1e, 0x00, 0x00, 0x00])  # Link Capabilities 2: 2.5-16 GT/s
+    c[0x6c:0x70] = bytes([speeds, 0x00, 0x00, 0x00])  # Link Capabilities 2
     return bytes(c[:size])
 
 
@@ -60,13 +70,13 @@ def symlink(root, path, target):
 
 
 def pci_device(root, address, vendor, device, driver, config, cur_width=4, max_width=16,
-               speed="16.0 GT/s PCIe", bridge=BRIDGE):
+               speed="16.0 GT/s PCIe", bridge=BRIDGE, max_speed="16.0 GT/s PCIe", subsystem=(0x8086, 0x0001)):
     d = f"/sys/devices/{bridge}/{address}"
     write(root, d + "/config", config)
     for name, value in (("vendor", f"0x{vendor:04x}"), ("device", f"0x{device:04x}"),
-                        ("class", "0x020000"), ("subsystem_vendor", "0x8086"),
-                        ("subsystem_device", "0x0001"), ("revision", "0x02"), ("irq", "0"),
-                        ("current_link_speed", speed), ("max_link_speed", "16.0 GT/s PCIe"),
+                        ("class", "0x020000"), ("subsystem_vendor", f"0x{subsystem[0]:04x}"),
+                        ("subsystem_device", f"0x{subsystem[1]:04x}"), ("revision", "0x02"), ("irq", "0"),
+                        ("current_link_speed", speed), ("max_link_speed", max_speed),
                         ("current_link_width", str(cur_width)), ("max_link_width", str(max_width))):
         write(root, f"{d}/{name}", value + "\n")
     write(root, d + "/resource", "0x0000000000000000 0x0000000000000000 0x0000000000000000\n" * 13)
@@ -78,10 +88,10 @@ def pci_device(root, address, vendor, device, driver, config, cur_width=4, max_w
     return d
 
 
-def netdev(root, device_dir, ifname, ifindex, mac, mtu, speed):
+def netdev(root, device_dir, ifname, ifindex, mac, mtu, speed, operstate="up"):
     n = f"{device_dir}/net/{ifname}"
     for name, value in (("ifindex", ifindex), ("address", mac), ("mtu", mtu), ("speed", speed),
-                        ("operstate", "up")):
+                        ("operstate", operstate)):
         write(root, f"{n}/{name}", f"{value}\n")
     symlink(root, f"{n}/device", "../../../" + os.path.basename(device_dir))
     symlink(root, f"/sys/class/net/{ifname}", "../.." + n[len("/sys"):])
@@ -124,6 +134,44 @@ def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice",
         symlink(root, "/sys/class/infiniband/irdma0/device", "../../../devices/" + BRIDGE + "/" + E810)
 
 
+# A ConnectX-5 (PCIe 3.0 x16) in a PCIe 4.0 x4 slot, as on the reference board: it trains at 8 GT/s x4.
+CX_BRIDGE = "pci0000:00/0000:00:01.1"
+CX5 = "0000:01:00.0"
+
+
+def kmsg_connectx(functions):
+    """What mlx5_core logs when it probes a ConnectX-5: no ice line at all."""
+    lines = []
+    seq = 1021
+    for address, ifname in functions:
+        lines += [
+            f"6,{seq},4562210,-;mlx5_core {address}: firmware version: 16.35.2000\n",
+            " SUBSYSTEM=pci\n",
+            f" DEVICE=+pci:{address}\n",
+            f"6,{seq + 1},4562480,-;mlx5_core {address}: 31.504 Gb/s available PCIe bandwidth, limited by 8.0 GT/s "
+            f"PCIe x4 link at 0000:00:01.1 (capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)\n",
+            f"6,{seq + 2},4563010,-;mlx5_core {address}: Port module event: module {address[-1]}, Cable plugged\n",
+            f"6,{seq + 3},4901100,-;mlx5_core {address} {ifname}: renamed from eth{address[-1]}\n",
+        ]
+        seq += 4
+    return "".join(lines)
+
+
+def connectx_tree(name, ports, subsystem):
+    """ports: (function, ifname, ifindex, mac, speed, operstate, rdma device) for each PCI function;
+    mlx5 makes one RDMA device per PCI function, its device link pointing at the function."""
+    root = os.path.join(HERE, name)
+    common(root, kmsg_connectx([(f"0000:01:00.{p[0]}", p[1]) for p in ports]))
+    for function, ifname, ifindex, mac, speed, operstate, rdma in ports:
+        address = f"0000:01:00.{function}"
+        d = pci_device(root, address, 0x15b3, 0x1017, "mlx5_core",
+                       config_space(0x15b3, 0x1017, 4, speed=3, subsystem=subsystem, speeds=0x0e),
+                       cur_width=4, speed="8.0 GT/s PCIe", max_speed="8.0 GT/s PCIe", bridge=CX_BRIDGE,
+                       subsystem=subsystem)
+        netdev(root, d, ifname, ifindex, mac, 9000, speed, operstate)
+        symlink(root, f"/sys/class/infiniband/{rdma}/device", f"../../../devices/{CX_BRIDGE}/{address}")
+
+
 def main():
     for name in os.listdir(HERE):
         if name.startswith("nic-") and os.path.isdir(os.path.join(HERE, name)):
@@ -139,6 +187,17 @@ def main():
               kmsg=f"3,1024,4855347,-;ice {E810}: probe of {E810} failed with error -5\n")
     # What a non-root caller sees: only the first 64 bytes of config space; sysfs has the link.
     e810_tree("nic-e810-config-64", 8, config_size=64)
+
+    # A single-port ConnectX-5 (MCX515A-CCAT) in the reference board's x4 slot.
+    connectx_tree("nic-cx5-x4", [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0")],
+                  subsystem=(0x15b3, 0x0006))
+    # A dual-port ConnectX-5 (MCX516A-CCAT), a daisy chain's middle node: two PCI functions, a netdev
+    # and an RDMA device each. Port 1's cable is not plugged in yet: its netdev reports no speed, so
+    # nic.pcie takes the line rate from the PCI id.
+    connectx_tree("nic-cx5-dual-x4",
+                  [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0"),
+                   (1, "enp1s0f1np1", 5, "b8:ce:f6:12:34:57", -1, "down", "mlx5_1")],
+                  subsystem=(0x15b3, 0x0007))
 
     # No E810 at all, only the board's Realtek.
     root = os.path.join(HERE, "nic-absent")
