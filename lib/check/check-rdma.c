@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The RDMA checks: the device on the fabric netdev, its port, its RoCE GID index, its MTU, and memlock. */
+/* The RDMA checks: the RDMA module, the device on the fabric netdev, its port, its RoCE GID index, its
+ * MTU, and memlock. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -387,6 +388,27 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                 ret);
 }
 
+static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        _cleanup_(freep) char *link = NULL, *driver = NULL;
+        NicFamily family;
+
+        if (!p->port->pci)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "no fabric NIC found for link %s, so no RDMA module to look for (see nic.pci)",
+                        p->port->link);
+        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", p->port->pci) < 0)
+                return -ENOMEM;
+        if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
+                return -ENOMEM;
+        family = nic_family_of_pci(c->host, p->port->pci);
+        return check_rdma_driver_evaluate(
+                c->host, driver ?: nic_family_driver(family), nic_family_rdma_module(family), ret);
+}
+
 typedef int (*RdmaPortCheck)(const NodeContext *c, RdmaPort *p, PortCheck *ret);
 
 static int add_check(CheckList *out, const char *id, bool required, PortCheck *p) {
@@ -405,12 +427,10 @@ static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
 }
 
 int check_rdma(const NodeContext *c, CheckList *out) {
-        static const char *const ids[] = { "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
+        static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
-                check_rdma_device_port,
-                check_rdma_port_port,
-                check_rdma_gid_port,
-                check_rdma_mtu_port,
+                check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,
+                check_rdma_gid_port,    check_rdma_mtu_port,
         };
         bool required = c->profile->rdma.required;
         FabricPort *ports = NULL;

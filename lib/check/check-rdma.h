@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "rdma." checks: rdma.device, rdma.port, rdma.gid, rdma.mtu, rdma.memlock. */
+/* The "rdma." checks: rdma.driver, rdma.device, rdma.port, rdma.gid, rdma.mtu, rdma.memlock. */
 #pragma once
 
 #include "check/check-ports.h"

@@ -38,6 +38,7 @@ n="single port"
 expect "$n" "$tmp/out" '^pass  nic\.pci  +Mellanox Technologies MT27800 Family \[ConnectX-5\] at 0000:01:00\.0$'
 expect "$n" "$tmp/out" '^pass  nic\.pcie  +PCIe 8 GT/s x4 \(capable x16\): at most ~32 Gbit/s of the NIC.s 100$'
 expect "$n" "$tmp/out" '^pass  nic\.driver  +mlx5_core drives enp1s0f0np0$'
+expect "$n" "$tmp/out" '^pass  rdma\.driver  +mlx5_ib is loaded, and nothing in modprobe\.d or on the kernel command line keeps it from loading with mlx5_core at boot$'
 expect "$n" "$tmp/out" '^skip  nic\.firmware  +the firmware version comes from the running kernel'
 expect "$n" "$tmp/out" "^fail  rdma\.device  +no RDMA device on enp1s0f0np0$no_kernel: $mlx5_ib\$"
 expect "$n" "$tmp/out" '^fail  rdma\.memlock  +no /dev/infiniband/uverbs\* device: no RDMA driver is loaded \(`modprobe mlx5_ib` for ConnectX\)'

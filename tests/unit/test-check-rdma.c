@@ -40,7 +40,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_rdma(&c, &l));
-        ASSERT_INT_EQ(l.n_checks, 5);
+        ASSERT_INT_EQ(l.n_checks, 6);
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
@@ -56,6 +56,10 @@ static FakeVerbsDevice irdma(void) {
 static void test_healthy(void) {
         FakeVerbsDevice d[] = { irdma() };
         static const CheckExpect e[] = {
+                { "rdma.driver",
+                  CHECK_PASS,
+                  "irdma is loaded, and nothing in modprobe.d or on the kernel command line keeps it from "
+                  "loading with ice at boot" },
                 { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
                 { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
                 { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 3 for 192.168.100.1" },
@@ -173,9 +177,11 @@ static void test_no_device(void) {
                 { "rdma.device", CHECK_FAIL, "(the kernel offers no RDMA devices at all)" },
         };
         static const CheckExpect safe_mode[] = {
+                { "rdma.driver", CHECK_FAIL, "irdma is not loaded, and nothing in modprobe.d" },
                 { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package)" },
         };
         static const CheckExpect absent[] = {
+                { "rdma.driver", CHECK_SKIP, "no fabric NIC found for link rdma0, so no RDMA module" },
                 { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },
                 { "rdma.gid", CHECK_SKIP, NULL },
         };
@@ -441,6 +447,7 @@ static void test_connectx_dual_port(void) {
         FakeConnectX5 x;
         FakeVerbsDevice reversed[2];
         static const CheckExpect e[] = {
+                { "rdma.driver", CHECK_PASS, "mlx5_ib is loaded" },
                 { "rdma.device",
                   CHECK_PASS,
                   "rdma0: mlx5_0 port 1 on enp1s0f0np0; rdma1: mlx5_1 port 1 on enp1s0f1np1" },

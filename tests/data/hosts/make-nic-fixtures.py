@@ -97,6 +97,11 @@ def netdev(root, device_dir, ifname, ifindex, mac, mtu, speed, operstate="up"):
     symlink(root, f"/sys/class/net/{ifname}", "../.." + n[len("/sys"):])
 
 
+def module(root, name):
+    """A loaded module as /sys/module shows it (rdma.driver looks for the directory)."""
+    write(root, f"/sys/module/{name}/initstate", "live\n")
+
+
 def loopback(root):
     for name, value in (("ifindex", 1), ("address", "00:00:00:00:00:00"), ("mtu", 65536)):
         write(root, f"/sys/devices/virtual/net/lo/{name}", f"{value}\n")
@@ -132,6 +137,9 @@ def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice",
     if with_netdev:
         netdev(root, d, IFNAME, 4, "6c:fe:54:12:34:56", 9000, 100000)
         symlink(root, "/sys/class/infiniband/irdma0/device", "../../../devices/" + BRIDGE + "/" + E810)
+    # irdma loads with ice through the auxiliary bus, unless ice runs the device in Safe Mode.
+    if driver == "ice" and kmsg != KMSG_SAFE_MODE:
+        module(root, "irdma")
 
 
 # A ConnectX-5 (PCIe 3.0 x16) in a PCIe 4.0 x4 slot, as on the reference board: it trains at 8 GT/s x4.
@@ -162,6 +170,7 @@ def connectx_tree(name, ports, subsystem):
     mlx5 makes one RDMA device per PCI function, its device link pointing at the function."""
     root = os.path.join(HERE, name)
     common(root, kmsg_connectx([(f"0000:01:00.{p[0]}", p[1]) for p in ports]))
+    module(root, "mlx5_ib")
     for function, ifname, ifindex, mac, speed, operstate, rdma in ports:
         address = f"0000:01:00.{function}"
         d = pci_device(root, address, 0x15b3, 0x1017, "mlx5_core",
