@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The ice driver's DDP package state, read from the kernel log. */
+/* The ice driver's DDP package state, from devlink's versions or the kernel log. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
@@ -18,6 +19,53 @@ static const char *const ice_ddp_state_table[_ICE_DDP_STATE_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_state, IceDdpState);
+
+static const char *const ice_ddp_source_table[_ICE_DDP_SOURCE_MAX] = {
+        [ICE_DDP_SOURCE_NONE] = "none",
+        [ICE_DDP_SOURCE_DEVLINK] = "devlink",
+        [ICE_DDP_SOURCE_KERNEL_LOG] = "kernel log",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_source, IceDdpSource);
+
+int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package) {
+        const char *name, *version;
+        char *package = NULL;
+
+        if (!devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.mgmt")) {
+                *ret = ICE_DDP_UNKNOWN;
+                return 0;
+        }
+        name = devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.app.name");
+        version = devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.app");
+        /* drivers/net/ethernet/intel/ice/devlink/devlink.c prints the active package's version whether
+         * or not one is active: all zeros is none. */
+        if (isempty(name) || isempty(version) || streq(version, "0.0.0.0")) {
+                *ret = ICE_DDP_SAFE_MODE;
+                return 0;
+        }
+        if (ret_package && asprintf(&package, "%s %s", name, version) < 0)
+                return -ENOMEM;
+        *ret = ICE_DDP_LOADED;
+        if (ret_package)
+                *ret_package = package;
+        return 0;
+}
+
+int ice_ddp_package_from_message(const char *message, char **ret) {
+        static const char *const markers[] = { "successfully loaded: ", "already present on device: " };
+
+        for (size_t i = 0; message && i < ELEMENTSOF(markers); i++) {
+                const char *p = strstr(message, markers[i]);
+
+                if (p && p[strlen(markers[i])] != '\0') {
+                        *ret = strdup(p + strlen(markers[i]));
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        *ret = NULL;
+        return 0;
+}
 
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci) {
         const char *rest;

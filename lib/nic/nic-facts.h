@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What the NIC checks and the metrics know about one fabric port, gathered once: its PCI device
- * (libpci), the driver's own report (ETHTOOL_GDRVINFO) and, for ice, whether its DDP package loaded. */
+ * (libpci), the driver's own report (ETHTOOL_GDRVINFO), its devlink info (firmware versions, board
+ * id) and, for ice, whether its DDP package loaded. */
 #pragma once
 
+#include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/fabric.h"
 #include "nic/ice-ddp.h"
@@ -14,10 +16,18 @@ typedef struct NicFacts {
         char *sysfs_driver; /* the driver sysfs names for the port's PCI device when libpci could not
                              * describe it; NULL otherwise */
         EthtoolDriverInfo info;
-        int info_error;  /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
-        IceDdpState ddp; /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
-        int ddp_error;   /* <0: the kernel log could not be read (not root, or halod's sandbox) */
-        char *ddp_detail;
+        int info_error;          /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
+        DevlinkInfo devlink;     /* valid when devlink_error >= 0 */
+        int devlink_error;       /* -ENOMEDIUM: not asked (no PCI device, or a tree below --root, which
+                                  * devlink does not describe); -EPROTONOSUPPORT: the kernel has no
+                                  * devlink; -ENODEV: the driver has no devlink instance; devlink.h */
+        char *devlink_message;   /* the kernel's extended-ack text when it refused; NULL otherwise */
+        IceDdpState ddp;         /* ICE_DDP_UNKNOWN unless the driver is ice and devlink or the log says */
+        IceDdpSource ddp_source; /* where ddp was read; ICE_DDP_SOURCE_NONE while it is unknown */
+        int ddp_error;           /* <0: devlink did not say and the kernel log could not be read (not
+                                  * root, or halod's sandbox) */
+        char *ddp_detail;        /* the kernel log record, or devlink's "fw.app.name fw.app" */
+        char *ddp_package;       /* "ICE OS Default Package 1.3.36.0"; NULL when not named */
 } NicFacts;
 
 /* Gathers the facts of one port. Whatever cannot be read is recorded with its errno, for the checks
@@ -25,5 +35,6 @@ typedef struct NicFacts {
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret);
 void nic_facts_done(NicFacts *f);
 
-/* The driver the facts name: the driver's own report, else libpci's, else sysfs's; NULL when none. */
+/* The driver the facts name: the driver's own report, else devlink's, else libpci's, else sysfs's;
+ * NULL when none. */
 const char *nic_facts_driver(const NicFacts *f) _pure_;
