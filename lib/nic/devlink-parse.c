@@ -84,11 +84,41 @@ static int take_string(const struct nlattr *attr, char **dst) {
         return 0;
 }
 
-/* The command of a reply, and where its attributes start. */
+/* True when the attributes fill len bytes exactly. libmnl's walk stops quietly at an attribute that
+ * runs past the end; the kernel never sends one, so a message cut short is refused here instead of
+ * read as a shorter one. */
+static bool attributes_fill(const void *start, size_t len) {
+        const uint8_t *at = start;
+
+        while (len > 0) {
+                const struct nlattr *attr = (const struct nlattr *) at;
+                size_t step;
+
+                if (len < sizeof(struct nlattr) || attr->nla_len < sizeof(struct nlattr) || attr->nla_len > len)
+                        return false;
+                step = MNL_ALIGN(attr->nla_len);
+                if (step >= len)
+                        return true; /* the last one, its padding (if any) cut off with the message */
+                at += step;
+                len -= step;
+        }
+        return true;
+}
+
+static bool nest_is_valid(const struct nlattr *nest) {
+        return mnl_attr_validate(nest, MNL_TYPE_NESTED) >= 0 &&
+                attributes_fill(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest));
+}
+
+/* The command of a reply, and attributes that fill it. */
 static int check_header(const struct nlmsghdr *nlh, uint8_t want_cmd) {
         uint8_t cmd;
 
         if (genl_message_command(nlh, &cmd) < 0 || cmd != want_cmd)
+                return -EBADMSG;
+        if (!attributes_fill(
+                    (const uint8_t *) mnl_nlmsg_get_payload(nlh) + GENL_HDRLEN,
+                    mnl_nlmsg_get_payload_len(nlh) - GENL_HDRLEN))
                 return -EBADMSG;
         return 0;
 }
@@ -122,7 +152,7 @@ static int version_attr_cb(const struct nlattr *attr, void *data) {
 static int add_version(DevlinkInfo *info, DevlinkVersionType type, const struct nlattr *nest) {
         DevlinkVersion v = { .type = type }, *a;
 
-        if (info->n_versions >= DEVLINK_VERSIONS_MAX || mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0)
+        if (info->n_versions >= DEVLINK_VERSIONS_MAX || !nest_is_valid(nest))
                 return -EBADMSG;
         errno = 0;
         if (mnl_attr_parse_nested(nest, version_attr_cb, &v) < 0 || !v.name || !v.value) {
@@ -237,7 +267,7 @@ static int parse_value(ParamParse *p, const struct nlattr *nest) {
 
         p->cmode = -1;
         p->data = NULL;
-        if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0 || mnl_attr_parse_nested(nest, value_attr_cb, p) < 0)
+        if (!nest_is_valid(nest) || mnl_attr_parse_nested(nest, value_attr_cb, p) < 0)
                 return -EBADMSG;
         if (p->cmode < 0)
                 return -EBADMSG;
@@ -316,7 +346,7 @@ static int param_attr_cb(const struct nlattr *attr, void *userdata) {
                 break;
         case DEVLINK_ATTR_PARAM_VALUES_LIST:
                 /* The kernel puts the type before the values; a list before it cannot be read. */
-                if (!p->have_type || mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0) {
+                if (!p->have_type || !nest_is_valid(attr)) {
                         r = -EBADMSG;
                         break;
                 }
@@ -343,7 +373,7 @@ static int param_top_attr_cb(const struct nlattr *attr, void *userdata) {
 
         if (mnl_attr_get_type(attr) != DEVLINK_ATTR_PARAM)
                 return MNL_CB_OK;
-        if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0) {
+        if (!nest_is_valid(attr)) {
                 p->error = -EBADMSG;
                 return MNL_CB_ERROR;
         }

@@ -140,3 +140,16 @@ int devlink_get_param(const char *bus, const char *device, const char *name, Dev
         *ret = reply.param;
         return 0;
 }
+
+const char *devlink_strerror(int error) {
+        switch (error) {
+        case -EPROTONOSUPPORT:
+                return "this kernel has no devlink";
+        case -ENODEV:
+                return "the driver registers no devlink instance for the device";
+        case -ENOMEDIUM:
+                return "not asked";
+        default:
+                return strerror(-error);
+        }
+}

@@ -120,3 +120,7 @@ const char *devlink_info_board_id(const DevlinkInfo *info) _pure_;
 /* True when the flash holds another firmware than the one running (a stored version or EETRACK that
  * differs), which runs after the next reset: an update waiting for activation. */
 bool devlink_firmware_pending(const DevlinkFirmware *f) _pure_;
+
+/* What a devlink errno of the contract above means, for messages: "this kernel has no devlink",
+ * "the driver has no devlink instance for the device", ...; strerror() for the others. */
+const char *devlink_strerror(int error);

@@ -5,9 +5,7 @@
 
 #include "nic/nic-facts.h"
 
-/* devlink first; the kernel log when devlink cannot say. An unreadable log (not root, or halod's
- * sandbox) leaves the state unknown: nic.driver says that it could not look. */
-static int gather_ddp(const Host *h, const char *pci, NicFacts *f) {
+int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f) {
         int r;
 
         if (f->devlink_error >= 0) {
@@ -64,7 +62,7 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
                 }
         }
         if (port->pci && streq_ptr(nic_facts_driver(&f), "ice")) {
-                r = gather_ddp(h, port->pci, &f);
+                r = nic_facts_read_ddp(h, port->pci, &f);
                 if (r < 0)
                         goto fail;
         }

@@ -35,6 +35,12 @@ typedef struct NicFacts {
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret);
 void nic_facts_done(NicFacts *f);
 
+/* ice's DDP state into f (ddp, ddp_source, ddp_error, ddp_detail, ddp_package): from f's devlink info
+ * when it says, else from the kernel log below h. An unreadable log (not root, or halod's sandbox)
+ * leaves the state unknown with ddp_error set: nic.driver says that it could not look. Returns 0 or
+ * -ENOMEM; called by nic_facts_gather() for ice, and by the tests with the devlink info handed in. */
+int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f);
+
 /* The driver the facts name: the driver's own report, else devlink's, else libpci's, else sysfs's;
  * NULL when none. */
 const char *nic_facts_driver(const NicFacts *f) _pure_;

@@ -18,7 +18,7 @@ ncheck() {
 ncheck "reference board (x16 card in an x4 slot)" 0 nic-e810-x4
 expect "x4" "$tmp/out" '^pass  nic\.pci  +Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00\.0$'
 expect "x4" "$tmp/out" '^pass  nic\.pcie  +PCIe 16 GT/s x4 \(capable x16\): at most ~63 Gbit/s of the NIC.s 100$'
-expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0$'
+expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0, DDP package ICE OS Default Package version 1\.3\.36\.0 \(kernel log\)$'
 expect "x4" "$tmp/out" '^skip  nic\.firmware  +the firmware version comes from the running kernel'
 
 ncheck "Safe Mode" 2 nic-e810-safe-mode
