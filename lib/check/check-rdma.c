@@ -138,6 +138,7 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
         const char *where = p->port->ifname ?: p->port->pci;
         _cleanup_(freep) char *detail = NULL, *blind = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
+        IceDdpSource source = ICE_DDP_SOURCE_NONE;
         int r;
 
         if (!where)
@@ -160,10 +161,10 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         where);
 
         if (p->port->pci) {
-                r = ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail);
+                r = ice_ddp_state_read(c->host, p->port->pci, &ddp, &source, &detail);
                 if (r == -ENOMEM)
                         return r;
-                /* Without the log, Safe Mode cannot be told from a missing irdma: say so. */
+                /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
                 if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
                     asprintf(
                             &blind,
@@ -179,10 +180,11 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         CHECK_FAIL,
                         NULL,
                         NULL,
-                        "no RDMA device on %s: ice runs %s in Safe Mode (no DDP package), which turns "
-                        "RDMA off; see nic.driver",
+                        "no RDMA device on %s: ice runs %s in Safe Mode (no DDP package; %s), "
+                        "which turns RDMA off; see nic.driver",
                         where,
-                        p->port->pci);
+                        p->port->pci,
+                        ice_ddp_source_to_string(source));
         if (p->error == -ENODEV || p->error == -ENOSYS)
                 return port_check_set(
                         ret,

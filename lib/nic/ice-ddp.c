@@ -181,3 +181,38 @@ int ice_ddp_state_from_kmsg(const Host *h, const char *pci, IceDdpState *ret, ch
                 free(s.detail);
         return 0;
 }
+
+int ice_ddp_state_read(
+        const Host *h, const char *pci, IceDdpState *ret, IceDdpSource *ret_source, char **ret_detail) {
+        IceDdpState state = ICE_DDP_UNKNOWN;
+        char *detail = NULL;
+        int r;
+
+        if (host_is_running_system(h)) {
+                _cleanup_(devlink_info_done) DevlinkInfo info = {};
+
+                r = devlink_get_pci_info(pci, &info, NULL);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0) {
+                        r = ice_ddp_state_from_devlink(&info, &state, &detail);
+                        if (r < 0)
+                                return r;
+                }
+                if (state != ICE_DDP_UNKNOWN) {
+                        *ret = state;
+                        *ret_source = ICE_DDP_SOURCE_DEVLINK;
+                        if (ret_detail)
+                                *ret_detail = detail;
+                        else
+                                free(detail);
+                        return 0;
+                }
+        }
+        r = ice_ddp_state_from_kmsg(h, pci, &state, ret_detail);
+        if (r < 0)
+                return r;
+        *ret = state;
+        *ret_source = state == ICE_DDP_UNKNOWN ? ICE_DDP_SOURCE_NONE : ICE_DDP_SOURCE_KERNEL_LOG;
+        return 0;
+}

@@ -56,3 +56,10 @@ int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char *
  * package was successfully loaded: ICE OS Default Package version 1.3.36.0"): *ret is NULL when it
  * names none. Returns 0 or -ENOMEM. */
 int ice_ddp_package_from_message(const char *message, char **ret);
+
+/* The state of the ice device at pci as nic.driver reads it, for callers without the NIC facts:
+ * devlink first (on the running system only), then the kernel log below h. ret_source says which
+ * said (ICE_DDP_SOURCE_NONE: neither). Returns 0, or the kernel log's error when devlink did not say
+ * and the log could not be read (as ice_ddp_state_from_kmsg()), or -ENOMEM. */
+int ice_ddp_state_read(
+        const Host *h, const char *pci, IceDdpState *ret, IceDdpSource *ret_source, char **ret_detail);

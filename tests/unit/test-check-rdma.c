@@ -173,7 +173,7 @@ static void test_no_device(void) {
                 { "rdma.device", CHECK_FAIL, "(the kernel offers no RDMA devices at all)" },
         };
         static const CheckExpect safe_mode[] = {
-                { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package)" },
+                { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package; kernel log)" },
         };
         static const CheckExpect absent[] = {
                 { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },

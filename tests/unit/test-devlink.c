@@ -455,6 +455,20 @@ static void test_kernel(void) {
         }
         ask_kernel(pci, has_devlink);
 
+        /* ice's DDP state of a device that is not ice: devlink, when there is one, names no package;
+         * the kernel log has no record of it. Unknown, from neither, or the log's error. */
+        {
+                IceDdpState state = _ICE_DDP_STATE_INVALID;
+                IceDdpSource source = _ICE_DDP_SOURCE_INVALID;
+                int r = ice_ddp_state_read(NULL, pci, &state, &source, NULL);
+
+                ASSERT_TRUE(r == 0 || r == -EACCES || r == -EPERM || r == -ENOENT);
+                if (r == 0) {
+                        ASSERT_INT_EQ(state, ICE_DDP_UNKNOWN);
+                        ASSERT_INT_EQ(source, ICE_DDP_SOURCE_NONE);
+                }
+        }
+
         /* A fresh network namespace: devlink instances stay in the namespace they belong to. */
         if (geteuid() != 0)
                 return;
