@@ -30,7 +30,7 @@ typedef struct DevlinkVersion {
 typedef struct DevlinkInfo {
         char *bus;          /* "pci" */
         char *device;       /* "0000:c2:00.0" */
-        char *driver;       /* "ice"; NULL when the kernel did not say (before 5.19) */
+        char *driver;       /* "ice"; NULL when the reply does not name it */
         char *serial;       /* ice: the PCI DSN "00-01-02-03-04-05-06-07"; NULL when none */
         char *board_serial; /* NULL when none */
         DevlinkVersion *versions;
