@@ -264,8 +264,7 @@ static int check_nic_speed_port(const NodeContext *c, const NicPort *p, PortChec
 
 /* No driver is bound: name the driver of the family the device is (by its PCI id), else of the
  * family nic.driver names, else nic.driver itself, else every family's. */
-static int check_nic_driver_unbound(const NodeContext *c, const NicPort *p, const char *where, PortCheck *ret) {
-        const char *want = c->profile->nic.driver;
+static int check_nic_driver_unbound(const char *want, const NicPort *p, const char *where, PortCheck *ret) {
         _cleanup_(freep) char *load = NULL;
         NicFamily f = NIC_FAMILY_UNKNOWN;
 
@@ -292,7 +291,11 @@ static int check_nic_driver_unbound(const NodeContext *c, const NicPort *p, cons
 }
 
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        const char *want = node_context_nic(c)->driver;
+        return check_nic_driver_facts(node_context_nic(c)->driver, p->port, p->facts, ret);
+}
+
+int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFacts *facts, PortCheck *ret) {
+        const NicPort *p = &(const NicPort){ .port = port, .facts = facts };
         const char *where = p->port->ifname ?: p->port->pci;
         const char *driver = NULL;
         bool from_ethtool = false;
@@ -300,7 +303,9 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
         if (p->facts->info_error >= 0 && !isempty(p->facts->info.driver)) {
                 driver = p->facts->info.driver;
                 from_ethtool = true;
-        } else if (p->facts->device && p->facts->device->driver)
+        } else if (p->facts->devlink_error >= 0 && !isempty(p->facts->devlink.driver))
+                driver = p->facts->devlink.driver;
+        else if (p->facts->device && p->facts->device->driver)
                 driver = p->facts->device->driver;
 
         if (!where)
@@ -329,7 +334,7 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                                 NULL,
                                 "cannot tell the driver of %s without libpci (see nic.pci)",
                                 where);
-                return check_nic_driver_unbound(c, p, where, ret);
+                return check_nic_driver_unbound(want, p, where, ret);
         }
         if (want && !streq(want, driver))
                 return port_check_set(
@@ -343,29 +348,64 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
                         want,
                         driver,
                         want);
+        if (p->facts->ddp == ICE_DDP_SAFE_MODE && p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "DDP package loaded",
+                        "Safe Mode",
+                        "ice runs %s in Safe Mode (devlink reports no active DDP package: no fw.app.name): "
+                        "RDMA and the offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg "
+                        "from linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
+                        where);
         if (p->facts->ddp == ICE_DDP_SAFE_MODE)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
                         "DDP package loaded",
                         "Safe Mode",
-                        "ice runs %s in Safe Mode (\"%s\"): no DDP package is loaded, so RDMA and the "
-                        "offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg from "
+                        "ice runs %s in Safe Mode (kernel log: \"%s\"): no DDP package is loaded, so RDMA and "
+                        "the offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg from "
                         "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
                         where,
                         strna(p->facts->ddp_detail));
-        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0)
+        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0) {
+                _cleanup_(freep) char *devlink = NULL;
+
+                /* Neither source said: devlink could not be asked or does not describe the package. */
+                if (p->facts->devlink_error != -ENOMEDIUM &&
+                    asprintf(
+                            &devlink,
+                            ", and devlink could not tell (%s)",
+                            p->facts->devlink_error < 0 ? devlink_strerror(p->facts->devlink_error)
+                                                        : "its info names no package") < 0)
+                        return -ENOMEM;
                 return port_check_set(
                         ret,
                         CHECK_SKIP,
                         want,
                         driver,
                         "%s drives %s, but could not look at the kernel log (" ICE_DDP_KMSG
-                        ": %s), which says whether ice runs it in Safe Mode (no DDP package, no RDMA): "
+                        ": %s), which says whether ice runs it in Safe Mode (no DDP package, no RDMA)%s: "
                         "`sudo haloctl check --only nic.driver` reads it",
                         driver,
                         where,
-                        strerror(-p->facts->ddp_error));
+                        strerror(-p->facts->ddp_error),
+                        strempty(devlink));
+        }
+        if (p->facts->ddp == ICE_DDP_LOADED)
+                return port_check_set(
+                        ret,
+                        CHECK_PASS,
+                        want,
+                        driver,
+                        "%s%s%s drives %s, DDP package %s (%s)",
+                        driver,
+                        from_ethtool && !isempty(p->facts->info.version) ? " " : "",
+                        from_ethtool ? p->facts->info.version : "",
+                        where,
+                        p->facts->ddp_package ?: "loaded",
+                        ice_ddp_source_to_string(p->facts->ddp_source));
         if (from_ethtool && !isempty(p->facts->info.version))
                 return port_check_set(
                         ret, CHECK_PASS, want, driver, "%s %s drives %s", driver, p->facts->info.version, where);
@@ -373,37 +413,35 @@ static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortChe
 }
 
 static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        const char *want = node_context_nic(c)->firmware_min;
+        const char *min = node_context_nic(c)->firmware_min;
+        int r;
 
         if (!p->port->pci && !p->port->ifname)
                 return port_check_set(
-                        ret,
-                        CHECK_SKIP,
-                        want,
-                        NULL,
-                        "no fabric NIC found for link %s (see nic.pci)",
-                        p->port->link);
+                        ret, CHECK_SKIP, min, NULL, "no fabric NIC found for link %s (see nic.pci)", p->port->link);
+
+        r = check_nic_firmware_facts(p->port->ifname, p->port->pci, p->facts, min, ret);
+        if (r >= 0 || r == -ENOMEM)
+                return r;
         if (!p->port->ifname)
-                return port_check_set(ret, CHECK_FAIL, want, NULL, "%s", p->port->problem);
-        if (p->facts->info_error == -ENOMEDIUM)
+                return port_check_set(ret, CHECK_FAIL, min, NULL, "%s", p->port->problem);
+        if (r == -ENOMEDIUM)
                 return port_check_set(
                         ret,
                         CHECK_SKIP,
-                        want,
+                        min,
                         NULL,
-                        "the firmware version comes from the running kernel (ETHTOOL_GDRVINFO), "
+                        "the firmware version comes from the running kernel (devlink, ETHTOOL_GDRVINFO), "
                         "which does not describe the tree given with --root");
-        if (p->facts->info_error < 0)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        want,
-                        NULL,
-                        "cannot read the firmware version of %s (ETHTOOL_GDRVINFO): %s",
-                        p->port->ifname,
-                        strerror(-p->facts->info_error));
-        return check_nic_firmware_evaluate(
-                p->port->ifname, p->facts->info.driver, p->facts->info.fw_version, want, ret);
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                min,
+                NULL,
+                "cannot read the firmware version of %s (devlink: %s; ETHTOOL_GDRVINFO: %s)",
+                p->port->ifname,
+                devlink_strerror(p->facts->devlink_error),
+                strerror(-r));
 }
 
 /* The NIC checks in the order they are reported: each id with what judges it on one port. */

@@ -4,8 +4,10 @@
 
 #include "check/check-ports.h"
 #include "check/checks.h"
+#include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-facts.h"
 #include "nic/nic-family.h"
 #include "nic/pci.h"
 
@@ -18,9 +20,31 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out);
 /* nic.pcie from a device's link; nic_gbit is the NIC's line rate (0: unknown). */
 int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigned nic_gbit, PortCheck *ret);
 
-/* nic.firmware from what ETHTOOL_GDRVINFO said (driver, fw_version) and the profile's minimum. */
+/* nic.driver of one port from its NIC facts and nic.driver (want, may be NULL): the driver, and for
+ * ice whether it runs with its DDP package, and which source said so (devlink, the kernel log). */
+int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFacts *facts, PortCheck *ret);
+
+/* nic.firmware from what ETHTOOL_GDRVINFO said (driver, fw_version) and the profile's minimum; the
+ * summary names the source: "(ethtool)". */
 int check_nic_firmware_evaluate(
         const char *ifname, const char *driver, const char *fw_version, const char *firmware_min, PortCheck *ret);
+/* nic.firmware from devlink's versions (devlink_info_firmware()) of the device at pci, which where
+ * names ("enp194s0np0"): "(devlink)". A stored firmware that differs from the running one is a
+ * warning, activation pending; a running one below firmware_min fails, and says so when the stored
+ * one would pass. */
+int check_nic_firmware_evaluate_devlink(
+        const char *where,
+        const char *driver,
+        const char *pci,
+        const DevlinkFirmware *fw,
+        const char *firmware_min,
+        PortCheck *ret);
+/* nic.firmware from a port's NIC facts: devlink's running version when it reports one, else
+ * ETHTOOL_GDRVINFO's fw_version. ifname may be NULL (a PCI device without a netdev). Returns 0 with
+ * ret set, or, when neither source could be read, -ENODATA (no netdev to ask ETHTOOL_GDRVINFO) or
+ * the ioctl's errno (facts->info_error; -ENOMEDIUM: not asked), for the caller to explain. */
+int check_nic_firmware_facts(
+        const char *ifname, const char *pci, const NicFacts *facts, const char *firmware_min, PortCheck *ret);
 
 /* nic.speed of the profile's link link_name from what ETHTOOL_GLINKSETTINGS said of ifname (link, or
  * link_error: -ENOMEDIUM when not asked, as below --root) against speed_min_mbit (0: none; then against

@@ -150,6 +150,7 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
         const char *where = p->port->ifname ?: p->port->pci;
         _cleanup_(freep) char *detail = NULL, *blind = NULL, *load = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
+        IceDdpSource source = ICE_DDP_SOURCE_NONE;
         NicFamily family;
         int r;
 
@@ -173,12 +174,12 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         where);
 
         family = nic_family_of_pci(c->host, p->port->pci);
-        /* Only ice has a DDP package to miss: the log is not read for another NIC. */
+        /* Only ice has a DDP package to miss: neither devlink nor the log is asked for another NIC. */
         if (family == NIC_FAMILY_E810) {
-                r = ice_ddp_state_from_kmsg(c->host, p->port->pci, &ddp, &detail);
+                r = ice_ddp_state_read(c->host, p->port->pci, &ddp, &source, &detail);
                 if (r == -ENOMEM)
                         return r;
-                /* Without the log, Safe Mode cannot be told from a missing irdma: say so. */
+                /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
                 if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
                     asprintf(
                             &blind,
@@ -194,10 +195,11 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         CHECK_FAIL,
                         NULL,
                         NULL,
-                        "no RDMA device on %s: ice runs %s in Safe Mode (no DDP package), which turns "
-                        "RDMA off; see nic.driver",
+                        "no RDMA device on %s: ice runs %s in Safe Mode (no DDP package; %s), "
+                        "which turns RDMA off; see nic.driver",
                         where,
-                        p->port->pci);
+                        p->port->pci,
+                        ice_ddp_source_to_string(source));
         if (p->error == -ENODEV || p->error == -ENOSYS) {
                 load = nic_family_modprobe(family, NIC_MODULE_RDMA);
                 if (!load)

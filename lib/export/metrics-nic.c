@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The fabric NIC facts that the metrics export as numbers (PCIe link, driver, firmware), from the
- * snapshot's NIC facts: the ones the NIC checks of the same verify judged. */
+/* The fabric NIC facts that the metrics export as numbers (PCIe link, driver, firmware, board id, DDP
+ * package), from the snapshot's NIC facts: the ones the NIC checks of the same verify judged. */
 #include "export/metrics.h"
 
 void metrics_nics_free(MetricsNic *nics, size_t n) {
@@ -11,6 +11,10 @@ void metrics_nics_free(MetricsNic *nics, size_t n) {
                 free(nics[i].driver);
                 free(nics[i].driver_version);
                 free(nics[i].firmware);
+                free(nics[i].version);
+                free(nics[i].source);
+                free(nics[i].board_id);
+                free(nics[i].ddp);
         }
         free(nics);
 }
@@ -26,6 +30,7 @@ static int strdup_nonempty(const char *s, char **ret) {
 
 static int nic_from_facts(const FabricPort *port, const NicFacts *f, MetricsNic *ret) {
         const PciDevice *d = f->device;
+        DevlinkFirmware fw;
 
         /* Whatever could not be read stays unknown: the checks say why, the metrics only omit it. */
         if (strdup_nonempty(port->link, &ret->link) < 0 || strdup_nonempty(port->ifname, &ret->ifname) < 0 ||
@@ -41,6 +46,25 @@ static int nic_from_facts(const FabricPort *port, const NicFacts *f, MetricsNic 
         if (f->info_error >= 0 && !isempty(f->info.driver) &&
             (strdup_nonempty(f->info.version, &ret->driver_version) < 0 ||
              strdup_nonempty(f->info.fw_version, &ret->firmware) < 0))
+                return -ENOMEM;
+
+        /* The same choice as nic.firmware: devlink's running version first. */
+        if (f->devlink_error >= 0) {
+                if (strdup_nonempty(devlink_info_board_id(&f->devlink), &ret->board_id) < 0)
+                        return -ENOMEM;
+                if (devlink_info_firmware(&f->devlink, &fw) >= 0) {
+                        if (strdup_nonempty(fw.running, &ret->version) < 0 ||
+                            strdup_nonempty("devlink", &ret->source) < 0)
+                                return -ENOMEM;
+                        ret->stored_known = true;
+                        ret->activation_pending = devlink_firmware_pending(&fw);
+                }
+        }
+        if (!ret->source && ret->firmware && strdup_nonempty("ethtool", &ret->source) < 0)
+                return -ENOMEM;
+        if (f->ddp == ICE_DDP_SAFE_MODE && strdup_nonempty("safe-mode", &ret->ddp) < 0)
+                return -ENOMEM;
+        if (f->ddp == ICE_DDP_LOADED && strdup_nonempty(f->ddp_package ?: "loaded", &ret->ddp) < 0)
                 return -ENOMEM;
         return 0;
 }

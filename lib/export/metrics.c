@@ -243,7 +243,7 @@ static uint64_t nic_fact(const MetricsNic *n, NicFact fact) {
 }
 
 static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
-        bool any_firmware = false;
+        bool any_firmware = false, any_pending = false;
 
         /* Unknown facts (no device, no PCIe capability) get no sample. */
         for (NicFact fact = 0; fact < _NIC_FACT_MAX; fact++) {
@@ -272,7 +272,7 @@ static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
         family(f,
                "halod_nic_firmware_info",
                "gauge",
-               "The fabric NIC's driver and firmware as ETHTOOL_GDRVINFO reports them (firmware: the whole string, version: the part nic.firmware compares); always 1.");
+               "The fabric NIC's driver, firmware, board id and ice DDP package; always 1. version: what nic.firmware compares, from source (devlink, else ethtool); firmware: ETHTOOL_GDRVINFO's whole string.");
         for (size_t i = 0; i < n; i++) {
                 _cleanup_(firmware_version_done) FirmwareVersion v = {};
                 const MetricsNic *nic = &nics[i];
@@ -280,7 +280,7 @@ static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
                 if (!nic->driver)
                         continue;
                 /* A string without a version still goes out whole, in firmware=. */
-                if (firmware_version_parse(strempty(nic->firmware), &v) == -ENOMEM)
+                if (!nic->version && firmware_version_parse(strempty(nic->firmware), &v) == -ENOMEM)
                         return -ENOMEM;
                 sample_uint(
                         f,
@@ -296,11 +296,34 @@ static int render_nics(FILE *f, const MetricsNic *nics, size_t n) {
                                                "driver_version",
                                                nic->driver_version,
                                                "version",
-                                               v.version,
+                                               nic->version ?: v.version,
                                                "firmware",
                                                nic->firmware,
+                                               "source",
+                                               nic->source,
+                                               "board_id",
+                                               nic->board_id,
+                                               "ddp",
+                                               nic->ddp,
                                                NULL },
                         1);
+        }
+
+        /* Only where devlink reports the stored firmware: elsewhere nothing is known, not 0. */
+        for (size_t i = 0; i < n; i++) {
+                if (!nics[i].stored_known || !nics[i].pci)
+                        continue;
+                if (!any_pending)
+                        family(f,
+                               "halod_nic_firmware_activation_pending",
+                               "gauge",
+                               "1 when the fabric NIC's flash holds another firmware than the one running (devlink's stored version), which runs after a reboot or `devlink dev reload ... action fw_activate`; else 0.");
+                any_pending = true;
+                sample_uint(
+                        f,
+                        "halod_nic_firmware_activation_pending",
+                        (const char *const[]){ "link", nics[i].link, "pci", nics[i].pci, NULL },
+                        nics[i].activation_pending);
         }
         return 0;
 }

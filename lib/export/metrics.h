@@ -4,6 +4,7 @@
  * every metric. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,15 +28,23 @@ typedef struct MetricsNic {
         char *driver;                /* "ice"; NULL when unknown */
         char *driver_version;        /* "6.18.4" (ETHTOOL_GDRVINFO); NULL when not reported */
         char *firmware;              /* the whole fw_version string; NULL when not reported */
+        char *version;               /* the version nic.firmware compares: devlink's running one, or
+                                      * NULL for the one parsed from firmware */
+        char *source;                /* where version comes from: "devlink", "ethtool"; NULL: unknown */
+        char *board_id;              /* devlink's board.id (ice's PBA) or fw.psid (mlx5's PSID) */
+        char *ddp;                   /* ice's DDP package, "ICE OS Default Package 1.3.36.0", or
+                                      * "safe-mode"; NULL when not ice or not known */
+        bool stored_known;           /* devlink reported the firmware, so activation_pending is known */
+        bool activation_pending;     /* devlink's stored firmware differs from the running one */
 } MetricsNic;
 
 void metrics_nics_free(MetricsNic *nics, size_t n);
 
 /* One MetricsNic per link of c->node (or of the profile without a node), in profile order, from the
  * NIC facts of the snapshot s of c (read into it unless it has them; NULL: a snapshot of its own): the
- * PCIe link from libpci below the host root, driver and firmware from ETHTOOL_GDRVINFO on the running
- * system only (a --root tree has no ioctl to ask). A link whose NIC is missing still gets an entry,
- * with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
+ * PCIe link from libpci below the host root, driver and firmware from devlink and ETHTOOL_GDRVINFO on
+ * the running system only (a --root tree has neither to ask), ice's DDP from devlink or the log. A link whose
+ * NIC is missing still gets an entry, with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
 int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, size_t *ret_n);
 
 typedef struct MetricsInput {

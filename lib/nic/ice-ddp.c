@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The ice driver's DDP package state, read from the kernel log. */
+/* The ice driver's DDP package state, from devlink's versions or the kernel log. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
@@ -18,6 +19,53 @@ static const char *const ice_ddp_state_table[_ICE_DDP_STATE_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_state, IceDdpState);
+
+static const char *const ice_ddp_source_table[_ICE_DDP_SOURCE_MAX] = {
+        [ICE_DDP_SOURCE_NONE] = "none",
+        [ICE_DDP_SOURCE_DEVLINK] = "devlink",
+        [ICE_DDP_SOURCE_KERNEL_LOG] = "kernel log",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_source, IceDdpSource);
+
+int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package) {
+        const char *name, *version;
+        char *package = NULL;
+
+        if (!devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.mgmt")) {
+                *ret = ICE_DDP_UNKNOWN;
+                return 0;
+        }
+        name = devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.app.name");
+        version = devlink_info_version(info, DEVLINK_VERSION_RUNNING, "fw.app");
+        /* drivers/net/ethernet/intel/ice/devlink/devlink.c prints the active package's version whether
+         * or not one is active: all zeros is none. */
+        if (isempty(name) || isempty(version) || streq(version, "0.0.0.0")) {
+                *ret = ICE_DDP_SAFE_MODE;
+                return 0;
+        }
+        if (ret_package && asprintf(&package, "%s %s", name, version) < 0)
+                return -ENOMEM;
+        *ret = ICE_DDP_LOADED;
+        if (ret_package)
+                *ret_package = package;
+        return 0;
+}
+
+int ice_ddp_package_from_message(const char *message, char **ret) {
+        static const char *const markers[] = { "successfully loaded: ", "already present on device: " };
+
+        for (size_t i = 0; message && i < ELEMENTSOF(markers); i++) {
+                const char *p = strstr(message, markers[i]);
+
+                if (p && p[strlen(markers[i])] != '\0') {
+                        *ret = strdup(p + strlen(markers[i]));
+                        return *ret ? 0 : -ENOMEM;
+                }
+        }
+        *ret = NULL;
+        return 0;
+}
 
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci) {
         const char *rest;
@@ -131,5 +179,40 @@ int ice_ddp_state_from_kmsg(const Host *h, const char *pci, IceDdpState *ret, ch
                 *ret_detail = s.detail;
         else
                 free(s.detail);
+        return 0;
+}
+
+int ice_ddp_state_read(
+        const Host *h, const char *pci, IceDdpState *ret, IceDdpSource *ret_source, char **ret_detail) {
+        IceDdpState state = ICE_DDP_UNKNOWN;
+        char *detail = NULL;
+        int r;
+
+        if (host_is_running_system(h)) {
+                _cleanup_(devlink_info_done) DevlinkInfo info = {};
+
+                r = devlink_get_pci_info(pci, &info, NULL);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0) {
+                        r = ice_ddp_state_from_devlink(&info, &state, &detail);
+                        if (r < 0)
+                                return r;
+                }
+                if (state != ICE_DDP_UNKNOWN) {
+                        *ret = state;
+                        *ret_source = ICE_DDP_SOURCE_DEVLINK;
+                        if (ret_detail)
+                                *ret_detail = detail;
+                        else
+                                free(detail);
+                        return 0;
+                }
+        }
+        r = ice_ddp_state_from_kmsg(h, pci, &state, ret_detail);
+        if (r < 0)
+                return r;
+        *ret = state;
+        *ret_source = state == ICE_DDP_UNKNOWN ? ICE_DDP_SOURCE_NONE : ICE_DDP_SOURCE_KERNEL_LOG;
         return 0;
 }

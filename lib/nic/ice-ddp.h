@@ -6,11 +6,13 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
+#include "nic/devlink.h"
 
 typedef enum IceDdpState {
-        ICE_DDP_UNKNOWN,   /* the log says nothing about the device (rotated away, or not readable) */
-        ICE_DDP_LOADED,    /* "The DDP package was successfully loaded: ..." or "already present" */
-        ICE_DDP_SAFE_MODE, /* "... Entering Safe Mode" / "Device now in Safe Mode" */
+        ICE_DDP_UNKNOWN,   /* neither devlink nor the log says (rotated away, or not readable) */
+        ICE_DDP_LOADED,    /* devlink's running "fw.app.name"; the log's "The DDP package was
+                            * successfully loaded: ..." or "already present" */
+        ICE_DDP_SAFE_MODE, /* devlink reports no package; the log's "... Entering Safe Mode" */
         _ICE_DDP_STATE_MAX,
         _ICE_DDP_STATE_INVALID = -EINVAL,
 } IceDdpState;
@@ -30,3 +32,34 @@ int ice_ddp_state_from_kmsg(const Host *h, const char *pci, IceDdpState *ret, ch
 
 /* Decides from one message text ("ice 0000:c2:00.0: ..."); exported for the tests and the fuzzer. */
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci);
+
+/* Where a state was read from, for the checks to say. */
+typedef enum IceDdpSource {
+        ICE_DDP_SOURCE_NONE,
+        ICE_DDP_SOURCE_DEVLINK,
+        ICE_DDP_SOURCE_KERNEL_LOG,
+        _ICE_DDP_SOURCE_MAX,
+        _ICE_DDP_SOURCE_INVALID = -EINVAL,
+} IceDdpSource;
+
+const char *ice_ddp_source_to_string(IceDdpSource s) _pure_; /* "devlink", "kernel log" */
+
+/* Decides from an ice device's devlink info. ice reports the active package as running "fw.app.name"
+ * ("ICE OS Default Package", "ICE COMMS Package") and "fw.app" (its version, "1.3.36.0"); in Safe
+ * Mode the name is empty, so not reported, and "fw.app" is "0.0.0.0". A device whose info has no
+ * running "fw.mgmt" is not described by its driver's info at all: ICE_DDP_UNKNOWN, and the caller
+ * asks the kernel log. ret_package gets "ICE OS Default Package 1.3.36.0" when loaded (may be NULL).
+ * Returns the state, or -ENOMEM. */
+int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package);
+
+/* The package a kernel log record names ("ICE OS Default Package version 1.3.36.0", from "The DDP
+ * package was successfully loaded: ICE OS Default Package version 1.3.36.0"): *ret is NULL when it
+ * names none. Returns 0 or -ENOMEM. */
+int ice_ddp_package_from_message(const char *message, char **ret);
+
+/* The state of the ice device at pci as nic.driver reads it, for callers without the NIC facts:
+ * devlink first (on the running system only), then the kernel log below h. ret_source says which
+ * said (ICE_DDP_SOURCE_NONE: neither). Returns 0, or the kernel log's error when devlink did not say
+ * and the log could not be read (as ice_ddp_state_from_kmsg()), or -ENOMEM. */
+int ice_ddp_state_read(
+        const Host *h, const char *pci, IceDdpState *ret, IceDdpSource *ret_source, char **ret_detail);

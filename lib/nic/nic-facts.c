@@ -1,13 +1,39 @@
 /* SPDX-License-Identifier: MIT */
-/* Gathering one fabric port's NIC facts: libpci, ETHTOOL_GDRVINFO and GLINKSETTINGS, the kernel log for
- * ice's DDP. */
+/* Gathering one fabric port's NIC facts: libpci, ETHTOOL_GDRVINFO and GLINKSETTINGS, devlink, and for
+ * ice's DDP devlink or the kernel log. */
 #include <stdio.h>
 
 #include "nic/nic-facts.h"
 #include "nic/nic-family.h"
 
+int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f) {
+        int r;
+
+        if (f->devlink_error >= 0) {
+                r = ice_ddp_state_from_devlink(&f->devlink, &f->ddp, &f->ddp_package);
+                if (r < 0)
+                        return r;
+                if (f->ddp != ICE_DDP_UNKNOWN) {
+                        f->ddp_source = ICE_DDP_SOURCE_DEVLINK;
+                        return 0;
+                }
+        }
+        f->ddp_error = ice_ddp_state_from_kmsg(h, pci, &f->ddp, &f->ddp_detail);
+        if (f->ddp_error == -ENOMEM)
+                return -ENOMEM;
+        if (f->ddp_error < 0 || f->ddp == ICE_DDP_UNKNOWN)
+                return 0;
+        f->ddp_source = ICE_DDP_SOURCE_KERNEL_LOG;
+        return ice_ddp_package_from_message(f->ddp_detail, &f->ddp_package);
+}
+
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
-        NicFacts f = { .device_error = -ENODEV, .info_error = -ENOMEDIUM, .link_error = -ENOMEDIUM };
+        NicFacts f = {
+                .device_error = -ENODEV,
+                .info_error = -ENOMEDIUM,
+                .link_error = -ENOMEDIUM,
+                .devlink_error = -ENOMEDIUM,
+        };
         int r;
 
         if (port->pci) {
@@ -34,14 +60,18 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
                         goto fail;
                 }
         }
-        if (port->pci && nic_family_from_driver(nic_facts_driver(&f)) == NIC_FAMILY_E810) {
-                /* An unreadable log (not root, or halod's sandbox) leaves the state unknown: nic.driver
-                 * says that it could not look. */
-                f.ddp_error = ice_ddp_state_from_kmsg(h, port->pci, &f.ddp, &f.ddp_detail);
-                if (f.ddp_error == -ENOMEM) {
+        /* devlink describes the running kernel's devices, as the ioctl does. */
+        if (port->pci && host_is_running_system(h)) {
+                f.devlink_error = devlink_get_pci_info(port->pci, &f.devlink, &f.devlink_message);
+                if (f.devlink_error == -ENOMEM) {
                         r = -ENOMEM;
                         goto fail;
                 }
+        }
+        if (port->pci && nic_family_from_driver(nic_facts_driver(&f)) == NIC_FAMILY_E810) {
+                r = nic_facts_read_ddp(h, port->pci, &f);
+                if (r < 0)
+                        goto fail;
         }
         *ret = f;
         return 0;
@@ -57,11 +87,16 @@ void nic_facts_done(NicFacts *f) {
         f->device = pci_device_free(f->device);
         f->sysfs_driver = mfree(f->sysfs_driver);
         f->ddp_detail = mfree(f->ddp_detail);
+        f->ddp_package = mfree(f->ddp_package);
+        devlink_info_done(&f->devlink);
+        f->devlink_message = mfree(f->devlink_message);
 }
 
 const char *nic_facts_driver(const NicFacts *f) {
         if (f->info_error >= 0 && !isempty(f->info.driver))
                 return f->info.driver;
+        if (f->devlink_error >= 0 && !isempty(f->devlink.driver))
+                return f->devlink.driver;
         if (f->device && f->device->driver)
                 return f->device->driver;
         return f->sysfs_driver;

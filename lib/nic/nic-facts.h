@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What the NIC checks and the metrics know about one fabric port, gathered once: its PCI device
- * (libpci), the driver's own report (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS) and,
- * for ice, whether its DDP package loaded. */
+ * (libpci), the driver's own report (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS),
+ * its devlink info (firmware versions, board id) and, for ice, whether its DDP package loaded. */
 #pragma once
 
+#include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/fabric.h"
 #include "nic/ice-ddp.h"
@@ -18,9 +19,17 @@ typedef struct NicFacts {
         int info_error; /* -ENOMEDIUM: not asked (no netdev, or a tree below --root has no ioctl) */
         EthtoolLinkSettings link; /* ETHTOOL_GLINKSETTINGS */
         int link_error;           /* -ENOMEDIUM: not asked, as info_error */
-        IceDdpState ddp;          /* ICE_DDP_UNKNOWN unless the driver is ice and the kernel log says */
-        int ddp_error;            /* <0: the kernel log could not be read (not root, or halod's sandbox) */
-        char *ddp_detail;
+        DevlinkInfo devlink;      /* valid when devlink_error >= 0 */
+        int devlink_error;        /* -ENOMEDIUM: not asked (no PCI device, or a tree below --root, which
+                                   * devlink does not describe); -EPROTONOSUPPORT: the kernel has no
+                                   * devlink; -ENODEV: the driver has no devlink instance; devlink.h */
+        char *devlink_message;    /* the kernel's extended-ack text when it refused; NULL otherwise */
+        IceDdpState ddp;          /* ICE_DDP_UNKNOWN unless the driver is ice and devlink or the log says */
+        IceDdpSource ddp_source;  /* where ddp was read; ICE_DDP_SOURCE_NONE while it is unknown */
+        int ddp_error;            /* <0: devlink did not say and the kernel log could not be read (not
+                                   * root, or halod's sandbox) */
+        char *ddp_detail;         /* the kernel log record, or devlink's "fw.app.name fw.app" */
+        char *ddp_package;        /* "ICE OS Default Package 1.3.36.0"; NULL when not named */
 } NicFacts;
 
 /* Gathers the facts of one port. Whatever cannot be read is recorded with its errno, for the checks
@@ -28,5 +37,12 @@ typedef struct NicFacts {
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret);
 void nic_facts_done(NicFacts *f);
 
-/* The driver the facts name: the driver's own report, else libpci's, else sysfs's; NULL when none. */
+/* ice's DDP state into f (ddp, ddp_source, ddp_error, ddp_detail, ddp_package): from f's devlink info
+ * when it says, else from the kernel log below h. An unreadable log (not root, or halod's sandbox)
+ * leaves the state unknown with ddp_error set: nic.driver says that it could not look. Returns 0 or
+ * -ENOMEM; called by nic_facts_gather() for ice, and by the tests with the devlink info handed in. */
+int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f);
+
+/* The driver the facts name: the driver's own report, else devlink's, else libpci's, else sysfs's;
+ * NULL when none. */
 const char *nic_facts_driver(const NicFacts *f) _pure_;

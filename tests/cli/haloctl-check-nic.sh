@@ -18,7 +18,7 @@ ncheck() {
 ncheck "reference board (x16 card in an x4 slot)" 0 nic-e810-x4
 expect "x4" "$tmp/out" '^pass  nic\.pci  +Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00\.0$'
 expect "x4" "$tmp/out" '^pass  nic\.pcie  +PCIe 16 GT/s x4 \(capable x16\): at most ~63 Gbit/s of the NIC.s 100$'
-expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0$'
+expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0, DDP package ICE OS Default Package version 1\.3\.36\.0 \(kernel log\)$'
 expect "x4" "$tmp/out" '^skip  nic\.firmware  +the firmware version comes from the running kernel'
 
 ncheck "Safe Mode" 2 nic-e810-safe-mode
@@ -47,7 +47,7 @@ cp "$src/conf/examples/mixed-e810-connectx.yaml" "$mixed"
 chmod 644 "$mixed"
 check "mixed cluster, head" 0 check --root "$hosts/nic-e810-x4" --node head --only nic. --color never "$mixed"
 expect "mixed head" "$tmp/out" '^pass  nic\.pci  +Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00\.0$'
-expect "mixed head" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0$'
+expect "mixed head" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0, DDP package ICE OS Default Package version 1\.3\.36\.0 \(kernel log\)$'
 check "mixed cluster, worker" 2 check --root "$hosts/nic-e810-x4" --node worker --only nic. --color never "$mixed"
 expect "mixed worker" "$tmp/out" '^fail  nic\.pci  +no PCI device with nic\.pci-ids \(15b3:1017\) on this machine'
 expect "mixed worker" "$tmp/out" '^skip  nic\.driver  +no fabric NIC found for link rdma0'

@@ -83,8 +83,11 @@ static void test_reference_board(void) {
                   CHECK_PASS,
                   "Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00.0" },
                 { "nic.pcie", CHECK_PASS, "PCIe 16 GT/s x4 (capable x16): at most ~63 Gbit/s of the NIC's 100" },
-                { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
-                { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" }, /* an ioctl: not from a fixture tree */
+                { "nic.driver",
+                  CHECK_PASS,
+                  "ice drives enp194s0np0, DDP package ICE OS Default Package version 1.3.36.0 (kernel log)" },
+                /* devlink and an ioctl: not from a fixture tree */
+                { "nic.firmware", CHECK_SKIP, "(devlink, ETHTOOL_GDRVINFO)" },
                 { "nic.speed", CHECK_SKIP, "(ETHTOOL_GLINKSETTINGS), which does not describe the tree" },
         };
         static const CheckExpect too_narrow[] = {
@@ -188,7 +191,7 @@ static void test_connectx(void) {
                 { "nic.pci", CHECK_PASS, "Mellanox Technologies MT27800 Family [ConnectX-5] at 0000:01:00.0" },
                 { "nic.pcie", CHECK_PASS, "PCIe 8 GT/s x4 (capable x16): at most ~32 Gbit/s of the NIC's 100" },
                 { "nic.driver", CHECK_PASS, "mlx5_core drives enp1s0f0np0" },
-                { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" },
+                { "nic.firmware", CHECK_SKIP, "(devlink, ETHTOOL_GDRVINFO)" },
         };
         /* Port 1 has no cable: the netdev has no speed, the PCI id gives the line rate. */
         static const CheckExpect dual[] = {
@@ -334,7 +337,7 @@ static void test_node_own_nic(void) {
                   "Intel Corporation Ethernet Controller E810-C for QSFP at 0000:c2:00.0" },
                 { "nic.pcie", CHECK_PASS, "PCIe 16 GT/s x4 (capable x16): at most ~63 Gbit/s of the NIC's 100" },
                 { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
-                { "nic.firmware", CHECK_SKIP, "(ETHTOOL_GDRVINFO)" },
+                { "nic.firmware", CHECK_SKIP, "(devlink, ETHTOOL_GDRVINFO)" },
         };
         static const CheckExpect worker[] = {
                 { "nic.pci", CHECK_FAIL, "is 8086:1592, not one of nic.pci-ids (15b3:1017)" },
@@ -357,27 +360,28 @@ static void test_firmware_evaluate(void) {
                   "4.91 0x800214b5 1.3909.0",
                   "4.91",
                   CHECK_PASS,
-                  "firmware 4.91 ≥ 4.91 (EETRACK 0x800214b5, combo image 1.3909.0)" },
+                  "firmware 4.91 ≥ 4.91 (EETRACK 0x800214b5, combo image 1.3909.0; ethtool)" },
                 { "ice",
                   "4.90 0x80020ef2 1.3863.0",
                   "4.91",
                   CHECK_FAIL,
-                  "firmware 4.90 < 4.91: update the E810 NVM (Intel's nvmupdate64e)" },
+                  "firmware 4.90 < 4.91 (EETRACK 0x80020ef2, combo image 1.3863.0; ethtool): update the E810 NVM "
+                  "(Intel's nvmupdate64e)" },
                 { "ice", "4.60 0x8001e8b1 1.3682.0", "4.91", CHECK_FAIL, "firmware 4.60 < 4.91" },
                 { "ice", "4.40 0x8001c967 1.3534.0", "4.40", CHECK_PASS, "firmware 4.40 ≥ 4.40" },
                 { "ice", "2.30 0x80004dd0 1.2839.0", "4.91", CHECK_FAIL, "firmware 2.30 < 4.91" },
-                { "ice", "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0" },
+                { "ice", "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0 (ethtool)" },
                 { "ice", "4.91 0x800214b5 1.3909.0", "4.9", CHECK_WARN, "\"4.9\" is ambiguous" },
                 { "ice",
                   "4.91 0x800214b5 1.3909.0",
                   NULL,
                   CHECK_PASS,
-                  "firmware 4.91 (EETRACK 0x800214b5, combo image 1.3909.0)" },
+                  "firmware 4.91 (EETRACK 0x800214b5, combo image 1.3909.0; ethtool)" },
                 { "mlx5_core",
                   "16.35.2000 (MT_0000000012)",
                   "16.35.1012",
                   CHECK_PASS,
-                  "firmware 16.35.2000 ≥ 16.35.1012 (PSID MT_0000000012)" },
+                  "firmware 16.35.2000 ≥ 16.35.1012 (PSID MT_0000000012; ethtool)" },
                 { "mlx5_core",
                   "16.35.2000 (MT_0000000012)",
                   "22.36.1010",
@@ -391,17 +395,18 @@ static void test_firmware_evaluate(void) {
                   "22.39.1002 (MT_0000000359)",
                   "22.36.1010",
                   CHECK_PASS,
-                  "firmware 22.39.1002 ≥ 22.36.1010 (PSID MT_0000000359)" },
+                  "firmware 22.39.1002 ≥ 22.36.1010 (PSID MT_0000000359; ethtool)" },
                 { "mlx5_core",
                   "16.35.2000 (MT_0000000012)",
                   "16.35.2000",
                   CHECK_PASS,
-                  "firmware 16.35.2000 ≥ 16.35.2000 (PSID MT_0000000012)" },
+                  "firmware 16.35.2000 ≥ 16.35.2000 (PSID MT_0000000012; ethtool)" },
                 { "mlx5_core",
                   "16.32.1010 (MT_0000000012)",
                   "16.35.2000",
                   CHECK_FAIL,
-                  "firmware 16.32.1010 < 16.35.2000: update the ConnectX firmware (mlxfwmanager, or fwupd)" },
+                  "firmware 16.32.1010 < 16.35.2000 (PSID MT_0000000012; ethtool): update the ConnectX firmware "
+                  "(mlxfwmanager, or fwupd)" },
                 { "mlx5_core", "16.35.2000 (MT_0000000012)", "16.4", CHECK_PASS, "firmware 16.35.2000 ≥ 16.4" },
                 /* Neither family: every family's tool. */
                 { "bnxt_en",

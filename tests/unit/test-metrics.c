@@ -247,6 +247,43 @@ static void test_nics(void) {
                         NULL },
                 NULL);
 
+        /* From devlink: the running version, its source, the board id, the DDP package, and whether a
+         * stored firmware waits for activation. */
+        nics[0].driver = (char *) "ice";
+        nics[0].firmware = (char *) "4.40 0x8001c967 1.3534.0";
+        nics[0].version = (char *) "4.40";
+        nics[0].source = (char *) "devlink";
+        nics[0].board_id = (char *) "K91258-000";
+        nics[0].ddp = (char *) "ICE OS Default Package 1.3.36.0";
+        nics[0].stored_known = nics[0].activation_pending = true;
+        free(text);
+        text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "halod_nic_firmware_info{link=\"rdma0\",ifname=\"enp194s0np0\",pci=\"0000:c2:00.0\","
+                        "driver=\"ice\",driver_version=\"6.18.4\",version=\"4.40\",firmware=\"4.40 0x8001c967 "
+                        "1.3534.0\",source=\"devlink\",board_id=\"K91258-000\",ddp=\"ICE OS Default Package "
+                        "1.3.36.0\"} 1",
+                        "# TYPE halod_nic_firmware_activation_pending gauge",
+                        "halod_nic_firmware_activation_pending{link=\"rdma0\",pci=\"0000:c2:00.0\"} 1",
+                        NULL },
+                (const char *const[]){ "halod_nic_firmware_activation_pending{link=\"rdma2\"", NULL });
+        nics[0].activation_pending = false;
+        free(text);
+        text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "halod_nic_firmware_activation_pending{link=\"rdma0\",pci=\"0000:c2:00.0\"} 0", NULL },
+                NULL);
+        /* devlink did not say: no sample, rather than a 0 that means "nothing pending". */
+        nics[0].stored_known = false;
+        free(text);
+        text = render(&in);
+        assert_lines(text, NULL, (const char *const[]){ "halod_nic_firmware_activation_pending", NULL });
+        nics[0].version = nics[0].source = nics[0].board_id = nics[0].ddp = NULL;
+
         /* No PCIe capability read: no sample, rather than a width of 0. */
         nics[0].pcie_width = nics[0].pcie_max_width = nics[0].pcie_speed_mts = nics[0].pcie_max_speed_mts = 0;
         free(text);
@@ -357,8 +394,9 @@ static void test_golden(void) {
                 "# TYPE halod_nic_pcie_link_max_speed_transfers_per_second gauge\n"
                 "halod_nic_pcie_link_max_speed_transfers_per_second{link=\"rdma0\",pci=\"0000:c2:00.0\"} "
                 "16000000000\n"
-                "# HELP halod_nic_firmware_info The fabric NIC's driver and firmware as ETHTOOL_GDRVINFO reports "
-                "them (firmware: the whole string, version: the part nic.firmware compares); always 1.\n"
+                "# HELP halod_nic_firmware_info The fabric NIC's driver, firmware, board id and ice DDP package; "
+                "always 1. version: what nic.firmware compares, from source (devlink, else ethtool); firmware: "
+                "ETHTOOL_GDRVINFO's whole string.\n"
                 "# TYPE halod_nic_firmware_info gauge\n"
                 "halod_nic_firmware_info{link=\"rdma0\",ifname=\"enp194s0np0\",pci=\"0000:c2:00.0\",driver=\"ice\","
                 "version=\"4.80\",firmware=\"4.80 0x80020543 1.3805.0\"} 1\n";
@@ -488,8 +526,11 @@ static void test_nics_gather(void) {
         ASSERT_INT_EQ(nics[0].pcie_speed_mts, 16000);
         ASSERT_INT_EQ(nics[0].pcie_max_speed_mts, 16000);
 #endif
-        /* A fixture tree has no ioctl to ask: the firmware stays unknown. */
-        ASSERT_TRUE(!nics[0].firmware);
+        /* A fixture tree has no ioctl and no devlink to ask: the firmware stays unknown; the DDP
+         * package comes from the tree's kernel log. */
+        ASSERT_TRUE(!nics[0].firmware && !nics[0].version && !nics[0].source && !nics[0].board_id);
+        ASSERT_TRUE(!nics[0].stored_known);
+        ASSERT_STR_EQ(nics[0].ddp, "ICE OS Default Package version 1.3.36.0");
         metrics_nics_free(nics, n);
 
         /* From a snapshot that has the NIC facts already (the NIC checks of the same verify read
