@@ -113,6 +113,7 @@ static int build_links(ProfileErrors *e, const YNode *n, Profile *p) {
 
                 if (k->type != YNODE_SCALAR || k->skip)
                         continue;
+                profile_qos_init(&p->links[p->n_links].qos);
                 r = build_link(e, k, k + 1, &p->links[p->n_links++]);
                 if (r < 0)
                         return r;

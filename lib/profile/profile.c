@@ -18,7 +18,14 @@ static const char *const rdma_gid_type_table[_RDMA_GID_TYPE_MAX] = {
         [RDMA_GID_IB] = "ib",
 };
 
+static const char *const qos_trust_table[_QOS_TRUST_MAX] = {
+        [QOS_TRUST_PCP] = "pcp",
+        [QOS_TRUST_DSCP] = "dscp",
+};
+
 DEFINE_STRING_TABLE_LOOKUP(profile_mode, ProfileMode);
+
+DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
 

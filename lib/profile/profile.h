@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "basic/ipv4-prefix.h"
 #include "basic/json-writer.h"
@@ -53,12 +54,45 @@ typedef struct LinkMatch {
         char *name;   /* interface name or fnmatch(3) glob, "enp194s0*" */
 } LinkMatch;
 
+/* What a lossless RoCE class needs on a link, as the profile's qos: mapping asks for it (halod.yaml(5),
+ * QOS). Every part is optional: what the profile leaves out is neither checked nor applied. */
+typedef enum QosTrust {
+        QOS_TRUST_PCP,  /* the VLAN priority (802.1p) classifies */
+        QOS_TRUST_DSCP, /* the IP header's DSCP classifies: what a routed RoCE v2 fabric uses */
+        _QOS_TRUST_MAX,
+        _QOS_TRUST_INVALID = -EINVAL,
+} QosTrust;
+
+const char *qos_trust_to_string(QosTrust t) _pure_;
+QosTrust qos_trust_from_string(const char *s) _pure_;
+
+#define QOS_PRIORITIES 8U
+#define QOS_DSCP_VALUES 64U
+
+typedef struct ProfileQos {
+        bool present;                          /* the link has a qos: mapping */
+        bool has_pfc;                          /* pfc: given; [] asks for PFC off on every priority */
+        uint8_t pfc;                           /* bit p set: PFC on priority p */
+        QosTrust trust;                        /* _QOS_TRUST_INVALID when not given */
+        bool has_dscp_map;                     /* dscp-priority: given */
+        int8_t dscp_priority[QOS_DSCP_VALUES]; /* the priority each DSCP maps to; -1: not mapped */
+        int ecn;                               /* 1: on, 0: off, -1: not given */
+        int roce_tos;                          /* the default RoCE ToS (0..255) for rdma_cm; -1: not given */
+} ProfileQos;
+
+/* Nothing asked: no mapping, no trust, every DSCP unmapped, ECN and the ToS not given. */
+static inline void profile_qos_init(ProfileQos *q) {
+        *q = (ProfileQos){ .trust = _QOS_TRUST_INVALID, .ecn = -1, .roce_tos = -1 };
+        memset(q->dscp_priority, -1, sizeof(q->dscp_priority));
+}
+
 typedef struct ProfileLink {
         char *name; /* logical name, "rdma0" */
         LinkMatch match;
         uint32_t mtu;        /* 0: leave the MTU alone */
         char *firewall_zone; /* NULL: leave the zone alone */
         bool ipv6;           /* false: IPv6 disabled on the link */
+        ProfileQos qos;
 } ProfileLink;
 
 typedef struct NodeLink {
