@@ -444,6 +444,28 @@ static int check_nic_firmware_port(const NodeContext *c, const NicPort *p, PortC
                 strerror(-r));
 }
 
+static int check_nic_roce_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
+        const char *driver = nic_facts_driver(p->facts);
+
+        if (!p->port->pci)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        "RoCE",
+                        NULL,
+                        "no fabric NIC found for link %s (see nic.pci)",
+                        p->port->link);
+        return check_nic_roce_evaluate(
+                p->port->pci,
+                nic_family_from_driver(driver),
+                driver,
+                &p->facts->roce,
+                p->facts->roce_error,
+                &p->facts->iwarp,
+                p->facts->iwarp_error,
+                ret);
+}
+
 /* The NIC checks in the order they are reported: each id with what judges it on one port. */
 static const struct {
         const char *id;
@@ -451,7 +473,7 @@ static const struct {
 } nic_checks[] = {
         { "nic.pci", check_nic_pci_port },           { "nic.pcie", check_nic_pcie_port },
         { "nic.speed", check_nic_speed_port },       { "nic.driver", check_nic_driver_port },
-        { "nic.firmware", check_nic_firmware_port },
+        { "nic.firmware", check_nic_firmware_port }, { "nic.roce", check_nic_roce_port },
 };
 
 static int add_skips(CheckList *out, const char *reason) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "nic." checks: nic.pci, nic.pcie, nic.speed, nic.driver, nic.firmware. */
+/* The "nic." checks: nic.pci, nic.pcie, nic.speed, nic.driver, nic.firmware, nic.roce. */
 #pragma once
 
 #include "check/check-ports.h"
@@ -56,4 +56,16 @@ int check_nic_speed_evaluate(
         int link_error,
         unsigned speed_min_mbit,
         unsigned nic_gbit,
+        PortCheck *ret);
+
+/* nic.roce of the NIC at pci of the given family from devlink's enable_roce and (E810) enable_iwarp
+ * parameters and their errors (-ENOMEDIUM: not asked, as below --root). */
+int check_nic_roce_evaluate(
+        const char *pci,
+        NicFamily family,
+        const char *driver,
+        const DevlinkParam *roce,
+        int roce_error,
+        const DevlinkParam *iwarp,
+        int iwarp_error,
         PortCheck *ret);

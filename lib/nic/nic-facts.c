@@ -27,12 +27,27 @@ int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f) {
         return ice_ddp_package_from_message(f->ddp_detail, &f->ddp_package);
 }
 
+/* Which RDMA protocol the NIC runs: devlink's enable_roce (ConnectX, E810) and enable_iwarp (E810). */
+static int nic_facts_read_rdma_protocol(const char *pci, NicFamily family, NicFacts *f) {
+        if (family == NIC_FAMILY_UNKNOWN)
+                return 0;
+        f->roce_error = devlink_get_param("pci", pci, "enable_roce", &f->roce, NULL);
+        if (f->roce_error == -ENOMEM)
+                return -ENOMEM;
+        if (family != NIC_FAMILY_E810)
+                return 0;
+        f->iwarp_error = devlink_get_param("pci", pci, "enable_iwarp", &f->iwarp, NULL);
+        return f->iwarp_error == -ENOMEM ? -ENOMEM : 0;
+}
+
 int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
         NicFacts f = {
                 .device_error = -ENODEV,
                 .info_error = -ENOMEDIUM,
                 .link_error = -ENOMEDIUM,
                 .devlink_error = -ENOMEDIUM,
+                .roce_error = -ENOMEDIUM,
+                .iwarp_error = -ENOMEDIUM,
         };
         int r;
 
@@ -73,6 +88,11 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
                 if (r < 0)
                         goto fail;
         }
+        if (port->pci && host_is_running_system(h)) {
+                r = nic_facts_read_rdma_protocol(port->pci, nic_family_from_driver(nic_facts_driver(&f)), &f);
+                if (r < 0)
+                        goto fail;
+        }
         *ret = f;
         return 0;
 
@@ -89,6 +109,8 @@ void nic_facts_done(NicFacts *f) {
         f->ddp_detail = mfree(f->ddp_detail);
         f->ddp_package = mfree(f->ddp_package);
         devlink_info_done(&f->devlink);
+        devlink_param_done(&f->roce);
+        devlink_param_done(&f->iwarp);
         f->devlink_message = mfree(f->devlink_message);
 }
 

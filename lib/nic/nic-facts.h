@@ -30,6 +30,10 @@ typedef struct NicFacts {
                                    * root, or halod's sandbox) */
         char *ddp_detail;         /* the kernel log record, or devlink's "fw.app.name fw.app" */
         char *ddp_package;        /* "ICE OS Default Package 1.3.36.0"; NULL when not named */
+        DevlinkParam roce;        /* devlink's enable_roce, valid when roce_error >= 0 */
+        int roce_error;           /* -ENOMEDIUM: not asked (not an E810 or ConnectX, or below --root) */
+        DevlinkParam iwarp;       /* ice's enable_iwarp, valid when iwarp_error >= 0 */
+        int iwarp_error;          /* -ENOMEDIUM: not asked (not an E810, or below --root) */
 } NicFacts;
 
 /* Gathers the facts of one port. Whatever cannot be read is recorded with its errno, for the checks

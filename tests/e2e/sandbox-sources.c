@@ -19,6 +19,7 @@
 #include "check/memlock-sources.h"
 #include "net/firewalld.h"
 #include "net/rtnl.h"
+#include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
 
@@ -127,6 +128,22 @@ static void probe_ethtool_link(const char *ifname) {
         report("SIOCETHTOOL ETHTOOL_GLINKSETTINGS", "nic.speed", ethtool_get_link_settings(ifname, &link), NULL);
 }
 
+/* devlink over generic netlink, for the first PCI device: a kernel without devlink, or a device
+ * without a devlink instance, has nothing to read; anything else it answers is readable or not. */
+static void probe_devlink(void) {
+        _cleanup_(devlink_info_done) DevlinkInfo info = {};
+        _cleanup_(strv_freep) char **devices = NULL;
+        _cleanup_(freep) char *error = NULL;
+        int r = 1;
+
+        if (host_list_directory(&host, "/sys/bus/pci/devices", &devices) >= 0 && devices) {
+                r = devlink_get_pci_info(devices[0], &info, &error);
+                if (r == -EPROTONOSUPPORT || r == -ENODEV)
+                        r = 1;
+        }
+        report("devlink (generic netlink)", "nic.firmware,nic.driver,nic.roce", r, error);
+}
+
 static void probe_modprobe_conf(void) {
         _cleanup_(module_block_done) ModuleBlock block = {};
         _cleanup_(strv_freep) char **unreadable = NULL;
@@ -215,6 +232,7 @@ int main(int argc, char *argv[]) {
         probe_pci_link_attributes();
         probe_ethtool(argv[1]);
         probe_ethtool_link(argv[1]);
+        probe_devlink();
         probe_kernel_log();
         probe_directory("/sys/class/infiniband", "rdma.*");
         probe_directory("/sys/module", "rdma.driver");

@@ -67,7 +67,7 @@ static void run_node(const char *tree, const char *yaml, const char *node, const
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
-        ASSERT_INT_EQ(l.n_checks, 5);
+        ASSERT_INT_EQ(l.n_checks, 6);
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
 }
@@ -89,6 +89,7 @@ static void test_reference_board(void) {
                 /* devlink and an ioctl: not from a fixture tree */
                 { "nic.firmware", CHECK_SKIP, "(devlink, ETHTOOL_GDRVINFO)" },
                 { "nic.speed", CHECK_SKIP, "(ETHTOOL_GLINKSETTINGS), which does not describe the tree" },
+                { "nic.roce", CHECK_SKIP, "comes from the running kernel (devlink)" },
         };
         static const CheckExpect too_narrow[] = {
                 { "nic.pcie", CHECK_FAIL, "nic.pcie-min-width is 8: use a slot with at least 8 lanes" },
