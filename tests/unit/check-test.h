@@ -2,6 +2,9 @@
 /* What the tests of the check groups share: a profile from YAML text, and asserting one check. */
 #pragma once
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "basic/strv.h"
 #include "check/check.h"
 #include "profile/profile.h"
@@ -50,4 +53,25 @@ static inline void assert_check(const CheckList *l, const CheckExpect *e, const 
 static inline void assert_checks(const CheckList *l, const CheckExpect *expect, size_t n, const char *where) {
         for (size_t i = 0; i < n; i++)
                 assert_check(l, &expect[i], where);
+}
+
+/* A scratch copy of a fixture tree without one of its paths (relative to the tree): what a sandbox or
+ * a user without privileges does not see. remove_tree() removes it and frees the name. */
+static inline char *copy_tree_without(const char *tree, const char *hidden) {
+        char *root = strdup("/tmp/halod-tree-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(chmod(root, 0755) >= 0);
+        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s' && rm -r '%s/%s'", tree, root, root, hidden) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        return root;
+}
+
+static inline void remove_tree(char *root) {
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        free(root);
 }

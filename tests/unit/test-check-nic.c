@@ -38,27 +38,6 @@ static const char *profile_yaml(const char *match, const char *pcie_min_width) {
         return buf;
 }
 
-/* A scratch copy of a fixture tree without one of its paths: what a sandbox or a user without
- * privileges does not see. */
-static char *copy_tree_without(const char *tree, const char *hidden) {
-        char *root = strdup("/tmp/nic-hidden-XXXXXX");
-        _cleanup_(freep) char *cmd = NULL;
-
-        ASSERT_TRUE(root && mkdtemp(root));
-        ASSERT_TRUE(chmod(root, 0755) >= 0);
-        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s' && rm -r '%s/%s'", tree, root, root, hidden) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        return root;
-}
-
-static void remove_tree(char *root) {
-        _cleanup_(freep) char *cmd = NULL;
-
-        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        free(root);
-}
-
 static void run_node(const char *tree, const char *yaml, const char *node, const CheckExpect *expect, size_t n) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
         Host h = { .root = tree };

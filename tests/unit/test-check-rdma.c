@@ -339,14 +339,6 @@ static char *make_tree(mode_t mode, gid_t gid, const TreeFile *files, size_t n_f
         return root;
 }
 
-static void remove_tree(char *root) {
-        _cleanup_(freep) char *cmd = NULL;
-
-        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        free(root);
-}
-
 #define MIB (1024ULL * 1024ULL)
 #define UNLIMITED MEMLOCK_UNLIMITED
 
@@ -417,13 +409,8 @@ static void test_no_device_without_kmsg(void) {
                   "link` lists it; could not look at the kernel log (/dev/kmsg: No such file or directory), which "
                   "says whether ice runs it in Safe Mode: `sudo haloctl check --only rdma.device` reads it" },
         };
-        char *root = strdup("/tmp/rdma-no-kmsg-XXXXXX");
-        _cleanup_(freep) char *cmd = NULL;
+        char *root = copy_tree_without(HOSTS "nic-e810-x4", "dev/kmsg");
 
-        ASSERT_TRUE(root && mkdtemp(root));
-        ASSERT_TRUE(
-                asprintf(&cmd, "cp -a '%s'/. '%s' && rm '%s/dev/kmsg'", HOSTS "nic-e810-x4", root, root) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
         fake_verbs_setup(NULL, 0, 0);
         run(root, profile_yaml("true", "4096"), e, ELEMENTSOF(e));
         remove_tree(root);
@@ -504,19 +491,14 @@ static void test_connectx_no_device(void) {
                 "cluster: t\nlinks:\n  rdma0:\n    match: { name: enp1s0 }\n"
                 "rdma: { required: true }\n"
                 "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
-        char *root = strdup("/tmp/rdma-cx5-no-kmsg-XXXXXX");
-        _cleanup_(freep) char *cmd = NULL;
+        char *root;
 
         fake_verbs_setup(NULL, 0, 0);
         run(HOSTS "nic-cx5-dual-x4", connectx_yaml, none, ELEMENTSOF(none));
         run(HOSTS "nic-absent", realtek_yaml, unknown, ELEMENTSOF(unknown));
 
         /* ice's kernel log says nothing about a ConnectX: without it, nothing is said about it. */
-        ASSERT_TRUE(root && mkdtemp(root));
-        ASSERT_TRUE(
-                asprintf(&cmd, "cp -a '%s'/. '%s' && rm '%s/dev/kmsg'", HOSTS "nic-cx5-dual-x4", root, root) >=
-                0);
-        ASSERT_INT_EQ(system(cmd), 0);
+        root = copy_tree_without(HOSTS "nic-cx5-dual-x4", "dev/kmsg");
         run(root, connectx_yaml, none, ELEMENTSOF(none));
         remove_tree(root);
 }
