@@ -68,10 +68,8 @@ Rtnl *rtnl_close(Rtnl *r) {
         return mfree(r);
 }
 
-typedef int (*ReplyFunc)(const struct nlmsghdr *nlh, void *userdata);
-
 typedef struct Transaction {
-        ReplyFunc reply;
+        RtnlReplyFunc reply;
         void *userdata;
         int error;
         char *ext_ack;
@@ -151,8 +149,8 @@ static int data_cb(const struct nlmsghdr *nlh, void *data) {
         return MNL_CB_OK;
 }
 
-static int rtnl_transact(
-        Rtnl *r, struct nlmsghdr *nlh, ReplyFunc reply, void *userdata, bool *ret_interrupted, char **ret_error) {
+int rtnl_transact(
+        Rtnl *r, struct nlmsghdr *nlh, RtnlReplyFunc reply, void *userdata, bool *ret_interrupted, char **ret_error) {
         mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
                 [NLMSG_ERROR] = error_cb,
                 [NLMSG_DONE] = done_cb,
@@ -196,7 +194,7 @@ static int rtnl_transact(
         return t.error;
 }
 
-static struct nlmsghdr *request_new(Rtnl *r, uint16_t type, uint16_t flags) {
+struct nlmsghdr *rtnl_request_new(Rtnl *r, uint16_t type, uint16_t flags) {
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->buf);
 
         nlh->nlmsg_type = type;
@@ -251,7 +249,7 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         bool interrupted_links = false, interrupted_addresses = false;
         int k;
 
-        nlh = request_new(r, RTM_GETLINK, NLM_F_DUMP);
+        nlh = rtnl_request_new(r, RTM_GETLINK, NLM_F_DUMP);
         ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
         ifi->ifi_family = AF_UNSPEC;
         /* Counters are most of a link message and halod reads none of them. */
@@ -260,7 +258,7 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         if (k < 0)
                 return k;
 
-        nlh = request_new(r, RTM_GETADDR, NLM_F_DUMP);
+        nlh = rtnl_request_new(r, RTM_GETADDR, NLM_F_DUMP);
         ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
         ifa->ifa_family = AF_INET;
         k = rtnl_transact(r, nlh, address_reply, s, &interrupted_addresses, ret_error);
@@ -300,7 +298,7 @@ int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error) {
 }
 
 static struct nlmsghdr *link_request_new(Rtnl *r, int ifindex) {
-        struct nlmsghdr *nlh = request_new(r, RTM_NEWLINK, NLM_F_ACK);
+        struct nlmsghdr *nlh = rtnl_request_new(r, RTM_NEWLINK, NLM_F_ACK);
         struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 
         ifi->ifi_family = AF_UNSPEC;
@@ -326,7 +324,7 @@ int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error) {
 
 static struct nlmsghdr *address_request_new(
         Rtnl *r, uint16_t type, uint16_t flags, int ifindex, const struct in_addr *address, uint8_t prefixlen) {
-        struct nlmsghdr *nlh = request_new(r, type, NLM_F_ACK | flags);
+        struct nlmsghdr *nlh = rtnl_request_new(r, type, NLM_F_ACK | flags);
         struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 
         ifa->ifa_family = AF_INET;
