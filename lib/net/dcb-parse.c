@@ -234,7 +234,7 @@ const char *dcb_pfc_to_string(uint8_t pfc_en, char buf[static 16]) {
         char *p = buf;
 
         if (pfc_en == 0)
-                return "none";
+                return strcpy(buf, "none");
         for (unsigned prio = 0; prio < 8; prio++)
                 if (pfc_en & (1U << prio))
                         p += sprintf(p, "%s%u", p > buf ? "," : "", prio);
@@ -245,7 +245,7 @@ const char *dcb_trust_to_string(const uint8_t *selectors, size_t n, char *buf) {
         char *p = buf;
 
         if (n == 0)
-                return "none";
+                return strcpy(buf, "none");
         for (size_t i = 0; i < n && i < DCB_TRUST_MAX; i++) {
                 char num[4];
 

@@ -77,8 +77,8 @@ size_t dcb_state_count_selector(const DcbState *s, uint8_t selector) _pure_;
 
 /* "dscp", "pcp", "ethertype", "stream", "dgram", "any", or the number. buf: at least 4 bytes. */
 const char *dcb_selector_to_string(uint8_t selector, char buf[static 4]);
-/* Priorities of a PFC bitmap, "3" or "3,4"; "none" for 0. buf: at least 16 bytes. */
+/* Priorities of a PFC bitmap, "3" or "3,4"; "none" for 0. Written to buf (at least 16 bytes), returned. */
 const char *dcb_pfc_to_string(uint8_t pfc_en, char buf[static 16]);
-/* The trust order, "dscp,pcp"; "none" when empty. buf: at least DCB_TRUST_MAX * 10 bytes. */
+/* The trust order, "dscp,pcp"; "none" when empty. Written to buf (DCB_TRUST_STRING_MAX bytes), returned. */
 #define DCB_TRUST_STRING_MAX (DCB_TRUST_MAX * 10U)
 const char *dcb_trust_to_string(const uint8_t *selectors, size_t n, char *buf);
