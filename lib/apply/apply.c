@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "apply/adopt.h"
+#include "apply/apply-qos-dcb.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
@@ -56,6 +57,22 @@ static int verify(Snapshot *s, char **ret_error) {
                 joined);
 }
 
+/* The backend failed after the link's DCB part succeeded: DCB goes back too, so that the link is as it
+ * was (the backend already put its own part back). */
+static int backend_failed(const LinkPlan *lp, const ApplyDcbUndo *undo, int r, const char *e, char **ret_error) {
+        _cleanup_(freep) char *label = link_plan_label(lp), *undo_error = NULL;
+
+        if (apply_qos_dcb_rollback(lp, undo, &undo_error) < 0)
+                return errorf(
+                        ret_error,
+                        r,
+                        "%s: %s; rolling back DCB: %s",
+                        label ?: lp->link,
+                        e ?: strerror(-r),
+                        strna(undo_error));
+        return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
+}
+
 static int apply_links(
         const NodeContext *c, const Backend *backend, const Plan *p, const Adoptions *adoptions, char **ret_error) {
         for (size_t i = 0; i < p->n_links; i++) {
@@ -63,10 +80,19 @@ static int apply_links(
                 const ProfileLink *pl = profile_find_link(c->profile, lp->link);
                 _cleanup_(freep) char *e = NULL, *label = NULL;
                 bool adopt = adoptions_has(adoptions, lp->link, /* kept= */ false);
+                ApplyDcbUndo undo;
                 LinkConfig cfg;
                 int r;
 
                 if (link_plan_is_empty(lp) && !adopt)
+                        continue;
+                /* DCB first (lib/apply/apply-qos-dcb.c says why); it puts itself back when it fails. */
+                r = apply_qos_dcb_link(lp, &undo, &e);
+                if (r < 0) {
+                        label = link_plan_label(lp);
+                        return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
+                }
+                if (link_plan_settings_are_empty(lp) && !adopt)
                         continue;
                 cfg = (LinkConfig){
                         .link = lp->link,
@@ -79,10 +105,8 @@ static int apply_links(
                         .adopt = adopt,
                 };
                 r = backend->apply_link(&cfg, lp, &e);
-                if (r < 0) {
-                        label = link_plan_label(lp);
-                        return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
-                }
+                if (r < 0)
+                        return backend_failed(lp, &undo, r, e, ret_error);
         }
         return 0;
 }

@@ -45,17 +45,12 @@ Rtnl *rtnl_close(Rtnl *r) {
         return mfree(r);
 }
 
-static int rtnl_transact(
-        Rtnl *r,
-        struct nlmsghdr *nlh,
-        NetlinkReplyFunc reply,
-        void *userdata,
-        bool *ret_interrupted,
-        char **ret_error) {
+int rtnl_transact(
+        Rtnl *r, struct nlmsghdr *nlh, RtnlReplyFunc reply, void *userdata, bool *ret_interrupted, char **ret_error) {
         return netlink_transact(r->socket, nlh, reply, userdata, ret_interrupted, ret_error);
 }
 
-static struct nlmsghdr *request_new(Rtnl *r, uint16_t type, uint16_t flags) {
+struct nlmsghdr *rtnl_request_new(Rtnl *r, uint16_t type, uint16_t flags) {
         return netlink_request_new(r->socket, type, flags);
 }
 
@@ -106,7 +101,7 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         bool interrupted_links = false, interrupted_addresses = false;
         int k;
 
-        nlh = request_new(r, RTM_GETLINK, NLM_F_DUMP);
+        nlh = rtnl_request_new(r, RTM_GETLINK, NLM_F_DUMP);
         ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
         ifi->ifi_family = AF_UNSPEC;
         /* Counters are most of a link message and halod reads none of them. */
@@ -115,7 +110,7 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         if (k < 0)
                 return k;
 
-        nlh = request_new(r, RTM_GETADDR, NLM_F_DUMP);
+        nlh = rtnl_request_new(r, RTM_GETADDR, NLM_F_DUMP);
         ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
         ifa->ifa_family = AF_INET;
         k = rtnl_transact(r, nlh, address_reply, s, &interrupted_addresses, ret_error);
@@ -155,7 +150,7 @@ int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error) {
 }
 
 static struct nlmsghdr *link_request_new(Rtnl *r, int ifindex) {
-        struct nlmsghdr *nlh = request_new(r, RTM_NEWLINK, NLM_F_ACK);
+        struct nlmsghdr *nlh = rtnl_request_new(r, RTM_NEWLINK, NLM_F_ACK);
         struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 
         ifi->ifi_family = AF_UNSPEC;
@@ -181,7 +176,7 @@ int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error) {
 
 static struct nlmsghdr *address_request_new(
         Rtnl *r, uint16_t type, uint16_t flags, int ifindex, const struct in_addr *address, uint8_t prefixlen) {
-        struct nlmsghdr *nlh = request_new(r, type, NLM_F_ACK | flags);
+        struct nlmsghdr *nlh = rtnl_request_new(r, type, NLM_F_ACK | flags);
         struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 
         ifa->ifa_family = AF_INET;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ETHTOOL_GDRVINFO and ETHTOOL_GLINKSETTINGS through the SIOCETHTOOL ioctl. */
+/* ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS and the private flags through the SIOCETHTOOL ioctl. */
 #include <limits.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -95,6 +95,59 @@ int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret) {
                                                                                      : DUPLEX_UNKNOWN,
                 .autoneg = req.s.autoneg == AUTONEG_ENABLE,
         };
+        return 0;
+}
+
+/* The private flags are one u32 bitmap: a driver has at most 32 of them. */
+#define PRIVATE_FLAGS_MAX 32U
+
+int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
+        struct {
+                struct ethtool_sset_info info;
+                uint32_t count;
+        } sset = { .info = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_PRIV_FLAGS } };
+        struct {
+                struct ethtool_gstrings strings;
+                char names[PRIVATE_FLAGS_MAX][ETH_GSTRING_LEN];
+        } strings = { .strings = { .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_PRIV_FLAGS } };
+        struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
+        struct ifreq ifr = {};
+        _cleanup_(closep) int fd = -EBADF;
+        uint32_t count;
+        int index = -1;
+
+        if (!name)
+                return -EINVAL;
+        fd = ethtool_socket(ifname, &ifr);
+        if (fd < 0)
+                return fd;
+
+        /* A set the driver does not have is left out of the mask, not refused. */
+        ifr.ifr_data = (void *) &sset;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        count = sset.info.sset_mask & (1ULL << ETH_SS_PRIV_FLAGS) ? sset.count : 0;
+        if (count == 0)
+                return -ENOENT;
+        if (count > PRIVATE_FLAGS_MAX)
+                return -EPROTO;
+
+        strings.strings.len = count;
+        ifr.ifr_data = (void *) &strings;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        for (uint32_t i = 0; i < count && i < strings.strings.len; i++)
+                if (strncmp(strings.names[i], name, ETH_GSTRING_LEN) == 0) {
+                        index = (int) i;
+                        break;
+                }
+        if (index < 0)
+                return -ENOENT;
+
+        ifr.ifr_data = (void *) &flags;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        *ret = flags.data & (1U << index);
         return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the driver of a network interface says of itself through the SIOCETHTOOL ioctl: its name and
- * firmware (ETHTOOL_GDRVINFO), and the link it negotiated (ETHTOOL_GLINKSETTINGS). */
+ * firmware (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS), and its private flags
+ * (ETHTOOL_GPFLAGS). */
 #pragma once
 
 #include <linux/ethtool.h>
@@ -32,3 +33,9 @@ int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret);
 
 /* "full", "half", "unknown". */
 const char *ethtool_duplex_to_string(int duplex) _pure_;
+
+/* The driver's private flag name (`ethtool --show-priv-flags`): its names from ETHTOOL_GSSET_INFO and
+ * ETHTOOL_GSTRINGS (ETH_SS_PRIV_FLAGS), its bit from ETHTOOL_GPFLAGS. *ret: whether it is on. Returns
+ * 0, -ENOENT when the driver has no flag of that name (veth has no private flags at all), or the
+ * errors of ethtool_get_driver_info(). */
+int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret);

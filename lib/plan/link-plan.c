@@ -49,13 +49,18 @@ void link_plan_done(LinkPlan *lp) {
         free(lp->remove_addresses);
         free(lp->zone_from);
         free(lp->zone_to);
+        link_plan_dcb_free(lp->dcb);
         free(lp->error);
         *lp = (LinkPlan){};
 }
 
-bool link_plan_is_empty(const LinkPlan *lp) {
+bool link_plan_settings_are_empty(const LinkPlan *lp) {
         return lp->mtu_from == lp->mtu_to && !lp->set_up && lp->n_remove_addresses == 0 &&
                 !lp->add_address && !lp->zone_to;
+}
+
+bool link_plan_is_empty(const LinkPlan *lp) {
+        return link_plan_settings_are_empty(lp) && link_plan_dcb_is_empty(lp->dcb);
 }
 
 /* The zone: a change when firewalld runs, was asked and has the interface elsewhere. */

@@ -6,8 +6,14 @@
 #include "plan/plan.h"
 
 static const char *const link_field_table[_LINK_FIELD_MAX] = {
-        [LINK_FIELD_MTU] = "mtu",   [LINK_FIELD_UP] = "up",       [LINK_FIELD_ADDRESS] = "address",
-        [LINK_FIELD_ZONE] = "zone", [LINK_FIELD_OWNER] = "owner",
+        [LINK_FIELD_MTU] = "mtu",
+        [LINK_FIELD_UP] = "up",
+        [LINK_FIELD_ADDRESS] = "address",
+        [LINK_FIELD_ZONE] = "zone",
+        [LINK_FIELD_OWNER] = "owner",
+        [LINK_FIELD_QOS_PFC] = "qos-pfc",
+        [LINK_FIELD_QOS_TRUST] = "qos-trust",
+        [LINK_FIELD_QOS_DSCP] = "qos-dscp",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -56,9 +62,11 @@ static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const
 
 static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
         char a[IPV4_PREFIX_STRING_MAX], b[IPV4_PREFIX_STRING_MAX];
-        int r = 0;
+        int r;
 
-        if (lp->mtu_from != lp->mtu_to) {
+        /* DCB first: apply makes it before the backend's part (lib/apply/apply-qos-dcb.c says why). */
+        r = link_plan_dcb_changes(lp, l);
+        if (r >= 0 && lp->mtu_from != lp->mtu_to) {
                 (void) snprintf(a, sizeof(a), "%u", lp->mtu_from);
                 (void) snprintf(b, sizeof(b), "%u", lp->mtu_to);
                 r = add_change(l, lp, LINK_FIELD_MTU, a, b);
@@ -119,6 +127,12 @@ char *plan_change_describe(const PlanChange *c) {
                 break;
         case LINK_FIELD_OWNER:
                 r = asprintf(&s, "%s: adopt %s: %s", label, c->from, c->to);
+                break;
+        case LINK_FIELD_QOS_PFC:
+        case LINK_FIELD_QOS_TRUST:
+        case LINK_FIELD_QOS_DSCP:
+                s = plan_change_dcb_describe(c, label);
+                r = s ? 0 : -1;
                 break;
         default:
                 break;

@@ -13,6 +13,7 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
                 .zones = s->firewalld_zones,
         };
         const char *fw_error = z ? z->error : NULL;
+        int r;
 
         if (!c->node || !(s->parts & SNAPSHOT_PORTS) || i >= s->n_ports)
                 return -EINVAL;
@@ -22,8 +23,16 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         /* The zone list is asked for once, when some zone is to change: its failure is each such link's. */
         if (!fw_error && pl && pl->firewall_zone && fw.zone && !streq(fw.zone, pl->firewall_zone))
                 fw_error = s->firewalld_zones_error;
-        return link_plan_compute(
+        r = link_plan_compute(
                 pl, nl, s->ports[i].ifname, s->ports[i].resolve_error, &s->kernel, &fw, fw_error, ret);
+        if (r < 0)
+                return r;
+        r = link_plan_dcb_compute(pl, s->dcb && (s->parts & SNAPSHOT_DCB) ? &s->dcb[i] : NULL, ret);
+        if (r < 0) {
+                link_plan_done(ret);
+                return r;
+        }
+        return 0;
 }
 
 int plan_from_snapshot(Snapshot *s, Plan *ret) {
@@ -34,7 +43,7 @@ int plan_from_snapshot(Snapshot *s, Plan *ret) {
         if (!c || !c->profile || !c->node)
                 return -EINVAL;
 
-        r = snapshot_read(s, SNAPSHOT_LINKS);
+        r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_DCB);
         if (r < 0)
                 return r;
         if (s->kernel_error < 0)

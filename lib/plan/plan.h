@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "net/rtnl.h"
+#include "plan/qos-plan-dcb.h"
 #include "plan/snapshot.h"
 #include "profile/node-context.h"
 
@@ -28,6 +29,8 @@ typedef struct LinkPlan {
         bool add_address;          /* the node's address is missing and must be added */
         Ipv4Prefix address;        /* the node's address on the link */
         char *zone_from, *zone_to; /* both NULL: no change; zone_from "" is no zone */
+        LinkPlanDcb *dcb; /* plan/qos-plan-dcb.h; NULL when the link's qos: asks nothing of DCB or its state
+                           * was not read */
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -38,8 +41,8 @@ typedef struct Plan {
 } Plan;
 
 /* Plans every link of the snapshot's node, reading the parts of the host it needs into the snapshot
- * (SNAPSHOT_PORTS and SNAPSHOT_LINKS) unless it has them. Never changes anything. Returns 0, -EINVAL
- * without a node, or the error that kept the kernel from being read. */
+ * (SNAPSHOT_PORTS, SNAPSHOT_LINKS and SNAPSHOT_DCB) unless it has them. Never changes anything. Returns 0,
+ * -EINVAL without a node, or the error that kept the kernel from being read. */
 int plan_from_snapshot(Snapshot *s, Plan *ret);
 /* The same on a snapshot of its own. */
 int plan_node(const NodeContext *c, Plan *ret);
@@ -85,6 +88,8 @@ int link_plan_compute(
 void link_plan_done(LinkPlan *lp);
 /* True when the link has nothing to change (whether or not it can be applied). */
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
+/* The same for what the backend carries out (MTU, up, addresses, zone), DCB left aside. */
+bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
 bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
@@ -101,6 +106,11 @@ typedef enum LinkField {
         /* haloctl apply --adopt: the configuration that held the link → what became of it:
          * "NetworkManager connection \"rdma0\" (uuid …)" → "kept as \"rdma0 (before halod)\", autoconnect off" */
         LINK_FIELD_OWNER,
+        /* DCB (plan/qos-plan-dcb.h): the PFC priorities "none" → "3"; the APP trust order "pcp" →
+         * "dscp,pcp"; one DSCP's priorities in the APP table "26:none" or "26:0" → "26:3" */
+        LINK_FIELD_QOS_PFC,
+        LINK_FIELD_QOS_TRUST,
+        LINK_FIELD_QOS_DSCP,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;
@@ -120,7 +130,8 @@ typedef struct PlanChanges {
 } PlanChanges;
 
 /* Appends to *ret (empty, or the records before them) the changes of every link that can be applied, link by
- * link in the order apply makes them (MTU, up, addresses removed, added, zone). */
+ * link in the order apply makes them (the DCB part first: PFC, DSCP entries, trust; then MTU, up,
+ * addresses removed, added, zone). */
 int plan_changes(const Plan *p, PlanChanges *ret);
 /* Appends one change record; copies the strings. */
 int plan_changes_add(

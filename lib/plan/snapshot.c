@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's parts: sysfs for the ports, rtnetlink and firewalld for the links, libpci,
- * ethtool and the kernel log for the NICs. */
+ * ethtool and the kernel log for the NICs (DCB netlink for SNAPSHOT_DCB: snapshot-dcb.c). */
 #include <systemd/sd-bus.h>
 
 #include "basic/strv.h"
@@ -38,6 +38,11 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
          * ifindex), which cannot be taken back. */
         if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
                 parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        /* The DCB state is the kernel's link state too: a change to the links may have changed it. */
+        if (parts & SNAPSHOT_LINKS)
+                parts |= SNAPSHOT_DCB;
+        if (parts & SNAPSHOT_DCB)
+                snapshot_forget_dcb(s);
         if (parts & SNAPSHOT_LINKS)
                 forget_links(s);
         if (parts & SNAPSHOT_NICS)
@@ -135,6 +140,8 @@ static int read_nics(Snapshot *s) {
 int snapshot_read(Snapshot *s, SnapshotPart parts) {
         int r;
 
+        if (parts & SNAPSHOT_DCB)
+                parts |= SNAPSHOT_LINKS;
         if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
@@ -163,6 +170,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_NICS;
+        }
+        if (parts & SNAPSHOT_DCB) {
+                r = snapshot_read_dcb(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_DCB);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_DCB;
         }
         return 0;
 }

@@ -5,6 +5,7 @@
  * report from it; the metrics export its NIC facts. */
 #pragma once
 
+#include "net/dcb.h"
 #include "net/rtnl.h"
 #include "nic/fabric.h"
 #include "nic/nic-facts.h"
@@ -21,7 +22,21 @@ typedef enum SnapshotPart {
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
         SNAPSHOT_NICS = 1 << 2,
+        /* The DCB state of each node link whose qos: asks for PFC, a trust or a DSCP map (DCB netlink,
+         * plan/snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
+         * SNAPSHOT_LINKS, and forgotten with it: it is the running kernel's state too. */
+        SNAPSHOT_DCB = 1 << 3,
 } SnapshotPart;
+
+/* The DCB state of one port's netdev. */
+typedef struct SnapshotDcb {
+        DcbState state; /* valid when error is 0 */
+        int error;      /* -ENOMEDIUM: not asked (the link's qos: asks nothing of DCB, no netdev, a tree
+                         * below --root); else net/dcb.h's errno contract (-EOPNOTSUPP: no DCB support) */
+        char *message;  /* the kernel's extended ack when it refused; NULL otherwise */
+        int lldp_agent; /* an E810's fw-lldp-agent private flag: 1 on, 0 off; negative errno when not known
+                         * (-ENOMEDIUM: not an E810, or not asked) */
+} SnapshotDcb;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -50,6 +65,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_NICS: one per port. */
         NicFacts *nics;
 
+        /* SNAPSHOT_DCB: one per port. */
+        SnapshotDcb *dcb;
+
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
          * events queued until then: every one of them is reflected in what is read next. */
         void (*before_kernel_read)(void *userdata);
@@ -65,6 +83,10 @@ int snapshot_read(Snapshot *s, SnapshotPart parts);
  * or the NIC facts forgets every part. */
 void snapshot_forget(Snapshot *s, SnapshotPart parts);
 void snapshot_done(Snapshot *s);
+
+/* plan/snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
+int snapshot_read_dcb(Snapshot *s);
+void snapshot_forget_dcb(Snapshot *s);
 
 /* The kernel's view of port i's netdev; NULL when it has none, or the kernel was not read. */
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) _pure_;

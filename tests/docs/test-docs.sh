@@ -91,6 +91,11 @@ at_least 4 "link check ids" $names
 for what in $names present; do
         documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
 done
+names=$(cat "$root"/lib/check/check-qos-*.c | sed -n 's/.*qos_[a-z]*_checks\[\] = {\(.*\)};.*/\1/p' | grep -oE '[a-z-]+')
+at_least 2 "qos check ids" $names
+for what in $names; do
+        documented haloctl.1.scd "*qos.*_NAME_*.$what*" "the check id qos.NAME.$what"
+done
 names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests ETHTOOL_GDRVINFO and ETHTOOL_GLINKSETTINGS for real: a veth pair in a network namespace of its own,
- * and lo. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed when CI=true. */
+/* Tests ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS and the private flags for real: a veth pair in a network
+ * namespace of its own, and lo. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed
+ * when CI=true. */
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -59,6 +60,19 @@ int main(void) {
         ASSERT_INT_EQ(ethtool_get_driver_info("a-name-far-too-long", &info), -EINVAL);
         ASSERT_INT_EQ(ethtool_get_driver_info("../lo", &info), -EINVAL);
         ASSERT_INT_EQ(ethtool_get_driver_info(NULL, &info), -EINVAL);
+
+        /* Private flags: veth has none (its driver answers no ETH_SS_PRIV_FLAGS set), so ice's
+         * fw-lldp-agent is "no such flag", not "off"; lo has no ethtool ops for it either. */
+        {
+                bool on = true;
+
+                ASSERT_INT_EQ(ethtool_get_private_flag("nicv0", "fw-lldp-agent", &on), -ENOENT);
+                ASSERT_TRUE(on); /* untouched */
+                ASSERT_INT_EQ(ethtool_get_private_flag("lo", "fw-lldp-agent", &on), -ENOENT);
+                ASSERT_INT_EQ(ethtool_get_private_flag("nicv9", "fw-lldp-agent", &on), -ENODEV);
+                ASSERT_INT_EQ(ethtool_get_private_flag("../lo", "fw-lldp-agent", &on), -EINVAL);
+                ASSERT_INT_EQ(ethtool_get_private_flag("nicv0", NULL, &on), -EINVAL);
+        }
 
         printf("test-ethtool: ok\n");
         return EXIT_SUCCESS;

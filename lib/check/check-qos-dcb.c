@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* qos.<link>.pfc and qos.<link>.trust: the driver's DCB state (DCB netlink: PFC, the APP trust order,
+ * the DSCP entries of the APP table) against the link's qos:, reported from the DCB part of the plan;
+ * and, for an E810, whether its firmware LLDP agent overrides the host's settings. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "check/check-qos-dcb.h"
+
+/* The checks each link gets, in this order (tests/docs/test-docs.sh reads this line). */
+static const char *const qos_dcb_checks[] = { "pfc", "trust" };
+
+static int add_check(
+        CheckList *out,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *format,
+        ...) _printf_(7, 8);
+
+static int add_check(
+        CheckList *out,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *format,
+        ...) {
+        _cleanup_(freep) char *id = NULL, *summary = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, format);
+        r = vasprintf(&summary, format, ap);
+        va_end(ap);
+        if (r < 0 || asprintf(&id, "qos.%s.%s", link, what) < 0)
+                return -ENOMEM;
+        r = check_list_add(out, id, outcome, expected, actual, "%s", summary);
+        if (r < 0)
+                return r;
+        /* The journal names the link of a link's check (HALOD_LINK). */
+        out->checks[out->n_checks - 1].link = strdup(link);
+        return out->checks[out->n_checks - 1].link ? 0 : -ENOMEM;
+}
+
+static int skip_all(CheckList *out, const char *link, const char *why) {
+        for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
+                int r = add_check(out, link, qos_dcb_checks[i], CHECK_SKIP, "", "", "%s", why);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static const char *lldp_hint(const LinkPlan *lp, char *buf, size_t size) {
+        (void) snprintf(
+                buf,
+                size,
+                "the firmware LLDP agent of %s is on, so the switch's DCBX settings win over the host's; "
+                "turn it off with ethtool --set-priv-flags %s fw-lldp-agent off",
+                lp->ifname,
+                lp->ifname);
+        return buf;
+}
+
+/* The priorities set in a but not in b, "3,4"; "" for none. */
+static const char *pfc_minus(uint8_t a, uint8_t b, char buf[static 16]) {
+        uint8_t d = a & ~b;
+
+        return d == 0 ? "" : dcb_pfc_to_string(d, buf);
+}
+
+static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        const LinkPlanDcb *d = lp->dcb;
+        char want[16], have[16], missing_buf[16], extra_buf[16], hint[256];
+        const char *missing, *extra;
+        uint8_t en;
+
+        if (!q->has_pfc)
+                return add_check(
+                        out, nl->link, "pfc", CHECK_SKIP, "", "", "the qos: of %s sets no pfc", nl->link);
+        dcb_pfc_to_string(q->pfc, want);
+        if (!d->before.has_pfc)
+                return add_check(
+                        out,
+                        nl->link,
+                        "pfc",
+                        CHECK_FAIL,
+                        want,
+                        "",
+                        "the driver of %s reports no PFC state (DCB_ATTR_IEEE_PFC)",
+                        lp->ifname);
+        en = d->before.pfc.pfc_en;
+        dcb_pfc_to_string(en, have);
+        if (en == q->pfc) {
+                if (d->lldp_agent)
+                        return add_check(
+                                out,
+                                nl->link,
+                                "pfc",
+                                CHECK_WARN,
+                                want,
+                                have,
+                                "PFC is on priorities %s of %s as the profile asks, but %s",
+                                have,
+                                lp->ifname,
+                                lldp_hint(lp, hint, sizeof(hint)));
+                if (q->pfc == 0)
+                        return add_check(
+                                out,
+                                nl->link,
+                                "pfc",
+                                CHECK_PASS,
+                                want,
+                                have,
+                                "PFC is off on every priority of %s",
+                                lp->ifname);
+                return add_check(
+                        out,
+                        nl->link,
+                        "pfc",
+                        CHECK_PASS,
+                        want,
+                        have,
+                        "PFC is on priorities %s of %s",
+                        have,
+                        lp->ifname);
+        }
+        missing = pfc_minus(q->pfc, en, missing_buf);
+        extra = pfc_minus(en, q->pfc, extra_buf);
+        return add_check(out,
+                         nl->link,
+                         "pfc",
+                         CHECK_FAIL,
+                         want,
+                         have,
+                         "%s has PFC on %s, the profile wants %s (%s%s%s%s%s); %s",
+                         lp->ifname,
+                         have,
+                         want,
+                         isempty(missing) ? "" : "missing: ",
+                         missing,
+                         !isempty(missing) && !isempty(extra) ? ", " : "",
+                         isempty(extra) ? "" : "extra: ",
+                         extra,
+                         d->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
+}
+
+/* "26:3 46:5", the profile's DSCP map. */
+static int dscp_map_string(const ProfileQos *q, const DcbState *s, bool actual, char **ret) {
+        _cleanup_(strv_freep) char **l = NULL;
+
+        for (unsigned dscp = 0; dscp < QOS_DSCP_VALUES; dscp++) {
+                int p;
+
+                if (q->dscp_priority[dscp] < 0)
+                        continue;
+                if (!actual)
+                        p = q->dscp_priority[dscp];
+                else {
+                        p = dcb_state_app_priority(s, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t) dscp);
+                        if (p == -ENOTUNIQ) {
+                                if (strv_extendf(&l, "%u:several", dscp) < 0)
+                                        return -ENOMEM;
+                                continue;
+                        }
+                }
+                if ((p < 0 ? strv_extendf(&l, "%u:none", dscp) : strv_extendf(&l, "%u:%d", dscp, p)) < 0)
+                        return -ENOMEM;
+        }
+        *ret = l ? strv_join(l, " ") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        const LinkPlanDcb *d = lp->dcb;
+        const DcbState *b = &d->before;
+        _cleanup_(strv_freep) char **problems = NULL;
+        _cleanup_(freep) char *want_map = NULL, *have_map = NULL, *expected = NULL, *actual = NULL,
+                              *joined = NULL;
+        char order[DCB_TRUST_STRING_MAX], hint[256];
+        size_t n_dscp = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP);
+        const char *trust = q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL;
+        const char *note = "";
+        int r;
+
+        if (!trust && !q->has_dscp_map)
+                return add_check(
+                        out,
+                        nl->link,
+                        "trust",
+                        CHECK_SKIP,
+                        "",
+                        "",
+                        "the qos: of %s sets no trust and no dscp-priority",
+                        nl->link);
+        r = dscp_map_string(q, b, false, &want_map);
+        if (r >= 0)
+                r = dscp_map_string(q, b, true, &have_map);
+        if (r < 0)
+                return r;
+
+        if (b->has_trust)
+                dcb_trust_to_string(b->trust, b->n_trust, order);
+        else {
+                (void) snprintf(order, sizeof(order), "%s", n_dscp > 0 ? "dscp" : "pcp");
+                note = " (the driver has no APP trust table: it trusts DSCP while its APP table has DSCP "
+                       "entries, which is what is checked)";
+        }
+        if (trust) {
+                uint8_t want = q->trust == QOS_TRUST_DSCP ? IEEE_8021QAZ_APP_SEL_DSCP : DCBNL_APP_SEL_PCP;
+                bool ok = b->has_trust ? b->n_trust > 0 && b->trust[0] == want
+                                       : (q->trust == QOS_TRUST_DSCP) == (n_dscp > 0);
+
+                if (!ok &&
+                    strv_extendf(
+                            &problems, "%s trusts %s first, the profile wants %s", lp->ifname, order, trust) <
+                            0)
+                        return -ENOMEM;
+        }
+        if (d->n_add > 0 || d->n_remove > 0) {
+                if (strv_extendf(
+                            &problems,
+                            "its APP table maps dscp-priority %s, the profile wants %s",
+                            have_map,
+                            want_map) < 0)
+                        return -ENOMEM;
+        }
+
+        if (asprintf(
+                    &expected,
+                    "%s%s%s%s",
+                    trust ? "trust " : "",
+                    strempty(trust),
+                    trust && !isempty(want_map) ? "; " : "",
+                    isempty(want_map) ? "" : want_map) < 0 ||
+            asprintf(&actual, "trust %s%s%s", order, isempty(have_map) ? "" : "; ", isempty(have_map) ? "" : have_map) <
+                    0)
+                return -ENOMEM;
+
+        if (!problems) {
+                if (d->lldp_agent)
+                        return add_check(
+                                out,
+                                nl->link,
+                                "trust",
+                                CHECK_WARN,
+                                expected,
+                                actual,
+                                "%s trusts %s%s as the profile asks, but %s",
+                                lp->ifname,
+                                order,
+                                note,
+                                lldp_hint(lp, hint, sizeof(hint)));
+                return add_check(
+                        out,
+                        nl->link,
+                        "trust",
+                        CHECK_PASS,
+                        expected,
+                        actual,
+                        "%s trusts %s%s%s%s",
+                        lp->ifname,
+                        order,
+                        isempty(have_map) ? "" : " and maps dscp-priority ",
+                        have_map,
+                        note);
+        }
+        joined = strv_join(problems, "; ");
+        if (!joined)
+                return -ENOMEM;
+        return add_check(out,
+                         nl->link,
+                         "trust",
+                         CHECK_FAIL,
+                         expected,
+                         actual,
+                         "%s%s; %s",
+                         joined,
+                         note,
+                         d->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
+}
+
+int check_qos_dcb_evaluate(
+        const ProfileLink *pl,
+        const NodeLink *nl,
+        const LinkPlan *lp,
+        const SnapshotDcb *sd,
+        const char *state_note,
+        CheckList *out) {
+        _cleanup_(freep) char *why = NULL;
+        int r;
+
+        if (!pl)
+                return skip_all(out, nl->link, "the profile's links: section lacks this link");
+        if (!pl->qos.present) {
+                if (asprintf(&why, "the profile sets no qos: for %s", nl->link) < 0)
+                        return -ENOMEM;
+                return skip_all(out, nl->link, why);
+        }
+        if (!qos_wants_dcb(&pl->qos)) {
+                if (asprintf(&why, "the qos: of %s sets no pfc, trust or dscp-priority", nl->link) < 0)
+                        return -ENOMEM;
+                return skip_all(out, nl->link, why);
+        }
+        if (state_note)
+                return skip_all(out, nl->link, state_note);
+        if (!lp->ifname || !sd || sd->error == -ENOMEDIUM) {
+                if (asprintf(&why, "%s not present", nl->link) < 0)
+                        return -ENOMEM;
+                return skip_all(out, nl->link, why);
+        }
+        if (sd->error == -EOPNOTSUPP) {
+                if (asprintf(
+                            &why,
+                            "the driver of %s has no DCB support (the kernel answered EOPNOTSUPP)",
+                            lp->ifname) < 0)
+                        return -ENOMEM;
+                return skip_all(out, nl->link, why);
+        }
+        if (sd->error < 0 || !lp->dcb) {
+                for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
+                        r = add_check(
+                                out,
+                                nl->link,
+                                qos_dcb_checks[i],
+                                CHECK_FAIL,
+                                "",
+                                "",
+                                "cannot read the DCB state of %s: %s",
+                                lp->ifname,
+                                sd->message ?: strerror(sd->error < 0 ? -sd->error : EIO));
+                        if (r < 0)
+                                return r;
+                }
+                return 0;
+        }
+
+        r = check_pfc(&pl->qos, nl, lp, out);
+        if (r >= 0)
+                r = check_trust(&pl->qos, nl, lp, out);
+        return r;
+}
+
+int check_qos_dcb(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
+        _cleanup_(freep) char *note = NULL;
+        int r;
+
+        if (!c->profile || !c->node)
+                return 0; /* the profile check already says why */
+        if (!s) {
+                snapshot_init(&own, c);
+                s = &own;
+        }
+
+        if (!host_is_running_system(c->host)) {
+                note = strdup("DCB is not read under --root (DCB netlink shows the running kernel only)");
+                if (!note)
+                        return -ENOMEM;
+                r = snapshot_read(s, SNAPSHOT_PORTS);
+        } else
+                r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_DCB);
+        if (r < 0)
+                return r;
+        if (!note && s->kernel_error < 0 &&
+            asprintf(
+                    &note,
+                    "state unknown: cannot read the kernel's link state: %s",
+                    s->kernel_message ?: strerror(-s->kernel_error)) < 0)
+                return -ENOMEM;
+
+        for (size_t i = 0; i < c->node->n_links; i++) {
+                const NodeLink *nl = &c->node->links[i];
+                _cleanup_(link_plan_done) LinkPlan lp = {};
+
+                r = link_plan_from_snapshot(s, i, &lp);
+                if (r < 0)
+                        return r;
+                r = check_qos_dcb_evaluate(
+                        profile_find_link(c->profile, nl->link),
+                        nl,
+                        &lp,
+                        !note && s->dcb && i < s->n_ports ? &s->dcb[i] : NULL,
+                        note,
+                        out);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

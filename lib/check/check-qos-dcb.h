@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The qos.<link>.pfc and qos.<link>.trust checks: the driver's DCB state against the link's qos:,
+ * reported from the DCB part of the plan (plan/qos-plan-dcb.h). */
+#pragma once
+
+#include "check/checks.h"
+#include "plan/plan.h"
+
+/* Runs the two checks of every link of c->node from the snapshot s (reading what it lacks: on the
+ * running system the kernel's link and DCB state; under --root they skip). */
+int check_qos_dcb(const NodeContext *c, Snapshot *s, CheckList *out);
+
+/* The pure part: the two checks of one link from its plan lp (lp->dcb: the DCB comparison) and what
+ * the snapshot read of its DCB state (sd: the error, NULL when not read); state_note, when set, is why
+ * nothing was read (both checks then skip with it). */
+int check_qos_dcb_evaluate(
+        const ProfileLink *pl,
+        const NodeLink *nl,
+        const LinkPlan *lp,
+        const SnapshotDcb *sd,
+        const char *state_note,
+        CheckList *out);
