@@ -25,9 +25,10 @@ static const char *format_priorities(uint8_t mask, char buf[static 32]) {
         return buf;
 }
 
-/* The lowest priority with PFC on: the one a message suggests for the RoCE class. */
-static unsigned first_priority(uint8_t mask) {
-        for (unsigned p = 0; p < QOS_PRIORITIES; p++)
+/* The priority a message suggests for the RoCE class: the lowest with PFC on, past 0, which carries
+ * everything unclassified. */
+static unsigned suggested_priority(uint8_t mask) {
+        for (unsigned p = 1; p < QOS_PRIORITIES; p++)
                 if (mask & (1U << p))
                         return p;
         return 0;
@@ -176,7 +177,8 @@ static void check_combination(
                         char entry[16];
 
                         if (lossless)
-                                (void) snprintf(entry, sizeof(entry), "%u: %u", dscp, first_priority(q->pfc));
+                                (void) snprintf(
+                                        entry, sizeof(entry), "%u: %u", dscp, suggested_priority(q->pfc));
                         else
                                 (void) snprintf(entry, sizeof(entry), "%u: P", dscp);
                         (void) snprintf(
@@ -189,7 +191,7 @@ static void check_combination(
                                         want + strlen(want),
                                         sizeof(want) - strlen(want),
                                         ", %u having PFC on",
-                                        first_priority(q->pfc));
+                                        suggested_priority(q->pfc));
                         else
                                 (void) snprintf(
                                         want + strlen(want),
@@ -225,7 +227,7 @@ static void check_combination(
                                 format_priorities(q->pfc, pfc),
                                 prio,
                                 dscp,
-                                first_priority(q->pfc),
+                                suggested_priority(q->pfc),
                                 prio);
                 }
                 return;
@@ -239,7 +241,7 @@ static void check_combination(
                         "the priority that RoCE traffic with ToS %u travels on depends on what the NIC trusts, and trust: is not set (expected trust: dscp with dscp-priority: { %u: %u }, or trust: pcp with the VLAN priority in pfc: %s)",
                         tos,
                         dscp,
-                        first_priority(q->pfc),
+                        suggested_priority(q->pfc),
                         format_priorities(q->pfc, pfc));
 }
 
