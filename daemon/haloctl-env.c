@@ -52,7 +52,7 @@ int verb_env(int argc, char *argv[]) {
 
         /* What is missing goes to stderr, so that eval "$(haloctl env)" still works. */
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
-                if (!env.values[v])
+                if (!env.values[v] && fabric_env_applies(&env, v))
                         fprintf(stderr, "%s not set: %s\n", fabric_env_var_to_string(v), strna(env.reasons[v]));
 
         r = fabric_env_complete(&env) ? EXIT_SUCCESS : EXIT_CHECK_WARN;

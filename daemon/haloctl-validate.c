@@ -126,6 +126,52 @@ static void print_match(const LinkMatch *m) {
                 printf("%sname %s", sep, m->name);
 }
 
+/* "; QoS PFC on 3, trust dscp (DSCP 26 → 3), ECN on, RoCE ToS 106", what the link's qos: asks for. */
+static void print_qos(const ProfileQos *q) {
+        const char *sep = " ";
+
+        if (!q->present)
+                return;
+        printf("; QoS");
+        if (q->has_pfc) {
+                printf("%sPFC %s", sep, q->pfc == 0 ? "off" : "on");
+                for (unsigned i = 0, n = 0; i < QOS_PRIORITIES; i++)
+                        if (q->pfc & (1U << i))
+                                printf("%s%u", n++ > 0 ? "," : " ", i);
+                sep = ", ";
+        }
+        if (q->trust >= 0) {
+                printf("%strust %s", sep, qos_trust_to_string(q->trust));
+                sep = ", ";
+        }
+        if (q->has_dscp_map) {
+                const char *inner = " (DSCP ";
+
+                printf("%sdscp-priority", sep);
+                for (unsigned d = 0; d < QOS_DSCP_VALUES; d++)
+                        if (q->dscp_priority[d] >= 0) {
+                                printf("%s%u → %d", inner, d, q->dscp_priority[d]);
+                                inner = ", ";
+                        }
+                printf("%s", streq(inner, ", ") ? ")" : " empty");
+                sep = ", ";
+        }
+        if (q->ecn >= 0) {
+                printf("%sECN %s", sep, q->ecn ? "on" : "off");
+                sep = ", ";
+        }
+        if (q->roce_tos >= 0) {
+                int prio = profile_qos_roce_priority(q);
+
+                printf("%sRoCE ToS %d", sep, q->roce_tos);
+                if (prio >= 0)
+                        printf(" (priority %d)", prio);
+                sep = ", ";
+        }
+        if (streq(sep, " "))
+                printf(" nothing asked");
+}
+
 static void print_links(const Profile *p) {
         printf("\n%sLinks%s\n", ansi_bold(), ansi_normal());
         for (size_t i = 0; i < p->n_links; i++) {
@@ -144,7 +190,9 @@ static void print_links(const Profile *p) {
                         printf("; MTU left alone");
                 if (l->firewall_zone)
                         printf("; firewall zone %s", l->firewall_zone);
-                printf("; IPv6 %s\n", l->ipv6 ? "on" : "off");
+                printf("; IPv6 %s", l->ipv6 ? "on" : "off");
+                print_qos(&l->qos);
+                printf("\n");
         }
 }
 

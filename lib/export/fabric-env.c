@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Derives NCCL_SOCKET_IFNAME, NCCL_IB_HCA, NCCL_IB_GID_INDEX, GLOO_SOCKET_IFNAME and VLLM_HOST_IP from
- * the fabric ports and their RDMA devices, and renders or writes them. */
+ * the fabric ports and their RDMA devices, NCCL_IB_TC and NCCL_IB_SL from the links' qos:, and
+ * renders or writes them. */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@ static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
         [FABRIC_ENV_NCCL_SOCKET_IFNAME] = "NCCL_SOCKET_IFNAME",
         [FABRIC_ENV_NCCL_IB_HCA] = "NCCL_IB_HCA",
         [FABRIC_ENV_NCCL_IB_GID_INDEX] = "NCCL_IB_GID_INDEX",
+        [FABRIC_ENV_NCCL_IB_TC] = "NCCL_IB_TC",
+        [FABRIC_ENV_NCCL_IB_SL] = "NCCL_IB_SL",
         [FABRIC_ENV_GLOO_SOCKET_IFNAME] = "GLOO_SOCKET_IFNAME",
         [FABRIC_ENV_VLLM_HOST_IP] = "VLLM_HOST_IP",
 };
@@ -30,9 +33,17 @@ void fabric_env_done(FabricEnv *e) {
         }
 }
 
+static bool fabric_env_var_is_optional(FabricEnvVar v) {
+        return v == FABRIC_ENV_NCCL_IB_TC || v == FABRIC_ENV_NCCL_IB_SL;
+}
+
+bool fabric_env_applies(const FabricEnv *e, FabricEnvVar v) {
+        return e->values[v] || e->reasons[v] || !fabric_env_var_is_optional(v);
+}
+
 bool fabric_env_complete(const FabricEnv *e) {
         for (int i = 0; i < _FABRIC_ENV_VAR_MAX; i++)
-                if (!e->values[i])
+                if (!e->values[i] && fabric_env_applies(e, i))
                         return false;
         return true;
 }
@@ -130,6 +141,64 @@ static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *
         return 0;
 }
 
+/* Sets v to the one value that every link gives (values[i] < 0: link i gives none); leaves it alone
+ * when no link gives one; else records why not, naming each link's. */
+static int derive_common(
+        FabricEnv *e, FabricEnvVar v, const NodeLink *links, const int *values, size_t n, const char *what) {
+        _cleanup_(strv_freep) char **each = NULL;
+        _cleanup_(freep) char *list = NULL;
+        bool any = false, same = true;
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                any = any || values[i] >= 0;
+                same = same && values[i] == values[0];
+        }
+        if (!any)
+                return 0;
+        if (same)
+                return asprintf(&e->values[v], "%d", values[0]) < 0 ? -ENOMEM : 0;
+
+        for (size_t i = 0; i < n; i++) {
+                r = values[i] >= 0 ? strv_extendf(&each, "%s %d", links[i].link, values[i])
+                                   : strv_extendf(&each, "%s none", links[i].link);
+                if (r < 0)
+                        return r;
+        }
+        list = strv_join(each, ", ");
+        if (!list)
+                return -ENOMEM;
+        return set_reason(
+                e, v, "the links differ in %s (%s), and NCCL takes only one for every HCA", what, list);
+}
+
+/* RCCL's own queue pairs take their traffic class and service level from NCCL_IB_TC and NCCL_IB_SL,
+ * not from rdma_cm's default ToS: without them its traffic leaves with ToS 0 on priority 0, outside
+ * the lossless class that qos: sets up. Both come from the profile alone. */
+static int derive_qos(const NodeContext *c, FabricEnv *e) {
+        _cleanup_(freep) int *tos = NULL, *prio = NULL;
+        size_t n = c->node->n_links;
+        int r;
+
+        if (n == 0)
+                return 0;
+        tos = calloc(n, sizeof(int));
+        prio = calloc(n, sizeof(int));
+        if (!tos || !prio)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const ProfileLink *l = profile_find_link(c->profile, c->node->links[i].link);
+
+                tos[i] = l && l->qos.present ? l->qos.roce_tos : -1;
+                prio[i] = l ? profile_qos_roce_priority(&l->qos) : -ENOENT;
+        }
+        r = derive_common(e, FABRIC_ENV_NCCL_IB_TC, c->node->links, tos, n, "qos.roce-tos");
+        if (r < 0)
+                return r;
+        return derive_common(
+                e, FABRIC_ENV_NCCL_IB_SL, c->node->links, prio, n, "the priority of their qos.roce-tos");
+}
+
 int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
         FabricPort *ports = NULL;
@@ -150,6 +219,9 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
 
                 if (!port->ifname) {
                         for (FabricEnvVar v = 0; v < FABRIC_ENV_VLLM_HOST_IP; v++) {
+                                /* The ToS and the priority come from the profile, not the host. */
+                                if (fabric_env_var_is_optional(v))
+                                        continue;
                                 r = set_reason(
                                         &e,
                                         v,
@@ -182,6 +254,9 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
                 if (!e.values[FABRIC_ENV_NCCL_IB_HCA])
                         goto oom;
         }
+        r = derive_qos(c, &e);
+        if (r < 0)
+                goto fail;
         if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
             asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
                 goto oom;
@@ -197,7 +272,9 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
                 if (e.values[v])
                         e.reasons[v] = mfree(e.reasons[v]);
-                else if (set_reason(&e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
+                else if (
+                        fabric_env_applies(&e, v) &&
+                        set_reason(&e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
                         goto oom;
         }
 
@@ -253,6 +330,8 @@ int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret) {
                       "#   set -a; . " FABRIC_ENV_PATH "; set +a\n",
                       f);
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
+                if (!fabric_env_applies(e, v))
+                        continue;
                 if (!e->values[v]) {
                         if (format == FABRIC_ENV_FORMAT_FILE)
                                 fprintf(f,
@@ -282,7 +361,7 @@ void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w) {
         json_key(w, "missing");
         json_begin_object(w);
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
-                if (!e->values[v])
+                if (!e->values[v] && fabric_env_applies(e, v))
                         json_kv_string(w, fabric_env_var_to_string(v), strna(e->reasons[v]));
         json_end_object(w);
         json_end_object(w);

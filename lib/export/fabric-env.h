@@ -16,6 +16,8 @@ typedef enum FabricEnvVar {
         FABRIC_ENV_NCCL_SOCKET_IFNAME,
         FABRIC_ENV_NCCL_IB_HCA,
         FABRIC_ENV_NCCL_IB_GID_INDEX,
+        FABRIC_ENV_NCCL_IB_TC, /* only where the profile sets a qos.roce-tos (fabric_env_applies()) */
+        FABRIC_ENV_NCCL_IB_SL, /* only where it also says which priority that ToS travels on */
         FABRIC_ENV_GLOO_SOCKET_IFNAME,
         FABRIC_ENV_VLLM_HOST_IP,
         _FABRIC_ENV_VAR_MAX,
@@ -31,12 +33,17 @@ typedef struct FabricEnv {
 } FabricEnv;
 
 void fabric_env_done(FabricEnv *e);
+/* Whether v concerns this node: NCCL_IB_TC and NCCL_IB_SL only when the profile asks for them (they
+ * then have a value or a reason), every other variable always. */
+bool fabric_env_applies(const FabricEnv *e, FabricEnvVar v) _pure_;
+/* Every variable that applies has a value. */
 bool fabric_env_complete(const FabricEnv *e) _pure_;
 
 /* Derives every variable for c->node: the interfaces of its links (comma-separated when it has
  * several), their RDMA devices, the RoCE v2 GID index of the link address (the same index on every
- * device, else not set), and the first link's address. Returns 0, or -ENOMEM; -EINVAL without a
- * node. */
+ * device, else not set), the links' qos.roce-tos as the traffic class and the priority it travels on
+ * as the service level (the same on every link, else not set), and the first link's address.
+ * Returns 0, or -ENOMEM; -EINVAL without a node. */
 int fabric_env_derive(const NodeContext *c, FabricEnv *ret);
 
 typedef enum FabricEnvFormat {
@@ -48,7 +55,8 @@ typedef enum FabricEnvFormat {
 
 /* The text, values single-quoted when they hold anything but [A-Za-z0-9._,:/@+=-]. */
 int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret);
-/* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}} */
+/* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}}; a variable that
+ * does not apply is in neither. */
 void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w);
 /* Writes the file format to path atomically (mode 0644), creating its directory, and only when the
  * content changed. Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is

@@ -22,6 +22,51 @@ static void kv_uint_or_null(JsonWriter *w, const char *key, uint64_t v) {
                 json_uint(w, v);
 }
 
+/* null for what the profile leaves out (neither checked nor applied). The DSCP map in DSCP order, so
+ * that the digest does not depend on the order it was written in. */
+static void dump_qos(JsonWriter *w, const ProfileQos *q) {
+        json_key(w, "qos");
+        if (!q->present) {
+                json_null(w);
+                return;
+        }
+        json_begin_object(w);
+        json_key(w, "pfc");
+        if (q->has_pfc) {
+                json_begin_array(w);
+                for (unsigned p = 0; p < QOS_PRIORITIES; p++)
+                        if (q->pfc & (1U << p))
+                                json_uint(w, p);
+                json_end_array(w);
+        } else
+                json_null(w);
+        json_kv_string(w, "trust", q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL);
+        json_key(w, "dscp-priority");
+        if (q->has_dscp_map) {
+                json_begin_object(w);
+                for (unsigned d = 0; d < QOS_DSCP_VALUES; d++)
+                        if (q->dscp_priority[d] >= 0) {
+                                char key[16];
+
+                                (void) snprintf(key, sizeof(key), "%u", d);
+                                json_kv_uint(w, key, (uint64_t) q->dscp_priority[d]);
+                        }
+                json_end_object(w);
+        } else
+                json_null(w);
+        json_key(w, "ecn");
+        if (q->ecn < 0)
+                json_null(w);
+        else
+                json_bool(w, q->ecn > 0);
+        json_key(w, "roce-tos");
+        if (q->roce_tos < 0)
+                json_null(w);
+        else
+                json_uint(w, (uint64_t) q->roce_tos);
+        json_end_object(w);
+}
+
 static void dump_links(JsonWriter *w, const Profile *p) {
         json_key(w, "links");
         json_begin_object(w);
@@ -35,6 +80,7 @@ static void dump_links(JsonWriter *w, const Profile *p) {
                 kv_uint_or_null(w, "mtu", l->mtu);
                 json_kv_string(w, "firewall-zone", l->firewall_zone);
                 json_kv_bool(w, "ipv6", l->ipv6);
+                dump_qos(w, &l->qos);
                 json_end_object(w);
         }
         json_end_object(w);

@@ -21,7 +21,7 @@ static void report_missing(
 }
 
 static int build_link(ProfileErrors *e, const YNode *key, const YNode *n, ProfileLink *l) {
-        static const char *const keys[] = { "match", "mtu", "firewall-zone", "ipv6", NULL };
+        static const char *const keys[] = { "match", "mtu", "firewall-zone", "ipv6", "qos", NULL };
         char base[KEY_PATH_MAX] = "links", path[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         uint64_t u;
@@ -40,7 +40,7 @@ static int build_link(ProfileErrors *e, const YNode *key, const YNode *n, Profil
         if (!l->name)
                 return -ENOMEM;
 
-        if (!ynode_require_mapping(e, n, base, "a mapping with match:, mtu:, firewall-zone:, ipv6:"))
+        if (!ynode_require_mapping(e, n, base, "a mapping with match:, mtu:, firewall-zone:, ipv6:, qos:"))
                 return 0;
         ynode_check_keys(e, n, base, keys);
 
@@ -74,6 +74,10 @@ static int build_link(ProfileErrors *e, const YNode *key, const YNode *n, Profil
         v = ynode_map_get(n, "ipv6");
         if (v)
                 (void) ynode_get_bool(e, v, PATH(base, "ipv6"), &l->ipv6);
+
+        v = ynode_map_get(n, "qos");
+        if (v)
+                return profile_build_qos(e, v, PATH(base, "qos"), &l->qos);
         return 0;
 }
 

@@ -29,6 +29,16 @@ DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
 
+int profile_qos_roce_priority(const ProfileQos *q) {
+        if (!q->present || q->roce_tos < 0)
+                return -ENOENT;
+        if (q->trust == QOS_TRUST_DSCP)
+                return q->dscp_priority[q->roce_tos >> 2] >= 0 ? q->dscp_priority[q->roce_tos >> 2] : -ENODATA;
+        if (q->trust == QOS_TRUST_PCP && q->has_pfc && q->pfc != 0 && (q->pfc & (q->pfc - 1)) == 0)
+                return __builtin_ctz(q->pfc);
+        return -ENODATA;
+}
+
 bool profile_may_change_host(const Profile *p, bool force) {
         return force || p->mode == PROFILE_MODE_ENFORCE;
 }

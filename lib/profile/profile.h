@@ -86,6 +86,12 @@ static inline void profile_qos_init(ProfileQos *q) {
         memset(q->dscp_priority, -1, sizeof(q->dscp_priority));
 }
 
+/* The priority that RoCE traffic sent with roce-tos travels on, as the profile sets it: the DSCP map's
+ * entry for the ToS's DSCP under trust dscp; under trust pcp the one priority with PFC on (the VLAN
+ * priority is then the workload's service level). -ENOENT: no roce-tos; -ENODATA: the profile does
+ * not say (no trust, no entry, or PFC on none or several priorities under trust pcp). */
+int profile_qos_roce_priority(const ProfileQos *q) _pure_;
+
 typedef struct ProfileLink {
         char *name; /* logical name, "rdma0" */
         LinkMatch match;

@@ -57,6 +57,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     nic->speed_min_mbit > PROFILE_NIC_SPEED_MIN_GBIT_MAX * 1000U)
                         abort();
         }
+        /* A loaded qos: keeps RoCE on a priority with PFC on whenever it says which priority that is. */
+        for (size_t i = 0; i < p->n_links; i++) {
+                const ProfileQos *q = &p->links[i].qos;
+                int prio = profile_qos_roce_priority(q);
+
+                if (prio != -ENOENT && prio != -ENODATA && (prio < 0 || prio >= (int) QOS_PRIORITIES))
+                        abort();
+                if (prio >= 0 && q->has_pfc && q->pfc != 0 && !(q->pfc & (1U << prio)))
+                        abort();
+                if (q->roce_tos > 255 || (q->roce_tos >= 0 && (q->roce_tos & 3) == 3))
+                        abort();
+        }
         for (size_t i = 0; i < 3; i++) {
                 static const char *const hostnames[] = { "halo-1", "x.example", NULL };
                 const ProfileNode *node = NULL;

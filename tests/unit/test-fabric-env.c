@@ -7,6 +7,7 @@
 
 #include "basic/fileio.h"
 #include "basic/macro.h"
+#include "basic/strv.h"
 #include "export/fabric-env.h"
 #include "tests.h"
 
@@ -140,6 +141,126 @@ static void test_replace_others(void) {
         ASSERT_TRUE(unlink(path) == 0 && unlink(target) == 0 && rmdir(dir) == 0);
 }
 
+/* The traffic class and service level appear in the file and the shell text where they apply, in
+ * their place beside the other NCCL_IB_ variables; where they do not, nowhere, not even as missing. */
+static void test_render_qos(void) {
+        _cleanup_(freep) char *shell = NULL, *file = NULL, *json = NULL;
+        size_t size = 0;
+        JsonWriter w;
+        FabricEnv e;
+        FILE *f;
+
+        fill(&e, true);
+        ASSERT_TRUE(!fabric_env_applies(&e, FABRIC_ENV_NCCL_IB_TC));
+        ASSERT_TRUE(!fabric_env_applies(&e, FABRIC_ENV_NCCL_IB_SL));
+        ASSERT_TRUE(fabric_env_applies(&e, FABRIC_ENV_NCCL_IB_HCA));
+        e.values[FABRIC_ENV_NCCL_IB_TC] = strdup("106");
+        e.values[FABRIC_ENV_NCCL_IB_SL] = strdup("3");
+        ASSERT_TRUE(fabric_env_complete(&e));
+        ASSERT_OK(fabric_env_render(&e, FABRIC_ENV_FORMAT_SHELL, &shell));
+        ASSERT_STR_EQ(
+                shell,
+                "export NCCL_SOCKET_IFNAME=enp194s0np0\n"
+                "export NCCL_IB_HCA=irdma0\n"
+                "export NCCL_IB_GID_INDEX=3\n"
+                "export NCCL_IB_TC=106\n"
+                "export NCCL_IB_SL=3\n"
+                "export GLOO_SOCKET_IFNAME=enp194s0np0\n"
+                "export VLLM_HOST_IP=192.168.100.1\n");
+
+        /* Asked for and not derived: missing, with the reason, like any other. */
+        e.values[FABRIC_ENV_NCCL_IB_SL] = mfree(e.values[FABRIC_ENV_NCCL_IB_SL]);
+        e.reasons[FABRIC_ENV_NCCL_IB_SL] = strdup("the links differ");
+        ASSERT_TRUE(fabric_env_applies(&e, FABRIC_ENV_NCCL_IB_SL));
+        ASSERT_TRUE(!fabric_env_complete(&e));
+        ASSERT_OK(fabric_env_render(&e, FABRIC_ENV_FORMAT_FILE, &file));
+        ASSERT_TRUE(strstr(
+                file, "\nNCCL_IB_TC=106\n# NCCL_IB_SL not set: the links differ\nGLOO_SOCKET_IFNAME="));
+        fabric_env_done(&e);
+
+        /* Not asked for: not in the JSON's missing either. */
+        fill(&e, false);
+        f = open_memstream(&json, &size);
+        ASSERT_TRUE(f);
+        json_writer_init(&w, f, false);
+        fabric_env_dump_json(&e, &w);
+        json_writer_finish(&w);
+        ASSERT_INT_EQ(fclose(f), 0);
+        ASSERT_TRUE(strstr(json, "\"NCCL_IB_HCA\":"));
+        ASSERT_TRUE(!strstr(json, "NCCL_IB_TC"));
+        ASSERT_TRUE(!strstr(json, "NCCL_IB_SL"));
+        fabric_env_done(&e);
+}
+
+/* NCCL_IB_TC and NCCL_IB_SL come from the profile alone: a root without any interface still gives
+ * them, and they follow the node's links. */
+static void test_derive_qos(void) {
+        static const char text[] =
+                "cluster: c\n"
+                "links:\n"
+                "  rdma0: { match: { name: fab0 }, qos: { pfc: [3], trust: dscp, dscp-priority: { 26: 3 }, ecn: true, roce-tos: 106 } }\n"
+                "  rdma1: { match: { name: fab1 }, qos: { pfc: [4], trust: pcp, roce-tos: 106 } }\n"
+                "  rdma2: { match: { name: fab2 }, qos: { pfc: [3], trust: dscp, dscp-priority: { 24: 3 }, roce-tos: 98 } }\n"
+                "  rdma3: { match: { name: fab3 } }\n"
+                "  rdma4: { match: { name: fab4 }, qos: { ecn: true, roce-tos: 106 } }\n"
+                "nodes:\n"
+                "  one: { links: { rdma0: 10.0.0.1/24 } }\n"
+                "  same: { links: { rdma0: 10.0.0.2/24, rdma2: 10.2.0.2/24 } }\n"
+                "  prio: { links: { rdma0: 10.0.0.3/24, rdma1: 10.1.0.3/24 } }\n"
+                "  mixed: { links: { rdma0: 10.0.0.4/24, rdma3: 10.3.0.4/24 } }\n"
+                "  plain: { links: { rdma3: 10.3.0.5/24 } }\n"
+                "  lossy: { links: { rdma4: 10.4.0.6/24 } }\n";
+        static const struct {
+                const char *node, *tc, *sl, *tc_reason, *sl_reason;
+        } cases[] = {
+                { "one", "106", "3", NULL, NULL },
+                /* Two ToS on one priority: the service level is one, the traffic class is not. */
+                { "same",
+                  NULL,
+                  "3",
+                  "the links differ in qos.roce-tos (rdma0 106, rdma2 98), and NCCL takes only one for every HCA",
+                  NULL },
+                { "prio",
+                  "106",
+                  NULL,
+                  NULL,
+                  "the links differ in the priority of their qos.roce-tos (rdma0 3, rdma1 4), and NCCL takes only one for every HCA" },
+                { "mixed",
+                  NULL,
+                  NULL,
+                  "the links differ in qos.roce-tos (rdma0 106, rdma3 none), and NCCL takes only one for every HCA",
+                  "the links differ in the priority of their qos.roce-tos (rdma0 3, rdma3 none), and NCCL takes only one for every HCA" },
+                { "plain", NULL, NULL, NULL, NULL },
+                /* A ToS without a priority (ECN only, no PFC): the class, and no service level to ask for. */
+                { "lossy", "106", NULL, NULL, NULL },
+        };
+        char root[] = "/tmp/halod-test-fabric-env-XXXXXX";
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+        Host host = { .root = root };
+
+        ASSERT_TRUE(mkdtemp(root));
+        ASSERT_OK(profile_load_string("q.yaml", text, strlen(text), &p, &errors));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                NodeContext c = { .host = &host, .profile = p, .node = profile_find_node(p, cases[i].node) };
+                FabricEnv e;
+
+                ASSERT_TRUE(c.node);
+                ASSERT_OK(fabric_env_derive(&c, &e));
+                ASSERT_STR_EQ(strna(e.values[FABRIC_ENV_NCCL_IB_TC]), strna(cases[i].tc));
+                ASSERT_STR_EQ(strna(e.values[FABRIC_ENV_NCCL_IB_SL]), strna(cases[i].sl));
+                ASSERT_STR_EQ(strna(e.reasons[FABRIC_ENV_NCCL_IB_TC]), strna(cases[i].tc_reason));
+                ASSERT_STR_EQ(strna(e.reasons[FABRIC_ENV_NCCL_IB_SL]), strna(cases[i].sl_reason));
+                ASSERT_INT_EQ(fabric_env_applies(&e, FABRIC_ENV_NCCL_IB_TC), cases[i].tc || cases[i].tc_reason);
+                /* The host part is missing on this empty root, whatever the profile says. */
+                ASSERT_TRUE(
+                        !e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] && e.reasons[FABRIC_ENV_NCCL_SOCKET_IFNAME]);
+                ASSERT_TRUE(e.values[FABRIC_ENV_VLLM_HOST_IP]);
+                fabric_env_done(&e);
+        }
+        ASSERT_TRUE(rmdir(root) == 0);
+}
+
 static void test_strings(void) {
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
                 ASSERT_INT_EQ(fabric_env_var_from_string(fabric_env_var_to_string(v)), v);
@@ -148,6 +269,8 @@ static void test_strings(void) {
 
 int main(void) {
         test_render();
+        test_render_qos();
+        test_derive_qos();
         test_quoting();
         test_write();
         test_replace_others();

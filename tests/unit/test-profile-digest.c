@@ -191,9 +191,85 @@ static void test_node_nic(void) {
         }
 }
 
+/* A switched fabric's lossless class on the link. */
+static const char switched[] =
+        "cluster: rack\n"
+        "links:\n"
+        "  rdma0:\n"
+        "    match: { driver: mlx5_core }\n"
+        "    qos: { pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }, ecn: true, roce-tos: 106 }\n"
+        "nodes: { a: { links: { rdma0: 10.0.0.1/24 } } }\n";
+
+/* The same, written otherwise: keys, priorities and the DSCP map in another order, block style. */
+static const char switched_same[] =
+        "nodes: { a: { links: { rdma0: 10.0.0.1/24 } } }\n"
+        "links:\n"
+        "  rdma0:\n"
+        "    qos:\n"
+        "      roce-tos: 106\n"
+        "      ecn: true\n"
+        "      dscp-priority:\n"
+        "        0: 0\n"
+        "        46: 4\n"
+        "        26: 3\n"
+        "      trust: dscp\n"
+        "      pfc: [4, 3]\n"
+        "    match: { driver: mlx5_core }\n"
+        "cluster: rack\n";
+
+static void test_qos(void) {
+        static const struct {
+                const char *from, *to;
+        } changes[] = {
+                { "pfc: [3, 4]", "pfc: [3, 4, 5]" },
+                { "46: 4, ", "" },
+                { "46: 4", "46: 3" },
+                { "46: 4", "47: 4" },
+                { "ecn: true", "ecn: false" },
+                { "ecn: true, ", "" },
+                { "roce-tos: 106", "roce-tos: 105" },
+                /* ecn and roce-tos left out: not the same as the values the NIC starts with. */
+                { ", ecn: true, roce-tos: 106", "" },
+                { "    qos: { pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }, ecn: true, roce-tos: 106 }\n",
+                  "" },
+                /* qos: {} asks for nothing, yet says that the link has a qos: section. */
+                { "{ pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }, ecn: true, roce-tos: 106 }",
+                  "{}" },
+                /* PFC off everywhere is asked for; PFC left out is not. */
+                { "pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }", "pfc: [], trust: pcp" },
+        };
+        uint8_t a[PROFILE_DIGEST_SIZE], b[PROFILE_DIGEST_SIZE], c[PROFILE_DIGEST_SIZE];
+
+        digest_of("halod.yaml", switched, NULL, NULL, a);
+        digest_of("halod.yaml", switched_same, NULL, NULL, b);
+        ASSERT_TRUE(memcmp(a, b, sizeof(a)) == 0);
+        for (size_t i = 0; i < ELEMENTSOF(changes); i++) {
+                digest_of("halod.yaml", switched, changes[i].from, changes[i].to, b);
+                if (memcmp(a, b, sizeof(a)) == 0) {
+                        fprintf(stderr, "digest did not change for: %s -> %s\n", changes[i].from, changes[i].to);
+                        abort();
+                }
+        }
+        /* pfc: [] and no pfc: differ. */
+        digest_of(
+                "halod.yaml",
+                switched,
+                "pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }, ",
+                "",
+                b);
+        digest_of(
+                "halod.yaml",
+                switched,
+                "pfc: [3, 4], trust: dscp, dscp-priority: { 26: 3, 46: 4, 0: 0 }, ",
+                "pfc: [], ",
+                c);
+        ASSERT_TRUE(memcmp(b, c, sizeof(b)) != 0);
+}
+
 int main(void) {
         test_same_profile();
         test_different_profile();
         test_node_nic();
+        test_qos();
         return 0;
 }

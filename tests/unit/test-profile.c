@@ -167,9 +167,26 @@ static void test_full_profile(void) {
         ASSERT_INT_EQ(l->mtu, 4200);
         ASSERT_STR_EQ(l->firewall_zone, "Fabric_1");
         ASSERT_TRUE(l->ipv6);
+        ASSERT_TRUE(l->qos.present && l->qos.has_pfc);
+        ASSERT_INT_EQ(l->qos.pfc, (1U << 3) | (1U << 4));
+        ASSERT_INT_EQ(l->qos.trust, QOS_TRUST_DSCP);
+        ASSERT_TRUE(l->qos.has_dscp_map);
+        for (unsigned d = 0; d < QOS_DSCP_VALUES; d++)
+                ASSERT_INT_EQ(l->qos.dscp_priority[d], d == 26 ? 3 : d == 46 ? 4 : d == 0 ? 0 : -1);
+        ASSERT_INT_EQ(l->qos.ecn, 1);
+        ASSERT_INT_EQ(l->qos.roce_tos, 106);
+        ASSERT_INT_EQ(profile_qos_roce_priority(&l->qos), 3);
         l = profile_find_link(p, "fab-b");
         ASSERT_INT_EQ(l->mtu, 68);
         ASSERT_TRUE(!l->firewall_zone);
+        ASSERT_TRUE(l->qos.present && l->qos.has_pfc);
+        ASSERT_INT_EQ(l->qos.pfc, 0);
+        ASSERT_INT_EQ(l->qos.trust, QOS_TRUST_PCP);
+        ASSERT_TRUE(!l->qos.has_dscp_map);
+        ASSERT_INT_EQ(l->qos.ecn, 0);
+        ASSERT_INT_EQ(l->qos.roce_tos, 0);
+        /* Under pcp the VLAN priority classifies, and no priority has PFC to take it from. */
+        ASSERT_INT_EQ(profile_qos_roce_priority(&l->qos), -ENODATA);
 
         ASSERT_INT_EQ(p->nic.pci_ids[1].vendor, 0x15b3);
         ASSERT_INT_EQ(p->nic.pci_ids[1].device, 0x1021);
