@@ -3,15 +3,16 @@
 # DCB on a veth in a network namespace, from the running kernel: a veth has no DCB (the kernel answers
 # EOPNOTSUPP), so the qos checks skip and say so, the plan refuses the link, and an apply fails with a
 # clear message and leaves the link exactly as it was (MTU, addresses, up state); also when the apply
-# itself meets the refusal (a snapshot that claims DCB: tests/integration/qos-dcb-tool.c). The qos:
-# comes from qos-dcb-tool until the profile parser reads it.
+# itself meets the refusal (a snapshot that claims DCB: tests/integration/qos-dcb-tool.c, which sets the
+# link's qos in C); then the same as a user types it, haloctl with a profile whose link has qos:.
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init qd
 require_root
 require_tools ip
-require_build_file tests/qos-dcb-tool
+require_build_file tests/qos-dcb-tool daemon/haloctl
 TOOL=$BUILD_DIR/tests/qos-dcb-tool
+HALOCTL=$BUILD_DIR/daemon/haloctl
 
 netns_pair
 P=$TEST_DIR/halod.yaml
@@ -68,5 +69,38 @@ assert_contains "$OUT" "left as it was"
 assert_eq "$(link_state)" "$before" "the link after a failed apply"
 run_rc 1 tool apply "$P" head
 assert_eq "$(link_state)" "$before" "the link after a refused apply"
+
+log "haloctl with a profile whose link asks for qos: check, plan and apply as a user types them"
+# A private, empty system bus: haloctl picks the netlink backend and touches none of the host's daemons.
+start_dbus
+Q=$TEST_DIR/qos.yaml
+cat >"$Q" <<EOF2
+cluster: qd-test
+mode: enforce
+links:
+  rdma0:
+    match: { name: "$IF_A" }
+    mtu: 9000
+    qos: { pfc: [3], trust: dscp, dscp-priority: { 26: 3 }, roce-tos: 106 }
+nodes:
+  head:   { links: { rdma0: 192.168.100.1/30 } }
+  worker: { links: { rdma0: 192.168.100.2/30 } }
+EOF2
+chmod 644 "$Q"
+haloctl() {
+        in_ns "$NS_A" "$HALOCTL" --node head --color never "$@"
+}
+run_rc 0 "$HALOCTL" validate "$Q"
+assert_contains "$OUT" "QoS PFC on 3, trust dscp"
+run_rc 2 haloctl check --only qos.,link. "$Q"
+assert_contains "$OUT" "skip  qos.rdma0.pfc"
+assert_contains "$OUT" "the driver of $IF_A has no DCB support (the kernel answered EOPNOTSUPP)"
+assert_contains "$OUT" "skip  qos.rdma0.trust"
+run_rc 2 haloctl plan "$Q"
+assert_contains "$OUT" "cannot apply: the driver of $IF_A has no DCB support (the kernel answered EOPNOTSUPP)"
+before=$(link_state)
+run_rc 2 haloctl apply "$Q"
+assert_contains "$OUT" "has no DCB support (the kernel answered EOPNOTSUPP)"
+assert_eq "$(link_state)" "$before" "the link after haloctl apply of a qos: it cannot carry out"
 
 pass
