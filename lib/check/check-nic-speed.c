@@ -58,13 +58,15 @@ int check_nic_speed_evaluate(
                         ifname,
                         strerror(-link_error));
         if (link->speed_mbit == 0)
-                /* No carrier: link.<name>.up says so and is the check to fix first. */
+                /* SPEED_UNKNOWN: no carrier (link.<name>.up says so, and is the check to fix first), or a
+                 * driver that never knows its speed (virtio_net): not a speed to judge either way. */
                 return port_check_set(
                         ret,
                         speed_min_mbit > 0 ? CHECK_FAIL : CHECK_SKIP,
                         expected,
                         "unknown",
-                        "%s has negotiated no speed: its link is down (link.%s.up says why)",
+                        "%s reports no negotiated speed: its link is down (see link.%s.up), or its driver "
+                        "does not know the speed",
                         ifname,
                         link_name);
 
