@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "apply/adopt.h"
+#include "apply/apply-qos-host.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
@@ -68,17 +69,26 @@ static int apply_links(
 
                 if (link_plan_is_empty(lp) && !adopt)
                         continue;
-                cfg = (LinkConfig){
-                        .link = lp->link,
-                        .ifname = lp->ifname,
-                        .mtu = pl->mtu,
-                        .address = lp->address,
-                        .zone = pl->firewall_zone,
-                        .ipv6 = pl->ipv6,
-                        .drift = link_plan_drift(lp),
-                        .adopt = adopt,
-                };
-                r = backend->apply_link(&cfg, lp, &e);
+                /* The backend only when it has something to do: a qos-only change is not its business. */
+                if (!link_plan_settings_are_empty(lp) || adopt) {
+                        cfg = (LinkConfig){
+                                .link = lp->link,
+                                .ifname = lp->ifname,
+                                .mtu = pl->mtu,
+                                .address = lp->address,
+                                .zone = pl->firewall_zone,
+                                .ipv6 = pl->ipv6,
+                                .drift = link_plan_drift(lp),
+                                .adopt = adopt,
+                        };
+                        r = backend->apply_link(&cfg, lp, &e);
+                        if (r < 0) {
+                                label = link_plan_label(lp);
+                                return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
+                        }
+                }
+                /* ECN and the RoCE ToS: halod's own, after the backend (apply-qos-host.c says why). */
+                r = apply_qos_host_link(c->host, lp, &e);
                 if (r < 0) {
                         label = link_plan_label(lp);
                         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));

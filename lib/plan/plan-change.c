@@ -4,10 +4,12 @@
 
 #include "basic/strv.h"
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 
 static const char *const link_field_table[_LINK_FIELD_MAX] = {
-        [LINK_FIELD_MTU] = "mtu",   [LINK_FIELD_UP] = "up",       [LINK_FIELD_ADDRESS] = "address",
-        [LINK_FIELD_ZONE] = "zone", [LINK_FIELD_OWNER] = "owner",
+        [LINK_FIELD_MTU] = "mtu",         [LINK_FIELD_UP] = "up",       [LINK_FIELD_ADDRESS] = "address",
+        [LINK_FIELD_ZONE] = "zone",       [LINK_FIELD_OWNER] = "owner", [LINK_FIELD_QOS_ECN] = "qos-ecn",
+        [LINK_FIELD_QOS_TOS] = "qos-tos",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -75,6 +77,9 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
                 r = add_change(l, lp, LINK_FIELD_ADDRESS, "", ipv4_prefix_to_string(&lp->address, b));
         if (r >= 0 && lp->zone_to)
                 r = add_change(l, lp, LINK_FIELD_ZONE, strempty(lp->zone_from), lp->zone_to);
+        /* After the backend's part: apply writes them last (lib/apply/apply-qos-host.c). */
+        if (r >= 0)
+                r = link_plan_qos_host_changes(lp, l);
         return r;
 }
 
@@ -119,6 +124,11 @@ char *plan_change_describe(const PlanChange *c) {
                 break;
         case LINK_FIELD_OWNER:
                 r = asprintf(&s, "%s: adopt %s: %s", label, c->from, c->to);
+                break;
+        case LINK_FIELD_QOS_ECN:
+        case LINK_FIELD_QOS_TOS:
+                s = plan_change_qos_host_describe(c, label);
+                r = s ? 0 : -1;
                 break;
         default:
                 break;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plan_from_snapshot(): every link of a node planned from one snapshot of the host. */
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 
 int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         const NodeContext *c = s->context;
@@ -13,6 +14,7 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
                 .zones = s->firewalld_zones,
         };
         const char *fw_error = z ? z->error : NULL;
+        int r;
 
         if (!c->node || !(s->parts & SNAPSHOT_PORTS) || i >= s->n_ports)
                 return -EINVAL;
@@ -22,8 +24,17 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         /* The zone list is asked for once, when some zone is to change: its failure is each such link's. */
         if (!fw_error && pl && pl->firewall_zone && fw.zone && !streq(fw.zone, pl->firewall_zone))
                 fw_error = s->firewalld_zones_error;
-        return link_plan_compute(
+        r = link_plan_compute(
                 pl, nl, s->ports[i].ifname, s->ports[i].resolve_error, &s->kernel, &fw, fw_error, ret);
+        if (r < 0)
+                return r;
+        r = link_plan_qos_host_compute(
+                pl, s->qos_host && (s->parts & SNAPSHOT_QOS_HOST) ? &s->qos_host[i] : NULL, ret);
+        if (r < 0) {
+                link_plan_done(ret);
+                return r;
+        }
+        return 0;
 }
 
 int plan_from_snapshot(Snapshot *s, Plan *ret) {
@@ -34,7 +45,7 @@ int plan_from_snapshot(Snapshot *s, Plan *ret) {
         if (!c || !c->profile || !c->node)
                 return -EINVAL;
 
-        r = snapshot_read(s, SNAPSHOT_LINKS);
+        r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_QOS_HOST);
         if (r < 0)
                 return r;
         if (s->kernel_error < 0)

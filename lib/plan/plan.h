@@ -13,6 +13,9 @@
 #include "plan/snapshot.h"
 #include "profile/node-context.h"
 
+/* plan/qos-plan-host.h */
+typedef struct LinkPlanQosHost LinkPlanQosHost;
+
 typedef struct LinkPlan {
         char *link;       /* logical name */
         char *ifname;     /* resolved netdev; NULL when it did not resolve (error says why) */
@@ -28,6 +31,7 @@ typedef struct LinkPlan {
         bool add_address;          /* the node's address is missing and must be added */
         Ipv4Prefix address;        /* the node's address on the link */
         char *zone_from, *zone_to; /* both NULL: no change; zone_from "" is no zone */
+        LinkPlanQosHost *qos_host; /* ECN and the RoCE ToS to change; NULL: nothing */
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -85,6 +89,8 @@ int link_plan_compute(
 void link_plan_done(LinkPlan *lp);
 /* True when the link has nothing to change (whether or not it can be applied). */
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
+/* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts left aside. */
+bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
 bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
@@ -101,6 +107,10 @@ typedef enum LinkField {
         /* haloctl apply --adopt: the configuration that held the link → what became of it:
          * "NetworkManager connection \"rdma0\" (uuid …)" → "kept as \"rdma0 (before halod)\", autoconnect off" */
         LINK_FIELD_OWNER,
+        /* plan/qos-plan-host.h: one priority's ECN "3:off/on" → "3:on/on" (notification point/reaction
+         * point); the default RoCE ToS "0" (or "" before rdma_cm's directory exists) → "106" */
+        LINK_FIELD_QOS_ECN,
+        LINK_FIELD_QOS_TOS,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;
@@ -120,7 +130,7 @@ typedef struct PlanChanges {
 } PlanChanges;
 
 /* Appends to *ret (empty, or the records before them) the changes of every link that can be applied, link by
- * link in the order apply makes them (MTU, up, addresses removed, added, zone). */
+ * link in the order apply makes them (MTU, up, addresses removed, added, zone; then ECN, the RoCE ToS). */
 int plan_changes(const Plan *p, PlanChanges *ret);
 /* Appends one change record; copies the strings. */
 int plan_changes_add(

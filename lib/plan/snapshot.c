@@ -6,6 +6,7 @@
 #include "basic/strv.h"
 #include "net/firewalld.h"
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 #include "plan/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -38,6 +39,13 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
          * ifindex), which cannot be taken back. */
         if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
                 parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        /* The host's qos state changes with an apply, as the links do. */
+        if (parts & SNAPSHOT_LINKS)
+                parts |= SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
+        if (parts & SNAPSHOT_QOS_HOST)
+                snapshot_forget_qos_host(s);
+        if (parts & SNAPSHOT_QOS_COUNTERS)
+                snapshot_forget_qos_counters(s);
         if (parts & SNAPSHOT_LINKS)
                 forget_links(s);
         if (parts & SNAPSHOT_NICS)
@@ -135,7 +143,7 @@ static int read_nics(Snapshot *s) {
 int snapshot_read(Snapshot *s, SnapshotPart parts) {
         int r;
 
-        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS))
+        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
@@ -163,6 +171,22 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_NICS;
+        }
+        if (parts & SNAPSHOT_QOS_HOST) {
+                r = snapshot_read_qos_host(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_QOS_HOST);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_QOS_HOST;
+        }
+        if (parts & SNAPSHOT_QOS_COUNTERS) {
+                r = snapshot_read_qos_counters(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_QOS_COUNTERS);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_QOS_COUNTERS;
         }
         return 0;
 }

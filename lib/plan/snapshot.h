@@ -21,7 +21,18 @@ typedef enum SnapshotPart {
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
         SNAPSHOT_NICS = 1 << 2,
+        /* Each node link's RoCE ECN switches and rdma_cm ToS, where its qos: asks for them, below the
+         * host root (plan/qos-plan-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_QOS_HOST = 1 << 4,
+        /* Each port's pause frames, packets and RDMA hw_counters (plan/qos-plan-host.h); with
+         * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_QOS_COUNTERS = 1 << 5,
 } SnapshotPart;
+
+/* plan/qos-plan-host.h */
+typedef struct SnapshotQosHost SnapshotQosHost;
+typedef struct SnapshotQosCounters SnapshotQosCounters;
+typedef struct PauseHistory PauseHistory;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -49,6 +60,12 @@ typedef struct Snapshot {
 
         /* SNAPSHOT_NICS: one per port. */
         NicFacts *nics;
+
+        /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
+        SnapshotQosHost *qos_host;
+        SnapshotQosCounters *qos_counters;
+        /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
+        PauseHistory *pause_history;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
          * events queued until then: every one of them is reflected in what is read next. */
