@@ -5,6 +5,7 @@
 #include "check/check-link.h"
 #include "check/check-nic.h"
 #include "check/check-profile.h"
+#include "check/check-qos-host.h"
 #include "check/check-rdma.h"
 
 static const struct {
@@ -20,6 +21,7 @@ static const struct {
         { "nic.", NULL, check_nic },
         { "rdma.", check_rdma, NULL },
         { "link.", NULL, check_links },
+        { "qos.", NULL, check_qos_host },
         /* -- end check groups -- */
         /* clang-format on */
 };
