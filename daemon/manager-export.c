@@ -72,15 +72,23 @@ static int write_fabric_env(ExportJob *e) {
 
 static int write_metrics(ExportJob *e) {
         NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
+        _cleanup_(snapshot_done) Snapshot s = {};
         MetricsNic *nics = NULL;
-        size_t n_nics = 0;
+        MetricsQos *qos = NULL;
+        size_t n_nics = 0, n_qos = 0;
         MetricsInput in;
         int r;
 
-        /* Its own NIC facts: the verify's snapshot is gone by the time this job runs. */
-        r = metrics_nics_gather(&ctx, /* s= */ NULL, &nics, &n_nics);
+        /* Its own NIC facts and counters: the verify's snapshot is gone by the time this job runs. */
+        snapshot_init(&s, &ctx);
+        r = metrics_nics_gather(&ctx, &s, &nics, &n_nics);
         if (r < 0)
                 return r;
+        r = metrics_qos_gather(&ctx, &s, &qos, &n_qos);
+        if (r < 0) {
+                metrics_nics_free(nics, n_nics);
+                return r;
+        }
         in = (MetricsInput){
                 .cluster = e->profile->cluster,
                 .node = e->node ? e->node->name : NULL,
@@ -89,10 +97,13 @@ static int write_metrics(ExportJob *e) {
                 .peers = e->profile->health.peers ? &e->peers : NULL,
                 .nics = nics,
                 .n_nics = n_nics,
+                .qos = qos,
+                .n_qos = n_qos,
                 .last_verify_usec = e->last_verify_usec,
         };
         r = metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
         metrics_nics_free(nics, n_nics);
+        metrics_qos_free(qos, n_qos);
         return r;
 }
 

@@ -106,9 +106,11 @@ static void work_before_kernel_read(void *userdata) {
                 ;
 }
 
+/* A link or qos check that fails or warns: what an enforcing apply may fix (qos.<link>.pause cannot,
+ * but applying with nothing planned changes nothing). */
 static bool any_bad_link_check(const CheckList *l) {
         for (size_t i = 0; i < l->n_checks; i++)
-                if (startswith(l->checks[i].id, "link.") &&
+                if ((startswith(l->checks[i].id, "link.") || startswith(l->checks[i].id, "qos.")) &&
                     (l->checks[i].outcome == CHECK_FAIL || l->checks[i].outcome == CHECK_WARN))
                         return true;
         return false;
@@ -135,6 +137,8 @@ static void work_execute(Work *w) {
         snapshot_init(&w->snapshot, &w->context);
         w->snapshot.before_kernel_read = work_before_kernel_read;
         w->snapshot.userdata = w;
+        /* Jobs never overlap: the one running is the only one to read and update it. */
+        w->snapshot.pause_history = &w->manager->pause_history;
 
         if (w->steps & WORK_LOAD)
                 res->load_result = manager_load_profile(

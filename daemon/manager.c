@@ -45,6 +45,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         profile_free(m->profile);
         check_list_done(&m->checks);
+        pause_history_done(&m->pause_history);
         free(m->summary);
         free(m->last_apply_error);
         free(m->fabric_env_error);

@@ -18,6 +18,7 @@
 #include "peer/health.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
+#include "plan/qos-plan-host.h"
 #include "plan/snapshot.h"
 #include "profile/profile.h"
 
@@ -59,6 +60,8 @@ typedef struct Manager {
         usec_t last_apply_usec;
         PeerStatusList peers;          /* the Peers property: changes only materially (manager-peers.c) */
         PeerStatusList peers_measured; /* the latest probe run, for the metrics */
+        PauseHistory pause_history;    /* each netdev's pause frames at the last verify (qos.<link>.pause),
+                                        * read and updated by the work job that runs the checks */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 

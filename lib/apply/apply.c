@@ -5,6 +5,7 @@
 
 #include "apply/adopt.h"
 #include "apply/apply-qos-dcb.h"
+#include "apply/apply-qos-host.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
@@ -57,8 +58,8 @@ static int verify(Snapshot *s, char **ret_error) {
                 joined);
 }
 
-/* The backend failed after the link's DCB part succeeded: DCB goes back too, so that the link is as it
- * was (the backend already put its own part back). */
+/* The backend, or the host's qos part after it, failed after the link's DCB part succeeded: DCB goes back
+ * too (the failing part already put its own back). */
 static int backend_failed(const LinkPlan *lp, const ApplyDcbUndo *undo, int r, const char *e, char **ret_error) {
         _cleanup_(freep) char *label = link_plan_label(lp), *undo_error = NULL;
 
@@ -92,19 +93,25 @@ static int apply_links(
                         label = link_plan_label(lp);
                         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
                 }
-                if (link_plan_settings_are_empty(lp) && !adopt)
-                        continue;
-                cfg = (LinkConfig){
-                        .link = lp->link,
-                        .ifname = lp->ifname,
-                        .mtu = pl->mtu,
-                        .address = lp->address,
-                        .zone = pl->firewall_zone,
-                        .ipv6 = pl->ipv6,
-                        .drift = link_plan_drift(lp),
-                        .adopt = adopt,
-                };
-                r = backend->apply_link(&cfg, lp, &e);
+                /* The backend only when it has something to do: a qos-only change is not its business. */
+                if (!link_plan_settings_are_empty(lp) || adopt) {
+                        cfg = (LinkConfig){
+                                .link = lp->link,
+                                .ifname = lp->ifname,
+                                .mtu = pl->mtu,
+                                .address = lp->address,
+                                .zone = pl->firewall_zone,
+                                .ipv6 = pl->ipv6,
+                                .drift = link_plan_drift(lp),
+                                .adopt = adopt,
+                        };
+                        r = backend->apply_link(&cfg, lp, &e);
+                        if (r < 0)
+                                return backend_failed(lp, &undo, r, e, ret_error);
+                }
+                /* ECN and the RoCE ToS: halod's own, after the backend (apply-qos-host.c says why); it puts
+                 * itself back when it fails, and DCB goes back with it. */
+                r = apply_qos_host_link(c->host, lp, &e);
                 if (r < 0)
                         return backend_failed(lp, &undo, r, e, ret_error);
         }

@@ -6,6 +6,7 @@
 #include "check/check-nic.h"
 #include "check/check-profile.h"
 #include "check/check-qos-dcb.h"
+#include "check/check-qos-host.h"
 #include "check/check-rdma.h"
 
 static const struct {
@@ -22,6 +23,7 @@ static const struct {
         { "rdma.", check_rdma, NULL },
         { "link.", NULL, check_links },
         { "qos.", NULL, check_qos_dcb },
+        { "qos.", NULL, check_qos_host },
         /* -- end check groups -- */
         /* clang-format on */
 };

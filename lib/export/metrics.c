@@ -345,6 +345,7 @@ int metrics_render(const MetricsInput *in, char **ret) {
         render_checks(f, in->checks);
         render_peers(f, in->peers);
         r = render_nics(f, in->nics, in->n_nics);
+        metrics_render_qos(f, in->qos, in->n_qos);
         if (ferror(f))
                 r = -ENOMEM;
         if (fclose(f) != 0)

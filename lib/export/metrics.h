@@ -11,6 +11,8 @@
 
 #include "check/check-peer.h"
 #include "check/check.h"
+#include "nic/pause-counters.h"
+#include "nic/rdma-hw-counters.h"
 #include "peer/health.h"
 #include "peer/peer-wire.h"
 #include "plan/snapshot.h"
@@ -47,6 +49,25 @@ void metrics_nics_free(MetricsNic *nics, size_t n);
  * NIC is missing still gets an entry, with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
 int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, size_t *ret_n);
 
+/* The counters of one fabric port that show whether its lossless class works (metrics-qos.c). */
+typedef struct MetricsQos {
+        char *link;          /* the logical link */
+        char *ifname;        /* NULL when the link has no netdev */
+        PauseCounters pause; /* known 0: the driver counts no pause frames, or they were not read */
+        char *rdma_device;   /* the netdev's RDMA device; NULL when none */
+        unsigned rdma_port;
+        uint64_t hw[_RDMA_HW_COUNTER_MAX];
+        uint32_t hw_known; /* bit c: the device has hw_counters/<c> */
+} MetricsQos;
+
+void metrics_qos_free(MetricsQos *q, size_t n);
+/* One MetricsQos per port of the snapshot s of c (read into it unless it has them; NULL: one of its
+ * own): pause frames through ETHTOOL_GSTATS on the running system only, hw_counters below the host
+ * root. Returns 0 or -ENOMEM. */
+int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size_t *ret_n);
+/* halod_qos_pause_frames_total and the halod_rdma_*_total families (metrics_render() calls it). */
+void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n);
+
 typedef struct MetricsInput {
         const char *cluster; /* NULL: no halod_node_info */
         const char *node;
@@ -55,6 +76,8 @@ typedef struct MetricsInput {
         const PeerStatusList *peers; /* NULL when health.peers is off */
         const MetricsNic *nics;
         size_t n_nics;
+        const MetricsQos *qos; /* pause and RDMA counters per port; NULL: none */
+        size_t n_qos;
         uint64_t last_verify_usec; /* CLOCK_REALTIME µs of the verify the checks come from; 0: none */
 } MetricsInput;
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS and the private flags through the SIOCETHTOOL ioctl. */
+/* ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS, the private flags and ETHTOOL_GSTATS through the SIOCETHTOOL
+ * ioctl. */
 #include <limits.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -160,4 +162,89 @@ const char *ethtool_duplex_to_string(int duplex) {
         default:
                 return "unknown";
         }
+}
+
+/* More statistics than any driver has (mlx5 with many channels has a few thousand): a bound on what
+ * a driver's answer may make us allocate. */
+#define STATS_MAX (1U << 16)
+/* Room beyond the count asked for: the kernel writes as many as the driver has at the time of the
+ * second question, whatever the request said, so a driver that grew in between must not overrun. */
+#define STATS_SLACK 1024U
+
+void ethtool_stats_done(EthtoolStats *s) {
+        if (!s)
+                return;
+        s->names = mfree(s->names);
+        s->values = mfree(s->values);
+        s->n = 0;
+}
+
+int ethtool_get_stats(const char *ifname, EthtoolStats *ret) {
+        struct {
+                struct ethtool_sset_info info;
+                uint32_t count;
+        } sset = { .info = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+        _cleanup_(freep) struct ethtool_gstrings *strings = NULL;
+        _cleanup_(freep) struct ethtool_stats *stats = NULL;
+        _cleanup_(ethtool_stats_done) EthtoolStats s = {};
+        struct ifreq ifr = {};
+        _cleanup_(closep) int fd = -EBADF;
+        uint32_t count;
+
+        fd = ethtool_socket(ifname, &ifr);
+        if (fd < 0)
+                return fd;
+
+        /* A set the driver does not have is left out of the mask, not refused. */
+        ifr.ifr_data = (void *) &sset;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        count = sset.info.sset_mask & (1ULL << ETH_SS_STATS) ? sset.count : 0;
+        if (count == 0) {
+                *ret = (EthtoolStats){};
+                return 0;
+        }
+        if (count > STATS_MAX)
+                return -E2BIG;
+
+        strings = calloc(1, sizeof(*strings) + (size_t) (count + STATS_SLACK) * ETH_GSTRING_LEN);
+        stats = calloc(1, sizeof(*stats) + (size_t) (count + STATS_SLACK) * sizeof(uint64_t));
+        s.names = calloc(count, ETH_GSTRING_LEN);
+        s.values = calloc(count, sizeof(uint64_t));
+        if (!strings || !stats || !s.names || !s.values)
+                return -ENOMEM;
+
+        *strings = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS,
+                                              .string_set = ETH_SS_STATS,
+                                              .len = count };
+        ifr.ifr_data = (void *) strings;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        *stats = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = count };
+        ifr.ifr_data = (void *) stats;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        if (strings->len != count || stats->n_stats != count)
+                return -EAGAIN;
+
+        for (uint32_t i = 0; i < count; i++) {
+                copy_field(
+                        s.names[i],
+                        (const char *) strings->data + (size_t) i * ETH_GSTRING_LEN,
+                        ETH_GSTRING_LEN);
+                s.values[i] = stats->data[i];
+        }
+        s.n = count;
+        *ret = s;
+        s = (EthtoolStats){};
+        return 0;
+}
+
+int ethtool_stats_find(const EthtoolStats *s, const char *name, uint64_t *ret) {
+        for (size_t i = 0; i < s->n; i++)
+                if (strneq(s->names[i], name, ETH_GSTRING_LEN)) {
+                        *ret = s->values[i];
+                        return 0;
+                }
+        return -ENOENT;
 }

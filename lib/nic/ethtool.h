@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* What the driver of a network interface says of itself through the SIOCETHTOOL ioctl: its name and
- * firmware (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS), and its private flags
- * (ETHTOOL_GPFLAGS). */
+ * firmware (ETHTOOL_GDRVINFO), the link it negotiated (ETHTOOL_GLINKSETTINGS), its private flags
+ * (ETHTOOL_GPFLAGS) and its statistics (ETHTOOL_GSTATS). */
 #pragma once
 
 #include <linux/ethtool.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "basic/macro.h"
 
@@ -30,6 +32,23 @@ typedef struct EthtoolLinkSettings {
 /* ETHTOOL_GLINKSETTINGS, with the kernel's handshake for the size of the link mode masks. Returns the
  * same errors as ethtool_get_driver_info(). */
 int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret);
+
+/* The driver's statistics (`ethtool -S`): names from ETHTOOL_GSSET_INFO and ETHTOOL_GSTRINGS
+ * (ETH_SS_STATS), values from ETHTOOL_GSTATS, in the driver's order. Per-priority pause frames are
+ * among them: mlx5's rx_prio3_pause and tx_prio3_pause, ice's rx_priority_3_xoff.nic and
+ * tx_priority_3_xoff.nic; veth has its own (peer_ifindex, rx_queue_0_xdp_packets, ...). */
+typedef struct EthtoolStats {
+        char (*names)[ETH_GSTRING_LEN]; /* NUL-terminated */
+        uint64_t *values;
+        size_t n;
+} EthtoolStats;
+
+/* Returns 0 (n 0 when the driver has no statistics), -EAGAIN when their number changed between the
+ * questions (a driver reconfigured: ask again), or the errors of ethtool_get_driver_info(). */
+int ethtool_get_stats(const char *ifname, EthtoolStats *ret);
+void ethtool_stats_done(EthtoolStats *s);
+/* The value of the statistic named name: 0 or -ENOENT. */
+int ethtool_stats_find(const EthtoolStats *s, const char *name, uint64_t *ret);
 
 /* "full", "half", "unknown". */
 const char *ethtool_duplex_to_string(int duplex) _pure_;

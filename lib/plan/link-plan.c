@@ -8,6 +8,7 @@
 #include "basic/errorf.h"
 #include "basic/strv.h"
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 
 bool address_is_stray(const RtnlAddress *a, const Ipv4Prefix *wanted) {
         uint32_t mask = ipv4_prefix_netmask(wanted->prefixlen);
@@ -50,6 +51,7 @@ void link_plan_done(LinkPlan *lp) {
         free(lp->zone_from);
         free(lp->zone_to);
         link_plan_dcb_free(lp->dcb);
+        link_plan_qos_host_free(lp->qos_host);
         free(lp->error);
         *lp = (LinkPlan){};
 }
@@ -60,7 +62,8 @@ bool link_plan_settings_are_empty(const LinkPlan *lp) {
 }
 
 bool link_plan_is_empty(const LinkPlan *lp) {
-        return link_plan_settings_are_empty(lp) && link_plan_dcb_is_empty(lp->dcb);
+        return link_plan_settings_are_empty(lp) && link_plan_dcb_is_empty(lp->dcb) &&
+                link_plan_qos_host_is_empty(lp->qos_host);
 }
 
 /* The zone: a change when firewalld runs, was asked and has the interface elsewhere. */

@@ -4,6 +4,7 @@
 
 #include "basic/strv.h"
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 
 static const char *const link_field_table[_LINK_FIELD_MAX] = {
         [LINK_FIELD_MTU] = "mtu",
@@ -14,6 +15,8 @@ static const char *const link_field_table[_LINK_FIELD_MAX] = {
         [LINK_FIELD_QOS_PFC] = "qos-pfc",
         [LINK_FIELD_QOS_TRUST] = "qos-trust",
         [LINK_FIELD_QOS_DSCP] = "qos-dscp",
+        [LINK_FIELD_QOS_ECN] = "qos-ecn",
+        [LINK_FIELD_QOS_TOS] = "qos-tos",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -83,6 +86,9 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
                 r = add_change(l, lp, LINK_FIELD_ADDRESS, "", ipv4_prefix_to_string(&lp->address, b));
         if (r >= 0 && lp->zone_to)
                 r = add_change(l, lp, LINK_FIELD_ZONE, strempty(lp->zone_from), lp->zone_to);
+        /* After the backend's part: apply writes them last (lib/apply/apply-qos-host.c). */
+        if (r >= 0)
+                r = link_plan_qos_host_changes(lp, l);
         return r;
 }
 
@@ -132,6 +138,11 @@ char *plan_change_describe(const PlanChange *c) {
         case LINK_FIELD_QOS_TRUST:
         case LINK_FIELD_QOS_DSCP:
                 s = plan_change_dcb_describe(c, label);
+                r = s ? 0 : -1;
+                break;
+        case LINK_FIELD_QOS_ECN:
+        case LINK_FIELD_QOS_TOS:
+                s = plan_change_qos_host_describe(c, label);
                 r = s ? 0 : -1;
                 break;
         default:

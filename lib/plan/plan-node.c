@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plan_from_snapshot(): every link of a node planned from one snapshot of the host. */
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 
 int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         const NodeContext *c = s->context;
@@ -32,6 +33,12 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
                 link_plan_done(ret);
                 return r;
         }
+        r = link_plan_qos_host_compute(
+                pl, s->qos_host && (s->parts & SNAPSHOT_QOS_HOST) ? &s->qos_host[i] : NULL, ret);
+        if (r < 0) {
+                link_plan_done(ret);
+                return r;
+        }
         return 0;
 }
 
@@ -43,7 +50,7 @@ int plan_from_snapshot(Snapshot *s, Plan *ret) {
         if (!c || !c->profile || !c->node)
                 return -EINVAL;
 
-        r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_DCB);
+        r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_DCB | SNAPSHOT_QOS_HOST);
         if (r < 0)
                 return r;
         if (s->kernel_error < 0)

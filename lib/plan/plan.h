@@ -14,6 +14,9 @@
 #include "plan/snapshot.h"
 #include "profile/node-context.h"
 
+/* plan/qos-plan-host.h */
+typedef struct LinkPlanQosHost LinkPlanQosHost;
+
 typedef struct LinkPlan {
         char *link;       /* logical name */
         char *ifname;     /* resolved netdev; NULL when it did not resolve (error says why) */
@@ -31,6 +34,7 @@ typedef struct LinkPlan {
         char *zone_from, *zone_to; /* both NULL: no change; zone_from "" is no zone */
         LinkPlanDcb *dcb; /* plan/qos-plan-dcb.h; NULL when the link's qos: asks nothing of DCB or its state
                            * was not read */
+        LinkPlanQosHost *qos_host; /* ECN and the RoCE ToS to change; NULL: nothing */
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -88,7 +92,8 @@ int link_plan_compute(
 void link_plan_done(LinkPlan *lp);
 /* True when the link has nothing to change (whether or not it can be applied). */
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
-/* The same for what the backend carries out (MTU, up, addresses, zone), DCB left aside. */
+/* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts (DCB, ECN, the
+ * RoCE ToS) left aside. */
 bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
@@ -111,6 +116,10 @@ typedef enum LinkField {
         LINK_FIELD_QOS_PFC,
         LINK_FIELD_QOS_TRUST,
         LINK_FIELD_QOS_DSCP,
+        /* plan/qos-plan-host.h: one priority's ECN "3:off/on" → "3:on/on" (notification point/reaction
+         * point); the default RoCE ToS "0" (or "" before rdma_cm's directory exists) → "106" */
+        LINK_FIELD_QOS_ECN,
+        LINK_FIELD_QOS_TOS,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;
@@ -131,7 +140,7 @@ typedef struct PlanChanges {
 
 /* Appends to *ret (empty, or the records before them) the changes of every link that can be applied, link by
  * link in the order apply makes them (the DCB part first: PFC, DSCP entries, trust; then MTU, up,
- * addresses removed, added, zone). */
+ * addresses removed, added, zone; then ECN, the RoCE ToS). */
 int plan_changes(const Plan *p, PlanChanges *ret);
 /* Appends one change record; copies the strings. */
 int plan_changes_add(

@@ -6,6 +6,7 @@
 #include "basic/strv.h"
 #include "net/firewalld.h"
 #include "plan/plan.h"
+#include "plan/qos-plan-host.h"
 #include "plan/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -38,11 +39,16 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
          * ifindex), which cannot be taken back. */
         if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
                 parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
-        /* The DCB state is the kernel's link state too: a change to the links may have changed it. */
+        /* The DCB state and the host's qos state are the kernel's link state too: a change to the links
+         * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
-                parts |= SNAPSHOT_DCB;
+                parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
         if (parts & SNAPSHOT_DCB)
                 snapshot_forget_dcb(s);
+        if (parts & SNAPSHOT_QOS_HOST)
+                snapshot_forget_qos_host(s);
+        if (parts & SNAPSHOT_QOS_COUNTERS)
+                snapshot_forget_qos_counters(s);
         if (parts & SNAPSHOT_LINKS)
                 forget_links(s);
         if (parts & SNAPSHOT_NICS)
@@ -142,7 +148,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
 
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
-        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS))
+        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
@@ -178,6 +184,22 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_DCB;
+        }
+        if (parts & SNAPSHOT_QOS_HOST) {
+                r = snapshot_read_qos_host(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_QOS_HOST);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_QOS_HOST;
+        }
+        if (parts & SNAPSHOT_QOS_COUNTERS) {
+                r = snapshot_read_qos_counters(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_QOS_COUNTERS);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_QOS_COUNTERS;
         }
         return 0;
 }

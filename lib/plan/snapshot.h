@@ -26,6 +26,12 @@ typedef enum SnapshotPart {
          * plan/snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
          * SNAPSHOT_LINKS, and forgotten with it: it is the running kernel's state too. */
         SNAPSHOT_DCB = 1 << 3,
+        /* Each node link's RoCE ECN switches and rdma_cm ToS, where its qos: asks for them, below the
+         * host root (plan/qos-plan-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_QOS_HOST = 1 << 4,
+        /* Each port's pause frames, packets and RDMA hw_counters (plan/qos-plan-host.h); with
+         * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_QOS_COUNTERS = 1 << 5,
 } SnapshotPart;
 
 /* The DCB state of one port's netdev. */
@@ -37,6 +43,11 @@ typedef struct SnapshotDcb {
         int lldp_agent; /* an E810's fw-lldp-agent private flag: 1 on, 0 off; negative errno when not known
                          * (-ENOMEDIUM: not an E810, or not asked) */
 } SnapshotDcb;
+
+/* plan/qos-plan-host.h */
+typedef struct SnapshotQosHost SnapshotQosHost;
+typedef struct SnapshotQosCounters SnapshotQosCounters;
+typedef struct PauseHistory PauseHistory;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -67,6 +78,11 @@ typedef struct Snapshot {
 
         /* SNAPSHOT_DCB: one per port. */
         SnapshotDcb *dcb;
+        /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
+        SnapshotQosHost *qos_host;
+        SnapshotQosCounters *qos_counters;
+        /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
+        PauseHistory *pause_history;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
          * events queued until then: every one of them is reflected in what is read next. */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Keeps the man pages true to the code: every option of `haloctl --help` and `halod --help`, every
-# haloctl verb, every profile key the validator accepts, every check id the checks emit, every
+# haloctl verb, every profile key the validator accepts, every check id the checks emit, every metric, every
 # io.halod1 property, method, signal and error, and every journal MESSAGE_ID (in the catalog too)
 # is documented where a reader looks for it; and each page converts with scdoc.
 # Usage: test-docs.sh HALOCTL HALOD SOURCE_ROOT [SCDOC]
@@ -100,6 +100,13 @@ names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | 
 at_least 4 "peer check ids" $names
 for what in $names; do
         documented haloctl.1.scd "*peer.*_NODE_*.$what*" "the check id peer.NODE.$what"
+done
+
+# -- metrics (halod(8), METRICS) --
+names=$(cat "$root"/lib/export/metrics*.c | grep -oE '"halod_[a-z_]+"' | tr -d '"' | sort -u)
+at_least 20 "metric names" $names
+for name in $names; do
+        documented halod.8.scd "*$name" "the metric $name"
 done
 
 # -- the D-Bus API (io.halod1(5)) --

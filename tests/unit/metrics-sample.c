@@ -55,6 +55,14 @@ int main(int argc, char *argv[]) {
                   /* Not UTF-8, and a quote: what a broken driver could put in fw_version. */
                   .firmware = (char *) "16.35.2000 (MT_\xff\"12)" },
         };
+        MetricsQos qos[] = {
+                { .link = (char *) "rdma1",
+                  .ifname = (char *) "enp195s0np0",
+                  .pause = { .known = 1U << 3, .rx = { [3] = 12 }, .tx = { [3] = 34 } },
+                  .rdma_device = (char *) "mlx5_0",
+                  .rdma_port = 1,
+                  .hw_known = (1U << _RDMA_HW_COUNTER_MAX) - 1 },
+        };
         CheckList l = {};
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
@@ -63,6 +71,8 @@ int main(int argc, char *argv[]) {
                             .peers = &peer_list,
                             .nics = nics,
                             .n_nics = ELEMENTSOF(nics),
+                            .qos = qos,
+                            .n_qos = ELEMENTSOF(qos),
                             .last_verify_usec = 1732240000123456ULL };
         int r;
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS and the private flags for real: a veth pair in a network
- * namespace of its own, and lo. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77) without it, failed
- * when CI=true. */
+/* Tests ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS, the private flags and ETHTOOL_GSTATS for real: a veth
+ * pair in a network namespace of its own, and lo. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN): skipped (77)
+ * without it, failed when CI=true. */
+#include <net/if.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
 #include "basic/macro.h"
 #include "nic/ethtool.h"
+#include "nic/pause-counters.h"
 #include "tests.h"
 
 #define EXIT_SKIP 77
@@ -52,6 +54,27 @@ int main(void) {
         ASSERT_INT_EQ(ethtool_get_link_settings("../lo", &link), -EINVAL);
         /* lo's driver has no get_link_ksettings: the kernel says so, nothing is made up. */
         ASSERT_INT_EQ(ethtool_get_link_settings("lo", &link), -EOPNOTSUPP);
+
+        /* ETHTOOL_GSTATS: veth's own statistics, peer_ifindex among them, and no pause counters. */
+        {
+                _cleanup_(ethtool_stats_done) EthtoolStats st = {};
+                PauseCounters pause;
+                uint64_t v;
+
+                ASSERT_OK(ethtool_get_stats("nicv0", &st));
+                ASSERT_TRUE(st.n > 0);
+                ASSERT_OK(ethtool_stats_find(&st, "peer_ifindex", &v));
+                ASSERT_INT_EQ(v, if_nametoindex("nicv1"));
+                ASSERT_INT_EQ(ethtool_stats_find(&st, "rx_prio3_pause", &v), -ENOENT);
+                pause_counters_from_stats(&st, &pause);
+                ASSERT_INT_EQ(pause.known, 0);
+                ethtool_stats_done(&st);
+                /* lo has no statistics set: none, not an error. */
+                ASSERT_OK(ethtool_get_stats("lo", &st));
+                ASSERT_INT_EQ(st.n, 0);
+                ASSERT_INT_EQ(ethtool_get_stats("nicv9", &st), -ENODEV);
+                ASSERT_INT_EQ(ethtool_get_stats("../lo", &st), -EINVAL);
+        }
 
         /* lo has no ethtool driver info at all. */
         ASSERT_INT_EQ(ethtool_get_driver_info("lo", &info), -EOPNOTSUPP);

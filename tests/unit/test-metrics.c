@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the Prometheus textfile rendering: checks, health, peers and NIC facts to text lines, the
- * escaping of label values, the atomic write, and the NIC facts gathered from a fixture host. */
+ * escaping of label values, the atomic write, the NIC facts gathered from a fixture host, and the qos
+ * counters. */
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -558,6 +559,35 @@ static void test_nics_gather(void) {
         metrics_nics_free(nics, n);
 }
 
+/* The pause frames of the priorities the driver counts, and the RDMA counters the device has. */
+static void test_qos(void) {
+        MetricsQos q[] = {
+                { .link = (char *) "rdma0",
+                  .ifname = (char *) "enp1s0f0np0",
+                  .pause = { .known = 1U << 3, .rx = { [3] = 12 }, .tx = { [3] = 34 } },
+                  .rdma_device = (char *) "mlx5_0",
+                  .rdma_port = 1,
+                  .hw = { [RDMA_HW_NP_CNP_SENT] = 5, [RDMA_HW_OUT_OF_SEQUENCE] = 2 },
+                  .hw_known = 1U << RDMA_HW_NP_CNP_SENT | 1U << RDMA_HW_OUT_OF_SEQUENCE },
+                /* veth: no pause counters, no RDMA device. */
+                { .link = (char *) "rdma1", .ifname = (char *) "veth0" },
+        };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .qos = q, .n_qos = ELEMENTSOF(q) };
+        _cleanup_(freep) char *text = render(&in);
+
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "# TYPE halod_qos_pause_frames_total counter",
+                        "halod_qos_pause_frames_total{link=\"rdma0\",ifname=\"enp1s0f0np0\",priority=\"3\",direction=\"received\"} 12",
+                        "halod_qos_pause_frames_total{link=\"rdma0\",ifname=\"enp1s0f0np0\",priority=\"3\",direction=\"sent\"} 34",
+                        "# TYPE halod_rdma_cnp_sent_total counter",
+                        "halod_rdma_cnp_sent_total{link=\"rdma0\",device=\"mlx5_0\",port=\"1\"} 5",
+                        "halod_rdma_out_of_sequence_total{link=\"rdma0\",device=\"mlx5_0\",port=\"1\"} 2",
+                        NULL },
+                (const char *const[]){ "priority=\"0\"", "veth0", "halod_rdma_cnp_handled_total", NULL });
+}
+
 /* The profile key that turns the textfile on: parsed, and shown in the normalized dump. */
 static void test_profile_key(void) {
         static const char yaml[] =
@@ -594,6 +624,7 @@ int main(void) {
         test_golden();
         test_write_textfile();
         test_nics_gather();
+        test_qos();
         test_profile_key();
         return EXIT_SUCCESS;
 }

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* An RDMA device and port from sysfs below the host root, and its hw_counters. */
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "nic/host-attr.h"
+#include "nic/rdma-hw-counters.h"
+#include "nic/rdma-sysfs.h"
+
+#define INFINIBAND_DIR "/sys/class/infiniband"
+
+int netdev_pci_address(const Host *h, const char *ifname, char **ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (isempty(ifname) || strchr(ifname, '/'))
+                return -EINVAL;
+        if (asprintf(&path, "/sys/class/net/%s/device", ifname) < 0)
+                return -ENOMEM;
+        return host_readlink_basename(h, path, ret);
+}
+
+static int port_of_netdev(const Host *h, const char *device, const char *ifname, unsigned *ret) {
+        _cleanup_(strv_freep) char **ports = NULL;
+        _cleanup_(freep) char *dir = NULL;
+        int r;
+
+        if (asprintf(&dir, INFINIBAND_DIR "/%s/ports", device) < 0)
+                return -ENOMEM;
+        r = host_list_directory(h, dir, &ports);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        STRV_FOREACH(p, ports) {
+                _cleanup_(freep) char *path = NULL, *ndev = NULL;
+                char *end;
+                unsigned long n;
+
+                errno = 0;
+                n = strtoul(*p, &end, 10);
+                if (errno != 0 || *end != '\0' || n == 0 || n > UINT32_MAX)
+                        continue;
+                if (asprintf(&path, "%s/%s/gid_attrs/ndevs/0", dir, *p) < 0)
+                        return -ENOMEM;
+                if (host_read_line(h, path, &ndev) == -ENOMEM)
+                        return -ENOMEM;
+                if (ndev && streq(ndev, ifname)) {
+                        *ret = (unsigned) n;
+                        return 1;
+                }
+        }
+        return 0;
+}
+
+int rdma_sysfs_find_device(
+        const Host *h, const char *pci, const char *ifname, char **ret_device, unsigned *ret_port) {
+        _cleanup_(strv_freep) char **devices = NULL;
+        _cleanup_(freep) char *by_pci = NULL;
+        int r;
+
+        r = host_list_directory(h, INFINIBAND_DIR, &devices);
+        if (r == -ENOENT)
+                return -ENODEV;
+        if (r < 0)
+                return r;
+        STRV_FOREACH(d, devices) {
+                _cleanup_(freep) char *link = NULL, *parent = NULL;
+                unsigned port;
+
+                if (ifname) {
+                        r = port_of_netdev(h, *d, ifname, &port);
+                        if (r < 0)
+                                return r;
+                        if (r > 0) {
+                                char *copy = strdup(*d);
+
+                                if (!copy)
+                                        return -ENOMEM;
+                                *ret_device = copy;
+                                *ret_port = port;
+                                return 0;
+                        }
+                }
+                if (!pci || by_pci)
+                        continue;
+                if (asprintf(&link, INFINIBAND_DIR "/%s/device", *d) < 0)
+                        return -ENOMEM;
+                r = host_readlink_basename(h, link, &parent);
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0 && streq(parent, pci) && !(by_pci = strdup(*d)))
+                        return -ENOMEM;
+        }
+        if (!by_pci)
+                return -ENODEV;
+        *ret_device = TAKE_PTR(by_pci);
+        *ret_port = 1;
+        return 0;
+}
+
+int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (isempty(device) || strchr(device, '/') || isempty(name) || strchr(name, '/') || port == 0)
+                return -EINVAL;
+        if (asprintf(&path, INFINIBAND_DIR "/%s/ports/%u/hw_counters/%s", device, port, name) < 0)
+                return -ENOMEM;
+        return host_attr_read_u64(h, path, ret);
+}
+
+static const char *const rdma_hw_counter_table[_RDMA_HW_COUNTER_MAX] = {
+        [RDMA_HW_NP_ECN_MARKED] = "np_ecn_marked_roce_packets",
+        [RDMA_HW_NP_CNP_SENT] = "np_cnp_sent",
+        [RDMA_HW_RP_CNP_HANDLED] = "rp_cnp_handled",
+        [RDMA_HW_RP_CNP_IGNORED] = "rp_cnp_ignored",
+        [RDMA_HW_OUT_OF_SEQUENCE] = "out_of_sequence",
+        [RDMA_HW_PACKET_SEQ_ERR] = "packet_seq_err",
+        [RDMA_HW_IMPLIED_NAK_SEQ_ERR] = "implied_nak_seq_err",
+        [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = "local_ack_timeout_err",
+        [RDMA_HW_DUPLICATE_REQUEST] = "duplicate_request",
+        [RDMA_HW_RNR_NAK_RETRY_ERR] = "rnr_nak_retry_err",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rdma_hw_counter, RdmaHwCounter);

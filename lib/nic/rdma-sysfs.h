@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The RDMA device of a netdev as sysfs shows it, without libibverbs (so that the plan and apply can
+ * find it below any host root): /sys/class/infiniband/DEV/device is the PCI function, and
+ * ports/N/gid_attrs/ndevs/0 names the netdev of port N's first GID entry. And the port's
+ * hw_counters (ConnectX: np_cnp_sent, rp_cnp_handled, out_of_sequence, ...). */
+#pragma once
+
+#include <stdint.h>
+
+#include "basic/host.h"
+
+/* The PCI function of a netdev: the last component of /sys/class/net/IF/device. */
+int netdev_pci_address(const Host *h, const char *ifname, char **ret);
+
+/* The device and port whose GID table belongs to ifname; else the device whose PCI function is pci
+ * (may be NULL), port 1. Returns 0, -ENODEV when no device matches (or there are no RDMA devices at
+ * all), or the errno of reading sysfs. */
+int rdma_sysfs_find_device(
+        const Host *h, const char *pci, const char *ifname, char **ret_device, unsigned *ret_port);
+
+/* /sys/class/infiniband/DEV/ports/N/hw_counters/NAME. Returns 0, -ENOENT when the device has no such
+ * counter, -EBADMSG, or the errno of reading it. */
+int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the snapshot's host qos parts: ECN and the RoCE ToS where a link's qos: asks for them, and
+ * every port's pause frames, packets and RDMA hw_counters; and the daemon's pause history. */
+#include "basic/strv.h"
+#include "nic/rdma-sysfs.h"
+#include "plan/qos-plan-host.h"
+
+void pause_history_done(PauseHistory *h) {
+        if (!h)
+                return;
+        for (size_t i = 0; i < h->n; i++)
+                free(h->samples[i].ifname);
+        h->samples = mfree(h->samples);
+        h->n = 0;
+}
+
+const PauseSample *pause_history_find(const PauseHistory *h, const char *ifname) {
+        for (size_t i = 0; h && ifname && i < h->n; i++)
+                if (streq(h->samples[i].ifname, ifname))
+                        return &h->samples[i];
+        return NULL;
+}
+
+int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t pause, uint64_t packets) {
+        PauseSample *p = (PauseSample *) pause_history_find(h, ifname), *a;
+
+        if (!p) {
+                char *copy = strdup(ifname);
+
+                if (!copy)
+                        return -ENOMEM;
+                a = reallocarray(h->samples, h->n + 1, sizeof(PauseSample));
+                if (!a) {
+                        free(copy);
+                        return -ENOMEM;
+                }
+                h->samples = a;
+                p = &h->samples[h->n++];
+                *p = (PauseSample){ .ifname = copy };
+        }
+        p->when = when;
+        p->pause = pause;
+        p->packets = packets;
+        return 0;
+}
+
+void snapshot_forget_qos_host(Snapshot *s) {
+        for (size_t i = 0; s->qos_host && i < s->n_ports; i++) {
+                free(s->qos_host[i].rdma_device);
+                rdma_cm_port_done(&s->qos_host[i].cm);
+        }
+        s->qos_host = mfree(s->qos_host);
+        s->parts &= ~SNAPSHOT_QOS_HOST;
+}
+
+void snapshot_forget_qos_counters(Snapshot *s) {
+        for (size_t i = 0; s->qos_counters && i < s->n_ports; i++)
+                free(s->qos_counters[i].rdma_device);
+        s->qos_counters = mfree(s->qos_counters);
+        s->parts &= ~SNAPSHOT_QOS_COUNTERS;
+}
+
+static int find_rdma_device(const Host *h, const char *ifname, char **ret_device, unsigned *ret_port) {
+        _cleanup_(freep) char *pci = NULL;
+
+        /* A netdev without a PCI parent can still carry a software RDMA device (rxe): by GID table. */
+        if (netdev_pci_address(h, ifname, &pci) == -ENOMEM)
+                return -ENOMEM;
+        return rdma_sysfs_find_device(h, pci, ifname, ret_device, ret_port);
+}
+
+static int read_port_qos(const Host *h, const ProfileQos *q, const char *ifname, SnapshotQosHost *ret) {
+        int r;
+
+        *ret = (SnapshotQosHost){ .ecn_error = -ENOMEDIUM, .rdma_error = -ENOMEDIUM, .cm_error = -ENOMEDIUM };
+        if (!ifname || !q->present)
+                return 0;
+        if (q->ecn >= 0) {
+                r = roce_ecn_read(h, ifname, &ret->ecn);
+                if (r == -ENOMEM)
+                        return r;
+                ret->ecn_error = r < 0 ? r : 0;
+        }
+        if (q->roce_tos < 0)
+                return 0;
+        r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
+        if (r == -ENOMEM)
+                return r;
+        ret->rdma_error = r < 0 ? r : 0;
+        if (r < 0)
+                return 0;
+        r = rdma_cm_read(h, ret->rdma_device, ret->rdma_port, &ret->cm);
+        if (r == -ENOMEM)
+                return r;
+        ret->cm_error = r < 0 ? r : 0;
+        return 0;
+}
+
+int snapshot_read_qos_host(Snapshot *s) {
+        const NodeContext *c = s->context;
+        int r;
+
+        s->qos_host = calloc(s->n_ports ?: 1, sizeof(SnapshotQosHost));
+        if (!s->qos_host)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                const ProfileLink *pl = profile_find_link(c->profile, s->ports[i].link);
+                ProfileQos none;
+
+                profile_qos_init(&none);
+                r = read_port_qos(c->host, pl ? &pl->qos : &none, s->ports[i].ifname, &s->qos_host[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCounters *ret) {
+        _cleanup_(ethtool_stats_done) EthtoolStats stats = {};
+        int r;
+
+        *ret = (SnapshotQosCounters){ .when = now(CLOCK_MONOTONIC),
+                                      .pause_error = -ENOMEDIUM,
+                                      .packets_error = -ENOMEDIUM };
+        if (!ifname)
+                return 0;
+        if (host_is_running_system(h)) {
+                r = ethtool_get_stats(ifname, &stats);
+                if (r == -ENOMEM)
+                        return r;
+                ret->pause_error = r < 0 ? r : 0;
+                if (r >= 0)
+                        pause_counters_from_stats(&stats, &ret->pause);
+        }
+        r = netdev_packets_read(h, ifname, &ret->packets);
+        if (r == -ENOMEM)
+                return r;
+        ret->packets_error = r < 0 ? r : 0;
+
+        r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
+        if (r == -ENOMEM)
+                return r;
+        for (RdmaHwCounter k = 0; r >= 0 && k < _RDMA_HW_COUNTER_MAX; k++) {
+                int q = rdma_sysfs_read_hw_counter(
+                        h, ret->rdma_device, ret->rdma_port, rdma_hw_counter_to_string(k), &ret->hw[k]);
+
+                if (q == -ENOMEM)
+                        return q;
+                if (q >= 0)
+                        ret->hw_known |= 1U << k;
+        }
+        return 0;
+}
+
+int snapshot_read_qos_counters(Snapshot *s) {
+        int r;
+
+        s->qos_counters = calloc(s->n_ports ?: 1, sizeof(SnapshotQosCounters));
+        if (!s->qos_counters)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                r = read_port_counters(s->context->host, s->ports[i].ifname, &s->qos_counters[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
