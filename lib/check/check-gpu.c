@@ -16,6 +16,11 @@ static double gib(uint64_t bytes) {
         return (double) bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
+static const char *format_gib(uint64_t bytes, char buf[static BYTES_STRING_MAX]) {
+        (void) snprintf(buf, BYTES_STRING_MAX, "%.1f GiB", gib(bytes));
+        return buf;
+}
+
 static int cmp_card_names(const void *a, const void *b) {
         const char *x = *(char *const *) a, *y = *(char *const *) b;
         size_t lx = strlen(x), ly = strlen(y);
@@ -83,7 +88,7 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
         _cleanup_(strv_freep) char **cards = NULL, **over = NULL, **within = NULL, **actual = NULL;
         _cleanup_(freep) char *expected = NULL, *list = NULL, *actual_joined = NULL;
         uint64_t max = c->profile ? c->profile->gpu.vram_max : 0, worst = 0;
-        char max_text[BYTES_STRING_MAX];
+        char max_text[BYTES_STRING_MAX], have_text[BYTES_STRING_MAX];
         int r;
 
         if (!c->profile || !c->profile->gpu.present)
@@ -148,10 +153,9 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         worst = have - max;
                 r = strv_extendf(
                         have > max ? &over : &within,
-                        "%.1f GiB on %s (%" PRIu64 " bytes in %s)",
-                        gib(have),
+                        "%s on %s (%s)",
+                        have % (1024 * 1024) == 0 ? format_bytes(have, have_text) : format_gib(have, have_text),
                         *card,
-                        have,
                         path);
                 if (r < 0)
                         return r;

@@ -140,7 +140,7 @@ int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
                 return r;
 
         if (l.translated) {
-                text = strv_join(l.translated, ", ");
+                text = strv_join(l.translated, " and ");
                 if (!text)
                         return -ENOMEM;
                 return check_list_add(
@@ -149,9 +149,9 @@ int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
                         CHECK_FAIL,
                         "identity",
                         text,
-                        "the IOMMU translates the DMA of %s (iommu_group/type in sysfs), not identity: the "
-                        "running kernel does not have iommu=pt in force; boot with it (kernel.cmdline and "
-                        "kernel.cmdline-next say where it is missing)",
+                        "%s in iommu_group/type, not identity: the IOMMU translates their DMA, so iommu=pt is "
+                        "not in force; boot with it (kernel.cmdline and kernel.cmdline-next say where it is "
+                        "missing)",
                         text);
         }
         if (l.unknown) {
