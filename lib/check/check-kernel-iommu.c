@@ -104,7 +104,7 @@ static int look_at_gpus(const NodeContext *c, IommuLooks *l) {
                                 "could not look at the PCI device of the GPU %s (" DRM_CLASS_DIR "/%s/device): %s",
                                 *card,
                                 *card,
-                                strerror(-r));
+                                r == -EINVAL ? "not a link to a PCI device" : strerror(-r));
                         if (r < 0)
                                 return r;
                         continue;
