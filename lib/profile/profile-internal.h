@@ -148,7 +148,7 @@ void ynode_check_keys(ProfileErrors *e, const YNode *map, const char *key_path, 
 bool ynode_key_misspelt(const YNode *map, const char *key, const char *const *known);
 /* A nic: mapping (the profile's, key_path "nic", or a node's) into nic. Returns -ENOMEM only. */
 int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, ProfileNic *nic);
-/* The gpu: section into gpu (present even when it is empty), and the top-level memory-min:. */
+/* The gpu: section into gpu, and the top-level memory-min:. */
 void profile_build_gpu(ProfileErrors *e, const YNode *n, ProfileGpu *gpu);
 void profile_build_memory_min(ProfileErrors *e, const YNode *n, Profile *p);
 /* A "match:" mapping into m (strings normalized). Returns -ENOMEM only. */

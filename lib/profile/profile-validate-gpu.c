@@ -27,13 +27,14 @@ void profile_build_gpu(ProfileErrors *e, const YNode *n, ProfileGpu *gpu) {
         static const char *const keys[] = { "vram-max", NULL };
         const YNode *v;
 
-        /* gpu: with nothing under it still says "this node has a GPU": gpu.devices then looks. */
-        gpu->present = true;
+        /* Like every optional section, gpu: with no value is no section; gpu: {} says "this node has
+         * a GPU" (gpu.devices looks) without a limit. */
         if (ynode_is_null(n))
                 return;
         if (!ynode_require_mapping(e, n, "gpu", "a mapping with vram-max:, like { vram-max: 512M }"))
                 return;
         ynode_check_keys(e, n, "gpu", keys);
+        gpu->present = true;
 
         v = ynode_map_get(n, "vram-max");
         if (v)

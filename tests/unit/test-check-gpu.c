@@ -29,11 +29,11 @@ static const char profile_bare[] =
         "links: { rdma0: { match: { driver: ice } } }\n"
         "nodes: { head: { links: { rdma0: 192.168.100.1/30 } } }\n";
 
-/* gpu: with nothing under it: the node has a GPU, its carve-out is not judged. */
+/* gpu: {}: the node has a GPU, its carve-out is not judged. */
 static const char profile_gpu_empty[] =
         "cluster: strix-halo\n"
         "links: { rdma0: { match: { driver: ice } } }\n"
-        "gpu:\n"
+        "gpu: {}\n"
         "nodes: { head: { links: { rdma0: 192.168.100.1/30 } } }\n";
 
 typedef struct Case {
