@@ -68,7 +68,8 @@ static int device_access(const Host *h, const char *path, DeviceAccess *a) {
                 return r;
         if (!group && asprintf(&group, "%u", (unsigned) st.st_gid) < 0)
                 return -ENOMEM;
-        if (asprintf(&a->describe, "%s (group %s, mode %04o)", path, group, (unsigned) (st.st_mode & 07777)) < 0) {
+        if (asprintf(&a->describe, "%s (group %s, mode %04o)", path, group, (unsigned) (st.st_mode & 07777)) <
+            0) {
                 a->describe = NULL;
                 return -ENOMEM;
         }

@@ -92,9 +92,11 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
         int r;
 
         if (!c->profile || !c->profile->gpu.present)
-                return check_list_add(out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile has no gpu: section");
+                return check_list_add(
+                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile has no gpu: section");
         if (max == 0)
-                return check_list_add(out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile sets no gpu.vram-max");
+                return check_list_add(
+                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile sets no gpu.vram-max");
         if (asprintf(&expected, "%" PRIu64, max) < 0)
                 return -ENOMEM;
         format_bytes(max, max_text);
@@ -154,7 +156,8 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                 r = strv_extendf(
                         have > max ? &over : &within,
                         "%s on %s (%s)",
-                        have % (1024 * 1024) == 0 ? format_bytes(have, have_text) : format_gib(have, have_text),
+                        have % (1024 * 1024) == 0 ? format_bytes(have, have_text)
+                                                  : format_gib(have, have_text),
                         *card,
                         path);
                 if (r < 0)

@@ -25,7 +25,8 @@ static const char *aspm_to_string(int aspm) {
         }
 }
 
-int check_kernel_aspm_evaluate(const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret) {
+int check_kernel_aspm_evaluate(
+        const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret) {
         if (aspm < 0)
                 return port_check_set(
                         ret, CHECK_SKIP, "off", NULL, "could not look at the PCIe link of %s: %s", pci, why_not);

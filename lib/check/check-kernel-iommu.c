@@ -11,8 +11,8 @@
 #define IOMMU_TYPE_FORMAT "/sys/bus/pci/devices/%s/iommu_group/type"
 
 typedef struct IommuLooks {
-        char **identity;  /* "the fabric NIC 0000:c2:00.0 (rdma0)" */
-        char **direct;    /* no IOMMU group at all: the IOMMU is off, DMA is untranslated */
+        char **identity;   /* "the fabric NIC 0000:c2:00.0 (rdma0)" */
+        char **direct;     /* no IOMMU group at all: the IOMMU is off, DMA is untranslated */
         char **translated; /* "the GPU 0000:c3:00.0 (card1) is DMA-FQ" */
         char **unknown;    /* "could not look at ...: ..." */
         char **seen;       /* PCI addresses already judged */
@@ -42,7 +42,8 @@ static int look(const Host *h, const char *pci, const char *what, IommuLooks *l)
         r = strv_extend(&l->seen, pci);
         if (r < 0)
                 return r;
-        if (asprintf(&path, IOMMU_TYPE_FORMAT, pci) < 0 || asprintf(&device, "/sys/bus/pci/devices/%s", pci) < 0 ||
+        if (asprintf(&path, IOMMU_TYPE_FORMAT, pci) < 0 ||
+            asprintf(&device, "/sys/bus/pci/devices/%s", pci) < 0 ||
             asprintf(&group, "%s/iommu_group", device) < 0)
                 return -ENOMEM;
         r = host_read_line(h, path, &type);
@@ -71,7 +72,10 @@ static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
 
                 if (!p->pci) {
                         r = strv_extendf(
-                                &l->unknown, "could not look at the fabric NIC of %s: %s", p->link, strna(p->problem));
+                                &l->unknown,
+                                "could not look at the fabric NIC of %s: %s",
+                                p->link,
+                                strna(p->problem));
                         if (r < 0)
                                 return r;
                         continue;
@@ -101,7 +105,8 @@ static int look_at_gpus(const NodeContext *c, IommuLooks *l) {
                 if (r < 0) {
                         r = strv_extendf(
                                 &l->unknown,
-                                "could not look at the PCI device of the GPU %s (" DRM_CLASS_DIR "/%s/device): %s",
+                                "could not look at the PCI device of the GPU %s (" DRM_CLASS_DIR
+                                "/%s/device): %s",
                                 *card,
                                 *card,
                                 r == -EINVAL ? "not a link to a PCI device" : strerror(-r));

@@ -23,4 +23,5 @@ int check_kernel_aspm(const NodeContext *c, Snapshot *s, CheckList *out);
 /* kernel.aspm's decision for the fabric NIC at pci: aspm is the Link Control register's ASPM Control
  * field (bit 0: L0s, bit 1: L1), or -1 when it could not be read (why_not says why); source names
  * where it was read. */
-int check_kernel_aspm_evaluate(const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret);
+int check_kernel_aspm_evaluate(
+        const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret);

@@ -45,7 +45,8 @@ int check_node_memory(const NodeContext *c, CheckList *out) {
         int r;
 
         if (min == 0)
-                return check_list_add(out, "node.memory", CHECK_SKIP, NULL, NULL, "the profile sets no memory-min");
+                return check_list_add(
+                        out, "node.memory", CHECK_SKIP, NULL, NULL, "the profile sets no memory-min");
         if (asprintf(&expected, "%" PRIu64, min) < 0)
                 return -ENOMEM;
         format_bytes(min, min_text);
@@ -55,7 +56,13 @@ int check_node_memory(const NodeContext *c, CheckList *out) {
                 return r;
         if (r < 0)
                 return check_list_add(
-                        out, "node.memory", CHECK_SKIP, expected, NULL, "could not look at " MEMINFO ": %s", strerror(-r));
+                        out,
+                        "node.memory",
+                        CHECK_SKIP,
+                        expected,
+                        NULL,
+                        "could not look at " MEMINFO ": %s",
+                        strerror(-r));
         r = meminfo_total(text, &total);
         if (r < 0)
                 return check_list_add(
@@ -87,7 +94,8 @@ int check_node_memory(const NodeContext *c, CheckList *out) {
                 CHECK_FAIL,
                 expected,
                 actual,
-                "MemTotal is %.1f GiB (" MEMINFO "), below memory-min %s: this node cannot hold its share "
+                "MemTotal is %.1f GiB (" MEMINFO
+                "), below memory-min %s: this node cannot hold its share "
                 "of a model sized for the others (a board with less memory than the rest of the cluster?), "
                 "or the iGPU's carve-out took it (see gpu.vram)",
                 gib(total),

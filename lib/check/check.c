@@ -177,7 +177,8 @@ static const struct {
 
 const char *check_selector_resolve(const char *selector, size_t *n) {
         for (size_t i = 0; i < ELEMENTSOF(check_id_aliases); i++)
-                if (*n == strlen(check_id_aliases[i].old_id) && strncmp(selector, check_id_aliases[i].old_id, *n) == 0) {
+                if (*n == strlen(check_id_aliases[i].old_id) &&
+                    strncmp(selector, check_id_aliases[i].old_id, *n) == 0) {
                         *n = strlen(check_id_aliases[i].new_id);
                         return check_id_aliases[i].new_id;
                 }

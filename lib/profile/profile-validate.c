@@ -304,7 +304,7 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
 }
 
 int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
-        static const char *const keys[] = { "cluster", "mode", "links",      "nic",   "rdma",   "kernel",
+        static const char *const keys[] = { "cluster", "mode",       "links", "nic",    "rdma", "kernel",
                                             "gpu",     "memory-min", "nodes", "health", NULL };
         static const char *const modes[] = { "enforce", "verify", NULL };
         char buf[MESSAGE_TEXT_BUF];

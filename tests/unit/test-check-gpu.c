@@ -81,7 +81,9 @@ static void test_fixtures(void) {
                     { "kernel.iommu",
                       CHECK_PASS,
                       "the fabric NIC 0000:c2:00.0 (rdma0) and the GPU 0000:c3:00.0 (card1) are in identity IOMMU domains" },
-                    { "node.memory", CHECK_PASS, "MemTotal is 125.3 GiB (/proc/meminfo), at least memory-min 120 GiB" },
+                    { "node.memory",
+                      CHECK_PASS,
+                      "MemTotal is 125.3 GiB (/proc/meminfo), at least memory-min 120 GiB" },
                     { "gpu.gtt", CHECK_PASS, "amdgpu GTT is 124.0 GiB on card1" } } },
                 /* The vendor's default carve-out: gpu.vram names the BIOS setting, and MemTotal lost it. */
                 { "gpu-strix-vendor-default",
@@ -128,12 +130,16 @@ static void test_fixtures(void) {
                 /* No amdgpu at all: the old kernel trees, and a NIC-only one. */
                 { "kernel-grub-missing",
                   profile_full,
-                  { { "gpu.vram", CHECK_SKIP, "no GPU driven by amdgpu in /sys/class/drm: the carve-out cannot be checked" },
+                  { { "gpu.vram",
+                      CHECK_SKIP,
+                      "no GPU driven by amdgpu in /sys/class/drm: the carve-out cannot be checked" },
                     { "gpu.devices", CHECK_FAIL, "no /dev/kfd: amdgpu's compute interface (KFD) is missing" },
                     { "node.memory", CHECK_SKIP, "could not look at /proc/meminfo: No such file or directory" } } },
                 { "nic-e810-x4",
                   profile_bare,
-                  { { "gpu.devices", CHECK_SKIP, "the profile has no gpu: section, and no GPU is driven by amdgpu here" } } },
+                  { { "gpu.devices",
+                      CHECK_SKIP,
+                      "the profile has no gpu: section, and no GPU is driven by amdgpu here" } } },
                 /* A directory where sysfs has the card's device link. */
                 { "kernel-strix-ok",
                   profile_full,
@@ -194,7 +200,8 @@ static void shellf(const char *fmt, ...) {
         ASSERT_INT_EQ(system(cmd), 0);
 }
 
-static void devices_case(const char *what, char *root, const char *profile, CheckOutcome outcome, const char *has) {
+static void devices_case(
+        const char *what, char *root, const char *profile, CheckOutcome outcome, const char *has) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(profile);
         _cleanup_(check_list_done) CheckList l = {};
         Host h = { .root = root };
@@ -209,67 +216,85 @@ static void test_devices(void) {
         char *root;
 
         /* systemd's udev rules: render 0666 for both. */
-        devices_case("0666",
-                     tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
-                     profile_full,
-                     CHECK_PASS,
-                     "mode 0666), /dev/dri/renderD128 (group ");
-        devices_case("0666 summary",
-                     tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
-                     profile_full,
-                     CHECK_PASS,
-                     "every user may open them");
+        devices_case(
+                "0666",
+                tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
+                profile_full,
+                CHECK_PASS,
+                "mode 0666), /dev/dri/renderD128 (group ");
+        devices_case(
+                "0666 summary",
+                tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
+                profile_full,
+                CHECK_PASS,
+                "every user may open them");
         /* Without a gpu: section, an amdgpu card is reason enough to look. */
-        devices_case("no gpu:, a card",
-                     tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
-                     profile_bare,
-                     CHECK_PASS,
-                     "every user may open them");
-        devices_case("0600",
-                     tree_with_modes("gpu-strix-ok", 0600, 0666, (gid_t) -1),
-                     profile_full,
-                     CHECK_FAIL,
-                     "only the owner may open /dev/kfd, so the workload's user cannot use the GPU");
+        devices_case(
+                "no gpu:, a card",
+                tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1),
+                profile_bare,
+                CHECK_PASS,
+                "every user may open them");
+        devices_case(
+                "0600",
+                tree_with_modes("gpu-strix-ok", 0600, 0666, (gid_t) -1),
+                profile_full,
+                CHECK_FAIL,
+                "only the owner may open /dev/kfd, so the workload's user cannot use the GPU");
 
         /* Group render (105 in the tree's /etc/group), as ROCm's documentation has it: needs root. */
         if (geteuid() == 0) {
-                devices_case("0660 render",
-                             tree_with_modes("gpu-strix-ok", 0660, 0660, 105),
-                             profile_full,
-                             CHECK_PASS,
-                             "/dev/kfd (group render, mode 0660), /dev/dri/renderD128 (group render, mode 0660): the "
-                             "workload's user must be in group render (usermod -aG render USER)");
-                devices_case("0666 and 0660",
-                             tree_with_modes("gpu-strix-ok", 0666, 0660, 39),
-                             profile_full,
-                             CHECK_PASS,
-                             "/dev/dri/renderD128 (group video, mode 0660): the workload's user must be in group video");
+                devices_case(
+                        "0660 render",
+                        tree_with_modes("gpu-strix-ok", 0660, 0660, 105),
+                        profile_full,
+                        CHECK_PASS,
+                        "/dev/kfd (group render, mode 0660), /dev/dri/renderD128 (group render, mode 0660): the "
+                        "workload's user must be in group render (usermod -aG render USER)");
+                devices_case(
+                        "0666 and 0660",
+                        tree_with_modes("gpu-strix-ok", 0666, 0660, 39),
+                        profile_full,
+                        CHECK_PASS,
+                        "/dev/dri/renderD128 (group video, mode 0660): the workload's user must be in group video");
         } else
                 ASSERT_TRUE(!getenv("CI")); /* CI runs the suite as root */
 
         /* The kernel made /dev/kfd (sysfs has it), /dev does not show it: a private /dev. */
         root = tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1);
         shellf("rm %s/dev/kfd", root);
-        devices_case("private /dev",
-                     root,
-                     profile_full,
-                     CHECK_SKIP,
-                     "could not look at /dev/kfd: the kernel has it (/sys/class/kfd/kfd), but /dev here does not show it");
+        devices_case(
+                "private /dev",
+                root,
+                profile_full,
+                CHECK_SKIP,
+                "could not look at /dev/kfd: the kernel has it (/sys/class/kfd/kfd), but /dev here does not show it");
         /* Neither: amdgpu made no KFD. */
         root = tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1);
         shellf("rm -r %s/dev/kfd %s/sys/class/kfd", root, root);
-        devices_case("no kfd", root, profile_full, CHECK_FAIL, "no /dev/kfd: amdgpu's compute interface (KFD) is missing");
+        devices_case(
+                "no kfd",
+                root,
+                profile_full,
+                CHECK_FAIL,
+                "no /dev/kfd: amdgpu's compute interface (KFD) is missing");
         /* No render node, but sysfs has one. */
         root = tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1);
         shellf("rm -r %s/dev/dri", root);
-        devices_case("private /dev/dri",
-                     root,
-                     profile_full,
-                     CHECK_SKIP,
-                     "could not look at /dev/dri/renderD*: the kernel has it (/sys/class/drm/renderD*)");
+        devices_case(
+                "private /dev/dri",
+                root,
+                profile_full,
+                CHECK_SKIP,
+                "could not look at /dev/dri/renderD*: the kernel has it (/sys/class/drm/renderD*)");
         root = tree_with_modes("gpu-strix-ok", 0666, 0666, (gid_t) -1);
         shellf("rm -r %s/dev/dri %s/sys/class/drm/renderD128", root, root);
-        devices_case("no render node", root, profile_full, CHECK_FAIL, "no /dev/dri/renderD*: amdgpu made no render node");
+        devices_case(
+                "no render node",
+                root,
+                profile_full,
+                CHECK_FAIL,
+                "no /dev/dri/renderD*: amdgpu made no render node");
 }
 
 /* Sources that cannot be read are "could not look", never a pass. */
