@@ -11,8 +11,9 @@ _haloctl_options="--json --node --only --root --force --adopt --color --help --v
 _haloctl_options_arg="--node --only --root --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
-_haloctl_check_prefixes="profile kernel. nic. rdma. link. peer."
-_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.gtt nic.pci nic.pcie nic.driver nic.firmware
+_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. peer."
+_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory
+nic.pci nic.pcie nic.driver nic.firmware
 rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
 
 # The keys of the profile's top-level "nodes:" mapping (block style, as halod.yaml(5) writes it, or

@@ -104,8 +104,8 @@ int verb_check(int argc, char *argv[]) {
 
         if (checks.n_checks == 0) {
                 fprintf(stderr,
-                        "No check id starts with '%s' (--only). Ids start with profile, kernel., nic., rdma., "
-                        "link. or peer.; see haloctl(1).\n",
+                        "No check id starts with '%s' (--only). Ids start with profile, kernel., gpu., node., "
+                        "nic., rdma., link. or peer.; see haloctl(1).\n",
                         strempty(arg_only));
                 return EX_USAGE;
         }

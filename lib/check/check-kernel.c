@@ -316,14 +316,37 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                 fix);
 }
 
+bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value) {
+        STRV_FOREACH(req, required_params(c)) {
+                _cleanup_(freep) char *n = NULL, *v = NULL;
+
+                if (kernel_param_parse_one(*req, &n, &v) < 0)
+                        continue;
+                if (kernel_param_name_equal(n, name) && (!value || streq_ptr(v, value)))
+                        return true;
+        }
+        return false;
+}
+
+int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
+        int r;
+
+        if (!s) {
+                snapshot_init(&own, c);
+                s = &own;
+        }
+        r = check_kernel_iommu(c, s, out);
+        if (r < 0)
+                return r;
+        return check_kernel_aspm(c, s, out);
+}
+
 int check_kernel(const NodeContext *c, CheckList *out) {
         int r;
 
         r = check_kernel_cmdline(c, out);
         if (r < 0)
                 return r;
-        r = check_kernel_cmdline_next(c, out);
-        if (r < 0)
-                return r;
-        return check_kernel_gtt(c, out);
+        return check_kernel_cmdline_next(c, out);
 }

@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel. checks: kernel.cmdline, kernel.cmdline-next, kernel.gtt. */
+/* The kernel. checks: kernel.cmdline, kernel.cmdline-next, and from the fabric ports kernel.iommu and
+ * kernel.aspm (what iommu=pt and pcie_aspm=off are for). amdgpu's GTT is gpu.gtt (check-gpu.h). */
 #pragma once
 
+#include "check/check-ports.h"
 #include "check/checks.h"
 
-/* amdgpu.gttsize is in MiB, ttm.pages_limit in 4 KiB pages: one MiB is 256 pages. */
-#define TTM_PAGES_PER_MIB 256U
-#define TTM_PAGE_SIZE 4096U
-
 int check_kernel(const NodeContext *c, CheckList *out);
+/* kernel.iommu and kernel.aspm, which look at the fabric NIC's PCI device (the snapshot's ports). */
+int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out);
+
+/* True when the profile's kernel.cmdline requires name=value (value NULL: name with any value or
+ * none); names compare as the kernel compares them ('-' and '_' alike). */
+bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value);
 
 /* The parts, for tests. */
 int check_kernel_cmdline(const NodeContext *c, CheckList *out);
 int check_kernel_cmdline_next(const NodeContext *c, CheckList *out);
-int check_kernel_gtt(const NodeContext *c, CheckList *out);
+int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_kernel_aspm(const NodeContext *c, Snapshot *s, CheckList *out);
+
+/* kernel.aspm's decision for the fabric NIC at pci: aspm is the Link Control register's ASPM Control
+ * field (bit 0: L0s, bit 1: L1), or -1 when it could not be read (why_not says why); source names
+ * where it was read. */
+int check_kernel_aspm_evaluate(
+        const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret);

@@ -166,15 +166,35 @@ size_t check_list_count(const CheckList *l, CheckOutcome outcome) {
         return n;
 }
 
+/* Ids that were renamed, still accepted as selectors for one release (haloctl(1), CHECKS): the old id
+ * selects the check under its new one, which is the only id it is reported under (D-Bus, JSON, the
+ * journal, the metrics), so that nothing counts it twice. */
+static const struct {
+        const char *old_id, *new_id;
+} check_id_aliases[] = {
+        { "kernel.gtt", "gpu.gtt" }, /* renamed in 0.2 */
+};
+
+const char *check_selector_resolve(const char *selector, size_t *n) {
+        for (size_t i = 0; i < ELEMENTSOF(check_id_aliases); i++)
+                if (*n == strlen(check_id_aliases[i].old_id) &&
+                    strncmp(selector, check_id_aliases[i].old_id, *n) == 0) {
+                        *n = strlen(check_id_aliases[i].new_id);
+                        return check_id_aliases[i].new_id;
+                }
+        return selector;
+}
+
 bool check_id_selected(const char *id, const char *only) {
         const char *p = only;
 
         if (isempty(only))
                 return true;
         while (*p) {
-                size_t n = strcspn(p, ",");
+                size_t n = strcspn(p, ","), k = n;
+                const char *selector = check_selector_resolve(p, &k);
 
-                if (n > 0 && strncmp(id, p, n) == 0)
+                if (k > 0 && strncmp(id, selector, k) == 0)
                         return true;
                 p += n;
                 if (*p == ',')

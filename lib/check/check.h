@@ -69,5 +69,8 @@ const Check *check_list_find(const CheckList *l, const char *id);
 /* The worst outcome by severity (fail > warn > skip > pass); CHECK_PASS for an empty list. */
 CheckOutcome check_list_worst(const CheckList *l);
 size_t check_list_count(const CheckList *l, CheckOutcome outcome);
-/* True when id starts with one of the comma-separated prefixes in only (NULL matches all). */
+/* True when id starts with one of the comma-separated prefixes in only (NULL matches all). An old id
+ * of a renamed check ("kernel.gtt") selects the check under its new id ("gpu.gtt"). */
 bool check_id_selected(const char *id, const char *only);
+/* One selector of only, n bytes long, as it is meant: an old id becomes its new one (n updated). */
+const char *check_selector_resolve(const char *selector, size_t *n);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of check groups, run in a fixed order so that reports read the same every time. */
 #include "check/checks.h"
+#include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-link.h"
 #include "check/check-nic.h"
+#include "check/check-node.h"
 #include "check/check-profile.h"
 #include "check/check-qos-dcb.h"
 #include "check/check-qos-host.h"
@@ -19,6 +21,9 @@ static const struct {
         /* -- check groups -- */
         { "profile", check_profile, NULL },
         { "kernel.", check_kernel, NULL },
+        { "kernel.", NULL, check_kernel_devices },
+        { "gpu.", check_gpu, NULL },
+        { "node.", check_node, NULL },
         { "nic.", NULL, check_nic },
         { "rdma.", check_rdma, NULL },
         { "link.", NULL, check_links },
@@ -36,10 +41,11 @@ bool checks_group_selected(const char *prefix, const char *only) {
         /* Either a selector names a check inside the group ("nic.firmware") or the group inside a
          * selector ("n" or "nic"). */
         while (*p) {
-                size_t n = strcspn(p, ",");
+                size_t n = strcspn(p, ","), m = n;
                 size_t k = strlen(prefix);
+                const char *selector = check_selector_resolve(p, &m);
 
-                if (n > 0 && strncmp(p, prefix, n < k ? n : k) == 0)
+                if (m > 0 && strncmp(selector, prefix, m < k ? m : k) == 0)
                         return true;
                 p += n;
                 if (*p == ',')

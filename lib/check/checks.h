@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs every group of checks (kernel, nic, rdma, links) for one node of a profile. */
+/* Runs every group of checks (kernel, gpu, node, nic, rdma, links) for one node of a profile. */
 #pragma once
 
 #include "check/check.h"

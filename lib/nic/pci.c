@@ -254,11 +254,14 @@ static void read_config_link(struct pci_dev *d, PciDevice *ret) {
         struct pci_cap *cap;
         PcieLink current, capable;
         uint32_t lnkcap;
-        uint16_t lnksta;
+        uint16_t lnksta, lnkctl;
 
         cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
         if (!cap)
                 return;
+        lnkctl = sym_pci_read_word(d, cap->addr + PCI_EXP_LNKCTL);
+        if (lnkctl != UINT16_MAX)
+                ret->aspm_control = lnkctl & PCI_EXP_LNKCTL_ASPM;
         lnkcap = sym_pci_read_long(d, cap->addr + PCI_EXP_LNKCAP);
         lnksta = sym_pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
         if (lnkcap == UINT32_MAX || lnksta == UINT16_MAX)
@@ -301,6 +304,7 @@ static int get_device(struct pci_access *a, void *userdata) {
                 g->device = calloc(1, sizeof(PciDevice));
                 if (!g->device)
                         return -ENOMEM;
+                g->device->aspm_control = -1;
                 g->device->address = strdup(address);
                 if (!g->device->address)
                         return -ENOMEM;

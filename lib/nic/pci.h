@@ -33,6 +33,9 @@ typedef struct PciDevice {
         PcieLinkSource link_source;
         PcieLink current; /* negotiated */
         PcieLink capable; /* what the device can do */
+        int aspm_control; /* the Link Control register's ASPM Control field (bit 0: L0s, bit 1: L1
+                           * entry enabled); -1 when the PCIe capability could not be read (not
+                           * root: only the first 64 bytes of config space are readable) */
 } PciDevice;
 
 /* Loads libpci.so.3 (on first use, and never unloads it; pci_device_get() and

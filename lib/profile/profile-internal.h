@@ -151,5 +151,8 @@ int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, Pr
 /* A link's qos: mapping into q (profile_qos_init()ed), with the rules that tie its parts together.
  * Returns -ENOMEM only. */
 int profile_build_qos(ProfileErrors *e, const YNode *n, const char *key_path, ProfileQos *q);
+/* The gpu: section into gpu, and the top-level memory-min:. */
+void profile_build_gpu(ProfileErrors *e, const YNode *n, ProfileGpu *gpu);
+void profile_build_memory_min(ProfileErrors *e, const YNode *n, Profile *p);
 /* A "match:" mapping into m (strings normalized). Returns -ENOMEM only. */
 int profile_build_match(ProfileErrors *e, const YNode *n, const char *key_path, LinkMatch *m);

@@ -189,6 +189,14 @@ void profile_dump_json(const Profile *p, JsonWriter *w) {
         json_end_array(w);
         json_end_object(w);
 
+        /* Sizes in bytes; null: not checked. */
+        json_key(w, "gpu");
+        json_begin_object(w);
+        json_kv_bool(w, "present", p->gpu.present);
+        kv_uint_or_null(w, "vram-max", p->gpu.vram_max);
+        json_end_object(w);
+        kv_uint_or_null(w, "memory-min", p->memory_min);
+
         dump_nodes(w, p);
 
         json_key(w, "health");

@@ -308,8 +308,8 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
 }
 
 int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
-        static const char *const keys[] = { "cluster", "mode",  "links",  "nic", "rdma",
-                                            "kernel",  "nodes", "health", NULL };
+        static const char *const keys[] = { "cluster", "mode",       "links", "nic",    "rdma", "kernel",
+                                            "gpu",     "memory-min", "nodes", "health", NULL };
         static const char *const modes[] = { "enforce", "verify", NULL };
         char buf[MESSAGE_TEXT_BUF];
         const YNode *v, *links;
@@ -389,6 +389,14 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
                 if (r < 0)
                         return r;
         }
+
+        v = ynode_map_get(root, "gpu");
+        if (v)
+                profile_build_gpu(e, v, &p->gpu);
+
+        v = ynode_map_get(root, "memory-min");
+        if (v)
+                profile_build_memory_min(e, v, p);
 
         v = ynode_map_get(root, "health");
         if (v)

@@ -141,6 +141,12 @@ typedef struct ProfileRdma {
         uint64_t memlock;        /* bytes; UINT64_MAX means "unlimited"; 0: not checked */
 } ProfileRdma;
 
+/* What the node's GPU must be (the gpu: section). */
+typedef struct ProfileGpu {
+        bool present;      /* the section was given */
+        uint64_t vram_max; /* bytes: the most the firmware may carve out for the iGPU; 0: not checked */
+} ProfileGpu;
+
 typedef struct ProfileHealth {
         uint64_t interval_usec;
         bool peers;
@@ -157,6 +163,8 @@ typedef struct Profile {
         ProfileNic nic;
         ProfileRdma rdma;
         char **kernel_cmdline; /* required parameters, "name" or "name=value"; NULL when none */
+        ProfileGpu gpu;
+        uint64_t memory_min; /* bytes: the least MemTotal every node must have; 0: not checked */
         ProfileNode *nodes;
         size_t n_nodes;
         ProfileHealth health;

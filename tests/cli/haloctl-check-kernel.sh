@@ -1,32 +1,35 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# haloctl check --only kernel. against the fixture hosts in tests/data/hosts/kernel-*: the table, the
-# totals line, --json, and the exit codes (0 pass, 1 warn, 2 fail, 64 usage, 78 invalid profile).
+# haloctl check --only kernel.cmdline,gpu.gtt against the fixture hosts in tests/data/hosts/kernel-*:
+# the table, the totals line, --json, and the exit codes (0 pass, 1 warn, 2 fail, 64 usage, 78 invalid
+# profile); kernel.gtt, gpu.gtt's old name, as a selector. (kernel.iommu and kernel.aspm look at the
+# fabric NIC, which these trees lack: haloctl-check-gpu.sh tests them.)
 # Usage: haloctl-check-kernel.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
 cli_setup kernel-cli "$@"
 
-# kcheck NAME EXPECTED_EXIT HOST [more haloctl arguments]: check, with the kernel checks of HOST.
+# kcheck NAME EXPECTED_EXIT HOST [more haloctl arguments]: check, with the command line checks and
+# the GTT of HOST.
 kcheck() {
         local name=$1 want=$2 host=$3
         shift 3
-        check "$name" "$want" check --root "$hosts/$host" --node head --only kernel. "$@" "$profile"
+        check "$name" "$want" check --root "$hosts/$host" --node head --only kernel.cmdline,gpu.gtt "$@" "$profile"
 }
 
 kcheck "all in place" 0 kernel-strix-ok
 expect "all in place" "$tmp/out" '^pass  kernel\.cmdline  +the running kernel has all 5 required parameters$'
 expect "all in place" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64, picked by saved_entry in grubenv\) carries all 5'
-expect "all in place" "$tmp/out" '^pass  kernel\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
+expect "all in place" "$tmp/out" '^pass  gpu\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
 expect "all in place" "$tmp/out" '^3 checks: 3 pass, 0 warn, 0 fail, 0 skip$'
-expect_not "all in place: no profile row with --only kernel." "$tmp/out" '^(pass|warn|fail|skip)  profile '
+expect_not "all in place: no profile row with --only kernel.cmdline,gpu.gtt" "$tmp/out" '^(pass|warn|fail|skip)  profile '
 expect_not "no colour when not on a terminal" "$tmp/out" $'\033'
 
 kcheck "reboot pending" 2 kernel-strix-reboot-pending
 expect "reboot pending" "$tmp/out" '^fail  kernel\.cmdline  +the running kernel lacks 5 of 5 required parameters: iommu=pt, pci=realloc'
 expect "reboot pending" "$tmp/out" '^warn  kernel\.cmdline-next  +reboot pending: '
-expect "reboot pending" "$tmp/out" '^fail  kernel\.gtt  +amdgpu GTT is 62\.5 GiB on card1 \(67108864000 bytes\), the profile asks 124\.0 GiB'
+expect "reboot pending" "$tmp/out" '^fail  gpu\.gtt  +amdgpu GTT is 62\.5 GiB on card1 \(67108864000 bytes\), the profile asks 124\.0 GiB'
 expect "reboot pending" "$tmp/out" '^3 checks: 0 pass, 1 warn, 2 fail, 0 skip$'
 # Failures come first in the table.
 head -n1 "$tmp/out" | grep -q '^fail' || { echo "FAIL reboot pending: first row is not a failure"; failures=$((failures + 1)); }
@@ -39,7 +42,7 @@ expect "kernel update dropped them" "$tmp/out" "^fail  kernel\.cmdline-next .*la
 
 kcheck "grub without them" 2 kernel-grub-missing
 expect "grub without them" "$tmp/out" '^fail  kernel\.cmdline-next .*add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub'
-expect "grub without them" "$tmp/out" '^skip  kernel\.gtt  +no GPU driven by amdgpu'
+expect "grub without them" "$tmp/out" '^skip  gpu\.gtt  +no GPU driven by amdgpu'
 expect "grub without them" "$tmp/out" '^3 checks: 0 pass, 0 warn, 2 fail, 1 skip$'
 
 kcheck "ubuntu drop-in" 0 kernel-grub-dropin
@@ -48,7 +51,7 @@ expect "ubuntu drop-in" "$tmp/out" '^3 checks: 2 pass, 0 warn, 0 fail, 1 skip$'
 
 kcheck "kernel-install" 0 kernel-etc-kernel-cmdline
 kcheck "kernelopts in grubenv" 2 kernel-kernelopts
-expect "kernelopts in grubenv" "$tmp/out" '^fail  kernel\.gtt  +the running kernel disagrees with itself: ttm\.pages_limit=16252928'
+expect "kernelopts in grubenv" "$tmp/out" '^fail  gpu\.gtt  +the running kernel disagrees with itself: ttm\.pages_limit=16252928'
 
 kcheck "no boot config" 2 kernel-no-bootcfg
 expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /boot/loader/entries/\*\.conf, /etc/kernel/cmdline, /etc/default/grub\)'
@@ -62,6 +65,19 @@ expect_not "json: no table totals" "$tmp/out" 'checks:'
 
 kcheck "colour on request" 2 kernel-strix-reboot-pending --color=always
 expect "colour on request" "$tmp/out" $'^\033\\[0;31mfail'
+
+# kernel.gtt, gpu.gtt's name before 0.2, still selects it for one release; it is reported as gpu.gtt.
+check "kernel.gtt selects gpu.gtt" 0 check --root "$hosts/kernel-strix-ok" --node head --only kernel.gtt "$profile"
+expect "kernel.gtt selects gpu.gtt" "$tmp/out" '^pass  gpu\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
+expect "kernel.gtt selects gpu.gtt" "$tmp/out" '^1 check: 1 pass, 0 warn, 0 fail, 0 skip$'
+expect_not "kernel.gtt is reported as gpu.gtt" "$tmp/out" 'kernel\.gtt'
+check "kernel.gtt selects gpu.gtt, json" 2 check --json --root "$hosts/kernel-strix-reboot-pending" --node head --only kernel.gtt "$profile"
+expect "kernel.gtt selects gpu.gtt, json" "$tmp/out" '"id": "gpu\.gtt",'
+# kernel. is the kernel's checks, which gpu.gtt is no longer one of.
+kcheck "kernel. without the GTT" 0 kernel-strix-ok --only kernel.
+expect_not "kernel. without the GTT" "$tmp/out" 'gtt'
+expect "kernel. without the GTT" "$tmp/out" '^skip  kernel\.aspm  +could not look at the fabric NIC: link rdma0: '
+expect "kernel. without the GTT" "$tmp/out" '^4 checks: 2 pass, 0 warn, 0 fail, 2 skip$'
 
 check "profile check" 0 check --root "$hosts/kernel-strix-ok" --node head --only profile "$profile"
 expect "profile check" "$tmp/out" "^pass  profile  profile $profile valid, node head$"

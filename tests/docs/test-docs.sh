@@ -81,7 +81,7 @@ for key in $names; do
 done
 
 # -- check ids (haloctl(1), CHECKS) --
-names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
+names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|gpu|node|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
 at_least 12 "kernel, nic and rdma check ids" $names
 for id in $names; do
         documented haloctl.1.scd "*$id*" "the check id $id"

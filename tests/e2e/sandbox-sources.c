@@ -16,6 +16,7 @@
 #include "basic/strv.h"
 #include "boot/bootcfg.h"
 #include "boot/modprobe-conf.h"
+#include "check/check-gpu.h"
 #include "check/memlock-sources.h"
 #include "net/firewalld.h"
 #include "net/rtnl.h"
@@ -70,7 +71,7 @@ static void probe_pci_config(void) {
         ssize_t n;
 
         if (host_list_directory(&host, "/sys/bus/pci/devices", &devices) < 0 || !devices) {
-                report("/sys/bus/pci/devices/*/config past byte 64", "nic.pcie", 1, NULL);
+                report("/sys/bus/pci/devices/*/config past byte 64", "nic.pcie,kernel.aspm", 1, NULL);
                 return;
         }
         if (asprintf(&path, "/sys/bus/pci/devices/%s/config", devices[0]) < 0)
@@ -78,7 +79,7 @@ static void probe_pci_config(void) {
         fd = open(path, O_RDONLY | O_CLOEXEC);
         n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 64);
         report("/sys/bus/pci/devices/*/config past byte 64",
-               "nic.pcie",
+               "nic.pcie,kernel.aspm",
                n == (ssize_t) sizeof(buf) ? 0
                        : n < 0            ? negative_errno()
                                           : -EACCES,
@@ -101,6 +102,50 @@ static void probe_pci_link_attributes(void) {
                         break;
         }
         report("/sys/bus/pci/devices/*/current_link_speed", "nic.pcie", r, NULL);
+}
+
+/* A device node: stat() is all gpu.devices does with it. */
+static void probe_node(const char *path, const char *checks) {
+        struct stat st;
+
+        report(path, checks, stat(path, &st) < 0 ? absent_if_enoent(-errno) : 0, NULL);
+}
+
+/* amdgpu's carve-out of the first card it drives. */
+static void probe_vram(void) {
+        _cleanup_(strv_freep) char **cards = NULL;
+        _cleanup_(freep) char *path = NULL, *text = NULL;
+        int r = amdgpu_cards_find(&host, &cards);
+
+        if (r >= 0 && !cards)
+                r = 1;
+        if (r == 0) {
+                if (asprintf(&path, DRM_CLASS_DIR "/%s/device/mem_info_vram_total", cards[0]) < 0)
+                        abort();
+                r = absent_if_enoent(host_read_line(&host, path, &text));
+        }
+        report(DRM_CLASS_DIR "/card*/device/mem_info_vram_total", "gpu.vram", r, NULL);
+}
+
+/* The first PCI device's attribute below /sys/bus/pci/devices/ADDR/ that exists. */
+static void probe_pci_attribute(const char *attribute, const char *checks) {
+        _cleanup_(strv_freep) char **devices = NULL;
+        _cleanup_(freep) char *source = NULL;
+        int r = 1;
+
+        (void) host_list_directory(&host, "/sys/bus/pci/devices", &devices);
+        STRV_FOREACH(d, devices) {
+                _cleanup_(freep) char *path = NULL, *text = NULL;
+
+                if (asprintf(&path, "/sys/bus/pci/devices/%s/%s", *d, attribute) < 0)
+                        abort();
+                r = absent_if_enoent(host_read_line(&host, path, &text));
+                if (r <= 0)
+                        break;
+        }
+        if (asprintf(&source, "/sys/bus/pci/devices/*/%s", attribute) < 0)
+                abort();
+        report(source, checks, r, NULL);
 }
 
 static void probe_kernel_log(void) {
@@ -223,12 +268,19 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "Usage: %s IFNAME\n", program_invocation_short_name);
                 return EXIT_FAILURE;
         }
-        probe_file("/proc/cmdline", "kernel.cmdline,kernel.gtt");
+        probe_file("/proc/cmdline", "kernel.cmdline,gpu.gtt");
         probe_boot_config();
-        probe_directory("/sys/class/drm", "kernel.gtt");
+        probe_pci_attribute("iommu_group/type", "kernel.iommu");
+        probe_pci_attribute("link/l1_aspm", "kernel.aspm");
+        probe_directory("/sys/class/drm", "gpu.*,kernel.iommu");
+        probe_vram();
+        probe_node("/dev/kfd", "gpu.devices");
+        probe_directory("/dev/dri", "gpu.devices");
+        probe_directory("/sys/class/kfd", "gpu.devices");
+        probe_file("/proc/meminfo", "node.memory");
         probe_directory("/sys/class/net", "nic.*,link.*.present");
         probe_directory("/sys/bus/pci/devices", "nic.pci");
-        probe_pci_config();
+        probe_pci_config(); /* nic.pcie, kernel.aspm */
         probe_pci_link_attributes();
         probe_ethtool(argv[1]);
         probe_ethtool_link(argv[1]);
@@ -238,7 +290,7 @@ int main(int argc, char *argv[]) {
         probe_directory("/sys/module", "rdma.driver");
         probe_modprobe_conf();
         probe_directory("/dev/infiniband", "rdma.memlock");
-        probe_file("/etc/group", "rdma.memlock");
+        probe_file("/etc/group", "rdma.memlock,gpu.devices");
         probe_limits();
         probe_containers_conf();
         probe_systemd();

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests for the kernel. checks and the profile check, driven by the fixture hosts in tests/data/hosts. */
+/* Tests for the kernel. checks, gpu.gtt and the profile check, driven by the fixture hosts in tests/data/hosts. */
 #include <stdarg.h>
 #include <sys/stat.h>
 
 #include "basic/strv.h"
 #include "check-test.h"
+#include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-profile.h"
 #include "tests.h"
@@ -42,10 +43,11 @@ static void run_case(const Case *t) {
         h = (Host){ .root = root };
 
         ASSERT_OK(check_kernel(&c, &l));
+        ASSERT_OK(check_gpu_gtt(&c, &l));
         ASSERT_INT_EQ(l.n_checks, 3);
         expect(&l, "kernel.cmdline", &t->cmdline, t->host);
         expect(&l, "kernel.cmdline-next", &t->next, t->host);
-        expect(&l, "kernel.gtt", &t->gtt, t->host);
+        expect(&l, "gpu.gtt", &t->gtt, t->host);
         for (size_t i = 0; i < l.n_checks; i++)
                 ASSERT_TRUE(!strchr(l.checks[i].summary, '\n'));
         check_list_done(&l);

@@ -118,6 +118,9 @@ static void test_different_profile(void) {
                 { "firmware-min: \"4.91\"", "firmware-min: \"4.80\"" },
                 { "interval: 60s", "interval: 30s" },
                 { "peers: true", "peers: false" },
+                { "cluster: strix-halo\n", "cluster: strix-halo\ngpu: { vram-max: 512M }\n" },
+                { "cluster: strix-halo\n", "cluster: strix-halo\ngpu: {}\n" },
+                { "cluster: strix-halo\n", "cluster: strix-halo\nmemory-min: 120G\n" },
         };
         uint8_t a[PROFILE_DIGEST_SIZE], b[PROFILE_DIGEST_SIZE];
 

@@ -198,6 +198,9 @@ static void test_full_profile(void) {
         ASSERT_INT_EQ(p->rdma.min_active_mtu, 256);
         ASSERT_INT_EQ(p->rdma.memlock, 64 * 1024 * 1024);
         ASSERT_STR_EQ(p->kernel_cmdline[2], "dyndbg=\"file ice* +p\"");
+        ASSERT_TRUE(p->gpu.present);
+        ASSERT_TRUE(p->gpu.vram_max == 1024ULL * 1024 * 1024);
+        ASSERT_TRUE(p->memory_min == 96ULL * 1024 * 1024 * 1024);
         ASSERT_INT_EQ(p->health.interval_usec, 90000000);
         ASSERT_TRUE(!p->health.peers);
         ASSERT_INT_EQ(p->health.port, 65535);
@@ -349,6 +352,9 @@ static void test_defaults(void) {
         ASSERT_TRUE(p->rdma.required);
         ASSERT_INT_EQ(p->rdma.gid, RDMA_GID_ROCE_V2);
         ASSERT_INT_EQ(p->rdma.memlock, 0);
+        ASSERT_TRUE(!p->gpu.present);
+        ASSERT_TRUE(p->gpu.vram_max == 0);
+        ASSERT_TRUE(p->memory_min == 0);
         ASSERT_TRUE(!p->kernel_cmdline);
         ASSERT_INT_EQ(p->health.interval_usec, 60000000);
         ASSERT_TRUE(p->health.peers);
@@ -480,7 +486,7 @@ static void test_error_cap(void) {
         /* The first hundred by position, and then the notice. */
         ASSERT_STR_EQ(
                 errors[0],
-                "cap.yaml:1:1: k0: unknown key 'k0' (expected one of: cluster, mode, links, nic, rdma, kernel, nodes, health)");
+                "cap.yaml:1:1: k0: unknown key 'k0' (expected one of: cluster, mode, links, nic, rdma, kernel, gpu, memory-min, nodes, health)");
         ASSERT_STR_EQ(
                 errors[1],
                 "cap.yaml:1:1: cluster: required key is missing (expected cluster: NAME at the top level, like cluster: strix-halo)");
@@ -501,7 +507,7 @@ static void test_messages_stay_one_line(void) {
                 ASSERT_TRUE(!strchr(*e, '\n'));
         ASSERT_STR_EQ(
                 errors[2],
-                "nl\\nname.yaml:2:1: bad\\nkey\\x07: unknown key 'bad\\nkey\\x07' (expected one of: cluster, mode, links, nic, rdma, kernel, nodes, health)");
+                "nl\\nname.yaml:2:1: bad\\nkey\\x07: unknown key 'bad\\nkey\\x07' (expected one of: cluster, mode, links, nic, rdma, kernel, gpu, memory-min, nodes, health)");
         ASSERT_STR_EQ(
                 errors[3],
                 "nl\\nname.yaml:3:7: mode: 'a\\nb' is not a known value (expected enforce or verify)");

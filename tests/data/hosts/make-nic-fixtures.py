@@ -31,14 +31,15 @@ PCI_IDS = """# Trimmed from the PCI ID Repository (https://pci-ids.ucw.cz) for h
 
 
 def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, size=256,
-                 subsystem=(0x8086, 0x0001), speeds=0x1e):
+                 subsystem=(0x8086, 0x0001), speeds=0x1e, link_control=0x0000, class_code=0x020000):
     """Type 0 header with one capability, PCI Express at 0x40, from a real E810 dump. Link
-    Capabilities at 0x4c, Link Status at 0x52; speed 4 is 16 GT/s, 3 is 8 GT/s; speeds is Link
-    Capabilities 2's vector of supported speeds (0x1e: 2.5 to 16 GT/s, 0x0e: 2.5 to 8 GT/s)."""
+    Capabilities at 0x4c, Link Control at 0x50 (bits 0-1: ASPM L0s, L1 enabled), Link Status at 0x52;
+    speed 4 is 16 GT/s, 3 is 8 GT/s; speeds is Link Capabilities 2's vector of supported speeds
+    (0x1e: 2.5 to 16 GT/s, 0x0e: 2.5 to 8 GT/s)."""
     c = bytearray(256)
     c[0:4] = vendor.to_bytes(2, "little") + device.to_bytes(2, "little")
     c[4:8] = bytes([0x06, 0x04, 0x10, 0x00])  # command; status: capability list present
-    c[8:12] = bytes([0x02, 0x00, 0x00, 0x02])  # revision 2, class 020000
+    c[8:12] = bytes([0x02]) + class_code.to_bytes(3, "little")  # revision 2, class
     c[0x0c:0x10] = bytes([0x08, 0x00, 0x00, 0x00])
     c[0x2c:0x30] = subsystem[0].to_bytes(2, "little") + subsystem[1].to_bytes(2, "little")
     c[0x34] = 0x40  # capabilities pointer
@@ -48,7 +49,7 @@ def config_space(vendor, device, link_status_width, link_cap_width=16, speed=4, 
     c[0x48:0x4c] = bytes([0x37, 0x29, 0x10, 0x00])  # Device Control / Status
     lnkcap = 0x0043F000 | (link_cap_width << 4) | speed
     c[0x4c:0x50] = lnkcap.to_bytes(4, "little")
-    c[0x50:0x52] = bytes([0x00, 0x00])  # Link Control
+    c[0x50:0x52] = link_control.to_bytes(2, "little")  # Link Control
     lnksta = 0x1000 | (link_status_width << 4) | speed
     c[0x52:0x54] = lnksta.to_bytes(2, "little")
     c[0x64:0x68] = bytes([0x92, 0x1b, 0x70, 0x00])  # Device Capabilities 2
@@ -70,11 +71,12 @@ def symlink(root, path, target):
 
 
 def pci_device(root, address, vendor, device, driver, config, cur_width=4, max_width=16,
-               speed="16.0 GT/s PCIe", bridge=BRIDGE, max_speed="16.0 GT/s PCIe", subsystem=(0x8086, 0x0001)):
+               speed="16.0 GT/s PCIe", bridge=BRIDGE, max_speed="16.0 GT/s PCIe", subsystem=(0x8086, 0x0001),
+               class_code="0x020000"):
     d = f"/sys/devices/{bridge}/{address}"
     write(root, d + "/config", config)
     for name, value in (("vendor", f"0x{vendor:04x}"), ("device", f"0x{device:04x}"),
-                        ("class", "0x020000"), ("subsystem_vendor", f"0x{subsystem[0]:04x}"),
+                        ("class", class_code), ("subsystem_vendor", f"0x{subsystem[0]:04x}"),
                         ("subsystem_device", f"0x{subsystem[1]:04x}"), ("revision", "0x02"), ("irq", "0"),
                         ("current_link_speed", speed), ("max_link_speed", max_speed),
                         ("current_link_width", str(cur_width)), ("max_link_width", str(max_width))):

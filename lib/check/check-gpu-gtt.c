@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* kernel.gtt: amdgpu.gttsize and ttm.pages_limit agree, and amdgpu's effective GTT size matches them. */
+/* gpu.gtt (called kernel.gtt before 0.2): amdgpu.gttsize and ttm.pages_limit agree, and amdgpu's
+ * effective GTT size matches them. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
 #include "boot/cmdline.h"
-#include "check/check-kernel.h"
+#include "check/check-gpu.h"
 
-#define DRM_CLASS_DIR "/sys/class/drm"
 #define GTT_PARAM "amdgpu.gttsize"
 #define PAGES_PARAM "ttm.pages_limit"
 
@@ -63,47 +63,6 @@ static double gib(uint64_t bytes) {
         return (double) bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
-static int cmp_card_names(const void *a, const void *b) {
-        const char *x = *(char *const *) a, *y = *(char *const *) b;
-        size_t lx = strlen(x), ly = strlen(y);
-
-        return lx != ly ? (lx > ly) - (lx < ly) : strcmp(x, y);
-}
-
-/* The DRM cards ("card1") that the amdgpu driver drives, in number order. */
-static int find_amdgpu_cards(const Host *h, char ***ret) {
-        _cleanup_(strv_freep) char **entries = NULL, **cards = NULL;
-        int r;
-
-        r = host_list_directory(h, DRM_CLASS_DIR, &entries);
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                return r;
-
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *link = NULL, *driver = NULL;
-                const char *digits = startswith(*e, "card");
-
-                /* card1-DP-1 and the like are connectors, not devices. */
-                if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits))
-                        continue;
-                if (asprintf(&link, DRM_CLASS_DIR "/%s/device/driver", *e) < 0)
-                        return -ENOMEM;
-                r = host_readlink_basename(h, link, &driver);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 || !streq(driver, "amdgpu"))
-                        continue;
-                r = strv_extend(&cards, *e);
-                if (r < 0)
-                        return r;
-        }
-
-        if (cards)
-                qsort(cards, strv_length(cards), sizeof(char *), cmp_card_names);
-        *ret = TAKE_PTR(cards);
-        return 0;
-}
-
 static int describe_setting(const GttSetting *s, char **ret) {
         int r;
 
@@ -120,7 +79,7 @@ static int describe_setting(const GttSetting *s, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
-int check_kernel_gtt(const NodeContext *c, CheckList *out) {
+int check_gpu_gtt(const NodeContext *c, CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
         _cleanup_(strv_freep) char **cards = NULL, **wrong = NULL, **right = NULL, **actual = NULL;
         _cleanup_(freep) char *raw = NULL, *expected = NULL, *want = NULL, *list = NULL;
@@ -137,7 +96,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                 if (profile.bad_name)
                         return check_list_add(
                                 out,
-                                "kernel.gtt",
+                                "gpu.gtt",
                                 CHECK_FAIL,
                                 NULL,
                                 *req,
@@ -147,7 +106,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
         if (!profile.has_mib && !profile.has_pages)
                 return check_list_add(
                         out,
-                        "kernel.gtt",
+                        "gpu.gtt",
                         CHECK_SKIP,
                         NULL,
                         NULL,
@@ -155,7 +114,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
         if (!gtt_setting_consistent(&profile))
                 return check_list_add(
                         out,
-                        "kernel.gtt",
+                        "gpu.gtt",
                         CHECK_FAIL,
                         NULL,
                         NULL,
@@ -189,7 +148,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                 if (now.bad_name)
                         return check_list_add(
                                 out,
-                                "kernel.gtt",
+                                "gpu.gtt",
                                 CHECK_FAIL,
                                 expected,
                                 raw,
@@ -199,7 +158,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                 if (!gtt_setting_consistent(&now))
                         return check_list_add(
                                 out,
-                                "kernel.gtt",
+                                "gpu.gtt",
                                 CHECK_FAIL,
                                 expected,
                                 raw,
@@ -210,13 +169,13 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                                 now.mib * TTM_PAGES_PER_MIB);
         }
 
-        r = find_amdgpu_cards(c->host, &cards);
+        r = amdgpu_cards_find(c->host, &cards);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return check_list_add(
                         out,
-                        "kernel.gtt",
+                        "gpu.gtt",
                         CHECK_FAIL,
                         expected,
                         NULL,
@@ -225,7 +184,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
         if (!cards)
                 return check_list_add(
                         out,
-                        "kernel.gtt",
+                        "gpu.gtt",
                         CHECK_SKIP,
                         expected,
                         NULL,
@@ -246,7 +205,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                 if (r < 0)
                         return check_list_add(
                                 out,
-                                "kernel.gtt",
+                                "gpu.gtt",
                                 CHECK_FAIL,
                                 expected,
                                 NULL,
@@ -256,7 +215,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                 if (parse_size(text, UINT64_MAX, &have) < 0)
                         return check_list_add(
                                 out,
-                                "kernel.gtt",
+                                "gpu.gtt",
                                 CHECK_FAIL,
                                 expected,
                                 text,
@@ -284,7 +243,7 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
         if (wrong)
                 return check_list_add(
                         out,
-                        "kernel.gtt",
+                        "gpu.gtt",
                         CHECK_FAIL,
                         expected,
                         actual_joined,
@@ -295,5 +254,5 @@ int check_kernel_gtt(const NodeContext *c, CheckList *out) {
                         bytes,
                         want);
         return check_list_add(
-                out, "kernel.gtt", CHECK_PASS, expected, actual_joined, "amdgpu GTT is %s, matching %s", list, want);
+                out, "gpu.gtt", CHECK_PASS, expected, actual_joined, "amdgpu GTT is %s, matching %s", list, want);
 }

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* gpu.devices: ROCm's device nodes (/dev/kfd and a render node) exist, and who may open them. */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "basic/strv.h"
+#include "check/check-gpu.h"
+
+#define KFD_NODE "/dev/kfd"
+#define KFD_SYSFS "/sys/class/kfd/kfd"
+#define DRI_DIR "/dev/dri"
+
+/* The name /etc/group below the root gives gid; NULL when it names none or cannot be read. */
+static int group_name(const Host *h, gid_t gid, char **ret) {
+        _cleanup_(freep) char *data = NULL;
+        char *save = NULL;
+        int r;
+
+        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
+        if (r == -ENOMEM)
+                return r;
+        *ret = NULL;
+        if (r < 0)
+                return 0;
+        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *name_end = strchr(line, ':'), *gid_field, *end;
+                unsigned long g;
+
+                if (!name_end)
+                        continue;
+                gid_field = strchr(name_end + 1, ':');
+                if (!gid_field)
+                        continue;
+                errno = 0;
+                g = strtoul(gid_field + 1, &end, 10);
+                if (errno > 0 || end == gid_field + 1 || *end != ':' || g != (unsigned long) gid)
+                        continue;
+                *ret = strndup(line, name_end - line);
+                return *ret ? 0 : -ENOMEM;
+        }
+        return 0;
+}
+
+typedef struct DeviceAccess {
+        bool everyone;  /* read-writable by every user */
+        char *group;    /* the group that may read and write it; NULL: everyone, or only the owner */
+        char *describe; /* "/dev/kfd (group render, mode 0660)" */
+} DeviceAccess;
+
+static void device_access_done(DeviceAccess *a) {
+        free(a->group);
+        free(a->describe);
+}
+
+/* Who may open path: 1 with a, 0 when it does not exist here, or -errno (could not look). */
+static int device_access(const Host *h, const char *path, DeviceAccess *a) {
+        _cleanup_(freep) char *full = NULL, *group = NULL;
+        struct stat st;
+        int r;
+
+        r = host_path(h, path, &full);
+        if (r < 0)
+                return r;
+        if (stat(full, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        r = group_name(h, st.st_gid, &group);
+        if (r < 0)
+                return r;
+        if (!group && asprintf(&group, "%u", (unsigned) st.st_gid) < 0)
+                return -ENOMEM;
+        if (asprintf(&a->describe, "%s (group %s, mode %04o)", path, group, (unsigned) (st.st_mode & 07777)) <
+            0) {
+                a->describe = NULL;
+                return -ENOMEM;
+        }
+        a->everyone = (st.st_mode & 0006) == 0006;
+        if (!a->everyone && (st.st_mode & 0060) == 0060)
+                a->group = TAKE_PTR(group);
+        return 1;
+}
+
+/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs) when /dev shows none. */
+static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
+        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL, **drm = NULL;
+        int r;
+
+        r = host_list_directory(h, DRI_DIR, &entries);
+        if (r == -ENOMEM)
+                return r;
+        STRV_FOREACH(e, entries)
+                if (startswith(*e, "renderD") && strv_extendf(&nodes, DRI_DIR "/%s", *e) < 0)
+                        return -ENOMEM;
+        *ret_in_sysfs = false;
+        if (!nodes) {
+                r = host_list_directory(h, DRM_CLASS_DIR, &drm);
+                if (r == -ENOMEM)
+                        return r;
+                STRV_FOREACH(e, drm)
+                        if (startswith(*e, "renderD"))
+                                *ret_in_sysfs = true;
+        }
+        *ret = TAKE_PTR(nodes);
+        return 0;
+}
+
+static bool host_has(const Host *h, const char *path) {
+        _cleanup_(freep) char *full = NULL;
+
+        return host_path(h, path, &full) >= 0 && access(full, F_OK) >= 0;
+}
+
+/* The common case first: a node that /dev does not show although the kernel made it is hidden from
+ * us (a private /dev, as in a sandbox), not missing: devtmpfs creates every node the kernel makes. */
+static int add_missing(CheckList *out, const char *what, bool in_sysfs, const char *sysfs, const char *fix) {
+        if (in_sysfs)
+                return check_list_add(
+                        out,
+                        "gpu.devices",
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "could not look at %s: the kernel has it (%s), but /dev here does not show it (a "
+                        "private /dev, as in a sandbox): `sudo haloctl check --only gpu.devices` looks",
+                        what,
+                        sysfs);
+        return check_list_add(out, "gpu.devices", CHECK_FAIL, NULL, NULL, "no %s: %s", what, fix);
+}
+
+int check_gpu_devices(const NodeContext *c, CheckList *out) {
+        _cleanup_(strv_freep) char **cards = NULL, **nodes = NULL, **render = NULL, **groups = NULL,
+                                   **described = NULL, **closed = NULL;
+        _cleanup_(freep) char *list = NULL, *group_list = NULL, *group_args = NULL;
+        bool in_sysfs, everyone = true;
+        size_t n_render = 0;
+        int r;
+
+        r = amdgpu_cards_find(c->host, &cards);
+        if (r == -ENOMEM)
+                return r;
+        if ((!c->profile || !c->profile->gpu.present) && !cards)
+                return check_list_add(
+                        out,
+                        "gpu.devices",
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "the profile has no gpu: section, and no GPU is driven by amdgpu here");
+
+        /* /dev/kfd first: it is ROCm's own, the one a workload misses most. */
+        r = strv_extend(&nodes, KFD_NODE);
+        if (r < 0)
+                return r;
+        r = render_nodes(c->host, &render, &in_sysfs);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(n, render)
+                if (strv_extend(&nodes, *n) < 0)
+                        return -ENOMEM;
+
+        STRV_FOREACH(n, nodes) {
+                _cleanup_(device_access_done) DeviceAccess a = {};
+
+                r = device_access(c->host, *n, &a);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return check_list_add(
+                                out,
+                                "gpu.devices",
+                                CHECK_SKIP,
+                                NULL,
+                                NULL,
+                                "could not look at %s: %s",
+                                *n,
+                                strerror(-r));
+                if (r == 0 && streq(*n, KFD_NODE))
+                        return add_missing(
+                                out,
+                                KFD_NODE,
+                                host_has(c->host, KFD_SYSFS),
+                                KFD_SYSFS,
+                                "amdgpu's compute interface (KFD) is missing, so ROCm finds no GPU: is amdgpu "
+                                "loaded (`lsmod | grep amdgpu`), and the kernel built with CONFIG_HSA_AMD?");
+                if (r == 0)
+                        continue; /* gone since the listing */
+                if (!streq(*n, KFD_NODE))
+                        n_render++;
+                if (strv_extend(&described, a.describe) < 0)
+                        return -ENOMEM;
+                if (a.everyone)
+                        continue;
+                everyone = false;
+                if (!a.group) {
+                        if (strv_extend(&closed, *n) < 0)
+                                return -ENOMEM;
+                } else if (!strv_contains(groups, a.group) && strv_extend(&groups, a.group) < 0)
+                        return -ENOMEM;
+        }
+        if (n_render == 0)
+                return add_missing(
+                        out,
+                        DRI_DIR "/renderD*",
+                        in_sysfs,
+                        DRM_CLASS_DIR "/renderD*",
+                        "amdgpu made no render node, which ROCm opens beside " KFD_NODE
+                        ": is amdgpu loaded and bound to the GPU (`lspci -k`)?");
+
+        list = strv_join(described, ", ");
+        if (!list)
+                return -ENOMEM;
+        if (closed) {
+                _cleanup_(freep) char *closed_list = strv_join(closed, " and ");
+
+                if (!closed_list)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        "gpu.devices",
+                        CHECK_FAIL,
+                        NULL,
+                        list,
+                        "%s: only the owner may open %s, so the workload's user cannot use the GPU: install "
+                        "the udev rules that give them to group render (systemd's 50-udev-default.rules)",
+                        list,
+                        closed_list);
+        }
+        if (everyone)
+                return check_list_add(
+                        out, "gpu.devices", CHECK_PASS, NULL, list, "%s: every user may open them", list);
+        group_list = strv_join(groups, " and ");
+        group_args = strv_join(groups, ",");
+        if (!group_list || !group_args)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                "gpu.devices",
+                CHECK_PASS,
+                NULL,
+                list,
+                "%s: the workload's user must be in group %s (usermod -aG %s USER)",
+                list,
+                group_list,
+                group_args);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* The gpu. checks: gpu.vram, gpu.gtt, gpu.devices; and the amdgpu cards they look at. */
+#pragma once
+
+#include "check/checks.h"
+
+/* amdgpu.gttsize is in MiB, ttm.pages_limit in 4 KiB pages: one MiB is 256 pages. */
+#define TTM_PAGES_PER_MIB 256U
+#define TTM_PAGE_SIZE 4096U
+
+#define DRM_CLASS_DIR "/sys/class/drm"
+
+int check_gpu(const NodeContext *c, CheckList *out);
+
+/* The parts, for tests. */
+int check_gpu_vram(const NodeContext *c, CheckList *out);
+int check_gpu_gtt(const NodeContext *c, CheckList *out);
+int check_gpu_devices(const NodeContext *c, CheckList *out);
+
+/* The DRM cards ("card1") that the amdgpu driver drives, in number order (NULL when none). Returns
+ * 0, or the errno of listing DRM_CLASS_DIR (-ENOENT when it is absent: no GPU driver at all). */
+int amdgpu_cards_find(const Host *h, char ***ret);
+/* The PCI address of a DRM card ("0000:c3:00.0"), from its device link. */
+int drm_card_pci_address(const Host *h, const char *card, char **ret);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* kernel.aspm: the fabric NIC's PCIe link has ASPM off, which is what pcie_aspm=off is for: a link
+ * that may enter L0s or L1 between bursts pays the wake-up on the RDMA round trip. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "check/check-kernel.h"
+#include "check/check-ports.h"
+#include "config.h"
+
+/* The Link Control register's ASPM Control field. */
+#define ASPM_L0S 0x1
+#define ASPM_L1 0x2
+
+static const char *aspm_to_string(int aspm) {
+        switch (aspm & (ASPM_L0S | ASPM_L1)) {
+        case 0:
+                return "off";
+        case ASPM_L0S:
+                return "L0s";
+        case ASPM_L1:
+                return "L1";
+        default:
+                return "L0s L1";
+        }
+}
+
+int check_kernel_aspm_evaluate(
+        const char *pci, int aspm, const char *source, const char *why_not, PortCheck *ret) {
+        if (aspm < 0)
+                return port_check_set(
+                        ret, CHECK_SKIP, "off", NULL, "could not look at the PCIe link of %s: %s", pci, why_not);
+        if ((aspm & (ASPM_L0S | ASPM_L1)) == 0)
+                return port_check_set(
+                        ret, CHECK_PASS, "off", "off", "ASPM is off on the PCIe link of %s (%s)", pci, source);
+        /* pcie_aspm=off keeps the kernel's hands off ASPM: what the firmware enabled stays enabled. */
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "off",
+                aspm_to_string(aspm),
+                "ASPM %s %s enabled on the PCIe link of %s (%s): the link sleeps between bursts and every "
+                "RDMA round trip pays its wake-up; pcie_aspm=off leaves what the firmware set, so turn ASPM "
+                "off for the slot in the BIOS (until the next boot: setpci -s %s CAP_EXP+10.w=0:3)",
+                aspm_to_string(aspm),
+                (aspm & ASPM_L0S) && (aspm & ASPM_L1) ? "are" : "is",
+                pci,
+                source,
+                pci);
+}
+
+/* The kernel's own view, when it manages ASPM (not with pcie_aspm=off, which removes the files):
+ * link/l0s_aspm and link/l1_aspm, readable by anyone. -ENOENT when neither exists. */
+static int read_sysfs_aspm(const Host *h, const char *pci, int *ret) {
+        static const struct {
+                const char *name;
+                int bit;
+        } files[] = { { "l0s_aspm", ASPM_L0S }, { "l1_aspm", ASPM_L1 } };
+        int aspm = 0, r = -ENOENT;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_(freep) char *path = NULL, *text = NULL;
+                int q;
+
+                if (asprintf(&path, "/sys/bus/pci/devices/%s/link/%s", pci, files[i].name) < 0)
+                        return -ENOMEM;
+                q = host_read_line(h, path, &text);
+                if (q == -ENOMEM)
+                        return q;
+                if (q < 0)
+                        continue;
+                if (!streq(text, "0") && !streq(text, "1"))
+                        return -EBADMSG;
+                if (streq(text, "1"))
+                        aspm |= files[i].bit;
+                r = 0;
+        }
+        if (r >= 0)
+                *ret = aspm;
+        return r;
+}
+
+static int check_port(const NodeContext *c, const FabricPort *p, const NicFacts *f, PortCheck *ret) {
+        int aspm = -1, r;
+
+        if (!p->pci)
+                return port_check_set(
+                        ret, CHECK_SKIP, "off", NULL, "could not look at the fabric NIC: %s", strna(p->problem));
+
+        r = read_sysfs_aspm(c->host, p->pci, &aspm);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                return check_kernel_aspm_evaluate(
+                        p->pci, aspm, "sysfs link/l0s_aspm and link/l1_aspm", NULL, ret);
+
+        if (!HAVE_LIBPCI)
+                return check_kernel_aspm_evaluate(
+                        p->pci,
+                        -1,
+                        NULL,
+                        "sysfs has no link/l1_aspm (pcie_aspm=off removes it), and halod was built without "
+                        "libpci to read the Link Control register",
+                        ret);
+        if (!f->device)
+                return check_kernel_aspm_evaluate(
+                        p->pci,
+                        -1,
+                        NULL,
+                        f->device_error == -ELIBACC || f->device_error == -ELIBBAD
+                                ? "sysfs has no link/l1_aspm, and libpci could not be loaded to read config space"
+                                : "sysfs has no link/l1_aspm, and libpci could not read the device",
+                        ret);
+        if (f->device->aspm_control < 0)
+                return check_kernel_aspm_evaluate(
+                        p->pci,
+                        -1,
+                        NULL,
+                        host_is_running_system(c->host) && geteuid() != 0
+                                ? "sysfs has no link/l1_aspm (pcie_aspm=off removes it), and the Link Control "
+                                  "register lies past the 64 bytes of config space that only root may read: "
+                                  "`sudo haloctl check --only kernel.aspm` looks"
+                                : "sysfs has no link/l1_aspm, and config space has no PCIe capability",
+                        ret);
+        return check_kernel_aspm_evaluate(
+                p->pci, f->device->aspm_control, "the PCIe Link Control register in config space", NULL, ret);
+}
+
+int check_kernel_aspm(const NodeContext *c, Snapshot *s, CheckList *out) {
+        PortCheck *results;
+        int r = 0;
+
+        if (!kernel_profile_requires(c, "pcie_aspm", "off"))
+                return check_list_add(
+                        out,
+                        "kernel.aspm",
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "the profile's kernel.cmdline does not ask for pcie_aspm=off: ASPM is not checked");
+
+        r = snapshot_read(s, SNAPSHOT_NICS);
+        if (r < 0)
+                return r;
+        if (s->n_ports == 0)
+                return check_list_add(
+                        out,
+                        "kernel.aspm",
+                        CHECK_SKIP,
+                        "off",
+                        NULL,
+                        "the profile names no links, so there is no fabric NIC to look at");
+
+        results = calloc(s->n_ports, sizeof(PortCheck));
+        if (!results)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports && r >= 0; i++)
+                r = check_port(c, &s->ports[i], &s->nics[i], &results[i]);
+        if (r >= 0)
+                r = check_list_add_ports(out, "kernel.aspm", s->ports, results, s->n_ports);
+        port_checks_free(results, s->n_ports);
+        return r;
+}
