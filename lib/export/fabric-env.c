@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <sys/stat.h>
 
 #include "basic/fileio.h"
 #include "basic/strv.h"
@@ -130,12 +129,13 @@ static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *
         return 0;
 }
 
-int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
+int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
+        const FabricPort *first = NULL;
         FabricPort *ports = NULL;
         FabricEnv e = {};
         long gid_index = -1;
-        size_t n = 0;
+        size_t n = 0, n_used = 0;
         int r;
 
         if (!c->node || !c->profile)
@@ -148,6 +148,11 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
         for (size_t i = 0; i < n; i++) {
                 const FabricPort *port = &ports[i];
 
+                if (link && !streq(port->link, link))
+                        continue;
+                n_used++;
+                if (!first)
+                        first = port;
                 if (!port->ifname) {
                         for (FabricEnvVar v = 0; v < FABRIC_ENV_VLLM_HOST_IP; v++) {
                                 r = set_reason(
@@ -171,13 +176,17 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
 
         /* A variable is set only when every link contributed: a partial list would send NCCL down
          * the wrong path without a word. */
-        if (ifnames && strv_length(ifnames) == n) {
+        if (link && n_used == 0) {
+                r = -ENOENT;
+                goto fail;
+        }
+        if (ifnames && strv_length(ifnames) == n_used) {
                 e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] = strv_join(ifnames, ",");
                 e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME] = strv_join(ifnames, ",");
                 if (!e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] || !e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME])
                         goto oom;
         }
-        if (hcas && strv_length(hcas) == n) {
+        if (hcas && strv_length(hcas) == n_used) {
                 e.values[FABRIC_ENV_NCCL_IB_HCA] = strv_join(hcas, ",");
                 if (!e.values[FABRIC_ENV_NCCL_IB_HCA])
                         goto oom;
@@ -185,10 +194,14 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
         if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
             asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
                 goto oom;
-        if (c->node->n_links > 0) {
+        if (link ? first->has_address : c->node->n_links > 0) {
                 char addr[INET_ADDRSTRLEN];
 
-                (void) inet_ntop(AF_INET, &c->node->links[0].address.address, addr, sizeof(addr));
+                (void) inet_ntop(
+                        AF_INET,
+                        link ? &first->address : &c->node->links[0].address.address,
+                        addr,
+                        sizeof(addr));
                 e.values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
                 if (!e.values[FABRIC_ENV_VLLM_HOST_IP])
                         goto oom;
@@ -211,6 +224,10 @@ fail:
         fabric_ports_free(ports, n);
         fabric_env_done(&e);
         return r;
+}
+
+int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
+        return fabric_env_derive_link(c, /* link= */ NULL, ret);
 }
 
 static bool value_is_plain(const char *s) {
@@ -289,29 +306,11 @@ void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w) {
 }
 
 int fabric_env_write(const FabricEnv *e, const char *path) {
-        _cleanup_(freep) char *text = NULL, *old = NULL, *dir = NULL;
-        char *slash;
+        _cleanup_(freep) char *text = NULL;
         int r;
 
         r = fabric_env_render(e, FABRIC_ENV_FORMAT_FILE, &text);
         if (r < 0)
                 return r;
-
-        /* What is there now, read without following a symlink or waiting on a FIFO that someone put in
-         * its place: anything but a regular file is not read, and the rename below replaces it. */
-        if (read_regular_file(path, 64U * 1024U, &old, NULL) >= 0 && streq(old, text))
-                return 0;
-
-        dir = strdup(path);
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-        }
-
-        r = write_file_atomic(path, text, strlen(text), 0644);
-        return r < 0 ? r : 1;
+        return write_file_atomic_if_changed(path, text, 0644);
 }

@@ -38,6 +38,9 @@ bool fabric_env_complete(const FabricEnv *e) _pure_;
  * device, else not set), and the first link's address. Returns 0, or -ENOMEM; -EINVAL without a
  * node. */
 int fabric_env_derive(const NodeContext *c, FabricEnv *ret);
+/* The same for the one link named link of c->node (VLLM_HOST_IP is then its address): what a
+ * container given that link alone needs. -ENOENT when the node has no such link. */
+int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret);
 
 typedef enum FabricEnvFormat {
         FABRIC_ENV_FORMAT_SHELL, /* "export K=V", for eval "$(haloctl env)" */
@@ -50,7 +53,6 @@ typedef enum FabricEnvFormat {
 int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret);
 /* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}} */
 void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w);
-/* Writes the file format to path atomically (mode 0644), creating its directory, and only when the
- * content changed. Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is
- * replaced without being opened. Returns 1 when written, 0 when unchanged, negative errno on failure. */
+/* Writes the file format to path with write_file_atomic_if_changed() (mode 0644): 1 when written, 0
+ * when unchanged, negative errno on failure. */
 int fabric_env_write(const FabricEnv *e, const char *path);
