@@ -174,9 +174,12 @@ static int run(int argc, char *argv[]) {
                 return EX_USAGE;
         }
 
-        if (arg_cdi && (!streq(verb, "env") || arg_json)) {
-                fprintf(stderr,
-                        "--cdi is an option of env only, and the spec is JSON already: drop --json.\n");
+        if (arg_cdi && !streq(verb, "env")) {
+                fprintf(stderr, "--cdi is an option of env only: haloctl env --cdi prints the CDI spec.\n");
+                return EX_USAGE;
+        }
+        if (arg_cdi && arg_json) {
+                fprintf(stderr, "--cdi prints the CDI spec, which is JSON already: drop --json.\n");
                 return EX_USAGE;
         }
 
