@@ -158,8 +158,8 @@ void manager_export_report(Manager *m, const ExportJob *e) {
                                 &cdi_error,
                                 e->cdi_spec_result,
                                 "%s; containers started with --device " CDI_KIND
-                                "=... get the previous devices and variables (is the directory writable? "
-                                "--cdi-dir changes it)",
+                                "=... get the previous devices and variables (may the user halod write to the "
+                                "directory? see halod(8), CDI SPEC; --cdi-dir \"\" writes none)",
                                 strerror(-e->cdi_spec_result));
                         report(&m->cdi_spec_error,
                                cdi_error ?: strerror(-e->cdi_spec_result),
