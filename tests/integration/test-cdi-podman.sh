@@ -5,7 +5,7 @@
 # made here; podman reads it from /run/cdi, a tmpfs in a private mount namespace (podman 4.3 has no
 # --cdi-spec-dir, and the host's /run/cdi stays untouched), and `--device halod.io/fabric=rdma0` gives
 # a container started from a directory rootfs (a static busybox, no image, no registry) the device
-# nodes and the fabric variables; `=all` the same. A second write of the same spec changes nothing.
+# nodes and the fabric variables; `=all` the same; without the device, neither.
 . "$(dirname "$0")/lib.sh"
 
 harness_init cdi
