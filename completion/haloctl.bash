@@ -6,7 +6,7 @@
 # tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table.
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --root --force --adopt --color --help --version"
+_haloctl_options="--json --node --only --root --force --adopt --cdi --color --help --version"
 # Options that take a value (the next word, or after "=").
 _haloctl_options_arg="--node --only --root --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).

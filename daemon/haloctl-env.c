@@ -1,10 +1,47 @@
 /* SPDX-License-Identifier: MIT */
-/* haloctl env: the NCCL/RCCL, Gloo and vLLM variables for this node's fabric, for eval or --json. */
+/* haloctl env: the NCCL/RCCL, Gloo and vLLM variables for this node's fabric, for eval or --json, or
+ * with --cdi the CDI spec that halod keeps in /run/cdi. */
 #include <stdio.h>
 
 #include "basic/json-writer.h"
+#include "basic/strv.h"
+#include "export/cdi.h"
 #include "export/fabric-env.h"
 #include "haloctl.h"
+
+/* The spec on stdout (what halod writes), what it leaves out on stderr. */
+static int print_cdi(const NodeContext *c) {
+        _cleanup_(freep) char *text = NULL;
+        CdiSpec spec = {};
+        bool complete = true;
+        int r;
+
+        r = cdi_spec_derive(c, &spec);
+        if (r >= 0)
+                r = cdi_spec_render(&spec, &text);
+        if (r < 0) {
+                cdi_spec_done(&spec);
+                fprintf(stderr, "Failed to derive the CDI spec: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        fputs(text, stdout);
+
+        STRV_FOREACH(p, spec.problems)
+                fprintf(stderr, "%s\n", *p);
+        for (size_t i = 0; i < spec.n_devices; i++)
+                for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                        if (!spec.devices[i].env.values[v]) {
+                                fprintf(stderr,
+                                        "%s: %s not set: %s\n",
+                                        spec.devices[i].name,
+                                        fabric_env_var_to_string(v),
+                                        strna(spec.devices[i].env.reasons[v]));
+                                complete = false;
+                        }
+        r = complete && !spec.problems ? EXIT_SUCCESS : EXIT_CHECK_WARN;
+        cdi_spec_done(&spec);
+        return r;
+}
 
 int verb_env(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
@@ -28,6 +65,8 @@ int verb_env(int argc, char *argv[]) {
                 return r;
 
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
+        if (arg_cdi)
+                return print_cdi(&c);
         r = fabric_env_derive(&c, &env);
         if (r < 0) {
                 fprintf(stderr, "Failed to derive the fabric environment: %s\n", strerror(-r));

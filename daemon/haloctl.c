@@ -10,6 +10,7 @@
 bool arg_json = false;
 bool arg_force = false;
 bool arg_adopt = false;
+bool arg_cdi = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
@@ -64,6 +65,7 @@ static void help(void) {
                "     --force         Apply even when the profile says mode: verify\n"
                "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
                "                     that hold them (kept renamed, autoconnect off; see unadopt)\n"
+               "     --cdi           env: print the Container Device Interface spec (halod.io/fabric)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
                "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
@@ -80,6 +82,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ONLY,
                 ARG_FORCE,
                 ARG_ADOPT,
+                ARG_CDI,
                 ARG_COLOR,
         };
         static const struct option options[] = {
@@ -91,6 +94,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "only", required_argument, NULL, ARG_ONLY },
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "adopt", no_argument, NULL, ARG_ADOPT },
+                { "cdi", no_argument, NULL, ARG_CDI },
                 { "color", required_argument, NULL, ARG_COLOR },
                 {},
         };
@@ -121,6 +125,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_ADOPT:
                         arg_adopt = true;
+                        break;
+                case ARG_CDI:
+                        arg_cdi = true;
                         break;
                 case ARG_COLOR:
                         if (streq(optarg, "auto"))
@@ -164,6 +171,15 @@ static int run(int argc, char *argv[]) {
         if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
                 fprintf(stderr,
                         "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_cdi && !streq(verb, "env")) {
+                fprintf(stderr, "--cdi is an option of env only: haloctl env --cdi prints the CDI spec.\n");
+                return EX_USAGE;
+        }
+        if (arg_cdi && arg_json) {
+                fprintf(stderr, "--cdi prints the CDI spec, which is JSON already: drop --json.\n");
                 return EX_USAGE;
         }
 

@@ -5,6 +5,7 @@
 #include <sysexits.h>
 
 #include "config.h"
+#include "export/cdi.h"
 #include "log.h"
 #include "manager.h"
 
@@ -12,6 +13,7 @@ static const char *arg_profile = PROFILE_DEFAULT_PATH;
 static const char *arg_node = NULL;
 static const char *arg_backend = NULL;
 static const char *arg_runtime_dir = NULL;
+static const char *arg_cdi_dir = CDI_DIR_DEFAULT;
 
 static void help(void) {
         printf("%s [OPTIONS]\n\n"
@@ -26,6 +28,8 @@ static void help(void) {
                "     --backend NAME    networkmanager or netlink (default: networkmanager when it runs)\n"
                "     --runtime-dir DIR Write fabric.env there (default: $RUNTIME_DIRECTORY, else " HALOD_RUNTIME_DIR_DEFAULT
                ")\n"
+               "     --cdi-dir DIR     Write the CDI spec " CDI_SPEC_FILE " there (default: " CDI_DIR_DEFAULT
+               "; \"\": none)\n"
                "\nEnvironment: HALOD_LOG_LEVEL=debug|info|notice|warning|err\n",
                program_invocation_short_name);
 }
@@ -37,6 +41,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_NODE,
                 ARG_BACKEND,
                 ARG_RUNTIME_DIR,
+                ARG_CDI_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -45,6 +50,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "node", required_argument, NULL, ARG_NODE },
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+                { "cdi-dir", required_argument, NULL, ARG_CDI_DIR },
                 {},
         };
         int c;
@@ -78,6 +84,15 @@ static int parse_argv(int argc, char *argv[]) {
                                 return -EINVAL;
                         }
                         arg_runtime_dir = optarg;
+                        break;
+                case ARG_CDI_DIR:
+                        if (!isempty(optarg) && optarg[0] != '/') {
+                                fprintf(stderr,
+                                        "--cdi-dir needs an absolute path (or \"\" for no CDI spec), got '%s'.\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        arg_cdi_dir = optarg;
                         break;
                 case '?':
                         return -EINVAL;
@@ -142,6 +157,8 @@ static int run(int argc, char *argv[]) {
         if (r >= 0)
                 /* systemd's RuntimeDirectory=halod sets $RUNTIME_DIRECTORY to /run/halod. */
                 r = set_string(&m->runtime_dir, arg_runtime_dir ?: runtime_directory());
+        if (r >= 0)
+                r = set_string(&m->cdi_dir, isempty(arg_cdi_dir) ? NULL : arg_cdi_dir);
         if (r < 0)
                 return log_error_errno(r, "Failed to allocate the manager: %m"), EXIT_FAILURE;
 

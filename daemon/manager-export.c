@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* What halod leaves on disk after each verify: fabric.env for launchers, the Prometheus textfile,
- * written by a work job off the loop (manager-work.c). */
+/* What halod leaves on disk after each verify: fabric.env for launchers, the CDI spec for container
+ * runtimes, the Prometheus textfile, written by a work job off the loop (manager-work.c). */
 #include "manager-export.h"
 #include "basic/errorf.h"
+#include "export/cdi.h"
 #include "export/fabric-env.h"
 #include "export/metrics.h"
 #include "log.h"
@@ -26,6 +27,10 @@ static int fabric_env_path(const char *runtime_dir, char **ret) {
         return asprintf(ret, "%s/fabric.env", runtime_dir ?: HALOD_RUNTIME_DIR_DEFAULT) < 0 ? -ENOMEM : 0;
 }
 
+static int cdi_spec_path(const char *cdi_dir, char **ret) {
+        return asprintf(ret, "%s/" CDI_SPEC_FILE, cdi_dir) < 0 ? -ENOMEM : 0;
+}
+
 int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         int r;
 
@@ -34,11 +39,14 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .profile = m->profile,
                 .node = m->node,
                 .runtime_dir = m->runtime_dir,
+                .cdi_dir = m->cdi_dir,
                 .fabric_env = fabric_env,
                 .health = m->health,
                 .last_verify_usec = m->last_verify_usec,
                 .metrics_result = 1,
         };
+        if (fabric_env && m->cdi_dir)
+                m->cdi_spec_written = true;
         if (!m->profile->health.prometheus_textfile)
                 return 0;
         for (size_t i = 0; i < m->checks.n_checks; i++) {
@@ -67,6 +75,22 @@ static int write_fabric_env(ExportJob *e) {
         if (r >= 0)
                 r = fabric_env_write(&env, path);
         fabric_env_done(&env);
+        return r;
+}
+
+static int write_cdi_spec(ExportJob *e) {
+        _cleanup_(freep) char *path = NULL;
+        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
+        CdiSpec spec = {};
+        int r;
+
+        r = cdi_spec_path(e->cdi_dir, &path);
+        if (r < 0)
+                return r;
+        r = cdi_spec_derive(&ctx, &spec);
+        if (r >= 0)
+                r = cdi_spec_write(&spec, path);
+        cdi_spec_done(&spec);
         return r;
 }
 
@@ -110,12 +134,15 @@ static int write_metrics(ExportJob *e) {
 void export_job_run(ExportJob *e) {
         if (e->fabric_env)
                 e->fabric_env_result = write_fabric_env(e);
+        if (e->fabric_env && e->cdi_dir && e->node)
+                e->cdi_spec_result = write_cdi_spec(e);
         if (e->profile->health.prometheus_textfile)
                 e->metrics_result = write_metrics(e);
 }
 
 void manager_export_report(Manager *m, const ExportJob *e) {
-        _cleanup_(freep) char *path = NULL, *env_error = NULL, *metrics_error = NULL;
+        _cleanup_(freep) char *path = NULL, *env_error = NULL, *metrics_error = NULL, *cdi_path = NULL,
+                              *cdi_error = NULL;
 
         if (e->fabric_env && fabric_env_path(e->runtime_dir, &path) >= 0) {
                 if (e->fabric_env_result < 0) {
@@ -133,6 +160,28 @@ void manager_export_report(Manager *m, const ExportJob *e) {
                         report(&m->fabric_env_error, NULL, "the fabric environment", path);
                         if (e->fabric_env_result > 0)
                                 log_info("Fabric environment changed: wrote %s.", path);
+                }
+        }
+
+        if (e->fabric_env && e->cdi_dir && e->node && cdi_spec_path(e->cdi_dir, &cdi_path) >= 0) {
+                if (e->cdi_spec_result < 0) {
+                        (void) errorf(
+                                &cdi_error,
+                                e->cdi_spec_result,
+                                "%s; containers started with --device " CDI_KIND
+                                "=... get the previous devices and variables (may the user halod write to the "
+                                "directory? see halod(8), CDI SPEC; --cdi-dir \"\" writes none)",
+                                strerror(-e->cdi_spec_result));
+                        report(&m->cdi_spec_error,
+                               cdi_error ?: strerror(-e->cdi_spec_result),
+                               "the CDI spec",
+                               cdi_path);
+                } else {
+                        report(&m->cdi_spec_error, NULL, "the CDI spec", cdi_path);
+                        if (e->cdi_spec_result > 0)
+                                log_info(
+                                        "Fabric devices or environment changed: wrote the CDI spec %s.",
+                                        cdi_path);
                 }
         }
 
@@ -166,4 +215,18 @@ void manager_export(Manager *m, bool local) {
                 m, WORK_EXPORT | (local ? WORK_EXPORT_ENV : 0), /* only= */ NULL, /* done= */ NULL, NULL, NULL);
         if (r < 0)
                 log_warning_errno(r, "Failed to write fabric.env and the Prometheus textfile: %m");
+}
+
+void manager_export_remove(Manager *m) {
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        if (!m->cdi_spec_written || !m->cdi_dir || cdi_spec_path(m->cdi_dir, &path) < 0)
+                return;
+        r = cdi_spec_remove(path);
+        if (r < 0)
+                log_warning_errno(r, "Failed to remove the CDI spec %s, ignoring: %m", path);
+        else if (r > 0)
+                log_info("Removed the CDI spec %s.", path);
+        m->cdi_spec_written = false;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fabric.env and the Prometheus textfile after each verify, written by a work job, which reads the NIC
- * facts for the metrics itself, off the loop (manager-export.c). */
+/* fabric.env, the CDI spec and the Prometheus textfile after each verify, written by a work job, which
+ * reads the NIC facts for the metrics itself, off the loop (manager-export.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -15,6 +15,9 @@ typedef struct Manager Manager;
 
 /* local: after a local verify (fabric.env too), not only a peer run. */
 void manager_export(Manager *m, bool local);
+/* Removes the CDI spec when this halod may have written it: on stop, so that no container is given
+ * devices and variables that nothing keeps right any more. */
+void manager_export_remove(Manager *m);
 
 /* The export step's inputs, copied from the manager when the job starts, and its outputs
  * (daemon/manager-export.c). */
@@ -23,13 +26,16 @@ typedef struct ExportJob {
         const Profile *profile;
         const ProfileNode *node;
         const char *runtime_dir;
-        bool fabric_env; /* fabric.env too, not only the Prometheus textfile: after local checks */
+        const char *cdi_dir; /* NULL: no CDI spec */
+        bool fabric_env;     /* fabric.env and the CDI spec too, not only the Prometheus textfile: after
+                              * local checks */
         CheckList checks;
         PeerStatusList peers;
         Health health;
         usec_t last_verify_usec;
 
         int fabric_env_result; /* 1: written (it changed), 0: unchanged, negative errno */
+        int cdi_spec_result;   /* the same for the CDI spec */
         int metrics_result;    /* 0, or negative errno; 1: no textfile configured */
 } ExportJob;
 

@@ -10,6 +10,7 @@
 #include "check/checks.h"
 #include "log.h"
 #include "manager-bus.h"
+#include "manager-export.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
@@ -37,6 +38,9 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_work_done(m);
+        /* After the worker, which may be writing it; only when this halod did (a second one that is
+         * refused the bus name must not take the first one's away). */
+        manager_export_remove(m);
         manager_peers_done(m);
         manager_peer_channel_done(m);
         manager_watch_done(m);
@@ -49,6 +53,8 @@ Manager *manager_free(Manager *m) {
         free(m->summary);
         free(m->last_apply_error);
         free(m->fabric_env_error);
+        free(m->cdi_spec_error);
+        free(m->cdi_dir);
         free(m->metrics_error);
         free(m->runtime_dir);
         free(m->profile_path);

@@ -43,6 +43,7 @@ typedef struct Manager {
         char *node_name;    /* --node, or NULL: by hostname, then by address */
         char *backend_name; /* --backend, or NULL: backend_pick() */
         char *runtime_dir;  /* fabric.env is written here */
+        char *cdi_dir;      /* the CDI spec (export/cdi.h) is written here; NULL: none is */
         Host host;
 
         /* The profile in force; node points into it. */
@@ -104,7 +105,9 @@ typedef struct Manager {
 
         /* Exports (manager-export.c): the last errors, logged once until they change. */
         char *fabric_env_error;
+        char *cdi_spec_error;
         char *metrics_error;
+        bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
 } Manager;
 
 int manager_new(Manager **ret);

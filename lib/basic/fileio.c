@@ -158,3 +158,27 @@ int write_file_atomic(const char *path, const char *data, size_t size, unsigned 
         }
         return 0;
 }
+
+int write_file_atomic_if_changed(const char *path, const char *text, unsigned mode) {
+        _cleanup_(freep) char *old = NULL, *dir = NULL;
+        char *slash;
+        int r;
+
+        /* What is there now, read without following a symlink or waiting on a FIFO that someone put in
+         * its place: anything but a regular file is not read, and the rename below replaces it. */
+        if (read_regular_file(path, strlen(text) + 1, &old, NULL) >= 0 && streq(old, text))
+                return 0;
+
+        dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+                *slash = '\0';
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+        }
+
+        r = write_file_atomic(path, text, strlen(text), mode);
+        return r < 0 ? r : 1;
+}

@@ -20,3 +20,8 @@ int open_regular_file(const char *path, int *ret_fd);
 int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Writes data to a temporary file beside path and renames it into place. */
 int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode);
+/* For files halod keeps in a shared runtime directory (fabric.env, the CDI spec): writes text to path
+ * atomically, creating its directory (one level, mode 0755), and only when the content changed.
+ * Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is replaced without
+ * being opened. Returns 1 when written, 0 when unchanged, negative errno on failure. */
+int write_file_atomic_if_changed(const char *path, const char *text, unsigned mode);

@@ -218,6 +218,7 @@ static bool podman_installed(const Host *h) {
 static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdict *v) {
         _cleanup_(containers_conf_done) ContainersConf conf = {};
         _cleanup_(freep) char *have = NULL;
+        char ulimit[2 * 20 + 2]; /* two uint64_t and a colon */
         int r;
 
         if (!podman_installed(h))
@@ -235,13 +236,21 @@ static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdic
                 if (strv_extend(&v->warnings, *j) < 0)
                         return -ENOMEM;
 
+        /* A CDI spec (halod.io/fabric) gives a container the devices and the variables, never a
+         * limit: the container gets its memlock from default_ulimits or from podman run. */
         if (!conf.has_memlock)
                 return strv_extendf(
                         &v->ok,
-                        "podman containers: the limit of whoever starts podman (no memlock in default_ulimits%s%s)",
+                        "podman containers: the limit of whoever starts podman (no memlock in default_ulimits%s%s; "
+                        "the CDI devices halod.io/fabric cannot raise it: `podman run --ulimit memlock=-1:-1`)",
                         conf.file ? " of " : "",
                         strempty(conf.file));
 
+        /* podman takes bytes, soft:hard, not "1 GiB". */
+        if (want == MEMLOCK_UNLIMITED)
+                strcpy(ulimit, "-1:-1");
+        else
+                snprintf(ulimit, sizeof(ulimit), "%" PRIu64 ":%" PRIu64, want, want);
         have = describe_limit(conf.memlock);
         if (!have || strv_extendf(&v->actual, "podman containers %s", have) < 0)
                 return -ENOMEM;
@@ -256,16 +265,17 @@ static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdic
         return strv_extendf(
                 &v->problems,
                 "podman containers get %s < %s (default_ulimits \"%s\", %s:%u): make it \"memlock=%s\" in "
-                "[containers] of %s",
+                "[containers] of %s, or start each with `podman run --ulimit memlock=%s` (the CDI devices "
+                "halod.io/fabric cannot set a limit)",
                 have,
                 want_s,
                 conf.memlock_entry,
                 conf.file,
                 conf.line,
-                want == MEMLOCK_UNLIMITED ? "-1:-1" : want_s,
+                ulimit,
                 startswith(conf.file, CONTAINERS_CONF_ADMIN_DIR) ? conf.file
-                                                                 : CONTAINERS_CONF_ADMIN_DIR
-                        "containers.conf");
+                                                                 : CONTAINERS_CONF_ADMIN_DIR "containers.conf",
+                ulimit);
 }
 
 int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {

@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <sys/stat.h>
 
 #include "basic/fileio.h"
 #include "basic/strv.h"
@@ -175,36 +174,45 @@ static int derive_common(
 /* RCCL's own queue pairs take their traffic class and service level from NCCL_IB_TC and NCCL_IB_SL,
  * not from rdma_cm's default ToS: without them its traffic leaves with ToS 0 on priority 0, outside
  * the lossless class that qos: sets up. Both come from the profile alone. */
-static int derive_qos(const NodeContext *c, FabricEnv *e) {
+static int derive_qos(const NodeContext *c, const char *link, FabricEnv *e) {
         _cleanup_(freep) int *tos = NULL, *prio = NULL;
-        size_t n = c->node->n_links;
+        _cleanup_(freep) NodeLink *links = NULL;
+        size_t n = 0;
         int r;
 
-        if (n == 0)
+        if (c->node->n_links == 0)
                 return 0;
-        tos = calloc(n, sizeof(int));
-        prio = calloc(n, sizeof(int));
-        if (!tos || !prio)
+        tos = calloc(c->node->n_links, sizeof(int));
+        prio = calloc(c->node->n_links, sizeof(int));
+        links = calloc(c->node->n_links, sizeof(NodeLink));
+        if (!tos || !prio || !links)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
+        /* Every link of the node, or the one link asked for (a CDI device's own variables). */
+        for (size_t i = 0; i < c->node->n_links; i++) {
                 const ProfileLink *l = profile_find_link(c->profile, c->node->links[i].link);
 
-                tos[i] = l && l->qos.present ? l->qos.roce_tos : -1;
-                prio[i] = l ? profile_qos_roce_priority(&l->qos) : -ENOENT;
+                if (link && !streq(c->node->links[i].link, link))
+                        continue;
+                links[n] = c->node->links[i];
+                tos[n] = l && l->qos.present ? l->qos.roce_tos : -1;
+                prio[n] = l ? profile_qos_roce_priority(&l->qos) : -ENOENT;
+                n++;
         }
-        r = derive_common(e, FABRIC_ENV_NCCL_IB_TC, c->node->links, tos, n, "qos.roce-tos");
+        if (n == 0)
+                return 0;
+        r = derive_common(e, FABRIC_ENV_NCCL_IB_TC, links, tos, n, "qos.roce-tos");
         if (r < 0)
                 return r;
-        return derive_common(
-                e, FABRIC_ENV_NCCL_IB_SL, c->node->links, prio, n, "the priority of their qos.roce-tos");
+        return derive_common(e, FABRIC_ENV_NCCL_IB_SL, links, prio, n, "the priority of their qos.roce-tos");
 }
 
-int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
+int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
+        const FabricPort *first = NULL;
         FabricPort *ports = NULL;
         FabricEnv e = {};
         long gid_index = -1;
-        size_t n = 0;
+        size_t n = 0, n_used = 0;
         int r;
 
         if (!c->node || !c->profile)
@@ -217,6 +225,11 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
         for (size_t i = 0; i < n; i++) {
                 const FabricPort *port = &ports[i];
 
+                if (link && !streq(port->link, link))
+                        continue;
+                n_used++;
+                if (!first)
+                        first = port;
                 if (!port->ifname) {
                         for (FabricEnvVar v = 0; v < FABRIC_ENV_VLLM_HOST_IP; v++) {
                                 /* The ToS and the priority come from the profile, not the host. */
@@ -243,27 +256,35 @@ int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
 
         /* A variable is set only when every link contributed: a partial list would send NCCL down
          * the wrong path without a word. */
-        if (ifnames && strv_length(ifnames) == n) {
+        if (link && n_used == 0) {
+                r = -ENOENT;
+                goto fail;
+        }
+        if (ifnames && strv_length(ifnames) == n_used) {
                 e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] = strv_join(ifnames, ",");
                 e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME] = strv_join(ifnames, ",");
                 if (!e.values[FABRIC_ENV_NCCL_SOCKET_IFNAME] || !e.values[FABRIC_ENV_GLOO_SOCKET_IFNAME])
                         goto oom;
         }
-        if (hcas && strv_length(hcas) == n) {
+        if (hcas && strv_length(hcas) == n_used) {
                 e.values[FABRIC_ENV_NCCL_IB_HCA] = strv_join(hcas, ",");
                 if (!e.values[FABRIC_ENV_NCCL_IB_HCA])
                         goto oom;
         }
-        r = derive_qos(c, &e);
+        r = derive_qos(c, link, &e);
         if (r < 0)
                 goto fail;
         if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
             asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
                 goto oom;
-        if (c->node->n_links > 0) {
+        if (link ? first->has_address : c->node->n_links > 0) {
                 char addr[INET_ADDRSTRLEN];
 
-                (void) inet_ntop(AF_INET, &c->node->links[0].address.address, addr, sizeof(addr));
+                (void) inet_ntop(
+                        AF_INET,
+                        link ? &first->address : &c->node->links[0].address.address,
+                        addr,
+                        sizeof(addr));
                 e.values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
                 if (!e.values[FABRIC_ENV_VLLM_HOST_IP])
                         goto oom;
@@ -288,6 +309,10 @@ fail:
         fabric_ports_free(ports, n);
         fabric_env_done(&e);
         return r;
+}
+
+int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
+        return fabric_env_derive_link(c, /* link= */ NULL, ret);
 }
 
 static bool value_is_plain(const char *s) {
@@ -368,29 +393,11 @@ void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w) {
 }
 
 int fabric_env_write(const FabricEnv *e, const char *path) {
-        _cleanup_(freep) char *text = NULL, *old = NULL, *dir = NULL;
-        char *slash;
+        _cleanup_(freep) char *text = NULL;
         int r;
 
         r = fabric_env_render(e, FABRIC_ENV_FORMAT_FILE, &text);
         if (r < 0)
                 return r;
-
-        /* What is there now, read without following a symlink or waiting on a FIFO that someone put in
-         * its place: anything but a regular file is not read, and the rename below replaces it. */
-        if (read_regular_file(path, 64U * 1024U, &old, NULL) >= 0 && streq(old, text))
-                return 0;
-
-        dir = strdup(path);
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-        }
-
-        r = write_file_atomic(path, text, strlen(text), 0644);
-        return r < 0 ? r : 1;
+        return write_file_atomic_if_changed(path, text, 0644);
 }

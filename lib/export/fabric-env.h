@@ -45,6 +45,9 @@ bool fabric_env_complete(const FabricEnv *e) _pure_;
  * as the service level (the same on every link, else not set), and the first link's address.
  * Returns 0, or -ENOMEM; -EINVAL without a node. */
 int fabric_env_derive(const NodeContext *c, FabricEnv *ret);
+/* The same for the one link named link of c->node (VLLM_HOST_IP is then its address): what a
+ * container given that link alone needs. -ENOENT when the node has no such link. */
+int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret);
 
 typedef enum FabricEnvFormat {
         FABRIC_ENV_FORMAT_SHELL, /* "export K=V", for eval "$(haloctl env)" */
@@ -58,7 +61,6 @@ int fabric_env_render(const FabricEnv *e, FabricEnvFormat format, char **ret);
 /* {"NCCL_SOCKET_IFNAME": "enp194s0np0", ..., "missing": {"NCCL_IB_HCA": "why"}}; a variable that
  * does not apply is in neither. */
 void fabric_env_dump_json(const FabricEnv *e, JsonWriter *w);
-/* Writes the file format to path atomically (mode 0644), creating its directory, and only when the
- * content changed. Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is
- * replaced without being opened. Returns 1 when written, 0 when unchanged, negative errno on failure. */
+/* Writes the file format to path with write_file_atomic_if_changed() (mode 0644): 1 when written, 0
+ * when unchanged, negative errno on failure. */
 int fabric_env_write(const FabricEnv *e, const char *path);

@@ -35,7 +35,8 @@ EOF
 # dm_start_halod NS NODE PROFILE [WRAPPER...]: start halod (under WRAPPER, e.g. valgrind) as NODE in
 # namespace NS with the netlink backend and a NOTIFY_SOCKET receiver, on the bus that
 # DBUS_SYSTEM_BUS_ADDRESS names. fabric.env goes to $RUNTIME_DIRECTORY when it is set (as systemd
-# sets it), else to --runtime-dir $TEST_DIR/run-NODE: never to the host's /run/halod. Sets HALOD_PID,
+# sets it), else to --runtime-dir $TEST_DIR/run-NODE: never to the host's /run/halod; the CDI spec to
+# --cdi-dir $TEST_DIR/cdi-NODE, never to the host's /run/cdi. Sets HALOD_PID,
 # HALOD_LOG (its stderr) and NOTIFY_OUT (one datagram per line).
 dm_start_halod() {
         local ns=$1 node=$2 profile=$3 runtime=()
@@ -46,7 +47,7 @@ dm_start_halod() {
         start_notify_receiver "$TEST_DIR/notify-$node.sock" "$NOTIFY_OUT"
         ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node.sock" HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
                 "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend netlink \
-                "${runtime[@]}" >"$HALOD_LOG" 2>&1 </dev/null &
+                "${runtime[@]}" --cdi-dir "$TEST_DIR/cdi-$node" >"$HALOD_LOG" 2>&1 </dev/null &
         HALOD_PID=$!
         track_pid "$HALOD_PID"
 }

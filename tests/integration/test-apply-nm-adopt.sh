@@ -214,7 +214,7 @@ NOTIFY_OUT=$TEST_DIR/notify-head.out
 HALOD_LOG=$TEST_DIR/logs/halod-head.log
 start_notify_receiver "$TEST_DIR/notify-head.sock" "$NOTIFY_OUT"
 ip netns exec "$NS_A" env NOTIFY_SOCKET="$TEST_DIR/notify-head.sock" "$BUILD_DIR/daemon/halod" --profile "$P" \
-        --node head --backend networkmanager --runtime-dir "$TEST_DIR/run-head" >"$HALOD_LOG" 2>&1 </dev/null &
+        --node head --backend networkmanager --runtime-dir "$TEST_DIR/run-head" --cdi-dir "$TEST_DIR/cdi-head" >"$HALOD_LOG" 2>&1 </dev/null &
 HALOD_PID=$!
 track_pid "$HALOD_PID"
 wait_notify "$NOTIFY_OUT" READY=1 30

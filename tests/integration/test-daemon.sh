@@ -4,7 +4,8 @@
 # io.halod1 properties and introspection, drift (degraded, PropertiesChanged, the log line, the
 # re-apply in enforce mode), verify mode, reload (SIGHUP and Reload(), a broken profile is rejected),
 # authorisation (non-root: AccessDenied on methods, properties readable), InvalidArgs, haloctl
-# status/verify/reload, exit 78 on a broken profile, SIGTERM exits 0.
+# status/verify/reload, exit 78 on a broken profile, the CDI spec (written as haloctl env --cdi prints
+# it, removed on stop), SIGTERM exits 0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
 
@@ -51,6 +52,19 @@ assert_eq "$(link_mtu "$NS_A" "$IF_A")" 9000 "MTU applied at start"
 checks=$(busctl --json=short get-property "${HALOD_BUS[@]}" Checks)
 assert_contains "$checks" '"link.fab0.address","pass"' Checks
 assert_contains "$(cat "$HALOD_LOG")" "Applied through netlink" "halod's log"
+
+log "the CDI spec in --cdi-dir: what haloctl env --cdi prints, a device for the link and all"
+SPEC=$TEST_DIR/cdi-a/halod.json
+wait_until 10 test -f "$SPEC"
+assert_eq "$(jq -r '.kind + " " + .cdiVersion + " " + ([.devices[].name] | join(","))' "$SPEC")" \
+        "halod.io/fabric 0.5.0 fab0,all" "the CDI spec's kind, version and devices"
+assert_eq "$(jq -r '.devices[0].containerEdits.env | map(select(startswith("VLLM_HOST_IP=") or
+        startswith("NCCL_SOCKET_IFNAME="))) | join(" ")' "$SPEC")" \
+        "NCCL_SOCKET_IFNAME=$IF_A VLLM_HOST_IP=10.77.0.1" "the CDI spec's environment for fab0"
+# The veth has no RDMA device: exit 1 and the reasons on stderr, the spec all the same.
+run_rc 1 ip netns exec "$NS_A" "$HALOCTL" --node a env --cdi "$PROFILE"
+assert_eq "$(ip netns exec "$NS_A" "$HALOCTL" --node a env --cdi "$PROFILE" 2>/dev/null)" "$(cat "$SPEC")" \
+        "haloctl env --cdi against the spec halod wrote"
 
 log "introspection shows the whole interface"
 intro=$(busctl introspect "${HALOD_BUS[@]}")
@@ -163,11 +177,13 @@ run_rc 1 busctl set-property "${HALOD_BUS[@]}" Health s failed
 run_rc 1 busctl call "${HALOD_BUS[@]}" NoSuchMethod
 assert_eq "$(dm_prop Health)" healthy "Health after malformed calls"
 
-log "SIGTERM: STOPPING=1, exit 0"
+log "SIGTERM: STOPPING=1, exit 0, the CDI spec removed"
 kill -TERM "$HALOD_PID"
 dm_wait_exit "$HALOD_PID" 10
 assert_eq "$EXIT_RC" 0 "halod's exit status after SIGTERM"
 wait_notify "$NOTIFY_OUT" 'STOPPING=1'
+[ ! -e "$SPEC" ] || fail "the CDI spec outlived halod: $(ls -l "$SPEC")"
+assert_contains "$(cat "$HALOD_LOG")" "Removed the CDI spec $SPEC" "halod's log"
 run_rc 69 "$HALOCTL" status
 
 pass

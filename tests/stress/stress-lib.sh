@@ -109,7 +109,7 @@ ST_STARTS=0
 st_start_halod() {
         local ns=$1 node=$2 profile=$3 backend=$4 runtime=()
         shift 4
-        # fabric.env never goes to the host's /run/halod (as dm_start_halod).
+        # fabric.env never goes to the host's /run/halod, the CDI spec never to /run/cdi (as dm_start_halod).
         [ -n "${RUNTIME_DIRECTORY:-}" ] || runtime=(--runtime-dir "$TEST_DIR/run-$node")
         ST_STARTS=$((ST_STARTS + 1))
         NOTIFY_OUT=$TEST_DIR/notify-$node-$ST_STARTS.out
@@ -118,7 +118,7 @@ st_start_halod() {
         ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node-$ST_STARTS.sock" \
                 HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
                 "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend "$backend" \
-                "${runtime[@]}" >"$HALOD_LOG" 2>&1 </dev/null &
+                "${runtime[@]}" --cdi-dir "$TEST_DIR/cdi-$node" >"$HALOD_LOG" 2>&1 </dev/null &
         HALOD_PID=$!
         track_pid "$HALOD_PID"
 }

@@ -681,7 +681,8 @@ static void test_memlock(void) {
                   CHECK_FAIL,
                   { "podman containers get 64 MiB < unlimited (default_ulimits \"memlock=67108864:67108864\", "
                     "/etc/containers/containers.conf:2): make it \"memlock=-1:-1\" in [containers] of "
-                    "/etc/containers/containers.conf" } },
+                    "/etc/containers/containers.conf, or start each with `podman run --ulimit memlock=-1:-1` (the "
+                    "CDI devices halod.io/fabric cannot set a limit)" } },
                 { "podman short in the vendor file",
                   0666,
                   (gid_t) -1,
@@ -713,7 +714,8 @@ static void test_memlock(void) {
                   &services_unlimited,
                   UNLIMITED,
                   CHECK_PASS,
-                  { "podman containers: the limit of whoever starts podman (no memlock in default_ulimits)" } },
+                  { "podman containers: the limit of whoever starts podman (no memlock in default_ulimits; the CDI "
+                    "devices halod.io/fabric cannot raise it: `podman run --ulimit memlock=-1:-1`)" } },
                 { "podman refuses the file",
                   0666,
                   (gid_t) -1,

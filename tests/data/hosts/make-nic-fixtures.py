@@ -104,6 +104,14 @@ def module(root, name):
     write(root, f"/sys/module/{name}/initstate", "live\n")
 
 
+def uverbs(root, index, rdma):
+    """ib_uverbs' character device for an RDMA device (/dev/infiniband/uverbsN, major 231, minor
+    192 + N), as /sys/class/infiniband_verbs shows it; the class also holds abi_version."""
+    write(root, "/sys/class/infiniband_verbs/abi_version", "6\n")
+    write(root, f"/sys/class/infiniband_verbs/uverbs{index}/ibdev", f"{rdma}\n")
+    write(root, f"/sys/class/infiniband_verbs/uverbs{index}/dev", f"231:{192 + index}\n")
+
+
 def loopback(root):
     for name, value in (("ifindex", 1), ("address", "00:00:00:00:00:00"), ("mtu", 65536)):
         write(root, f"/sys/devices/virtual/net/lo/{name}", f"{value}\n")
@@ -139,6 +147,7 @@ def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice",
     if with_netdev:
         netdev(root, d, IFNAME, 4, "6c:fe:54:12:34:56", 9000, 100000)
         symlink(root, "/sys/class/infiniband/irdma0/device", "../../../devices/" + BRIDGE + "/" + E810)
+        uverbs(root, 0, "irdma0")
     # irdma loads with ice through the auxiliary bus, unless ice runs the device in Safe Mode.
     if driver == "ice" and kmsg != KMSG_SAFE_MODE:
         module(root, "irdma")
@@ -168,12 +177,12 @@ def kmsg_connectx(functions):
 
 
 def connectx_tree(name, ports, subsystem):
-    """ports: (function, ifname, ifindex, mac, speed, operstate, rdma device) for each PCI function;
-    mlx5 makes one RDMA device per PCI function, its device link pointing at the function."""
+    """ports: (function, ifname, ifindex, mac, speed, operstate, rdma device, uverbs index) for each PCI
+    function; mlx5 makes one RDMA device per PCI function, its device link pointing at the function."""
     root = os.path.join(HERE, name)
     common(root, kmsg_connectx([(f"0000:01:00.{p[0]}", p[1]) for p in ports]))
     module(root, "mlx5_ib")
-    for function, ifname, ifindex, mac, speed, operstate, rdma in ports:
+    for function, ifname, ifindex, mac, speed, operstate, rdma, uverbs_index in ports:
         address = f"0000:01:00.{function}"
         d = pci_device(root, address, 0x15b3, 0x1017, "mlx5_core",
                        config_space(0x15b3, 0x1017, 4, speed=3, subsystem=subsystem, speeds=0x0e),
@@ -181,6 +190,7 @@ def connectx_tree(name, ports, subsystem):
                        subsystem=subsystem)
         netdev(root, d, ifname, ifindex, mac, 9000, speed, operstate)
         symlink(root, f"/sys/class/infiniband/{rdma}/device", f"../../../devices/{CX_BRIDGE}/{address}")
+        uverbs(root, uverbs_index, rdma)
 
 
 def main():
@@ -200,14 +210,15 @@ def main():
     e810_tree("nic-e810-config-64", 8, config_size=64)
 
     # A single-port ConnectX-5 (MCX515A-CCAT) in the reference board's x4 slot.
-    connectx_tree("nic-cx5-x4", [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0")],
+    connectx_tree("nic-cx5-x4", [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0", 0)],
                   subsystem=(0x15b3, 0x0006))
     # A dual-port ConnectX-5 (MCX516A-CCAT), a daisy chain's middle node: two PCI functions, a netdev
     # and an RDMA device each. Port 1's cable is not plugged in yet: its netdev reports no speed, so
-    # nic.pcie takes the line rate from the PCI id.
+    # nic.pcie takes the line rate from the PCI id. uverbs numbers follow the order in which ib_uverbs
+    # met the devices, not the functions: here mlx5_1 came first, so its node is uverbs0.
     connectx_tree("nic-cx5-dual-x4",
-                  [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0"),
-                   (1, "enp1s0f1np1", 5, "b8:ce:f6:12:34:57", -1, "down", "mlx5_1")],
+                  [(0, "enp1s0f0np0", 4, "b8:ce:f6:12:34:56", 100000, "up", "mlx5_0", 1),
+                   (1, "enp1s0f1np1", 5, "b8:ce:f6:12:34:57", -1, "down", "mlx5_1", 0)],
                   subsystem=(0x15b3, 0x0007))
 
     # No E810 at all, only the board's Realtek.

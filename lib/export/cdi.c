@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/* Derives, renders and writes the CDI spec of the fabric: device nodes from sysfs, the environment
+ * from fabric-env.c. */
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "export/cdi.h"
+#include "nic/fabric.h"
+#include "rdma/rdma-sysfs.h"
+
+void cdi_spec_done(CdiSpec *s) {
+        for (size_t i = 0; i < s->n_devices; i++) {
+                free(s->devices[i].name);
+                strv_free(s->devices[i].nodes);
+                fabric_env_done(&s->devices[i].env);
+        }
+        s->devices = mfree(s->devices);
+        s->n_devices = 0;
+        s->host_root = mfree(s->host_root);
+        s->problems = strv_free(s->problems);
+}
+
+/* CDI's rule for device names: a letter or digit, then letters, digits, '_', '-', '.' and ':'. */
+static bool cdi_name_valid(const char *name) {
+        if (isempty(name) ||
+            !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", name[0]))
+                return false;
+        for (const char *p = name; *p; p++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:", *p))
+                        return false;
+        return true;
+}
+
+/* The uverbs node of the port's RDMA device, appended to nodes, or why not to problems. */
+static int add_uverbs(
+        const NodeContext *c, const FabricPort *port, const FabricEnv *env, CdiSpec *s, char ***nodes) {
+        _cleanup_(freep) char *found = NULL, *uverbs = NULL;
+        const char *ibdev = env->values[FABRIC_ENV_NCCL_IB_HCA];
+        int r;
+
+        if (!ibdev) {
+                r = rdma_sysfs_device_of_pci(c->host, port->pci, &found);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return strv_extendf(
+                                &s->problems,
+                                "%s: no RDMA device%s%s%s, so no /dev/infiniband/uverbs* for it",
+                                port->link,
+                                port->pci ? " on " : "",
+                                strempty(port->pci),
+                                r == -ENOSYS ? " (no /sys/class/infiniband: no RDMA driver is loaded)" : "");
+                ibdev = found;
+        }
+        r = rdma_sysfs_uverbs_of_device(c->host, ibdev, &uverbs);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return strv_extendf(
+                        &s->problems,
+                        "%s: %s has no uverbs device in /sys/class/infiniband_verbs: is ib_uverbs loaded "
+                        "(modprobe ib_uverbs)?",
+                        port->link,
+                        ibdev);
+        r = strv_extendf(nodes, "/dev/infiniband/%s", uverbs);
+        if (r < 0)
+                return r;
+        return 0;
+}
+
+static int add_device(CdiSpec *s, const char *name, char **nodes, FabricEnv *env) {
+        CdiDevice *d;
+
+        d = reallocarray(s->devices, s->n_devices + 1, sizeof(CdiDevice));
+        if (!d)
+                return -ENOMEM;
+        s->devices = d;
+        d = &s->devices[s->n_devices];
+        *d = (CdiDevice){ .name = strdup(name), .nodes = nodes };
+        if (!d->name)
+                return -ENOMEM;
+        d->env = *env;
+        *env = (FabricEnv){};
+        s->n_devices++;
+        return 0;
+}
+
+static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n) {
+        _cleanup_(strv_freep) char **all_nodes = NULL;
+        _cleanup_(freep) char *rdma_cm = NULL;
+        FabricEnv env = {};
+        bool has_rdma_cm;
+        int r;
+
+        r = host_path(c->host, "/dev/infiniband/rdma_cm", &rdma_cm);
+        if (r < 0)
+                return r;
+        has_rdma_cm = access(rdma_cm, F_OK) >= 0;
+        if (!has_rdma_cm) {
+                r = strv_extend(
+                        &s->problems,
+                        "no /dev/infiniband/rdma_cm: librdmacm in the container cannot resolve addresses "
+                        "(modprobe rdma_ucm)");
+                if (r < 0)
+                        return r;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(strv_freep) char **nodes = NULL;
+
+                if (!cdi_name_valid(ports[i].link) || streq(ports[i].link, CDI_DEVICE_ALL)) {
+                        r = strv_extendf(
+                                &s->problems,
+                                "%s: not a CDI device name (a letter or digit, then letters, digits, _-.: and not "
+                                "\"" CDI_DEVICE_ALL "\"): only in \"" CDI_DEVICE_ALL "\"",
+                                ports[i].link);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                r = fabric_env_derive_link(c, ports[i].link, &env);
+                if (r < 0)
+                        return r;
+                r = add_uverbs(c, &ports[i], &env, s, &nodes);
+                if (r >= 0 && has_rdma_cm)
+                        r = strv_extend(&nodes, "/dev/infiniband/rdma_cm");
+                if (r >= 0)
+                        r = add_device(s, ports[i].link, nodes, &env);
+                if (r < 0) {
+                        fabric_env_done(&env);
+                        return r;
+                }
+                TAKE_PTR(nodes);
+        }
+
+        /* "all": every link's nodes once (two links may share a device), and fabric.env's variables. */
+        for (size_t i = 0; i < s->n_devices; i++)
+                STRV_FOREACH(node, s->devices[i].nodes)
+                        if (!strv_contains(all_nodes, *node) && !streq(*node, "/dev/infiniband/rdma_cm")) {
+                                r = strv_extend(&all_nodes, *node);
+                                if (r < 0)
+                                        return r;
+                        }
+        if (has_rdma_cm) {
+                r = strv_extend(&all_nodes, "/dev/infiniband/rdma_cm");
+                if (r < 0)
+                        return r;
+        }
+        r = fabric_env_derive(c, &env);
+        if (r < 0)
+                return r;
+        r = add_device(s, CDI_DEVICE_ALL, all_nodes, &env);
+        if (r < 0) {
+                fabric_env_done(&env);
+                return r;
+        }
+        TAKE_PTR(all_nodes);
+        return 0;
+}
+
+int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
+        FabricPort *ports = NULL;
+        CdiSpec s = {};
+        size_t n = 0;
+        int r;
+
+        if (!c->node || !c->profile)
+                return -EINVAL;
+
+        s.host_root = strdup(host_is_running_system(c->host) ? "" : c->host->root);
+        if (!s.host_root)
+                return -ENOMEM;
+        r = fabric_ports_find(c, &ports, &n);
+        if (r >= 0)
+                r = derive(c, &s, ports, n);
+        fabric_ports_free(ports, n);
+        if (r < 0) {
+                cdi_spec_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+static bool has_env(const FabricEnv *e) {
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                if (e->values[v])
+                        return true;
+        return false;
+}
+
+void cdi_spec_dump_json(const CdiSpec *s, JsonWriter *w) {
+        json_begin_object(w);
+        json_kv_string(w, "cdiVersion", CDI_VERSION);
+        json_kv_string(w, "kind", CDI_KIND);
+        json_key(w, "devices");
+        json_begin_array(w);
+        for (size_t i = 0; i < s->n_devices; i++) {
+                const CdiDevice *d = &s->devices[i];
+
+                json_begin_object(w);
+                json_kv_string(w, "name", d->name);
+                json_key(w, "containerEdits");
+                json_begin_object(w);
+                if (has_env(&d->env)) {
+                        json_key(w, "env");
+                        json_begin_array(w);
+                        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                                if (d->env.values[v]) {
+                                        _cleanup_(freep) char *kv = NULL;
+
+                                        if (asprintf(&kv, "%s=%s", fabric_env_var_to_string(v), d->env.values[v]) <
+                                            0)
+                                                kv = NULL;
+                                        json_string(w, kv);
+                                }
+                        json_end_array(w);
+                }
+                if (d->nodes) {
+                        json_key(w, "deviceNodes");
+                        json_begin_array(w);
+                        /* No type, major or minor: the runtime reads them from the node when it starts
+                         * the container, so that a spec written before a driver reload stays right. */
+                        STRV_FOREACH(node, d->nodes) {
+                                json_begin_object(w);
+                                json_kv_string(w, "path", *node);
+                                if (!isempty(s->host_root)) {
+                                        _cleanup_(freep) char *host = NULL;
+
+                                        if (asprintf(&host, "%s%s", s->host_root, *node) < 0)
+                                                host = NULL;
+                                        json_kv_string(w, "hostPath", host);
+                                }
+                                json_end_object(w);
+                        }
+                        json_end_array(w);
+                }
+                json_end_object(w);
+                json_end_object(w);
+        }
+        json_end_array(w);
+        json_end_object(w);
+}
+
+int cdi_spec_render(const CdiSpec *s, char **ret) {
+        _cleanup_(freep) char *text = NULL;
+        size_t size = 0;
+        JsonWriter w;
+        FILE *f;
+
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        json_writer_init(&w, f, /* pretty= */ true);
+        cdi_spec_dump_json(s, &w);
+        json_writer_finish(&w);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
+int cdi_spec_write(const CdiSpec *s, const char *path) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        r = cdi_spec_render(s, &text);
+        if (r < 0)
+                return r;
+        return write_file_atomic_if_changed(path, text, 0644);
+}
+
+int cdi_spec_remove(const char *path) {
+        if (unlink(path) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return 1;
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* The CDI spec of the fabric: its content for fixture host trees (sysfs for the uverbs devices, the
+ * libibverbs test double for the RDMA devices and GIDs), and the file: written atomically, only when
+ * it changes, what was in its place replaced, removed. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "check-test.h"
+#include "export/cdi.h"
+#include "fake-verbs.h"
+#include "tests.h"
+
+#define HOSTS TEST_DATA_DIR "/hosts/"
+
+static const char e810_yaml[] =
+        "cluster: test\n"
+        "links:\n"
+        "  rdma0:\n"
+        "    match: { driver: ice }\n"
+        "rdma: { required: true, gid: roce-v2 }\n"
+        "nodes:\n"
+        "  head: { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } }\n";
+
+static const char connectx_yaml[] =
+        "cluster: test\n"
+        "links:\n"
+        "  rdma0: { mtu: 9000 }\n"
+        "  rdma1: { mtu: 9000 }\n"
+        "rdma: { required: true, gid: roce-v2 }\n"
+        "nodes:\n"
+        "  head:\n"
+        "    links:\n"
+        "      rdma0: { address: 10.0.1.2/24, match: { pci: \"0000:01:00.0\" } }\n"
+        "      rdma1: { address: 10.0.2.2/24, match: { name: enp1s0f1np1 } }\n";
+
+/* The spec's text and its problems (joined with "\n") for tree and yaml. */
+static void derive(const char *tree, const char *yaml, char **ret_text, char **ret_problems) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(yaml);
+        Host h = { .root = tree };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        CdiSpec s = {};
+
+        ASSERT_TRUE(c.node);
+        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_OK(cdi_spec_render(&s, ret_text));
+        *ret_problems = strv_join(s.problems, "\n");
+        ASSERT_TRUE(*ret_problems);
+        cdi_spec_done(&s);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+}
+
+/* A scratch copy of tree with /dev/infiniband/rdma_cm (rdma_ucm loaded); remove_tree() removes it. */
+static char *tree_with_rdma_cm(const char *tree) {
+        char *root = copy_tree_without(tree, "dev/kmsg");
+        _cleanup_(freep) char *dir = NULL, *node = NULL;
+
+        ASSERT_TRUE(asprintf(&dir, "%s/dev/infiniband", root) > 0);
+        ASSERT_TRUE(mkdir(dir, 0755) == 0);
+        ASSERT_TRUE(asprintf(&node, "%s/rdma_cm", dir) > 0);
+        ASSERT_OK(write_file_atomic(node, "", 0, 0666));
+        return root;
+}
+
+static struct ibv_gid_entry irdma_gids[4];
+
+static void test_e810(void) {
+        _cleanup_(freep) char *text = NULL, *problems = NULL, *expected = NULL;
+        FakeVerbsDevice d[1];
+        char *root;
+
+        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
+        d[0] = fake_device_active("irdma0", irdma_gids, ELEMENTSOF(irdma_gids));
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+
+        root = tree_with_rdma_cm(HOSTS "nic-e810-x4");
+        derive(root, e810_yaml, &text, &problems);
+        ASSERT_TRUE(fake_verbs_called());
+        ASSERT_TRUE(
+                asprintf(
+                        &expected,
+                        "{\n"
+                        "  \"cdiVersion\": \"0.5.0\",\n"
+                        "  \"kind\": \"halod.io/fabric\",\n"
+                        "  \"devices\": [\n"
+                        "    {\n"
+                        "      \"name\": \"rdma0\",\n"
+                        "      \"containerEdits\": {\n"
+                        "        \"env\": [\n"
+                        "          \"NCCL_SOCKET_IFNAME=enp194s0np0\",\n"
+                        "          \"NCCL_IB_HCA=irdma0\",\n"
+                        "          \"NCCL_IB_GID_INDEX=3\",\n"
+                        "          \"GLOO_SOCKET_IFNAME=enp194s0np0\",\n"
+                        "          \"VLLM_HOST_IP=192.168.100.1\"\n"
+                        "        ],\n"
+                        "        \"deviceNodes\": [\n"
+                        "          {\n"
+                        "            \"path\": \"/dev/infiniband/uverbs0\",\n"
+                        "            \"hostPath\": \"%1$s/dev/infiniband/uverbs0\"\n"
+                        "          },\n"
+                        "          {\n"
+                        "            \"path\": \"/dev/infiniband/rdma_cm\",\n"
+                        "            \"hostPath\": \"%1$s/dev/infiniband/rdma_cm\"\n"
+                        "          }\n"
+                        "        ]\n"
+                        "      }\n"
+                        "    },\n"
+                        "    {\n"
+                        "      \"name\": \"all\",\n"
+                        "      \"containerEdits\": {\n"
+                        "        \"env\": [\n"
+                        "          \"NCCL_SOCKET_IFNAME=enp194s0np0\",\n"
+                        "          \"NCCL_IB_HCA=irdma0\",\n"
+                        "          \"NCCL_IB_GID_INDEX=3\",\n"
+                        "          \"GLOO_SOCKET_IFNAME=enp194s0np0\",\n"
+                        "          \"VLLM_HOST_IP=192.168.100.1\"\n"
+                        "        ],\n"
+                        "        \"deviceNodes\": [\n"
+                        "          {\n"
+                        "            \"path\": \"/dev/infiniband/uverbs0\",\n"
+                        "            \"hostPath\": \"%1$s/dev/infiniband/uverbs0\"\n"
+                        "          },\n"
+                        "          {\n"
+                        "            \"path\": \"/dev/infiniband/rdma_cm\",\n"
+                        "            \"hostPath\": \"%1$s/dev/infiniband/rdma_cm\"\n"
+                        "          }\n"
+                        "        ]\n"
+                        "      }\n"
+                        "    }\n"
+                        "  ]\n"
+                        "}\n",
+                        root) > 0);
+        ASSERT_STR_EQ(text, expected);
+        ASSERT_STR_EQ(problems, "");
+        remove_tree(root);
+
+        /* Without rdma_cm it is left out, saying why: a runtime refuses a node that does not exist. */
+        free(text);
+        free(problems);
+        derive(HOSTS "nic-e810-x4", e810_yaml, &text, &problems);
+        ASSERT_TRUE(strstr(text, "/dev/infiniband/uverbs0"));
+        ASSERT_TRUE(!strstr(text, "rdma_cm"));
+        ASSERT_TRUE(strstr(problems, "no /dev/infiniband/rdma_cm"));
+        ASSERT_TRUE(strstr(problems, "modprobe rdma_ucm"));
+}
+
+/* Two links, two RDMA devices whose uverbs numbers are not their functions' (mlx5_1 is uverbs0): each
+ * link gets its own node and variables, "all" both nodes and fabric.env's variables. */
+static void test_connectx_dual(void) {
+        _cleanup_(freep) char *text = NULL, *problems = NULL;
+        FakeConnectX5 x;
+
+        fake_connectx5_dual(&x, "10.0.1.2", 4, "10.0.2.2", 5);
+        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+        derive(HOSTS "nic-cx5-dual-x4", connectx_yaml, &text, &problems);
+        ASSERT_TRUE(
+                strstr(text,
+                       "      \"name\": \"rdma0\",\n"
+                       "      \"containerEdits\": {\n"
+                       "        \"env\": [\n"
+                       "          \"NCCL_SOCKET_IFNAME=enp1s0f0np0\",\n"
+                       "          \"NCCL_IB_HCA=mlx5_0\",\n"
+                       "          \"NCCL_IB_GID_INDEX=3\",\n"
+                       "          \"GLOO_SOCKET_IFNAME=enp1s0f0np0\",\n"
+                       "          \"VLLM_HOST_IP=10.0.1.2\"\n"
+                       "        ],\n"
+                       "        \"deviceNodes\": [\n"
+                       "          {\n"
+                       "            \"path\": \"/dev/infiniband/uverbs1\",\n"));
+        ASSERT_TRUE(
+                strstr(text,
+                       "      \"name\": \"rdma1\",\n"
+                       "      \"containerEdits\": {\n"
+                       "        \"env\": [\n"
+                       "          \"NCCL_SOCKET_IFNAME=enp1s0f1np1\",\n"
+                       "          \"NCCL_IB_HCA=mlx5_1\",\n"
+                       "          \"NCCL_IB_GID_INDEX=3\",\n"
+                       "          \"GLOO_SOCKET_IFNAME=enp1s0f1np1\",\n"
+                       "          \"VLLM_HOST_IP=10.0.2.2\"\n"
+                       "        ],\n"
+                       "        \"deviceNodes\": [\n"
+                       "          {\n"
+                       "            \"path\": \"/dev/infiniband/uverbs0\",\n"));
+        ASSERT_TRUE(
+                strstr(text,
+                       "      \"name\": \"all\",\n"
+                       "      \"containerEdits\": {\n"
+                       "        \"env\": [\n"
+                       "          \"NCCL_SOCKET_IFNAME=enp1s0f0np0,enp1s0f1np1\",\n"
+                       "          \"NCCL_IB_HCA=mlx5_0,mlx5_1\",\n"
+                       "          \"NCCL_IB_GID_INDEX=3\",\n"
+                       "          \"GLOO_SOCKET_IFNAME=enp1s0f0np0,enp1s0f1np1\",\n"
+                       "          \"VLLM_HOST_IP=10.0.1.2\"\n"
+                       "        ],\n"
+                       "        \"deviceNodes\": [\n"
+                       "          {\n"
+                       "            \"path\": \"/dev/infiniband/uverbs1\",\n"));
+        ASSERT_TRUE(
+                strstr(text,
+                       "/dev/infiniband/uverbs1\",\n            \"hostPath\": \"" HOSTS
+                       "nic-cx5-dual-x4/dev/infiniband/uverbs1\"\n          },\n          {\n"
+                       "            \"path\": \"/dev/infiniband/uverbs0\""));
+}
+
+/* Without libibverbs' answer (here: a kernel without RDMA) the variables that need it are left out,
+ * and the device node still comes from sysfs: the link's PCI device, its RDMA device, its uverbs. */
+static void test_sysfs_only(void) {
+        _cleanup_(freep) char *text = NULL, *problems = NULL;
+        char *root;
+
+        fake_verbs_setup(NULL, 0, ENOSYS);
+        derive(HOSTS "nic-cx5-dual-x4", connectx_yaml, &text, &problems);
+        ASSERT_TRUE(!strstr(text, "NCCL_IB_HCA"));
+        ASSERT_TRUE(
+                strstr(text,
+                       "\"NCCL_SOCKET_IFNAME=enp1s0f1np1\",\n          \"GLOO_SOCKET_IFNAME=enp1s0f1np1\","
+                       "\n          \"VLLM_HOST_IP=10.0.2.2\"\n        ],\n        \"deviceNodes\": [\n"
+                       "          {\n            \"path\": \"/dev/infiniband/uverbs0\""));
+
+        /* ib_uverbs not loaded: no node, and what to do. */
+        free(text);
+        free(problems);
+        root = copy_tree_without(HOSTS "nic-e810-x4", "sys/class/infiniband_verbs");
+        derive(root, e810_yaml, &text, &problems);
+        ASSERT_TRUE(!strstr(text, "deviceNodes"));
+        ASSERT_TRUE(strstr(text, "\"VLLM_HOST_IP=192.168.100.1\""));
+        ASSERT_TRUE(
+                strstr(problems,
+                       "rdma0: irdma0 has no uverbs device in /sys/class/infiniband_verbs: is "
+                       "ib_uverbs loaded (modprobe ib_uverbs)?"));
+        remove_tree(root);
+
+        /* No RDMA device on the link's PCI device at all. */
+        free(text);
+        free(problems);
+        root = copy_tree_without(HOSTS "nic-e810-x4", "sys/class/infiniband");
+        derive(root, e810_yaml, &text, &problems);
+        ASSERT_TRUE(!strstr(text, "deviceNodes"));
+        ASSERT_TRUE(
+                strstr(problems,
+                       "rdma0: no RDMA device on 0000:c2:00.0 (no /sys/class/infiniband: no RDMA driver "
+                       "is loaded), so no /dev/infiniband/uverbs* for it"));
+        remove_tree(root);
+}
+
+static void test_write_and_remove(void) {
+        char dir[] = "/tmp/halod-test-cdi-XXXXXX";
+        _cleanup_(freep) char *path = NULL, *data = NULL, *target = NULL, *text = NULL;
+        _cleanup_(profile_freep) Profile *p = test_profile_load(e810_yaml);
+        Host h = { .root = HOSTS "nic-e810-x4" };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        struct stat st, st2;
+        FakeVerbsDevice d[1];
+        CdiSpec s = {};
+
+        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
+        d[0] = fake_device_active("irdma0", irdma_gids, ELEMENTSOF(irdma_gids));
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(asprintf(&path, "%s/cdi/" CDI_SPEC_FILE, dir) > 0);
+        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_OK(cdi_spec_render(&s, &text));
+
+        /* Creates the directory; a second write of the same spec leaves the file alone (same inode). */
+        ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
+        ASSERT_TRUE(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
+        ASSERT_INT_EQ(cdi_spec_write(&s, path), 0);
+        ASSERT_TRUE(stat(path, &st2) == 0 && st2.st_ino == st.st_ino);
+        ASSERT_OK(read_full_file(path, 65536, &data, NULL));
+        ASSERT_STR_EQ(data, text);
+        cdi_spec_done(&s);
+
+        /* The GID index moved: a new file, renamed into place (a new inode), no temporary left. */
+        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.9", 4);
+        irdma_gids[3] = fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
+        ASSERT_TRUE(stat(path, &st2) == 0 && st2.st_ino != st.st_ino);
+        free(data);
+        ASSERT_OK(read_full_file(path, 65536, &data, NULL));
+        ASSERT_TRUE(strstr(data, "\"NCCL_IB_GID_INDEX=5\""));
+        {
+                _cleanup_(strv_freep) char **entries = NULL;
+                _cleanup_(freep) char *cdi_dir = NULL;
+                Host any = { .root = "" };
+
+                ASSERT_TRUE(asprintf(&cdi_dir, "%s/cdi", dir) > 0);
+                ASSERT_OK(host_list_directory(&any, cdi_dir, &entries));
+                ASSERT_INT_EQ(strv_length(entries), 1);
+        }
+
+        /* A symlink in its place, to a file with exactly the spec: replaced, its target untouched. */
+        ASSERT_TRUE(asprintf(&target, "%s/elsewhere.json", dir) > 0);
+        ASSERT_OK(write_file_atomic(target, data, strlen(data), 0644));
+        ASSERT_TRUE(unlink(path) == 0 && symlink(target, path) == 0);
+        ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
+        ASSERT_TRUE(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+        ASSERT_TRUE(lstat(target, &st) == 0 && S_ISREG(st.st_mode));
+        cdi_spec_done(&s);
+
+        /* Removed once; then there is nothing to remove. */
+        ASSERT_INT_EQ(cdi_spec_remove(path), 1);
+        ASSERT_TRUE(access(path, F_OK) < 0 && errno == ENOENT);
+        ASSERT_INT_EQ(cdi_spec_remove(path), 0);
+
+        ASSERT_TRUE(unlink(target) == 0);
+        *strrchr(path, '/') = '\0';
+        ASSERT_TRUE(rmdir(path) == 0 && rmdir(dir) == 0);
+}
+
+int main(void) {
+        test_e810();
+        test_connectx_dual();
+        test_sysfs_only();
+        test_write_and_remove();
+        return 0;
+}
