@@ -100,23 +100,53 @@ int ethtool_get_link_settings(const char *ifname, EthtoolLinkSettings *ret) {
         return 0;
 }
 
+/* How many strings the driver has in the string set: 0 for a set it does not have (left out of the
+ * answer's mask, not refused). */
+static int string_set_count(int fd, struct ifreq *ifr, enum ethtool_stringset set, uint32_t *ret) {
+        struct {
+                struct ethtool_sset_info info;
+                uint32_t count;
+        } sset = { .info = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << set } };
+
+        ifr->ifr_data = (void *) &sset;
+        if (ioctl(fd, SIOCETHTOOL, ifr) < 0)
+                return negative_errno();
+        *ret = sset.info.sset_mask & (1ULL << set) ? sset.count : 0;
+        return 0;
+}
+
+/* The set's count names (ETH_GSTRING_LEN bytes each), in a buffer with room for room of them: the
+ * kernel writes as many as the driver has at the time of this question, whatever count said. */
+static int string_set_names(
+        int fd,
+        struct ifreq *ifr,
+        enum ethtool_stringset set,
+        uint32_t count,
+        uint32_t room,
+        struct ethtool_gstrings **ret) {
+        _cleanup_(freep) struct ethtool_gstrings *strings = NULL;
+
+        strings = calloc(1, sizeof(*strings) + (size_t) room * ETH_GSTRING_LEN);
+        if (!strings)
+                return -ENOMEM;
+        *strings = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = set, .len = count };
+        ifr->ifr_data = (void *) strings;
+        if (ioctl(fd, SIOCETHTOOL, ifr) < 0)
+                return negative_errno();
+        *ret = TAKE_PTR(strings);
+        return 0;
+}
+
 /* The private flags are one u32 bitmap: a driver has at most 32 of them. */
 #define PRIVATE_FLAGS_MAX 32U
 
 int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
-        struct {
-                struct ethtool_sset_info info;
-                uint32_t count;
-        } sset = { .info = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_PRIV_FLAGS } };
-        struct {
-                struct ethtool_gstrings strings;
-                char names[PRIVATE_FLAGS_MAX][ETH_GSTRING_LEN];
-        } strings = { .strings = { .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_PRIV_FLAGS } };
+        _cleanup_(freep) struct ethtool_gstrings *strings = NULL;
         struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
         struct ifreq ifr = {};
         _cleanup_(closep) int fd = -EBADF;
         uint32_t count;
-        int index = -1;
+        int index = -1, r;
 
         if (!name)
                 return -EINVAL;
@@ -124,22 +154,20 @@ int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
         if (fd < 0)
                 return fd;
 
-        /* A set the driver does not have is left out of the mask, not refused. */
-        ifr.ifr_data = (void *) &sset;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return negative_errno();
-        count = sset.info.sset_mask & (1ULL << ETH_SS_PRIV_FLAGS) ? sset.count : 0;
+        r = string_set_count(fd, &ifr, ETH_SS_PRIV_FLAGS, &count);
+        if (r < 0)
+                return r;
         if (count == 0)
                 return -ENOENT;
         if (count > PRIVATE_FLAGS_MAX)
                 return -EPROTO;
-
-        strings.strings.len = count;
-        ifr.ifr_data = (void *) &strings;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return negative_errno();
-        for (uint32_t i = 0; i < count && i < strings.strings.len; i++)
-                if (strncmp(strings.names[i], name, ETH_GSTRING_LEN) == 0) {
+        r = string_set_names(fd, &ifr, ETH_SS_PRIV_FLAGS, count, PRIVATE_FLAGS_MAX, &strings);
+        if (r < 0)
+                return r;
+        for (uint32_t i = 0; i < count && i < strings->len; i++)
+                if (strncmp((const char *) strings->data + (size_t) i * ETH_GSTRING_LEN,
+                            name,
+                            ETH_GSTRING_LEN) == 0) {
                         index = (int) i;
                         break;
                 }
@@ -180,26 +208,21 @@ void ethtool_stats_done(EthtoolStats *s) {
 }
 
 int ethtool_get_stats(const char *ifname, EthtoolStats *ret) {
-        struct {
-                struct ethtool_sset_info info;
-                uint32_t count;
-        } sset = { .info = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
         _cleanup_(freep) struct ethtool_gstrings *strings = NULL;
         _cleanup_(freep) struct ethtool_stats *stats = NULL;
         _cleanup_(ethtool_stats_done) EthtoolStats s = {};
         struct ifreq ifr = {};
         _cleanup_(closep) int fd = -EBADF;
         uint32_t count;
+        int r;
 
         fd = ethtool_socket(ifname, &ifr);
         if (fd < 0)
                 return fd;
 
-        /* A set the driver does not have is left out of the mask, not refused. */
-        ifr.ifr_data = (void *) &sset;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return negative_errno();
-        count = sset.info.sset_mask & (1ULL << ETH_SS_STATS) ? sset.count : 0;
+        r = string_set_count(fd, &ifr, ETH_SS_STATS, &count);
+        if (r < 0)
+                return r;
         if (count == 0) {
                 *ret = (EthtoolStats){};
                 return 0;
@@ -207,19 +230,15 @@ int ethtool_get_stats(const char *ifname, EthtoolStats *ret) {
         if (count > STATS_MAX)
                 return -E2BIG;
 
-        strings = calloc(1, sizeof(*strings) + (size_t) (count + STATS_SLACK) * ETH_GSTRING_LEN);
         stats = calloc(1, sizeof(*stats) + (size_t) (count + STATS_SLACK) * sizeof(uint64_t));
         s.names = calloc(count, ETH_GSTRING_LEN);
         s.values = calloc(count, sizeof(uint64_t));
-        if (!strings || !stats || !s.names || !s.values)
+        if (!stats || !s.names || !s.values)
                 return -ENOMEM;
 
-        *strings = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS,
-                                              .string_set = ETH_SS_STATS,
-                                              .len = count };
-        ifr.ifr_data = (void *) strings;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return negative_errno();
+        r = string_set_names(fd, &ifr, ETH_SS_STATS, count, count + STATS_SLACK, &strings);
+        if (r < 0)
+                return r;
         *stats = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = count };
         ifr.ifr_data = (void *) stats;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
