@@ -2,7 +2,6 @@
 /* qos.<link>.pfc and qos.<link>.trust: the driver's DCB state (DCB netlink: PFC, the APP trust order,
  * the DSCP entries of the APP table) against the link's qos:, reported from the DCB part of the plan;
  * and, for an E810, whether its firmware LLDP agent overrides the host's settings. */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
@@ -11,45 +10,9 @@
 /* The checks each link gets, in this order (tests/docs/test-docs.sh reads this line). */
 static const char *const qos_dcb_checks[] = { "pfc", "trust" };
 
-static int add_check(
-        CheckList *out,
-        const char *link,
-        const char *what,
-        CheckOutcome outcome,
-        const char *expected,
-        const char *actual,
-        const char *format,
-        ...) _printf_(7, 8);
-
-static int add_check(
-        CheckList *out,
-        const char *link,
-        const char *what,
-        CheckOutcome outcome,
-        const char *expected,
-        const char *actual,
-        const char *format,
-        ...) {
-        _cleanup_(freep) char *id = NULL, *summary = NULL;
-        va_list ap;
-        int r;
-
-        va_start(ap, format);
-        r = vasprintf(&summary, format, ap);
-        va_end(ap);
-        if (r < 0 || asprintf(&id, "qos.%s.%s", link, what) < 0)
-                return -ENOMEM;
-        r = check_list_add(out, id, outcome, expected, actual, "%s", summary);
-        if (r < 0)
-                return r;
-        /* The journal names the link of a link's check (HALOD_LINK). */
-        out->checks[out->n_checks - 1].link = strdup(link);
-        return out->checks[out->n_checks - 1].link ? 0 : -ENOMEM;
-}
-
 static int skip_all(CheckList *out, const char *link, const char *why) {
         for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
-                int r = add_check(out, link, qos_dcb_checks[i], CHECK_SKIP, "", "", "%s", why);
+                int r = check_list_add_qos(out, link, qos_dcb_checks[i], CHECK_SKIP, "", "", "%s", why);
                 if (r < 0)
                         return r;
         }
@@ -81,11 +44,11 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
         uint8_t en;
 
         if (!q->has_pfc)
-                return add_check(
+                return check_list_add_qos(
                         out, nl->link, "pfc", CHECK_SKIP, "", "", "the qos: of %s sets no pfc", nl->link);
         dcb_pfc_to_string(q->pfc, want);
         if (!d->before.has_pfc)
-                return add_check(
+                return check_list_add_qos(
                         out,
                         nl->link,
                         "pfc",
@@ -98,7 +61,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
         dcb_pfc_to_string(en, have);
         if (en == q->pfc) {
                 if (d->lldp_agent)
-                        return add_check(
+                        return check_list_add_qos(
                                 out,
                                 nl->link,
                                 "pfc",
@@ -110,7 +73,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
                                 lp->ifname,
                                 lldp_hint(lp, hint, sizeof(hint)));
                 if (q->pfc == 0)
-                        return add_check(
+                        return check_list_add_qos(
                                 out,
                                 nl->link,
                                 "pfc",
@@ -119,7 +82,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
                                 have,
                                 "PFC is off on every priority of %s",
                                 lp->ifname);
-                return add_check(
+                return check_list_add_qos(
                         out,
                         nl->link,
                         "pfc",
@@ -132,7 +95,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
         }
         missing = pfc_minus(q->pfc, en, missing_buf);
         extra = pfc_minus(en, q->pfc, extra_buf);
-        return add_check(out,
+        return check_list_add_qos(out,
                          nl->link,
                          "pfc",
                          CHECK_FAIL,
@@ -189,7 +152,7 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
         int r;
 
         if (!trust && !q->has_dscp_map)
-                return add_check(
+                return check_list_add_qos(
                         out,
                         nl->link,
                         "trust",
@@ -244,7 +207,7 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
 
         if (!problems) {
                 if (d->lldp_agent)
-                        return add_check(
+                        return check_list_add_qos(
                                 out,
                                 nl->link,
                                 "trust",
@@ -256,7 +219,7 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
                                 order,
                                 note,
                                 lldp_hint(lp, hint, sizeof(hint)));
-                return add_check(
+                return check_list_add_qos(
                         out,
                         nl->link,
                         "trust",
@@ -273,7 +236,7 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
         joined = strv_join(problems, "; ");
         if (!joined)
                 return -ENOMEM;
-        return add_check(out,
+        return check_list_add_qos(out,
                          nl->link,
                          "trust",
                          CHECK_FAIL,
@@ -324,7 +287,7 @@ int check_qos_dcb_evaluate(
         }
         if (sd->error < 0 || !lp->dcb) {
                 for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
-                        r = add_check(
+                        r = check_list_add_qos(
                                 out,
                                 nl->link,
                                 qos_dcb_checks[i],

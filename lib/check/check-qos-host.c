@@ -2,51 +2,12 @@
 /* qos.<link>.ecn, qos.<link>.tos and qos.<link>.pause: what the host itself holds of a lossless RoCE
  * class (the switches in sysfs and configfs, and the pause counters), against the link's qos:. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
 #include "check/check-qos-host.h"
 
 static const char *const qos_host_checks[] = { "ecn", "tos", "pause" };
-
-static int
-        qos_add(CheckList *out,
-                const char *link,
-                const char *what,
-                CheckOutcome outcome,
-                const char *expected,
-                const char *actual,
-                const char *format,
-                ...) _printf_(7, 8);
-
-static int
-        qos_add(CheckList *out,
-                const char *link,
-                const char *what,
-                CheckOutcome outcome,
-                const char *expected,
-                const char *actual,
-                const char *format,
-                ...) {
-        _cleanup_(freep) char *summary = NULL;
-        char id[CHECK_ID_MAX];
-        va_list ap;
-        int r;
-
-        (void) snprintf(id, sizeof(id), "qos.%s.%s", link, what);
-        va_start(ap, format);
-        r = vasprintf(&summary, format, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = check_list_add(out, id, outcome, expected, actual, "%s", summary);
-        if (r < 0)
-                return r;
-        /* The journal's HALOD_LINK, as the link checks have it. */
-        out->checks[out->n_checks - 1].link = strdup(link);
-        return out->checks[out->n_checks - 1].link ? 0 : -ENOMEM;
-}
 
 static const char *on_off(bool on) {
         return on ? "on" : "off";
@@ -60,13 +21,16 @@ int check_qos_ecn_evaluate(
         bool on = q->ecn > 0;
 
         if (!q->present)
-                return qos_add(out, link, "ecn", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_add_qos(
+                        out, link, "ecn", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
         if (q->ecn < 0)
-                return qos_add(out, link, "ecn", CHECK_SKIP, "", "", "the qos: of %s sets no ecn", link);
+                return check_list_add_qos(
+                        out, link, "ecn", CHECK_SKIP, "", "", "the qos: of %s sets no ecn", link);
         if (!sq || sq->ecn_error == -ENOMEDIUM)
-                return qos_add(out, link, "ecn", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
+                return check_list_add_qos(
+                        out, link, "ecn", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
         if (sq->ecn_error == -ENOENT)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "ecn",
@@ -78,7 +42,7 @@ int check_qos_ecn_evaluate(
                         "E810, ECN is the firmware's and the RDMA driver's setting, which halod cannot read",
                         label);
         if (sq->ecn_error < 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "ecn",
@@ -89,7 +53,7 @@ int check_qos_ecn_evaluate(
                         label,
                         strerror(-sq->ecn_error));
         if (wanted == 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "ecn",
@@ -119,7 +83,7 @@ int check_qos_ecn_evaluate(
         if (!e || !a)
                 return -ENOMEM;
         if (!off)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "ecn",
@@ -133,7 +97,7 @@ int check_qos_ecn_evaluate(
         o = strv_join(off, ", ");
         if (!o)
                 return -ENOMEM;
-        return qos_add(
+        return check_list_add_qos(
                 out,
                 link,
                 "ecn",
@@ -152,14 +116,17 @@ int check_qos_tos_evaluate(
         char want[16], have[16];
 
         if (!q->present)
-                return qos_add(out, link, "tos", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_add_qos(
+                        out, link, "tos", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
         if (q->roce_tos < 0)
-                return qos_add(out, link, "tos", CHECK_SKIP, "", "", "the qos: of %s sets no roce-tos", link);
+                return check_list_add_qos(
+                        out, link, "tos", CHECK_SKIP, "", "", "the qos: of %s sets no roce-tos", link);
         (void) snprintf(want, sizeof(want), "%d", q->roce_tos);
         if (!sq || (sq->rdma_error == -ENOMEDIUM && !sq->rdma_device))
-                return qos_add(out, link, "tos", CHECK_SKIP, want, "", "%s has no netdev to look at", label);
+                return check_list_add_qos(
+                        out, link, "tos", CHECK_SKIP, want, "", "%s has no netdev to look at", label);
         if (sq->rdma_error == -ENODEV)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -170,7 +137,7 @@ int check_qos_tos_evaluate(
                         "rdma.device says why",
                         label);
         if (sq->rdma_error < 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -181,7 +148,7 @@ int check_qos_tos_evaluate(
                         label,
                         strerror(-sq->rdma_error));
         if (sq->cm_error < 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -194,7 +161,7 @@ int check_qos_tos_evaluate(
                         strerror(-sq->cm_error));
         switch (sq->cm.state) {
         case RDMA_CM_NO_CONFIGFS:
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -207,7 +174,7 @@ int check_qos_tos_evaluate(
                         "enforce mode",
                         sq->rdma_device);
         case RDMA_CM_NO_DEVICE_DIR:
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -230,7 +197,7 @@ int check_qos_tos_evaluate(
         }
         (void) snprintf(have, sizeof(have), "%u", sq->cm.tos);
         if (sq->cm.tos == (unsigned) q->roce_tos)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "tos",
@@ -242,7 +209,7 @@ int check_qos_tos_evaluate(
                         sq->rdma_port,
                         sq->cm.tos,
                         sq->cm.tos >> 2);
-        return qos_add(
+        return check_list_add_qos(
                 out,
                 link,
                 "tos",
@@ -272,11 +239,13 @@ int check_qos_pause_evaluate(
         char actual[96];
 
         if (!q->present)
-                return qos_add(out, link, "pause", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_add_qos(
+                        out, link, "pause", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
         if (!sc || !ifname)
-                return qos_add(out, link, "pause", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
+                return check_list_add_qos(
+                        out, link, "pause", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
         if (sc->pause_error == -ENOMEDIUM)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -286,7 +255,7 @@ int check_qos_pause_evaluate(
                         "pause counters are not read under --root (ethtool answers for the running "
                         "system only)");
         if (sc->pause_error < 0 || sc->packets_error < 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -298,7 +267,7 @@ int check_qos_pause_evaluate(
                         label,
                         strerror(-(sc->pause_error < 0 ? sc->pause_error : sc->packets_error)));
         if (sc->pause.known == 0)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -310,7 +279,7 @@ int check_qos_pause_evaluate(
                         ifname);
         pause = pause_counters_total(&sc->pause);
         if (!history_kept)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -322,7 +291,7 @@ int check_qos_pause_evaluate(
                         pause,
                         label);
         if (!prev)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -333,7 +302,7 @@ int check_qos_pause_evaluate(
                         label,
                         pause);
         if (pause < prev->pause || sc->packets < prev->packets)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -353,7 +322,7 @@ int check_qos_pause_evaluate(
                 d_packets,
                 (sc->when - prev->when) / USEC_PER_SEC);
         if (d_pause >= QOS_PAUSE_STORM_MIN && d_pause > d_packets)
-                return qos_add(
+                return check_list_add_qos(
                         out,
                         link,
                         "pause",
@@ -366,7 +335,7 @@ int check_qos_pause_evaluate(
                         label,
                         actual,
                         ifname);
-        return qos_add(
+        return check_list_add_qos(
                 out,
                 link,
                 "pause",
@@ -401,7 +370,7 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
 
                 if (!pl) {
                         for (size_t k = 0; k < ELEMENTSOF(qos_host_checks); k++) {
-                                r = qos_add(
+                                r = check_list_add_qos(
                                         out,
                                         nl->link,
                                         qos_host_checks[k],

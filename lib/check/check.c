@@ -76,6 +76,28 @@ int check_list_add(
         return r;
 }
 
+/* "<group>.<link>.<what>", about the logical link: the journal names the link (HALOD_LINK). */
+static int check_list_add_linkv(
+        CheckList *l,
+        const char *group,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        va_list ap) {
+        char *id, *copy = strdup(link);
+
+        if (asprintf(&id, "%s.%s.%s", group, link, what) < 0)
+                id = NULL;
+        if (!copy) {
+                free(id);
+                return -ENOMEM;
+        }
+        return check_list_addv(l, id, copy, outcome, expected, actual, summary_format, ap);
+}
+
 int check_list_add_link(
         CheckList *l,
         const char *link,
@@ -85,18 +107,29 @@ int check_list_add_link(
         const char *actual,
         const char *summary_format,
         ...) {
-        char *id, *copy = strdup(link);
         va_list ap;
         int r;
 
-        if (asprintf(&id, "link.%s.%s", link, what) < 0)
-                id = NULL;
-        if (!copy) {
-                free(id);
-                return -ENOMEM;
-        }
         va_start(ap, summary_format);
-        r = check_list_addv(l, id, copy, outcome, expected, actual, summary_format, ap);
+        r = check_list_add_linkv(l, "link", link, what, outcome, expected, actual, summary_format, ap);
+        va_end(ap);
+        return r;
+}
+
+int check_list_add_qos(
+        CheckList *l,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, summary_format);
+        r = check_list_add_linkv(l, "qos", link, what, outcome, expected, actual, summary_format, ap);
         va_end(ap);
         return r;
 }

@@ -57,6 +57,16 @@ int check_list_add_link(
         const char *actual,
         const char *summary_format,
         ...) _printf_(7, 8);
+/* Adds the QoS check "qos.<link>.<what>" about the logical link. */
+int check_list_add_qos(
+        CheckList *l,
+        const char *link,
+        const char *what,
+        CheckOutcome outcome,
+        const char *expected,
+        const char *actual,
+        const char *summary_format,
+        ...) _printf_(7, 8);
 /* Adds a copy of c. */
 int check_list_add_copy(CheckList *l, const Check *c);
 void check_list_done(CheckList *l);
