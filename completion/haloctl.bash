@@ -11,10 +11,10 @@ _haloctl_options="--json --node --only --root --force --adopt --cdi --color --he
 _haloctl_options_arg="--node --only --root --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
-_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. peer."
+_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. peer."
 _haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory
-nic.pci nic.pcie nic.driver nic.firmware
-rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
+nic.pci nic.pcie nic.speed nic.driver nic.firmware nic.roce
+rdma.driver rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
 
 # The keys of the profile's top-level "nodes:" mapping (block style, as halod.yaml(5) writes it, or
 # one flow mapping on the same line), read with awk: running haloctl on every <Tab> would be too slow.

@@ -85,7 +85,7 @@ int nm_adopt_find(NmApply *a) {
 }
 
 static bool update(NmApply *a, NMRemoteConnection *c, GVariant *settings, GError **error) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
 
         /* No TO_DISK or IN_MEMORY: the connection stays stored where its owner put it. */
         nm_remote_connection_update2(
@@ -95,9 +95,9 @@ static bool update(NmApply *a, NMRemoteConnection *c, GVariant *settings, GError
                 /* args= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
-        g_autoptr(GVariant) out = nm_remote_connection_update2_finish(c, result, error);
+                a->session);
+        result = nm_session_wait_result(a->session, error);
+        g_autoptr(GVariant) out = result ? nm_remote_connection_update2_finish(c, result, error) : NULL;
         return out != NULL;
 }
 
@@ -229,7 +229,7 @@ static bool wait_activated(NmApply *a, NMActiveConnection *ac, GError **error) {
 
 /* Activates c on the device and waits. Returns true when it is active. */
 static bool activate(NmApply *a, NMRemoteConnection *c, GError **error) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
 
         nm_client_activate_connection_async(
                 a->session->client,
@@ -238,10 +238,10 @@ static bool activate(NmApply *a, NMRemoteConnection *c, GError **error) {
                 /* specific_object= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
+                a->session);
+        result = nm_session_wait_result(a->session, error);
         g_autoptr(NMActiveConnection)
-                ac = nm_client_activate_connection_finish(a->session->client, result, error);
+                ac = result ? nm_client_activate_connection_finish(a->session->client, result, error) : NULL;
         return ac && wait_activated(a, ac, error);
 }
 
@@ -427,14 +427,14 @@ static int unadopt_in_session(NmApply *a) {
         }
 
         if (a->profile) {
-                g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+                g_autoptr(GAsyncResult) result = NULL;
                 g_autoptr(GError) error = NULL;
 
                 a->step = "deleting halod's profile";
                 nm_remote_connection_delete_async(
-                        a->profile, a->session->cancellable, nm_session_store_result, &slot);
-                result = nm_session_wait_result(a->session, &slot);
-                if (!nm_remote_connection_delete_finish(a->profile, result, &error)) {
+                        a->profile, a->session->cancellable, nm_session_store_result, a->session);
+                result = nm_session_wait_result(a->session, &error);
+                if (!result || !nm_remote_connection_delete_finish(a->profile, result, &error)) {
                         nm_apply_fail_call(a, error);
                         g_autofree char *message = g_strdup(a->error);
                         return nm_apply_failf(

@@ -8,7 +8,7 @@
 
 /* Creates the profile, or updates it in place; sets *ret_changed. */
 int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
         g_autoptr(GError) error = NULL;
 
         /* Blocking autoconnect keeps NetworkManager from activating the profile on its own before we
@@ -24,9 +24,11 @@ int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed)
                         /* ignore_out_result= */ TRUE,
                         a->session->cancellable,
                         nm_session_store_result,
-                        &slot);
-                result = nm_session_wait_result(a->session, &slot);
-                a->profile = nm_client_add_connection2_finish(a->session->client, result, NULL, &error);
+                        a->session);
+                result = nm_session_wait_result(a->session, &error);
+                a->profile = result
+                        ? nm_client_add_connection2_finish(a->session->client, result, NULL, &error)
+                        : NULL;
                 if (!a->profile)
                         return nm_apply_fail_call(a, error);
                 a->created = true;
@@ -49,9 +51,10 @@ int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed)
                 /* args= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
-        g_autoptr(GVariant) out = nm_remote_connection_update2_finish(a->profile, result, &error);
+                a->session);
+        result = nm_session_wait_result(a->session, &error);
+        g_autoptr(GVariant) out = result ? nm_remote_connection_update2_finish(a->profile, result, &error)
+                                         : NULL;
         if (!out) {
                 g_clear_pointer(&a->previous, g_variant_unref); /* nothing changed */
                 return nm_apply_fail_call(a, error);
@@ -62,7 +65,7 @@ int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed)
 
 /* True when the profile is active on the device with exactly what we want applied. */
 bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
         g_autoptr(GError) error = NULL;
         NMActiveConnection *ac = nm_device_get_active_connection(a->device);
 
@@ -72,10 +75,11 @@ bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted) {
 
         a->step = "reading the applied settings";
         nm_device_get_applied_connection_async(
-                a->device, 0, a->session->cancellable, nm_session_store_result, &slot);
-        result = nm_session_wait_result(a->session, &slot);
-        g_autoptr(NMConnection)
-                applied = nm_device_get_applied_connection_finish(a->device, result, NULL, &error);
+                a->device, 0, a->session->cancellable, nm_session_store_result, a->session);
+        result = nm_session_wait_result(a->session, &error);
+        g_autoptr(NMConnection) applied = result
+                ? nm_device_get_applied_connection_finish(a->device, result, NULL, &error)
+                : NULL;
         /* Not knowing means activating: that is what would be done without this shortcut. */
         return applied && nm_profile_owned_equal(applied, wanted);
 }
@@ -88,7 +92,7 @@ bool nm_change_link_shows_settings(const NmApply *a) {
 
 /* Puts the applied settings back on the link (MTU, addresses, firewalld zone) without taking it down. */
 int nm_change_reapply(NmApply *a) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
         g_autoptr(GError) error = NULL;
 
         a->step = "reapplying the profile";
@@ -99,9 +103,9 @@ int nm_change_reapply(NmApply *a) {
                 /* flags= */ 0,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
-        if (!nm_device_reapply_finish(a->device, result, &error))
+                a->session);
+        result = nm_session_wait_result(a->session, &error);
+        if (!result || !nm_device_reapply_finish(a->device, result, &error))
                 return nm_apply_fail_call(a, error);
         return 0;
 }
@@ -115,7 +119,7 @@ static bool activation_settled(void *userdata) {
 }
 
 int nm_change_activate(NmApply *a) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
         g_autoptr(GError) error = NULL;
 
         a->step = "activating the profile";
@@ -126,10 +130,10 @@ int nm_change_activate(NmApply *a) {
                 /* specific_object= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
+                a->session);
+        result = nm_session_wait_result(a->session, &error);
         g_autoptr(NMActiveConnection)
-                ac = nm_client_activate_connection_finish(a->session->client, result, &error);
+                ac = result ? nm_client_activate_connection_finish(a->session->client, result, &error) : NULL;
         if (!ac)
                 return nm_apply_fail_call(a, error);
 
@@ -163,7 +167,7 @@ int nm_change_activate(NmApply *a) {
 
 /* Puts the profile back as it was before this apply. Returns a phrase for the error message. */
 const char *nm_change_rollback(NmApply *a) {
-        g_autoptr(GAsyncResult) slot = NULL, result = NULL;
+        g_autoptr(GAsyncResult) result = NULL;
         g_autoptr(GError) error = NULL;
 
         if (!a->created && !a->previous)
@@ -172,9 +176,9 @@ const char *nm_change_rollback(NmApply *a) {
         nm_session_arm(a->session, MIN(a->timeout_ms, NM_ROLLBACK_TIMEOUT_MS));
         if (a->created) {
                 nm_remote_connection_delete_async(
-                        a->profile, a->session->cancellable, nm_session_store_result, &slot);
-                result = nm_session_wait_result(a->session, &slot);
-                if (!nm_remote_connection_delete_finish(a->profile, result, &error))
+                        a->profile, a->session->cancellable, nm_session_store_result, a->session);
+                result = nm_session_wait_result(a->session, &error);
+                if (!result || !nm_remote_connection_delete_finish(a->profile, result, &error))
                         return "deleting the new profile failed too: check nmcli connection show";
                 return "the new profile was deleted again";
         }
@@ -186,9 +190,10 @@ const char *nm_change_rollback(NmApply *a) {
                 /* args= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
-        g_autoptr(GVariant) out = nm_remote_connection_update2_finish(a->profile, result, &error);
+                a->session);
+        result = nm_session_wait_result(a->session, &error);
+        g_autoptr(GVariant) out = result ? nm_remote_connection_update2_finish(a->profile, result, &error)
+                                         : NULL;
         if (!out)
                 return "restoring the profile's previous settings failed too: check nmcli connection show";
         if (!a->was_active)
@@ -203,10 +208,10 @@ const char *nm_change_rollback(NmApply *a) {
                 /* specific_object= */ NULL,
                 a->session->cancellable,
                 nm_session_store_result,
-                &slot);
-        result = nm_session_wait_result(a->session, &slot);
+                a->session);
+        result = nm_session_wait_result(a->session, &error);
         g_autoptr(NMActiveConnection)
-                ac = nm_client_activate_connection_finish(a->session->client, result, &error);
+                ac = result ? nm_client_activate_connection_finish(a->session->client, result, &error) : NULL;
         if (!ac || !nm_session_wait_until(a->session, activation_settled, ac) ||
             nm_active_connection_get_state(ac) != NM_ACTIVE_CONNECTION_STATE_ACTIVATED)
                 return "the profile's previous settings were restored, but activating them again failed";

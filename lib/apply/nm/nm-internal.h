@@ -26,6 +26,7 @@ typedef struct NmSession {
         GCancellable *cancellable; /* cancelled when the deadline passes */
         GSource *deadline;
         bool timed_out;
+        GAsyncResult *result; /* where nm_session_store_result() puts the answer to the call under way */
         GDBusConnection *bus;
         NMClient *client;
 } NmSession;
@@ -37,12 +38,15 @@ int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error);
 void nm_session_close(NmSession *s);
 /* Starts a new deadline with a fresh cancellable (the rollback after a failure gets its own time). */
 void nm_session_arm(NmSession *s, unsigned timeout_ms);
-/* The GAsyncReadyCallback for calls made with s->cancellable: stores a reference to the result in the
- * GAsyncResult* that user_data points to. */
+/* The GAsyncReadyCallback for calls made with s->cancellable, with the session as user_data: keeps a
+ * reference to the result in the session. */
 void nm_session_store_result(GObject *source, GAsyncResult *result, gpointer user_data);
-/* Iterates the context until *slot holds the result. Calls made with s->cancellable always finish,
- * at the latest right after the deadline cancelled them. Returns the result (owned). */
-GAsyncResult *nm_session_wait_result(NmSession *s, GAsyncResult **slot);
+/* Iterates the context until the call under way has answered, and returns its result (owned). A call
+ * made with s->cancellable finishes right after the deadline cancelled it, but libnm has been seen not
+ * to (NetworkManager killed in the middle of the client's first GetManagedObjects()): past the deadline
+ * it gets NM_SESSION_DRAIN_MS more, and then NULL is returned with error set; the session must then be
+ * closed, whose drain may still collect the late answer. */
+GAsyncResult *nm_session_wait_result(NmSession *s, GError **error);
 /* Iterates the context until done(userdata) or the deadline. Returns false on the deadline. */
 bool nm_session_wait_until(NmSession *s, bool (*done)(void *userdata), void *userdata);
 /* Negative errno for a failed call: -ETIMEDOUT when the deadline cancelled it, else -EIO. */

@@ -9,6 +9,11 @@
  * we iterate for that (it normally takes one iteration). */
 #define NM_SESSION_DRAIN_MS 1000U
 
+static gboolean set_true_source(gpointer userdata) {
+        *(bool *) userdata = true;
+        return G_SOURCE_REMOVE;
+}
+
 static gboolean deadline_passed(gpointer userdata) {
         NmSession *s = userdata;
 
@@ -35,15 +40,35 @@ void nm_session_arm(NmSession *s, unsigned timeout_ms) {
 }
 
 void nm_session_store_result(GObject *source, GAsyncResult *result, gpointer user_data) {
-        GAsyncResult **slot = user_data;
+        NmSession *s = user_data;
 
-        *slot = g_object_ref(result);
+        g_clear_object(&s->result);
+        s->result = g_object_ref(result);
 }
 
-GAsyncResult *nm_session_wait_result(NmSession *s, GAsyncResult **slot) {
-        while (!*slot)
+GAsyncResult *nm_session_wait_result(NmSession *s, GError **error) {
+        GSource *grace = NULL;
+        bool expired = false;
+
+        while (!s->result && !expired) {
+                if (s->timed_out && !grace) {
+                        grace = g_timeout_source_new(NM_SESSION_DRAIN_MS);
+                        g_source_set_callback(grace, set_true_source, &expired, NULL);
+                        g_source_attach(grace, s->context);
+                }
                 g_main_context_iteration(s->context, TRUE);
-        return g_steal_pointer(slot);
+        }
+        if (grace) {
+                g_source_destroy(grace);
+                g_source_unref(grace);
+        }
+        if (!s->result)
+                g_set_error_literal(
+                        error,
+                        G_IO_ERROR,
+                        G_IO_ERROR_TIMED_OUT,
+                        "NetworkManager did not answer, nor did libnm give up the call after the deadline");
+        return g_steal_pointer(&s->result);
 }
 
 bool nm_session_wait_until(NmSession *s, bool (*done)(void *userdata), void *userdata) {
@@ -62,7 +87,6 @@ int nm_session_errno(const NmSession *s, const GError *error) {
 }
 
 int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error) {
-        g_autoptr(GAsyncResult) result = NULL;
         g_autofree char *address = NULL;
 
         *s = (NmSession){};
@@ -82,9 +106,9 @@ int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error) {
                 /* observer= */ NULL,
                 s->cancellable,
                 nm_session_store_result,
-                &result);
-        g_autoptr(GAsyncResult) bus_result = nm_session_wait_result(s, &result);
-        s->bus = g_dbus_connection_new_for_address_finish(bus_result, error);
+                s);
+        g_autoptr(GAsyncResult) bus_result = nm_session_wait_result(s, error);
+        s->bus = bus_result ? g_dbus_connection_new_for_address_finish(bus_result, error) : NULL;
         if (!s->bus)
                 return nm_session_errno(s, error ? *error : NULL);
 
@@ -97,20 +121,15 @@ int nm_session_open(NmSession *s, unsigned timeout_ms, GError **error) {
                 (guint) NM_CLIENT_INSTANCE_FLAGS_NO_AUTO_FETCH_PERMISSIONS,
                 NULL);
         g_async_initable_init_async(
-                G_ASYNC_INITABLE(s->client), G_PRIORITY_DEFAULT, s->cancellable, nm_session_store_result, &result);
-        g_autoptr(GAsyncResult) init_result = nm_session_wait_result(s, &result);
-        if (!g_async_initable_init_finish(G_ASYNC_INITABLE(s->client), init_result, error))
+                G_ASYNC_INITABLE(s->client), G_PRIORITY_DEFAULT, s->cancellable, nm_session_store_result, s);
+        g_autoptr(GAsyncResult) init_result = nm_session_wait_result(s, error);
+        if (!init_result || !g_async_initable_init_finish(G_ASYNC_INITABLE(s->client), init_result, error))
                 return nm_session_errno(s, error ? *error : NULL);
         return 0;
 }
 
 static void set_true(gpointer userdata, GObject *gone) {
         *(bool *) userdata = true;
-}
-
-static gboolean set_true_source(gpointer userdata) {
-        *(bool *) userdata = true;
-        return G_SOURCE_REMOVE;
 }
 
 void nm_session_close(NmSession *s) {
@@ -145,6 +164,7 @@ void nm_session_close(NmSession *s) {
         disarm(s);
         while (g_main_context_pending(s->context))
                 g_main_context_iteration(s->context, FALSE);
+        g_clear_object(&s->result); /* a late answer the drain collected */
         g_main_context_pop_thread_default(s->context);
         g_clear_pointer(&s->context, g_main_context_unref);
 }
