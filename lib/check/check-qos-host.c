@@ -349,6 +349,7 @@ int check_qos_pause_evaluate(
 
 int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(snapshot_done) Snapshot own = {};
+        SnapshotPart parts = SNAPSHOT_QOS_HOST;
         int r;
 
         if (!c->profile || !c->node)
@@ -357,7 +358,15 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
                 snapshot_init(&own, c);
                 s = &own;
         }
-        r = snapshot_read(s, SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS);
+        /* The counters (the driver's statistics, the RDMA hw_counters) only when some link asks for
+         * qos: every verify of a profile without it, on drift too, would read them for nothing. */
+        for (size_t i = 0; i < c->node->n_links; i++) {
+                const ProfileLink *pl = profile_find_link(c->profile, c->node->links[i].link);
+
+                if (pl && pl->qos.present)
+                        parts |= SNAPSHOT_QOS_COUNTERS;
+        }
+        r = snapshot_read(s, parts);
         if (r < 0)
                 return r;
 
@@ -365,7 +374,7 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
                 const NodeLink *nl = &c->node->links[i];
                 const ProfileLink *pl = profile_find_link(c->profile, nl->link);
                 const FabricPort *port = &s->ports[i];
-                const SnapshotQosCounters *sc = &s->qos_counters[i];
+                const SnapshotQosCounters *sc = s->qos_counters ? &s->qos_counters[i] : NULL;
                 _cleanup_(freep) char *label = NULL;
 
                 if (!pl) {
@@ -407,8 +416,8 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
                 if (r < 0)
                         return r;
                 /* The sample the next verify compares with. */
-                if (s->pause_history && port->ifname && sc->pause_error >= 0 && sc->packets_error >= 0 &&
-                    sc->pause.known != 0) {
+                if (s->pause_history && port->ifname && sc && sc->pause_error >= 0 &&
+                    sc->packets_error >= 0 && sc->pause.known != 0) {
                         r = pause_history_put(
                                 s->pause_history,
                                 port->ifname,
