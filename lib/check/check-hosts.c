@@ -176,7 +176,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         CHECK_FAIL,
                         expected,
                         actual,
-                        "%s (node %s) does not resolve here (%s): Ray, vLLM and RCCL cannot reach it by name; add "
+                        "%s (node %s) does not resolve here (looked up through %s): Ray, vLLM and RCCL cannot reach it by name; add "
                         "\"%s %s\" to /etc/hosts, or set health.hosts: manage",
                         peer->hostname,
                         peer->name,
@@ -193,12 +193,13 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         CHECK_FAIL,
                         expected,
                         actual,
-                        "%s resolves to %s (%s), not %s: Ray, vLLM and RCCL would reach it over the slow path; "
+                        "%s resolves to %s, not %s (looked up through %s): Ray, vLLM and RCCL would reach it over the slow "
+                        "path; "
                         "put \"%s %s\" in /etc/hosts before other entries of the name, or set health.hosts: manage",
                         peer->hostname,
                         wrong_text,
-                        source,
                         expected,
+                        source,
                         want[0],
                         peer->hostname);
         }
@@ -208,7 +209,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                 CHECK_PASS,
                 expected,
                 actual,
-                "%s (node %s) resolves to its fabric address %s (%s)",
+                "%s (node %s) resolves to its fabric address %s (looked up through %s)",
                 peer->hostname,
                 peer->name,
                 actual,
