@@ -204,6 +204,7 @@ static void test_full_profile(void) {
         ASSERT_INT_EQ(p->health.interval_usec, 90000000);
         ASSERT_TRUE(!p->health.peers);
         ASSERT_INT_EQ(p->health.port, 65535);
+        ASSERT_INT_EQ(p->health.hosts, HOSTS_POLICY_MANAGE);
 
         n = profile_find_node(p, "b_2");
         ASSERT_TRUE(n && !n->hostname);
@@ -359,6 +360,7 @@ static void test_defaults(void) {
         ASSERT_INT_EQ(p->health.interval_usec, 60000000);
         ASSERT_TRUE(p->health.peers);
         ASSERT_INT_EQ(p->health.port, PROFILE_DEFAULT_PEER_PORT);
+        ASSERT_INT_EQ(p->health.hosts, HOSTS_POLICY_CHECK);
         ASSERT_TRUE(!p->nodes[0].hostname);
 }
 
