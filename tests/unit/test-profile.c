@@ -452,7 +452,7 @@ static void test_all_errors_in_file_order(void) {
                 "t.yaml:3:63: nodes.head.links.rdma1: link 'rdma1' is not defined under links: (expected one of: rdma0)",
                 "t.yaml:5:41: links.rdma0.mtu: 10000 is out of range (expected an MTU from 68 to 9216, like 9000)",
                 "t.yaml:7:21: health.interval: 0s is out of range (expected a duration from 1s to 24h)",
-                "t.yaml:7:25: health.peerz: unknown key 'peerz', did you mean 'peers'? (expected one of: interval, peers, port, prometheus-textfile)",
+                "t.yaml:7:25: health.peerz: unknown key 'peerz', did you mean 'peers'? (expected one of: interval, peers, port, prometheus-textfile, hosts)",
         };
         _cleanup_(strv_freep) char **errors = NULL;
         Profile *p = NULL;
