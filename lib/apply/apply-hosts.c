@@ -21,7 +21,7 @@ int apply_hosts(const Plan *p, char **ret_error) {
                         ret_error,
                         r,
                         "cannot write %s: %s. The shipped halod.service runs halod as user halod with "
-                        "ProtectSystem=strict, where /etc is read-only: run `sudo haloctl apply` to write the "
+                        "ProtectSystem=strict, where /etc is read-only: run `sudo haloctl apply /etc/halod/halod.yaml` to write the "
                         "names once, or set health.hosts: check and keep them by hand",
                         hp->path,
                         strerror(-r));
