@@ -11,7 +11,7 @@ _haloctl_options="--json --node --only --root --force --adopt --cdi --color --he
 _haloctl_options_arg="--node --only --root --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
-_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. peer."
+_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. peer."
 _haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory
 nic.pci nic.pcie nic.speed nic.driver nic.firmware nic.roce
 rdma.driver rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"

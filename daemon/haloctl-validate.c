@@ -327,9 +327,12 @@ static void print_rdma_kernel_health(const Profile *p) {
         else
                 printf("%" PRIu64 "ms; ", interval / USEC_PER_MSEC);
         if (p->health.peers)
-                printf("peers probed on UDP port %u\n", p->health.port);
+                printf("peers probed on UDP port %u", p->health.port);
         else
-                printf("peers not probed\n");
+                printf("peers not probed");
+        if (p->health.hosts == HOSTS_POLICY_MANAGE)
+                printf("; the other nodes' names kept in a block of /etc/hosts (health.hosts: manage)");
+        printf("\n");
 }
 
 static void print_summary(const Profile *p, const char *path, const ProfileNode *node, const char *node_error) {

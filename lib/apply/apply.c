@@ -4,11 +4,13 @@
 #include <stdio.h>
 
 #include "apply/adopt.h"
+#include "apply/apply-hosts.h"
 #include "apply/apply-qos-dcb.h"
 #include "apply/apply-qos-host.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
+#include "plan/hosts-plan.h"
 
 static int plan_errors_message(const Plan *p, char **ret_error) {
         _cleanup_(strv_freep) char **l = NULL;
@@ -22,6 +24,8 @@ static int plan_errors_message(const Plan *p, char **ret_error) {
                 if (!label || strv_extendf(&l, "%s: %s", label, p->links[i].error) < 0)
                         return -ENOMEM;
         }
+        if (p->hosts && p->hosts->error && strv_extend(&l, p->hosts->error) < 0)
+                return -ENOMEM;
         if (ret_error) {
                 *ret_error = strv_join(l, "\n");
                 if (!*ret_error)
@@ -178,6 +182,10 @@ int apply_node(
                         snapshot_forget(snapshot, SNAPSHOT_LINKS);
                         return r;
                 }
+                /* After the links (lib/apply/apply-hosts.c says why); verify() reads the file back. */
+                r = apply_hosts(&p, ret_error);
+                if (r < 0)
+                        return r;
                 r = verify(snapshot, ret_error);
                 if (r < 0)
                         return r;

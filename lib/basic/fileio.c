@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "basic/fileio.h"
 #include "basic/macro.h"
@@ -130,10 +131,30 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size) {
         return read_full_stream(f, max, ret, ret_size);
 }
 
-int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode) {
+#define XATTR_SELINUX "security.selinux"
+
+/* Copies the SELinux label of from to fd, when from has one: a file relabelled by a rename would
+ * otherwise carry the label of the temporary file (etc_t for /etc/hosts, not net_conf_t). */
+static int copy_selinux_label(int from, int fd) {
+        char label[4096];
+        ssize_t n;
+
+        n = fgetxattr(from, XATTR_SELINUX, label, sizeof(label));
+        if (n < 0)
+                return errno == ENODATA || errno == ENOTSUP ? 0 : negative_errno();
+        if (fsetxattr(fd, XATTR_SELINUX, label, (size_t) n, 0) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* The temporary file beside path, written, given the mode (or the owner, mode and label of template_fd
+ * when it is not negative), synced and renamed into place. */
+static int write_atomic(const char *path, const char *data, size_t size, unsigned mode, int template_fd) {
         _cleanup_(freep) char *tmp = NULL;
         _cleanup_(closep) int fd = -EBADF;
         size_t done = 0;
+        struct stat st;
+        int r = 0;
 
         if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
                 return -ENOMEM;
@@ -144,19 +165,40 @@ int write_file_atomic(const char *path, const char *data, size_t size, unsigned 
         while (done < size) {
                 ssize_t k = write(fd, data + done, size - done);
                 if (k < 0) {
-                        int r = negative_errno();
+                        r = negative_errno();
                         (void) unlink(tmp);
                         return r;
                 }
                 done += (size_t) k;
         }
 
-        if (fchmod(fd, mode) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0) {
-                int r = negative_errno();
-                (void) unlink(tmp);
-                return r;
+        if (template_fd >= 0) {
+                if (fstat(template_fd, &st) < 0 || fchown(fd, st.st_uid, st.st_gid) < 0)
+                        r = negative_errno();
+                else {
+                        mode = st.st_mode & 07777;
+                        r = copy_selinux_label(template_fd, fd);
+                }
         }
-        return 0;
+        if (r >= 0 && (fchmod(fd, mode) < 0 || fsync(fd) < 0 || rename(tmp, path) < 0))
+                r = negative_errno();
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode) {
+        return write_atomic(path, data, size, mode, -EBADF);
+}
+
+int write_file_atomic_keeping(const char *path, const char *data, size_t size) {
+        _cleanup_(closep) int fd = -EBADF;
+        int r;
+
+        r = open_regular_file(path, &fd);
+        if (r < 0)
+                return r;
+        return write_atomic(path, data, size, 0, fd);
 }
 
 int write_file_atomic_if_changed(const char *path, const char *text, unsigned mode) {

@@ -20,6 +20,11 @@ int open_regular_file(const char *path, int *ret_fd);
 int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
 /* Writes data to a temporary file beside path and renames it into place. */
 int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode);
+/* Replaces the regular file at path with data the same way, keeping its owner, mode and SELinux label
+ * (the security.selinux xattr, when it has one): for a file of the system that halod edits, like
+ * /etc/hosts. A symlink at path is not followed (-ELOOP), anything but a regular file is refused
+ * (-EBADFD), a missing file is -ENOENT. */
+int write_file_atomic_keeping(const char *path, const char *data, size_t size);
 /* For files halod keeps in a shared runtime directory (fabric.env, the CDI spec): writes text to path
  * atomically, creating its directory (one level, mode 0755), and only when the content changed.
  * Whatever is at path and is not a regular file (a FIFO, a symlink, a device) is replaced without

@@ -2,6 +2,7 @@
 /* The table of check groups, run in a fixed order so that reports read the same every time. */
 #include "check/checks.h"
 #include "check/check-gpu.h"
+#include "check/check-hosts.h"
 #include "check/check-kernel.h"
 #include "check/check-link.h"
 #include "check/check-nic.h"
@@ -29,6 +30,7 @@ static const struct {
         { "link.", NULL, check_links },
         { "qos.", NULL, check_qos_dcb },
         { "qos.", NULL, check_qos_host },
+        { "hosts.", check_hosts, NULL },
         /* -- end check groups -- */
         /* clang-format on */
 };

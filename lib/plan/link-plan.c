@@ -6,7 +6,9 @@
 #include <stdio.h>
 
 #include "basic/errorf.h"
+#include "basic/etc-hosts.h"
 #include "basic/strv.h"
+#include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
 
@@ -206,18 +208,19 @@ void plan_done(Plan *p) {
                 link_plan_done(&p->links[i]);
         p->links = mfree(p->links);
         p->n_links = 0;
+        p->hosts = hosts_plan_free(p->hosts);
 }
 
 bool plan_is_empty(const Plan *p) {
         for (size_t i = 0; i < p->n_links; i++)
                 if (p->links[i].error || !link_plan_is_empty(&p->links[i]))
                         return false;
-        return true;
+        return !p->hosts;
 }
 
 bool plan_has_errors(const Plan *p) {
         for (size_t i = 0; i < p->n_links; i++)
                 if (p->links[i].error)
                         return true;
-        return false;
+        return p->hosts && p->hosts->error;
 }

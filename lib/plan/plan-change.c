@@ -2,7 +2,9 @@
 /* A plan as change records (link, field, from, to), and as the lines haloctl and the journal show. */
 #include <stdio.h>
 
+#include "basic/etc-hosts.h"
 #include "basic/strv.h"
+#include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
 
@@ -17,6 +19,7 @@ static const char *const link_field_table[_LINK_FIELD_MAX] = {
         [LINK_FIELD_QOS_DSCP] = "qos-dscp",
         [LINK_FIELD_QOS_ECN] = "qos-ecn",
         [LINK_FIELD_QOS_TOS] = "qos-tos",
+        [LINK_FIELD_HOSTS] = "hosts",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -102,7 +105,8 @@ int plan_changes(const Plan *p, PlanChanges *ret) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        /* After the links: apply writes the file last (lib/apply/apply-hosts.c). */
+        return hosts_plan_changes(p->hosts, ret);
 }
 
 char *plan_change_describe(const PlanChange *c) {
@@ -125,6 +129,7 @@ char *plan_change_describe(const PlanChange *c) {
                 r = asprintf(&s, "%s: link %s → %s", label, c->from, c->to);
                 break;
         case LINK_FIELD_ADDRESS:
+        case LINK_FIELD_HOSTS:
                 r = isempty(c->to) ? asprintf(&s, "%s: - %s", label, c->from)
                                    : asprintf(&s, "%s: + %s", label, c->to);
                 break;
@@ -171,6 +176,19 @@ int plan_describe(const Plan *p, char ***ret_lines) {
                         continue;
                 }
                 r = link_plan_changes(lp, &changes);
+                if (r < 0)
+                        return r;
+                for (size_t k = 0; k < changes.n_changes; k++)
+                        if (strv_consume(&lines, plan_change_describe(&changes.changes[k])) < 0)
+                                return -ENOMEM;
+        }
+        if (p->hosts && p->hosts->error) {
+                if (strv_extendf(&lines, "%s: cannot apply: %s", ETC_HOSTS_PATH, p->hosts->error) < 0)
+                        return -ENOMEM;
+        } else if (p->hosts) {
+                _cleanup_(plan_changes_done) PlanChanges changes = {};
+
+                r = hosts_plan_changes(p->hosts, &changes);
                 if (r < 0)
                         return r;
                 for (size_t k = 0; k < changes.n_changes; k++)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* plan_from_snapshot(): every link of a node planned from one snapshot of the host. */
+#include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
 
@@ -65,6 +66,9 @@ int plan_from_snapshot(Snapshot *s, Plan *ret) {
                         return r;
                 p.n_links++;
         }
+        r = hosts_plan_compute(c, &p.hosts);
+        if (r < 0)
+                return r;
         *ret = p;
         p = (Plan){};
         return 0;

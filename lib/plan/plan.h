@@ -16,6 +16,8 @@
 
 /* plan/qos-plan-host.h */
 typedef struct LinkPlanQosHost LinkPlanQosHost;
+/* plan/hosts-plan.h */
+typedef struct HostsPlan HostsPlan;
 
 typedef struct LinkPlan {
         char *link;       /* logical name */
@@ -42,6 +44,7 @@ typedef struct LinkPlan {
 typedef struct Plan {
         LinkPlan *links;
         size_t n_links;
+        HostsPlan *hosts; /* halod's block in /etc/hosts (health.hosts: manage); NULL: nothing to change */
 } Plan;
 
 /* Plans every link of the snapshot's node, reading the parts of the host it needs into the snapshot
@@ -120,6 +123,9 @@ typedef enum LinkField {
          * point); the default RoCE ToS "0" (or "" before rdma_cm's directory exists) → "106" */
         LINK_FIELD_QOS_ECN,
         LINK_FIELD_QOS_TOS,
+        /* plan/hosts-plan.h: a line of halod's block in /etc/hosts (link "/etc/hosts", no ifname): "" →
+         * "192.168.100.2 halo-2" (added), or the other way (removed) */
+        LINK_FIELD_HOSTS,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;

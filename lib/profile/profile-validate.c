@@ -233,16 +233,18 @@ static int build_kernel(ProfileErrors *e, const YNode *n, Profile *p) {
 }
 
 static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
-        static const char *const keys[] = { "interval", "peers", "port", "prometheus-textfile", NULL };
+        static const char *const keys[] = { "interval", "peers", "port", "prometheus-textfile", "hosts", NULL };
+        static const char *const hosts_policies[] = { "check", "manage", NULL };
         char buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         const char *s;
         uint64_t u;
+        int i;
 
         if (ynode_is_null(n))
                 return;
         if (!ynode_require_mapping(
-                    e, n, "health", "a mapping with interval:, peers:, port:, prometheus-textfile:"))
+                    e, n, "health", "a mapping with interval:, peers:, port:, prometheus-textfile:, hosts:"))
                 return;
         ynode_check_keys(e, n, "health", keys);
 
@@ -305,6 +307,10 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
                 else if (!(h->prometheus_textfile = strdup(s)))
                         e->oom = true;
         }
+
+        v = ynode_map_get(n, "hosts");
+        if (v && (i = ynode_get_choice(e, v, "health.hosts", hosts_policies, "check or manage")) >= 0)
+                h->hosts = (HostsPolicy) i;
 }
 
 int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {

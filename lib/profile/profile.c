@@ -25,6 +25,13 @@ static const char *const qos_trust_table[_QOS_TRUST_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(profile_mode, ProfileMode);
 
+static const char *const hosts_policy_table[_HOSTS_POLICY_MAX] = {
+        [HOSTS_POLICY_CHECK] = "check",
+        [HOSTS_POLICY_MANAGE] = "manage",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(hosts_policy, HostsPolicy);
+
 DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);

@@ -147,11 +147,23 @@ typedef struct ProfileGpu {
         uint64_t vram_max; /* bytes: the most the firmware may carve out for the iGPU; 0: not checked */
 } ProfileGpu;
 
+/* What halod does about the other nodes' names in /etc/hosts (health.hosts). */
+typedef enum HostsPolicy {
+        HOSTS_POLICY_CHECK,  /* hosts.<node> only judges how the names resolve */
+        HOSTS_POLICY_MANAGE, /* and enforce mode keeps a marked block of them in /etc/hosts */
+        _HOSTS_POLICY_MAX,
+        _HOSTS_POLICY_INVALID = -EINVAL,
+} HostsPolicy;
+
+const char *hosts_policy_to_string(HostsPolicy p) _pure_;
+HostsPolicy hosts_policy_from_string(const char *s) _pure_;
+
 typedef struct ProfileHealth {
         uint64_t interval_usec;
         bool peers;
         uint16_t port;             /* the peer channel's UDP port */
         char *prometheus_textfile; /* absolute path of node_exporter's textfile; NULL: none */
+        HostsPolicy hosts;
 } ProfileHealth;
 
 typedef struct Profile {

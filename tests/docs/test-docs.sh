@@ -96,6 +96,8 @@ at_least 2 "qos check ids" $names
 for what in $names; do
         documented haloctl.1.scd "*qos.*_NAME_*.$what*" "the check id qos.NAME.$what"
 done
+grep -qF '"hosts.%s"' "$root/lib/check/check-hosts.c" || fail "lib/check/check-hosts.c no longer says hosts.%s: update this test"
+documented haloctl.1.scd "*hosts.*_NODE_" "the check id hosts.NODE"
 names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do

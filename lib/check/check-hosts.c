@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* hosts.<node>: every other node's hostname resolves on this node to that node's fabric address. Ray,
+ * vLLM and RCCL reach their peers by name; a name that resolves to the management network's address
+ * sends the tensor traffic over the slow path, and nothing reports an error. */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+
+#include "basic/etc-hosts.h"
+#include "basic/strv.h"
+#include "check/check-hosts.h"
+
+static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n) {
+        _cleanup_(freep) struct in_addr *found = NULL;
+        struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+        size_t n = 0;
+        int r;
+
+        r = getaddrinfo(name, NULL, &hints, &res);
+        if (r == EAI_NONAME || r == EAI_NODATA || r == EAI_ADDRFAMILY) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        if (r == EAI_MEMORY)
+                return -ENOMEM;
+        if (r == EAI_SYSTEM)
+                return negative_errno();
+        if (r != 0)
+                return -EAGAIN;
+
+        for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+                struct in_addr a = ((const struct sockaddr_in *) ai->ai_addr)->sin_addr;
+                struct in_addr *b;
+                bool seen = false;
+
+                for (size_t i = 0; i < n; i++)
+                        seen = seen || found[i].s_addr == a.s_addr;
+                if (seen)
+                        continue;
+                b = reallocarray(found, n + 1, sizeof(struct in_addr));
+                if (!b) {
+                        freeaddrinfo(res);
+                        return -ENOMEM;
+                }
+                found = b;
+                found[n++] = a;
+        }
+        freeaddrinfo(res);
+        *ret = TAKE_PTR(found);
+        *ret_n = n;
+        return 0;
+}
+
+int hosts_resolve(const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source) {
+        _cleanup_(freep) char *text = NULL, *source = NULL;
+        int r;
+
+        if (host_is_running_system(h)) {
+                source = strdup("NSS");
+                if (!source)
+                        return -ENOMEM;
+                r = resolve_nss(name, ret, ret_n);
+        } else {
+                r = host_path(h, ETC_HOSTS_PATH, &source);
+                if (r < 0)
+                        return r;
+                r = host_read_file(h, ETC_HOSTS_PATH, HOST_FILE_MAX, &text, NULL);
+                if (r == -ENOENT)
+                        text = strdup("");
+                else if (r < 0)
+                        return r;
+                if (!text)
+                        return -ENOMEM;
+                r = etc_hosts_lookup(text, name, ret, ret_n);
+        }
+        if (r < 0)
+                return r;
+        *ret_source = TAKE_PTR(source);
+        return 0;
+}
+
+/* The node of the profile one of whose fabric addresses is a; NULL for none. */
+static const ProfileNode *node_of_address(const Profile *p, struct in_addr a) {
+        for (size_t i = 0; i < p->n_nodes; i++)
+                for (size_t k = 0; k < p->nodes[i].n_links; k++)
+                        if (p->nodes[i].links[k].address.address.s_addr == a.s_addr)
+                                return &p->nodes[i];
+        return NULL;
+}
+
+static bool node_has_address(const ProfileNode *n, struct in_addr a) {
+        for (size_t k = 0; k < n->n_links; k++)
+                if (n->links[k].address.address.s_addr == a.s_addr)
+                        return true;
+        return false;
+}
+
+/* "10.0.0.12 (the management network?)" or "192.168.100.3 (halo-3's fabric address)". */
+static int describe_address(const Profile *p, struct in_addr a, char ***l) {
+        const ProfileNode *owner = node_of_address(p, a);
+        char buf[INET_ADDRSTRLEN];
+
+        (void) inet_ntop(AF_INET, &a, buf, sizeof(buf));
+        if (owner)
+                return strv_extendf(l, "%s (%s's fabric address)", buf, owner->name);
+        return strv_extendf(l, "%s (the management network?)", buf);
+}
+
+static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, CheckList *out) {
+        _cleanup_(strv_freep) char **want = NULL, **got = NULL, **wrong = NULL;
+        _cleanup_(freep) char *id = NULL, *expected = NULL, *actual = NULL, *wrong_text = NULL, *source = NULL;
+        _cleanup_(freep) struct in_addr *addresses = NULL;
+        size_t n = 0;
+        int r;
+
+        if (asprintf(&id, "hosts.%s", peer->name) < 0)
+                return -ENOMEM;
+        if (!peer->hostname)
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "node %s has no hostname in the profile: nothing to resolve (add hostname: to check the "
+                        "name the workload uses)",
+                        peer->name);
+        if (peer->n_links == 0)
+                return check_list_add(
+                        out, id, CHECK_SKIP, NULL, NULL, "node %s has no fabric address in the profile", peer->name);
+        for (size_t k = 0; k < peer->n_links; k++) {
+                char buf[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &peer->links[k].address.address, buf, sizeof(buf));
+                if (strv_extend(&want, buf) < 0)
+                        return -ENOMEM;
+        }
+        expected = strv_join(want, ",");
+        if (!expected)
+                return -ENOMEM;
+
+        r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_SKIP,
+                        expected,
+                        NULL,
+                        "could not resolve %s: %s",
+                        peer->hostname,
+                        r == -EAGAIN ? "the resolver failed for now (a DNS server that does not answer?)"
+                                     : strerror(-r));
+
+        for (size_t i = 0; i < n; i++) {
+                char buf[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
+                if (strv_extend(&got, buf) < 0)
+                        return -ENOMEM;
+                if (!node_has_address(peer, addresses[i]) &&
+                    describe_address(c->profile, addresses[i], &wrong) < 0)
+                        return -ENOMEM;
+        }
+        actual = got ? strv_join(got, ",") : strdup("");
+        if (!actual)
+                return -ENOMEM;
+
+        if (n == 0)
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "%s (node %s) does not resolve here (looked up through %s): Ray, vLLM and RCCL cannot reach it by name; add "
+                        "\"%s %s\" to /etc/hosts, or set health.hosts: manage",
+                        peer->hostname,
+                        peer->name,
+                        source,
+                        want[0],
+                        peer->hostname);
+        if (wrong) {
+                wrong_text = strv_join(wrong, ", ");
+                if (!wrong_text)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "%s resolves to %s, not %s (looked up through %s): Ray, vLLM and RCCL would reach it over the slow "
+                        "path; "
+                        "put \"%s %s\" in /etc/hosts before other entries of the name, or set health.hosts: manage",
+                        peer->hostname,
+                        wrong_text,
+                        expected,
+                        source,
+                        want[0],
+                        peer->hostname);
+        }
+        return check_list_add(
+                out,
+                id,
+                CHECK_PASS,
+                expected,
+                actual,
+                "%s (node %s) resolves to its fabric address %s (looked up through %s)",
+                peer->hostname,
+                peer->name,
+                actual,
+                source);
+}
+
+int check_hosts(const NodeContext *c, CheckList *out) {
+        int r;
+
+        if (!c->profile || !c->node)
+                return 0;
+        for (size_t i = 0; i < c->profile->n_nodes; i++) {
+                const ProfileNode *peer = &c->profile->nodes[i];
+
+                if (peer == c->node || streq(peer->name, c->node->name))
+                        continue;
+                r = check_hosts_node(c, peer, out);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

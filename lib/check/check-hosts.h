@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* The hosts. checks: hosts.<node>, each other node's hostname resolves here to its fabric address. */
+#pragma once
+
+#include <netinet/in.h>
+
+#include "check/checks.h"
+
+int check_hosts(const NodeContext *c, CheckList *out);
+
+/* The IPv4 addresses name resolves to on the host: through NSS (getaddrinfo(3), AF_INET) on the running
+ * system, as the workload resolves it; from ROOT/etc/hosts below a --root tree, which NSS cannot be
+ * pointed at. ret_source says which ("NSS" or the file's path). ret NULL and *ret_n 0: the name does
+ * not resolve. -EAGAIN: the resolver failed for now (a DNS server did not answer). */
+int hosts_resolve(const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* hosts.<node>: the names read from a fixture tree's etc/hosts (--root), and for real through NSS in a
+ * private mount namespace with a test /etc/hosts (and an nsswitch.conf of "hosts: files", so that no
+ * DNS server is asked) bind-mounted over the real ones: a name that resolves right, one that resolves
+ * to the management network, one that does not resolve, a node without a hostname. */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "check/check-hosts.h"
+#include "tests.h"
+
+static const char profile_text[] =
+        "cluster: strix-halo\n"
+        "links: { rdma0: { match: { driver: ice } } }\n"
+        "nodes:\n"
+        "  head: { hostname: halo-1, links: { rdma0: 192.168.100.1/24 } }\n"
+        "  worker: { hostname: halo-2, links: { rdma0: 192.168.100.2/24 } }\n"
+        "  third: { hostname: halo-3, links: { rdma0: 192.168.100.3/24 } }\n"
+        "  fourth: { hostname: halo-4, links: { rdma0: 192.168.100.4/24 } }\n"
+        "  fifth: { links: { rdma0: 192.168.100.5/24 } }\n";
+
+static void assert_check(
+        const CheckList *l, const char *id, CheckOutcome outcome, const char *actual, const char *summary) {
+        const Check *c = check_list_find(l, id);
+
+        ASSERT_TRUE(c);
+        if (c->outcome != outcome || !streq(c->summary, summary))
+                fprintf(stderr, "%s: %s: %s\n", id, check_outcome_to_string(c->outcome), c->summary);
+        ASSERT_INT_EQ(c->outcome, outcome);
+        ASSERT_STR_EQ(c->actual, actual);
+        ASSERT_STR_EQ(c->summary, summary);
+}
+
+static void run(const Host *host, CheckList *out) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        NodeContext c;
+
+        ASSERT_OK(profile_load_string("h.yaml", profile_text, strlen(profile_text), &p, NULL));
+        c = (NodeContext){ .host = host, .profile = p, .node = profile_find_node(p, "head") };
+        ASSERT_OK(check_hosts(&c, out));
+}
+
+static void assert_cases(const CheckList *l, const char *source) {
+        char want[1024];
+
+        /* Never this node itself. */
+        ASSERT_TRUE(!check_list_find(l, "hosts.head"));
+        ASSERT_INT_EQ(l->n_checks, 4);
+        (void) snprintf(
+                want,
+                sizeof(want),
+                "halo-2 (node worker) resolves to its fabric address 192.168.100.2 (looked up through %s)",
+                source);
+        assert_check(l, "hosts.worker", CHECK_PASS, "192.168.100.2", want);
+        (void) snprintf(
+                want,
+                sizeof(want),
+                "halo-3 resolves to 10.0.0.13 (the management network?), not 192.168.100.3 (looked up "
+                "through %s): Ray, vLLM and RCCL would reach it over the slow path; put \"192.168.100.3 "
+                "halo-3\" in /etc/hosts before other entries of the name, or set health.hosts: manage",
+                source);
+        assert_check(l, "hosts.third", CHECK_FAIL, "10.0.0.13", want);
+        (void) snprintf(
+                want,
+                sizeof(want),
+                "halo-4 (node fourth) does not resolve here (looked up through %s): Ray, vLLM and RCCL "
+                "cannot reach it by name; add \"192.168.100.4 halo-4\" to /etc/hosts, or set "
+                "health.hosts: manage",
+                source);
+        assert_check(l, "hosts.fourth", CHECK_FAIL, "", want);
+        assert_check(
+                l,
+                "hosts.fifth",
+                CHECK_SKIP,
+                "",
+                "node fifth has no hostname in the profile: nothing to resolve (add hostname: to check the "
+                "name the workload uses)");
+}
+
+static void test_root(void) {
+        _cleanup_(check_list_done) CheckList l = {};
+        Host host = { .root = TEST_DATA_DIR "/hosts/hosts-names" };
+
+        run(&host, &l);
+        assert_cases(&l, TEST_DATA_DIR "/hosts/hosts-names/etc/hosts");
+}
+
+static void bind_over(const char *dir, const char *name, const char *text, const char *target) {
+        _cleanup_(freep) char *path = NULL;
+
+        ASSERT_TRUE(asprintf(&path, "%s/%s", dir, name) > 0);
+        ASSERT_OK(write_file_atomic(path, text, strlen(text), 0644));
+        ASSERT_OK(mount(path, target, NULL, MS_BIND, NULL));
+}
+
+/* Changes this process's mount namespace for good: the last test. */
+static int test_nss(void) {
+        _cleanup_(check_list_done) CheckList l = {};
+        _cleanup_(freep) char *hosts = NULL;
+        char dir[] = "/tmp/test-check-hosts-XXXXXX";
+
+        if (geteuid() != 0) {
+                ASSERT_TRUE(!getenv("CI")); /* CI runs the suite as root */
+                fprintf(stderr, "skipping the NSS lookup: a private mount namespace needs root\n");
+                return 77;
+        }
+        ASSERT_OK(read_full_file(TEST_DATA_DIR "/hosts/hosts-names/etc/hosts", 64 * 1024, &hosts, NULL));
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_OK(unshare(CLONE_NEWNS));
+        ASSERT_OK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+        bind_over(dir, "hosts", hosts, "/etc/hosts");
+        bind_over(dir, "nsswitch.conf", "hosts: files\n", "/etc/nsswitch.conf");
+
+        run(&HOST_SYSTEM, &l);
+        assert_cases(&l, "NSS");
+
+        ASSERT_OK(umount("/etc/nsswitch.conf"));
+        ASSERT_OK(umount("/etc/hosts"));
+        {
+                _cleanup_(freep) char *a = NULL, *b = NULL;
+
+                ASSERT_TRUE(asprintf(&a, "%s/hosts", dir) > 0 && asprintf(&b, "%s/nsswitch.conf", dir) > 0);
+                ASSERT_OK(unlink(a));
+                ASSERT_OK(unlink(b));
+        }
+        ASSERT_OK(rmdir(dir));
+        return 0;
+}
+
+int main(void) {
+        test_root();
+        return test_nss();
+}
