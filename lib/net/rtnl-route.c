@@ -185,16 +185,18 @@ const char *rtnl_route_to_string(const RtnlRoute *route, char *buf) {
         char d[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN];
         int n;
 
-        n = snprintf(buf,
-                     RTNL_ROUTE_STRING_MAX,
-                     "%s/%u",
-                     inet_ntop(AF_INET, &route->dst, d, sizeof(d)) ?: "?",
-                     route->dst_len);
+        n = snprintf(
+                buf,
+                RTNL_ROUTE_STRING_MAX,
+                "%s/%u",
+                inet_ntop(AF_INET, &route->dst, d, sizeof(d)) ?: "?",
+                route->dst_len);
         if (route->gateway.s_addr != 0 && n > 0 && (size_t) n < RTNL_ROUTE_STRING_MAX)
-                n += snprintf(buf + n,
-                              RTNL_ROUTE_STRING_MAX - (size_t) n,
-                              " via %s",
-                              inet_ntop(AF_INET, &route->gateway, g, sizeof(g)) ?: "?");
+                n += snprintf(
+                        buf + n,
+                        RTNL_ROUTE_STRING_MAX - (size_t) n,
+                        " via %s",
+                        inet_ntop(AF_INET, &route->gateway, g, sizeof(g)) ?: "?");
         if (route->metric != 0 && n > 0 && (size_t) n < RTNL_ROUTE_STRING_MAX)
                 (void) snprintf(buf + n, RTNL_ROUTE_STRING_MAX - (size_t) n, " metric %u", route->metric);
         return buf;

@@ -181,7 +181,8 @@ static int build_route(ProfileErrors *e, const YNode *item, const char *path, Pr
         int r;
 
         *ret_ok = false;
-        if (!ynode_require_mapping(e, item, path, "a mapping with to: and via:, like { to: 10.0.3.0/24, via: 10.0.2.3 }"))
+        if (!ynode_require_mapping(
+                    e, item, path, "a mapping with to: and via:, like { to: 10.0.3.0/24, via: 10.0.2.3 }"))
                 return 0;
         ynode_check_keys(e, item, path, route_keys);
 
@@ -189,7 +190,10 @@ static int build_route(ProfileErrors *e, const YNode *item, const char *path, Pr
         via = ynode_map_get(item, "via");
         if (!to && !ynode_key_misspelt(item, "to", route_keys))
                 profile_error_at(
-                        e, item, path, "required key to: is missing (expected to: NETWORK/PREFIX, like 10.0.3.0/24)");
+                        e,
+                        item,
+                        path,
+                        "required key to: is missing (expected to: NETWORK/PREFIX, like 10.0.3.0/24)");
         if (!via && !ynode_key_misspelt(item, "via", route_keys))
                 profile_error_at(
                         e, item, path, "required key via: is missing (expected via: GATEWAY, like 10.0.2.3)");
@@ -200,7 +204,13 @@ static int build_route(ProfileErrors *e, const YNode *item, const char *path, Pr
         m = ynode_map_get(item, "metric");
         if (m) {
                 if (ynode_get_uint(
-                            e, m, key_path_join(sub, path, "metric"), 0, UINT32_MAX, "a number from 0 to 4294967295, like 100", &metric)) {
+                            e,
+                            m,
+                            key_path_join(sub, path, "metric"),
+                            0,
+                            UINT32_MAX,
+                            "a number from 0 to 4294967295, like 100",
+                            &metric)) {
                         route.metric = (uint32_t) metric;
                         route.has_metric = true;
                 } else

@@ -147,7 +147,7 @@ typedef struct ProfileNode {
         NodeRoute *routes; /* sorted by destination (prefix, then length): the order is not meaningful */
         size_t n_routes;
         bool forwarding; /* the node forwards IPv4 between its fabric links (a chain's middle node) */
-        ProfileNic nic; /* the node's own nic:, which replaces the profile's; present false when none */
+        ProfileNic nic;  /* the node's own nic:, which replaces the profile's; present false when none */
 } ProfileNode;
 
 typedef struct ProfileRdma {

@@ -28,7 +28,11 @@ static void test_captured(void) {
                 char s[RTNL_ROUTE_STRING_MAX];
 
                 ASSERT_OK(strv_extendf(
-                        &lines, "%s dev %d proto %u", rtnl_route_to_string(&routes[i], s), routes[i].ifindex, routes[i].protocol));
+                        &lines,
+                        "%s dev %d proto %u",
+                        rtnl_route_to_string(&routes[i], s),
+                        routes[i].ifindex,
+                        routes[i].protocol));
         }
         joined = strv_join(lines, "\n");
         ASSERT_STR_EQ(
@@ -76,17 +80,17 @@ static Profile *load(const char *yaml) {
         return p;
 }
 
-#define CHAIN                                                                                        \
-        "cluster: t\n"                                                                               \
-        "links: { left: { match: { name: l0 } }, right: { match: { name: r0 } } }\n"                 \
-        "nodes:\n"                                                                                   \
-        "  n1:\n"                                                                                    \
-        "    links: { left: 10.0.1.1/24 }\n"                                                         \
-        "    routes:\n"                                                                              \
-        "      - { to: 10.0.3.0/24, via: 10.0.1.2, metric: 20 }\n"                                   \
-        "      - { to: 10.0.2.0/24, via: 10.0.1.2 }\n"                                               \
-        "  n2:\n"                                                                                    \
-        "    links: { left: 10.0.1.2/24, right: 10.0.2.2/24 }\n"                                     \
+#define CHAIN                                                                        \
+        "cluster: t\n"                                                               \
+        "links: { left: { match: { name: l0 } }, right: { match: { name: r0 } } }\n" \
+        "nodes:\n"                                                                   \
+        "  n1:\n"                                                                    \
+        "    links: { left: 10.0.1.1/24 }\n"                                         \
+        "    routes:\n"                                                              \
+        "      - { to: 10.0.3.0/24, via: 10.0.1.2, metric: 20 }\n"                   \
+        "      - { to: 10.0.2.0/24, via: 10.0.1.2 }\n"                               \
+        "  n2:\n"                                                                    \
+        "    links: { left: 10.0.1.2/24, right: 10.0.2.2/24 }\n"                     \
         "    forwarding: true\n"
 
 static void test_profile(void) {
@@ -153,7 +157,9 @@ static void test_plan(void) {
                   "left (l0): route + 10.0.2.0/24 via 10.0.1.2\n"
                   "left (l0): route + 10.0.3.0/24 via 10.0.1.2 metric 20" },
                 /* Present, whoever added them; without a metric in the profile any metric does. */
-                { { connected, route("10.0.2.0/24", "10.0.1.2", 3, 100, 3), route("10.0.3.0/24", "10.0.1.2", 3, 20, HALOD) },
+                { { connected,
+                    route("10.0.2.0/24", "10.0.1.2", 3, 100, 3),
+                    route("10.0.3.0/24", "10.0.1.2", 3, 20, HALOD) },
                   3,
                   "" },
                 /* Another gateway, the wrong metric, another link: replaced, added. */
@@ -181,20 +187,24 @@ static void test_plan(void) {
         /* Forwarding: turned on when off, left alone when on, unknown, or not asked for. */
         {
                 _cleanup_(freep) char *off = plan_lines(n2, NULL, 0, 0), *on = plan_lines(n2, NULL, 0, 1),
-                                      *unknown = plan_lines(n2, NULL, 0, -ENOENT), *not_asked = plan_lines(n1, &connected, 0, 0);
+                                      *unknown = plan_lines(n2, NULL, 0, -ENOENT),
+                                      *not_asked = plan_lines(n1, &connected, 0, 0);
 
                 ASSERT_STR_EQ(off, "left (l0): forwarding off → on");
                 ASSERT_STR_EQ(on, "");
                 ASSERT_STR_EQ(unknown, "");
-                ASSERT_STR_EQ(not_asked, "left (l0): route + 10.0.2.0/24 via 10.0.1.2\n"
-                                         "left (l0): route + 10.0.3.0/24 via 10.0.1.2 metric 20");
+                ASSERT_STR_EQ(
+                        not_asked,
+                        "left (l0): route + 10.0.2.0/24 via 10.0.1.2\n"
+                        "left (l0): route + 10.0.3.0/24 via 10.0.1.2 metric 20");
         }
 }
 
 static void test_checks(void) {
         _cleanup_(profile_freep) Profile *p = load(CHAIN);
         const ProfileNode *n1 = profile_find_node(p, "n1"), *n2 = profile_find_node(p, "n2");
-        RtnlRoute k[] = { route("10.0.2.0/24", "10.0.1.9", 3, 0, 3), route("10.0.3.0/24", "10.0.1.2", 3, 20, 3) };
+        RtnlRoute k[] = { route("10.0.2.0/24", "10.0.1.9", 3, 0, 3),
+                          route("10.0.3.0/24", "10.0.1.2", 3, 20, 3) };
         LinkPlan lp = { .link = (char *) "left", .ifname = (char *) "l0", .ifindex = 3 };
         _cleanup_(check_list_done) CheckList out = {};
 
