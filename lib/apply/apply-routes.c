@@ -41,10 +41,14 @@ int apply_routes_link(const LinkPlan *lp, char **ret_error) {
                         return errorf(
                                 ret_error,
                                 r,
-                                "%s: cannot turn on IPv4 forwarding (/proc/sys/net/ipv4/conf/%s/forwarding): %s",
+                                "%s: cannot turn on IPv4 forwarding (/proc/sys/net/ipv4/conf/%s/forwarding): %s%s",
                                 label,
                                 lp->ifname,
-                                strerror(-r));
+                                strerror(-r),
+                                r == -EROFS || r == -EACCES || r == -EPERM
+                                        ? "; /proc/sys is read-only here (halod.service has ProtectKernelTunables=yes): "
+                                          "run haloctl apply as root once, or see halod(8), Routes and forwarding"
+                                        : "");
                 forwarding_set = true;
         }
         r = rtnl_open(&rtnl);
