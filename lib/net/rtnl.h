@@ -116,12 +116,14 @@ const char *rtnl_route_to_string(const RtnlRoute *route, char *buf);
  * -ENOMEM. Public for the fuzzer and the tests. */
 int rtnl_parse_routes(const void *buf, size_t size, RtnlRoute **routes, size_t *n_routes);
 
-/* Watching the kernel: a socket subscribed to RTNLGRP_LINK and RTNLGRP_IPV4_IFADDR. */
+/* Watching the kernel: a socket subscribed to RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR and RTNLGRP_IPV4_ROUTE. */
 typedef enum RtnlEventType {
         RTNL_EVENT_NEW_LINK, /* added or changed (flags, MTU, operstate, name) */
         RTNL_EVENT_DEL_LINK,
         RTNL_EVENT_NEW_ADDRESS,
         RTNL_EVENT_DEL_ADDRESS,
+        RTNL_EVENT_NEW_ROUTE, /* main-table IPv4 unicast routes only (as the dump keeps them) */
+        RTNL_EVENT_DEL_ROUTE,
         _RTNL_EVENT_TYPE_MAX,
         _RTNL_EVENT_TYPE_INVALID = -EINVAL,
 } RtnlEventType;
@@ -132,6 +134,7 @@ typedef struct RtnlEvent {
         RtnlEventType type;
         const RtnlLink *link;       /* link events; its addresses are not filled in */
         const RtnlAddress *address; /* address events */
+        const RtnlRoute *route;     /* route events */
 } RtnlEvent;
 
 /* Returns 0 to go on, negative errno to stop (returned by the caller of the callback). */
@@ -145,7 +148,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RtnlMonitor *, rtnl_monitor_free);
 /* Non-blocking, O_CLOEXEC; poll it for EPOLLIN (e.g. with sd_event_add_io()). */
 int rtnl_monitor_fd(const RtnlMonitor *m) _pure_;
 /* Reads pending messages, at most max_reads datagrams (each up to 32 KiB of messages; 0: no bound),
- * and calls cb once per link or IPv4 address event. Returns 0 when the socket is drained, 1 when
+ * and calls cb once per link, IPv4 address or route event. Returns 0 when the socket is drained, 1 when
  * max_reads were read (more may wait: an event loop calls again when the fd is still readable, and
  * serves its other sources in between), -ENOBUFS when the kernel dropped events (the receive queue
  * overran: the caller must re-read the whole state with rtnl_dump()), or the callback's negative

@@ -46,6 +46,25 @@ static void test_captured(void) {
         ASSERT_INT_EQ(n, 3); /* NLMSG_DONE: nothing more */
 }
 
+static int count_routes(const RtnlEvent *e, void *userdata) {
+        size_t *n = userdata;
+
+        ASSERT_INT_EQ(e->type, RTNL_EVENT_NEW_ROUTE);
+        ASSERT_TRUE(e->route && !e->link && !e->address);
+        (*n)++;
+        return 0;
+}
+
+/* The monitor socket sees the same messages: the main table's three routes are events, the rest not. */
+static void test_events(void) {
+        _cleanup_(freep) char *data = NULL;
+        size_t size, n = 0;
+
+        ASSERT_OK(read_full_file(CORPUS "getroute-dump-inet-0", 1024 * 1024, &data, &size));
+        ASSERT_OK(rtnl_parse_events(data, size, count_routes, &n));
+        ASSERT_INT_EQ(n, 3);
+}
+
 static void test_malformed(void) {
         struct {
                 uint32_t len;
@@ -231,6 +250,7 @@ static void test_checks(void) {
 
 int main(void) {
         test_captured();
+        test_events();
         test_malformed();
         test_profile();
         test_plan();
