@@ -4,17 +4,20 @@
 # applied with haloctl through the netlink backend: node1 and node3 get a route to each other's subnet
 # through node2, node2 forwards. After apply node1 reaches node3 (a UDP datagram each way through node2's kernel),
 # the route and forwarding checks pass; a route deleted by hand fails the check, and apply puts it
-# back; a route that leaves the profile is removed, somebody else's route stays.
+# back; a route that leaves the profile is removed, somebody else's route stays; and halod in enforce
+# mode puts a deleted route back by itself (the route event re-checks the link).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+. "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/daemon-lib.sh"
 
 harness_init rt
 require_root
 require_tools ip python3 dbus-daemon busctl
-require_build_file daemon/haloctl
+require_build_file daemon/haloctl daemon/halod
 HALOCTL=$BUILD_DIR/daemon/haloctl
 
 # A private, empty system bus: no NetworkManager answers, so haloctl picks the netlink backend.
 start_dbus
+dm_install_bus_policy
 N1=${HARNESS_PREFIX}ns-$$-1
 N2=${HARNESS_PREFIX}ns-$$-2
 N3=${HARNESS_PREFIX}ns-$$-3
@@ -129,6 +132,16 @@ ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=0
 run_rc 2 haloctl_on node2 check "$P"
 assert_contains "$OUT" "fail  link.left.forwarding"
 run_rc 0 haloctl_on node2 apply "$P"
+udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+
+log "halod in enforce mode on node1: a route deleted by hand comes back without anyone asking"
+dm_start_halod "$N1" node1 "$P"
+wait_notify "$NOTIFY_OUT" 'READY=1'
+assert_contains "$(grep READY=1 "$NOTIFY_OUT")" "STATUS=healthy: " "READY datagram"
+ip -n "$N1" route del 10.0.2.0/24
+wait_until 10 sh -c "ip -n '$N1' route show 10.0.2.0/24 | grep -q 'via 10.0.1.2'"
+assert_contains "$(cat "$HALOD_LOG")" "Drift detected on link left" "halod's log"
+assert_contains "$(cat "$HALOD_LOG")" "link.left.routes" "halod's log"
 udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
 
 pass
