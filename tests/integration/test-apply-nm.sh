@@ -5,8 +5,9 @@
 # kernel and firewalld show them; a second apply changes nothing; drift is repaired in place; an update
 # is made in place; a user's connections are never touched; a failed activation (address already on
 # the cable) and a zone firewalld does not have leave everything as it was; a NetworkManager that does
-# not answer is a clear error within the timeout. With halod's NetworkManager module missing, halod
-# says so and changes nothing (it does not fall back to netlink behind NetworkManager's back).
+# not answer is a clear error within the timeout; halod's route (made over rtnetlink after the
+# activation) is left alone by NetworkManager and put back after a delete. With halod's NetworkManager
+# module missing, halod says so and changes nothing (it does not fall back to netlink behind NetworkManager's back).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init nm
