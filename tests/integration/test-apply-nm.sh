@@ -7,7 +7,8 @@
 # the cable) and a zone firewalld does not have leave everything as it was; a NetworkManager that does
 # not answer is a clear error within the timeout; halod's route (made over rtnetlink after the
 # activation) is left alone by NetworkManager and put back after a delete. With halod's NetworkManager
-# module missing, halod says so and changes nothing (it does not fall back to netlink behind NetworkManager's back).
+# module missing, halod says so and changes nothing (it does not fall back to netlink behind
+# NetworkManager's back).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init nm
