@@ -172,6 +172,49 @@ static int resolve_link(
         return route->link ? 0 : -ENOMEM;
 }
 
+/* A route must lead somewhere the node does not reach directly, through somebody else: a route to a
+ * link's own subnet (or inside it) would compete with the kernel's connected route (a replace of
+ * metric 0 would take its place), and the node's own address as gateway routes into itself. */
+static bool route_is_sound(
+        ProfileErrors *e, const YNode *item, const char *path, const ProfileNode *node, const NodeRoute *route) {
+        char sub[KEY_PATH_MAX], t[IPV4_PREFIX_STRING_MAX], a[IPV4_PREFIX_STRING_MAX];
+
+        for (size_t i = 0; i < node->n_links; i++) {
+                const NodeLink *nl = &node->links[i];
+                uint32_t mask = ipv4_prefix_netmask(nl->address.prefixlen);
+                char v[INET_ADDRSTRLEN];
+
+                if (nl->address.prefixlen == 0)
+                        continue;
+                if (nl->address.address.s_addr == route->via.s_addr) {
+                        profile_error_at(
+                                e,
+                                ynode_map_get(item, "via"),
+                                key_path_join(sub, path, "via"),
+                                "gateway %s is this node's own address on link %s (expected a peer's address in %s)",
+                                inet_ntop(AF_INET, &route->via, v, sizeof(v)) ?: "?",
+                                nl->link,
+                                ipv4_prefix_to_string(&nl->address, a));
+                        return false;
+                }
+                /* A wider destination around the link's subnet is fine: the connected route is the
+                 * longer match. */
+                if (route->to.prefixlen >= nl->address.prefixlen &&
+                    (ntohl(nl->address.address.s_addr) & mask) == (ntohl(route->to.address.s_addr) & mask)) {
+                        profile_error_at(
+                                e,
+                                ynode_map_get(item, "to"),
+                                key_path_join(sub, path, "to"),
+                                "destination %s lies inside the subnet of this node's link %s (%s), which the kernel routes directly (expected a subnet the node reaches only through a peer)",
+                                ipv4_prefix_to_string(&route->to, t),
+                                nl->link,
+                                ipv4_prefix_to_string(&nl->address, a));
+                        return false;
+                }
+        }
+        return true;
+}
+
 static int build_route(ProfileErrors *e, const YNode *item, const char *path, ProfileNode *node, bool *ret_ok) {
         NodeRoute route = {};
         const YNode *to, *via, *m;
@@ -216,7 +259,7 @@ static int build_route(ProfileErrors *e, const YNode *item, const char *path, Pr
                 } else
                         ok = false;
         }
-        if (!ok)
+        if (!ok || !route_is_sound(e, item, path, node, &route))
                 return 0;
         r = resolve_link(e, item, path, node, &route);
         if (r < 0 || !route.link)
