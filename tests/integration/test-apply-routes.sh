@@ -127,7 +127,7 @@ run_rc 0 haloctl_on node1 apply "$P"
 assert_eq "$(ip -n "$N1" route show 10.0.9.0/24)" "" "the removed route"
 assert_contains "$(ip -n "$N1" route show 10.0.8.0/24)" "via 10.0.1.2" "somebody else's route"
 
-log "node2's forwarding turned off by hand: the check fails, nothing passes, apply turns it on"
+log "node2's forwarding turned off by hand: the check fails, apply turns it on"
 ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=0
 run_rc 2 haloctl_on node2 check "$P"
 assert_contains "$OUT" "fail  link.left.forwarding"
