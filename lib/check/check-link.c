@@ -308,9 +308,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         nl,
                         &lp,
                         s->forwarding ? s->forwarding[i] : -ENOMEDIUM,
-                        note
-                                ?: !lp.ifname || !snapshot_kernel_link(s, i) ? "not present"
-                                                                             : NULL,
+                        note ?: (lp.ifname && snapshot_kernel_link(s, i) ? NULL : "not present"),
                         out);
                 if (r < 0)
                         return r;
