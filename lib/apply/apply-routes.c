@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The forwarding switch and the routes of one link, made after the backend's part: a route through a
+/* The routes and the forwarding switch of one link, made after the backend's part: a route through a
  * gateway needs the link's address and the link up, which the backend provides; and NetworkManager
- * and networkd then leave a route of another protocol alone (halod(8), ROUTES). */
+ * leaves a route of another protocol alone (halod(8), Routes and forwarding). */
 #include <stdio.h>
 
 #include "apply/apply-routes.h"
@@ -9,59 +9,34 @@
 #include "net/ipv4-forwarding.h"
 #include "plan/route-plan.h"
 
-/* Takes back the first n_added routes (those that replaced none) and the switch. */
-static void rollback(Rtnl *rtnl, const LinkPlan *lp, size_t n_added, bool forwarding_set) {
+/* Takes back the first n_added routes, those that replaced none (a replaced route's old gateway is
+ * not kept: the error says so). */
+static void rollback(Rtnl *rtnl, const LinkPlan *lp, size_t n_added) {
         const LinkPlanRoutes *p = lp->routes;
 
         for (size_t i = n_added; i > 0; i--)
                 if (!p->add[i - 1].replaces)
                         (void) rtnl_delete_route(rtnl, &p->add[i - 1].route, NULL);
-        if (forwarding_set)
-                (void) ipv4_forwarding_write(lp->ifname, false);
 }
 
-int apply_routes_link(const LinkPlan *lp, char **ret_error) {
+static int apply_routes(const LinkPlan *lp, const char *label, char **ret_error) {
         const LinkPlanRoutes *p = lp->routes;
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
-        _cleanup_(freep) char *label = NULL;
         char s[RTNL_ROUTE_STRING_MAX];
-        bool forwarding_set = false;
         size_t n_added = 0;
         int r;
 
-        if (link_plan_routes_is_empty(p))
+        if (p->n_add == 0 && p->n_remove == 0)
                 return 0;
-        label = link_plan_label(lp);
-        if (!label)
-                return -ENOMEM;
-
-        if (p->enable_forwarding) {
-                r = ipv4_forwarding_write(lp->ifname, true);
-                if (r < 0)
-                        return errorf(
-                                ret_error,
-                                r,
-                                "%s: cannot turn on IPv4 forwarding (/proc/sys/net/ipv4/conf/%s/forwarding): %s%s",
-                                label,
-                                lp->ifname,
-                                strerror(-r),
-                                r == -EROFS || r == -EACCES || r == -EPERM
-                                        ? "; /proc/sys is read-only here (halod.service has ProtectKernelTunables=yes): "
-                                          "run haloctl apply as root once, or see halod(8), Routes and forwarding"
-                                        : "");
-                forwarding_set = true;
-        }
         r = rtnl_open(&rtnl);
-        if (r < 0) {
-                rollback(NULL, lp, 0, forwarding_set);
+        if (r < 0)
                 return errorf(ret_error, r, "%s: cannot open rtnetlink: %s", label, strerror(-r));
-        }
         for (; n_added < p->n_add; n_added++) {
                 _cleanup_(freep) char *e = NULL;
 
                 r = rtnl_replace_route(rtnl, &p->add[n_added].route, &e);
                 if (r < 0) {
-                        rollback(rtnl, lp, n_added, forwarding_set);
+                        rollback(rtnl, lp, n_added);
                         return errorf(
                                 ret_error,
                                 r,
@@ -79,7 +54,7 @@ int apply_routes_link(const LinkPlan *lp, char **ret_error) {
                 if (r == -ESRCH)
                         continue; /* gone already (with an address, say): what was wanted */
                 if (r < 0) {
-                        rollback(rtnl, lp, n_added, forwarding_set);
+                        rollback(rtnl, lp, n_added);
                         return errorf(
                                 ret_error,
                                 r,
@@ -88,6 +63,40 @@ int apply_routes_link(const LinkPlan *lp, char **ret_error) {
                                 rtnl_route_to_string(&p->remove[i], s),
                                 e ?: strerror(-r));
                 }
+        }
+        return 0;
+}
+
+int apply_routes_link(const LinkPlan *lp, char **ret_error) {
+        const LinkPlanRoutes *p = lp->routes;
+        _cleanup_(freep) char *label = NULL;
+        int r;
+
+        if (link_plan_routes_is_empty(p))
+                return 0;
+        label = link_plan_label(lp);
+        if (!label)
+                return -ENOMEM;
+
+        r = apply_routes(lp, label, ret_error);
+        if (r < 0)
+                return r;
+        /* Last, and on its own: the routes are right whether or not this node forwards, so a switch
+         * that cannot be written (halod's sandbox) does not take them back. */
+        if (p->enable_forwarding) {
+                r = ipv4_forwarding_write(lp->ifname, true);
+                if (r < 0)
+                        return errorf(
+                                ret_error,
+                                r,
+                                "%s: cannot turn on IPv4 forwarding (/proc/sys/net/ipv4/conf/%s/forwarding): %s%s",
+                                label,
+                                lp->ifname,
+                                strerror(-r),
+                                r == -EROFS || r == -EACCES || r == -EPERM
+                                        ? "; /proc/sys is read-only here (halod.service has ProtectKernelTunables=yes): "
+                                          "run haloctl apply as root once, or see halod(8), Routes and forwarding"
+                                        : "");
         }
         return 0;
 }

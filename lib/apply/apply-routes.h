@@ -5,7 +5,8 @@
 
 #include "plan/plan.h"
 
-/* Turns forwarding on, adds or replaces the profile's routes, removes halod's stray ones. On failure
- * takes back what it added (the switch, the routes that replaced nothing), returns negative errno and
- * says in ret_error what failed, with the kernel's own words. 0 when the plan has nothing of it. */
+/* Adds or replaces the profile's routes, removes halod's stray ones, then turns forwarding on. When a
+ * route fails, takes back the routes it added that replaced nothing; a forwarding switch that cannot
+ * be written leaves the routes in place. Returns negative errno and says in ret_error what failed,
+ * with the kernel's own words; 0 when the plan has nothing of it. */
 int apply_routes_link(const LinkPlan *lp, char **ret_error);

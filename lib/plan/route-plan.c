@@ -126,9 +126,7 @@ int link_plan_routes_changes(const LinkPlan *lp, PlanChanges *l) {
 
         if (link_plan_routes_is_empty(p))
                 return 0;
-        /* Forwarding first, so that a peer routed through this node is never routed into a dead end. */
-        if (p->enable_forwarding)
-                r = plan_changes_add(l, lp->link, lp->ifname, LINK_FIELD_FORWARDING, "off", "on");
+        /* In the order apply makes them (lib/apply/apply-routes.c): routes, then forwarding. */
         for (size_t i = 0; r >= 0 && i < p->n_add; i++)
                 r = plan_changes_add(
                         l,
@@ -140,6 +138,8 @@ int link_plan_routes_changes(const LinkPlan *lp, PlanChanges *l) {
         for (size_t i = 0; r >= 0 && i < p->n_remove; i++)
                 r = plan_changes_add(
                         l, lp->link, lp->ifname, LINK_FIELD_ROUTE, rtnl_route_to_string(&p->remove[i], a), "");
+        if (r >= 0 && p->enable_forwarding)
+                r = plan_changes_add(l, lp->link, lp->ifname, LINK_FIELD_FORWARDING, "off", "on");
         return r;
 }
 

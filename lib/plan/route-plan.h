@@ -40,9 +40,9 @@ int link_plan_routes_compute(
         LinkPlan *lp);
 void link_plan_routes_free(LinkPlanRoutes *r);
 bool link_plan_routes_is_empty(const LinkPlanRoutes *r) _pure_;
-/* Appends its change records: LINK_FIELD_FORWARDING "off" → "on"; LINK_FIELD_ROUTE "" → "10.0.3.0/24
- * via 10.0.2.3" (added), "10.0.3.0/24 via 10.0.2.9" → "10.0.3.0/24 via 10.0.2.3" (replaced),
- * "10.0.9.0/24 via 10.0.2.3" → "" (removed). */
+/* Appends its change records in apply's order: LINK_FIELD_ROUTE "" → "10.0.3.0/24 via 10.0.2.3"
+ * (added), "10.0.3.0/24 via 10.0.2.9" → "10.0.3.0/24 via 10.0.2.3" (replaced), "10.0.9.0/24 via
+ * 10.0.2.3" → "" (removed); then LINK_FIELD_FORWARDING "off" → "on". */
 int link_plan_routes_changes(const LinkPlan *lp, PlanChanges *l);
 /* "rdma0 (veth0): route + 10.0.3.0/24 via 10.0.2.3", "rdma0 (veth0): forwarding off → on". */
 char *plan_change_routes_describe(const PlanChange *c, const char *label);
