@@ -9,6 +9,7 @@
 #include "check/checks.h"
 #include "haloctl.h"
 #include "plan/plan.h"
+#include "plan/route-plan.h"
 
 static void json_strv(JsonWriter *w, const char *key, char **l) {
         json_key(w, key);
@@ -31,6 +32,24 @@ static void json_addresses(JsonWriter *w, const char *key, const RtnlAddress *a,
         json_end_array(w);
 }
 
+/* The routes part: "add_routes" (added or replacing the kernel's), "remove_routes" (halod's stray
+ * ones), "enable_forwarding". */
+static void json_routes(JsonWriter *w, const LinkPlanRoutes *r) {
+        char buf[RTNL_ROUTE_STRING_MAX];
+
+        json_key(w, "add_routes");
+        json_begin_array(w);
+        for (size_t i = 0; r && i < r->n_add; i++)
+                json_string(w, rtnl_route_to_string(&r->add[i].route, buf));
+        json_end_array(w);
+        json_key(w, "remove_routes");
+        json_begin_array(w);
+        for (size_t i = 0; r && i < r->n_remove; i++)
+                json_string(w, rtnl_route_to_string(&r->remove[i], buf));
+        json_end_array(w);
+        json_kv_bool(w, "enable_forwarding", r && r->enable_forwarding);
+}
+
 static void json_link_plan(JsonWriter *w, const LinkPlan *lp) {
         /* A link that cannot be applied changes nothing: its fields say so, whatever differs. */
         static const LinkPlan none = {};
@@ -48,6 +67,7 @@ static void json_link_plan(JsonWriter *w, const LinkPlan *lp) {
         json_addresses(w, "remove_addresses", changes->remove_addresses, changes->n_remove_addresses);
         json_kv_string(w, "zone_from", changes->zone_from);
         json_kv_string(w, "zone_to", changes->zone_to);
+        json_routes(w, changes->routes);
         json_kv_string(w, "error", lp->error);
         json_end_object(w);
 }

@@ -222,6 +222,23 @@ static void print_nodes(const Profile *p, const ProfileNode *selected) {
                 if (n == selected)
                         printf("  %s← this machine%s", ansi_green(), ansi_normal());
                 printf("\n");
+                /* Under the node's line: where it routes through a peer, and whether it forwards. */
+                for (size_t j = 0; j < n->n_routes; j++) {
+                        const NodeRoute *rt = &n->routes[j];
+                        char t[IPV4_PREFIX_STRING_MAX], v[INET_ADDRSTRLEN];
+
+                        printf("  %-*s  route %s via %s on %s",
+                               width,
+                               "",
+                               ipv4_prefix_to_string(&rt->to, t),
+                               inet_ntop(AF_INET, &rt->via, v, sizeof(v)) ?: "?",
+                               rt->link);
+                        if (rt->has_metric)
+                                printf(" metric %u", rt->metric);
+                        printf("\n");
+                }
+                if (n->forwarding)
+                        printf("  %-*s  forwards IPv4 between its links\n", width, "");
         }
 }
 

@@ -55,7 +55,10 @@ void manager_watch_refresh_ports(Manager *m) {
 }
 
 static const FabricPort *port_by_event(Manager *m, const RtnlEvent *e) {
-        int ifindex = e->link ? e->link->ifindex : e->address ? e->address->ifindex : 0;
+        int ifindex = e->link ? e->link->ifindex
+                : e->address  ? e->address->ifindex
+                : e->route    ? e->route->ifindex
+                              : 0;
 
         for (size_t i = 0; i < m->n_ports; i++) {
                 const FabricPort *p = &m->ports[i];

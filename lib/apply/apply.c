@@ -7,6 +7,7 @@
 #include "apply/apply-hosts.h"
 #include "apply/apply-qos-dcb.h"
 #include "apply/apply-qos-host.h"
+#include "apply/apply-routes.h"
 #include "apply/apply.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
@@ -118,6 +119,11 @@ static int apply_links(
                 r = apply_qos_host_link(c->host, lp, &e);
                 if (r < 0)
                         return backend_failed(lp, &undo, r, e, ret_error);
+                /* Forwarding and the routes last: a route through a gateway needs the link's address
+                 * (apply-routes.c); it takes back its own part when it fails. */
+                r = apply_routes_link(lp, &e);
+                if (r < 0)
+                        return errorf(ret_error, r, "%s", e ?: strerror(-r));
         }
         return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "basic/strv.h"
 #include "check/check-link.h"
+#include "check/check-routes.h"
 #include "nic/link-match.h"
 
 static int addresses_string(const RtnlLink *link, char **ret) {
@@ -299,6 +300,15 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         note,
                         &fw,
                         z ? z->error : NULL,
+                        out);
+                if (r < 0)
+                        return r;
+                r = check_link_routes(
+                        c->node,
+                        nl,
+                        &lp,
+                        s->forwarding ? s->forwarding[i] : -ENOMEDIUM,
+                        note ?: (lp.ifname && snapshot_kernel_link(s, i) ? NULL : "not present"),
                         out);
                 if (r < 0)
                         return r;

@@ -16,6 +16,12 @@ int rtnl_parse_link(const struct nlmsghdr *nlh, RtnlLink *ret);
  * (ret untouched), -EBADMSG when it is malformed. */
 int rtnl_parse_address(const struct nlmsghdr *nlh, RtnlAddress *ret);
 
+/* Parse one RTM_NEWROUTE/RTM_DELROUTE message. Returns 1 for an IPv4 unicast route of the main table
+ * without multipath, 0 for any other route (ret untouched), -EBADMSG when it is malformed. */
+int rtnl_parse_route(const struct nlmsghdr *nlh, RtnlRoute *ret);
+/* The reply function of a route dump: appends to the RtnlState's routes. */
+int rtnl_route_reply(const struct nlmsghdr *nlh, void *userdata);
+
 /* Called for every data message of a reply; a negative return fails the transaction (the rest of the
  * reply is still read, so that the socket stays in step). */
 typedef NetlinkReplyFunc RtnlReplyFunc;

@@ -31,8 +31,10 @@ int rtnl_monitor_open(RtnlMonitor **ret) {
         if (setsockopt(mnl_socket_get_fd(m->nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
                 (void) setsockopt(mnl_socket_get_fd(m->nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
         if (mnl_socket_bind(
-                    m->nl, (1U << (RTNLGRP_LINK - 1)) | (1U << (RTNLGRP_IPV4_IFADDR - 1)), MNL_SOCKET_AUTOPID) <
-            0)
+                    m->nl,
+                    (1U << (RTNLGRP_LINK - 1)) | (1U << (RTNLGRP_IPV4_IFADDR - 1)) |
+                            (1U << (RTNLGRP_IPV4_ROUTE - 1)),
+                    MNL_SOCKET_AUTOPID) < 0)
                 return negative_errno();
 
         *ret = TAKE_PTR(m);

@@ -158,6 +158,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data) {
         RtnlEvent e = {};
         RtnlLink link;
         RtnlAddress address;
+        RtnlRoute route;
         int r;
 
         switch (nlh->nlmsg_type) {
@@ -178,6 +179,16 @@ static int event_cb(const struct nlmsghdr *nlh, void *data) {
                         return MNL_CB_OK;
                 e.type = nlh->nlmsg_type == RTM_NEWADDR ? RTNL_EVENT_NEW_ADDRESS : RTNL_EVENT_DEL_ADDRESS;
                 e.address = &address;
+                break;
+        case RTM_NEWROUTE:
+        case RTM_DELROUTE:
+                r = rtnl_parse_route(nlh, &route);
+                if (r < 0)
+                        goto fail;
+                if (r == 0)
+                        return MNL_CB_OK;
+                e.type = nlh->nlmsg_type == RTM_NEWROUTE ? RTNL_EVENT_NEW_ROUTE : RTNL_EVENT_DEL_ROUTE;
+                e.route = &route;
                 break;
         default:
                 return MNL_CB_OK;
@@ -221,10 +232,9 @@ int rtnl_parse_events(const void *buf, size_t size, RtnlEventFunc cb, void *user
 }
 
 static const char *const rtnl_event_type_table[_RTNL_EVENT_TYPE_MAX] = {
-        [RTNL_EVENT_NEW_LINK] = "new-link",
-        [RTNL_EVENT_DEL_LINK] = "del-link",
-        [RTNL_EVENT_NEW_ADDRESS] = "new-address",
-        [RTNL_EVENT_DEL_ADDRESS] = "del-address",
+        [RTNL_EVENT_NEW_LINK] = "new-link",       [RTNL_EVENT_DEL_LINK] = "del-link",
+        [RTNL_EVENT_NEW_ADDRESS] = "new-address", [RTNL_EVENT_DEL_ADDRESS] = "del-address",
+        [RTNL_EVENT_NEW_ROUTE] = "new-route",     [RTNL_EVENT_DEL_ROUTE] = "del-route",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rtnl_event_type, RtnlEventType);

@@ -15,6 +15,8 @@ void rtnl_state_done(RtnlState *s) {
                 free(s->links[i].addresses);
         s->links = mfree(s->links);
         s->n_links = 0;
+        s->routes = mfree(s->routes);
+        s->n_routes = 0;
 }
 
 const RtnlLink *rtnl_state_find_by_name(const RtnlState *s, const char *name) {

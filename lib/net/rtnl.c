@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The rtnetlink requests (through basic/netlink.h): the link+address dump and the changes halod makes
- * (MTU, up, IPv4 addresses). */
+/* The rtnetlink requests (through basic/netlink.h): the link+address+route dump and the changes halod
+ * makes to links (MTU, up, IPv4 addresses); rtnl-route.c has the route changes. */
 /* glibc's net/if.h must come before linux/if.h (which then leaves out what glibc defined). */
 #include <net/if.h>
 
@@ -98,7 +98,8 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         struct nlmsghdr *nlh;
         struct ifinfomsg *ifi;
         struct ifaddrmsg *ifa;
-        bool interrupted_links = false, interrupted_addresses = false;
+        struct rtmsg *rtm;
+        bool interrupted_links = false, interrupted_addresses = false, interrupted_routes = false;
         int k;
 
         nlh = rtnl_request_new(r, RTM_GETLINK, NLM_F_DUMP);
@@ -117,7 +118,16 @@ static int dump_once(Rtnl *r, RtnlState *s, bool *ret_interrupted, char **ret_er
         if (k < 0)
                 return k;
 
-        *ret_interrupted = interrupted_links || interrupted_addresses;
+        /* Every table is dumped (a dump request cannot filter without strict checking); the reply
+         * function keeps the main table's. */
+        nlh = rtnl_request_new(r, RTM_GETROUTE, NLM_F_DUMP);
+        rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+        rtm->rtm_family = AF_INET;
+        k = rtnl_transact(r, nlh, rtnl_route_reply, s, &interrupted_routes, ret_error);
+        if (k < 0)
+                return k;
+
+        *ret_interrupted = interrupted_links || interrupted_addresses || interrupted_routes;
         return 0;
 }
 

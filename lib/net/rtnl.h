@@ -15,7 +15,23 @@
  * later tell them from addresses somebody else configured. Values 0-3 belong to the kernel. */
 #define RTNL_ADDRESS_PROTO_HALOD 0x68U
 
+/* The route protocol (RTA/rtm_protocol, rt_protos(5)) halod stamps on the routes it adds, for the same
+ * reason: a stray halod route is told from everybody else's. 0x68 is free in iproute2's rt_protos and
+ * equals RTNL_ADDRESS_PROTO_HALOD. */
+#define RTNL_ROUTE_PROTO_HALOD 0x68U
+
 #define RTNL_MAC_MAX 32U
+
+/* One IPv4 unicast route of the main table with a gateway or a device (the dump leaves out the other
+ * tables, other types and multipath routes, which halod neither adds nor removes). */
+typedef struct RtnlRoute {
+        struct in_addr dst; /* network byte order; 0.0.0.0 with dst_len 0 is the default route */
+        uint8_t dst_len;
+        struct in_addr gateway; /* 0.0.0.0: none (a route on the link) */
+        int ifindex;            /* RTA_OIF; 0 when the kernel did not say */
+        uint32_t metric;        /* RTA_PRIORITY; 0 when absent, as ip(8) shows it */
+        uint8_t protocol;       /* RTPROT_*; RTNL_ROUTE_PROTO_HALOD for halod's own */
+} RtnlRoute;
 
 typedef struct RtnlAddress {
         int ifindex;
@@ -42,6 +58,8 @@ typedef struct RtnlLink {
 typedef struct RtnlState {
         RtnlLink *links;
         size_t n_links;
+        RtnlRoute *routes; /* the main table's IPv4 unicast routes */
+        size_t n_routes;
 } RtnlState;
 
 void rtnl_state_done(RtnlState *s);
@@ -69,8 +87,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Rtnl *, rtnl_close);
  * kernel explained itself in an extended ack, *ret_error is set to that text ("mtu greater than
  * device maximum"), else to NULL. */
 
-/* Dumps every link (RTM_GETLINK) and then every IPv4 address (RTM_GETADDR), attached to its link.
- * A dump interrupted by a concurrent change is retried. */
+/* Dumps every link (RTM_GETLINK), then every IPv4 address (RTM_GETADDR), attached to its link, then
+ * the main table's IPv4 unicast routes (RTM_GETROUTE). A dump interrupted by a concurrent change is
+ * retried. */
 int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error);
 /* How many times this process called rtnl_dump(): read by tests and benchmarks that count the
  * kernel's link state being read instead of timing it (halod logs it per re-check at debug level). */
@@ -84,12 +103,27 @@ int rtnl_add_address(Rtnl *r, int ifindex, const struct in_addr *address, uint8_
 int rtnl_restore_address(Rtnl *r, const RtnlAddress *a, char **ret_error);
 int rtnl_delete_address(Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);
 
-/* Watching the kernel: a socket subscribed to RTNLGRP_LINK and RTNLGRP_IPV4_IFADDR. */
+/* Adds the route with RTNL_ROUTE_PROTO_HALOD to the main table, or replaces the one with the same
+ * destination and metric (NLM_F_CREATE | NLM_F_REPLACE). */
+int rtnl_replace_route(Rtnl *r, const RtnlRoute *route, char **ret_error);
+/* Deletes the main table's route with route's destination, metric, gateway and protocol. */
+int rtnl_delete_route(Rtnl *r, const RtnlRoute *route, char **ret_error);
+/* "10.0.3.0/24 via 10.0.2.3", with " metric N" when metric is not 0; buf holds RTNL_ROUTE_STRING_MAX. */
+#define RTNL_ROUTE_STRING_MAX 64U
+const char *rtnl_route_to_string(const RtnlRoute *route, char *buf);
+/* Parses a buffer of rtnetlink messages (a route dump's reply) and appends the main table's IPv4
+ * unicast routes to *routes; other messages are skipped. Returns 0, -EBADMSG on a malformed message,
+ * -ENOMEM. Public for the fuzzer and the tests. */
+int rtnl_parse_routes(const void *buf, size_t size, RtnlRoute **routes, size_t *n_routes);
+
+/* Watching the kernel: a socket subscribed to RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR and RTNLGRP_IPV4_ROUTE. */
 typedef enum RtnlEventType {
         RTNL_EVENT_NEW_LINK, /* added or changed (flags, MTU, operstate, name) */
         RTNL_EVENT_DEL_LINK,
         RTNL_EVENT_NEW_ADDRESS,
         RTNL_EVENT_DEL_ADDRESS,
+        RTNL_EVENT_NEW_ROUTE, /* main-table IPv4 unicast routes only (as the dump keeps them) */
+        RTNL_EVENT_DEL_ROUTE,
         _RTNL_EVENT_TYPE_MAX,
         _RTNL_EVENT_TYPE_INVALID = -EINVAL,
 } RtnlEventType;
@@ -100,6 +134,7 @@ typedef struct RtnlEvent {
         RtnlEventType type;
         const RtnlLink *link;       /* link events; its addresses are not filled in */
         const RtnlAddress *address; /* address events */
+        const RtnlRoute *route;     /* route events */
 } RtnlEvent;
 
 /* Returns 0 to go on, negative errno to stop (returned by the caller of the callback). */
@@ -113,7 +148,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RtnlMonitor *, rtnl_monitor_free);
 /* Non-blocking, O_CLOEXEC; poll it for EPOLLIN (e.g. with sd_event_add_io()). */
 int rtnl_monitor_fd(const RtnlMonitor *m) _pure_;
 /* Reads pending messages, at most max_reads datagrams (each up to 32 KiB of messages; 0: no bound),
- * and calls cb once per link or IPv4 address event. Returns 0 when the socket is drained, 1 when
+ * and calls cb once per link, IPv4 address or route event. Returns 0 when the socket is drained, 1 when
  * max_reads were read (more may wait: an event loop calls again when the fd is still readable, and
  * serves its other sources in between), -ENOBUFS when the kernel dropped events (the receive queue
  * overran: the caller must re-read the whole state with rtnl_dump()), or the callback's negative

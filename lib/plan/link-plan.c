@@ -11,6 +11,7 @@
 #include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
+#include "plan/route-plan.h"
 
 bool address_is_stray(const RtnlAddress *a, const Ipv4Prefix *wanted) {
         uint32_t mask = ipv4_prefix_netmask(wanted->prefixlen);
@@ -54,6 +55,7 @@ void link_plan_done(LinkPlan *lp) {
         free(lp->zone_to);
         link_plan_dcb_free(lp->dcb);
         link_plan_qos_host_free(lp->qos_host);
+        link_plan_routes_free(lp->routes);
         free(lp->error);
         *lp = (LinkPlan){};
 }
@@ -65,7 +67,7 @@ bool link_plan_settings_are_empty(const LinkPlan *lp) {
 
 bool link_plan_is_empty(const LinkPlan *lp) {
         return link_plan_settings_are_empty(lp) && link_plan_dcb_is_empty(lp->dcb) &&
-                link_plan_qos_host_is_empty(lp->qos_host);
+                link_plan_qos_host_is_empty(lp->qos_host) && link_plan_routes_is_empty(lp->routes);
 }
 
 /* The zone: a change when firewalld runs, was asked and has the interface elsewhere. */

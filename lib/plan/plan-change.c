@@ -7,6 +7,7 @@
 #include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
+#include "plan/route-plan.h"
 
 static const char *const link_field_table[_LINK_FIELD_MAX] = {
         [LINK_FIELD_MTU] = "mtu",
@@ -20,6 +21,8 @@ static const char *const link_field_table[_LINK_FIELD_MAX] = {
         [LINK_FIELD_QOS_ECN] = "qos-ecn",
         [LINK_FIELD_QOS_TOS] = "qos-tos",
         [LINK_FIELD_HOSTS] = "hosts",
+        [LINK_FIELD_ROUTE] = "route",
+        [LINK_FIELD_FORWARDING] = "forwarding",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
@@ -92,6 +95,9 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
         /* After the backend's part: apply writes them last (lib/apply/apply-qos-host.c). */
         if (r >= 0)
                 r = link_plan_qos_host_changes(lp, l);
+        /* Last: a route through a gateway needs the link's address (lib/apply/apply-routes.c). */
+        if (r >= 0)
+                r = link_plan_routes_changes(lp, l);
         return r;
 }
 
@@ -148,6 +154,11 @@ char *plan_change_describe(const PlanChange *c) {
         case LINK_FIELD_QOS_ECN:
         case LINK_FIELD_QOS_TOS:
                 s = plan_change_qos_host_describe(c, label);
+                r = s ? 0 : -1;
+                break;
+        case LINK_FIELD_ROUTE:
+        case LINK_FIELD_FORWARDING:
+                s = plan_change_routes_describe(c, label);
                 r = s ? 0 : -1;
                 break;
         default:

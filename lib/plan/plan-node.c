@@ -3,6 +3,7 @@
 #include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
+#include "plan/route-plan.h"
 
 int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         const NodeContext *c = s->context;
@@ -39,6 +40,20 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
         if (r < 0) {
                 link_plan_done(ret);
                 return r;
+        }
+        /* Only from a kernel that was read: without it every route would look missing. */
+        if (ret->ifindex > 0 && (s->parts & SNAPSHOT_LINKS) && s->kernel_error >= 0) {
+                r = link_plan_routes_compute(
+                        c->node,
+                        nl->link,
+                        s->kernel.routes,
+                        s->kernel.n_routes,
+                        s->forwarding ? s->forwarding[i] : -ENOMEDIUM,
+                        ret);
+                if (r < 0) {
+                        link_plan_done(ret);
+                        return r;
+                }
         }
         return 0;
 }

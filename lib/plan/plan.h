@@ -18,6 +18,8 @@
 typedef struct LinkPlanQosHost LinkPlanQosHost;
 /* plan/hosts-plan.h */
 typedef struct HostsPlan HostsPlan;
+/* plan/route-plan.h */
+typedef struct LinkPlanRoutes LinkPlanRoutes;
 
 typedef struct LinkPlan {
         char *link;       /* logical name */
@@ -37,6 +39,7 @@ typedef struct LinkPlan {
         LinkPlanDcb *dcb; /* plan/qos-plan-dcb.h; NULL when the link's qos: asks nothing of DCB or its state
                            * was not read */
         LinkPlanQosHost *qos_host; /* ECN and the RoCE ToS to change; NULL: nothing */
+        LinkPlanRoutes *routes;    /* routes and forwarding to change (plan/route-plan.h); NULL: nothing */
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -96,7 +99,7 @@ void link_plan_done(LinkPlan *lp);
 /* True when the link has nothing to change (whether or not it can be applied). */
 bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 /* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts (DCB, ECN, the
- * RoCE ToS) left aside. */
+ * RoCE ToS) and the routes and forwarding left aside. */
 bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
@@ -126,6 +129,10 @@ typedef enum LinkField {
         /* plan/hosts-plan.h: a line of halod's block in /etc/hosts (link "/etc/hosts", no ifname): "" →
          * "192.168.100.2 halo-2" (added), or the other way (removed) */
         LINK_FIELD_HOSTS,
+        /* plan/route-plan.h: a route "" → "10.0.3.0/24 via 10.0.2.3" (added), the kernel's → the
+         * profile's (replaced), halod's old one → "" (removed); the forwarding switch "off" → "on" */
+        LINK_FIELD_ROUTE,
+        LINK_FIELD_FORWARDING,
         _LINK_FIELD_MAX,
         _LINK_FIELD_INVALID = -EINVAL,
 } LinkField;

@@ -7,6 +7,7 @@
 #include "net/firewalld.h"
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
+#include "plan/route-plan.h"
 #include "plan/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -26,6 +27,7 @@ static void forget_links(Snapshot *s) {
         s->firewalld_running = false;
         s->firewalld_zones = strv_free(s->firewalld_zones);
         s->firewalld_zones_error = mfree(s->firewalld_zones_error);
+        s->forwarding = mfree(s->forwarding);
 }
 
 static void forget_nics(Snapshot *s) {
@@ -162,6 +164,8 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 /* Marked read first: snapshot_kernel_link() answers from it while zones are asked. */
                 s->parts |= SNAPSHOT_LINKS;
                 r = read_kernel(s);
+                if (r >= 0)
+                        r = snapshot_read_forwarding(s);
                 if (r >= 0)
                         r = read_zones(s);
                 if (r < 0) {

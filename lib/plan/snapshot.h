@@ -15,9 +15,9 @@ typedef enum SnapshotPart {
         /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
          * links, or the profile's when no node is selected. */
         SNAPSHOT_PORTS = 1 << 0,
-        /* The running kernel's links and IPv4 addresses (rtnetlink; its routes belong to this part
-         * when the profile gets routes), and firewalld's runtime zone of each node link that asks for
-         * a zone; with SNAPSHOT_PORTS. */
+        /* The running kernel's links, IPv4 addresses and main-table IPv4 routes (rtnetlink), each
+         * port's IPv4 forwarding switch when the node asks for forwarding (plan/route-plan.h), and
+         * firewalld's runtime zone of each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
@@ -72,6 +72,8 @@ typedef struct Snapshot {
         SnapshotZone *zones;    /* one per port; all NULL for links that want no zone */
         char **firewalld_zones; /* the zones firewalld has: read only when a link's zone is to change */
         char *firewalld_zones_error;
+        int *forwarding; /* one per port: 1 on, 0 off, negative errno (-ENOMEDIUM: not asked); NULL
+                          * when the node asks for no forwarding */
 
         /* SNAPSHOT_NICS: one per port. */
         NicFacts *nics;

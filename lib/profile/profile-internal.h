@@ -154,5 +154,8 @@ int profile_build_qos(ProfileErrors *e, const YNode *n, const char *key_path, Pr
 /* The gpu: section into gpu, and the top-level memory-min:. */
 void profile_build_gpu(ProfileErrors *e, const YNode *n, ProfileGpu *gpu);
 void profile_build_memory_min(ProfileErrors *e, const YNode *n, Profile *p);
+/* A node's routes: sequence into node->routes (node->links read before: each route is tied to one
+ * of them) and its forwarding:. Returns -ENOMEM only. */
+int profile_build_routes(ProfileErrors *e, const YNode *node_map, const char *node_path, ProfileNode *node);
 /* A "match:" mapping into m (strings normalized). Returns -ENOMEM only. */
 int profile_build_match(ProfileErrors *e, const YNode *n, const char *key_path, LinkMatch *m);

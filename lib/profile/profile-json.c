@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The normalized profile as JSON: the YAML's shape and key names, with every default filled in. */
+#include <arpa/inet.h>
 #include <inttypes.h>
 
 #include "profile/profile-internal.h"
@@ -157,6 +158,25 @@ static void dump_nodes(JsonWriter *w, const Profile *p) {
                         json_end_object(w);
                 }
                 json_end_object(w);
+                json_key(w, "routes");
+                json_begin_array(w);
+                for (size_t j = 0; j < n->n_routes; j++) {
+                        const NodeRoute *rt = &n->routes[j];
+                        char t[IPV4_PREFIX_STRING_MAX], v[INET_ADDRSTRLEN];
+
+                        json_begin_object(w);
+                        json_kv_string(w, "to", ipv4_prefix_to_string(&rt->to, t));
+                        json_kv_string(w, "via", inet_ntop(AF_INET, &rt->via, v, sizeof(v)));
+                        json_kv_string(w, "link", rt->link);
+                        json_key(w, "metric");
+                        if (rt->has_metric)
+                                json_uint(w, rt->metric);
+                        else
+                                json_null(w);
+                        json_end_object(w);
+                }
+                json_end_array(w);
+                json_kv_bool(w, "forwarding", n->forwarding);
                 /* null: the node takes the profile's nic: (see profile_node_nic()). */
                 json_key(w, "nic");
                 if (n->nic.present)

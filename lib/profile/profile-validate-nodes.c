@@ -152,7 +152,7 @@ static int build_node_link(
 }
 
 static int build_node(NodesBuild *b, const YNode *key, const YNode *v, ProfileNode *node) {
-        static const char *const keys[] = { "hostname", "links", "nic", NULL };
+        static const char *const keys[] = { "hostname", "links", "nic", "routes", "forwarding", NULL };
         char path[KEY_PATH_MAX] = "nodes", sub[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
         const YNode *h, *links, *nic;
         const char *s;
@@ -241,7 +241,8 @@ static int build_node(NodesBuild *b, const YNode *key, const YNode *v, ProfileNo
                 if (r < 0)
                         return r;
         }
-        return 0;
+        /* After the links: each route is tied to one of them. */
+        return profile_build_routes(b->errors, v, path, node);
 }
 
 static void check_hostnames(NodesBuild *b, const YNode *nodes) {

@@ -71,6 +71,9 @@ Profile *profile_free(Profile *p) {
                         link_match_done(&p->nodes[i].links[j].match);
                 }
                 free(p->nodes[i].links);
+                for (size_t j = 0; j < p->nodes[i].n_routes; j++)
+                        free(p->nodes[i].routes[j].link);
+                free(p->nodes[i].routes);
                 free(p->nodes[i].name);
                 free(p->nodes[i].hostname);
                 profile_nic_done(&p->nodes[i].nic);

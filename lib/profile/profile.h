@@ -125,12 +125,29 @@ typedef struct ProfileNic {
         uint32_t speed_min_mbit; /* the slowest acceptable negotiated speed; 0: not checked */
 } ProfileNic;
 
+/* A static route of a node (routes:): to reaches the subnet through the gateway via on one of the
+ * node's links. */
+typedef struct NodeRoute {
+        Ipv4Prefix to;      /* the destination subnet, host bits zero; prefix length 0..32 */
+        struct in_addr via; /* the gateway, inside the subnet of link's address */
+        char *link;         /* the node link the route leaves by: link: when given, else the one whose
+                             * subnet holds via */
+        uint32_t metric;    /* the route's priority; used when has_metric */
+        bool has_metric;
+} NodeRoute;
+
+/* The most routes: a node may have (a chain or a ring of nodes needs one per peer subnet). */
+#define PROFILE_ROUTES_MAX 256U
+
 typedef struct ProfileNode {
         char *name;
         char *hostname; /* NULL when the profile gives none */
         NodeLink *links;
         size_t n_links;
-        ProfileNic nic; /* the node's own nic:, which replaces the profile's; present false when none */
+        NodeRoute *routes; /* sorted by destination (prefix, then length): the order is not meaningful */
+        size_t n_routes;
+        bool forwarding; /* the node forwards IPv4 between its fabric links (a chain's middle node) */
+        ProfileNic nic;  /* the node's own nic:, which replaces the profile's; present false when none */
 } ProfileNode;
 
 typedef struct ProfileRdma {

@@ -91,6 +91,11 @@ at_least 4 "link check ids" $names
 for what in $names present; do
         documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
 done
+names=$(sed -n 's/.*route_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-routes.c" | grep -oE '[a-z]+')
+at_least 2 "route check ids" $names
+for what in $names; do
+        documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
+done
 names=$(cat "$root"/lib/check/check-qos-*.c | sed -n 's/.*qos_[a-z]*_checks\[\] = {\(.*\)};.*/\1/p' | grep -oE '[a-z-]+')
 at_least 2 "qos check ids" $names
 for what in $names; do

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzzes the rtnetlink message parser (link and address messages, as a monitor socket reads them). */
+/* Fuzzes the rtnetlink message parser (link, address and route messages, as a monitor socket reads them). */
 #include <stdint.h>
 
 #include "net/rtnl.h"
@@ -14,6 +14,8 @@ static int on_event(const RtnlEvent *e, void *userdata) {
                 *n += strlen(e->link->name) + e->link->mac_len + e->link->mtu;
         if (e->address)
                 *n += e->address->prefixlen + e->address->address.s_addr;
+        if (e->route)
+                *n += e->route->dst_len + e->route->gateway.s_addr + (size_t) e->route->ifindex;
         return 0;
 }
 

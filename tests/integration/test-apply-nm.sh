@@ -5,8 +5,10 @@
 # kernel and firewalld show them; a second apply changes nothing; drift is repaired in place; an update
 # is made in place; a user's connections are never touched; a failed activation (address already on
 # the cable) and a zone firewalld does not have leave everything as it was; a NetworkManager that does
-# not answer is a clear error within the timeout. With halod's NetworkManager module missing, halod
-# says so and changes nothing (it does not fall back to netlink behind NetworkManager's back).
+# not answer is a clear error within the timeout; halod's route (made over rtnetlink after the
+# activation) is left alone by NetworkManager and put back after a delete. With halod's NetworkManager
+# module missing, halod says so and changes nothing (it does not fall back to netlink behind
+# NetworkManager's back).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init nm
@@ -120,10 +122,14 @@ links:
     mtu: 9000
     firewall-zone: trusted
 nodes:
-  head:   { links: { rdma0: 192.168.100.1/30 } }
+  head:
+    links: { rdma0: 192.168.100.1/30 }
+    routes: [ { to: 10.9.0.0/24, via: 192.168.100.2 } ]
   worker: { links: { rdma0: 192.168.100.2/30 } }
 EOF
 chmod 644 "$P"
+# halod's route, made over rtnetlink after NetworkManager's activation; NetworkManager leaves it.
+route_is_halods() { ip -n "$NS_A" route show 10.9.0.0/24 | grep -q "via 192.168.100.2 dev $IF_A proto 104"; }
 run_rc 1 haloctl plan "$P"
 assert_contains "$OUT" "rdma0 ($IF_A): mtu 1500 → 9000"
 assert_contains "$OUT" "rdma0 ($IF_A): + 192.168.100.1/30"
@@ -138,6 +144,9 @@ run_rc 0 haloctl apply "$P"
 assert_contains "$OUT" "pass  link.rdma0.mtu"
 assert_contains "$OUT" "pass  link.rdma0.address"
 assert_contains "$OUT" "pass  link.rdma0.zone"
+assert_contains "$OUT" "pass  link.rdma0.routes"
+route_is_halods || fail "halod's route 10.9.0.0/24 is missing after apply through NetworkManager"
+assert_eq "$(profile ipv4.routes)" "" "ipv4.routes of halod-rdma0 (the route is halod's, not NetworkManager's)"
 assert_eq "$(nmcli -g connection.id,802-3-ethernet.mtu,ipv4.addresses,connection.zone connection show halod-rdma0 |
         tr '\n' ' ')" "halod-rdma0 9000 192.168.100.1/30 trusted " "nmcli connection show halod-rdma0"
 assert_eq "$(profile connection.interface-name)" "$IF_A" "connection.interface-name"
@@ -161,6 +170,7 @@ python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["backend"]=="ne
 run_rc 0 apply 192.168.100.1/30 --mtu 9000 --zone trusted
 assert_eq "$(active_path halod-rdma0)" "$ac_before" "active connection after a second apply"
 assert_eq "$(keyfile_state)" "$files_before" "keyfiles after a second apply"
+route_is_halods || fail "halod's route 10.9.0.0/24 is gone after a second apply"
 
 log "drift behind NetworkManager's back is repaired in place, without re-activating"
 ip -n "$NS_A" link set "$IF_A" mtu 1500
@@ -173,6 +183,14 @@ assert_link 9000 192.168.100.1/30
 assert_eq "$(firewall-cmd --get-zone-of-interface="$IF_A")" trusted "firewalld zone of $IF_A after drift"
 assert_eq "$(active_path halod-rdma0)" "$ac_before" "active connection after repairing drift"
 assert_eq "$(keyfile_state)" "$files_before" "keyfiles after repairing drift"
+route_is_halods || fail "halod's route 10.9.0.0/24 is gone after repairing drift"
+
+log "the route deleted behind NetworkManager's back: the plan has it, apply puts it back"
+ip -n "$NS_A" route del 10.9.0.0/24
+run_rc 1 haloctl plan "$P"
+assert_contains "$OUT" "rdma0 ($IF_A): route + 10.9.0.0/24 via 192.168.100.2"
+run_rc 0 haloctl apply "$P"
+route_is_halods || fail "halod's route 10.9.0.0/24 was not put back through NetworkManager's backend"
 
 log "an update is made in place"
 run_rc 0 apply 192.168.100.1/30 --mtu 4000 --zone trusted

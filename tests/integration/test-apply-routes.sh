@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A daisy chain of three nodes in three network namespaces (node1 —veth— node2 —veth— node3), each
+# applied with haloctl through the netlink backend: node1 and node3 get a route to each other's subnet
+# through node2, node2 forwards. After apply node1 reaches node3 (a UDP datagram each way through node2's kernel),
+# the route and forwarding checks pass; a route deleted by hand fails the check, and apply puts it
+# back; a route that leaves the profile is removed, somebody else's route stays; and halod in enforce
+# mode puts a deleted route back by itself (the route event re-checks the link).
+. "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+. "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/daemon-lib.sh"
+
+harness_init rt
+require_root
+require_tools ip python3 dbus-daemon busctl
+require_build_file daemon/haloctl daemon/halod
+HALOCTL=$BUILD_DIR/daemon/haloctl
+
+# A private, empty system bus: no NetworkManager answers, so haloctl picks the netlink backend.
+start_dbus
+dm_install_bus_policy
+N1=${HARNESS_PREFIX}ns-$$-1
+N2=${HARNESS_PREFIX}ns-$$-2
+N3=${HARNESS_PREFIX}ns-$$-3
+L1=rt$$l1 # node1's end of the left cable
+L2=rt$$l2 # node2's end of it
+R2=rt$$r2 # node2's end of the right cable
+R3=rt$$r3 # node3's end of it
+for ns in "$N1" "$N2" "$N3"; do
+        netns_add "$ns"
+done
+ip link add name "$L1" netns "$N1" type veth peer name "$L2" netns "$N2"
+ip link add name "$R2" netns "$N2" type veth peer name "$R3" netns "$N3"
+# Whatever a new namespace inherits, node2 starts as a host that does not forward.
+ip netns exec "$N2" sysctl -qw net.ipv4.conf.all.forwarding=0 net.ipv4.conf.default.forwarding=0
+P=$TEST_DIR/halod.yaml
+
+# write_profile EXTRA_NODE1_ROUTE: node1's routes get one more entry when given.
+write_profile() {
+        cat >"$P" <<EOF2
+cluster: chain
+health: { peers: false }
+links:
+  left: {}
+  right: {}
+nodes:
+  node1:
+    links: { left: { address: 10.0.1.1/24, match: { name: "$L1" } } }
+    routes:
+      - { to: 10.0.2.0/24, via: 10.0.1.2 }
+${1:-}
+  node2:
+    links:
+      left: { address: 10.0.1.2/24, match: { name: "$L2" } }
+      right: { address: 10.0.2.2/24, match: { name: "$R2" } }
+    forwarding: true
+  node3:
+    links: { right: { address: 10.0.2.3/24, match: { name: "$R3" } } }
+    routes: [ { to: 10.0.1.0/24, via: 10.0.2.2, link: right, metric: 50 } ]
+EOF2
+        chmod 644 "$P"
+}
+
+haloctl_on() {
+        local node=$1
+        shift
+        in_ns "${HARNESS_PREFIX}ns-$$-${node#node}" "$HALOCTL" --node "$node" --color never "$@"
+}
+
+write_profile
+run_rc 0 "$HALOCTL" validate "$P"
+
+log "plan on node1: the route is a change; node2: forwarding on both links"
+run_rc 1 haloctl_on node1 plan "$P"
+assert_contains "$OUT" "left ($L1): route + 10.0.2.0/24 via 10.0.1.2"
+run_rc 1 haloctl_on node2 plan "$P"
+assert_contains "$OUT" "left ($L2): forwarding off → on"
+assert_contains "$OUT" "right ($R2): forwarding off → on"
+
+log "apply on every node (the far ends up first, so that node2's links have a carrier)"
+ip -n "$N1" link set "$L1" up
+ip -n "$N3" link set "$R3" up
+run_rc 0 haloctl_on node2 apply "$P"
+assert_contains "$OUT" "pass  link.left.forwarding"
+assert_contains "$OUT" "pass  link.right.forwarding"
+assert_eq "$(ip netns exec "$N2" cat /proc/sys/net/ipv4/conf/"$L2"/forwarding)" 1 "node2's forwarding on $L2"
+run_rc 0 haloctl_on node1 apply "$P"
+assert_contains "$OUT" "pass  link.left.routes"
+run_rc 0 haloctl_on node3 apply "$P"
+assert_contains "$OUT" "pass  link.right.routes"
+assert_contains "$(ip -n "$N1" route show 10.0.2.0/24)" "via 10.0.1.2 dev $L1 proto 104"
+assert_contains "$(ip -n "$N3" route show 10.0.1.0/24)" "via 10.0.2.2 dev $R3 proto 104 metric 50"
+
+log "node1 reaches node3 through node2"
+udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+udp_roundtrip "$N3" "$N1" 10.0.2.3 10.0.1.1
+
+log "idempotent: nothing to change on node1"
+run_rc 0 haloctl_on node1 plan "$P"
+assert_contains "$OUT" "nothing to change"
+
+log "drift: the route deleted by hand fails the check; apply puts it back"
+ip -n "$N1" route del 10.0.2.0/24
+run_rc 2 haloctl_on node1 check "$P"
+assert_contains "$OUT" "fail  link.left.routes"
+assert_contains "$OUT" "10.0.2.0/24 via 10.0.1.2 is missing"
+run_rc 0 haloctl_on node1 apply "$P"
+assert_contains "$OUT" "route + 10.0.2.0/24 via 10.0.1.2"
+udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+
+log "a gateway changed by hand is put back (replaced in place)"
+ip -n "$N1" route replace 10.0.2.0/24 via 10.0.1.9 dev "$L1"
+run_rc 2 haloctl_on node1 check "$P"
+assert_contains "$OUT" "10.0.2.0/24 via 10.0.1.2 is 10.0.2.0/24 via 10.0.1.9"
+run_rc 0 haloctl_on node1 apply "$P"
+assert_contains "$(ip -n "$N1" route show 10.0.2.0/24)" "via 10.0.1.2 dev $L1 proto 104"
+
+log "a route that leaves the profile goes; somebody else's stays"
+write_profile "      - { to: 10.0.9.0/24, via: 10.0.1.2 }"
+run_rc 0 haloctl_on node1 apply "$P"
+assert_contains "$(ip -n "$N1" route show 10.0.9.0/24)" "via 10.0.1.2"
+ip -n "$N1" route add 10.0.8.0/24 via 10.0.1.2 dev "$L1"
+write_profile
+run_rc 1 haloctl_on node1 plan "$P"
+assert_contains "$OUT" "route - 10.0.9.0/24 via 10.0.1.2 (halod's, no longer in the profile)"
+assert_not_contains "$OUT" "10.0.8.0/24"
+run_rc 0 haloctl_on node1 apply "$P"
+assert_eq "$(ip -n "$N1" route show 10.0.9.0/24)" "" "the removed route"
+assert_contains "$(ip -n "$N1" route show 10.0.8.0/24)" "via 10.0.1.2" "somebody else's route"
+
+log "node2's forwarding turned off by hand: the check fails, apply turns it on"
+ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=0
+run_rc 2 haloctl_on node2 check "$P"
+assert_contains "$OUT" "fail  link.left.forwarding"
+run_rc 0 haloctl_on node2 apply "$P"
+udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+
+log "halod in enforce mode on node1: a route deleted by hand comes back without anyone asking"
+dm_start_halod "$N1" node1 "$P"
+wait_notify "$NOTIFY_OUT" 'READY=1'
+assert_contains "$(grep READY=1 "$NOTIFY_OUT")" "STATUS=healthy: " "READY datagram"
+ip -n "$N1" route del 10.0.2.0/24
+wait_until 10 sh -c "ip -n '$N1' route show 10.0.2.0/24 | grep -q 'via 10.0.1.2'"
+assert_contains "$(cat "$HALOD_LOG")" "Drift detected on link left" "halod's log"
+assert_contains "$(cat "$HALOD_LOG")" "link.left.routes" "halod's log"
+udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+
+pass
