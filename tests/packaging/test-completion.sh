@@ -74,7 +74,7 @@ expect "haloctl check conf/examples/switched-8.yaml --node=node1" "node1"
 expect "haloctl env $tmp/two.yaml --node " "alpha beta"
 expect "haloctl env $tmp/flow.yaml --node " "n1 n2"
 # --only: prefixes, then the fixed ids, in a comma-separated list
-expect "haloctl check --only " "gpu. kernel. link. nic. node. peer. profile qos. rdma."
+expect "haloctl check --only " "gpu. hosts. kernel. link. nic. node. peer. profile qos. rdma."
 expect "haloctl check --only k" "kernel."
 expect "haloctl check --only kernel.cm" "kernel.cmdline kernel.cmdline-next"
 expect "haloctl check --only=ni" "nic."
