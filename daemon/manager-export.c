@@ -170,7 +170,8 @@ void manager_export_report(Manager *m, const ExportJob *e) {
                                 e->cdi_spec_result,
                                 "%s; containers started with --device " CDI_KIND
                                 "=... get the previous devices and variables (may the user halod write to the "
-                                "directory? see halod(8), CDI SPEC; --cdi-dir \"\" writes none)",
+                                "directory? systemd-tmpfiles --create halod.conf gives it the right; see "
+                                "halod(8), CDI SPEC; --cdi-dir \"\" writes none)",
                                 strerror(-e->cdi_spec_result));
                         report(&m->cdi_spec_error,
                                cdi_error ?: strerror(-e->cdi_spec_result),

@@ -82,21 +82,18 @@ int apply_routes_link(const LinkPlan *lp, char **ret_error) {
         if (r < 0)
                 return r;
         /* Last, and on its own: the routes are right whether or not this node forwards, so a switch
-         * that cannot be written (halod's sandbox) does not take them back. */
+         * that cannot be set does not take them back. */
         if (p->enable_forwarding) {
                 r = ipv4_forwarding_write(lp->ifname, true);
                 if (r < 0)
                         return errorf(
                                 ret_error,
                                 r,
-                                "%s: cannot turn on IPv4 forwarding (/proc/sys/net/ipv4/conf/%s/forwarding): %s%s",
+                                "%s: cannot turn on IPv4 forwarding on %s (net.ipv4.conf.%s.forwarding): %s",
                                 label,
                                 lp->ifname,
-                                strerror(-r),
-                                r == -EROFS || r == -EACCES || r == -EPERM
-                                        ? "; /proc/sys is read-only here (halod.service has ProtectKernelTunables=yes): "
-                                          "run haloctl apply as root once, or see halod(8), Routes and forwarding"
-                                        : "");
+                                lp->ifname,
+                                strerror(-r));
         }
         return 0;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading and writing /proc/sys/net/ipv4/conf/IF/forwarding. */
-#include <fcntl.h>
+/* The per-interface IPv4 forwarding switch: read from /proc/sys/net/ipv4/conf/IF/forwarding (read-only
+ * is enough, and --root can stand in for it), written over rtnetlink. */
 #include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "net/ipv4-forwarding.h"
+#include "net/rtnl.h"
 
 static int forwarding_path(const char *ifname, char buf[static PATH_MAX]) {
         /* A name with '/' or a dot-only name would leave the directory. */
@@ -34,19 +35,22 @@ int ipv4_forwarding_read(const Host *h, const char *ifname, bool *ret) {
 }
 
 int ipv4_forwarding_write(const char *ifname, bool on) {
-        _cleanup_(closep) int fd = -EBADF;
-        char path[PATH_MAX];
+        _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
+        unsigned ifindex;
         bool now;
         int r;
 
-        r = forwarding_path(ifname, path);
+        if (isempty(ifname))
+                return -EINVAL;
+        ifindex = if_nametoindex(ifname);
+        if (ifindex == 0)
+                return negative_errno();
+        r = rtnl_open(&rtnl);
         if (r < 0)
                 return r;
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        if (write(fd, on ? "1\n" : "0\n", 2) != 2)
-                return negative_errno();
+        r = rtnl_set_ipv4_forwarding(rtnl, (int) ifindex, on, NULL);
+        if (r < 0)
+                return r;
         r = ipv4_forwarding_read(&HOST_SYSTEM, ifname, &now);
         if (r < 0)
                 return r;

@@ -10,6 +10,6 @@
 /* Reads the switch below the host root. -ENOENT: no such interface (or no IPv4 on it); -EBADMSG:
  * neither 0 nor 1. */
 int ipv4_forwarding_read(const Host *h, const char *ifname, bool *ret);
-/* Writes it on the running system (sysctl files exist only there) and reads it back: -EIO when the
- * kernel kept another value. */
+/* Sets it on the running system over rtnetlink (CAP_NET_ADMIN; no writable /proc/sys needed) and reads
+ * it back: -EIO when the kernel kept another value, -ENODEV when there is no such interface. */
 int ipv4_forwarding_write(const char *ifname, bool on);

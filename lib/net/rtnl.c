@@ -7,6 +7,7 @@
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/ip.h>
 #include <linux/rtnetlink.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -181,6 +182,24 @@ int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error) {
 
         ifi->ifi_change = IFF_UP;
         ifi->ifi_flags = up ? IFF_UP : 0;
+        return rtnl_transact(r, nlh, NULL, NULL, NULL, ret_error);
+}
+
+int rtnl_set_ipv4_forwarding(Rtnl *r, int ifindex, bool on, char **ret_error) {
+        struct nlmsghdr *nlh = link_request_new(r, ifindex);
+        struct nlattr *af_spec, *inet, *conf;
+
+        /* The interface's IPv4 devconf through rtnetlink (the kernel's inet_set_link_af()), which needs
+         * CAP_NET_ADMIN only, where /proc/sys/net/ipv4/conf/IF/forwarding needs a writable /proc/sys:
+         * halod.service keeps that read-only (ProtectKernelTunables=yes). The attribute's type is the
+         * devconf's index. */
+        af_spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+        inet = mnl_attr_nest_start(nlh, AF_INET);
+        conf = mnl_attr_nest_start(nlh, IFLA_INET_CONF);
+        mnl_attr_put_u32(nlh, IPV4_DEVCONF_FORWARDING, on ? 1 : 0);
+        mnl_attr_nest_end(nlh, conf);
+        mnl_attr_nest_end(nlh, inet);
+        mnl_attr_nest_end(nlh, af_spec);
         return rtnl_transact(r, nlh, NULL, NULL, NULL, ret_error);
 }
 

@@ -96,6 +96,10 @@ int rtnl_dump(Rtnl *r, RtnlState *ret, char **ret_error);
 uint64_t rtnl_dump_count(void);
 int rtnl_set_mtu(Rtnl *r, int ifindex, uint32_t mtu, char **ret_error);
 int rtnl_set_link_up(Rtnl *r, int ifindex, bool up, char **ret_error);
+/* Sets the interface's IPv4 forwarding switch (net.ipv4.conf.IF.forwarding) over rtnetlink, not
+ * through /proc/sys. Unlike a write of the sysctl, it neither turns LRO off nor announces the change
+ * with RTM_NEWNETCONF. */
+int rtnl_set_ipv4_forwarding(Rtnl *r, int ifindex, bool on, char **ret_error);
 /* Adds the address with its broadcast (for prefixes up to /30) and RTNL_ADDRESS_PROTO_HALOD, or
  * replaces it when it exists (NLM_F_REPLACE). */
 int rtnl_add_address(Rtnl *r, int ifindex, const struct in_addr *address, uint8_t prefixlen, char **ret_error);

@@ -127,11 +127,17 @@ run_rc 0 haloctl_on node1 apply "$P"
 assert_eq "$(ip -n "$N1" route show 10.0.9.0/24)" "" "the removed route"
 assert_contains "$(ip -n "$N1" route show 10.0.8.0/24)" "via 10.0.1.2" "somebody else's route"
 
-log "node2's forwarding turned off by hand: the check fails, apply turns it on"
+log "node2's forwarding turned off by hand: the check fails, apply turns it on with /proc/sys read-only"
 ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=0
 run_rc 2 haloctl_on node2 check "$P"
 assert_contains "$OUT" "fail  link.left.forwarding"
-run_rc 0 haloctl_on node2 apply "$P"
+# As inside halod.service (ProtectKernelTunables=yes): the switch goes over rtnetlink, not /proc/sys.
+run_rc 0 ip netns exec "$N2" unshare -m sh -c '
+        mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys &&
+        if echo 1 >/proc/sys/net/ipv4/conf/all/forwarding 2>/dev/null; then echo "/proc/sys writable"; exit 9; fi &&
+        exec "$0" --node node2 --color never apply "$1"' "$HALOCTL" "$P"
+assert_contains "$OUT" "pass  link.left.forwarding"
+assert_eq "$(ip netns exec "$N2" cat /proc/sys/net/ipv4/conf/"$L2"/forwarding)" 1 "node2's forwarding on $L2"
 udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
 
 log "halod in enforce mode on node1: a route deleted by hand comes back without anyone asking"
