@@ -197,12 +197,10 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                 _cleanup_(freep) char *path = NULL, *text = NULL;
                 uint64_t have;
 
-                if (asprintf(&path, DRM_CLASS_DIR "/%s/device/mem_info_gtt_total", *card) < 0)
-                        return -ENOMEM;
-                r = host_read_line(c->host, path, &text);
+                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_gtt_total", &path, &text, &have);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0)
+                if (r < 0 && r != -EBADMSG)
                         return check_list_add(
                                 out,
                                 "gpu.gtt",
@@ -212,7 +210,7 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                                 "cannot read %s: %s",
                                 path,
                                 strerror(-r));
-                if (parse_size(text, UINT64_MAX, &have) < 0)
+                if (r < 0)
                         return check_list_add(
                                 out,
                                 "gpu.gtt",

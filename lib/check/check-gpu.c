@@ -84,6 +84,21 @@ static int parse_bytes(const char *s, uint64_t *ret) {
         return 0;
 }
 
+int amdgpu_card_read_bytes(
+        const Host *h, const char *card, const char *attribute, char **ret_path, char **ret_text, uint64_t *ret) {
+        _cleanup_(freep) char *path = NULL, *text = NULL;
+        int r;
+
+        if (asprintf(&path, DRM_CLASS_DIR "/%s/device/%s", card, attribute) < 0)
+                return -ENOMEM;
+        r = host_read_line(h, path, &text);
+        if (r >= 0 && parse_bytes(text, ret) < 0)
+                r = -EBADMSG;
+        *ret_path = TAKE_PTR(path);
+        *ret_text = TAKE_PTR(text);
+        return r;
+}
+
 int check_gpu_vram(const NodeContext *c, CheckList *out) {
         _cleanup_(strv_freep) char **cards = NULL, **over = NULL, **within = NULL, **actual = NULL;
         _cleanup_(freep) char *expected = NULL, *list = NULL, *actual_joined = NULL;
@@ -126,12 +141,10 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                 _cleanup_(freep) char *path = NULL, *text = NULL;
                 uint64_t have;
 
-                if (asprintf(&path, DRM_CLASS_DIR "/%s/device/mem_info_vram_total", *card) < 0)
-                        return -ENOMEM;
-                r = host_read_line(c->host, path, &text);
+                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_vram_total", &path, &text, &have);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0)
+                if (r < 0 && r != -EBADMSG)
                         return check_list_add(
                                 out,
                                 "gpu.vram",
@@ -141,7 +154,7 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                                 "could not look at %s: %s",
                                 path,
                                 strerror(-r));
-                if (parse_bytes(text, &have) < 0)
+                if (r < 0)
                         return check_list_add(
                                 out,
                                 "gpu.vram",

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "net/dcb.h"
+#include "netlink-walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,27 +27,6 @@ static void parse_one(const struct nlmsghdr *nlh) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        _cleanup_(freep) uint8_t *copy = NULL;
-        size_t left = size;
-        uint8_t *at;
-
-        /* An aligned copy, as a socket buffer is; messages are walked as the kernel frames them. */
-        copy = malloc(size ?: 1);
-        if (!copy)
-                return 0;
-        memcpy(copy, data, size);
-        at = copy;
-        while (left >= sizeof(struct nlmsghdr)) {
-                const struct nlmsghdr *nlh = (const struct nlmsghdr *) at;
-                size_t len = nlh->nlmsg_len;
-
-                if (len < sizeof(struct nlmsghdr) || len > left)
-                        break;
-                parse_one(nlh);
-                if (MNL_ALIGN(len) >= left)
-                        break;
-                at += MNL_ALIGN(len);
-                left -= MNL_ALIGN(len);
-        }
+        fuzz_netlink_walk(data, size, parse_one);
         return 0;
 }
