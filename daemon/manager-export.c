@@ -10,6 +10,7 @@
 #include "manager-verify.h"
 #include "manager-work.h"
 #include "manager.h"
+#include "profile/profile-digest.h"
 
 /* Logs a failure once until its text changes, and a recovery once; error NULL means it worked. */
 static void report(char **last, const char *error, const char *what, const char *path) {
@@ -99,23 +100,35 @@ static int write_metrics(ExportJob *e) {
         _cleanup_(snapshot_done) Snapshot s = {};
         MetricsNic *nics = NULL;
         MetricsQos *qos = NULL;
-        size_t n_nics = 0, n_qos = 0;
+        MetricsGid *gids = NULL;
+        size_t n_nics = 0, n_qos = 0, n_gids = 0;
+        uint8_t digest[PROFILE_DIGEST_SIZE];
+        char digest_hex[SHA256_HEX_MAX];
         MetricsInput in;
         int r;
 
+        /* The digest the peers compare, so that an alert compares it across all nodes, not only
+         * across those that share a subnet. */
+        r = profile_digest(e->profile, digest);
+        if (r < 0)
+                return r;
         /* Its own NIC facts and counters: the verify's snapshot is gone by the time this job runs. */
         snapshot_init(&s, &ctx);
         r = metrics_nics_gather(&ctx, &s, &nics, &n_nics);
         if (r < 0)
                 return r;
         r = metrics_qos_gather(&ctx, &s, &qos, &n_qos);
+        if (r >= 0)
+                r = metrics_gids_gather(&ctx, &s, &gids, &n_gids);
         if (r < 0) {
                 metrics_nics_free(nics, n_nics);
+                metrics_qos_free(qos, n_qos);
                 return r;
         }
         in = (MetricsInput){
                 .cluster = e->profile->cluster,
                 .node = e->node ? e->node->name : NULL,
+                .profile_digest = hex_encode(digest, sizeof(digest), digest_hex),
                 .health = e->health,
                 .checks = &e->checks,
                 .peers = e->profile->health.peers ? &e->peers : NULL,
@@ -123,11 +136,14 @@ static int write_metrics(ExportJob *e) {
                 .n_nics = n_nics,
                 .qos = qos,
                 .n_qos = n_qos,
+                .gids = gids,
+                .n_gids = n_gids,
                 .last_verify_usec = e->last_verify_usec,
         };
         r = metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
         metrics_nics_free(nics, n_nics);
         metrics_qos_free(qos, n_qos);
+        metrics_gids_free(gids, n_gids);
         return r;
 }
 

@@ -107,11 +107,20 @@ static void sample_usec_as_seconds(FILE *f, const char *name, const char *const 
 
 static void render_node(FILE *f, const MetricsInput *in) {
         if (in->cluster && in->node) {
-                family(f, "halod_node_info", "gauge", "The cluster and node of the profile in force; always 1.");
+                family(f,
+                       "halod_node_info",
+                       "gauge",
+                       "The cluster, node and profile digest (SHA-256 of the normalized profile) in force; always 1.");
                 sample_uint(
                         f,
                         "halod_node_info",
-                        (const char *const[]){ "cluster", in->cluster, "node", in->node, NULL },
+                        (const char *const[]){ "cluster",
+                                               in->cluster,
+                                               "node",
+                                               in->node,
+                                               "profile_digest",
+                                               in->profile_digest,
+                                               NULL },
                         1);
         }
 
@@ -346,6 +355,7 @@ int metrics_render(const MetricsInput *in, char **ret) {
         render_peers(f, in->peers);
         r = render_nics(f, in->nics, in->n_nics);
         metrics_render_qos(f, in->qos, in->n_qos);
+        metrics_render_gids(f, in->gids, in->n_gids);
         if (ferror(f))
                 r = -ENOMEM;
         if (fclose(f) != 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* halod's metrics in node_exporter's textfile-collector format (Prometheus text exposition 0.0.4):
  * the checks, the node's health, the peer rows and the fabric NIC's facts. halod(8), METRICS, lists
- * every metric. */
+ * every metric; conf/prometheus/halod-alerts.yml alerts on them. */
 #pragma once
 
 #include <stdbool.h>
@@ -68,16 +68,35 @@ int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size
 /* halod_qos_pause_frames_total and the halod_rdma_*_total families (metrics_render() calls it). */
 void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n);
 
+/* The GID index of one port's address (metrics-rdma.c). */
+typedef struct MetricsGid {
+        char *link;   /* the logical link */
+        char *device; /* the RDMA device, "irdma0" */
+        uint32_t port;
+        uint32_t index; /* what NCCL_IB_GID_INDEX must be */
+} MetricsGid;
+
+void metrics_gids_free(MetricsGid *g, size_t n);
+/* One MetricsGid per port of the snapshot s of c (read into it unless it has them; NULL: one of its
+ * own) whose RDMA device has a GID of the profile's rdma.gid type for the link's address, from
+ * libibverbs; a port without one gets none. Returns 0 or -ENOMEM. */
+int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, size_t *ret_n);
+/* halod_rdma_gid_index (metrics_render() calls it). */
+void metrics_render_gids(FILE *f, const MetricsGid *g, size_t n);
+
 typedef struct MetricsInput {
         const char *cluster; /* NULL: no halod_node_info */
         const char *node;
-        Health health; /* the daemon's Health property */
+        const char *profile_digest; /* hex SHA-256 of the profile (profile/profile-digest.h); NULL: unknown */
+        Health health;              /* the daemon's Health property */
         const CheckList *checks;
         const PeerStatusList *peers; /* NULL when health.peers is off */
         const MetricsNic *nics;
         size_t n_nics;
         const MetricsQos *qos; /* pause and RDMA counters per port; NULL: none */
         size_t n_qos;
+        const MetricsGid *gids; /* NULL: none */
+        size_t n_gids;
         uint64_t last_verify_usec; /* CLOCK_REALTIME µs of the verify the checks come from; 0: none */
 } MetricsInput;
 

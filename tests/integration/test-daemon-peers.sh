@@ -190,10 +190,14 @@ assert_eq "$(stat -c %i "$TEST_DIR/run-head/fabric.env")" "$inode" "fabric.env's
 log "the Prometheus textfile: each node's own, with its checks and its peer's round trip"
 wait_until 5 grep -q 'halod_peer_rtt_median_seconds{peer="worker"' "$TEST_DIR/prom-head/halod.prom"
 prom=$(cat "$TEST_DIR/prom-head/halod.prom")
-assert_contains "$prom" 'halod_node_info{cluster="dp-test",node="head"} 1'
+assert_contains "$prom" 'halod_node_info{cluster="dp-test",node="head",profile_digest="'
 assert_contains "$prom" 'halod_check_status{check="peer.worker.mtu",outcome="pass"} 1'
 assert_contains "$prom" "halod_peer_reachable{peer=\"worker\",address=\"$WORKER_ADDR\"} 1"
 wait_until 5 grep -q 'node="worker"' "$TEST_DIR/prom-worker/halod.prom"
+# The same profile on both: the same digest, which HalodProfileDigestMismatch compares.
+digest_of() { sed -n 's/^halod_node_info{.*profile_digest="\([0-9a-f]\{64\}\)"} 1$/\1/p' "$TEST_DIR/prom-$1/halod.prom"; }
+[ -n "$(digest_of head)" ] || fail "no profile_digest in head's textfile"
+assert_eq "$(digest_of worker)" "$(digest_of head)" "the worker's profile_digest"
 [ ! -e "$TEST_DIR/prom/halod.prom" ] || fail "a halod wrote past its bind mount into $TEST_DIR/prom"
 if command -v promtool >/dev/null; then
         run_rc 0 promtool check metrics <"$TEST_DIR/prom-head/halod.prom"

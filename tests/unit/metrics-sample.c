@@ -17,6 +17,12 @@ int main(int argc, char *argv[]) {
                 { "nic.firmware", CHECK_FAIL },
                 { "rdma.device", CHECK_SKIP },
                 { "peer.worker.latency", CHECK_PASS },
+                { "peer.worker.reachable", CHECK_PASS },
+                { "peer.worker.mtu", CHECK_PASS },
+                { "peer.worker.profile", CHECK_PASS },
+                { "rdma.port", CHECK_PASS },
+                { "rdma.gid", CHECK_PASS },
+                { "qos.rdma1.pause", CHECK_WARN },
         };
         PeerStatus peers[] = {
                 { .node = (char *) "worker",
@@ -63,9 +69,13 @@ int main(int argc, char *argv[]) {
                   .rdma_port = 1,
                   .hw_known = (1U << _RDMA_HW_COUNTER_MAX) - 1 },
         };
+        MetricsGid gids[] = {
+                { .link = (char *) "rdma1", .device = (char *) "mlx5_0", .port = 1, .index = 3 },
+        };
         CheckList l = {};
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
+                            .profile_digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                             .health = HEALTH_DEGRADED,
                             .checks = &l,
                             .peers = &peer_list,
@@ -73,6 +83,8 @@ int main(int argc, char *argv[]) {
                             .n_nics = ELEMENTSOF(nics),
                             .qos = qos,
                             .n_qos = ELEMENTSOF(qos),
+                            .gids = gids,
+                            .n_gids = ELEMENTSOF(gids),
                             .last_verify_usec = 1732240000123456ULL };
         int r;
 

@@ -159,6 +159,17 @@ static void test_node_and_timestamp(void) {
         free(text);
         text = render(&in);
         assert_lines(text, (const char *const[]){ "halod_last_verify_timestamp_seconds 0.000005", NULL }, NULL);
+
+        /* The digest the peers compare, so that an alert compares it across every node. */
+        in.profile_digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        free(text);
+        text = render(&in);
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "halod_node_info{cluster=\"strix-halo\",node=\"head\",profile_digest=\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\"} 1",
+                        NULL },
+                NULL);
 }
 
 static void test_peers(void) {
@@ -341,7 +352,8 @@ static void test_escaping(void) {
 /* The whole file for a small node: the exact text, families in their fixed order. */
 static void test_golden(void) {
         static const char expected[] =
-                "# HELP halod_node_info The cluster and node of the profile in force; always 1.\n"
+                "# HELP halod_node_info The cluster, node and profile digest (SHA-256 of the normalized profile) in "
+                "force; always 1.\n"
                 "# TYPE halod_node_info gauge\n"
                 "halod_node_info{cluster=\"strix-halo\",node=\"head\"} 1\n"
                 "# HELP halod_health The node's health (starting, healthy, degraded, failed): 1 for the current "
