@@ -68,6 +68,8 @@ typedef struct PeerRun {
         uint64_t round_usec;
         char local[INET_ADDRSTRLEN];
         char remote[INET_ADDRSTRLEN];
+        char path[256];    /* "rdma0", or "rdma0 via 10.0.1.2 (node2)" */
+        char gateway[128]; /* for a routed peer: "node2", or the gateway's address when no node holds it */
         char id[CHECK_ID_MAX];
 
         int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
@@ -84,18 +86,39 @@ static const char *check_id(PeerRun *run, const char *what) {
         return run->id;
 }
 
-static const char *probe_error_hint(int r) {
+static const char *probe_error_hint(const PeerRun *run, int r) {
         switch (r) {
         case -EADDRNOTAVAIL:
                 return "this node's address is not configured: see the link checks";
         case -ENETUNREACH:
         case -EHOSTUNREACH:
+                if (run->n->routed)
+                        return "no route to it through the gateway (or the gateway said so): see "
+                               "link.*.routes here and link.*.forwarding on the gateway";
                 return "no route: is the link up with its address?";
         case -EMSGSIZE:
                 return "the local interface's MTU is smaller";
         default:
                 return "";
         }
+}
+
+/* The way the probes go: the link, and for a routed peer the gateway that the kernel's route names. */
+static void format_path(PeerRun *run) {
+        char via[INET_ADDRSTRLEN];
+
+        if (!run->n->routed) {
+                (void) snprintf(run->path, sizeof(run->path), "%s", run->n->link);
+                return;
+        }
+        (void) inet_ntop(AF_INET, &run->n->via, via, sizeof(via));
+        (void) snprintf(
+                run->gateway, sizeof(run->gateway), "%s", run->n->gateway ? run->n->gateway->name : via);
+        if (run->n->gateway)
+                (void) snprintf(
+                        run->path, sizeof(run->path), "%s via %s (%s)", run->n->link, via, run->n->gateway->name);
+        else
+                (void) snprintf(run->path, sizeof(run->path), "%s via %s", run->n->link, via);
 }
 
 /* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
@@ -133,10 +156,28 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                         node,
                         run->remote,
                         run->local,
-                        run->n->link,
+                        run->path,
                         strerror(-r),
-                        isempty(probe_error_hint(r)) ? "" : "; ",
-                        probe_error_hint(r));
+                        isempty(probe_error_hint(run, r)) ? "" : "; ",
+                        probe_error_hint(run, r));
+        if (res->answered == 0 && run->n->routed && res->last_error != -ECONNREFUSED)
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_FAIL,
+                        expected,
+                        "no answer",
+                        "%s (%s) did not answer %u probes on UDP port %u sent over %s: the path goes through "
+                        "a gateway; does %s forward (forwarding: true, link.*.forwarding there), does %s have "
+                        "a route back to %s, and does halod run there?",
+                        node,
+                        run->remote,
+                        res->sent,
+                        run->port,
+                        run->path,
+                        run->gateway,
+                        node,
+                        run->local);
         if (res->answered == 0) {
                 if (res->last_error == -ECONNREFUSED)
                         return check_list_add(
@@ -197,7 +238,7 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 "%s answers at %s over %s (%u/%u probes); it reports itself %s",
                 node,
                 run->remote,
-                run->n->link,
+                run->path,
                 res->answered,
                 res->sent,
                 strna(health_to_string(res->peer.health)));
@@ -278,7 +319,7 @@ static int check_latency(PeerRun *run, CheckList *out) {
                 actual,
                 "Round trip to %s over %s (UDP): median %" PRIu64 " µs, p99 %" PRIu64 " µs over %u probes",
                 run->n->node->name,
-                run->n->link,
+                run->path,
                 res->rtt_median_usec,
                 res->rtt_p99_usec,
                 res->answered);
@@ -399,7 +440,7 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                 "%" PRIu32 "-byte datagrams cross to %s and back over %s with don't-fragment set",
                 mtu,
                 node,
-                run->n->link);
+                run->path);
 }
 
 static int check_profile_digest(PeerRun *run, CheckList *out) {
@@ -550,6 +591,7 @@ static int check_neighbours(
                 };
                 (void) inet_ntop(AF_INET, &neighbours[i].local, runs[i].local, sizeof(runs[i].local));
                 (void) inet_ntop(AF_INET, &neighbours[i].remote, runs[i].remote, sizeof(runs[i].remote));
+                format_path(&runs[i]);
                 params[i] = (PeerProbeParams){
                         .local = neighbours[i].local,
                         .remote = neighbours[i].remote,

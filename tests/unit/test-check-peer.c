@@ -92,6 +92,85 @@ static void test_neighbours(void) {
         }
 }
 
+/* Four nodes in a chain with routes (conf/examples/daisy-chain-4.yaml's addresses): node1 reaches node3
+ * and node4 through node2, node4 reaches node1 only (no route to 10.0.2.0/24), and a more specific
+ * route wins over a wider one. */
+static const char routed_chain[] =
+        "cluster: chain\n"
+        "links:\n"
+        "  rdma0: { match: { driver: ice }, mtu: 9000 }\n"
+        "  rdma1: { match: { driver: ice }, mtu: 4200 }\n"
+        "  rdma2: { match: { driver: ice } }\n"
+        "nodes:\n"
+        "  node1:\n"
+        "    links: { rdma0: 10.0.1.1/24 }\n"
+        "    routes: [ { to: 10.0.0.0/16, via: 10.0.1.9 }, { to: 10.0.2.0/24, via: 10.0.1.2 } ]\n"
+        "  node2:\n"
+        "    links: { rdma0: 10.0.1.2/24, rdma1: 10.0.2.2/24 }\n"
+        "    routes: [ { to: 10.0.3.0/24, via: 10.0.2.3 } ]\n"
+        "    forwarding: true\n"
+        "  node3:\n"
+        "    links: { rdma1: 10.0.2.3/24, rdma2: 10.0.3.3/24 }\n"
+        "    routes: [ { to: 10.0.1.0/24, via: 10.0.2.2 } ]\n"
+        "    forwarding: true\n"
+        "  node4:\n"
+        "    links: { rdma2: 10.0.3.4/24 }\n"
+        "    routes: [ { to: 10.0.1.0/24, via: 10.0.3.3 } ]\n";
+
+static void test_routed_neighbours(void) {
+        static const struct {
+                const char *node;
+                const char *expected; /* "node@link local->remote mtu [via gateway(node)]" */
+        } table[] = {
+                /* node3 through the /24 via node2 (the /16 is less specific); node4's 10.0.3.4 only
+                 * through the /16, whose gateway no node holds; rdma1's 4200 is below rdma0's 9000. */
+                { "node1",
+                  "node2@rdma0 10.0.1.1->10.0.1.2 9000 "
+                  "node3@rdma0 10.0.1.1->10.0.2.3 4200 via 10.0.1.2(node2) "
+                  "node4@rdma0 10.0.1.1->10.0.3.4 9000 via 10.0.1.9(-)" },
+                { "node2",
+                  "node1@rdma0 10.0.1.2->10.0.1.1 9000 node3@rdma1 10.0.2.2->10.0.2.3 4200 "
+                  "node4@rdma1 10.0.2.2->10.0.3.4 4200 via 10.0.2.3(node3)" },
+                { "node3",
+                  "node1@rdma1 10.0.2.3->10.0.1.1 4200 via 10.0.2.2(node2) node2@rdma1 10.0.2.3->10.0.2.2 4200 "
+                  "node4@rdma2 10.0.3.3->10.0.3.4 0" },
+                /* Its one route covers node2's first address too; none covers 10.0.2.0/24. */
+                { "node4",
+                  "node1@rdma2 10.0.3.4->10.0.1.1 9000 via 10.0.3.3(node3) "
+                  "node2@rdma2 10.0.3.4->10.0.1.2 9000 via 10.0.3.3(node3) node3@rdma2 10.0.3.4->10.0.3.3 0" },
+        };
+        _cleanup_(profile_freep) Profile *p = test_profile_load(routed_chain);
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(freep) PeerNeighbour *list = NULL;
+                _cleanup_(strv_freep) char **got = NULL;
+                _cleanup_(freep) char *joined = NULL;
+                size_t n;
+
+                ASSERT_OK(peer_neighbours(p, profile_find_node(p, table[i].node), &list, &n));
+                for (size_t j = 0; j < n; j++) {
+                        char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], v[INET_ADDRSTRLEN];
+
+                        ASSERT_OK(strv_extendf(
+                                &got,
+                                "%s@%s %s->%s %u",
+                                list[j].node->name,
+                                list[j].link,
+                                inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
+                                inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
+                                list[j].mtu));
+                        if (list[j].routed)
+                                ASSERT_OK(strv_extendf(
+                                        &got,
+                                        "via %s(%s)",
+                                        inet_ntop(AF_INET, &list[j].via, v, sizeof(v)),
+                                        list[j].gateway ? list[j].gateway->name : "-"));
+                }
+                joined = strv_join(got, " ");
+                ASSERT_STR_EQ(joined, table[i].expected);
+        }
+}
+
 static pid_t serve(const char *yaml, const char *node) {
         pid_t pid = fork();
 
@@ -241,6 +320,7 @@ static void test_checks(void) {
 
 int main(void) {
         test_neighbours();
+        test_routed_neighbours();
         test_checks();
         return 0;
 }
