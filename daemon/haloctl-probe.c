@@ -335,8 +335,9 @@ int verb_probe(int argc, char *argv[]) {
                                 "%s: %s is %s; the nodes that share a link with %s are listed by 'haloctl validate'.\n",
                                 path,
                                 node_name,
-                                profile_find_node(p, node_name) ? "not on a link this node shares"
-                                                                : "not a node of the profile",
+                                profile_find_node(p, node_name)
+                                        ? "neither on a link this node shares nor reached by its routes"
+                                        : "not a node of the profile",
                                 self->name);
                         return EX_USAGE;
                 }

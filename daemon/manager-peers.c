@@ -13,6 +13,7 @@
 #include "manager-verify.h"
 #include "manager.h"
 #include "peer/peer-profile.h"
+#include "peer/peer-schedule.h"
 
 /* A peer that does not answer is probed again after 1 s, then 2, 4, ... up to health.interval: a node
  * that boots later than this one is seen within seconds, a dead one costs little. */
@@ -40,6 +41,11 @@ struct PeerJob {
         Profile *owned_profile;
         PeerOptions options;
 
+        /* The last round's peer checks and rows, copied for the thread: what the peers this round does
+         * not measure in full repeat. */
+        CheckList previous;
+        PeerStatusList previous_peers;
+
         /* Its outputs, written before it signals the eventfd. */
         int result;
         CheckList checks;
@@ -58,6 +64,8 @@ static PeerJob *peer_job_free(PeerJob *j) {
         profile_free(j->owned_profile);
         check_list_done(&j->checks);
         peer_status_list_done(&j->peers);
+        check_list_done(&j->previous);
+        peer_status_list_done(&j->previous_peers);
         return mfree(j);
 }
 
@@ -214,8 +222,10 @@ static int on_peer_job_done(sd_event_source *s, int fd, uint32_t revents, void *
                 log_warning_errno(j->result, "Failed to run the peer checks: %m");
         else if (j->generation != m->profile_generation)
                 log_debug("Dropping peer checks of a profile no longer in force.");
-        else
+        else {
                 publish_peers(m, &j->checks, &j->peers);
+                m->peers_generation = j->generation;
+        }
         peer_job_free(j);
 
         manager_bus_answer_waiters(m, run);
@@ -233,6 +243,21 @@ static bool has_neighbours(Manager *m) {
         size_t n = 0;
 
         return m->profile->health.peers && peer_neighbours(m->profile, m->node, &neighbours, &n) >= 0 && n > 0;
+}
+
+/* Gives the job the last round's results of this profile; none after a reload (all are measured). */
+static int copy_previous(Manager *m, PeerJob *j) {
+        int r;
+
+        if (m->peers_generation != m->profile_generation)
+                return 0;
+        for (size_t i = 0; i < m->checks.n_checks; i++)
+                if (startswith(m->checks.checks[i].id, "peer.")) {
+                        r = check_list_add_copy(&j->previous, &m->checks.checks[i]);
+                        if (r < 0)
+                                return r;
+                }
+        return peer_status_list_copy(&m->peers_measured, &j->previous_peers);
 }
 
 static bool has_peer_checks(Manager *m) {
@@ -273,8 +298,20 @@ static int start_job(Manager *m) {
                 .host = m->host,
                 .profile = m->profile,
                 .node = m->node,
-                .options = { .health = m->health },
+                .options = {
+                        .health = m->health,
+                        .measure_per_round = m->peer_measure_all ? 0 : PEER_MEASURE_PER_ROUND,
+                        .round = run,
+                },
         };
+        m->peer_measure_all = false;
+        r = copy_previous(m, j);
+        if (r < 0) {
+                manager_bus_answer_waiters(m, run);
+                return log_error_errno(r, "Failed to start the peer checks: %m");
+        }
+        j->options.previous = &j->previous;
+        j->options.previous_peers = &j->previous_peers;
 
         j->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         j->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -293,6 +330,11 @@ static int start_job(Manager *m) {
 
         m->peer_job = TAKE_PTR(j);
         return 1;
+}
+
+void manager_peers_request_all(Manager *m) {
+        m->peer_measure_all = true;
+        manager_peers_request(m);
 }
 
 void manager_peers_request(Manager *m) {

@@ -12,6 +12,8 @@ typedef struct Manager Manager;
 /* Starts a run of the peer checks, or asks for another one after the running one. Without peers to
  * probe (health.peers: false, no neighbour) the peer checks are cleared at once. */
 void manager_peers_request(Manager *m);
+/* The same, and that run measures every peer in full (latency, MTU), whatever the window says. */
+void manager_peers_request_all(Manager *m);
 /* The run a caller asking now will see: 0 when none is pending (nothing to wait for). */
 uint64_t manager_peers_pending_run(const Manager *m) _pure_;
 /* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL), and

@@ -243,7 +243,7 @@ static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
         /* After the re-apply: probe the path as it is now, not as it was before. */
         if (rc->peers) {
                 log_debug("Re-checked %s: probing the peers over these links again.", rc->only);
-                manager_peers_request(m);
+                manager_peers_request_all(m);
         }
         log_debug(
                 "Re-checked %s with %" PRIu64 " rtnetlink dumps (%" PRIu64 " since halod started).",

@@ -91,9 +91,11 @@ typedef struct Manager {
         char *channel_error; /* logged once until it changes */
 
         /* The peer checks, run by a worker thread (manager-peers.c). */
-        PeerJob *peer_job; /* the running one, or NULL */
-        bool peer_rerun;   /* another run was asked for while one ran */
-        uint64_t peer_runs_started;
+        PeerJob *peer_job;          /* the running one, or NULL */
+        bool peer_rerun;            /* another run was asked for while one ran */
+        uint64_t peer_runs_started; /* also the round number that moves the measured window */
+        bool peer_measure_all;      /* the next run measures every peer in full (a link event) */
+        uint64_t peers_generation;  /* the profile generation of the published peer checks */
         sd_event_source *peer_retry_source;
         usec_t peer_retry_usec; /* the back-off while a peer does not answer; 0: none */
         BusWaiter *waiters;     /* method calls answered when the peer checks they asked for are in */

@@ -7,6 +7,7 @@
 #include "check/check-peer.h"
 #include "nic/fabric.h"
 #include "peer/peer-profile.h"
+#include "peer/peer-schedule.h"
 #include "peer/peer.h"
 #include "profile/profile-digest.h"
 
@@ -68,8 +69,11 @@ typedef struct PeerRun {
         uint64_t round_usec;
         char local[INET_ADDRSTRLEN];
         char remote[INET_ADDRSTRLEN];
+        char path[256];    /* "rdma0", or "rdma0 via 10.0.1.2 (node2)" */
+        char gateway[128]; /* for a routed peer: "node2", or the gateway's address when no node holds it */
         char id[CHECK_ID_MAX];
 
+        bool measure;    /* the full echo run and the MTU probes; else liveness probes only */
         int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
         PeerProbeResult echo;
         bool reachable; /* the right node answered */
@@ -84,18 +88,39 @@ static const char *check_id(PeerRun *run, const char *what) {
         return run->id;
 }
 
-static const char *probe_error_hint(int r) {
+static const char *probe_error_hint(const PeerRun *run, int r) {
         switch (r) {
         case -EADDRNOTAVAIL:
                 return "this node's address is not configured: see the link checks";
         case -ENETUNREACH:
         case -EHOSTUNREACH:
+                if (run->n->routed)
+                        return "no route to it through the gateway (or the gateway said so): see "
+                               "link.*.routes here and link.*.forwarding on the gateway";
                 return "no route: is the link up with its address?";
         case -EMSGSIZE:
                 return "the local interface's MTU is smaller";
         default:
                 return "";
         }
+}
+
+/* The way the probes go: the link, and for a routed peer the gateway that the kernel's route names. */
+static void format_path(PeerRun *run) {
+        char via[INET_ADDRSTRLEN];
+
+        if (!run->n->routed) {
+                (void) snprintf(run->path, sizeof(run->path), "%s", run->n->link);
+                return;
+        }
+        (void) inet_ntop(AF_INET, &run->n->via, via, sizeof(via));
+        (void) snprintf(
+                run->gateway, sizeof(run->gateway), "%s", run->n->gateway ? run->n->gateway->name : via);
+        if (run->n->gateway)
+                (void) snprintf(
+                        run->path, sizeof(run->path), "%s via %s (%s)", run->n->link, via, run->n->gateway->name);
+        else
+                (void) snprintf(run->path, sizeof(run->path), "%s via %s", run->n->link, via);
 }
 
 /* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
@@ -133,10 +158,28 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                         node,
                         run->remote,
                         run->local,
-                        run->n->link,
+                        run->path,
                         strerror(-r),
-                        isempty(probe_error_hint(r)) ? "" : "; ",
-                        probe_error_hint(r));
+                        isempty(probe_error_hint(run, r)) ? "" : "; ",
+                        probe_error_hint(run, r));
+        if (res->answered == 0 && run->n->routed && res->last_error != -ECONNREFUSED)
+                return check_list_add(
+                        out,
+                        check_id(run, "reachable"),
+                        CHECK_FAIL,
+                        expected,
+                        "no answer",
+                        "%s (%s) did not answer %u probes on UDP port %u sent over %s: the path goes through "
+                        "a gateway; does %s forward (forwarding: true, link.*.forwarding there), does %s have "
+                        "a route back to %s, and does halod run there?",
+                        node,
+                        run->remote,
+                        res->sent,
+                        run->port,
+                        run->path,
+                        run->gateway,
+                        node,
+                        run->local);
         if (res->answered == 0) {
                 if (res->last_error == -ECONNREFUSED)
                         return check_list_add(
@@ -197,10 +240,60 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 "%s answers at %s over %s (%u/%u probes); it reports itself %s",
                 node,
                 run->remote,
-                run->n->link,
+                run->path,
                 res->answered,
                 res->sent,
                 strna(health_to_string(res->peer.health)));
+}
+
+static const Check *previous_check(const PeerOptions *o, const char *node, const char *what) {
+        char id[CHECK_ID_MAX];
+
+        if (!o->previous)
+                return NULL;
+        (void) snprintf(id, sizeof(id), "peer.%s.%s", node, what);
+        for (size_t i = 0; i < o->previous->n_checks; i++)
+                if (streq(o->previous->checks[i].id, id))
+                        return &o->previous->checks[i];
+        return NULL;
+}
+
+static const PeerStatus *previous_row(const PeerOptions *o, const PeerRun *run) {
+        for (size_t i = 0; o->previous_peers && i < o->previous_peers->n_peers; i++) {
+                const PeerStatus *s = &o->previous_peers->peers[i];
+
+                if (streq(s->node, run->n->node->name) && streq(s->address, run->remote))
+                        return s;
+        }
+        return NULL;
+}
+
+/* Whether the last round left a measurement of the peer to repeat: it answered then, and its latency
+ * was measured and its MTU judged. */
+static bool has_measurement(const PeerOptions *o, const PeerRun *run) {
+        const char *node = run->n->node->name;
+        const Check *latency = previous_check(o, node, "latency"), *mtu = previous_check(o, node, "mtu");
+        const PeerStatus *row = previous_row(o, run);
+
+        return row && row->reachable && !row->pending && latency &&
+                (latency->outcome == CHECK_PASS || latency->outcome == CHECK_WARN) && mtu &&
+                !streq_ptr(mtu->actual, "pending");
+}
+
+/* An unmeasured peer that answers: its latency or mtu check as the last measurement left it. */
+static int repeat_check(PeerRun *run, const char *what, CheckList *out) {
+        const Check *c = previous_check(run->o, run->n->node->name, what);
+
+        if (!c) /* not reached: such a peer is measured (has_measurement()) */
+                return check_list_add(
+                        out,
+                        check_id(run, what),
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "Not measured in this round: %s answers; it is measured in a later one",
+                        run->n->node->name);
+        return check_list_add_copy(out, c);
 }
 
 /* The check what, skipped because the echo run found no peer to measure (or has not ended). */
@@ -239,6 +332,8 @@ static int check_latency(PeerRun *run, CheckList *out) {
 
         if (!run->reachable)
                 return skip_unreachable(run, "latency", "Not measured", out);
+        if (!run->measure)
+                return repeat_check(run, "latency", out);
 
         lost = res->sent - res->answered;
         if (asprintf(&expected, "median <= %" PRIu64 " us, p99 <= %" PRIu64 " us, no loss", warn_median, warn_p99) <
@@ -278,7 +373,7 @@ static int check_latency(PeerRun *run, CheckList *out) {
                 actual,
                 "Round trip to %s over %s (UDP): median %" PRIu64 " µs, p99 %" PRIu64 " µs over %u probes",
                 run->n->node->name,
-                run->n->link,
+                run->path,
                 res->rtt_median_usec,
                 res->rtt_p99_usec,
                 res->answered);
@@ -308,6 +403,8 @@ static int check_mtu(PeerRun *run, CheckList *out) {
 
         if (!run->reachable)
                 return skip_unreachable(run, "mtu", "Not probed", out);
+        if (!run->measure)
+                return repeat_check(run, "mtu", out);
         if (run->mtu == 0) {
                 if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
                         return check_list_add(
@@ -399,7 +496,7 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                 "%" PRIu32 "-byte datagrams cross to %s and back over %s with don't-fragment set",
                 mtu,
                 node,
-                run->n->link);
+                run->path);
 }
 
 static int check_profile_digest(PeerRun *run, CheckList *out) {
@@ -455,6 +552,8 @@ static void peer_runs_free(PeerRun *runs, size_t n) {
 }
 
 static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
+        const PeerStatus *before = run->measure ? NULL : previous_row(run->o, run);
+
         *ret = (PeerStatus){
                 .node = strdup(run->n->node->name),
                 .reachable = run->reachable,
@@ -464,6 +563,11 @@ static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
         };
         if (!ret->node)
                 return -ENOMEM;
+        if (run->reachable && before) {
+                /* One liveness answer is no latency figure: the row keeps the last measured one. */
+                ret->rtt_median_usec = before->rtt_median_usec;
+                ret->rtt_p99_usec = before->rtt_p99_usec;
+        }
         memcpy(ret->address, run->remote, sizeof(ret->address));
         return 0;
 }
@@ -527,14 +631,17 @@ static int check_neighbours(
                 .in_flight_max = o->in_flight_max,
         };
         _cleanup_(freep) PeerProbeParams *params = NULL;
+        _cleanup_(freep) bool *forced = NULL, *measure = NULL;
         PeerStatusList status = {};
         PeerRun *runs = NULL;
         int r;
 
         runs = calloc(n > 0 ? n : 1, sizeof(PeerRun));
         params = calloc(n > 0 ? n : 1, sizeof(PeerProbeParams));
+        forced = calloc(n > 0 ? n : 1, sizeof(bool));
+        measure = calloc(n > 0 ? n : 1, sizeof(bool));
         status.peers = calloc(n > 0 ? n : 1, sizeof(PeerStatus));
-        if (!runs || !params || !status.peers) {
+        if (!runs || !params || !forced || !measure || !status.peers) {
                 r = -ENOMEM;
                 goto finish;
         }
@@ -550,13 +657,20 @@ static int check_neighbours(
                 };
                 (void) inet_ntop(AF_INET, &neighbours[i].local, runs[i].local, sizeof(runs[i].local));
                 (void) inet_ntop(AF_INET, &neighbours[i].remote, runs[i].remote, sizeof(runs[i].remote));
+                format_path(&runs[i]);
+                forced[i] = !has_measurement(o, &runs[i]);
+        }
+        (void) peer_schedule_measure(n, o->measure_per_round, o->round, forced, measure);
+        for (size_t i = 0; i < n; i++) {
+                runs[i].measure = measure[i];
                 params[i] = (PeerProbeParams){
                         .local = neighbours[i].local,
                         .remote = neighbours[i].remote,
                         .port = runs[i].port,
                         .self = self,
-                        .count = o->probes ?: PEER_PROBE_COUNT_DEFAULT,
+                        .count = measure[i] ? (o->probes ?: PEER_PROBE_COUNT_DEFAULT) : PEER_PROBE_GIVE_UP,
                         .timeout_usec = o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,
+                        .liveness = !measure[i],
                 };
         }
         r = probe_round(runs, n, params, &round, /* mtu= */ false);
@@ -567,10 +681,11 @@ static int check_neighbours(
                 r = check_reachable(&runs[i], &runs[i].checks);
                 if (r < 0)
                         goto finish;
-                runs[i].mtu = mtu_to_probe(&runs[i]);
+                runs[i].mtu = runs[i].measure ? mtu_to_probe(&runs[i]) : 0;
                 params[i].port = runs[i].mtu > 0 ? runs[i].port : 0; /* 0: not in the MTU round */
                 params[i].mtu = runs[i].mtu;
                 params[i].count = PEER_PROBE_GIVE_UP;
+                params[i].liveness = false;
         }
         r = probe_round(runs, n, params, &round, /* mtu= */ true);
         if (r < 0)

@@ -32,6 +32,17 @@ typedef struct PeerOptions {
         uint64_t round_usec;               /* 0: PEER_ROUND_USEC_DEFAULT */
         unsigned in_flight_max;            /* peers probed at once; 0: PEER_ROUND_IN_FLIGHT_MAX */
         int cancel_fd; /* the probes stop when it becomes readable (an eventfd); 0 or negative: none */
+
+        /* halod's rounds (lib/peer/peer-schedule.h): every peer gets liveness probes in every round,
+         * and only measure_per_round of them (0: all, as haloctl check does) the echo run and the MTU
+         * probes, the window moving with round. An unmeasured peer that answers repeats its
+         * latency and mtu checks from previous and its round trips from previous_peers; one without
+         * a measurement there (new, back from a loss, never measured) is measured whatever the
+         * window says. */
+        unsigned measure_per_round;
+        uint64_t round;
+        const CheckList *previous;
+        const struct PeerStatusList *previous_peers;
 } PeerOptions;
 
 /* One row of halod's Peers D-Bus property, a(ssbtt). */

@@ -216,7 +216,9 @@ int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
         } else {
                 run->request.type = PEER_ECHO_REQUEST;
                 run->request_size = PEER_REQUEST_SIZE_MIN;
-                run->count = p->count > 0 ? p->count : PEER_PROBE_COUNT_DEFAULT;
+                run->count = p->count > 0 ? p->count
+                        : p->liveness     ? PEER_PROBE_GIVE_UP
+                                          : PEER_PROBE_COUNT_DEFAULT;
         }
         /* The padding brings the request to its size: long enough for any reply, or the full MTU. */
         if (peer_message_size(&run->request) > run->request_size)
@@ -243,7 +245,7 @@ int probe_run_start(ProbeRun *run, const PeerProbeParams *p, uint8_t *buf) {
 
         /* Echo runs start with one probe that is not measured: it resolves the neighbour (ARP) and
          * wakes the path, which would otherwise show up as the p99 of every run. */
-        run->warmup = run->request.type == PEER_ECHO_REQUEST ? 1 : 0;
+        run->warmup = run->request.type == PEER_ECHO_REQUEST && !p->liveness ? 1 : 0;
         run_send(run, buf);
         return 0;
 }
@@ -277,7 +279,7 @@ void probe_run_readable(ProbeRun *run, uint8_t *buf) {
                                 rtt = received_real - run->sent_at_real;
                         run->rtts[run->result.answered++] = rtt;
                         run->result.peer = reply.sender;
-                        if (run->request.type == PEER_MTU_REQUEST) {
+                        if (run->request.type == PEER_MTU_REQUEST || run->params->liveness) {
                                 run_finish(run, 0);
                                 return;
                         }

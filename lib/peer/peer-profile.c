@@ -3,6 +3,69 @@
 #include "peer/peer-profile.h"
 #include "profile/profile-digest.h"
 
+static bool route_covers(const NodeRoute *route, struct in_addr a) {
+        uint32_t mask = htonl(ipv4_prefix_netmask(route->to.prefixlen));
+
+        return (a.s_addr & mask) == (route->to.address.s_addr & mask);
+}
+
+static const NodeLink *node_link_find(const ProfileNode *node, const char *link) {
+        for (size_t i = 0; i < node->n_links; i++)
+                if (streq(node->links[i].link, link))
+                        return &node->links[i];
+        return NULL;
+}
+
+static const ProfileNode *node_holding(const Profile *p, struct in_addr a) {
+        for (size_t i = 0; i < p->n_nodes; i++)
+                for (size_t j = 0; j < p->nodes[i].n_links; j++)
+                        if (p->nodes[i].links[j].address.address.s_addr == a.s_addr)
+                                return &p->nodes[i];
+        return NULL;
+}
+
+static uint32_t mtu_min(uint32_t a, uint32_t b) {
+        if (a == 0 || b == 0)
+                return a ?: b;
+        return a < b ? a : b;
+}
+
+/* other reached through one of self's routes: the most specific route that covers one of other's
+ * addresses, tried in other's link order. Returns true with *ret filled. */
+static bool routed_neighbour(
+        const Profile *p, const ProfileNode *self, const ProfileNode *other, PeerNeighbour *ret) {
+        for (size_t k = 0; k < other->n_links; k++) {
+                const NodeLink *theirs = &other->links[k];
+                const NodeRoute *best = NULL;
+                const NodeLink *mine;
+                const ProfileLink *a, *b;
+
+                for (size_t i = 0; i < self->n_routes; i++)
+                        if (route_covers(&self->routes[i], theirs->address.address) &&
+                            (!best || self->routes[i].to.prefixlen > best->to.prefixlen))
+                                best = &self->routes[i];
+                if (!best || !best->link)
+                        continue;
+                mine = node_link_find(self, best->link);
+                if (!mine)
+                        continue;
+                a = profile_find_link(p, mine->link);
+                b = profile_find_link(p, theirs->link);
+                *ret = (PeerNeighbour){
+                        .node = other,
+                        .link = mine->link,
+                        .local = mine->address.address,
+                        .remote = theirs->address.address,
+                        .mtu = mtu_min(a ? a->mtu : 0, b ? b->mtu : 0),
+                        .routed = true,
+                        .via = best->via,
+                        .gateway = node_holding(p, best->via),
+                };
+                return true;
+        }
+        return false;
+}
+
 int peer_neighbours(const Profile *p, const ProfileNode *self, PeerNeighbour **ret, size_t *ret_n) {
         _cleanup_(freep) PeerNeighbour *list = NULL;
         size_t n = 0;
@@ -38,6 +101,8 @@ int peer_neighbours(const Profile *p, const ProfileNode *self, PeerNeighbour **r
                                 found = true;
                         }
                 }
+                if (!found && routed_neighbour(p, self, other, &list[n]))
+                        n++;
         }
 
         *ret = TAKE_PTR(list);

@@ -11,17 +11,26 @@
 #include "peer/peer.h"
 #include "profile/profile.h"
 
-/* Another node on a link this node has too, in the same subnet. */
+/* Another node on a link this node has too, in the same subnet, or reached through one of this node's
+ * routes (routes:). */
 typedef struct PeerNeighbour {
         const ProfileNode *node;
-        const char *link;      /* the logical link name, "rdma0" */
-        struct in_addr local;  /* this node's address on it */
-        struct in_addr remote; /* the neighbour's */
-        uint32_t mtu;          /* the profile's MTU for the link; 0 when it leaves the MTU alone */
+        const char *link;      /* the logical link name, "rdma0": for a routed node, the link the route
+                                * leaves by */
+        struct in_addr local;  /* this node's address on it: the probes' source */
+        struct in_addr remote; /* the neighbour's: on the shared link, or on its link in the route's
+                                * subnet */
+        uint32_t mtu; /* the profile's MTU for the link (for a routed node the smaller of this link's and
+                       * the remote link's); 0 when it leaves the MTU alone */
+        bool routed;  /* reached through a gateway: the kernel's route to remote decides the path */
+        struct in_addr via;         /* the route's gateway, when routed */
+        const ProfileNode *gateway; /* the node that holds via, NULL when none of the profile does */
 } PeerNeighbour;
 
-/* Every other node that shares a subnet with self on a link of the same name, in profile order; a
- * node that shares several links is listed once, for the first. Returns 0 or -ENOMEM. */
+/* Every other node that shares a subnet with self on a link of the same name, then, in their place in
+ * profile order, the nodes that share none but have an address that one of self's routes covers (the
+ * most specific route, the node's first such address); each node listed once, for the first shared
+ * link. Returns 0 or -ENOMEM. */
 int peer_neighbours(const Profile *p, const ProfileNode *self, PeerNeighbour **ret, size_t *ret_n);
 PeerNeighbour *peer_neighbour_find(PeerNeighbour *list, size_t n, const char *node) _pure_;
 

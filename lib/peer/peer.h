@@ -83,6 +83,8 @@ typedef struct PeerProbeParams {
         unsigned count;        /* echo probes to send; MTU probes stop at the first answer */
         uint64_t timeout_usec; /* per probe */
         uint32_t mtu;          /* 0: echo probes; else MTU probes of mtu - 28 bytes, don't-fragment */
+        bool liveness; /* echo probes without the warm-up that stop at the first answer, as MTU probes
+                        * do: whether the peer answers, for one datagram each way (count: the tries) */
 } PeerProbeParams;
 
 typedef struct PeerProbeResult {

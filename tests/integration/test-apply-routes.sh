@@ -5,14 +5,16 @@
 # through node2, node2 forwards. After apply node1 reaches node3 (a UDP datagram each way through node2's kernel),
 # the route and forwarding checks pass; a route deleted by hand fails the check, and apply puts it
 # back; a route that leaves the profile is removed, somebody else's route stays; and halod in enforce
-# mode puts a deleted route back by itself (the route event re-checks the link).
+# mode puts a deleted route back by itself (the route event re-checks the link). With health.peers,
+# node1's peer checks cover node3 through the route (probed at 10.0.2.3 via node2, answered by node3's
+# route back), and say so; with node2's forwarding off node3 is unreachable, naming node2.
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/daemon-lib.sh"
 
 harness_init rt
 require_root
 require_tools ip python3 dbus-daemon busctl
-require_build_file daemon/haloctl daemon/halod
+require_build_file daemon/haloctl daemon/halod tests/peer-responder
 HALOCTL=$BUILD_DIR/daemon/haloctl
 
 # A private, empty system bus: no NetworkManager answers, so haloctl picks the netlink backend.
@@ -34,11 +36,12 @@ ip link add name "$R2" netns "$N2" type veth peer name "$R3" netns "$N3"
 ip netns exec "$N2" sysctl -qw net.ipv4.conf.all.forwarding=0 net.ipv4.conf.default.forwarding=0
 P=$TEST_DIR/halod.yaml
 
-# write_profile EXTRA_NODE1_ROUTE: node1's routes get one more entry when given.
+# write_profile EXTRA_NODE1_ROUTE [PEERS]: node1's routes get one more entry when given; PEERS is
+# health.peers (default false).
 write_profile() {
         cat >"$P" <<EOF2
 cluster: chain
-health: { peers: false }
+health: { peers: ${2:-false} }
 links:
   left: {}
   right: {}
@@ -139,6 +142,45 @@ run_rc 0 ip netns exec "$N2" unshare -m sh -c '
 assert_contains "$OUT" "pass  link.left.forwarding"
 assert_eq "$(ip netns exec "$N2" cat /proc/sys/net/ipv4/conf/"$L2"/forwarding)" 1 "node2's forwarding on $L2"
 udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
+
+log "peer checks on node1: node2 over the shared link, node3 through the route via node2"
+write_profile "" true
+for node in node2 node3; do
+        in_ns "${HARNESS_PREFIX}ns-$$-${node#node}" "$BUILD_DIR/tests/peer-responder" "$P" "$node" \
+                --ready "$TEST_DIR/$node.ready" >>"$TEST_DIR/logs/responder-$node.log" 2>&1 &
+        track_pid $!
+        wait_until 10 test -e "$TEST_DIR/$node.ready"
+done
+run_rc 0 haloctl_on node1 check --only peer. "$P"
+assert_contains "$OUT" "pass  peer.node2.reachable"
+assert_contains "$OUT" "pass  peer.node3.reachable"
+assert_contains "$OUT" "node3 answers at 10.0.2.3 over left via 10.0.1.2 (node2)"
+assert_contains "$OUT" "pass  peer.node3.profile"
+run_rc 0 haloctl_on node1 check --only peer. --json "$P"
+assert_contains "$OUT" '"peer.node3.reachable"'
+log "node3 probes node1 back the same way (its route names the link: right)"
+in_ns "$N1" "$BUILD_DIR/tests/peer-responder" "$P" node1 --ready "$TEST_DIR/node1.ready" \
+        >>"$TEST_DIR/logs/responder-node1.log" 2>&1 &
+RESPONDER1=$!
+track_pid "$RESPONDER1"
+wait_until 10 test -e "$TEST_DIR/node1.ready"
+run_rc 0 haloctl_on node3 check --only peer. "$P"
+assert_contains "$OUT" "node1 answers at 10.0.1.1 over right via 10.0.2.2 (node2)"
+
+log "node2 stops forwarding: node3 is unreachable from node1, and the message names node2"
+ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=0
+run_rc 2 haloctl_on node1 check --only peer. "$P"
+assert_contains "$OUT" "pass  peer.node2.reachable"
+assert_contains "$OUT" "fail  peer.node3.reachable"
+assert_contains "$OUT" "node3 (10.0.2.3) did not answer"
+assert_contains "$OUT" "over left via 10.0.1.2 (node2)"
+assert_contains "$OUT" "does node2 forward"
+ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=1
+run_rc 0 haloctl_on node1 check --only peer. "$P"
+assert_contains "$OUT" "pass  peer.node3.reachable"
+kill "$RESPONDER1" # halod binds node1's peer port below
+wait "$RESPONDER1" || true
+write_profile
 
 log "halod in enforce mode on node1: a route deleted by hand comes back without anyone asking"
 dm_start_halod "$N1" node1 "$P"

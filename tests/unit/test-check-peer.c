@@ -92,6 +92,85 @@ static void test_neighbours(void) {
         }
 }
 
+/* Four nodes in a chain with routes (conf/examples/daisy-chain-4.yaml's addresses): node1 reaches node3
+ * and node4 through node2, node4 reaches node1 only (no route to 10.0.2.0/24), and a more specific
+ * route wins over a wider one. */
+static const char routed_chain[] =
+        "cluster: chain\n"
+        "links:\n"
+        "  rdma0: { match: { driver: ice }, mtu: 9000 }\n"
+        "  rdma1: { match: { driver: ice }, mtu: 4200 }\n"
+        "  rdma2: { match: { driver: ice } }\n"
+        "nodes:\n"
+        "  node1:\n"
+        "    links: { rdma0: 10.0.1.1/24 }\n"
+        "    routes: [ { to: 10.0.0.0/16, via: 10.0.1.9 }, { to: 10.0.2.0/24, via: 10.0.1.2 } ]\n"
+        "  node2:\n"
+        "    links: { rdma0: 10.0.1.2/24, rdma1: 10.0.2.2/24 }\n"
+        "    routes: [ { to: 10.0.3.0/24, via: 10.0.2.3 } ]\n"
+        "    forwarding: true\n"
+        "  node3:\n"
+        "    links: { rdma1: 10.0.2.3/24, rdma2: 10.0.3.3/24 }\n"
+        "    routes: [ { to: 10.0.1.0/24, via: 10.0.2.2 } ]\n"
+        "    forwarding: true\n"
+        "  node4:\n"
+        "    links: { rdma2: 10.0.3.4/24 }\n"
+        "    routes: [ { to: 10.0.1.0/24, via: 10.0.3.3 } ]\n";
+
+static void test_routed_neighbours(void) {
+        static const struct {
+                const char *node;
+                const char *expected; /* "node@link local->remote mtu [via gateway(node)]" */
+        } table[] = {
+                /* node3 through the /24 via node2 (the /16 is less specific); node4's 10.0.3.4 only
+                 * through the /16, whose gateway no node holds; rdma1's 4200 is below rdma0's 9000. */
+                { "node1",
+                  "node2@rdma0 10.0.1.1->10.0.1.2 9000 "
+                  "node3@rdma0 10.0.1.1->10.0.2.3 4200 via 10.0.1.2(node2) "
+                  "node4@rdma0 10.0.1.1->10.0.3.4 9000 via 10.0.1.9(-)" },
+                { "node2",
+                  "node1@rdma0 10.0.1.2->10.0.1.1 9000 node3@rdma1 10.0.2.2->10.0.2.3 4200 "
+                  "node4@rdma1 10.0.2.2->10.0.3.4 4200 via 10.0.2.3(node3)" },
+                { "node3",
+                  "node1@rdma1 10.0.2.3->10.0.1.1 4200 via 10.0.2.2(node2) node2@rdma1 10.0.2.3->10.0.2.2 4200 "
+                  "node4@rdma2 10.0.3.3->10.0.3.4 0" },
+                /* Its one route covers node2's first address too; none covers 10.0.2.0/24. */
+                { "node4",
+                  "node1@rdma2 10.0.3.4->10.0.1.1 9000 via 10.0.3.3(node3) "
+                  "node2@rdma2 10.0.3.4->10.0.1.2 9000 via 10.0.3.3(node3) node3@rdma2 10.0.3.4->10.0.3.3 0" },
+        };
+        _cleanup_(profile_freep) Profile *p = test_profile_load(routed_chain);
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(freep) PeerNeighbour *list = NULL;
+                _cleanup_(strv_freep) char **got = NULL;
+                _cleanup_(freep) char *joined = NULL;
+                size_t n;
+
+                ASSERT_OK(peer_neighbours(p, profile_find_node(p, table[i].node), &list, &n));
+                for (size_t j = 0; j < n; j++) {
+                        char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], v[INET_ADDRSTRLEN];
+
+                        ASSERT_OK(strv_extendf(
+                                &got,
+                                "%s@%s %s->%s %u",
+                                list[j].node->name,
+                                list[j].link,
+                                inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
+                                inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
+                                list[j].mtu));
+                        if (list[j].routed)
+                                ASSERT_OK(strv_extendf(
+                                        &got,
+                                        "via %s(%s)",
+                                        inet_ntop(AF_INET, &list[j].via, v, sizeof(v)),
+                                        list[j].gateway ? list[j].gateway->name : "-"));
+                }
+                joined = strv_join(got, " ");
+                ASSERT_STR_EQ(joined, table[i].expected);
+        }
+}
+
 static pid_t serve(const char *yaml, const char *node) {
         pid_t pid = fork();
 
@@ -239,8 +318,100 @@ static void test_checks(void) {
         peer_status_list_done(&status);
 }
 
+/* Three nodes on loopback: head probes worker and spare. */
+static const char loopback3[] =
+        "cluster: strix-halo\n"
+        "links:\n"
+        "  rdma0: { match: { name: lo }, mtu: 9000 }\n"
+        "nodes:\n"
+        "  head:   { links: { rdma0: 192.168.100.1/24 } }\n"
+        "  worker: { links: { rdma0: 192.168.100.2/24 } }\n"
+        "  spare:  { links: { rdma0: 192.168.100.3/24 } }\n"
+        "health: { port: %u }\n";
+
+static const Check *find_check(const CheckList *l, const char *id) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (streq(l->checks[i].id, id))
+                        return &l->checks[i];
+        return NULL;
+}
+
+/* A sampled round (one peer measured a round): the window's peer gets the echo run and the MTU probes,
+ * the other one answer to a liveness probe and its latency and mtu checks and round trips repeated
+ * from the round before; a peer without a measurement before is measured whatever the window; and a
+ * peer outside the window that stops answering fails at once. */
+static void test_sampled_rounds(void) {
+        _cleanup_(freep) char *yaml = NULL;
+        unsigned port = 20000 + (unsigned) (getpid() + 7) % 30000;
+        PeerOptions o = {
+                .probes = 5,
+                .timeout_usec = 5000000,
+                .latency_warn_median_usec = 10000000,
+                .latency_warn_p99_usec = 10000000,
+                .measure_per_round = 1,
+        };
+        _cleanup_(check_list_done) CheckList first = {}, second = {}, third = {};
+        PeerStatusList s1 = {}, s2 = {}, s3 = {};
+        _cleanup_(profile_freep) Profile *p = NULL;
+        NodeContext c = { .host = &HOST_SYSTEM };
+        pid_t worker, spare;
+
+        ASSERT_TRUE(asprintf(&yaml, loopback3, port) > 0);
+        p = load_on_loopback(yaml);
+        c.profile = p;
+        c.node = profile_find_node(p, "head");
+        worker = serve(yaml, "worker");
+        spare = serve(yaml, "spare");
+
+        /* Nothing measured before: both are measured, the window notwithstanding. */
+        o.round = 0;
+        ASSERT_OK(check_peers_with_status(&c, &o, &first, &s1));
+        ASSERT_INT_EQ(first.n_checks, 8);
+        ASSERT_TRUE(strstr(find_check(&first, "peer.worker.reachable")->summary, "(5/5 probes)"));
+        ASSERT_TRUE(strstr(find_check(&first, "peer.spare.reachable")->summary, "(5/5 probes)"));
+        ASSERT_INT_EQ(find_check(&first, "peer.spare.mtu")->outcome, CHECK_PASS);
+
+        /* Round 0's window is worker: spare answers one liveness probe and repeats the rest. */
+        o.previous = &first;
+        o.previous_peers = &s1;
+        ASSERT_OK(check_peers_with_status(&c, &o, &second, &s2));
+        ASSERT_INT_EQ(second.n_checks, 8);
+        ASSERT_TRUE(strstr(find_check(&second, "peer.worker.reachable")->summary, "(5/5 probes)"));
+        ASSERT_INT_EQ(find_check(&second, "peer.spare.reachable")->outcome, CHECK_PASS);
+        ASSERT_TRUE(strstr(find_check(&second, "peer.spare.reachable")->summary, "(1/1 probes)"));
+        ASSERT_STR_EQ(
+                find_check(&second, "peer.spare.latency")->summary,
+                find_check(&first, "peer.spare.latency")->summary);
+        ASSERT_STR_EQ(
+                find_check(&second, "peer.spare.mtu")->summary, find_check(&first, "peer.spare.mtu")->summary);
+        ASSERT_INT_EQ(find_check(&second, "peer.spare.profile")->outcome, CHECK_PASS);
+        ASSERT_STR_EQ(s2.peers[1].node, "spare");
+        ASSERT_TRUE(s2.peers[1].reachable);
+        ASSERT_INT_EQ(s2.peers[1].rtt_median_usec, s1.peers[1].rtt_median_usec);
+        ASSERT_INT_EQ(s2.peers[1].rtt_p99_usec, s1.peers[1].rtt_p99_usec);
+
+        /* Round 2's window is worker again (2 peers, 1 a round: even rounds): spare, outside it, is
+         * lost and seen lost in this very round. */
+        stop(spare);
+        o.round = 2;
+        o.previous = &second;
+        o.previous_peers = &s2;
+        ASSERT_OK(check_peers_with_status(&c, &o, &third, &s3));
+        ASSERT_INT_EQ(find_check(&third, "peer.spare.reachable")->outcome, CHECK_FAIL);
+        ASSERT_INT_EQ(find_check(&third, "peer.spare.latency")->outcome, CHECK_SKIP);
+        ASSERT_TRUE(!s3.peers[1].reachable);
+        ASSERT_INT_EQ(find_check(&third, "peer.worker.reachable")->outcome, CHECK_PASS);
+
+        stop(worker);
+        peer_status_list_done(&s1);
+        peer_status_list_done(&s2);
+        peer_status_list_done(&s3);
+}
+
 int main(void) {
+        test_sampled_rounds();
         test_neighbours();
+        test_routed_neighbours();
         test_checks();
         return 0;
 }
