@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "basic/json-writer.h"
+#include "basic/strv.h"
 #include "haloctl.h"
 #include "nic/fabric.h"
 #include "peer/peer-profile.h"
@@ -331,14 +332,28 @@ int verb_probe(int argc, char *argv[]) {
                 PeerNeighbour *nb = peer_neighbour_find(neighbours, n, node_name);
 
                 if (!nb) {
+                        _cleanup_(strv_freep) char **names = NULL;
+                        _cleanup_(freep) char *list = NULL;
+
+                        for (size_t i = 0; i < n; i++)
+                                if (strv_extend(&names, neighbours[i].node->name) < 0) {
+                                        fprintf(stderr, "Out of memory.\n");
+                                        return EX_OSERR;
+                                }
+                        list = names ? strv_join(names, ", ") : strdup("none");
+                        if (!list) {
+                                fprintf(stderr, "Out of memory.\n");
+                                return EX_OSERR;
+                        }
                         fprintf(stderr,
-                                "%s: %s is %s; the nodes that share a link with %s are listed by 'haloctl validate'.\n",
+                                "%s: %s is %s; the nodes %s can probe: %s.\n",
                                 path,
                                 node_name,
                                 profile_find_node(p, node_name)
                                         ? "neither on a link this node shares nor reached by its routes"
                                         : "not a node of the profile",
-                                self->name);
+                                self->name,
+                                list);
                         return EX_USAGE;
                 }
                 rows[n_rows++].n = nb;
