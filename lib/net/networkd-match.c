@@ -25,6 +25,7 @@ typedef enum MatchKey {
         MATCH_MAC,
         MATCH_PERMANENT_MAC,
         MATCH_DRIVER,
+        MATCH_TYPE,
         MATCH_OTHER, /* a key halod cannot judge */
         _MATCH_KEY_MAX,
 } MatchKey;
@@ -43,6 +44,8 @@ static MatchKey match_key_from_string(const char *k) {
                 return MATCH_PERMANENT_MAC;
         if (streq(k, "Driver"))
                 return MATCH_DRIVER;
+        if (streq(k, "Type"))
+                return MATCH_TYPE;
         return MATCH_OTHER;
 }
 
@@ -76,6 +79,8 @@ static bool entry_matches(MatchKey k, const char *pattern, const NetdevIdentity 
                 return !id->ifname || fnmatch(pattern, id->ifname, 0) == 0;
         case MATCH_DRIVER:
                 return !id->driver || fnmatch(pattern, id->driver, 0) == 0;
+        case MATCH_TYPE:
+                return !id->type || fnmatch(pattern, id->type, 0) == 0;
         case MATCH_MAC:
                 return !id->mac || strcasecmp(pattern, id->mac) == 0;
         case MATCH_PERMANENT_MAC:

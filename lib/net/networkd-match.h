@@ -15,6 +15,7 @@ typedef struct NetdevIdentity {
         const char *mac;           /* "6c:fe:54:00:00:01", lower case */
         const char *permanent_mac; /* NULL: the device has none (a veth) or it was not read */
         const char *driver;        /* "ice"; NULL for a device without driver (a veth) */
+        const char *type;          /* networkd's Type=: "ether" for an Ethernet port */
 } NetdevIdentity;
 
 /* halod's own files are NETWORKD_FILE_PREFIX<link>.network in /etc/systemd/network: "05-" sorts before
@@ -31,6 +32,6 @@ bool networkd_file_name_is_halod(const char *name) _pure_;
 /* Sets *ret to whether the [Match] section(s) of the .network file text take id, by networkd's rules:
  * every key given must match; a list matches when one of its entries does ("!" before the list
  * inverts it); an empty assignment clears the key; a file without any match key takes no link
- * (networkd ignores it). Keys halod cannot judge (Path=, Property=, Host=, ...) are taken as matching.
- * Returns 0, or -ENOMEM. */
+ * (networkd ignores it). Name=, MACAddress=, PermanentMACAddress=, Driver= and Type= are judged; keys halod
+ * cannot judge (Path=, Property=, Host=, ...) are taken as matching. Returns 0, or -ENOMEM. */
 int networkd_file_matches(const char *text, const NetdevIdentity *id, bool *ret);
