@@ -189,7 +189,7 @@ static void test_netplan(void) {
                 .driver = "mlx5_core",
         };
         static const NetdevIdentity eno1 = { .ifname = "eno1", .driver = "igb" };
-        static const NetdevIdentity other = { .ifname = "veth0" };
+        static const NetdevIdentity other = { .ifname = "veth0", .mac = "d6:8e:42:86:1d:96", .driver = "veth" };
         _cleanup_(strv_freep) char **ids = NULL;
 
         assert_netplan(guide, &cx0, "rdma0");
