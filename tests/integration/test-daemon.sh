@@ -43,7 +43,7 @@ assert_eq "$(dm_prop Node)" a Node
 assert_eq "$(dm_prop Cluster)" dm-test Cluster
 assert_eq "$(dm_prop Mode)" enforce Mode
 assert_eq "$(dm_prop Backend)" netlink Backend
-assert_eq "$(dm_prop BackendReason)" "neither NetworkManager nor systemd-networkd is on the system bus" BackendReason
+assert_eq "$(dm_prop BackendReason)" "chosen with --backend" BackendReason
 assert_eq "$(dm_prop ProfilePath)" "$PROFILE" ProfilePath
 assert_contains "$(dm_prop Summary)" "healthy: " Summary
 [ "$(dm_prop LastVerifyUSec)" -gt 0 ] || fail "LastVerifyUSec is 0 after start"
