@@ -195,7 +195,7 @@ int verb_apply(int argc, char *argv[]) {
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && !arg_adopt && isempty(arg_root) && halod_is_running())
+        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && isempty(arg_root) && halod_is_running())
                 return bus_call_apply();
 
         if (geteuid() != 0) {
@@ -218,7 +218,7 @@ int verb_apply(int argc, char *argv[]) {
                 return EX_NOPERM;
         }
 
-        backend = backend_pick();
+        backend = arg_backend ? backend_by_name(arg_backend) : backend_pick();
         snapshot_init(&snapshot, &c);
         r = apply_node(
                 &c,

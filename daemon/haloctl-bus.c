@@ -18,7 +18,7 @@
 #define INTERFACE "io.halod1.Node"
 
 typedef struct NodeStatus {
-        char *node, *cluster, *mode, *profile_path, *backend, *health, *summary;
+        char *node, *cluster, *mode, *profile_path, *backend, *backend_reason, *health, *summary;
         uint64_t last_verify_usec, last_apply_usec;
         CheckList checks;
         PeerStatusList peers;
@@ -31,6 +31,7 @@ static void node_status_done(NodeStatus *s) {
         free(s->mode);
         free(s->profile_path);
         free(s->backend);
+        free(s->backend_reason);
         free(s->health);
         free(s->summary);
         check_list_done(&s->checks);
@@ -181,7 +182,7 @@ static int parse_properties(sd_bus_message *reply, NodeStatus *s) {
                         { "Node", &s->node },       { "Cluster", &s->cluster },
                         { "Mode", &s->mode },       { "ProfilePath", &s->profile_path },
                         { "Backend", &s->backend }, { "Health", &s->health },
-                        { "Summary", &s->summary },
+                        { "Summary", &s->summary }, { "BackendReason", &s->backend_reason },
                 };
                 bool done = false;
 
@@ -315,6 +316,9 @@ static void print_status(const NodeStatus *s) {
                strna(s->profile_path),
                strna(s->mode),
                strna(s->backend));
+        /* An older halod has no BackendReason. */
+        if (!isempty(s->backend_reason))
+                printf("%10s: %s: %s\n", "Backend", strna(s->backend), s->backend_reason);
         print_timestamp("Verified", s->last_verify_usec);
         print_timestamp("Applied", s->last_apply_usec);
         print_peers(s);
@@ -334,6 +338,7 @@ static void print_status_json(const NodeStatus *s) {
         json_kv_string(&w, "mode", s->mode);
         json_kv_string(&w, "profile", s->profile_path);
         json_kv_string(&w, "backend", s->backend);
+        json_kv_string(&w, "backend_reason", s->backend_reason);
         json_kv_string(&w, "health", s->health);
         json_kv_string(&w, "summary", s->summary);
         json_kv_uint(&w, "last_verify_usec", s->last_verify_usec);

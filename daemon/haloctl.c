@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "apply/backend.h"
 #include "config.h"
 #include "haloctl.h"
 
 bool arg_json = false;
 bool arg_force = false;
 bool arg_adopt = false;
+const char *arg_backend = NULL;
 bool arg_cdi = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
@@ -65,6 +67,8 @@ static void help(void) {
                "     --force         Apply even when the profile says mode: verify\n"
                "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
                "                     that hold them (kept renamed, autoconnect off; see unadopt)\n"
+               "     --backend NAME  apply: networkmanager, networkd or netlink (default: networkmanager when\n"
+               "                     it runs, else networkd when it runs, else netlink)\n"
                "     --cdi           env: print the Container Device Interface spec (halod.io/fabric)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
@@ -82,6 +86,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ONLY,
                 ARG_FORCE,
                 ARG_ADOPT,
+                ARG_BACKEND,
                 ARG_CDI,
                 ARG_COLOR,
         };
@@ -94,6 +99,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "only", required_argument, NULL, ARG_ONLY },
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "adopt", no_argument, NULL, ARG_ADOPT },
+                { "backend", required_argument, NULL, ARG_BACKEND },
                 { "cdi", no_argument, NULL, ARG_CDI },
                 { "color", required_argument, NULL, ARG_COLOR },
                 {},
@@ -125,6 +131,15 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_ADOPT:
                         arg_adopt = true;
+                        break;
+                case ARG_BACKEND:
+                        if (!backend_by_name(optarg)) {
+                                fprintf(stderr,
+                                        "Unknown --backend '%s': expected networkmanager, networkd or netlink.\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        arg_backend = optarg;
                         break;
                 case ARG_CDI:
                         arg_cdi = true;
@@ -171,6 +186,11 @@ static int run(int argc, char *argv[]) {
         if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
                 fprintf(stderr,
                         "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_backend && !streq(verb, "apply")) {
+                fprintf(stderr, "--backend is an option of apply only (halod takes one too).\n");
                 return EX_USAGE;
         }
 

@@ -14,6 +14,7 @@
 extern bool arg_json;
 extern bool arg_force;
 extern bool arg_adopt;
+extern const char *arg_backend; /* apply --backend; NULL: backend_pick() */
 extern bool arg_cdi;
 extern const char *arg_node;
 extern const char *arg_root;

@@ -25,7 +25,8 @@ static void help(void) {
                "     --profile FILE    The profile (default: " PROFILE_DEFAULT_PATH
                ")\n"
                "     --node NAME       Act as this node of the profile (default: by hostname, then by address)\n"
-               "     --backend NAME    networkmanager or netlink (default: networkmanager when it runs)\n"
+               "     --backend NAME    networkmanager, networkd or netlink (default: networkmanager when it runs,\n"
+               "                       else networkd when it runs, else netlink)\n"
                "     --runtime-dir DIR Write fabric.env there (default: $RUNTIME_DIRECTORY, else " HALOD_RUNTIME_DIR_DEFAULT
                ")\n"
                "     --cdi-dir DIR     Write the CDI spec " CDI_SPEC_FILE " there (default: " CDI_DIR_DEFAULT
@@ -72,7 +73,7 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_BACKEND:
                         if (!backend_by_name(optarg)) {
                                 fprintf(stderr,
-                                        "Unknown --backend '%s': expected networkmanager or netlink.\n",
+                                        "Unknown --backend '%s': expected networkmanager, networkd or netlink.\n",
                                         optarg);
                                 return -EINVAL;
                         }

@@ -39,6 +39,8 @@ static int property_get_string(
                 s = m->profile_path;
         else if (streq(property, "Backend"))
                 s = m->backend ? m->backend->name : NULL;
+        else if (streq(property, "BackendReason"))
+                s = m->backend ? m->backend_reason : NULL;
         else if (streq(property, "Health"))
                 s = health_to_string(m->health);
         else if (streq(property, "Summary"))
@@ -425,6 +427,7 @@ static const sd_bus_vtable node_vtable[] = {
         STRING_PROPERTY("Mode"),
         STRING_PROPERTY("ProfilePath"),
         STRING_PROPERTY("Backend"),
+        STRING_PROPERTY("BackendReason"),
         STRING_PROPERTY("Health"),
         STRING_PROPERTY("Summary"),
         SD_BUS_PROPERTY("Checks", "a(sssss)", property_get_checks, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

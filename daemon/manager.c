@@ -60,6 +60,7 @@ Manager *manager_free(Manager *m) {
         free(m->profile_path);
         free(m->node_name);
         free(m->backend_name);
+        free(m->backend_reason);
         return mfree(m);
 }
 
@@ -179,10 +180,21 @@ static void log_profile_rejected(Manager *m, const char *errors) {
                         m->profile_path);
 }
 
+/* The backend, and in m->backend_reason why (halod(8), BACKENDS). */
 static const Backend *pick_backend(Manager *m) {
-        if (m->backend_name)
-                return backend_by_name(m->backend_name);
-        return backend_pick();
+        _cleanup_(freep) char *why = NULL;
+        const Backend *b;
+
+        if (m->backend_name) {
+                b = backend_by_name(m->backend_name);
+                why = strdup("chosen with --backend");
+        } else
+                b = backend_pick_why(&why);
+        if (why) {
+                free(m->backend_reason);
+                m->backend_reason = TAKE_PTR(why);
+        }
+        return b;
 }
 
 static void notify_status(Manager *m, const char *prefix) {
@@ -204,17 +216,18 @@ int manager_start(Manager *m) {
 
         m->backend = pick_backend(m);
         if (!m->backend) {
-                log_error("Unknown backend '%s': expected networkmanager or netlink.", m->backend_name);
+                log_error("Unknown backend '%s': expected networkmanager, networkd or netlink.", m->backend_name);
                 return -EINVAL;
         }
         m->profile_generation++;
         log_info(
-                "Profile %s in force: cluster %s, node %s, mode %s, backend %s.",
+                "Profile %s in force: cluster %s, node %s, mode %s, backend %s (%s).",
                 m->profile_path,
                 m->profile->cluster,
                 m->node->name,
                 profile_mode_to_string(m->profile->mode),
-                m->backend->name);
+                m->backend->name,
+                strna(m->backend_reason));
 
         /* Before anything else: the peer channel, so that the other nodes' probes find this one as early
          * as possible (a failure is logged and retried at every health.interval), and the links'
@@ -249,8 +262,10 @@ static char **changed_identity(const Profile *op, const ProfileNode *on, const B
                 (void) strv_extend(&l, "Node");
         if (!op || op->mode != m->profile->mode)
                 (void) strv_extend(&l, "Mode");
-        if (ob != m->backend)
+        if (ob != m->backend) {
                 (void) strv_extend(&l, "Backend");
+                (void) strv_extend(&l, "BackendReason");
+        }
         return l;
 }
 

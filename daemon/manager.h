@@ -50,6 +50,7 @@ typedef struct Manager {
         Profile *profile;
         const ProfileNode *node;
         const Backend *backend;
+        char *backend_reason;        /* why it is the backend, for BackendReason and haloctl status */
         uint64_t profile_generation; /* counts the profiles put in force: stale peer results are dropped */
 
         /* The latest verify, as published on the bus: the local checks and the peer checks. */

@@ -12,6 +12,7 @@
 #include "basic/errorf.h"
 #include "basic/strv.h"
 #include "plan/hosts-plan.h"
+#include "plan/route-plan.h"
 
 static int plan_errors_message(const Plan *p, char **ret_error) {
         _cleanup_(strv_freep) char **l = NULL;
@@ -98,8 +99,10 @@ static int apply_links(
                         label = link_plan_label(lp);
                         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
                 }
-                /* The backend only when it has something to do: a qos-only change is not its business. */
-                if (!link_plan_settings_are_empty(lp) || adopt) {
+                /* The backend only when it has something to do: a qos-only change is not its business, a
+                 * routes-only change only when it carries the routes. */
+                if (!link_plan_settings_are_empty(lp) || adopt ||
+                    (backend->carries_routes && !link_plan_routes_is_empty(lp->routes))) {
                         cfg = (LinkConfig){
                                 .link = lp->link,
                                 .ifname = lp->ifname,
@@ -109,6 +112,9 @@ static int apply_links(
                                 .ipv6 = pl->ipv6,
                                 .drift = link_plan_drift(lp),
                                 .adopt = adopt,
+                                .routes = c->node->routes,
+                                .n_routes = c->node->n_routes,
+                                .forwarding = c->node->forwarding,
                         };
                         r = backend->apply_link(&cfg, lp, &e);
                         if (r < 0)
@@ -120,7 +126,10 @@ static int apply_links(
                 if (r < 0)
                         return backend_failed(lp, &undo, r, e, ret_error);
                 /* Forwarding and the routes last: a route through a gateway needs the link's address
-                 * (apply-routes.c); it takes back its own part when it fails. */
+                 * (apply-routes.c); it takes back its own part when it fails. A backend that carries
+                 * them made them already. */
+                if (backend->carries_routes)
+                        continue;
                 r = apply_routes_link(lp, &e);
                 if (r < 0)
                         return errorf(ret_error, r, "%s", e ?: strerror(-r));

@@ -28,6 +28,11 @@ typedef struct LinkConfig {
         /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
          * lib/apply/adopt.h) instead of refusing; halod itself never sets it. */
         bool adopt;
+        /* The node's routes (those of link count) and whether it forwards: for a backend that carries
+         * them (Backend.carries_routes). */
+        const NodeRoute *routes;
+        size_t n_routes;
+        bool forwarding;
 } LinkConfig;
 
 /* The LinkDrift flags of a link's plan. */
@@ -37,7 +42,7 @@ uint32_t link_plan_drift(const LinkPlan *lp) _pure_;
 typedef struct Adoptions Adoptions;
 
 typedef struct Backend {
-        const char *name; /* "networkmanager", "netlink" */
+        const char *name; /* "networkmanager", "networkd", "netlink" */
         /* True when the backend can run on this host now (NetworkManager answers on the bus, ...). */
         bool (*available)(void);
         /* Makes the link match cfg by carrying out lp, the link's plan (the changes it lists, from the
@@ -53,6 +58,10 @@ typedef struct Backend {
         /* Gives the link back to what apply_link() with cfg->adopt took it over from; -ENOENT when it
          * took nothing over. NULL together with find_adoptions. */
         int (*unadopt_link)(const LinkConfig *cfg, char **ret_error);
+        /* The backend makes the link's routes and forwarding itself, from cfg (networkd drops routes it
+         * was not told of): apply_node() then calls it for a routes-only change too and does not set them
+         * over rtnetlink. */
+        bool carries_routes;
 } Backend;
 
 extern const Backend backend_netlink;
@@ -60,7 +69,14 @@ extern const Backend backend_netlink;
  * support. Its libnm code is loaded on its first apply_link (lib/apply/nm-module.h), never before. */
 extern const Backend backend_networkmanager;
 
-/* NetworkManager when it runs (and libnm was built in), else netlink. Asks the bus, loads nothing. */
+/* systemd-networkd through halod's .network files (lib/apply/backend-networkd.c). */
+extern const Backend backend_networkd;
+
+/* NetworkManager when it runs (and libnm was built in), else networkd when it runs, else netlink. Asks
+ * the bus, loads nothing. */
 const Backend *backend_pick(void);
-/* "networkmanager" or "netlink"; NULL for any other name. */
+/* The same, and why, for the user: "networkd: org.freedesktop.network1 is on the bus, NetworkManager
+ * is not". ret_reason may be NULL; on ENOMEM it is NULL and the backend is still returned. */
+const Backend *backend_pick_why(char **ret_reason);
+/* "networkmanager", "networkd" or "netlink"; NULL for any other name. */
 const Backend *backend_by_name(const char *name);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "basic/strv.h"
+#include "check/check-link-owner.h"
 #include "check/check-link.h"
 #include "check/check-routes.h"
 #include "nic/link-match.h"
@@ -310,6 +311,9 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         s->forwarding ? s->forwarding[i] : -ENOMEDIUM,
                         note ?: (lp.ifname && snapshot_kernel_link(s, i) ? NULL : "not present"),
                         out);
+                if (r < 0)
+                        return r;
+                r = check_link_owner(c, nl, &lp, out);
                 if (r < 0)
                         return r;
         }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS, the private flags and ETHTOOL_GSTATS through the SIOCETHTOOL
- * ioctl. */
+/* ETHTOOL_GDRVINFO, ETHTOOL_GLINKSETTINGS, ETHTOOL_GPERMADDR, the private flags and ETHTOOL_GSTATS through
+ * the SIOCETHTOOL ioctl. */
 #include <limits.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -266,4 +267,38 @@ int ethtool_stats_find(const EthtoolStats *s, const char *name, uint64_t *ret) {
                         return 0;
                 }
         return -ENOENT;
+}
+
+int ethtool_get_permanent_address(const char *ifname, char ret[static 18]) {
+        struct {
+                struct ethtool_perm_addr a;
+                uint8_t data[32]; /* MAX_ADDR_LEN */
+        } req = { .a = { .cmd = ETHTOOL_GPERMADDR, .size = 32 } };
+        struct ifreq ifr = {};
+        _cleanup_(closep) int fd = -EBADF;
+        bool zero = true;
+
+        fd = ethtool_socket(ifname, &ifr);
+        if (fd < 0)
+                return fd;
+        ifr.ifr_data = (void *) &req;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return negative_errno();
+        if (req.a.size != 6)
+                return -ENODATA; /* not Ethernet */
+        for (size_t i = 0; i < 6; i++)
+                zero = zero && req.data[i] == 0;
+        if (zero)
+                return -ENODATA;
+        (void) snprintf(
+                ret,
+                18,
+                "%02x:%02x:%02x:%02x:%02x:%02x",
+                req.data[0],
+                req.data[1],
+                req.data[2],
+                req.data[3],
+                req.data[4],
+                req.data[5]);
+        return 0;
 }

@@ -58,3 +58,8 @@ const char *ethtool_duplex_to_string(int duplex) _pure_;
  * 0, -ENOENT when the driver has no flag of that name (veth has no private flags at all), or the
  * errors of ethtool_get_driver_info(). */
 int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret);
+
+/* The permanent hardware address the driver reports (ETHTOOL_GPERMADDR, `ethtool -P`), as
+ * "6c:fe:54:00:00:01"; -ENODATA when it has none (a veth answers all zeros), or the errors of
+ * ethtool_get_driver_info(). */
+int ethtool_get_permanent_address(const char *ifname, char ret[static 18]);
