@@ -51,7 +51,7 @@ _e2e_exit() {
 trap _e2e_exit EXIT
 
 require_root
-require_tools systemd-nspawn nsenter ip meson ninja python3 ldd dpkg dpkg-deb systemd-analyze
+require_tools systemd-nspawn nsenter ip meson ninja python3 readelf ldconfig dpkg dpkg-deb systemd-analyze
 INSTALL=${HALOD_E2E_INSTALL:-deb}
 
 HEAD=head
@@ -90,6 +90,7 @@ print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cann
                 fail "building $b failed"
         fi
         # The probe of every source the checks read, from the same build (see the sandbox step).
+        mkdir -p "$PAYLOAD"
         cp "$b/tests/e2e-sandbox-sources" "$PAYLOAD/" || fail "$b has no tests/e2e-sandbox-sources"
         if [ "$INSTALL" = deb ] && ! build_package; then
                 [ "${CI:-}" != true ] || fail "the Debian package did not build (see above); CI installs the package"
@@ -152,19 +153,24 @@ prepare_rootfs() {
         local rc=0 lib pkg extra=()
         ROOT=$(bash "$SOURCE_DIR/tests/e2e/rootfs.sh" --stack "$STACK") || rc=$?
         [ "$rc" -eq 0 ] || exit "$rc"
-        local libs
-        # halod, haloctl and the NetworkManager module, as built here, against the rootfs's libraries:
-        # the sonames must be there (a Debian 12 build runs on Debian 13 when they are).
-        libs=$(find "$PAYLOAD/destdir" -type f \( -name halod -o -name haloctl -o -name 'halod-backend-*.so' \) -exec ldd {} + |
-                awk '$3 ~ /^\// { print $3 }' | sort -u)
-        for lib in $libs; do
-                [ -e "$ROOT$lib" ] && continue
-                pkg=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null) ||
-                        fail "$lib (linked by halod or haloctl) is in no Debian package; the e2e rootfs cannot provide it"
+        # The sonames halod, haloctl and the NetworkManager module name (their NEEDED entries, not
+        # ldd's closure on this host: the rootfs's own libraries bring what they need, and that
+        # differs between generations: Debian 13's libsystemd0 no longer links libgcrypt). A build
+        # on Debian 12 runs on Debian 13 when every one of them is there.
+        local sonames so multiarch
+        multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+        sonames=$(find "$PAYLOAD/destdir" -type f \( -path '*/sbin/halod' -o -path '*/bin/haloctl' -o -name 'halod-backend-*.so' \) \
+                -exec readelf -d {} + | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
+        [ -n "$sonames" ] || fail "readelf found no NEEDED entries in halod, haloctl and the module"
+        for so in $sonames; do
+                [ -e "$ROOT/usr/lib/$multiarch/$so" ] || [ -e "$ROOT/lib/$multiarch/$so" ] && continue
+                # The package that has it on this (Debian) host: its name in the rootfs's release may
+                # differ (a new soname is a new package), so this is a hint as much as a fix.
+                lib=$(ldconfig -p | awk -v so="$so" '$1 == so { print $NF; exit }')
+                pkg=$( [ -n "$lib" ] && { dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null; }) ||
+                        fail "$so (needed by halod, haloctl or the module) is in no Debian package here; the $STACK rootfs lacks it"
                 pkg=${pkg%%:*}
-                # The library's path inside the rootfs: usr-merged Debian 13 has no /lib of its own.
-                [ -e "$ROOT/usr$lib" ] && continue
-                log "the rootfs lacks $lib: adding package $pkg (make it permanent in PACKAGES of tests/e2e/rootfs.sh)"
+                log "the $STACK rootfs lacks $so: adding package $pkg (make it permanent in tests/e2e/rootfs.sh)"
                 extra+=("$pkg")
         done
         if [ ${#extra[@]} -gt 0 ]; then
