@@ -23,6 +23,10 @@
 /* How long networkd may take to configure a link: about what NetworkManager's activation gets. */
 #define NETWORKD_APPLY_TIMEOUT_USEC (20U * USEC_PER_SEC)
 #define NETWORKD_POLL_USEC (20U * USEC_PER_MSEC)
+/* How long a link that networkd calls configured may still differ from the file in the kernel: networkd
+ * says "configured" once its requests are answered, so a difference that outlasts this is networkd's
+ * own doing (it lowers an MTU the device cannot take, say), not a late answer. */
+#define NETWORKD_SETTLE_USEC (2U * USEC_PER_SEC)
 #define NETWORKD_FILE_MAX (64U * 1024U)
 
 static bool networkd_available(void) {
@@ -75,7 +79,7 @@ static int kernel_matches(const NetworkdApply *a, bool *ret, char **ret_what) {
 /* Polls networkd's AdministrativeState and the kernel until the link is "configured" and shows cfg,
  * or networkd says "failed", or the time is up. */
 static int wait_configured(NetworkdApply *a, char **ret_error) {
-        usec_t deadline = now(CLOCK_MONOTONIC) + NETWORKD_APPLY_TIMEOUT_USEC;
+        usec_t deadline = now(CLOCK_MONOTONIC) + NETWORKD_APPLY_TIMEOUT_USEC, configured_at = 0;
         _cleanup_(freep) char *state = NULL, *what = NULL, *e = NULL;
         bool matches = false;
         int r;
@@ -104,7 +108,12 @@ static int wait_configured(NetworkdApply *a, char **ret_error) {
                                         strerror(-r));
                         if (matches)
                                 return 0;
-                }
+                        if (configured_at == 0)
+                                configured_at = now(CLOCK_MONOTONIC);
+                        else if (now(CLOCK_MONOTONIC) >= configured_at + NETWORKD_SETTLE_USEC)
+                                break;
+                } else
+                        configured_at = 0;
                 if (now(CLOCK_MONOTONIC) >= deadline)
                         break;
                 (void) nanosleep(&(struct timespec){ .tv_nsec = NETWORKD_POLL_USEC * 1000 }, NULL);

@@ -116,6 +116,7 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
         size_t n_netdevs = 0;
         const NetworkFile *used = NULL;
         char permanent[18];
+        EthtoolDriverInfo info;
         NetdevIdentity id;
         int r;
 
@@ -133,9 +134,14 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
                                 id.mac = netdevs[i].mac;
                                 id.driver = netdevs[i].driver;
                         }
-        /* The permanent address is only asked of the running kernel. */
-        if (host_is_running_system(c->host) && ethtool_get_permanent_address(lp->ifname, permanent) >= 0)
-                id.permanent_mac = permanent;
+        /* The permanent address, and the driver of a device without a parent in sysfs (a veth: networkd
+         * matches Driver= against ethtool's answer), are only asked of the running kernel. */
+        if (host_is_running_system(c->host)) {
+                if (ethtool_get_permanent_address(lp->ifname, permanent) >= 0)
+                        id.permanent_mac = permanent;
+                if (!id.driver && ethtool_get_driver_info(lp->ifname, &info) >= 0)
+                        id.driver = info.driver;
+        }
 
         r = network_files_list(c->host, &files);
         for (size_t i = 0; r >= 0 && i < files.n; i++) {

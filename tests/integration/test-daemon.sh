@@ -43,6 +43,7 @@ assert_eq "$(dm_prop Node)" a Node
 assert_eq "$(dm_prop Cluster)" dm-test Cluster
 assert_eq "$(dm_prop Mode)" enforce Mode
 assert_eq "$(dm_prop Backend)" netlink Backend
+assert_eq "$(dm_prop BackendReason)" "chosen with --backend" BackendReason
 assert_eq "$(dm_prop ProfilePath)" "$PROFILE" ProfilePath
 assert_contains "$(dm_prop Summary)" "healthy: " Summary
 [ "$(dm_prop LastVerifyUSec)" -gt 0 ] || fail "LastVerifyUSec is 0 after start"
@@ -68,7 +69,7 @@ assert_eq "$(ip netns exec "$NS_A" "$HALOCTL" --node a env --cdi "$PROFILE" 2>/d
 
 log "introspection shows the whole interface"
 intro=$(busctl introspect "${HALOD_BUS[@]}")
-for member in Node Cluster Mode ProfilePath Backend Health Summary Checks LastVerifyUSec LastApplyUSec \
+for member in Node Cluster Mode ProfilePath Backend BackendReason Health Summary Checks LastVerifyUSec LastApplyUSec \
         Verify Apply Reload CheckChanged; do
         assert_contains "$intro" ".$member " "introspection"
 done

@@ -44,11 +44,19 @@ static void test_choosing_loads_nothing(void) {
         /* No bus here: NetworkManager does not run. */
         ASSERT_TRUE(!nm_running());
         ASSERT_TRUE(backend_pick() == &backend_netlink);
+        {
+                _cleanup_(freep) char *why = NULL;
+
+                /* Nor does systemd-networkd: the reason says both. */
+                ASSERT_TRUE(backend_pick_why(&why) == &backend_netlink);
+                ASSERT_STR_EQ(why, "neither NetworkManager nor systemd-networkd is on the system bus");
+        }
         ASSERT_TRUE(backend_by_name("networkmanager") == &backend_networkmanager);
         ASSERT_STR_EQ(backend_networkmanager.name, "networkmanager");
         ASSERT_TRUE(backend_by_name("netlink") == &backend_netlink);
         ASSERT_TRUE(backend_by_name("NetworkManager") == NULL);
-        ASSERT_TRUE(backend_by_name("networkd") == NULL);
+        ASSERT_TRUE(backend_by_name("networkd") == &backend_networkd);
+        ASSERT_TRUE(backend_by_name("systemd-networkd") == NULL);
         ASSERT_TRUE(backend_by_name(NULL) == NULL);
         ASSERT_TRUE(!backend_networkmanager.available());
         assert_nothing_heavy_loaded();
