@@ -4,7 +4,7 @@
 # dh_auto_test runs the unit, fuzz and cli suites) and asserts what it holds with dpkg-deb: the file
 # list against `meson install --destdir` of the same tree with Debian's paths, the control fields
 # (version, Depends on what halod loads with dlopen()), the conffile, the maintainer scripts (system
-# user, unit handled but not enabled) and that the unit and halod agree with the package's paths.
+# user, tmpfiles, unit handled but not enabled) and that the unit and halod agree with the package's paths.
 # Usage: test-deb.sh            (environment: SOURCE_DIR, BUILD_DIR, PROJECT_VERSION)
 #
 # Differences the file list comparison allows (and prints), everything else fails:
@@ -90,7 +90,7 @@ only_deb=$(LC_ALL=C comm -13 "$tmp/meson.list" "$tmp/deb.list")
 [ -z "$only_deb" ] || fail "the package has files meson does not install:"$'\n'"$only_deb"
 [ "$(wc -l <"$tmp/allowed.list")" -eq 3 ] || fail "the package lacks copyright, changelog.Debian.gz or README.md.gz in /usr/share/doc/halod"
 for f in /usr/sbin/halod /usr/bin/haloctl "/usr/lib/$multiarch/halod/halod-backend-nm.so" /etc/halod/halod.yaml \
-        /usr/lib/sysusers.d/halod.conf /usr/lib/systemd/catalog/halod.catalog /usr/share/dbus-1/system.d/io.halod1.conf \
+        /usr/lib/sysusers.d/halod.conf /usr/lib/tmpfiles.d/halod.conf /usr/lib/systemd/catalog/halod.catalog /usr/share/dbus-1/system.d/io.halod1.conf \
         /usr/share/polkit-1/actions/io.halod1.policy /usr/share/polkit-1/rules.d/io.halod1.rules \
         /usr/share/bash-completion/completions/haloctl /usr/share/man/man8/halod.8; do
         grep -qxF "$f" "$tmp/deb.list" || fail "the package has no $f"
@@ -119,6 +119,12 @@ mkdir "$tmp/control"
 dpkg-deb -e "$deb" "$tmp/control"
 grep -qx '/etc/halod/halod.yaml' "$tmp/control/conffiles" 2>/dev/null || fail "/etc/halod/halod.yaml is not a conffile"
 grep -q 'systemd-sysusers.* halod\.conf' "$tmp/control/postinst" 2>/dev/null || fail "postinst does not create the halod user (systemd-sysusers halod.conf)"
+grep -q 'systemd-tmpfiles.* --create halod\.conf' "$tmp/control/postinst" ||
+        fail "postinst does not apply tmpfiles.d/halod.conf (systemd-tmpfiles --create halod.conf: the networkd backend's directory ACL)"
+# tmpfiles.d's ACL names the user sysusers.d creates: the user first.
+[ "$(grep -n 'systemd-sysusers' "$tmp/control/postinst" | head -n 1 | cut -d: -f1)" -lt \
+        "$(grep -n 'systemd-tmpfiles' "$tmp/control/postinst" | head -n 1 | cut -d: -f1)" ] 2>/dev/null ||
+        fail "postinst runs systemd-tmpfiles before systemd-sysusers: the ACL for the user halod needs the user"
 grep -q 'daemon-reload' "$tmp/control/postinst" || fail "postinst does not run systemctl daemon-reload"
 # An upgrade restarts a running halod (deb-systemd-invoke restart; debhelper 13.11 writes it through
 # $_dh_action, later ones may write try-restart); a first install's start is skipped by
@@ -131,7 +137,7 @@ awk "/was-enabled 'halod.service'/ { guarded = 1 } /^[[:space:]]*fi\$/ { guarded
         "$tmp/control/postinst" || fail "postinst enables halod.service on install: it must wait until the profile is edited"
 grep -q "stop 'halod.service'" "$tmp/control/prerm" 2>/dev/null || fail "prerm does not stop halod.service on removal"
 grep -q "purge 'halod.service'" "$tmp/control/postrm" 2>/dev/null || fail "postrm does not forget halod.service on purge"
-echo "ok   conffile /etc/halod/halod.yaml; postinst: sysusers, daemon-reload, try-restart; prerm: stop; postrm: purge"
+echo "ok   conffile /etc/halod/halod.yaml; postinst: sysusers, tmpfiles, daemon-reload, try-restart; prerm: stop; postrm: purge"
 
 # 7. The unit starts the packaged halod, and halod loads its NetworkManager module from where the
 #    package put it.
