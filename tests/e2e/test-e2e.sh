@@ -685,7 +685,7 @@ assert_contains "$summary" "login sessions: unlimited (/etc/security/limits.d/90
 assert_contains "$summary" "/dev/infiniband/uverbs0 usable by everyone" "rdma.memlock on $HEAD"
 summary=$(memlock_summary "$WORKER")
 log "rdma.memlock on $WORKER: $summary"
-# systemd 252's built-in default is 8 MiB.
+# systemd's built-in default is 8 MiB (252 and 257 alike).
 assert_contains "$summary" "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): set DefaultLimitMEMLOCK=infinity" \
         "rdma.memlock on $WORKER"
 assert_contains "$summary" "login sessions get 8 MiB < unlimited (no memlock line for * in /etc/security/limits.conf or limits.d" \
