@@ -248,6 +248,7 @@ install_halod() {
         {
                 ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml &&
                         ct "$n" systemd-sysusers &&
+                        ct "$n" systemd-tmpfiles --create halod.conf &&
                         ct "$n" journalctl --update-catalog &&
                         ct "$n" systemctl daemon-reload &&
                         ct "$n" systemctl reload dbus &&
