@@ -121,10 +121,10 @@ print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cann
 # when it cannot be built here (its log is printed).
 build_package() {
         local key='' dir deb
-        command -v dpkg-buildpackage >/dev/null 2>&1 && command -v dh >/dev/null 2>&1 || {
+        if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
                 log "dpkg-buildpackage or dh not found (tools/deps test installs dpkg-dev and debhelper)"
                 return 1
-        }
+        fi
         key=$(cd "$SOURCE_DIR" &&
                 GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$SOURCE_DIR" \
                         git --no-optional-locks ls-files -z --cached --others --exclude-standard 2>/dev/null |
@@ -233,6 +233,7 @@ install_halod() {
                         cat "$TEST_DIR/logs/install-$n.log" >&2
                         fail "dpkg -i halod.deb in $n failed (its dependencies must be in the $STACK rootfs: tests/e2e/rootfs.sh)"
                 }
+                # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
                 assert_eq "$(ct "$n" dpkg-query -W -f='${Status}' halod)" "install ok installed" "dpkg's state of halod in $n"
                 run_rc 0 ct "$n" id -u halod
                 assert_eq "$(ct "$n" systemctl is-enabled halod || true)" disabled "halod.service after dpkg -i (not enabled before the profile is edited)"
