@@ -97,7 +97,7 @@ if [ -z "$(rpm --eval '%{?meson_build}')" ]; then
         macros=(--load "$SOURCE_DIR/packaging/debian-rpm-macros")
         echo "==> rpmbuild with packaging/debian-rpm-macros (this rpm has no Fedora macros)"
 fi
-for m in meson meson_build meson_install meson_test _unitdir _sysusersdir _tmpfilesdir _journalcatalogdir \
+for m in meson meson_build meson_install meson_test _unitdir _sysusersdir _tmpfilesdir tmpfiles_create _journalcatalogdir \
         bash_completions_dir systemd_post systemd_preun systemd_postun_with_restart; do
         [ -n "$(rpm "${macros[@]}" --eval "%{?$m:defined}")" ] ||
                 skip_or_fail "rpm macro %$m is not defined; install its package with tools/deps test (Fedora: rpm-build, meson, systemd-rpm-macros)"
