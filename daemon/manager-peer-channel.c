@@ -69,12 +69,11 @@ static void *responder_run(void *userdata) {
 }
 
 static PeerResponder *responder_free(PeerResponder *p) {
-        uint64_t one = 1;
 
         if (!p)
                 return NULL;
         if (p->started) {
-                (void) write(p->stop_fd, &one, sizeof(one));
+                (void) eventfd_write(p->stop_fd, 1);
                 (void) pthread_join(p->thread, NULL);
         }
         safe_close(p->stop_fd);

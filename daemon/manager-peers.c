@@ -72,11 +72,10 @@ static PeerJob *peer_job_free(PeerJob *j) {
 static void *peer_job_run(void *userdata) {
         PeerJob *j = userdata;
         NodeContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
-        uint64_t one = 1;
 
         j->result = check_peers_with_status(&c, &j->options, &j->checks, &j->peers);
         /* The thread's last act: from here on the loop owns everything in j. */
-        (void) write(j->event_fd, &one, sizeof(one));
+        (void) eventfd_write(j->event_fd, 1);
         return NULL;
 }
 

@@ -174,9 +174,10 @@ static void work_execute(Work *w) {
 /* The loop's side of work_before_kernel_read(). */
 static int on_take_events(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Work *w = userdata;
-        uint64_t n, one = 1;
+        uint64_t one = 1;
+        eventfd_t n;
 
-        (void) read(fd, &n, sizeof(n));
+        (void) eventfd_read(fd, &n);
         if (w->ports_ready && w->ports) {
                 manager_watch_set_ports(w->manager, TAKE_PTR(w->ports), w->n_ports);
                 w->n_ports = 0;
@@ -189,11 +190,10 @@ static int on_take_events(sd_event_source *s, int fd, uint32_t revents, void *us
 
 static void *work_thread(void *userdata) {
         Work *w = userdata;
-        uint64_t one = 1;
 
         work_execute(w);
         /* The thread's last act: from here on the loop owns everything in w. */
-        (void) write(w->event_fd, &one, sizeof(one));
+        (void) eventfd_write(w->event_fd, 1);
         return NULL;
 }
 
@@ -417,12 +417,11 @@ bool manager_work_busy(const Manager *m) {
 
 void manager_work_done(Manager *m) {
         if (m->work) {
-                uint64_t one = 1;
 
                 /* A job waiting for the loop to take in events goes on without (the loop has ended);
                  * then it ends in milliseconds, or an apply within its backend's timeout. */
                 if (m->work->taken_fd >= 0)
-                        (void) write(m->work->taken_fd, &one, sizeof(one));
+                        (void) eventfd_write(m->work->taken_fd, 1);
                 (void) pthread_join(m->work->thread, NULL);
                 m->work = work_free(m->work);
         }
