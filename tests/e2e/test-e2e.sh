@@ -197,6 +197,11 @@ make_profiles() {
         if ! grep -q 'hostname: halo-1' "$PAYLOAD/halod.yaml" || ! grep -q 'hostname: halo-2' "$PAYLOAD/halod.yaml"; then
                 fail "conf/halod.yaml no longer has the nodes halo-1 and halo-2 this test boots"
         fi
+        # head forwards IPv4 (a chain's middle node): halod sets the switch from inside its sandbox,
+        # whose /proc/sys is read-only (over rtnetlink; networkd through its .network file).
+        sed -i -E 's/^(  head: +\{ hostname: halo-1, links: \{ [^}]*\}) \}$/\1, forwarding: true }/' "$PAYLOAD/halod.yaml"
+        grep -q 'hostname: halo-1, .*forwarding: true }$' "$PAYLOAD/halod.yaml" ||
+                fail "could not derive the test profile from conf/halod.yaml (no head line to add forwarding: true to)"
         # Full: the shipped profile whole, only the link matched by name: what the sandbox step runs
         # every check with.
         sed -E "s/^( +)match:.*/\1match: { name: \"$IFNAME\" }/" "$SOURCE_DIR/conf/halod.yaml" >"$PAYLOAD/halod-full.yaml"
@@ -322,6 +327,12 @@ assert_fabric_configured() {
         local n=$1 addr=$2
         wait_until 30 ct "$n" sh -c "ip -o link show dev $IFNAME | grep -q ' mtu 9000 '"
         wait_until 30 ct "$n" sh -c "ip -o -4 addr show dev $IFNAME | grep -q ' $addr '"
+        # Only head asks for forwarding; worker's switch stays the distribution's 0.
+        if [ "$n" = "$HEAD" ]; then
+                wait_until 30 ct "$n" grep -qx 1 "/proc/sys/net/ipv4/conf/$IFNAME/forwarding"
+        else
+                assert_eq "$(ct "$n" cat "/proc/sys/net/ipv4/conf/$IFNAME/forwarding")" 0 "$IFNAME's forwarding on $n"
+        fi
         if [ "$BACKEND" = networkd ]; then
                 # halod's own .network file, matched by name (a veth has no permanent MAC address),
                 # with the MTU and address and nothing else, and networkd configured the link with it.
@@ -515,6 +526,19 @@ assert_eq "$(prop "$HEAD" Node)" head "Node of halo-1"
 assert_eq "$(prop "$WORKER" Node)" worker "Node of halo-2"
 assert_eq "$(prop "$HEAD" Backend)" "$BACKEND" "Backend ($NET_SERVICE runs in the container)"
 
+step "the CDI spec: halod writes /run/cdi/halod.json from inside its sandbox"
+# tmpfiles.d/halod.conf (applied by the package) made /run/cdi and gave the user halod its ACL;
+# the unit's ReadWritePaths=-/run/cdi lets the write through.
+for n in "$HEAD" "$WORKER"; do
+        wait_until 30 ct "$n" test -s /run/cdi/halod.json
+        run_rc 0 ct "$n" cat /run/cdi/halod.json
+        assert_contains "$OUT" '"kind": "halod.io/fabric"' "/run/cdi/halod.json on $n"
+        assert_contains "$OUT" "NCCL_SOCKET_IFNAME=$IFNAME" "/run/cdi/halod.json on $n"
+        assert_eq "$(ct "$n" stat -c '%U %a' /run/cdi/halod.json)" "halod 644" "owner and mode of /run/cdi/halod.json on $n"
+        run_rc 0 ct "$n" journalctl -u halod --no-pager -o cat
+        assert_not_contains "$OUT" "Failed to write the CDI spec" "halod's journal on $n"
+done
+
 step "haloctl status shows the local checks and the peer"
 for n in "$HEAD" "$WORKER"; do
         run_rc 0 ct "$n" haloctl status
@@ -522,6 +546,7 @@ for n in "$HEAD" "$WORKER"; do
         ids=(profile link.rdma0.present link.rdma0.mtu link.rdma0.address)
         [ "$FIREWALLD" = 0 ] || ids+=(link.rdma0.zone)
         [ "$BACKEND" != networkd ] || ids+=(link.rdma0.owner)
+        [ "$n" != "$HEAD" ] || ids+=(link.rdma0.forwarding)
         for id in "${ids[@]}"; do
                 assert_contains "$OUT" "$id" "haloctl status on $n"
                 assert_eq "$(check_status "$n" "$id")" pass "check $id on $n"
@@ -760,6 +785,8 @@ run_rc 0 ct "$HEAD" systemctl stop halod
 assert_eq "$(ct "$HEAD" systemctl is-active halod || true)" inactive "halod after systemctl stop"
 assert_eq "$(unit_prop "$HEAD" Result)" success "halod's Result after stop"
 assert_eq "$(unit_prop "$HEAD" ExecMainStatus)" 0 "halod's exit status after stop"
+# No container is started with devices and variables that nothing keeps right any more.
+assert_eq "$(ct "$HEAD" sh -c 'test -e /run/cdi/halod.json && echo present || echo gone')" gone "/run/cdi/halod.json after stop"
 
 step "a persistent $HEAD: enable, reboot, halod comes up on its own"
 ct_poweroff "$HEAD"
