@@ -14,6 +14,8 @@
 harness_init an
 # shellcheck source=container.sh
 . "$SOURCE_DIR/tests/e2e/container.sh"
+# shellcheck source=build.sh
+. "$SOURCE_DIR/tests/e2e/build.sh"
 
 _ansible_exit() {
         local rc=$? failed=0
@@ -39,21 +41,9 @@ step() {
 # sanitizer), else the e2e test's own build of the tree in $BUILD_DIR/e2e-usr; then the destdir
 # packed as the role's fallback package.
 build_tarball() {
-        local b=$BUILD_DIR settings
-        settings=$(meson introspect --buildoptions "$BUILD_DIR" | python3 -c '
-import json, sys
-o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cannot read the meson options of $BUILD_DIR"
-        if [ "$settings" != "/usr /etc none" ]; then
-                b=$BUILD_DIR/e2e-usr
-                if [ ! -f "$b/build.ninja" ]; then
-                        rm -rf "$b"
-                        meson setup "$b" "$SOURCE_DIR" -Dprefix=/usr -Dsysconfdir=/etc -Dlibnm=enabled \
-                                >"$TEST_DIR/logs/meson-setup.log" 2>&1 ||
-                                fail "meson setup of $b failed (see $TEST_DIR/logs/meson-setup.log)"
-                fi
-        fi
-        ninja -C "$b" >"$TEST_DIR/logs/ninja.log" 2>&1 || { tail -n 40 "$TEST_DIR/logs/ninja.log" >&2; fail "building $b failed"; }
+        local b
+        e2e_build
+        b=$E2E_BUILD
         meson install -C "$b" --no-rebuild --quiet --destdir "$TEST_DIR/destdir" >"$TEST_DIR/logs/install.log" 2>&1 ||
                 { cat "$TEST_DIR/logs/install.log" >&2; fail "meson install --destdir from $b failed"; }
         mkdir -p "$PAYLOAD"
@@ -63,13 +53,7 @@ print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cann
 # The e2e test's profile (tests/e2e/README.md): conf/halod.yaml with the link matched by name and
 # without the nic, rdma and kernel sections a container cannot satisfy; and a broken one.
 make_profiles() {
-        awk -v ifname="$IFNAME" '
-                /^[A-Za-z]/ { section = $1; sub(/:.*/, "", section) }
-                section == "nic" || section == "rdma" || section == "kernel" { next }
-                section == "links" && /^[ ]+match:/ { sub(/match:.*/, "match: { name: \"" ifname "\" }") }
-                section == "health" && /^[ ]+interval:/ { sub(/interval:[ ]*[^ ]+/, "interval: 5s") }
-                { print }' "$SOURCE_DIR/conf/halod.yaml" >"$PAYLOAD/halod.yaml"
-        grep -q "match: { name: \"$IFNAME\" }" "$PAYLOAD/halod.yaml" || fail "could not derive the test profile from conf/halod.yaml"
+        e2e_profile "$IFNAME" "$PAYLOAD/halod.yaml"
         sed 's/^mode: enforce/mode: enforced/' "$PAYLOAD/halod.yaml" >"$PAYLOAD/halod-broken.yaml"
         ! cmp -s "$PAYLOAD/halod.yaml" "$PAYLOAD/halod-broken.yaml" || fail "conf/halod.yaml has no 'mode: enforce' line to break"
 }

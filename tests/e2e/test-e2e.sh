@@ -39,6 +39,8 @@ esac
 harness_init ee
 # shellcheck source=container.sh
 . "$SOURCE_DIR/tests/e2e/container.sh"
+# shellcheck source=build.sh
+. "$SOURCE_DIR/tests/e2e/build.sh"
 
 _e2e_exit() {
         local rc=$? failed=0
@@ -70,25 +72,9 @@ step() {
 # sysconfdir /etc) and has no sanitizer; else a plain build of the same tree in $BUILD_DIR/e2e-usr.
 # It gives the probe of the sandbox step, and with HALOD_E2E_INSTALL=destdir what is installed.
 build_and_install() {
-        local b=$BUILD_DIR settings
-        settings=$(meson introspect --buildoptions "$BUILD_DIR" | python3 -c '
-import json, sys
-o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
-print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cannot read the meson options of $BUILD_DIR"
-        if [ "$settings" != "/usr /etc none" ]; then
-                b=$BUILD_DIR/e2e-usr
-                pkg-config --exists libnm || skip "libnm (pkg-config libnm) not found; the e2e test needs the NetworkManager backend: tools/deps test"
-                if [ ! -f "$b/build.ninja" ]; then
-                        rm -rf "$b"
-                        meson setup "$b" "$SOURCE_DIR" -Dprefix=/usr -Dsysconfdir=/etc -Dlibnm=enabled \
-                                >"$TEST_DIR/logs/meson-setup.log" 2>&1 ||
-                                fail "meson setup of $b failed (see $TEST_DIR/logs/meson-setup.log)"
-                fi
-        fi
-        if ! ninja -C "$b" >"$TEST_DIR/logs/ninja.log" 2>&1; then
-                tail -n 40 "$TEST_DIR/logs/ninja.log" >&2
-                fail "building $b failed"
-        fi
+        local b
+        e2e_build
+        b=$E2E_BUILD
         # The probe of every source the checks read, from the same build (see the sandbox step).
         mkdir -p "$PAYLOAD"
         cp "$b/tests/e2e-sandbox-sources" "$PAYLOAD/" || fail "$b has no tests/e2e-sandbox-sources"
@@ -178,22 +164,10 @@ prepare_rootfs() {
         fi
 }
 
-# The test's profile: the shipped conf/halod.yaml with the fabric link matched by name (the
-# containers have a veth, not an E810) and without the nic, rdma and kernel sections (no E810, no
-# RDMA device, the host's kernel command line): what remains is what a container can prove, the
-# link, the firewall zone, the peers. The nodes stay head/halo-1 and worker/halo-2. The checks
-# re-run every 5 s instead of every minute, so that a node notices its peer's reboot quickly.
+# The test's profile (e2e_profile, build.sh): what a container can prove, the link, the firewall zone,
+# the peers. The nodes stay head/halo-1 and worker/halo-2.
 make_profiles() {
-        awk -v ifname="$IFNAME" '
-                /^[A-Za-z]/ { section = $1; sub(/:.*/, "", section) }
-                section == "nic" || section == "rdma" || section == "kernel" { next }
-                section == "links" && /^[ ]+match:/ { sub(/match:.*/, "match: { name: \"" ifname "\" }") }
-                section == "health" && /^[ ]+interval:/ { sub(/interval:[ ]*[^ ]+/, "interval: 5s") }
-                { print }' "$SOURCE_DIR/conf/halod.yaml" >"$PAYLOAD/halod.yaml"
-        grep -q "match: { name: \"$IFNAME\" }" "$PAYLOAD/halod.yaml" ||
-                fail "could not derive the test profile from conf/halod.yaml (no links.<name>.match line found)"
-        grep -q "^  interval: 5s" "$PAYLOAD/halod.yaml" ||
-                fail "could not derive the test profile from conf/halod.yaml (no health.interval line found)"
+        e2e_profile "$IFNAME" "$PAYLOAD/halod.yaml"
         if ! grep -q 'hostname: halo-1' "$PAYLOAD/halod.yaml" || ! grep -q 'hostname: halo-2' "$PAYLOAD/halod.yaml"; then
                 fail "conf/halod.yaml no longer has the nodes halo-1 and halo-2 this test boots"
         fi
