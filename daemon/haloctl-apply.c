@@ -190,12 +190,26 @@ int verb_apply(int argc, char *argv[]) {
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
         const Backend *backend;
+        bool hosts_only = false;
         NodeContext c;
         int r, k;
 
+        /* --only hosts.: the /etc/hosts block alone, what halod-hosts.service runs for halod (which may
+         * not write /etc); no other part of the apply can be picked out. */
+        if (arg_only) {
+                if (!streq(arg_only, "hosts.") && !streq(arg_only, "hosts")) {
+                        fprintf(stderr,
+                                "haloctl apply --only takes only hosts. (the /etc/hosts block of health.hosts: "
+                                "manage); the links are applied whole.\n");
+                        return EX_USAGE;
+                }
+                hosts_only = true;
+        }
+
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && isempty(arg_root) && halod_is_running())
+        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && !hosts_only && isempty(arg_root) &&
+            halod_is_running())
                 return bus_call_apply();
 
         if (geteuid() != 0) {
@@ -223,7 +237,8 @@ int verb_apply(int argc, char *argv[]) {
         r = apply_node(
                 &c,
                 backend,
-                (arg_force ? APPLY_FORCE : 0) | (arg_adopt ? APPLY_ADOPT : 0),
+                (arg_force ? APPLY_FORCE : 0) | (arg_adopt ? APPLY_ADOPT : 0) |
+                        (hosts_only ? APPLY_HOSTS_ONLY : 0),
                 &snapshot,
                 &applied,
                 &error);
@@ -234,7 +249,7 @@ int verb_apply(int argc, char *argv[]) {
 
         /* Whatever happened, show what the kernel says now: the snapshot is the state after the apply
          * (read again after a change, or after a failure). */
-        k = checks_run(&c, &snapshot, "link.", &checks);
+        k = checks_run(&c, &snapshot, hosts_only ? "hosts." : "link.", &checks);
         if (k < 0) {
                 fprintf(stderr, "Failed to run the link checks: %s\n", strerror(-k));
                 return EX_OSERR;
@@ -264,6 +279,8 @@ int verb_apply(int argc, char *argv[]) {
                                 backend->name,
                                 ansi_normal(),
                                 error ?: strerror(-r));
+                else if (strv_length(changes) == 0 && hosts_only)
+                        printf("nothing to change: /etc/hosts already names the other nodes as the profile says\n");
                 else if (strv_length(changes) == 0)
                         print_nothing_to_change(&checks, node);
                 else

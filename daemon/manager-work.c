@@ -15,6 +15,7 @@
 #include "basic/strv.h"
 #include "check/checks.h"
 #include "log.h"
+#include "manager-hosts.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
 #include "manager-work.h"
@@ -123,7 +124,14 @@ static int work_apply(Work *w, PlanChanges *changes, char **error) {
 
         if (!w->profile)
                 return -ESTALE;
-        r = apply_node(&w->context, w->backend, 0, &w->snapshot, changes, error);
+        /* halod in its sandbox may not write /etc: the block is halod-hosts.service's (after the checks). */
+        r = apply_node(
+                &w->context,
+                w->backend,
+                manager_hosts_writable() ? 0 : APPLY_NO_HOSTS,
+                &w->snapshot,
+                changes,
+                error);
         if (r < 0 && !*error)
                 *error = strdup(strerror(-r));
         return r < 0 ? r : (int) changes->n_changes;
@@ -166,6 +174,10 @@ static void work_execute(Work *w) {
                         w->checks_after_result = checks_run(
                                 &w->context, &w->snapshot, w->only, &w->checks_after);
         }
+
+        res->hosts_request_result = 0;
+        if ((w->steps & WORK_CHECKS) && w->profile && !manager_hosts_writable())
+                res->hosts_request_result = manager_hosts_request(&w->context, w->manager->runtime_dir);
 
         if (w->steps & WORK_EXPORT)
                 export_job_run(&w->export);
@@ -238,6 +250,9 @@ static void work_publish(Manager *m, Work *w) {
         if ((w->steps & WORK_CHECKS) && w->profile &&
             manager_publish_local_checks(m, w->only, w->result.checks_result, &w->checks, &w->snapshot) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
+
+        if (w->steps & WORK_CHECKS)
+                manager_hosts_report(m, w->result.hosts_request_result);
 
         if (w->result.enforce_attempted) {
                 manager_apply_report(m, w->result.enforce_result, &w->enforce_changes, w->enforce_error);

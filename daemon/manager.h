@@ -110,7 +110,8 @@ typedef struct Manager {
         char *fabric_env_error;
         char *cdi_spec_error;
         char *metrics_error;
-        bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
+        bool cdi_spec_written;  /* a job may have written the CDI spec: removed when halod stops */
+        int hosts_request_last; /* the last job's manager_hosts_request() result: logged when it changes */
 } Manager;
 
 int manager_new(Manager **ret);

@@ -36,8 +36,20 @@ static int plan_errors_message(const Plan *p, char **ret_error) {
         return 0;
 }
 
+/* Leaves in the plan only what the flags let apply_node() change. */
+static void plan_restrict(Plan *p, ApplyFlags flags) {
+        if (flags & APPLY_NO_HOSTS)
+                p->hosts = hosts_plan_free(p->hosts);
+        if (flags & APPLY_HOSTS_ONLY) {
+                for (size_t i = 0; i < p->n_links; i++)
+                        link_plan_done(&p->links[i]);
+                p->links = mfree(p->links);
+                p->n_links = 0;
+        }
+}
+
 /* After the backend: what does the kernel say now? Every difference left is a failure. */
-static int verify(Snapshot *s, char **ret_error) {
+static int verify(Snapshot *s, ApplyFlags flags, char **ret_error) {
         _cleanup_(plan_done) Plan after = {};
         _cleanup_(strv_freep) char **left = NULL;
         _cleanup_(freep) char *joined = NULL;
@@ -48,6 +60,7 @@ static int verify(Snapshot *s, char **ret_error) {
         if (r < 0)
                 return errorf(
                         ret_error, r, "cannot read the link state back from the kernel: %s", strerror(-r));
+        plan_restrict(&after, flags);
         if (plan_is_empty(&after))
                 return 0;
 
@@ -172,6 +185,7 @@ int apply_node(
                 return r;
         if (r < 0)
                 return errorf(ret_error, r, "cannot read the state of the links: %s", strerror(-r));
+        plan_restrict(&p, flags);
         /* Nothing is applied when any link cannot be: no node half-configured by a broken profile. */
         if (plan_has_errors(&p)) {
                 r = plan_errors_message(&p, ret_error);
@@ -201,7 +215,7 @@ int apply_node(
                 r = apply_hosts(&p, ret_error);
                 if (r < 0)
                         return r;
-                r = verify(snapshot, ret_error);
+                r = verify(snapshot, flags, ret_error);
                 if (r < 0)
                         return r;
         }

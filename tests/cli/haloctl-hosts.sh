@@ -67,6 +67,21 @@ line "plan over a block" "/etc/hosts: - 192.168.100.9 halo-9"
 line "plan over a block" "/etc/hosts: + 192.168.100.3 halo-3"
 expect_not "plan over a block" "$tmp/out" "halo-2"
 
+# apply --only hosts.: the block alone (what halod-hosts.service runs for halod), written whatever
+# the links are (this fixture has none to apply); again, nothing to change. Root only.
+if [ "$(id -u)" = 0 ]; then
+        check "apply --only hosts." 2 apply --root "$tmp/root" --node head --only hosts. "$profile"
+        line "apply --only hosts." "/etc/hosts: - 192.168.100.9 halo-9"
+        line "apply --only hosts." "/etc/hosts: + 192.168.100.3 halo-3"
+        line "apply --only hosts." "pass  hosts.fourth  halo-4 (node fourth) resolves to its fabric address 192.168.100.4 (looked up through $tmp/root/etc/hosts)"
+        expect_not "apply --only hosts." "$tmp/out" "link\."
+        check "apply --only hosts. again" 2 apply --root "$tmp/root" --node head --only hosts. "$profile"
+        line "apply --only hosts. again" "nothing to change: /etc/hosts already names the other nodes as the profile says"
+else
+        check "apply --only hosts. (not root)" 77 apply --root "$tmp/root" --node head --only hosts. "$profile"
+fi
+check "apply --only link." 64 apply --root "$tmp/root" --node head --only link. "$profile"
+
 # validate names the policy.
 check "validate" 0 validate "$profile"
 expect "validate" "$tmp/out" "/etc/hosts"

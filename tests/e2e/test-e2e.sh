@@ -189,6 +189,10 @@ make_profiles() {
                 grep -q 'required: true' "$PAYLOAD/halod-rdma.yaml" ||
                 fail "conf/halod.yaml no longer has an rdma: section with required: true and memlock: unlimited"
         # Broken: a mode that does not exist. halod must reject it and keep the profile in force.
+        # health.hosts: manage (for the /etc/hosts step).
+        sed '/^health:/a\  hosts: manage' "$PAYLOAD/halod.yaml" >"$PAYLOAD/halod-hosts.yaml"
+        grep -q '^  hosts: manage' "$PAYLOAD/halod-hosts.yaml" ||
+                fail "could not derive the hosts profile from conf/halod.yaml (no health: section line)"
         sed 's/^mode: enforce/mode: enforced/' "$PAYLOAD/halod.yaml" >"$PAYLOAD/halod-broken.yaml"
         if cmp -s "$PAYLOAD/halod.yaml" "$PAYLOAD/halod-broken.yaml"; then
                 fail "conf/halod.yaml has no 'mode: enforce' line to break"
@@ -753,6 +757,42 @@ while read -r id outcome; do
                 fail "$id passes in halod's sandbox but is '$root_outcome' for root: a check that could not look must not pass"
 done < <(check_json_outcomes "$sandboxed")
 ct "$HEAD" rm -f /dev/kmsg
+
+# hosts_helper_succeeded NODE: halod-hosts.service ran and ended well.
+hosts_helper_succeeded() {
+        [ "$(ct "$1" systemctl show -P ActiveState halod-hosts.service)" = inactive ] &&
+                [ "$(ct "$1" systemctl show -P Result halod-hosts.service)" = success ] &&
+                [ "$(ct "$1" systemctl show -P ExecMainStartTimestampMonotonic halod-hosts.service)" != 0 ]
+}
+
+step "health.hosts: manage: halod-hosts.service writes the names into /etc/hosts for halod"
+# halod runs as the user halod with a read-only /etc: it asks, halod-hosts.path starts the helper,
+# which reads the profile itself and writes the block as root.
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" install -m 0644 /opt/halod-e2e/halod-hosts.yaml /etc/halod/halod.yaml
+        run_rc 0 ct "$n" systemctl reload halod
+done
+wait_until 30 ct "$HEAD" grep -qx "192.168.100.2 halo-2" /etc/hosts
+wait_until 30 ct "$WORKER" grep -qx "192.168.100.1 halo-1" /etc/hosts
+wait_until 30 check_is "$HEAD" hosts.worker pass
+wait_until 30 check_is "$WORKER" hosts.head pass
+for n in "$HEAD" "$WORKER"; do
+        # A oneshot: done (inactive) and successful, once it ran.
+        wait_until 30 hosts_helper_succeeded "$n"
+        assert_eq "$(ct "$n" systemctl is-active halod-hosts.path)" active "halod-hosts.path on $n"
+        run_rc 0 ct "$n" journalctl -u halod --no-pager -o cat
+        assert_contains "$OUT" "asked halod-hosts.service to write them" "halod's journal on $n"
+        # The lines outside the block are kept: the container's own localhost lines.
+        assert_contains "$(ct "$n" cat /etc/hosts)" "localhost" "/etc/hosts on $n"
+done
+log "the block deleted by hand comes back at the next check"
+ct "$HEAD" sed -i '/^# BEGIN halod/,/^# END halod/d' /etc/hosts
+assert_eq "$(ct "$HEAD" sh -c 'grep -c "halo-2" /etc/hosts || true')" 0 "halo-2 in /etc/hosts on $HEAD after deleting the block"
+wait_until 30 ct "$HEAD" grep -qx "192.168.100.2 halo-2" /etc/hosts
+for n in "$HEAD" "$WORKER"; do
+        ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml
+        run_rc 0 ct "$n" systemctl reload halod
+done
 
 step "systemctl stop halod is clean"
 run_rc 0 ct "$HEAD" systemctl stop halod
