@@ -63,6 +63,22 @@ opts=${opts# }
 if ! (cd "$tree" && DEB_BUILD_OPTIONS=$opts dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
         tail -n 80 "$tmp/build.log" >&2
         echo "build-deb.sh: dpkg-buildpackage -us -uc -b failed in $tree (the last 80 lines of its log are above)" >&2
+        # When the package's check failed: which tests, and what each printed last (the log above ends
+        # with meson's summary, which counts them without naming them).
+        for testlog in "$tree"/obj-*/meson-logs/testlog.json; do
+                [ -f "$testlog" ] || continue
+                python3 - "$testlog" >&2 <<'PY' || true
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    print(f"build-deb.sh: the check's {t['name']}: {t['result']} after {t['duration']:.1f} s; its last lines:")
+    output = (t.get("stdout") or "") + (t.get("stderr") or "")
+    for out in output.splitlines()[-30:]:
+        print("  " + out)
+PY
+        done
         exit 1
 fi
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)

@@ -356,8 +356,10 @@ int peer_bulk_send(
                 }
                 sent += (uint64_t) k;
         }
+        /* A sink that refused the sender (not a node of its profile) may have reset the connection
+         * while the last bytes were still in flight: then there is no connection left to shut down. */
         if (shutdown(fd, SHUT_WR) < 0)
-                return negative_errno();
+                return errno == ENOTCONN ? -ECONNRESET : negative_errno();
 
         /* The count comes once the sink has read everything in flight. */
         r = set_timeouts(fd, PEER_BULK_SERVER_TIME_MAX_USEC);

@@ -171,15 +171,15 @@ static void test_routed_neighbours(void) {
         }
 }
 
+/* The responder of node, bound before the fork so that it answers from the first probe on. */
 static pid_t serve(const char *yaml, const char *node) {
-        pid_t pid = fork();
+        _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        pid_t pid;
 
-        ASSERT_TRUE(pid >= 0);
-        if (pid == 0) {
-                _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
-                _cleanup_(peer_server_freep) PeerServer *s = NULL;
-
-                ASSERT_OK(peer_server_open_for_profile(p, profile_find_node(p, node), HEALTH_DEGRADED, &s));
+        ASSERT_OK(peer_server_open_for_profile(p, profile_find_node(p, node), HEALTH_DEGRADED, &s));
+        pid = fork_server();
+        if (pid == 0)
                 for (;;) {
                         struct pollfd pfd = { .fd = peer_server_fd(s), .events = POLLIN };
 
@@ -187,8 +187,6 @@ static pid_t serve(const char *yaml, const char *node) {
                         while (peer_server_handle(s) > 0)
                                 ;
                 }
-        }
-        usleep(100000); /* the child binds */
         return pid;
 }
 

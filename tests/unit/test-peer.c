@@ -168,9 +168,8 @@ static void test_rate_limit(void) {
 
 /* Runs the servers in a child until killed, so that the blocking prober can be used. */
 static pid_t serve_in_child(PeerServer *s, PeerBulkServer *b) {
-        pid_t pid = fork();
+        pid_t pid = fork_server();
 
-        ASSERT_TRUE(pid >= 0);
         if (pid > 0)
                 return pid;
         for (;;) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #define ASSERT_TRUE(expr)                                                                            \
         do {                                                                                         \
@@ -60,3 +63,14 @@
 #ifndef TEST_DATA_DIR
 #        define TEST_DATA_DIR "tests/data"
 #endif
+
+/* fork() for a child that serves the test until it is killed: the child dies with the test, so that
+ * a test that aborts does not leave it running, holding meson's output pipe open until the timeout. */
+static inline pid_t fork_server(void) {
+        pid_t parent = getpid(), pid = fork();
+
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+                _exit(EXIT_FAILURE);
+        return pid;
+}
