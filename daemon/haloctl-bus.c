@@ -11,6 +11,7 @@
 #include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "haloctl.h"
+#include "net/bus-util.h"
 #include "peer/health.h"
 
 #define BUS_NAME "io.halod1"
@@ -452,22 +453,8 @@ int bus_call_apply(void) {
 
 bool halod_is_running(void) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int has_owner = false;
 
         if (sd_bus_open_system(&bus) < 0)
                 return false;
-        if (sd_bus_call_method(
-                    bus,
-                    "org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus",
-                    "NameHasOwner",
-                    NULL,
-                    &reply,
-                    "s",
-                    BUS_NAME) < 0 ||
-            sd_bus_message_read(reply, "b", &has_owner) < 0)
-                return false;
-        return has_owner;
+        return bus_name_has_owner(bus, BUS_NAME, /* timeout_usec= */ 0) > 0;
 }

@@ -14,26 +14,18 @@
 #include "apply/nm-module.h"
 #include "apply/nm.h"
 #include "basic/macro.h"
+#include "net/bus-util.h"
 
 #define NM_BUS_NAME "org.freedesktop.NetworkManager"
 #define NM_RUNNING_TIMEOUT_USEC (1000U * 1000U)
 
 bool nm_running(void) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int has_owner = 0;
 
         /* One question to the bus daemon: much cheaper than starting an NMClient. */
         if (sd_bus_open_system(&bus) < 0)
                 return false;
-        if (sd_bus_message_new_method_call(
-                    bus, &m, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner") <
-                    0 ||
-            sd_bus_message_append(m, "s", NM_BUS_NAME) < 0 ||
-            sd_bus_call(bus, m, NM_RUNNING_TIMEOUT_USEC, /* ret_error= */ NULL, &reply) < 0 ||
-            sd_bus_message_read(reply, "b", &has_owner) < 0)
-                return false;
-        return has_owner;
+        return bus_name_has_owner(bus, NM_BUS_NAME, NM_RUNNING_TIMEOUT_USEC) > 0;
 }
 
 #if HAVE_LIBNM

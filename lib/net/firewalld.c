@@ -5,6 +5,7 @@
 #include "basic/errorf.h"
 #include "basic/macro.h"
 #include "basic/strv.h"
+#include "net/bus-util.h"
 #include "net/firewalld.h"
 
 #define FW_NAME "org.fedoraproject.FirewallD1"
@@ -16,12 +17,7 @@
 
 /* firewalld's own words for a failed call when it gave any, else the errno's. */
 static int call_failed(char **ret_error, const sd_bus_error *e, int r, const char *what) {
-        return errorf(
-                ret_error,
-                r,
-                "firewalld: %s: %s",
-                what,
-                e && sd_bus_error_is_set(e) && e->message ? e->message : strerror(-r));
+        return bus_call_failed(ret_error, "firewalld", e, r, what);
 }
 
 /* sd_bus_call_method() with our timeout: one call, one reply, or an error that says what failed. */
@@ -80,24 +76,7 @@ static int read_string_reply(sd_bus_message *reply, const char *method, char **r
 }
 
 int firewalld_is_running(sd_bus *bus) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        int has_owner, r;
-
-        r = sd_bus_message_new_method_call(
-                bus, &m, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner");
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(m, "s", FW_NAME);
-        if (r < 0)
-                return r;
-        r = sd_bus_call(bus, m, FIREWALLD_CALL_TIMEOUT_USEC, &e, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(reply, "b", &has_owner);
-        if (r < 0)
-                return r;
-        return has_owner ? 1 : 0;
+        return bus_name_has_owner(bus, FW_NAME, FIREWALLD_CALL_TIMEOUT_USEC);
 }
 
 int firewalld_open(sd_bus **ret) {

@@ -5,6 +5,7 @@
 
 #include "basic/errorf.h"
 #include "basic/macro.h"
+#include "net/bus-util.h"
 #include "net/networkd.h"
 
 #define NETWORKD_PATH "/org/freedesktop/network1"
@@ -12,31 +13,11 @@
 #define NETWORKD_LINK_IFACE NETWORKD_BUS_NAME ".Link"
 
 static int call_failed(char **ret_error, const sd_bus_error *e, int r, const char *what) {
-        return errorf(
-                ret_error,
-                r,
-                "systemd-networkd: %s: %s",
-                what,
-                e && sd_bus_error_is_set(e) && e->message ? e->message : strerror(-r));
+        return bus_call_failed(ret_error, "systemd-networkd", e, r, what);
 }
 
 bool networkd_running(sd_bus *bus) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int has_owner = 0;
-
-        if (sd_bus_call_method(
-                    bus,
-                    "org.freedesktop.DBus",
-                    "/org/freedesktop/DBus",
-                    "org.freedesktop.DBus",
-                    "NameHasOwner",
-                    /* ret_error= */ NULL,
-                    &reply,
-                    "s",
-                    NETWORKD_BUS_NAME) < 0 ||
-            sd_bus_message_read(reply, "b", &has_owner) < 0)
-                return false;
-        return has_owner;
+        return bus_name_has_owner(bus, NETWORKD_BUS_NAME, /* timeout_usec= */ 0) > 0;
 }
 
 bool networkd_running_on_system_bus(void) {
