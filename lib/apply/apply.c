@@ -176,10 +176,7 @@ int apply_node(
                         "apply once with --force",
                         strna(c->profile->path));
 
-        if (!snapshot) {
-                snapshot_init(&own, c);
-                snapshot = &own;
-        }
+        snapshot = snapshot_or_own(snapshot, &own, c);
         r = plan_from_snapshot(snapshot, &p);
         if (r == -ENOMEM)
                 return r;

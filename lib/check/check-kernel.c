@@ -332,10 +332,7 @@ int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         r = check_kernel_iommu(c, s, out);
         if (r < 0)
                 return r;

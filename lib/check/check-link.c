@@ -262,10 +262,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
 
         if (!host_is_running_system(c->host)) {
                 /* rtnetlink and firewalld only ever show the running system, not a tree below --root. */

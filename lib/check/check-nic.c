@@ -507,10 +507,7 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out,
                         "halod was built without libpci: rebuild it with libpci (pciutils) to check the NIC");
 
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         r = snapshot_read(s, SNAPSHOT_NICS);
         if (r < 0)
                 return r;

@@ -316,10 +316,7 @@ int check_qos_dcb(const NodeContext *c, Snapshot *s, CheckList *out) {
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
 
         if (!host_is_running_system(c->host)) {
                 note = strdup("DCB is not read under --root (DCB netlink shows the running kernel only)");

@@ -354,10 +354,7 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         /* The counters (the driver's statistics, the RDMA hw_counters) only when some link asks for
          * qos: every verify of a profile without it, on drift too, would read them for nothing. */
         for (size_t i = 0; i < c->node->n_links; i++) {

@@ -59,10 +59,7 @@ bool checks_group_selected(const char *prefix, const char *only) {
 int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, CheckList *out) {
         _cleanup_(snapshot_done) Snapshot own = {};
 
-        if (!snapshot) {
-                snapshot_init(&own, c);
-                snapshot = &own;
-        }
+        snapshot = snapshot_or_own(snapshot, &own, c);
         for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
                 _cleanup_(check_list_done) CheckList group = {};
                 int r;

@@ -74,10 +74,7 @@ int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, siz
         MetricsNic *nics = NULL;
         int r;
 
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         r = snapshot_read(s, SNAPSHOT_NICS);
         if (r < 0)
                 return r;

@@ -26,10 +26,7 @@ int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size
         MetricsQos *q = NULL;
         int r;
 
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         r = snapshot_read(s, SNAPSHOT_QOS_COUNTERS);
         if (r < 0)
                 return r;

@@ -51,10 +51,7 @@ int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, siz
         size_t n = 0;
         int r;
 
-        if (!s) {
-                snapshot_init(&own, c);
-                s = &own;
-        }
+        s = snapshot_or_own(s, &own, c);
         r = snapshot_read(s, SNAPSHOT_NICS);
         if (r < 0)
                 return r;

@@ -14,6 +14,13 @@ void snapshot_init(Snapshot *s, const NodeContext *c) {
         *s = (Snapshot){ .context = c };
 }
 
+Snapshot *snapshot_or_own(Snapshot *s, Snapshot *own, const NodeContext *c) {
+        if (s)
+                return s;
+        snapshot_init(own, c);
+        return own;
+}
+
 static void forget_links(Snapshot *s) {
         rtnl_state_done(&s->kernel);
         s->kernel = (RtnlState){};

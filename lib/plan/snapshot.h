@@ -94,6 +94,9 @@ typedef struct Snapshot {
 
 /* An empty snapshot of the host c describes; c must outlive it. */
 void snapshot_init(Snapshot *s, const NodeContext *c);
+/* s when the caller passed its snapshot (what it has read is not read again), else own, initialised for
+ * c: the caller's own, which it frees with snapshot_done(). */
+Snapshot *snapshot_or_own(Snapshot *s, Snapshot *own, const NodeContext *c);
 /* Reads the parts that are asked for and not read yet. What the host does wrong is recorded for the
  * plan and the checks to report; returns 0, or -ENOMEM. */
 int snapshot_read(Snapshot *s, SnapshotPart parts);
