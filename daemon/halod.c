@@ -72,9 +72,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_BACKEND:
                         if (!backend_by_name(optarg)) {
-                                fprintf(stderr,
-                                        "Unknown --backend '%s': expected networkmanager, networkd or netlink.\n",
-                                        optarg);
+                                _cleanup_(freep) char *names = backend_names();
+
+                                fprintf(stderr, "Unknown --backend '%s': expected %s.\n", optarg, strna(names));
                                 return -EINVAL;
                         }
                         arg_backend = optarg;

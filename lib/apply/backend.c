@@ -3,6 +3,8 @@
  * rtnetlink directly. */
 #include "config.h"
 
+#include <stdio.h>
+
 #include "apply/backend.h"
 #include "basic/macro.h"
 
@@ -45,6 +47,26 @@ const Backend *backend_by_name(const char *name) {
                 if (name && streq(backends[i]->name, name))
                         return backends[i];
         return NULL;
+}
+
+char *backend_names(void) {
+        char *names = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        f = open_memstream(&names, &size);
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(backends); i++)
+                fprintf(f,
+                        "%s%s",
+                        i == 0                                 ? ""
+                                : i + 1 < ELEMENTSOF(backends) ? ", "
+                                                               : " or ",
+                        backends[i]->name);
+        if (fclose(f) != 0)
+                return mfree(names);
+        return names;
 }
 
 uint32_t link_plan_drift(const LinkPlan *lp) {

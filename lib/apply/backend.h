@@ -80,3 +80,6 @@ const Backend *backend_pick(void);
 const Backend *backend_pick_why(char **ret_reason);
 /* "networkmanager", "networkd" or "netlink"; NULL for any other name. */
 const Backend *backend_by_name(const char *name);
+/* "networkmanager, networkd or netlink": the names backend_by_name() knows, for a usage error; NULL when
+ * out of memory. */
+char *backend_names(void);

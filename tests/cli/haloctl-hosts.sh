@@ -81,6 +81,9 @@ else
         check "apply --only hosts. (not root)" 77 apply --root "$tmp/root" --node head --only hosts. "$profile"
 fi
 check "apply --only link." 64 apply --root "$tmp/root" --node head --only link. "$profile"
+# The backends' names come from their table.
+check "apply --backend bogus" 64 apply --backend bogus --root "$tmp/root" --node head "$profile"
+expect "apply --backend bogus" "$tmp/err" "^Unknown --backend 'bogus': expected networkmanager, networkd or netlink\.$"
 
 # validate names the policy.
 check "validate" 0 validate "$profile"

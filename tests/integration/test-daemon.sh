@@ -33,6 +33,10 @@ assert_contains "$OUT" "broken.yaml:2"
 assert_contains "$OUT" "broken.yaml:3"
 assert_contains "$OUT" "rejected"
 
+log "an unknown --backend: exit 64, the names it takes"
+run_rc 64 "$BUILD_DIR/daemon/halod" --profile "$PROFILE" --node a --backend bogus
+assert_eq "$OUT" "Unknown --backend 'bogus': expected networkmanager, networkd or netlink." "halod's usage error"
+
 log "start: apply (enforce), verify, READY=1 with STATUS="
 # debug: each re-check logs how many times it read the kernel's link state (the drift repair below).
 HALOD_LOG_LEVEL=debug dm_start_halod "$NS_A" a "$PROFILE"
