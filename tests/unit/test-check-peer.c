@@ -50,10 +50,38 @@ static Profile *load_on_loopback(const char *yaml) {
         return p;
 }
 
+/* node's neighbours in p as "node@link local->remote mtu [via gateway(node)]", space-separated. */
+static char *neighbours_text(const Profile *p, const char *node) {
+        _cleanup_(freep) PeerNeighbour *list = NULL;
+        _cleanup_(strv_freep) char **got = NULL;
+        size_t n;
+
+        ASSERT_OK(peer_neighbours(p, profile_find_node(p, node), &list, &n));
+        for (size_t j = 0; j < n; j++) {
+                char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], v[INET_ADDRSTRLEN];
+
+                ASSERT_OK(strv_extendf(
+                        &got,
+                        "%s@%s %s->%s %u",
+                        list[j].node->name,
+                        list[j].link,
+                        inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
+                        inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
+                        list[j].mtu));
+                if (list[j].routed)
+                        ASSERT_OK(strv_extendf(
+                                &got,
+                                "via %s(%s)",
+                                inet_ntop(AF_INET, &list[j].via, v, sizeof(v)),
+                                list[j].gateway ? list[j].gateway->name : "-"));
+        }
+        return strv_join(got, " ");
+}
+
 static void test_neighbours(void) {
         static const struct {
                 const char *node;
-                const char *expected; /* "node@link local->remote mtu", space-separated */
+                const char *expected; /* neighbours_text() */
         } table[] = {
                 { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000" },
                 { "middle",
@@ -63,26 +91,10 @@ static void test_neighbours(void) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(chain);
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
-                _cleanup_(freep) PeerNeighbour *list = NULL;
                 _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
-                _cleanup_(strv_freep) char **got = NULL;
-                _cleanup_(freep) char *joined = NULL;
-                size_t n, n_bind, n_peers;
+                _cleanup_(freep) char *joined = neighbours_text(p, table[i].node);
+                size_t n_bind, n_peers;
 
-                ASSERT_OK(peer_neighbours(p, profile_find_node(p, table[i].node), &list, &n));
-                for (size_t j = 0; j < n; j++) {
-                        char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
-
-                        ASSERT_OK(strv_extendf(
-                                &got,
-                                "%s@%s %s->%s %u",
-                                list[j].node->name,
-                                list[j].link,
-                                inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
-                                inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
-                                list[j].mtu));
-                }
-                joined = strv_join(got, " ");
                 ASSERT_STR_EQ(joined, table[i].expected);
 
                 /* The responder binds the node's own addresses and answers every other address. */
@@ -142,31 +154,8 @@ static void test_routed_neighbours(void) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(routed_chain);
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
-                _cleanup_(freep) PeerNeighbour *list = NULL;
-                _cleanup_(strv_freep) char **got = NULL;
-                _cleanup_(freep) char *joined = NULL;
-                size_t n;
+                _cleanup_(freep) char *joined = neighbours_text(p, table[i].node);
 
-                ASSERT_OK(peer_neighbours(p, profile_find_node(p, table[i].node), &list, &n));
-                for (size_t j = 0; j < n; j++) {
-                        char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN], v[INET_ADDRSTRLEN];
-
-                        ASSERT_OK(strv_extendf(
-                                &got,
-                                "%s@%s %s->%s %u",
-                                list[j].node->name,
-                                list[j].link,
-                                inet_ntop(AF_INET, &list[j].local, a, sizeof(a)),
-                                inet_ntop(AF_INET, &list[j].remote, b, sizeof(b)),
-                                list[j].mtu));
-                        if (list[j].routed)
-                                ASSERT_OK(strv_extendf(
-                                        &got,
-                                        "via %s(%s)",
-                                        inet_ntop(AF_INET, &list[j].via, v, sizeof(v)),
-                                        list[j].gateway ? list[j].gateway->name : "-"));
-                }
-                joined = strv_join(got, " ");
                 ASSERT_STR_EQ(joined, table[i].expected);
         }
 }
