@@ -27,21 +27,12 @@ require_tools ip dbus-daemon busctl networkctl
 require_build_file daemon/haloctl
 HALOCTL=$BUILD_DIR/daemon/haloctl
 P=$TEST_DIR/halod.yaml
-ND=$TEST_DIR/networkd
-mkdir -p "$ND/run/systemd/network" "$ND/etc-network"
+networkd_dirs
 
 start_dbus
 netns_pair
 IF_INDEX=$(ip -n "$NS_A" -o link show dev "$IF_A" | cut -d: -f1)
-in_nd() {
-        ip netns exec "$NS_A" sh -c "mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' \
-                /etc/systemd/network && mount -n --bind '$ND/run' /run && exec \"\$@\"" in_nd "$@"
-}
-ip netns exec "$NS_A" sh -c "mount -n -o remount,bind,ro /sys && mount -n --bind '$ND/run' /run && \
-        mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' /etc/systemd/network && \
-        exec /lib/systemd/systemd-networkd" >"$TEST_DIR/logs/networkd.log" 2>&1 </dev/null &
-track_pid $!
-wait_until 20 busctl status org.freedesktop.network1
+start_networkd
 
 cat >"$P" <<EOF
 cluster: nd-bench

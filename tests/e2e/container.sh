@@ -210,6 +210,17 @@ ct_dump() {
         fi
 }
 
+# ct_exit: the EXIT trap of a test that boots containers: their logs when it failed (not when it
+# skipped), the containers torn down, then the harness's own teardown, with the test's exit status.
+ct_exit() {
+        local rc=$? failed=0
+        set +e
+        [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && failed=1
+        ct_teardown "$failed"
+        (exit "$rc")
+        _harness_teardown
+}
+
 # ct_teardown FAILED: on failure print each container's logs; then stop every container (SIGTERM
 # halts it cleanly, SIGKILL after 10 s), unmount the overlays and remove the directories
 # systemd-nspawn left under /run.

@@ -17,15 +17,7 @@ harness_init an
 # shellcheck source=build.sh
 . "$SOURCE_DIR/tests/e2e/build.sh"
 
-_ansible_exit() {
-        local rc=$? failed=0
-        set +e
-        [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && failed=1
-        ct_teardown "$failed"
-        (exit "$rc")
-        _harness_teardown
-}
-trap _ansible_exit EXIT
+trap ct_exit EXIT
 
 require_root
 require_tools systemd-nspawn nsenter ip meson ninja python3 ansible-playbook ssh ssh-keygen tar

@@ -42,15 +42,7 @@ harness_init ee
 # shellcheck source=build.sh
 . "$SOURCE_DIR/tests/e2e/build.sh"
 
-_e2e_exit() {
-        local rc=$? failed=0
-        set +e
-        [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && failed=1
-        ct_teardown "$failed"
-        (exit "$rc")
-        _harness_teardown
-}
-trap _e2e_exit EXIT
+trap ct_exit EXIT
 
 require_root
 require_tools systemd-nspawn nsenter ip meson ninja python3 readelf ldconfig dpkg dpkg-deb systemd-analyze

@@ -268,6 +268,32 @@ in_ns() {
         ip netns exec "$ns" "$@"
 }
 
+# A real systemd-networkd for NS_A on the current private bus, outside PID 1: with a read-only /sys so
+# that it does not wait for udev, and its /etc/systemd/network and /run bound from $ND.
+# networkd_dirs: sets ND ($TEST_DIR/networkd) and makes its etc-network/ and run/systemd/network/.
+networkd_dirs() {
+        ND=$TEST_DIR/networkd
+        mkdir -p "$ND/run/systemd/network" "$ND/etc-network"
+}
+
+# in_nd COMMAND...: COMMAND in NS_A with networkd's view of the files (ip netns exec gives it a mount
+# namespace of its own).
+in_nd() {
+        ip netns exec "$NS_A" sh -c "mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' \
+                /etc/systemd/network && mount -n --bind '$ND/run' /run && exec \"\$@\"" in_nd "$@"
+}
+
+# start_networkd: starts systemd-networkd in NS_A (after networkd_dirs, netns_pair and start_dbus) and
+# waits until it is on the bus. Sets ND_PID.
+start_networkd() {
+        ip netns exec "$NS_A" sh -c "mount -n -o remount,bind,ro /sys && mount -n --bind '$ND/run' /run && \
+                mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' /etc/systemd/network && \
+                exec /lib/systemd/systemd-networkd" >>"$TEST_DIR/logs/networkd.log" 2>&1 </dev/null &
+        ND_PID=$!
+        track_pid "$ND_PID"
+        wait_until 20 busctl status org.freedesktop.network1
+}
+
 # start_firewalld NS: run the real firewalld inside NS on the current private bus. Its system config
 # is a copy of /etc/firewalld in $TEST_DIR/fw/etc (so permanent changes stay in the test), /run is a
 # private directory. Waits until firewall-cmd --state answers. Sets FW_PID and FW_ETC.

@@ -18,8 +18,7 @@ id systemd-network >/dev/null 2>&1 || skip "the user systemd-network does not ex
 require_build_file daemon/haloctl
 HALOCTL=$BUILD_DIR/daemon/haloctl
 P=$TEST_DIR/halod.yaml
-ND=$TEST_DIR/networkd
-mkdir -p "$ND/run/systemd/network" "$ND/etc-network"
+networkd_dirs
 FILE=$ND/etc-network/05-halod-rdma0.network
 NETPLAN_FILE=$ND/run/systemd/network/10-netplan-rdma0.network
 
@@ -27,22 +26,8 @@ start_dbus
 netns_pair
 IF_INDEX=$(ip -n "$NS_A" -o link show dev "$IF_A" | cut -d: -f1)
 
-# in_nd COMMAND...: COMMAND in NS_A with networkd's view of the files: /etc/systemd/network and /run
-# bound from the test directory (ip netns exec gives it a mount namespace of its own).
-in_nd() {
-        ip netns exec "$NS_A" sh -c "mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' \
-                /etc/systemd/network && mount -n --bind '$ND/run' /run && exec \"\$@\"" in_nd "$@"
-}
 haloctl() { in_nd "$HALOCTL" --node head --color never "$@"; }
 
-start_networkd() {
-        ip netns exec "$NS_A" sh -c "mount -n -o remount,bind,ro /sys && mount -n --bind '$ND/run' /run && \
-                mkdir -p /etc/systemd/network && mount -n --bind '$ND/etc-network' /etc/systemd/network && \
-                exec /lib/systemd/systemd-networkd" >>"$TEST_DIR/logs/networkd.log" 2>&1 </dev/null &
-        ND_PID=$!
-        track_pid "$ND_PID"
-        wait_until 20 busctl status org.freedesktop.network1
-}
 assert_link() { # MTU ADDRESSES...
         assert_eq "$(link_mtu "$NS_A" "$IF_A")" "$1" "kernel MTU of $IF_A"
         shift
