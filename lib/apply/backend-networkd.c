@@ -3,6 +3,7 @@
  * which systemd-networkd is asked over D-Bus to reload and to apply to the link; then the kernel must
  * show the result. On any failure the previous file (or none) and the link's previous state come back:
  * a link is never left half-configured. The zone goes through firewalld, as with the netlink backend. */
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -145,10 +146,16 @@ static void restore_kernel(const NetworkdApply *a, char ***errors) {
                 (void) strv_extend(errors, "cannot open rtnetlink to restore the link");
                 return;
         }
+        /* networkd adds the [Route]s of a file as proto static, not as halod's own protocol, and the
+         * kernel deletes only a route of the protocol asked for. */
         if (lp->routes)
                 for (size_t i = 0; i < lp->routes->n_add; i++)
-                        if (!lp->routes->add[i].replaces)
-                                (void) rtnl_delete_route(rtnl, &lp->routes->add[i].route, NULL);
+                        if (!lp->routes->add[i].replaces) {
+                                RtnlRoute route = lp->routes->add[i].route;
+
+                                route.protocol = RTPROT_STATIC;
+                                (void) rtnl_delete_route(rtnl, &route, NULL);
+                        }
         if (lp->mtu_from > 0 && rtnl_set_mtu(rtnl, lp->ifindex, lp->mtu_from, &e) < 0)
                 (void) strv_extendf(errors, "restoring MTU %u failed: %s", lp->mtu_from, strna(e));
         e = mfree(e);

@@ -156,3 +156,12 @@ assert_contains "$OUT" "removed /etc/systemd/network/05-halod-rdma0.network and 
 [ ! -e "$FILE" ] || fail "$FILE left behind by a failed apply"
 assert_eq "$(link_ipv4 "$NS_A" "$IF_A")" "" "addresses of $IF_A after the rollback"
 assert_eq "$(route_of)" "" "route after the rollback"
+
+log "the same with the address there before: it stays, and the route networkd added (proto static) goes"
+in_nd networkctl reload
+ip -n "$NS_A" route flush dev "$IF_A" 2>/dev/null || true
+ip -n "$NS_A" addr add 192.168.100.1/30 dev "$IF_A"
+run_rc 2 haloctl apply --backend networkd "$P"
+[ ! -e "$FILE" ] || fail "$FILE left behind by a failed apply"
+assert_eq "$(link_ipv4 "$NS_A" "$IF_A")" "192.168.100.1/30" "addresses of $IF_A after the rollback"
+assert_eq "$(route_of)" "" "route after the rollback, with the address kept"
