@@ -30,6 +30,10 @@ int manager_hosts_request(const NodeContext *c, const char *runtime_dir) {
         r = hosts_plan_compute(c, &hp);
         if (r < 0)
                 return r;
+        /* A block that cannot be managed (broken, or the file unreadable) is not a block that is right:
+         * the service would refuse it too, and `haloctl apply --only hosts.` says why. */
+        if (hp && hp->error)
+                return -EBADMSG;
         if (!hp || !hp->text)
                 return 0;
         /* Written anew each time (a rename, which PathChanged= sees), so that a block that goes again

@@ -15,7 +15,8 @@ bool manager_hosts_writable(void);
 
 /* When the profile manages /etc/hosts in enforce mode and the block is not what the profile says,
  * (re)writes runtime_dir/HOSTS_REQUEST_FILE. Returns 1 when it asked, 0 when nothing is to be written,
- * or negative errno. Runs on the worker thread: it only reads the profile and the file. */
+ * -EBADMSG when the file cannot be managed (a broken block: nothing asked), or negative errno. Runs on the
+ * worker thread: it only reads the profile and the file. */
 int manager_hosts_request(const NodeContext *c, const char *runtime_dir);
 
 typedef struct Manager Manager;

@@ -39,6 +39,7 @@ struct Work {
         NodeContext context;
         Snapshot snapshot;
         ExportJob export;
+        bool hosts_writable; /* halod may write /etc itself (not in the shipped unit's sandbox) */
 
         /* Outputs, written by the thread before it signals the eventfd. */
         WorkResult result;
@@ -126,12 +127,7 @@ static int work_apply(Work *w, PlanChanges *changes, char **error) {
                 return -ESTALE;
         /* halod in its sandbox may not write /etc: the block is halod-hosts.service's (after the checks). */
         r = apply_node(
-                &w->context,
-                w->backend,
-                manager_hosts_writable() ? 0 : APPLY_NO_HOSTS,
-                &w->snapshot,
-                changes,
-                error);
+                &w->context, w->backend, w->hosts_writable ? 0 : APPLY_NO_HOSTS, &w->snapshot, changes, error);
         if (r < 0 && !*error)
                 *error = strdup(strerror(-r));
         return r < 0 ? r : (int) changes->n_changes;
@@ -147,6 +143,7 @@ static void work_execute(Work *w) {
         w->snapshot.userdata = w;
         /* Jobs never overlap: the one running is the only one to read and update it. */
         w->snapshot.pause_history = &w->manager->pause_history;
+        w->hosts_writable = manager_hosts_writable();
 
         if (w->steps & WORK_LOAD)
                 res->load_result = manager_load_profile(
@@ -175,8 +172,10 @@ static void work_execute(Work *w) {
                                 &w->context, &w->snapshot, w->only, &w->checks_after);
         }
 
-        res->hosts_request_result = 0;
-        if ((w->steps & WORK_CHECKS) && w->profile && !manager_hosts_writable())
+        /* Only when the hosts. checks ran too: a recheck of one link says nothing of /etc/hosts. */
+        res->hosts_request_ran = (w->steps & WORK_CHECKS) && w->profile && !w->hosts_writable &&
+                checks_group_selected("hosts.", w->only);
+        if (res->hosts_request_ran)
                 res->hosts_request_result = manager_hosts_request(&w->context, w->manager->runtime_dir);
 
         if (w->steps & WORK_EXPORT)
@@ -251,7 +250,7 @@ static void work_publish(Manager *m, Work *w) {
             manager_publish_local_checks(m, w->only, w->result.checks_result, &w->checks, &w->snapshot) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
 
-        if (w->steps & WORK_CHECKS)
+        if (w->result.hosts_request_ran)
                 manager_hosts_report(m, w->result.hosts_request_result);
 
         if (w->result.enforce_attempted) {

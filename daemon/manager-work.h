@@ -32,8 +32,9 @@ typedef struct WorkResult {
         int checks_result;        /* WORK_CHECKS: 0, 1 when they did not run, or negative errno */
         bool enforce_attempted;   /* WORK_ENFORCE: links were wrong, and it applied */
         int enforce_result;       /* then: the number of changes, or negative errno */
-        int hosts_request_result; /* WORK_CHECKS: 1 when halod-hosts.service was asked to write
-                                   * /etc/hosts (manager-hosts.h), 0 when not, or negative errno */
+        bool hosts_request_ran;   /* WORK_CHECKS with the hosts. checks, when halod may not write /etc */
+        int hosts_request_result; /* then: 1 when halod-hosts.service was asked to write /etc/hosts
+                                   * (manager-hosts.h), 0 when not, or negative errno */
 } WorkResult;
 
 /* Runs on the loop when the job's results are published; userdata is the caller's. */

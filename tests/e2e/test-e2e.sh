@@ -781,6 +781,15 @@ log "the block deleted by hand comes back at the next check"
 ct "$HEAD" sed -i '/^# BEGIN halod/,/^# END halod/d' /etc/hosts
 assert_eq "$(ct "$HEAD" sh -c 'grep -c "halo-2" /etc/hosts || true')" 0 "halo-2 in /etc/hosts on $HEAD after deleting the block"
 wait_until 30 ct "$HEAD" grep -qx "192.168.100.2 halo-2" /etc/hosts
+log "a broken block (BEGIN without END): halod says it cannot ask, never that the names are right"
+ct "$HEAD" cp -p /etc/hosts /etc/hosts.e2e
+right_before=$(ct "$HEAD" journalctl -u halod --no-pager -o cat | grep -c "names the other nodes as the profile says")
+ct "$HEAD" sed -i '/^# END halod/d' /etc/hosts
+hosts_refused() { ct "$HEAD" journalctl -u halod --no-pager -o cat | grep -q "Failed to ask halod-hosts.service to write /etc/hosts"; }
+wait_until 30 hosts_refused
+assert_eq "$(ct "$HEAD" journalctl -u halod --no-pager -o cat | grep -c "names the other nodes as the profile says")" \
+        "$right_before" "halod's 'names are right' lines after the block broke"
+ct "$HEAD" mv /etc/hosts.e2e /etc/hosts
 for n in "$HEAD" "$WORKER"; do
         ct "$n" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml
         run_rc 0 ct "$n" systemctl reload halod
