@@ -81,9 +81,7 @@ static void *peer_job_run(void *userdata) {
 
 /* Stops the job's probes: the thread returns -ECANCELED within a moment. */
 static void peer_job_cancel(PeerJob *j) {
-        uint64_t one = 1;
-
-        if (write(j->cancel_fd, &one, sizeof(one)) < 0)
+        if (eventfd_write(j->cancel_fd, 1) < 0)
                 log_debug("Failed to cancel the peer checks, they end with their round: %s", strerror(errno));
 }
 

@@ -96,15 +96,15 @@ static Work *work_free(Work *w) {
  * the loop (which also takes over the ports this job resolved, so that it knows them as ours). */
 static void work_before_kernel_read(void *userdata) {
         Work *w = userdata;
-        uint64_t one = 1, taken;
+        eventfd_t taken;
 
         if (w->on_loop_thread) {
                 manager_watch_take_events(w->manager);
                 return;
         }
-        if (write(w->take_fd, &one, sizeof(one)) < 0)
+        if (eventfd_write(w->take_fd, 1) < 0)
                 return;
-        while (read(w->taken_fd, &taken, sizeof(taken)) < 0 && errno == EINTR)
+        while (eventfd_read(w->taken_fd, &taken) < 0 && errno == EINTR)
                 ;
 }
 
@@ -185,7 +185,6 @@ static void work_execute(Work *w) {
 /* The loop's side of work_before_kernel_read(). */
 static int on_take_events(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Work *w = userdata;
-        uint64_t one = 1;
         eventfd_t n;
 
         (void) eventfd_read(fd, &n);
@@ -194,7 +193,7 @@ static int on_take_events(sd_event_source *s, int fd, uint32_t revents, void *us
                 w->n_ports = 0;
         }
         manager_watch_take_events(w->manager);
-        if (write(w->taken_fd, &one, sizeof(one)) < 0)
+        if (eventfd_write(w->taken_fd, 1) < 0)
                 log_warning_errno(errno, "Failed to let a worker go on, ignoring: %m");
         return 0;
 }

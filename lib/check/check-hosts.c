@@ -80,25 +80,9 @@ int hosts_resolve(const Host *h, const char *name, struct in_addr **ret, size_t 
         return 0;
 }
 
-/* The node of the profile one of whose fabric addresses is a; NULL for none. */
-static const ProfileNode *node_of_address(const Profile *p, struct in_addr a) {
-        for (size_t i = 0; i < p->n_nodes; i++)
-                for (size_t k = 0; k < p->nodes[i].n_links; k++)
-                        if (p->nodes[i].links[k].address.address.s_addr == a.s_addr)
-                                return &p->nodes[i];
-        return NULL;
-}
-
-static bool node_has_address(const ProfileNode *n, struct in_addr a) {
-        for (size_t k = 0; k < n->n_links; k++)
-                if (n->links[k].address.address.s_addr == a.s_addr)
-                        return true;
-        return false;
-}
-
 /* "10.0.0.12 (the management network?)" or "192.168.100.3 (halo-3's fabric address)". */
 static int describe_address(const Profile *p, struct in_addr a, char ***l) {
-        const ProfileNode *owner = node_of_address(p, a);
+        const ProfileNode *owner = profile_find_node_by_address(p, a);
         char buf[INET_ADDRSTRLEN];
 
         (void) inet_ntop(AF_INET, &a, buf, sizeof(buf));
@@ -161,7 +145,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                 (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
                 if (strv_extend(&got, buf) < 0)
                         return -ENOMEM;
-                if (!node_has_address(peer, addresses[i]) &&
+                if (!profile_node_has_address(peer, addresses[i]) &&
                     describe_address(c->profile, addresses[i], &wrong) < 0)
                         return -ENOMEM;
         }

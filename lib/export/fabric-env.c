@@ -11,6 +11,7 @@
 #include "export/fabric-env.h"
 #include "nic/fabric.h"
 #include "nic/nic-family.h"
+#include "rdma/rdma-node.h"
 #include "rdma/rdma.h"
 
 static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
@@ -92,7 +93,7 @@ static char *rdma_error_reason(const NodeContext *c, const FabricPort *port, int
  * (-1 until the first) or records why not. */
 static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *e, char ***hcas, long *gid_index) {
         _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
-        RdmaGidType type = c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;
+        RdmaGidType type = rdma_node_gid_type(c);
         char addr[INET_ADDRSTRLEN];
         RdmaGid gid;
         int r;

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 
 #include "export/metrics.h"
+#include "rdma/rdma-node.h"
 #include "rdma/rdma.h"
 
 void metrics_gids_free(MetricsGid *g, size_t n) {
@@ -46,7 +47,7 @@ static int find_gid(const NodeContext *c, const FabricPort *port, RdmaGidType ty
 
 int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, size_t *ret_n) {
         _cleanup_(snapshot_done) Snapshot own = {};
-        RdmaGidType type = c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;
+        RdmaGidType type = rdma_node_gid_type(c);
         MetricsGid *g = NULL;
         size_t n = 0;
         int r;

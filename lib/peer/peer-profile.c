@@ -16,14 +16,6 @@ static const NodeLink *node_link_find(const ProfileNode *node, const char *link)
         return NULL;
 }
 
-static const ProfileNode *node_holding(const Profile *p, struct in_addr a) {
-        for (size_t i = 0; i < p->n_nodes; i++)
-                for (size_t j = 0; j < p->nodes[i].n_links; j++)
-                        if (p->nodes[i].links[j].address.address.s_addr == a.s_addr)
-                                return &p->nodes[i];
-        return NULL;
-}
-
 static uint32_t mtu_min(uint32_t a, uint32_t b) {
         if (a == 0 || b == 0)
                 return a ?: b;
@@ -59,7 +51,7 @@ static bool routed_neighbour(
                         .mtu = mtu_min(a ? a->mtu : 0, b ? b->mtu : 0),
                         .routed = true,
                         .via = best->via,
-                        .gateway = node_holding(p, best->via),
+                        .gateway = profile_find_node_by_address(p, best->via),
                 };
                 return true;
         }

@@ -26,10 +26,9 @@ static bool hostname_matches_short(const char *a, const char *b) {
 }
 
 static bool node_has_address(const ProfileNode *n, const struct in_addr *addresses, size_t n_addresses) {
-        for (size_t i = 0; i < n->n_links; i++)
-                for (size_t j = 0; j < n_addresses; j++)
-                        if (n->links[i].address.address.s_addr == addresses[j].s_addr)
-                                return true;
+        for (size_t j = 0; j < n_addresses; j++)
+                if (profile_node_has_address(n, addresses[j]))
+                        return true;
         return false;
 }
 

@@ -247,6 +247,20 @@ const ProfileNode *profile_find_node(const Profile *p, const char *name) {
         return NULL;
 }
 
+bool profile_node_has_address(const ProfileNode *n, struct in_addr a) {
+        for (size_t i = 0; i < n->n_links; i++)
+                if (n->links[i].address.address.s_addr == a.s_addr)
+                        return true;
+        return false;
+}
+
+const ProfileNode *profile_find_node_by_address(const Profile *p, struct in_addr a) {
+        for (size_t i = 0; p && i < p->n_nodes; i++)
+                if (profile_node_has_address(&p->nodes[i], a))
+                        return &p->nodes[i];
+        return NULL;
+}
+
 bool link_match_is_empty(const LinkMatch *m) {
         return !m || (!m->driver && !m->pci && !m->mac && !m->name);
 }

@@ -223,6 +223,10 @@ bool profile_may_change_host(const Profile *p, bool force) _pure_;
 
 const ProfileLink *profile_find_link(const Profile *p, const char *name) _pure_;
 const ProfileNode *profile_find_node(const Profile *p, const char *name) _pure_;
+/* Whether one of the node's links has the address a. */
+bool profile_node_has_address(const ProfileNode *n, struct in_addr a) _pure_;
+/* The node of p that holds the address a on one of its links; NULL when none does. */
+const ProfileNode *profile_find_node_by_address(const Profile *p, struct in_addr a) _pure_;
 /* The match that applies to a node's link: its own override if any, else the profile link's. */
 const LinkMatch *profile_node_link_match(const Profile *p, const NodeLink *nl) _pure_;
 bool link_match_is_empty(const LinkMatch *m) _pure_;
