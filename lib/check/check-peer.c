@@ -162,24 +162,6 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                         strerror(-r),
                         isempty(probe_error_hint(run, r)) ? "" : "; ",
                         probe_error_hint(run, r));
-        if (res->answered == 0 && run->n->routed && res->last_error != -ECONNREFUSED)
-                return check_list_add(
-                        out,
-                        check_id(run, "reachable"),
-                        CHECK_FAIL,
-                        expected,
-                        "no answer",
-                        "%s (%s) did not answer %u probes on UDP port %u sent over %s: the path goes through "
-                        "a gateway; does %s forward (forwarding: true, link.*.forwarding there), does %s have "
-                        "a route back to %s, and does halod run there?",
-                        node,
-                        run->remote,
-                        res->sent,
-                        run->port,
-                        run->path,
-                        run->gateway,
-                        node,
-                        run->local);
         if (res->answered == 0) {
                 if (res->last_error == -ECONNREFUSED)
                         return check_list_add(
@@ -192,6 +174,24 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                                 run->remote,
                                 run->port,
                                 node);
+                if (run->n->routed)
+                        return check_list_add(
+                                out,
+                                check_id(run, "reachable"),
+                                CHECK_FAIL,
+                                expected,
+                                "no answer",
+                                "%s (%s) did not answer %u probes on UDP port %u sent over %s: the path goes "
+                                "through a gateway; does %s forward (forwarding: true, link.*.forwarding there), "
+                                "does %s have a route back to %s, and does halod run there?",
+                                node,
+                                run->remote,
+                                res->sent,
+                                run->port,
+                                run->path,
+                                run->gateway,
+                                node,
+                                run->local);
                 return check_list_add(
                         out,
                         check_id(run, "reachable"),
