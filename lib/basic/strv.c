@@ -26,6 +26,18 @@ bool strv_contains(char *const *l, const char *s) {
         return false;
 }
 
+void strv_remove(char **l, const char *s) {
+        char **to = l;
+
+        for (char **from = l; from && *from; from++)
+                if (streq(*from, s))
+                        free(*from);
+                else
+                        *to++ = *from;
+        if (to)
+                *to = NULL;
+}
+
 int strv_consume(char ***l, char *s) {
         size_t n;
         char **c;

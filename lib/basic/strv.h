@@ -15,6 +15,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free);
 
 size_t strv_length(char *const *l);
 bool strv_contains(char *const *l, const char *s);
+/* Removes (and frees) every entry equal to s, in place. */
+void strv_remove(char **l, const char *s);
 /* Appends a copy of s. Returns 0 or -ENOMEM. */
 int strv_extend(char ***l, const char *s);
 /* Appends s, taking ownership of it (freed on failure too). */

@@ -30,9 +30,11 @@ typedef enum MatchKey {
         _MATCH_KEY_MAX,
 } MatchKey;
 
-/* One key's value as networkd keeps it: the last non-empty assignments, joined. */
+/* One key's value as networkd keeps it: the last non-empty assignments, joined. The keys halod cannot
+ * judge share MATCH_OTHER's slot, so they are kept by name: an empty Host= resets Host=, not Path=. */
 typedef struct MatchState {
         char *values[_MATCH_KEY_MAX];
+        char **other; /* the names of the keys set that halod cannot judge */
 } MatchState;
 
 static MatchKey match_key_from_string(const char *k) {
@@ -59,8 +61,17 @@ static char *strip(char *s) {
         return s;
 }
 
-static int assign(MatchState *st, MatchKey k, const char *value) {
+static int assign(MatchState *st, const char *key, const char *value) {
+        MatchKey k = match_key_from_string(key);
         char *joined;
+
+        if (k == MATCH_OTHER) {
+                if (isempty(value)) {
+                        strv_remove(st->other, key);
+                        return 0;
+                }
+                return strv_contains(st->other, key) ? 0 : strv_extend(&st->other, key);
+        }
 
         if (isempty(value)) {
                 st->values[k] = mfree(st->values[k]);
@@ -112,6 +123,7 @@ static bool list_matches(MatchKey k, char *list, const NetdevIdentity *id) {
 static void match_state_done(MatchState *st) {
         for (size_t i = 0; i < _MATCH_KEY_MAX; i++)
                 st->values[i] = mfree(st->values[i]);
+        st->other = strv_free(st->other);
 }
 
 int networkd_file_matches(const char *text, const NetdevIdentity *id, bool *ret) {
@@ -137,16 +149,18 @@ int networkd_file_matches(const char *text, const NetdevIdentity *id, bool *ret)
                 if (!in_match || !eq)
                         continue;
                 *eq = '\0';
-                r = assign(&st, match_key_from_string(strip(l)), strip(eq + 1));
+                r = assign(&st, strip(l), strip(eq + 1));
                 if (r < 0)
                         return r;
         }
 
+        /* A key halod cannot judge is taken as matching: the file may well take the interface. */
+        any_key = strv_length(st.other) > 0;
         for (MatchKey k = 0; k < _MATCH_KEY_MAX; k++) {
                 if (!st.values[k])
                         continue;
                 any_key = true;
-                if (k != MATCH_OTHER && !list_matches(k, st.values[k], id))
+                if (!list_matches(k, st.values[k], id))
                         matches = false;
         }
         *ret = any_key && matches;

@@ -128,7 +128,9 @@ static void test_match(void) {
                 { "[Match]\nType=wlan\nWLANInterfaceType=ad-hoc\n", false, false },
                 { "[Match]\nName=ve-*\nDriver=veth\n", false, false },
                 { "[Match]\nVirtualization=container\nName=host0\n", false, false },
-                { "[Match]\nPath=pci-0000:c2:00.0\n", true, true },   /* not judged: taken as matching */
+                { "[Match]\nPath=pci-0000:c2:00.0\n", true, true }, /* not judged: taken as matching */
+                { "[Match]\nPath=pci-0000:c2:00.0\nHost=\n", true, true }, /* Host= resets Host= only */
+                { "[Match]\nPath=pci-0000:c2:00.0\nPath=\nName=veth0\n", false, true }, /* Path= reset */
                 { "[Network]\nAddress=10.0.0.1/24\n", false, false }, /* no [Match]: networkd ignores it */
                 { "", false, false },
                 { "[Match]\n[Network]\nName=veth0\n", false, false },
