@@ -102,6 +102,35 @@ int host_list_directory(const Host *h, const char *path, char ***ret) {
         return 0;
 }
 
+static bool has_suffix(const char *s, const char *suffix) {
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n > k && streq(s + n - k, suffix);
+}
+
+static int compare_basenames(const void *a, const void *b) {
+        return strcmp(strrchr(*(char *const *) a, '/'), strrchr(*(char *const *) b, '/'));
+}
+
+int host_conf_files(const Host *h, const char *const *dirs, size_t n_dirs, const char *suffix, char ***ret) {
+        _cleanup_(strv_freep) char **names = NULL, **paths = NULL;
+
+        for (size_t d = 0; d < n_dirs; d++) {
+                _cleanup_(strv_freep) char **entries = NULL;
+
+                if (host_list_directory(h, dirs[d], &entries) == -ENOMEM)
+                        return -ENOMEM;
+                STRV_FOREACH(e, entries)
+                        if (has_suffix(*e, suffix) && !strv_contains(names, *e) &&
+                            (strv_extend(&names, *e) < 0 || strv_extendf(&paths, "%s/%s", dirs[d], *e) < 0))
+                                return -ENOMEM;
+        }
+        if (paths)
+                qsort(paths, strv_length(paths), sizeof(char *), compare_basenames);
+        *ret = TAKE_PTR(paths);
+        return 0;
+}
+
 bool host_is_running_system(const Host *h) {
         return !h || isempty(h->root) || streq(h->root, "/");
 }

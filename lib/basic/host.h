@@ -28,6 +28,11 @@ int host_read_line(const Host *h, const char *path, char **ret);
 int host_readlink_basename(const Host *h, const char *path, char **ret);
 /* The entries of a directory below the host root, sorted, without "." and ".." (NULL when empty). */
 int host_list_directory(const Host *h, const char *path, char ***ret);
+/* The configuration files NAME+suffix in dirs, in the order systemd-style readers (networkd, kmod)
+ * take them: one per file name, the earliest directory's copy winning, sorted by file name whatever
+ * the directory. A directory that is missing or unreadable adds nothing. Paths as in dirs (without the
+ * host root); NULL when there are none. */
+int host_conf_files(const Host *h, const char *const *dirs, size_t n_dirs, const char *suffix, char ***ret);
 /* True when the host root is the running system ("" or "/"): only then do ioctls and verbs answer
  * for the host the checks look at. */
 bool host_is_running_system(const Host *h) _pure_;

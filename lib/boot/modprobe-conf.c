@@ -150,39 +150,11 @@ int kernel_cmdline_find_module_block(const KernelCmdline *c, const char *module,
         return 0;
 }
 
-static bool has_conf_suffix(const char *name) {
-        size_t n = strlen(name);
-
-        return n > 5 && streq(name + n - 5, ".conf");
-}
-
 /* The .conf files kmod reads, in its order: by file name, the earliest directory's copy winning. */
 static int modprobe_conf_files(const Host *h, char ***ret) {
         static const char *const dirs[] = { MODPROBE_CONF_DIRS };
-        _cleanup_(strv_freep) char **names = NULL, **paths = NULL;
 
-        for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
-                _cleanup_(strv_freep) char **entries = NULL;
-
-                if (host_list_directory(h, dirs[d], &entries) == -ENOMEM)
-                        return -ENOMEM;
-                STRV_FOREACH(e, entries)
-                        if (has_conf_suffix(*e) && !strv_contains(names, *e) &&
-                            (strv_extend(&names, *e) < 0 || strv_extendf(&paths, "%s/%s", dirs[d], *e) < 0))
-                                return -ENOMEM;
-        }
-        /* Sorted by file name, whichever directory the file is in. */
-        for (size_t i = 1; names && names[i]; i++)
-                for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-                        char *t = names[j];
-                        names[j] = names[j - 1];
-                        names[j - 1] = t;
-                        t = paths[j];
-                        paths[j] = paths[j - 1];
-                        paths[j - 1] = t;
-                }
-        *ret = TAKE_PTR(paths);
-        return 0;
+        return host_conf_files(h, dirs, ELEMENTSOF(dirs), ".conf", ret);
 }
 
 int module_find_block(const Host *h, const char *module, ModuleBlock *ret, char ***ret_unreadable) {

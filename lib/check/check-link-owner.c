@@ -14,107 +14,41 @@
 
 #define NETWORK_FILE_MAX (64U * 1024U)
 
-static bool has_suffix(const char *s, const char *suffix) {
-        size_t n = strlen(s), k = strlen(suffix);
-
-        return n > k && streq(s + n - k, suffix);
-}
-
-typedef struct NetworkFile {
-        char *name;
-        char *path;
-} NetworkFile;
-
-static int network_file_compare(const void *a, const void *b) {
-        return strcmp(((const NetworkFile *) a)->name, ((const NetworkFile *) b)->name);
-}
-
-typedef struct NetworkFiles {
-        NetworkFile *files;
-        size_t n;
-} NetworkFiles;
-
-static void network_files_done(NetworkFiles *l) {
-        for (size_t i = 0; i < l->n; i++) {
-                free(l->files[i].name);
-                free(l->files[i].path);
-        }
-        free(l->files);
-}
-
-/* Every .network file networkd would read, one per name (the first directory wins), sorted by name:
- * the order in which networkd tries them. */
-static int network_files_list(const Host *h, NetworkFiles *ret) {
-        static const char *const dirs[] = { NETWORKD_DIRS };
-        _cleanup_(network_files_done) NetworkFiles l = {};
-
-        for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
-                _cleanup_(strv_freep) char **entries = NULL;
-
-                if (host_list_directory(h, dirs[d], &entries) < 0)
-                        continue; /* missing, or not readable: nothing networkd reads either */
-                STRV_FOREACH(e, entries) {
-                        bool seen = false;
-                        NetworkFile *n;
-
-                        if (!has_suffix(*e, ".network"))
-                                continue;
-                        for (size_t i = 0; i < l.n && !seen; i++)
-                                seen = streq(l.files[i].name, *e);
-                        if (seen)
-                                continue;
-                        n = reallocarray(l.files, l.n + 1, sizeof(NetworkFile));
-                        if (!n)
-                                return -ENOMEM;
-                        l.files = n;
-                        n = &l.files[l.n];
-                        *n = (NetworkFile){ .name = strdup(*e) };
-                        if (!n->name || asprintf(&n->path, "%s/%s", dirs[d], *e) < 0) {
-                                free(n->name);
-                                return -ENOMEM;
-                        }
-                        l.n++;
-                }
-        }
-        if (l.n > 0)
-                qsort(l.files, l.n, sizeof(NetworkFile), network_file_compare);
-        *ret = l;
-        l = (NetworkFiles){};
-        return 0;
-}
-
 /* "/etc/netplan/01-rdma.yaml (ethernets.rdma0)" for every netplan ethernet that takes id. */
 static int netplan_owners(const Host *h, const NetdevIdentity *id, char ***owners) {
-        _cleanup_(strv_freep) char **entries = NULL;
+        static const char *const dirs[] = { NETPLAN_DIR };
+        _cleanup_(strv_freep) char **files = NULL;
+        int r;
 
-        if (host_list_directory(h, NETPLAN_DIR, &entries) < 0)
-                return 0;
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
+        r = host_conf_files(h, dirs, ELEMENTSOF(dirs), ".yaml", &files);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(f, files) {
                 _cleanup_(strv_freep) char **ids = NULL;
+                _cleanup_(freep) char *text = NULL;
                 size_t size;
 
-                if (!has_suffix(*e, ".yaml"))
-                        continue;
-                if (asprintf(&path, NETPLAN_DIR "/%s", *e) < 0)
-                        return -ENOMEM;
-                if (host_read_file(h, path, NETPLAN_FILE_MAX, &text, &size) < 0 ||
-                    netplan_file_matches(text, size, id, &ids) < 0)
+                r = host_read_file(h, *f, NETPLAN_FILE_MAX, &text, &size);
+                if (r >= 0)
+                        r = netplan_file_matches(text, size, id, &ids);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
                         continue; /* unreadable or not YAML: netplan refuses it too */
                 STRV_FOREACH(i, ids)
-                        if (strv_extendf(owners, "%s (ethernets.%s)", path, *i) < 0)
+                        if (strv_extendf(owners, "%s (ethernets.%s)", *f, *i) < 0)
                                 return -ENOMEM;
         }
         return 0;
 }
 
 int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
-        _cleanup_(network_files_done) NetworkFiles files = {};
-        _cleanup_(strv_freep) char **foreign = NULL;
+        static const char *const dirs[] = { NETWORKD_DIRS };
+        _cleanup_(strv_freep) char **files = NULL, **foreign = NULL;
         _cleanup_(freep) char *own_name = NULL, *label = NULL, *joined = NULL, *own_path = NULL;
         NetdevInfo *netdevs = NULL;
         size_t n_netdevs = 0;
-        const NetworkFile *used = NULL;
+        const char *used = NULL;
         char permanent[18];
         EthtoolDriverInfo info;
         NetdevIdentity id;
@@ -143,23 +77,33 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
                         id.driver = info.driver;
         }
 
-        r = network_files_list(c->host, &files);
-        for (size_t i = 0; r >= 0 && i < files.n; i++) {
+        /* Every .network file networkd would read, in the order in which it tries them. */
+        r = host_conf_files(c->host, dirs, ELEMENTSOF(dirs), ".network", &files);
+        STRV_FOREACH(f, files) {
                 _cleanup_(freep) char *text = NULL;
                 bool matches;
 
-                if (host_read_file(c->host, files.files[i].path, NETWORK_FILE_MAX, &text, NULL) < 0)
+                if (r < 0)
+                        break;
+                r = host_read_file(c->host, *f, NETWORK_FILE_MAX, &text, NULL);
+                if (r == -ENOMEM)
+                        break;
+                if (r < 0) {
+                        r = 0; /* unreadable: networkd cannot read it either */
                         continue;
+                }
                 r = networkd_file_matches(text, &id, &matches);
-                if (r < 0 || !matches)
+                if (r < 0)
+                        break;
+                if (!matches)
                         continue;
-                used = used ?: &files.files[i];
-                if (streq(files.files[i].name, own_name)) {
-                        own_path = strdup(files.files[i].path);
+                used = used ?: *f;
+                if (streq(strrchr(*f, '/') + 1, own_name)) {
+                        own_path = strdup(*f);
                         if (!own_path)
                                 r = -ENOMEM;
                 } else
-                        r = strv_extend(&foreign, files.files[i].path);
+                        r = strv_extend(&foreign, *f);
         }
         if (r >= 0)
                 r = netplan_owners(c->host, &id, &foreign);
@@ -203,6 +147,6 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
                 "narrow their [Match]/match:) so that one configuration owns it",
                 label,
                 joined,
-                used ? used->path : "none of the .network files",
-                used && !streq(used->name, own_name) && own_path ? ", not halod's file" : "");
+                used ?: "none of the .network files",
+                used && !streq(strrchr(used, '/') + 1, own_name) && own_path ? ", not halod's file" : "");
 }
