@@ -301,29 +301,30 @@ static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char *
 
                 r = backend_netlink.apply_link(cfg, &z, &error);
         }
+        if (r >= 0)
+                return 0;
+
+        /* Out of memory too: the file written is taken back, whatever can be said of it. */
+        if (written)
+                rollback(&a, &rollback_errors);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0) {
-                if (written)
-                        rollback(&a, &rollback_errors);
-                if (rollback_errors) {
-                        _cleanup_(freep) char *j = strv_join(rollback_errors, "; ");
-                        return errorf(ret_error, r, "%s; rolling back: %s", strna(error), strna(j));
-                }
-                if (!written)
-                        return errorf(ret_error, r, "%s; nothing changed", strna(error));
-                if (a.previous)
-                        return errorf(
-                                ret_error,
-                                r,
-                                "%s; put the previous %s back and %s with it",
-                                strna(error),
-                                a.path,
-                                cfg->ifname);
-                return errorf(
-                        ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, cfg->ifname);
+        if (rollback_errors) {
+                _cleanup_(freep) char *j = strv_join(rollback_errors, "; ");
+                return errorf(ret_error, r, "%s; rolling back: %s", strna(error), strna(j));
         }
-        return 0;
+        if (!written)
+                return errorf(ret_error, r, "%s; nothing changed", strna(error));
+        if (a.previous)
+                return errorf(
+                        ret_error,
+                        r,
+                        "%s; put the previous %s back and %s with it",
+                        strna(error),
+                        a.path,
+                        cfg->ifname);
+        return errorf(
+                ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, cfg->ifname);
 }
 
 const Backend backend_networkd = {
