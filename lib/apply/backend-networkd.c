@@ -135,12 +135,37 @@ static int wait_configured(NetworkdApply *a, char **ret_error) {
                 strna(state));
 }
 
+/* After the reload without halod's file: waits until networkd has let the link go ("unmanaged"), and
+ * with it dropped what it had configured from the file, or until another file of its own has held the
+ * link "configured" for the settle time, or the time is up. Only then may the kernel be put back:
+ * networkd drops its configuration after Reload() has answered. */
+static void wait_released(const NetworkdApply *a) {
+        usec_t deadline = now(CLOCK_MONOTONIC) + NETWORKD_APPLY_TIMEOUT_USEC, configured_at = 0;
+
+        while (now(CLOCK_MONOTONIC) < deadline) {
+                _cleanup_(freep) char *state = NULL, *e = NULL;
+
+                if (networkd_link_state(a->bus, a->lp->ifindex, &state, &e) < 0 ||
+                    streq(state, "unmanaged") || streq(state, "failed") || streq(state, "linger"))
+                        return;
+                if (!streq(state, "configured"))
+                        configured_at = 0;
+                else if (configured_at == 0)
+                        configured_at = now(CLOCK_MONOTONIC);
+                else if (now(CLOCK_MONOTONIC) >= configured_at + NETWORKD_SETTLE_USEC)
+                        return;
+                (void) nanosleep(&(struct timespec){ .tv_nsec = NETWORKD_POLL_USEC * 1000 }, NULL);
+        }
+}
+
 /* The kernel state that the plan found, for a link that networkd gives up without a file of halod's
- * before (it then leaves the link as it is): the MTU, the addresses and halod's routes of before. */
+ * before: the MTU, the addresses and halod's routes of before. */
 static void restore_kernel(const NetworkdApply *a, char ***errors) {
         const LinkPlan *lp = a->lp;
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
         char *e = NULL;
+
+        wait_released(a);
 
         if (rtnl_open(&rtnl) < 0) {
                 (void) strv_extend(errors, "cannot open rtnetlink to restore the link");
@@ -159,9 +184,25 @@ static void restore_kernel(const NetworkdApply *a, char ***errors) {
         if (lp->mtu_from > 0 && rtnl_set_mtu(rtnl, lp->ifindex, lp->mtu_from, &e) < 0)
                 (void) strv_extendf(errors, "restoring MTU %u failed: %s", lp->mtu_from, strna(e));
         e = mfree(e);
+        /* The address: halod's goes; one that was there before halod's file stays, and networkd, which
+         * took it over from the file, may just have dropped it with the file. */
         if (lp->add_address)
                 (void) rtnl_delete_address(
                         rtnl, lp->ifindex, &a->cfg->address.address, a->cfg->address.prefixlen, NULL);
+        else if (a->cfg->address.prefixlen > 0) {
+                /* Put back as an address of nobody's (protocol unspecified), as it was found. */
+                RtnlAddress before = { .ifindex = lp->ifindex,
+                                       .address = a->cfg->address.address,
+                                       .prefixlen = a->cfg->address.prefixlen };
+                char buf[IPV4_PREFIX_STRING_MAX];
+
+                if (rtnl_restore_address(rtnl, &before, &e) < 0)
+                        (void) strv_extendf(
+                                errors,
+                                "restoring address %s failed: %s",
+                                ipv4_prefix_to_string(&a->cfg->address, buf),
+                                strna(e));
+        }
         for (size_t i = lp->n_remove_addresses; i > 0; i--)
                 (void) rtnl_restore_address(rtnl, &lp->remove_addresses[i - 1], NULL);
 }
