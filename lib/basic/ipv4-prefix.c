@@ -65,13 +65,12 @@ uint32_t ipv4_prefix_netmask(unsigned prefixlen) {
         return UINT32_MAX << (32 - prefixlen);
 }
 
-bool ipv4_prefix_same_subnet(const Ipv4Prefix *a, const Ipv4Prefix *b) {
-        uint32_t mask;
+bool ipv4_prefix_contains(const Ipv4Prefix *p, struct in_addr a) {
+        return ((ntohl(p->address.s_addr) ^ ntohl(a.s_addr)) & ipv4_prefix_netmask(p->prefixlen)) == 0;
+}
 
-        if (a->prefixlen != b->prefixlen)
-                return false;
-        mask = ipv4_prefix_netmask(a->prefixlen);
-        return ((ntohl(a->address.s_addr) ^ ntohl(b->address.s_addr)) & mask) == 0;
+bool ipv4_prefix_same_subnet(const Ipv4Prefix *a, const Ipv4Prefix *b) {
+        return a->prefixlen == b->prefixlen && ipv4_prefix_contains(a, b->address);
 }
 
 bool ipv4_prefix_is_network_or_broadcast(const Ipv4Prefix *p) {

@@ -20,6 +20,8 @@ int ipv4_prefix_from_string(const char *s, Ipv4Prefix *ret);
 const char *ipv4_prefix_to_string(const Ipv4Prefix *p, char *buf);
 /* True when both prefixes have the same length and lie in the same subnet. */
 bool ipv4_prefix_same_subnet(const Ipv4Prefix *a, const Ipv4Prefix *b) _pure_;
+/* True when the address a lies in p's subnet (any a for /0). */
+bool ipv4_prefix_contains(const Ipv4Prefix *p, struct in_addr a) _pure_;
 /* The netmask of a prefix length, in host byte order (0 for 0). */
 uint32_t ipv4_prefix_netmask(unsigned prefixlen) _pure_;
 /* True when p is the network or broadcast address of its subnet (not for /31 and /32). */

@@ -3,12 +3,6 @@
 #include "peer/peer-profile.h"
 #include "profile/profile-digest.h"
 
-static bool route_covers(const NodeRoute *route, struct in_addr a) {
-        uint32_t mask = htonl(ipv4_prefix_netmask(route->to.prefixlen));
-
-        return (a.s_addr & mask) == (route->to.address.s_addr & mask);
-}
-
 static const NodeLink *node_link_find(const ProfileNode *node, const char *link) {
         for (size_t i = 0; i < node->n_links; i++)
                 if (streq(node->links[i].link, link))
@@ -33,7 +27,7 @@ static bool routed_neighbour(
                 const ProfileLink *a, *b;
 
                 for (size_t i = 0; i < self->n_routes; i++)
-                        if (route_covers(&self->routes[i], theirs->address.address) &&
+                        if (ipv4_prefix_contains(&self->routes[i].to, theirs->address.address) &&
                             (!best || self->routes[i].to.prefixlen > best->to.prefixlen))
                                 best = &self->routes[i];
                 if (!best || !best->link)

@@ -14,15 +14,13 @@
 #include "plan/route-plan.h"
 
 bool address_is_stray(const RtnlAddress *a, const Ipv4Prefix *wanted) {
-        uint32_t mask = ipv4_prefix_netmask(wanted->prefixlen);
-
         if (a->address.s_addr == wanted->address.s_addr && a->prefixlen == wanted->prefixlen)
                 return false;
         if (a->proto == RTNL_ADDRESS_PROTO_HALOD)
                 return true;
         if (a->address.s_addr == wanted->address.s_addr)
                 return true;
-        return ((ntohl(a->address.s_addr) ^ ntohl(wanted->address.s_addr)) & mask) == 0;
+        return ipv4_prefix_contains(wanted, a->address);
 }
 
 bool address_is_removed(const RtnlLink *link, size_t i, const Ipv4Prefix *wanted) {

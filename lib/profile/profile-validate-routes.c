@@ -12,11 +12,10 @@ static const char *const route_keys[] = { "to", "via", "link", "metric", NULL };
 static const NodeLink *link_holding(const ProfileNode *node, struct in_addr a) {
         for (size_t i = 0; i < node->n_links; i++) {
                 const Ipv4Prefix *p = &node->links[i].address;
-                uint32_t mask = ipv4_prefix_netmask(p->prefixlen);
 
                 if (p->prefixlen == 0)
                         continue; /* its address did not parse (reported) */
-                if ((ntohl(a.s_addr) & mask) == (ntohl(p->address.s_addr) & mask))
+                if (ipv4_prefix_contains(p, a))
                         return &node->links[i];
         }
         return NULL;

@@ -108,6 +108,29 @@ static void test_ipv4_subnets(void) {
                 ASSERT_OK(ipv4_prefix_from_string(hosts[i].input, &a));
                 ASSERT_INT_EQ(ipv4_prefix_is_network_or_broadcast(&a), hosts[i].network_or_broadcast);
         }
+        {
+                static const struct {
+                        const char *prefix, *address;
+                        bool contains;
+                } contains[] = {
+                        { "10.0.2.0/24", "10.0.2.3", true },
+                        { "10.0.2.0/24", "10.0.3.3", false },
+                        { "10.0.0.0/16", "10.0.3.4", true },
+                        { "192.168.100.1/30", "192.168.100.2", true },
+                        { "192.168.100.1/30", "192.168.100.5", false },
+                        { "10.9.0.1/32", "10.9.0.1", true },
+                        { "10.9.0.1/32", "10.9.0.2", false },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(contains); i++) {
+                        Ipv4Prefix p;
+                        struct in_addr a;
+
+                        ASSERT_OK(ipv4_prefix_from_string(contains[i].prefix, &p));
+                        ASSERT_TRUE(inet_pton(AF_INET, contains[i].address, &a) == 1);
+                        ASSERT_INT_EQ(ipv4_prefix_contains(&p, a), contains[i].contains);
+                }
+        }
         for (size_t i = 0; i < ELEMENTSOF(unicast); i++) {
                 struct in_addr a;
 
