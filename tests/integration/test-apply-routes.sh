@@ -146,7 +146,9 @@ udp_roundtrip "$N1" "$N3" 10.0.1.1 10.0.2.3
 log "peer checks on node1: node2 over the shared link, node3 through the route via node2"
 write_profile "" true
 for node in node2 node3; do
-        in_ns "${HARNESS_PREFIX}ns-$$-${node#node}" "$BUILD_DIR/tests/peer-responder" "$P" "$node" \
+        # ip netns exec itself, not in_ns: $! must be the responder, which the teardown stops (a shell
+        # function in the background is a subshell whose end leaves the responder running).
+        ip netns exec "${HARNESS_PREFIX}ns-$$-${node#node}" "$BUILD_DIR/tests/peer-responder" "$P" "$node" \
                 --ready "$TEST_DIR/$node.ready" >>"$TEST_DIR/logs/responder-$node.log" 2>&1 &
         track_pid $!
         wait_until 10 test -e "$TEST_DIR/$node.ready"
@@ -159,7 +161,7 @@ assert_contains "$OUT" "pass  peer.node3.profile"
 run_rc 0 haloctl_on node1 check --only peer. --json "$P"
 assert_contains "$OUT" '"peer.node3.reachable"'
 log "node3 probes node1 back the same way (its route names the link: right)"
-in_ns "$N1" "$BUILD_DIR/tests/peer-responder" "$P" node1 --ready "$TEST_DIR/node1.ready" \
+ip netns exec "$N1" "$BUILD_DIR/tests/peer-responder" "$P" node1 --ready "$TEST_DIR/node1.ready" \
         >>"$TEST_DIR/logs/responder-node1.log" 2>&1 &
 RESPONDER1=$!
 track_pid "$RESPONDER1"
