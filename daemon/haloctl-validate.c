@@ -190,7 +190,10 @@ static void print_links(const Profile *p) {
                         printf("; MTU left alone");
                 if (l->firewall_zone)
                         printf("; firewall zone %s", l->firewall_zone);
-                printf("; IPv6 %s", l->ipv6 ? "on" : "off");
+                /* Only the NetworkManager backend acts on ipv6:; which backend applies is decided on the
+                 * node at apply time, so the summary says both. */
+                printf("; IPv6 %s through NetworkManager (the netlink and networkd backends leave IPv6 alone)",
+                       l->ipv6 ? "link-local only" : "off");
                 print_qos(&l->qos);
                 printf("\n");
         }

@@ -36,7 +36,7 @@ cd "$root"
 expect 0 "reference profile, as node head" -- validate --node head conf/halod.yaml
 contains "$tmp/out" "conf/halod.yaml is a valid profile for cluster strix-halo" "summary"
 contains "$tmp/out" "This machine is node head (hostname halo-1)." "selected node"
-contains "$tmp/out" "rdma0    the interface with driver ice; MTU 9000; firewall zone trusted; IPv6 off" "links"
+contains "$tmp/out" "rdma0    the interface with driver ice; MTU 9000; firewall zone trusted; IPv6 off through NetworkManager (the netlink and networkd backends leave IPv6 alone)" "links"
 contains "$tmp/out" "rdma0 192.168.100.2/30" "worker address"
 contains "$tmp/out" "PCI id 8086:1592 or 8086:1593; driver ice; firmware 4.91 or newer; PCIe link x4 or wider" "nic"
 contains "$tmp/out" "required (problems fail the checks); GID type roce-v2; active MTU 4096 or more; memlock unlimited" "rdma"
