@@ -18,7 +18,8 @@ static void fill(FabricEnv *e, bool with_rdma) {
         e->values[FABRIC_ENV_VLLM_HOST_IP] = strdup("192.168.100.1");
         if (with_rdma) {
                 e->values[FABRIC_ENV_NCCL_IB_HCA] = strdup("irdma0");
-                e->values[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup("1"); /* irdma: RoCE v2 only, the IPv4 GID at 1 */
+                e->values[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup(
+                        "1"); /* irdma: RoCE v2 only, the IPv4 GID at 1 */
         } else {
                 e->reasons[FABRIC_ENV_NCCL_IB_HCA] = strdup("enp194s0np0 (rdma0): no RDMA device");
                 e->reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup("enp194s0np0 (rdma0): no RDMA device");

@@ -56,6 +56,9 @@ fi
 for f in conf/examples/*.yaml tests/data/profiles/good/*.yaml; do
         expect 0 "$f" -- validate "$f"
 done
+# The guide's switched fabric without a DSCP map of its own: where DSCP 26 lands is the NIC's map.
+expect 0 "the guide's switched-fabric QoS" -- validate tests/data/profiles/good/switched-guide-qos.yaml
+contains "$tmp/out" "trust dscp, ECN on, RoCE ToS 106 (priority: the NIC's DSCP map, which qos.rdma0.trust reads on the node)" "qos summary"
 
 expect 0 "--json" -- --json validate --node worker conf/halod.yaml
 contains "$tmp/out" '"valid": true' "json valid"
