@@ -13,20 +13,10 @@
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
-/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as the kernel's iboe_get_mtu(). */
-#define ROCE_HEADERS_MAX 96
 /* What rdma.mtu says of mlx5, which takes them off the netdev MTU before it picks the IB MTU. */
 #define MLX5_MTU_EXPECTED \
         ", as mlx5 takes " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
 #define MLX5_MTU_FOLLOWED ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers"
-
-unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
-        unsigned room = netdev_mtu;
-
-        if (strict)
-                room = netdev_mtu > ROCE_HEADERS_MAX ? netdev_mtu - ROCE_HEADERS_MAX : 0;
-        return rdma_mtu_fitting(room);
-}
 
 static const char *gid_type_name(RdmaGidType t) {
         switch (t) {
