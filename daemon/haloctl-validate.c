@@ -127,7 +127,7 @@ static void print_match(const LinkMatch *m) {
 }
 
 /* "; QoS PFC on 3, trust dscp (DSCP 26 → 3), ECN on, RoCE ToS 106", what the link's qos: asks for. */
-static void print_qos(const ProfileQos *q) {
+static void print_qos(const char *link, const ProfileQos *q) {
         const char *sep = " ";
 
         if (!q->present)
@@ -166,6 +166,8 @@ static void print_qos(const ProfileQos *q) {
                 printf("%sRoCE ToS %d", sep, q->roce_tos);
                 if (prio >= 0)
                         printf(" (priority %d)", prio);
+                else if (q->trust == QOS_TRUST_DSCP)
+                        printf(" (priority: the NIC's DSCP map, which qos.%s.trust reads on the node)", link);
                 sep = ", ";
         }
         if (streq(sep, " "))
@@ -190,8 +192,11 @@ static void print_links(const Profile *p) {
                         printf("; MTU left alone");
                 if (l->firewall_zone)
                         printf("; firewall zone %s", l->firewall_zone);
-                printf("; IPv6 %s", l->ipv6 ? "on" : "off");
-                print_qos(&l->qos);
+                /* Only the NetworkManager backend acts on ipv6:; which backend applies is decided on the
+                 * node at apply time, so the summary says both. */
+                printf("; IPv6 %s through NetworkManager (the netlink and networkd backends leave IPv6 alone)",
+                       l->ipv6 ? "link-local only" : "off");
+                print_qos(l->name, &l->qos);
                 printf("\n");
         }
 }

@@ -22,6 +22,14 @@ bool rdma_mtu_is_valid(unsigned bytes) {
         return rdma_mtu_from_bytes(bytes) > 0;
 }
 
+unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
+        unsigned room = netdev_mtu;
+
+        if (strict)
+                room = netdev_mtu > ROCE_HEADERS_MAX ? netdev_mtu - ROCE_HEADERS_MAX : 0;
+        return rdma_mtu_fitting(room);
+}
+
 unsigned rdma_mtu_fitting(unsigned bytes) {
         for (size_t i = ELEMENTSOF(rdma_mtu_table); i > 0; i--)
                 if (rdma_mtu_table[i - 1] <= bytes)

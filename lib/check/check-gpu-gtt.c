@@ -8,9 +8,6 @@
 #include "boot/cmdline.h"
 #include "check/check-gpu.h"
 
-#define GTT_PARAM "amdgpu.gttsize"
-#define PAGES_PARAM "ttm.pages_limit"
-
 typedef struct GttSetting {
         bool has_mib, has_pages;
         uint64_t mib;                     /* amdgpu.gttsize */
@@ -20,17 +17,7 @@ typedef struct GttSetting {
 
 /* The kernel reads both with kstrto*(..., 0, ...): decimal, 0x hex or 0 octal. */
 static int parse_size(const char *s, uint64_t limit, uint64_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        if (isempty(s) || *s == '-' || *s == '+' || *s == ' ')
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 0);
-        if (errno > 0 || *end || v > limit)
-                return -ERANGE;
-        *ret = v;
-        return 0;
+        return gtt_size_parse(s, limit, ret);
 }
 
 /* Reads one of the two parameters into s; a bare parameter gives no size and is ignored. */
@@ -56,7 +43,7 @@ static uint64_t gtt_setting_bytes(const GttSetting *s) {
 }
 
 static bool gtt_setting_consistent(const GttSetting *s) {
-        return !s->has_mib || !s->has_pages || s->pages == s->mib * TTM_PAGES_PER_MIB;
+        return !s->has_mib || !s->has_pages || gtt_pages_agree(s->mib, s->pages);
 }
 
 static double gib(uint64_t bytes) {

@@ -2,11 +2,8 @@
 /* The gpu. checks: gpu.vram, gpu.gtt, gpu.devices; and the amdgpu cards they look at. */
 #pragma once
 
+#include "basic/gtt-size.h" /* TTM_PAGES_PER_MIB, TTM_PAGE_SIZE: the rule the profile shares */
 #include "check/checks.h"
-
-/* amdgpu.gttsize is in MiB, ttm.pages_limit in 4 KiB pages: one MiB is 256 pages. */
-#define TTM_PAGES_PER_MIB 256U
-#define TTM_PAGE_SIZE 4096U
 
 #define DRM_CLASS_DIR "/sys/class/drm"
 

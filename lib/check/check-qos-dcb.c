@@ -139,12 +139,111 @@ static int dscp_map_string(const ProfileQos *q, const DcbState *s, bool actual, 
         return *ret ? 0 : -ENOMEM;
 }
 
+/* The priorities that should be lossless: the profile's pfc:, else what the driver has on. */
+static uint8_t lossless_mask(const ProfileQos *q, const DcbState *b) {
+        if (q->has_pfc)
+                return q->pfc;
+        return b->has_pfc ? b->pfc.pfc_en : 0;
+}
+
+/* The priority the profile's fix should name for the RoCE class: the lowest lossless one past 0. */
+static unsigned roce_class(uint8_t mask) {
+        for (unsigned p = 1; p < 8; p++)
+                if (mask & (1U << p))
+                        return p;
+        return 0;
+}
+
+/* Where the DSCP of roce-tos lands, judged from the APP table the kernel reports, when the profile
+ * leaves it to the NIC (its dscp-priority: does not map that DSCP): validate cannot know a NIC's
+ * default map. mlx5 in trust dscp puts its whole firmware map (by default DSCP >> 3, 26 → 3) into the
+ * APP table (en_dcbnl.c, mlx5e_dcbnl_dscp_app()); ice lists only the entries it was given and sends
+ * any other DSCP on priority 0 (its DSCP map starts zeroed when it switches to DSCP mode). Adds a
+ * problem, or sets *ret_note to what passed; nothing when there is nothing to judge. */
+static int judge_roce_dscp(
+        const ProfileQos *q, const LinkPlan *lp, char ***problems, char **ret_landing, char **ret_note) {
+        const DcbState *b = &lp->dcb->before;
+        uint8_t mask = lossless_mask(q, b);
+        unsigned tos, dscp;
+        char pfc[16];
+        int p;
+
+        if (q->roce_tos < 0 || q->trust != QOS_TRUST_DSCP || mask == 0)
+                return 0;
+        tos = (unsigned) q->roce_tos;
+        dscp = tos >> 2;
+        if (q->dscp_priority[dscp] >= 0) /* the profile's own map: validate and the map check judge it */
+                return 0;
+        if (dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP) == 0)
+                return 0; /* not trusting DSCP at all: the trust problem says so */
+
+        dcb_pfc_to_string(mask, pfc);
+        p = dcb_state_app_priority(b, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t) dscp);
+        if (p == -ENOTUNIQ)
+                return strv_extendf(
+                        problems,
+                        "its APP table has several priorities for DSCP %u of roce-tos %u, and the driver picks "
+                        "one; map it in the profile (dscp-priority: { %u: %u }) and haloctl apply sets it",
+                        dscp,
+                        tos,
+                        dscp,
+                        roce_class(mask));
+        if (p == -ENOENT) {
+                if (asprintf(ret_landing, "%u:none", dscp) < 0)
+                        return -ENOMEM;
+                if (mask & 1U)
+                        return asprintf(
+                                       ret_note,
+                                       "; DSCP %u of roce-tos %u has no entry and goes to priority 0 (ice), "
+                                       "which has PFC",
+                                       dscp,
+                                       tos) < 0
+                                ? -ENOMEM
+                                : 0;
+                return strv_extendf(
+                        problems,
+                        "its APP table has DSCP entries but none for DSCP %u of roce-tos %u, so RoCE leaves on "
+                        "the driver's default priority (ice: 0), without PFC (pfc %s); add dscp-priority: { %u: "
+                        "%u } to the link's qos: and haloctl apply sets it",
+                        dscp,
+                        tos,
+                        pfc,
+                        dscp,
+                        roce_class(mask));
+        }
+        if (p < 0)
+                return p;
+        if (asprintf(ret_landing, "%u:%d", dscp, p) < 0)
+                return -ENOMEM;
+        if (mask & (1U << p))
+                return asprintf(
+                               ret_note,
+                               "; DSCP %u of roce-tos %u lands on priority %d (the APP table's entry), which has "
+                               "PFC",
+                               dscp,
+                               tos,
+                               p) < 0
+                        ? -ENOMEM
+                        : 0;
+        return strv_extendf(
+                problems,
+                "DSCP %u of roce-tos %u lands on priority %d (the APP table's entry), which has no PFC (pfc %s): "
+                "RoCE would be dropped at the first congestion; add dscp-priority: { %u: %u } to the link's "
+                "qos: and haloctl apply sets it",
+                dscp,
+                tos,
+                p,
+                pfc,
+                dscp,
+                roce_class(mask));
+}
+
 static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
         const LinkPlanDcb *d = lp->dcb;
         const DcbState *b = &d->before;
         _cleanup_(strv_freep) char **problems = NULL;
         _cleanup_(freep) char *want_map = NULL, *have_map = NULL, *expected = NULL, *actual = NULL,
-                              *joined = NULL;
+                              *joined = NULL, *landing = NULL, *landing_note = NULL;
         char order[DCB_TRUST_STRING_MAX], hint[256];
         size_t n_dscp = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP);
         const char *trust = q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL;
@@ -194,6 +293,18 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
                         return -ENOMEM;
         }
 
+        r = judge_roce_dscp(q, lp, &problems, &landing, &landing_note);
+        if (r < 0)
+                return r;
+        if (landing) { /* the entry RoCE's DSCP lands on, beside the profile's map */
+                char *joined_map;
+
+                if (asprintf(&joined_map, "%s%s%s", have_map, isempty(have_map) ? "" : " ", landing) < 0)
+                        return -ENOMEM;
+                free(have_map);
+                have_map = joined_map;
+        }
+
         if (asprintf(
                     &expected,
                     "%s%s%s%s",
@@ -226,11 +337,12 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
                         CHECK_PASS,
                         expected,
                         actual,
-                        "%s trusts %s%s%s%s",
+                        "%s trusts %s%s%s%s%s",
                         lp->ifname,
                         order,
                         isempty(have_map) ? "" : " and maps dscp-priority ",
                         have_map,
+                        strempty(landing_note),
                         note);
         }
         joined = strv_join(problems, "; ");

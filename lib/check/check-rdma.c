@@ -13,20 +13,10 @@
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
-/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as the kernel's iboe_get_mtu(). */
-#define ROCE_HEADERS_MAX 96
 /* What rdma.mtu says of mlx5, which takes them off the netdev MTU before it picks the IB MTU. */
 #define MLX5_MTU_EXPECTED \
         ", as mlx5 takes " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
 #define MLX5_MTU_FOLLOWED ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers"
-
-unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) {
-        unsigned room = netdev_mtu;
-
-        if (strict)
-                room = netdev_mtu > ROCE_HEADERS_MAX ? netdev_mtu - ROCE_HEADERS_MAX : 0;
-        return rdma_mtu_fitting(room);
-}
 
 static const char *gid_type_name(RdmaGidType t) {
         switch (t) {
@@ -38,6 +28,20 @@ static const char *gid_type_name(RdmaGidType t) {
                 return "IB";
         default:
                 return "unknown type";
+        }
+}
+
+/* The type as the profile's rdma.gid spells it. */
+static const char *gid_type_key(RdmaGidType t) {
+        switch (t) {
+        case RDMA_GID_ROCE_V2:
+                return "roce-v2";
+        case RDMA_GID_ROCE_V1:
+                return "roce-v1";
+        case RDMA_GID_IB:
+                return "ib";
+        default:
+                return "roce-v2";
         }
 }
 
@@ -341,21 +345,48 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
         r = describe_gids(p->device, &table);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < p->device->n_gids; i++)
-                if (memcmp(&p->device->gids[i].gid, &mapped, sizeof(mapped)) == 0)
+        /* The kernel adds one entry per address for each GID type the port's driver declares
+         * (roce_gid_mgmt.c: the port's core capability flags), and nothing else changes that set:
+         * rdma_cm's default_roce_mode only picks among existing entries for rdma_cm's own
+         * connections. So a missing type is the device's, not a setting's. */
+        for (size_t i = 0; i < p->device->n_gids; i++) {
+                if (memcmp(&p->device->gids[i].gid, &mapped, sizeof(mapped)) != 0)
+                        continue;
+                if (want == RDMA_GID_ROCE_V2)
                         return port_check_set(
                                 ret,
                                 CHECK_FAIL,
                                 expected,
                                 table,
-                                "%s has a %s GID (index %u) for %s but no %s one: set the RoCE mode "
-                                "to %s (rdma_cm's default_roce_mode in configfs) or rdma.gid in the profile",
+                                "%s has a RoCE v1 GID (index %u) for %s but no RoCE v2 one: the kernel lists "
+                                "an entry of each type the port supports, so %s port %u does not do RoCE v2 "
+                                "(irdma, rxe and mlx5 on a ConnectX-4 or newer do; mlx5 lists v2 only when the "
+                                "firmware reports it); no rdma_cm setting adds the entry. Update the NIC's "
+                                "firmware or use a NIC with RoCE v2, or set rdma.gid: roce-v1 when every node "
+                                "runs RoCE v1",
                                 p->device->name,
-                                gid_type_name(p->device->gids[i].type),
                                 p->device->gids[i].index,
                                 ip,
-                                gid_type_name(want),
-                                gid_type_name(want));
+                                p->device->name,
+                                p->device->port);
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        expected,
+                        table,
+                        "%s has a %s GID (index %u) for %s but no %s one: the kernel lists an entry of each "
+                        "type the port supports, and %s port %u does not do %s (irdma and rxe register RoCE v2 "
+                        "only); set rdma.gid: %s, the type it has",
+                        p->device->name,
+                        gid_type_name(p->device->gids[i].type),
+                        p->device->gids[i].index,
+                        ip,
+                        gid_type_name(want),
+                        p->device->name,
+                        p->device->port,
+                        gid_type_name(want),
+                        gid_type_key(p->device->gids[i].type));
+        }
         return port_check_set(
                 ret,
                 CHECK_FAIL,

@@ -2,16 +2,12 @@
 /* The "rdma." checks: rdma.driver, rdma.device, rdma.port, rdma.gid, rdma.mtu, rdma.memlock. */
 #pragma once
 
+#include "basic/rdma-mtu.h" /* roce_mtu_for_netdev_mtu(), which rdma.mtu and the profile share */
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "check/memlock-sources.h"
 
 int check_rdma(const NodeContext *c, CheckList *out);
-
-/* The RoCE active MTU the kernel derives from a netdev MTU: the largest IB MTU (256 ... 4096) that
- * fits, with (strict) or without the RoCE headers (GRH, UDP, BTH, extended headers, ICRC: 96
- * bytes), because drivers differ (mlx5 subtracts them, irdma does not). 0 when none fits. */
-unsigned roce_mtu_for_netdev_mtu(unsigned netdev_mtu, bool strict) _pure_;
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
  * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading

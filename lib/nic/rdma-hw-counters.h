@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The RDMA port counters that show whether the lossless class works, by their hw_counters names
- * (ConnectX's mlx5_ib): congestion notification (ECN marks and CNPs) and retransmission. */
+/* The RDMA port counters that show whether the lossless class works: congestion notification (ECN
+ * marks and CNPs) and retransmission. Each driver names its hw_counters its own way: mlx5_ib
+ * (ConnectX, counters.c) one way, irdma (E810, verbs.c's irdma_hw_stat_names) another, and irdma
+ * counts on an E810 (GEN2) only the congestion notification ones. */
 #pragma once
 
 #include <errno.h>
@@ -22,5 +24,8 @@ typedef enum RdmaHwCounter {
         _RDMA_HW_COUNTER_INVALID = -EINVAL,
 } RdmaHwCounter;
 
-/* The file name under ports/N/hw_counters. */
+/* The family's file name under ports/N/hw_counters as mlx5_ib names it. */
 const char *rdma_hw_counter_to_string(RdmaHwCounter c) _pure_;
+/* Every file name of the family, mlx5_ib's first, then irdma's (NULL-terminated): a device has at most
+ * one of them. */
+const char *const *rdma_hw_counter_names(RdmaHwCounter c) _pure_;

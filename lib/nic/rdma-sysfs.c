@@ -120,3 +120,40 @@ static const char *const rdma_hw_counter_table[_RDMA_HW_COUNTER_MAX] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rdma_hw_counter, RdmaHwCounter);
+
+/* irdma's names, from its irdma_hw_stat_names: on an E810 (GEN2) the congestion notification
+ * counters (cnpHandled, cnpIgnored, cnpSent, RxECNMrkd); the retransmission ones ("RTO", "Nak
+ * Sequence Error", ...) come with GEN3 hardware only. mlx5's duplicate_request and rnr_nak_retry_err
+ * have no irdma counterpart ("RNR received" counts NAKs, not exhausted retries). */
+static const char *const rdma_hw_counter_names_table[_RDMA_HW_COUNTER_MAX][4] = {
+        [RDMA_HW_NP_ECN_MARKED] = { "np_ecn_marked_roce_packets", "RxECNMrkd" },
+        [RDMA_HW_NP_CNP_SENT] = { "np_cnp_sent", "cnpSent" },
+        [RDMA_HW_RP_CNP_HANDLED] = { "rp_cnp_handled", "cnpHandled" },
+        [RDMA_HW_RP_CNP_IGNORED] = { "rp_cnp_ignored", "cnpIgnored" },
+        [RDMA_HW_OUT_OF_SEQUENCE] = { "out_of_sequence", "Rcvd Out of order packets" },
+        [RDMA_HW_PACKET_SEQ_ERR] = { "packet_seq_err", "Nak Sequence Error" },
+        [RDMA_HW_IMPLIED_NAK_SEQ_ERR] = { "implied_nak_seq_err", "Nak Sequence Error Implied" },
+        [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = { "local_ack_timeout_err", "RTO" },
+        [RDMA_HW_DUPLICATE_REQUEST] = { "duplicate_request" },
+        [RDMA_HW_RNR_NAK_RETRY_ERR] = { "rnr_nak_retry_err" },
+};
+
+const char *const *rdma_hw_counter_names(RdmaHwCounter c) {
+        if (c < 0 || c >= _RDMA_HW_COUNTER_MAX)
+                return NULL;
+        return rdma_hw_counter_names_table[c];
+}
+
+int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret) {
+        const char *const *names = rdma_hw_counter_names(c);
+
+        if (!names)
+                return -EINVAL;
+        for (; *names; names++) {
+                int r = rdma_sysfs_read_hw_counter(h, device, port, *names, ret);
+
+                if (r != -ENOENT)
+                        return r;
+        }
+        return -ENOENT;
+}

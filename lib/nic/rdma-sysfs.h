@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "basic/host.h"
+#include "nic/rdma-hw-counters.h"
 
 /* The PCI function of a netdev: the last component of /sys/class/net/IF/device. */
 int netdev_pci_address(const Host *h, const char *ifname, char **ret);
@@ -21,3 +22,6 @@ int rdma_sysfs_find_device(
 /* /sys/class/infiniband/DEV/ports/N/hw_counters/NAME. Returns 0, -ENOENT when the device has no such
  * counter, -EBADMSG, or the errno of reading it. */
 int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret);
+/* The counter of family c under whichever of its names (rdma_hw_counter_names()) the device has.
+ * Returns 0, -ENOENT when it has none of them, or the error of reading the one it has. */
+int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret);

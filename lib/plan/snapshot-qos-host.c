@@ -141,8 +141,7 @@ static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCoun
         if (r == -ENOMEM)
                 return r;
         for (RdmaHwCounter k = 0; r >= 0 && k < _RDMA_HW_COUNTER_MAX; k++) {
-                int q = rdma_sysfs_read_hw_counter(
-                        h, ret->rdma_device, ret->rdma_port, rdma_hw_counter_to_string(k), &ret->hw[k]);
+                int q = rdma_sysfs_read_hw_family(h, ret->rdma_device, ret->rdma_port, k, &ret->hw[k]);
 
                 if (q == -ENOMEM)
                         return q;

@@ -153,6 +153,8 @@ int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, Pr
 int profile_build_qos(ProfileErrors *e, const YNode *n, const char *key_path, ProfileQos *q);
 /* The gpu: section into gpu, and the top-level memory-min:. */
 void profile_build_gpu(ProfileErrors *e, const YNode *n, ProfileGpu *gpu);
+/* Values valid one by one that no host can satisfy together (profile-validate-reachable.c). */
+void profile_check_reachable(ProfileErrors *e, const YNode *root, const Profile *p);
 void profile_build_memory_min(ProfileErrors *e, const YNode *n, Profile *p);
 /* A node's routes: sequence into node->routes (node->links read before: each route is tied to one
  * of them) and its forwarding:. Returns -ENOMEM only. */

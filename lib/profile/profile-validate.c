@@ -408,6 +408,8 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
         if (v)
                 build_health(e, v, &p->health);
 
+        profile_check_reachable(e, root, p);
+
         v = ynode_map_get(root, "nodes");
         if (!v) {
                 report_missing(

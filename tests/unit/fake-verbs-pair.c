@@ -3,7 +3,7 @@
 #include "fake-verbs-pair.h"
 #include "tests.h"
 
-struct ibv_gid_entry fake_pair_prober_gids[4], fake_pair_responder_gids[4];
+struct ibv_gid_entry fake_pair_prober_gids[FAKE_IRDMA_GIDS], fake_pair_responder_gids[FAKE_IRDMA_GIDS];
 struct ibv_gid_entry fake_pair_mixed_responder_gids[6];
 static FakeVerbsDevice devices[2];
 
@@ -13,8 +13,8 @@ void fake_pair_setup(void) {
         fake_gids_irdma(
                 fake_pair_responder_gids, 0x6efe54fffe000001ULL, "127.0.0.1", FAKE_PAIR_RESPONDER_IFINDEX);
 
-        devices[0] = fake_device_active("rocep1s0", fake_pair_prober_gids, 4);
-        devices[1] = fake_device_active("rocep2s0", fake_pair_responder_gids, 4);
+        devices[0] = fake_device_active("rocep1s0", fake_pair_prober_gids, FAKE_IRDMA_GIDS);
+        devices[1] = fake_device_active("rocep2s0", fake_pair_responder_gids, FAKE_IRDMA_GIDS);
         devices[1].active_mtu = IBV_MTU_1024; /* the path MTU is the smaller of the two */
         fake_verbs_setup(devices, 2, 0);
 }
@@ -36,7 +36,7 @@ void fake_pair_setup_mixed(void) {
         fake_pair_mixed_responder_gids[5] = fake_gid_ipv4(
                 5, "127.0.0.1", IBV_GID_TYPE_ROCE_V2, FAKE_PAIR_RESPONDER_IFINDEX);
 
-        devices[0] = fake_device_active("rocep194s0", fake_pair_prober_gids, 4);
+        devices[0] = fake_device_active("rocep194s0", fake_pair_prober_gids, FAKE_IRDMA_GIDS);
         devices[1] = fake_device_active("mlx5_0", fake_pair_mixed_responder_gids, 6);
         /* netdev MTU 4096: irdma runs 4096, mlx5 takes the RoCE headers off first and runs 2048. */
         devices[1].active_mtu = IBV_MTU_2048;

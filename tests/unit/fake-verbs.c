@@ -61,11 +61,10 @@ struct ibv_gid_entry
         return e;
 }
 
-void fake_gids_irdma(struct ibv_gid_entry gids[4], uint64_t interface_id, const char *ipv4, uint32_t ifindex) {
-        gids[0] = fake_gid_link_local(0, interface_id, IBV_GID_TYPE_ROCE_V1, ifindex);
-        gids[1] = fake_gid_link_local(1, interface_id, IBV_GID_TYPE_ROCE_V2, ifindex);
-        gids[2] = fake_gid_ipv4(2, ipv4, IBV_GID_TYPE_ROCE_V1, ifindex);
-        gids[3] = fake_gid_ipv4(3, ipv4, IBV_GID_TYPE_ROCE_V2, ifindex);
+void fake_gids_irdma(
+        struct ibv_gid_entry gids[FAKE_IRDMA_GIDS], uint64_t interface_id, const char *ipv4, uint32_t ifindex) {
+        gids[0] = fake_gid_link_local(0, interface_id, IBV_GID_TYPE_ROCE_V2, ifindex);
+        gids[1] = fake_gid_ipv4(1, ipv4, IBV_GID_TYPE_ROCE_V2, ifindex);
 }
 
 FakeVerbsDevice fake_device_active(const char *name, const struct ibv_gid_entry *gids, size_t n_gids) {

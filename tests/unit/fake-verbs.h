@@ -38,13 +38,18 @@ bool fake_verbs_called(void);
 struct ibv_gid_entry fake_gid_ipv4(uint32_t index, const char *ipv4, enum ibv_gid_type type, uint32_t ifindex);
 struct ibv_gid_entry
         fake_gid_link_local(uint32_t index, uint64_t interface_id, enum ibv_gid_type type, uint32_t ifindex);
-/* The table irdma shows on a configured E810 port: the link-local (fe80:: + interface_id) and the IPv4
- * GID, each as RoCE v1 and v2, at indexes 0-3 (the RoCE v2 IPv4 GID at 3). */
-void fake_gids_irdma(struct ibv_gid_entry gids[4], uint64_t interface_id, const char *ipv4, uint32_t ifindex);
+/* The table irdma shows on a configured E810 port: irdma declares RoCE v2 only (its port's
+ * core_cap_flags are RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, verbs.c), so the kernel lists one entry per
+ * address: 0 the link-local GID (fe80:: + interface_id), 1 the IPv4 GID, both RoCE v2. rxe builds
+ * the same table. */
+#define FAKE_IRDMA_GIDS 2U
+void fake_gids_irdma(
+        struct ibv_gid_entry gids[FAKE_IRDMA_GIDS], uint64_t interface_id, const char *ipv4, uint32_t ifindex);
 /* A device whose port 1 is ACTIVE and LINK_UP, active and maximum MTU 4096, with the GID table gids. */
 FakeVerbsDevice fake_device_active(const char *name, const struct ibv_gid_entry *gids, size_t n_gids);
 
-/* The table mlx5 shows on a configured ConnectX port: the link-local GID, then each IPv4 address of
+/* The table mlx5 shows on a configured ConnectX port whose firmware reports RoCE v1 and v2 (mlx5
+ * declares each type the HCA's roce_version_cap has): the link-local GID, then each IPv4 address of
  * the netdev, each as a RoCE v1 and a RoCE v2 entry in that order (0 v1 fe80::, 1 v2 fe80::, 2 v1
  * ::ffff:a.b.c.d, 3 v2 ::ffff:a.b.c.d, 4 v1 of the second address, ...). gids needs room for
  * 2 + 2 * n_ipv4 entries; returns how many it wrote. */

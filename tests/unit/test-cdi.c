@@ -64,7 +64,8 @@ static char *tree_with_rdma_cm(const char *tree) {
         return root;
 }
 
-static struct ibv_gid_entry irdma_gids[4];
+/* irdma's table (RoCE v2 only), with room for a second address. */
+static struct ibv_gid_entry irdma_gids[FAKE_IRDMA_GIDS + 1];
 
 static void test_e810(void) {
         _cleanup_(freep) char *text = NULL, *problems = NULL, *expected = NULL;
@@ -72,7 +73,7 @@ static void test_e810(void) {
         char *root;
 
         fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
-        d[0] = fake_device_active("irdma0", irdma_gids, ELEMENTSOF(irdma_gids));
+        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
 
         root = tree_with_rdma_cm(HOSTS "nic-e810-x4");
@@ -91,7 +92,7 @@ static void test_e810(void) {
                         "        \"env\": [\n"
                         "          \"NCCL_SOCKET_IFNAME=enp194s0np0\",\n"
                         "          \"NCCL_IB_HCA=irdma0\",\n"
-                        "          \"NCCL_IB_GID_INDEX=3\",\n"
+                        "          \"NCCL_IB_GID_INDEX=1\",\n"
                         "          \"GLOO_SOCKET_IFNAME=enp194s0np0\",\n"
                         "          \"VLLM_HOST_IP=192.168.100.1\"\n"
                         "        ],\n"
@@ -113,7 +114,7 @@ static void test_e810(void) {
                         "        \"env\": [\n"
                         "          \"NCCL_SOCKET_IFNAME=enp194s0np0\",\n"
                         "          \"NCCL_IB_HCA=irdma0\",\n"
-                        "          \"NCCL_IB_GID_INDEX=3\",\n"
+                        "          \"NCCL_IB_GID_INDEX=1\",\n"
                         "          \"GLOO_SOCKET_IFNAME=enp194s0np0\",\n"
                         "          \"VLLM_HOST_IP=192.168.100.1\"\n"
                         "        ],\n"
@@ -256,7 +257,7 @@ static void test_write_and_remove(void) {
         CdiSpec s = {};
 
         fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
-        d[0] = fake_device_active("irdma0", irdma_gids, ELEMENTSOF(irdma_gids));
+        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
 
         ASSERT_TRUE(mkdtemp(dir));
@@ -274,15 +275,17 @@ static void test_write_and_remove(void) {
         cdi_spec_done(&s);
 
         /* The GID index moved: a new file, renamed into place (a new inode), no temporary left. */
+        /* 192.168.100.9 came first and took index 1; the node's own address got the next free one. */
         fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.9", 4);
-        irdma_gids[3] = fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
+        irdma_gids[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
+        d[0].n_gids = ELEMENTSOF(irdma_gids);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
         ASSERT_OK(cdi_spec_derive(&c, &s));
         ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
         ASSERT_TRUE(stat(path, &st2) == 0 && st2.st_ino != st.st_ino);
         free(data);
         ASSERT_OK(read_full_file(path, 65536, &data, NULL));
-        ASSERT_TRUE(strstr(data, "\"NCCL_IB_GID_INDEX=5\""));
+        ASSERT_TRUE(strstr(data, "\"NCCL_IB_GID_INDEX=2\""));
         {
                 _cleanup_(strv_freep) char **entries = NULL;
                 _cleanup_(freep) char *cdi_dir = NULL;

@@ -46,7 +46,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
 }
 
-static struct ibv_gid_entry healthy[4];
+static struct ibv_gid_entry healthy[FAKE_IRDMA_GIDS];
 
 static FakeVerbsDevice irdma(void) {
         fake_gids_irdma(healthy, 0x6efe54fffe123456ULL, "192.168.100.1", IFINDEX);
@@ -62,7 +62,7 @@ static void test_healthy(void) {
                   "loading with ice at boot" },
                 { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
                 { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
-                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 3 for 192.168.100.1" },
+                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 1 for 192.168.100.1" },
                 { "rdma.mtu", CHECK_PASS, "active MTU 4096 on irdma0 port 1 (enp194s0np0 MTU 9000)" },
                 /* the fixture has no /dev/infiniband */
                 { "rdma.memlock", CHECK_FAIL, "no /dev/infiniband/uverbs* device" },
@@ -91,52 +91,56 @@ static void test_port_down(void) {
         run(HOSTS "nic-e810-x4", profile_yaml("false", "4096"), warn, ELEMENTSOF(warn));
 }
 
-static void test_gid_v1_and_link_local_only(void) {
-        struct ibv_gid_entry v1[] = {
-                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, IFINDEX),
-                fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX),
-                fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, IFINDEX),
-        };
+static void test_gid_link_local_only(void) {
+        /* irdma's table before the address is configured: the link-local GID alone, RoCE v2. */
         struct ibv_gid_entry link_local[] = {
-                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, IFINDEX),
-                fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX),
+                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX),
         };
         FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect only_v1[] = {
-                { "rdma.gid",
-                  CHECK_FAIL,
-                  "irdma0 has a RoCE v1 GID (index 2) for 192.168.100.1 but no RoCE v2 one" },
-        };
         static const CheckExpect no_address[] = {
                 { "rdma.device", CHECK_PASS, NULL },
                 { "rdma.gid",
                   CHECK_FAIL,
-                  "no RoCE v2 GID for 192.168.100.1 on irdma0 port 1 (table: 0 fe80::6efe:54ff:fe12:3456 RoCE v1, "
-                  "1 fe80::6efe:54ff:fe12:3456 RoCE v2): is 192.168.100.1 configured on enp194s0np0?" },
+                  "no RoCE v2 GID for 192.168.100.1 on irdma0 port 1 (table: 0 fe80::6efe:54ff:fe12:3456 RoCE v2): "
+                  "is 192.168.100.1 configured on enp194s0np0?" },
         };
 
-        d[0].gids = v1;
-        d[0].n_gids = ELEMENTSOF(v1);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), only_v1, ELEMENTSOF(only_v1));
         d[0].gids = link_local;
         d[0].n_gids = ELEMENTSOF(link_local);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
         run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), no_address, ELEMENTSOF(no_address));
 }
 
-static void test_gid_moves(void) {
-        struct ibv_gid_entry moved[6];
+/* A profile asking for RoCE v1 on an E810: irdma registers RoCE v2 only, and no setting changes that. */
+static void test_gid_v1_wanted_on_irdma(void) {
+        _cleanup_(freep) char *yaml = strdup(profile_yaml("true", "4096"));
         FakeVerbsDevice d[] = { irdma() };
         static const CheckExpect e[] = {
-                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 5 for 192.168.100.1" },
+                { "rdma.gid",
+                  CHECK_FAIL,
+                  "irdma0 has a RoCE v2 GID (index 1) for 192.168.100.1 but no RoCE v1 one: the kernel lists an "
+                  "entry of each type the port supports, and irdma0 port 1 does not do RoCE v1 (irdma and rxe "
+                  "register RoCE v2 only); set rdma.gid: roce-v2, the type it has" },
+        };
+        char *gid;
+
+        ASSERT_TRUE(yaml && (gid = strstr(yaml, "gid: roce-v2")));
+        memcpy(gid, "gid: roce-v1", strlen("gid: roce-v1"));
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        run(HOSTS "nic-e810-x4", yaml, e, ELEMENTSOF(e));
+}
+
+static void test_gid_moves(void) {
+        struct ibv_gid_entry moved[FAKE_IRDMA_GIDS + 1];
+        FakeVerbsDevice d[] = { irdma() };
+        static const CheckExpect e[] = {
+                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 2 for 192.168.100.1" },
         };
 
+        /* The address went and came back after another one: irdma's entry for it is now 2. */
         memcpy(moved, healthy, sizeof(healthy));
-        moved[2] = fake_gid_ipv4(2, "192.168.101.1", IBV_GID_TYPE_ROCE_V1, IFINDEX);
-        moved[3] = fake_gid_ipv4(3, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
-        moved[4] = fake_gid_ipv4(4, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, IFINDEX);
-        moved[5] = fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
+        moved[1] = fake_gid_ipv4(1, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
+        moved[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
         d[0].gids_after = moved;
         d[0].n_gids_after = ELEMENTSOF(moved);
         d[0].move_after = 3; /* after the device lookup's two reads and the index lookup's first */
@@ -472,6 +476,33 @@ static void test_connectx_dual_port(void) {
         run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, 1);
 }
 
+/* ConnectX firmware that reports RoCE v1 only: mlx5 lists one v1 entry per address and no v2 one. The
+ * fix is the NIC's, not rdma_cm's default_roce_mode, which adds no entry. */
+static void test_connectx_gid_v1_only(void) {
+        struct ibv_gid_entry v1[2][2] = {
+                { fake_gid_link_local(0, 0xbacef6fffe123456ULL, IBV_GID_TYPE_ROCE_V1, 4),
+                  fake_gid_ipv4(1, "10.0.1.2", IBV_GID_TYPE_ROCE_V1, 4) },
+                { fake_gid_link_local(0, 0xbacef6fffe123457ULL, IBV_GID_TYPE_ROCE_V1, 5),
+                  fake_gid_ipv4(1, "10.0.2.2", IBV_GID_TYPE_ROCE_V1, 5) },
+        };
+        FakeVerbsDevice d[] = {
+                fake_device_active("mlx5_0", v1[0], ELEMENTSOF(v1[0])),
+                fake_device_active("mlx5_1", v1[1], ELEMENTSOF(v1[1])),
+        };
+        static const CheckExpect e[] = {
+                { "rdma.gid",
+                  CHECK_FAIL,
+                  "rdma0: mlx5_0 has a RoCE v1 GID (index 1) for 10.0.1.2 but no RoCE v2 one: the kernel lists an "
+                  "entry of each type the port supports, so mlx5_0 port 1 does not do RoCE v2 (irdma, rxe and "
+                  "mlx5 on a ConnectX-4 or newer do; mlx5 lists v2 only when the firmware reports it); no rdma_cm "
+                  "setting adds the entry. Update the NIC's firmware or use a NIC with RoCE v2, or set rdma.gid: "
+                  "roce-v1 when every node runs RoCE v1" },
+        };
+
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, ELEMENTSOF(e));
+}
+
 static void test_connectx_no_device(void) {
         static const CheckExpect none[] = {
                 { "rdma.device",
@@ -758,13 +789,15 @@ static void test_memlock(void) {
 int main(void) {
         test_healthy();
         test_port_down();
-        test_gid_v1_and_link_local_only();
+        test_gid_link_local_only();
+        test_gid_v1_wanted_on_irdma();
         test_gid_moves();
         test_mtu();
         test_no_device();
         test_no_rdma_section();
         test_no_device_without_kmsg();
         test_connectx_dual_port();
+        test_connectx_gid_v1_only();
         test_connectx_no_device();
         test_mtu_evaluate();
         test_memlock();

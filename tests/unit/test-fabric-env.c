@@ -18,7 +18,8 @@ static void fill(FabricEnv *e, bool with_rdma) {
         e->values[FABRIC_ENV_VLLM_HOST_IP] = strdup("192.168.100.1");
         if (with_rdma) {
                 e->values[FABRIC_ENV_NCCL_IB_HCA] = strdup("irdma0");
-                e->values[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup("3");
+                e->values[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup(
+                        "1"); /* irdma: RoCE v2 only, the IPv4 GID at 1 */
         } else {
                 e->reasons[FABRIC_ENV_NCCL_IB_HCA] = strdup("enp194s0np0 (rdma0): no RDMA device");
                 e->reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] = strdup("enp194s0np0 (rdma0): no RDMA device");
@@ -36,7 +37,7 @@ static void test_render(void) {
                 shell,
                 "export NCCL_SOCKET_IFNAME=enp194s0np0\n"
                 "export NCCL_IB_HCA=irdma0\n"
-                "export NCCL_IB_GID_INDEX=3\n"
+                "export NCCL_IB_GID_INDEX=1\n"
                 "export GLOO_SOCKET_IFNAME=enp194s0np0\n"
                 "export VLLM_HOST_IP=192.168.100.1\n");
         fabric_env_done(&e);
@@ -79,7 +80,7 @@ static void test_write(void) {
         ASSERT_INT_EQ(fabric_env_write(&e, path), 1);
         ASSERT_INT_EQ(fabric_env_write(&e, path), 0);
         ASSERT_OK(read_full_file(path, 65536, &data, NULL));
-        ASSERT_TRUE(strstr(data, "\nNCCL_IB_GID_INDEX=3\n"));
+        ASSERT_TRUE(strstr(data, "\nNCCL_IB_GID_INDEX=1\n"));
         fabric_env_done(&e);
 
         /* A GID index that moved is written. */
@@ -162,7 +163,7 @@ static void test_render_qos(void) {
                 shell,
                 "export NCCL_SOCKET_IFNAME=enp194s0np0\n"
                 "export NCCL_IB_HCA=irdma0\n"
-                "export NCCL_IB_GID_INDEX=3\n"
+                "export NCCL_IB_GID_INDEX=1\n"
                 "export NCCL_IB_TC=106\n"
                 "export NCCL_IB_SL=3\n"
                 "export GLOO_SOCKET_IFNAME=enp194s0np0\n"

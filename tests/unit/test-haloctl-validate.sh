@@ -36,7 +36,7 @@ cd "$root"
 expect 0 "reference profile, as node head" -- validate --node head conf/halod.yaml
 contains "$tmp/out" "conf/halod.yaml is a valid profile for cluster strix-halo" "summary"
 contains "$tmp/out" "This machine is node head (hostname halo-1)." "selected node"
-contains "$tmp/out" "rdma0    the interface with driver ice; MTU 9000; firewall zone trusted; IPv6 off" "links"
+contains "$tmp/out" "rdma0    the interface with driver ice; MTU 9000; firewall zone trusted; IPv6 off through NetworkManager (the netlink and networkd backends leave IPv6 alone)" "links"
 contains "$tmp/out" "rdma0 192.168.100.2/30" "worker address"
 contains "$tmp/out" "PCI id 8086:1592 or 8086:1593; driver ice; firmware 4.91 or newer; PCIe link x4 or wider" "nic"
 contains "$tmp/out" "required (problems fail the checks); GID type roce-v2; active MTU 4096 or more; memlock unlimited" "rdma"
@@ -56,6 +56,9 @@ fi
 for f in conf/examples/*.yaml tests/data/profiles/good/*.yaml; do
         expect 0 "$f" -- validate "$f"
 done
+# The guide's switched fabric without a DSCP map of its own: where DSCP 26 lands is the NIC's map.
+expect 0 "the guide's switched-fabric QoS" -- validate tests/data/profiles/good/switched-guide-qos.yaml
+contains "$tmp/out" "trust dscp, ECN on, RoCE ToS 106 (priority: the NIC's DSCP map, which qos.rdma0.trust reads on the node)" "qos summary"
 
 expect 0 "--json" -- --json validate --node worker conf/halod.yaml
 contains "$tmp/out" '"valid": true' "json valid"

@@ -35,33 +35,33 @@ static char *gather_and_render(void) {
         return text;
 }
 
-static struct ibv_gid_entry gids[4], moved[6];
+static struct ibv_gid_entry gids[FAKE_IRDMA_GIDS], moved[FAKE_IRDMA_GIDS + 1];
 
 static void test_gid_index(void) {
         _cleanup_(freep) char *text = NULL;
         FakeVerbsDevice d[1];
 
-        /* irdma: RoCE v1 and v2 for the link-local address, then for 192.168.100.1: v2 is index 3. */
+        /* irdma, RoCE v2 only: the link-local address at 0, 192.168.100.1 at 1. */
         fake_gids_irdma(gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
         d[0] = fake_device_active("irdma0", gids, ELEMENTSOF(gids));
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
         text = gather_and_render();
         ASSERT_TRUE(fake_verbs_called());
         ASSERT_TRUE(strstr(text, "# TYPE halod_rdma_gid_index gauge\n"));
-        ASSERT_TRUE(strstr(text, "\nhalod_rdma_gid_index{link=\"rdma0\",device=\"irdma0\",port=\"1\"} 3\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_rdma_gid_index{link=\"rdma0\",device=\"irdma0\",port=\"1\"} 1\n"));
 
         /* Another address came first: the table is renumbered and the index follows. */
         fake_gids_irdma(moved, 0x6efe54fffe123456ULL, "192.168.200.1", 4);
-        moved[4] = fake_gid_ipv4(4, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, 4);
-        moved[5] = fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
+        moved[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
         d[0] = fake_device_active("irdma0", moved, ELEMENTSOF(moved));
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
         free(text);
         text = gather_and_render();
-        ASSERT_TRUE(strstr(text, "\nhalod_rdma_gid_index{link=\"rdma0\",device=\"irdma0\",port=\"1\"} 5\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_rdma_gid_index{link=\"rdma0\",device=\"irdma0\",port=\"1\"} 2\n"));
 
-        /* Only RoCE v1 for the address: no RoCE v2 index to export (rdma.gid fails and says why). */
-        d[0] = fake_device_active("irdma0", gids, 3);
+        /* The address not configured yet, only the link-local GID: no index to export (rdma.gid fails
+         * and says why). */
+        d[0] = fake_device_active("irdma0", gids, 1);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
         free(text);
         text = gather_and_render();

@@ -177,7 +177,7 @@ static void test_full_profile(void) {
         ASSERT_INT_EQ(l->qos.roce_tos, 106);
         ASSERT_INT_EQ(profile_qos_roce_priority(&l->qos), 3);
         l = profile_find_link(p, "fab-b");
-        ASSERT_INT_EQ(l->mtu, 68);
+        ASSERT_INT_EQ(l->mtu, 1500);
         ASSERT_TRUE(!l->firewall_zone);
         ASSERT_TRUE(l->qos.present && l->qos.has_pfc);
         ASSERT_INT_EQ(l->qos.pfc, 0);

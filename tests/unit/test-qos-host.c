@@ -144,6 +144,63 @@ static void test_readers(const Host *h) {
         ASSERT_INT_EQ(rdma_cm_read(h, "..", 1, &cm), -EINVAL);
 }
 
+/* An E810's irdma0 as irdma (GEN2) fills ports/1/hw_counters: its irdma_hw_stat_names, some of each
+ * kind (IP, TCP for iWARP, UDP, RDMA ops) and all of its congestion notification counters. The
+ * families read them under mlx5's series; what irdma does not count on GEN2 stays unknown. */
+static void test_irdma_hw_counters(const Host *h) {
+        static const struct {
+                const char *name;
+                const char *value;
+        } files[] = {
+                { "ip4InOctets", "123456789\n" }, { "ip4InPkts", "98765\n" }, { "ip4InDiscards", "0\n" },
+                { "tcpRetransSegs", "0\n" },      { "tcpInSegs", "0\n" },     { "rxVlanErrors", "0\n" },
+                { "iwInRdmaWrites", "77\n" },     { "RxUDP", "98000\n" },     { "TxUDP", "97000\n" },
+                { "cnpHandled", "11\n" },         { "cnpIgnored", "1\n" },    { "cnpSent", "13\n" },
+                { "RxECNMrkd", "17\n" },
+        };
+        static const struct {
+                RdmaHwCounter c;
+                int r;
+                uint64_t v;
+        } want[] = {
+                { RDMA_HW_NP_ECN_MARKED, 0, 17 },
+                { RDMA_HW_NP_CNP_SENT, 0, 13 },
+                { RDMA_HW_RP_CNP_HANDLED, 0, 11 },
+                { RDMA_HW_RP_CNP_IGNORED, 0, 1 },
+                { RDMA_HW_OUT_OF_SEQUENCE, -ENOENT, 0 },
+                { RDMA_HW_PACKET_SEQ_ERR, -ENOENT, 0 },
+                { RDMA_HW_IMPLIED_NAK_SEQ_ERR, -ENOENT, 0 },
+                { RDMA_HW_LOCAL_ACK_TIMEOUT_ERR, -ENOENT, 0 },
+                { RDMA_HW_DUPLICATE_REQUEST, -ENOENT, 0 },
+                { RDMA_HW_RNR_NAK_RETRY_ERR, -ENOENT, 0 },
+        };
+        uint64_t v;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_(freep) char *path = NULL;
+
+                ASSERT_TRUE(
+                        asprintf(&path, "/sys/class/infiniband/irdma0/ports/1/hw_counters/%s", files[i].name) >
+                        0);
+                put(path, files[i].value);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                v = 0;
+                ASSERT_INT_EQ(rdma_sysfs_read_hw_family(h, "irdma0", 1, want[i].c, &v), want[i].r);
+                ASSERT_INT_EQ(v, want[i].v);
+        }
+        /* mlx5's names still read mlx5's files. */
+        ASSERT_OK(rdma_sysfs_read_hw_family(h, "mlx5_0", 1, RDMA_HW_NP_CNP_SENT, &v));
+        ASSERT_INT_EQ(v, 42);
+        ASSERT_OK(rdma_sysfs_read_hw_family(h, "mlx5_0", 1, RDMA_HW_OUT_OF_SEQUENCE, &v));
+        ASSERT_INT_EQ(v, 7);
+        /* irdma on GEN3 hardware counts retransmission timeouts as "RTO". */
+        put("/sys/class/infiniband/irdma1/ports/1/hw_counters/RTO", "5\n");
+        ASSERT_OK(rdma_sysfs_read_hw_family(h, "irdma1", 1, RDMA_HW_LOCAL_ACK_TIMEOUT_ERR, &v));
+        ASSERT_INT_EQ(v, 5);
+        ASSERT_INT_EQ(rdma_sysfs_read_hw_family(h, "irdma1", 1, _RDMA_HW_COUNTER_MAX, &v), -EINVAL);
+}
+
 static void test_pause_counters(void) {
         char names[][ETH_GSTRING_LEN] = {
                 "rx_prio3_pause",          "tx_prio3_pause",
@@ -394,6 +451,7 @@ int main(void) {
         make_tree();
 
         test_readers(&h);
+        test_irdma_hw_counters(&h);
         test_pause_counters();
         test_plan_and_checks(&h);
         test_apply(&h);

@@ -251,7 +251,7 @@ static void test_busy_and_timeout(void) {
         ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
         ASSERT_STR_EQ(peer.node, "head");
         ASSERT_TRUE(reply.qpn != 0 && reply.length == RDMA_QP_EXPOSED_SIZE && reply.rkey != 0);
-        ASSERT_TRUE(memcmp(reply.gid, fake_pair_responder_gids[3].gid.raw, 16) == 0);
+        ASSERT_TRUE(memcmp(reply.gid, fake_pair_responder_gids[FAKE_PAIR_GID_INDEX].gid.raw, 16) == 0);
 
         ASSERT_OK(peer_rdma_hello(
                 addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &again));

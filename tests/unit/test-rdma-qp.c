@@ -89,8 +89,8 @@ static void test_pair(void) {
         ASSERT_INT_EQ(pa.qpn, rdma_qp_number(prober));
         ASSERT_TRUE(pa.psn <= 0xffffff && pb.psn <= 0xffffff);
         ASSERT_INT_EQ(pa.gid_index, FAKE_PAIR_GID_INDEX);
-        ASSERT_TRUE(memcmp(pa.gid, fake_pair_prober_gids[3].gid.raw, 16) == 0);
-        ASSERT_TRUE(memcmp(pb.gid, fake_pair_responder_gids[3].gid.raw, 16) == 0);
+        ASSERT_TRUE(memcmp(pa.gid, fake_pair_prober_gids[FAKE_PAIR_GID_INDEX].gid.raw, 16) == 0);
+        ASSERT_TRUE(memcmp(pb.gid, fake_pair_responder_gids[FAKE_PAIR_GID_INDEX].gid.raw, 16) == 0);
         ASSERT_INT_EQ(pa.mtu, 4096);
         ASSERT_INT_EQ(pb.mtu, 1024);
         ASSERT_TRUE(pa.length == 0 && pa.rkey == 0 && pa.addr == 0);

@@ -18,8 +18,8 @@ static struct in_addr ipv4(const char *s) {
         return a;
 }
 
-/* What irdma shows on a configured E810 port: link-local and IPv4 GIDs, each as RoCE v1 and v2. */
-static struct ibv_gid_entry healthy_gids[4];
+/* What irdma shows on a configured E810 port: the link-local and the IPv4 GID, RoCE v2 only. */
+static struct ibv_gid_entry healthy_gids[FAKE_IRDMA_GIDS];
 
 static void setup_tables(void) {
         fake_gids_irdma(healthy_gids, 0x6efe54fffe123456ULL, "192.168.100.1", E810_IFINDEX);
@@ -54,14 +54,14 @@ static void test_find_healthy(void) {
         ASSERT_INT_EQ(d->state, RDMA_PORT_ACTIVE);
         ASSERT_INT_EQ(d->phys_state, RDMA_PHYS_STATE_LINK_UP);
         ASSERT_INT_EQ(d->active_mtu, 4096);
-        ASSERT_INT_EQ(d->n_gids, 4);
+        ASSERT_INT_EQ(d->n_gids, 2);
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 1); /* ours, kept open; mlx5_0's was closed */
 
+        /* irdma registers RoCE v2 only: one entry for the address, at 1, and no RoCE v1 one. */
         ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
-        ASSERT_INT_EQ(g.index, 3);
+        ASSERT_INT_EQ(g.index, 1);
         ASSERT_INT_EQ(g.type, RDMA_GID_ROCE_V2);
-        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("192.168.100.1"), &g));
-        ASSERT_INT_EQ(g.index, 2);
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("192.168.100.1"), &g), -ENOENT);
         ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.2"), &g), -ENOENT);
 
         d = rdma_device_free(d);
@@ -121,37 +121,14 @@ static void test_port_down(void) {
         d = rdma_device_free(d);
 }
 
-static void test_gid_roce_v1_only(void) {
-        Host h = { .root = E810_ROOT };
-        struct ibv_gid_entry v1[] = {
-                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
-                fake_gid_link_local(1, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
-                fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
-        };
-        FakeVerbsDevice devices[] = { irdma() };
-        RdmaDevice *d = NULL;
-        RdmaGid g;
-
-        devices[0].gids = v1;
-        devices[0].n_gids = ELEMENTSOF(v1);
-        fake_verbs_setup(devices, 1, 0);
-        ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
-        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g), -ENOENT);
-        ASSERT_INT_EQ(d->gids[2].type, RDMA_GID_ROCE_V1);
-        d = rdma_device_free(d);
-}
-
 static void test_gid_moves(void) {
         Host h = { .root = E810_ROOT };
-        /* The address was removed and added again: its entries now sit at 4 and 5, and index 3
-         * (what a stale reader would confirm) holds another address. */
+        /* The address was removed and added again after another one: its entry now sits at 2, and
+         * index 1 (what a stale reader would confirm) holds the other address. */
         struct ibv_gid_entry moved[] = {
                 healthy_gids[0],
-                healthy_gids[1],
-                fake_gid_ipv4(2, "192.168.101.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
-                fake_gid_ipv4(3, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
-                fake_gid_ipv4(4, "192.168.100.1", IBV_GID_TYPE_ROCE_V1, E810_IFINDEX),
-                fake_gid_ipv4(5, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
+                fake_gid_ipv4(1, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
+                fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, E810_IFINDEX),
         };
         FakeVerbsDevice devices[] = { irdma() };
         RdmaDevice *d = NULL;
@@ -164,7 +141,7 @@ static void test_gid_moves(void) {
         fake_verbs_setup(devices, 1, 0);
         ASSERT_OK(rdma_device_find(&h, E810_PCI, E810_IFINDEX, &d));
         ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
-        ASSERT_INT_EQ(g.index, 5);
+        ASSERT_INT_EQ(g.index, 2);
         d = rdma_device_free(d);
 
         /* A table that changes on every read: give up with -EAGAIN rather than guess. */
@@ -186,9 +163,9 @@ static void test_gid_table_unsupported(void) {
         devices[0].table_unsupported = true;
         fake_verbs_setup(devices, 1, 0);
         ASSERT_OK(rdma_device_find(&h, NULL, E810_IFINDEX, &d));
-        ASSERT_INT_EQ(d->n_gids, 4);
+        ASSERT_INT_EQ(d->n_gids, 2);
         ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("192.168.100.1"), &g));
-        ASSERT_INT_EQ(g.index, 3);
+        ASSERT_INT_EQ(g.index, 1);
         d = rdma_device_free(d);
 }
 
@@ -197,6 +174,26 @@ static void test_gid_table_unsupported(void) {
 #define CX5_PCI1 "0000:01:00.1"
 #define CX5_IFINDEX0 4
 #define CX5_IFINDEX1 5
+
+/* mlx5 lists a GID of each type its HCA's roce_version_cap reports: firmware that reports RoCE v1
+ * only gives one v1 entry per address and no v2 entry at all. */
+static void test_gid_roce_v1_only(void) {
+        Host h = { .root = CX5_ROOT };
+        struct ibv_gid_entry v1[] = {
+                fake_gid_link_local(0, 0xbacef6fffe123456ULL, IBV_GID_TYPE_ROCE_V1, CX5_IFINDEX0),
+                fake_gid_ipv4(1, "10.0.1.2", IBV_GID_TYPE_ROCE_V1, CX5_IFINDEX0),
+        };
+        FakeVerbsDevice devices[] = { fake_device_active("mlx5_0", v1, ELEMENTSOF(v1)) };
+        RdmaDevice *d = NULL;
+        RdmaGid g;
+
+        fake_verbs_setup(devices, 1, 0);
+        ASSERT_OK(rdma_device_find(&h, CX5_PCI0, CX5_IFINDEX0, &d));
+        ASSERT_INT_EQ(rdma_device_find_gid(d, RDMA_GID_ROCE_V2, ipv4("10.0.1.2"), &g), -ENOENT);
+        ASSERT_OK(rdma_device_find_gid(d, RDMA_GID_ROCE_V1, ipv4("10.0.1.2"), &g));
+        ASSERT_INT_EQ(g.index, 1);
+        d = rdma_device_free(d);
+}
 
 /* A dual-port ConnectX-5: mlx5 makes one device per PCI function, each with one port, and lists a
  * RoCE v1 and a v2 GID per address; the device is found per function, the v2 index is the odd one. */

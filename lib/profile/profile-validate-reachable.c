@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Values that are valid one by one and together make a check that can never pass on any host: a link
+ * MTU too small for rdma.min-active-mtu, and an amdgpu.gttsize and ttm.pages_limit that disagree.
+ * Each rule is the one the check applies (basic/rdma-mtu.h, basic/gtt-size.h). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "basic/gtt-size.h"
+#include "basic/rdma-mtu.h"
+#include "profile/profile-internal.h"
+
+/* mlx5 takes the RoCE headers off the MTU before it picks the active IB MTU; irdma and rxe do not.
+ * A link is held to mlx5's rule when the profile says that its driver is mlx5_core. */
+static bool link_is_mlx5(const Profile *p, const ProfileLink *l) {
+        const char *driver = l->match.driver ?: p->nic.driver;
+
+        return driver && streq(driver, "mlx5_core");
+}
+
+static void check_link_mtu(ProfileErrors *e, const YNode *links, const Profile *p, const ProfileLink *l) {
+        const YNode *link = ynode_map_get(links, l->name), *mtu = link ? ynode_map_get(link, "mtu") : NULL;
+        unsigned want = p->rdma.min_active_mtu, got;
+        bool mlx5 = link_is_mlx5(p, l);
+        char path[KEY_PATH_MAX];
+
+        if (!mtu || l->mtu == 0 || want == 0)
+                return;
+        got = roce_mtu_for_netdev_mtu(l->mtu, mlx5);
+        if (got >= want)
+                return;
+        key_path_join(path, "links", l->name);
+        key_path_append(path, "mtu");
+        if (mlx5)
+                profile_error_at(
+                        e,
+                        mtu,
+                        path,
+                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu could never pass: mlx5 takes " STRINGIFY(
+                                ROCE_HEADERS_MAX) " bytes of RoCE headers off the MTU first (expected at least %u, like 9000)",
+                        l->mtu,
+                        got,
+                        want,
+                        want + ROCE_HEADERS_MAX);
+        else
+                profile_error_at(
+                        e,
+                        mtu,
+                        path,
+                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu could never pass (expected at least %u, %u on a ConnectX, like 9000)",
+                        l->mtu,
+                        got,
+                        want,
+                        want,
+                        want + ROCE_HEADERS_MAX);
+}
+
+typedef struct GttParam {
+        const YNode *item; /* the last one: the kernel takes the last of a repeated parameter */
+        size_t index;
+        const char *name;
+        uint64_t value;
+        bool valid;
+} GttParam;
+
+/* "name=value" of a kernel.cmdline item; the value is NULL for a bare name. name is a copy. */
+static void split_param(const char *s, char *name, size_t size, const char **ret_value) {
+        const char *eq = strchr(s, '=');
+        size_t n = eq ? (size_t) (eq - s) : strlen(s);
+
+        (void) snprintf(name, size, "%.*s", (int) (n < size - 1 ? n : size - 1), s);
+        *ret_value = eq ? eq + 1 : NULL;
+}
+
+static void check_gtt(ProfileErrors *e, const YNode *cmdline) {
+        GttParam mib = {}, pages = {};
+        char path[KEY_PATH_MAX];
+
+        if (!cmdline || cmdline->type != YNODE_SEQUENCE)
+                return;
+        for (size_t i = 0; i < cmdline->n_children; i++) {
+                const YNode *item = &cmdline->children[i];
+                const char *value;
+                char name[64];
+                GttParam *g;
+
+                if (item->type != YNODE_SCALAR || !item->scalar)
+                        continue;
+                split_param(item->scalar, name, sizeof(name), &value);
+                g = gtt_param_is_mib(name) ? &mib : gtt_param_is_pages(name) ? &pages : NULL;
+                if (!g || !value)
+                        continue;
+                /* Sizes beyond these overflow a byte count; gpu.gtt says so of what is not a size. */
+                *g = (GttParam){ .item = item, .index = i, .name = g == &mib ? GTT_PARAM : PAGES_PARAM };
+                g->valid = gtt_size_parse(
+                                   value,
+                                   g == &mib ? UINT64_MAX >> 20 : UINT64_MAX / TTM_PAGE_SIZE,
+                                   &g->value) >= 0;
+        }
+        if (!mib.valid || !pages.valid || gtt_pages_agree(mib.value, pages.value))
+                return;
+
+        /* Said at the later of the two, where the person who wrote both last looked. */
+        (void) snprintf(
+                path, sizeof(path), "kernel.cmdline[%zu]", mib.index > pages.index ? mib.index : pages.index);
+        profile_error_at(
+                e,
+                pages.index > mib.index ? pages.item : mib.item,
+                path,
+                PAGES_PARAM "=%" PRIu64 " (kernel.cmdline[%zu]) disagrees with " GTT_PARAM "=%" PRIu64
+                            " (kernel.cmdline[%zu]), which is %" PRIu64
+                            " pages of 4 KiB (MiB × 256), so gpu.gtt could never pass (expected " PAGES_PARAM
+                            "=%" PRIu64 ", or the two from the same size)",
+                pages.value,
+                pages.index,
+                mib.value,
+                mib.index,
+                mib.value * TTM_PAGES_PER_MIB,
+                mib.value * TTM_PAGES_PER_MIB);
+}
+
+void profile_check_reachable(ProfileErrors *e, const YNode *root, const Profile *p) {
+        const YNode *links = ynode_map_get(root, "links"), *kernel = ynode_map_get(root, "kernel");
+
+        if (links && links->type == YNODE_MAPPING)
+                for (size_t i = 0; i < p->n_links; i++)
+                        check_link_mtu(e, links, p, &p->links[i]);
+        if (kernel && kernel->type == YNODE_MAPPING)
+                check_gtt(e, ynode_map_get(kernel, "cmdline"));
+}
