@@ -11,6 +11,10 @@
  * requests is answered at 100 replies/s at most, each no larger than its request. */
 #define PEER_RATE_BURST 200U
 #define PEER_RATE_PER_SEC 100U
+/* A source over its budget gets a rate-limited notice now and then instead of silence: at most this
+ * many, each no larger than its request. */
+#define PEER_NOTICE_BURST 3U
+#define PEER_NOTICE_PER_SEC 1U
 
 typedef struct TokenBucket {
         uint64_t micro_tokens; /* tokens × 1e6, so that refills need no floating point */
