@@ -39,7 +39,8 @@ typedef struct PeerServerStats {
 uint16_t peer_probe_port(uint16_t port) _pure_;
 /* Holds peer_probe_port(port) on 0.0.0.0 for halod's probes: a socket that receives nothing (a filter
  * drops every datagram; the probes' own connected sockets get their replies). Returns the fd, or
- * -EADDRINUSE when another program holds the port on some address, or another negative errno. */
+ * -EADDRINUSE when a socket of another user, or one without SO_REUSEPORT, holds the port on some
+ * address, or another negative errno. */
 int peer_probe_port_hold(uint16_t port);
 
 /* Binds UDP port on each of bind_addrs (the node's fabric addresses; IP_FREEBIND, so an address that
