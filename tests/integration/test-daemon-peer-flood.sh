@@ -215,6 +215,7 @@ wait_until $PROGRESS grep -q connected "$TEST_DIR/stalled.txt"
 # Its exit status says a warning when the throughput part is busy: the line says which.
 OUT=$(in_ns "$NS_A" "$HALOCTL" --node head probe worker "$TEST_DIR/profile.yaml" 2>&1) || true
 line=$(grep "fabric, UDP/TCP" <<<"$OUT")
+log "haloctl probe while the stalled client waits:$line"
 [[ "$line" =~ Gbit/s|busy:\ the\ peer\ is\ measuring\ another\ sender ]] || fail "haloctl probe with a stalled client: $OUT"
 dm_wait_exit "$STALLED_PID" $PROGRESS
 [[ "$(cat "$TEST_DIR/stalled.txt")" =~ connected.(eof|reset)$ ]] || fail "the stalled client: $(cat "$TEST_DIR/stalled.txt")"
