@@ -158,7 +158,7 @@ static void print_row(const ProbeRow *row) {
                         latency,
                         sizeof(latency),
                         "%s",
-                        row->udp.rate_limited > 0              ? "rate-limited by the peer"
+                        row->udp.rate_limited > 0                      ? "rate-limited by the peer"
                                 : row->udp.last_error == -ECONNREFUSED ? "no halod listening"
                                                                        : "no answer");
         else

@@ -132,15 +132,16 @@ static void probe_guard_open(Manager *m, uint16_t port) {
         if (fd < 0) {
                 _cleanup_(freep) char *error = NULL;
 
-                if (asprintf(&error,
-                             "Failed to hold UDP port %u, the source port of this node's peer probes: %s. The "
-                             "probes leave from ephemeral ports meanwhile, and the other nodes answer them "
-                             "within the budget they give every other process of this node, which a flood "
-                             "from any local user can exhaust (see halod(8), PEER CHANNEL). Which program "
-                             "holds it? ss -ulpn 'sport = :%u' says (retried every health.interval).",
-                             peer_probe_port(port),
-                             strerror(-fd),
-                             peer_probe_port(port)) < 0)
+                if (asprintf(
+                            &error,
+                            "Failed to hold UDP port %u, the source port of this node's peer probes: %s. The "
+                            "probes leave from ephemeral ports meanwhile, and the other nodes answer them "
+                            "within the budget they give every other process of this node, which a flood "
+                            "from any local user can exhaust (see halod(8), PEER CHANNEL). Which program "
+                            "holds it? ss -ulpn 'sport = :%u' says (retried every health.interval).",
+                            peer_probe_port(port),
+                            strerror(-fd),
+                            peer_probe_port(port)) < 0)
                         return;
                 if (!streq_ptr(error, m->probe_guard_error)) {
                         log_warning("%s", error);

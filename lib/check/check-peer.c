@@ -505,7 +505,8 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                         CHECK_FAIL,
                         expected,
                         "rate-limited",
-                        "Rate-limited: %s refused the %" PRIu32 "-byte probes from %s as over the rate it "
+                        "Rate-limited: %s refused the %" PRIu32
+                        "-byte probes from %s as over the rate it "
                         "answers; the MTU is not known. %s",
                         node,
                         mtu,

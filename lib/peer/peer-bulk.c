@@ -391,7 +391,7 @@ int peer_bulk_send(
                                 continue;
                         return failed_or_busy(
                                 fd,
-                                errno == EAGAIN   ? -ETIMEDOUT
+                                errno == EAGAIN          ? -ETIMEDOUT
                                         : errno == EPIPE ? -ECONNRESET
                                                          : negative_errno());
                 }

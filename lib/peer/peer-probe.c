@@ -62,7 +62,9 @@ int peer_probe_port_hold(uint16_t port) {
  * with this node's other processes is better than none. The connected socket gets the replies from
  * remote:port, as the more specific match. */
 static int bind_source(int fd, const PeerProbeParams *p) {
-        struct sockaddr_in local = { .sin_family = AF_INET, .sin_addr = p->local, .sin_port = htons(p->source_port) };
+        struct sockaddr_in local = { .sin_family = AF_INET,
+                                     .sin_addr = p->local,
+                                     .sin_port = htons(p->source_port) };
 
         if (p->source_port != 0) {
                 if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) >= 0 &&

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer channel's UDP responder: answers the profile's other nodes, rate-limited, never larger. */
+/* The peer channel's UDP responder: answers the profile's other nodes, rate-limited (their halods
+ * apart from their other programs), never larger. */
 #include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>

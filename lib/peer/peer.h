@@ -17,15 +17,15 @@
 
 typedef struct PeerServer PeerServer;
 
-/* Every datagram that reaches the responder ends in exactly one of these counters. */
+/* Every datagram that reaches the responder ends in exactly one of these counters (notices aside). */
 typedef struct PeerServerStats {
         uint64_t answered;
-        uint64_t refused_source; /* not an address of another node of the profile */
-        uint64_t refused_port;   /* source port below 1024 (see halod(8), PEER CHANNEL) */
-        uint64_t oversized;      /* longer than PEER_MESSAGE_SIZE_MAX */
-        uint64_t malformed;      /* peer_message_parse() said -EBADMSG */
-        uint64_t not_request;    /* a reply sent to the responder: never answered */
-        uint64_t rate_limited;   /* over the budget of a peer's other source ports */
+        uint64_t refused_source;     /* not an address of another node of the profile */
+        uint64_t refused_port;       /* below 1024, not the probe port (halod(8), PEER CHANNEL) */
+        uint64_t oversized;          /* longer than PEER_MESSAGE_SIZE_MAX */
+        uint64_t malformed;          /* peer_message_parse() said -EBADMSG */
+        uint64_t not_request;        /* a reply sent to the responder: never answered */
+        uint64_t rate_limited;       /* over the budget of a peer's other source ports */
         uint64_t rate_limited_halod; /* over the budget of a peer's halod (its probe port) */
         uint64_t send_failed;
         uint64_t notices; /* rate-limited notices sent (not a counter of their own: a subset of the two
@@ -107,10 +107,10 @@ typedef struct PeerProbeParams {
 typedef struct PeerProbeResult {
         unsigned sent;
         unsigned answered;
-        int last_error;    /* negative errno seen on the way (-ECONNREFUSED: nothing listens; -EBUSY:
-                            * the peer said it is rate-limiting us), or 0 */
+        int last_error;        /* negative errno seen on the way (-ECONNREFUSED: nothing listens; -EBUSY:
+                                * the peer said it is rate-limiting us), or 0 */
         unsigned rate_limited; /* probes the peer answered with a rate-limited notice */
-        PeerIdentity peer; /* from the last reply, when answered > 0 */
+        PeerIdentity peer;     /* from the last reply, when answered > 0 */
         uint64_t rtt_min_usec;
         uint64_t rtt_median_usec;
         uint64_t rtt_p99_usec;
