@@ -122,12 +122,14 @@ static void probe_guard_close(Manager *m) {
         m->probe_port = 0;
 }
 
-/* Holds the probes' source port; tried again at every reset while another program holds it. */
+/* Holds the probes' source port; tried again at every reset while another program holds it. Kept
+ * across reloads that leave the port alone: a moment without it would let another user take it. */
 static void probe_guard_open(Manager *m, uint16_t port) {
         int fd;
 
-        if (m->probe_guard_fd >= 0)
+        if (m->probe_guard_fd >= 0 && m->probe_port == peer_probe_port(port))
                 return;
+        probe_guard_close(m);
         fd = peer_probe_port_hold(port);
         if (fd < 0) {
                 _cleanup_(freep) char *error = NULL;
@@ -156,7 +158,6 @@ static void probe_guard_open(Manager *m, uint16_t port) {
 }
 
 static void channel_close(Manager *m) {
-        probe_guard_close(m);
         m->responder = responder_free(m->responder);
         m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
         m->bulk_server = peer_bulk_server_free(m->bulk_server);
@@ -168,6 +169,7 @@ static void channel_close(Manager *m) {
 
 void manager_peer_channel_done(Manager *m) {
         channel_close(m);
+        probe_guard_close(m);
         m->channel_error = mfree(m->channel_error);
         m->probe_guard_error = mfree(m->probe_guard_error);
 }
