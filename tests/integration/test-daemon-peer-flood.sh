@@ -9,7 +9,8 @@
 # a budget of their own, keeps peer.worker.* passing in every Verify() asked during the flood, and
 # both stay healthy throughout. Then the throughput sink: nobody connects from the head's address,
 # sends 4 of the 8 header bytes and waits; haloctl probe's throughput part is measured or says busy,
-# the stalled client is dropped without a count, and a haloctl probe after that is measured.
+# the stalled client is dropped without a count, and a haloctl probe after that is measured. Last, a
+# head that starts while nobody holds its probe port says so and still probes, from ephemeral ports.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
 
@@ -221,6 +222,26 @@ dm_wait_exit "$STALLED_PID" $PROGRESS
 [[ "$(cat "$TEST_DIR/stalled.txt")" =~ connected.(eof|reset)$ ]] || fail "the stalled client: $(cat "$TEST_DIR/stalled.txt")"
 run_rc 0 in_ns "$NS_A" "$HALOCTL" --node head probe worker "$TEST_DIR/profile.yaml"
 assert_contains "$(grep "fabric, UDP/TCP" <<<"$OUT")" "Gbit/s" "haloctl probe after the stalled client was dropped"
+
+log "another user holds the probe port when the head's halod starts: it says so, and probes all the same"
+kill -TERM "$PID_head"
+dm_wait_exit "$PID_head" 10
+as_nobody "$NS_A" /usr/bin/python3 -c "
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('0.0.0.0', 7740))
+print('holding', flush=True)
+time.sleep(300)" >"$TEST_DIR/holder.txt" 2>"$TEST_DIR/logs/holder.log" &
+HOLDER_PID=$!
+track_pid "$HOLDER_PID"
+wait_until $PROGRESS grep -q holding "$TEST_DIR/holder.txt"
+start_node head
+wait_until $PROGRESS grep -q "Failed to hold UDP port 7740, the source port of this node's peer probes" "$LOG_head"
+on head dm_wait_prop Health healthy $PROGRESS
+json=$(on head "$HALOCTL" verify --json) || true
+assert_eq "$(jq -r '.checks[] | select(.id == "peer.worker.reachable") | .outcome' <<<"$json")" pass \
+        "peer.worker.reachable with the probe port taken"
+kill "$HOLDER_PID"
 
 log "SIGTERM ends both, exit 0"
 for node in head worker; do
