@@ -181,15 +181,14 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                                 CHECK_FAIL,
                                 expected,
                                 "rate-limited",
-                                "Rate-limited: %s (%s) refused %u of %u probes from %s as over the rate it "
-                                "answers %s; its halod runs. %s",
+                                "Rate-limited: %s (%s) refused the probes from %s as over the rate it answers "
+                                "%s (%u notices, no answer); its halod runs. %s",
                                 node,
                                 run->remote,
-                                res->rate_limited,
-                                res->sent,
                                 run->local,
                                 run->o->source_port != 0 ? "this node's halod"
                                                          : "this node's programs other than halod",
+                                res->rate_limited,
                                 rate_limited_hint(run));
                 if (res->last_error == -ECONNREFUSED)
                         return check_list_add(
