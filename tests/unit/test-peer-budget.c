@@ -245,11 +245,72 @@ static void test_probe_port_hold(void) {
         ASSERT_TRUE(recv(guard, &(char){ 0 }, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN);
 }
 
+/* Many runs from the one probe port at once (a switched fabric: one local address, many peers): each
+ * run's connected socket gets its own peer's replies, and every probe of every run is answered. */
+static void test_round_from_probe_port(void) {
+        PeerIdentity head = identity("head"), worker = identity("worker");
+        struct in_addr lo = loopback(), remotes[3];
+        PeerServer *servers[ELEMENTSOF(remotes)] = {};
+        PeerProbeParams p[ELEMENTSOF(remotes)];
+        PeerProbeResult r[ELEMENTSOF(remotes)];
+        PeerProbeRound round = { .deadline = UINT64_MAX, .cancel_fd = -EBADF };
+        pid_t pids[ELEMENTSOF(remotes)];
+        int status[ELEMENTSOF(remotes)];
+        _cleanup_(closep) int guard = -EBADF;
+        uint16_t port;
+
+        for (port = 25000 + (uint16_t) (getpid() % 20000);; port += 2) {
+                size_t i;
+
+                guard = peer_probe_port_hold(port);
+                if (guard == -EADDRINUSE)
+                        continue;
+                ASSERT_OK(guard);
+                for (i = 0; i < ELEMENTSOF(remotes); i++) {
+                        int k;
+
+                        remotes[i].s_addr = htonl(0x7f000002U + (uint32_t) i);
+                        k = peer_server_open(&remotes[i], 1, port, &worker, &lo, 1, &servers[i]);
+                        if (k == -EADDRINUSE)
+                                break;
+                        ASSERT_OK(k);
+                }
+                if (i == ELEMENTSOF(remotes))
+                        break;
+                for (size_t j = 0; j < i; j++)
+                        servers[j] = peer_server_free(servers[j]);
+                guard = safe_close(guard);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(remotes); i++) {
+                pids[i] = serve_in_child(servers[i]);
+                p[i] = (PeerProbeParams){
+                        .local = lo,
+                        .remote = remotes[i],
+                        .port = port,
+                        .source_port = peer_probe_port(port),
+                        .self = &head,
+                        .count = 20,
+                        .timeout_usec = 5000000, /* they answer: no busy machine makes one this late */
+                };
+        }
+
+        ASSERT_OK(peer_probe_round(p, ELEMENTSOF(p), &round, status, r));
+        for (size_t i = 0; i < ELEMENTSOF(remotes); i++) {
+                ASSERT_INT_EQ(status[i], 0);
+                ASSERT_INT_EQ(r[i].answered, 20);
+                ASSERT_INT_EQ(r[i].rate_limited, 0);
+                (void) kill(pids[i], SIGKILL);
+                (void) waitpid(pids[i], NULL, 0);
+                peer_server_free(servers[i]);
+        }
+}
+
 int main(void) {
         ASSERT_INT_EQ(peer_probe_port(7739), 7740);
         ASSERT_INT_EQ(peer_probe_port(65535), 65534);
         test_two_budgets();
         test_probe_after_flood();
         test_probe_port_hold();
+        test_round_from_probe_port();
         return 0;
 }
