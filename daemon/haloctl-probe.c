@@ -44,8 +44,10 @@ static const char *tcp_error_text(int r) {
         switch (r) {
         case -ECONNREFUSED:
                 return "refused: the peer's halod does not listen for throughput probes";
+        case -EBUSY:
+                return "busy: the peer is measuring another sender; try again in a few seconds";
         case -ECONNRESET:
-                return "closed by the peer: it is busy with another probe, or this node is not in its profile";
+                return "closed by the peer: this node is not in its profile (or an older peer was busy)";
         case -ETIMEDOUT:
                 return "timed out";
         default:
@@ -156,7 +158,9 @@ static void print_row(const ProbeRow *row) {
                         latency,
                         sizeof(latency),
                         "%s",
-                        row->udp.last_error == -ECONNREFUSED ? "no halod listening" : "no answer");
+                        row->udp.rate_limited > 0                      ? "rate-limited by the peer"
+                                : row->udp.last_error == -ECONNREFUSED ? "no halod listening"
+                                                                       : "no answer");
         else
                 (void) snprintf(
                         latency,
@@ -237,6 +241,7 @@ static void print_row_json(JsonWriter *w, const ProbeRow *row) {
         else {
                 json_kv_uint(w, "sent", row->udp.sent);
                 json_kv_uint(w, "answered", row->udp.answered);
+                json_kv_uint(w, "rate-limited", row->udp.rate_limited);
                 if (row->udp.answered > 0) {
                         json_kv_uint(w, "rtt-min-usec", row->udp.rtt_min_usec);
                         json_kv_uint(w, "rtt-median-usec", row->udp.rtt_median_usec);

@@ -117,6 +117,46 @@ static int on_bulk_server_io(sd_event_source *s, int fd, uint32_t revents, void 
         return 0;
 }
 
+static void probe_guard_close(Manager *m) {
+        m->probe_guard_fd = safe_close(m->probe_guard_fd);
+        m->probe_port = 0;
+}
+
+/* Holds the probes' source port; tried again at every reset while another program holds it. Kept
+ * across reloads that leave the port alone: a moment without it would let another user take it. */
+static void probe_guard_open(Manager *m, uint16_t port) {
+        int fd;
+
+        if (m->probe_guard_fd >= 0 && m->probe_port == peer_probe_port(port))
+                return;
+        probe_guard_close(m);
+        fd = peer_probe_port_hold(port);
+        if (fd < 0) {
+                _cleanup_(freep) char *error = NULL;
+
+                if (asprintf(
+                            &error,
+                            "Failed to hold UDP port %u, the source port of this node's peer probes: %s. The "
+                            "probes leave from ephemeral ports meanwhile, and the other nodes answer them "
+                            "within the budget they give every other process of this node, which a flood "
+                            "from any local user can exhaust (see halod(8), PEER CHANNEL). Which program "
+                            "holds it? ss -ulpn 'sport = :%u' says (retried every health.interval).",
+                            peer_probe_port(port),
+                            strerror(-fd),
+                            peer_probe_port(port)) < 0)
+                        return;
+                if (!streq_ptr(error, m->probe_guard_error)) {
+                        log_warning("%s", error);
+                        free(m->probe_guard_error);
+                        m->probe_guard_error = TAKE_PTR(error);
+                }
+                return;
+        }
+        m->probe_guard_fd = fd;
+        m->probe_port = peer_probe_port(port);
+        m->probe_guard_error = mfree(m->probe_guard_error);
+}
+
 static void channel_close(Manager *m) {
         m->responder = responder_free(m->responder);
         m->bulk_server_source = sd_event_source_disable_unref(m->bulk_server_source);
@@ -129,7 +169,9 @@ static void channel_close(Manager *m) {
 
 void manager_peer_channel_done(Manager *m) {
         channel_close(m);
+        probe_guard_close(m);
         m->channel_error = mfree(m->channel_error);
+        m->probe_guard_error = mfree(m->probe_guard_error);
 }
 
 static bool same_addresses(const struct in_addr *a, size_t n_a, const struct in_addr *b, size_t n_b) {
@@ -260,6 +302,7 @@ int manager_peer_channel_reset(Manager *m) {
             same_addresses(peers, n_peers, m->channel_peers, m->n_channel_peers)) {
                 PeerIdentity self;
 
+                probe_guard_open(m, port);
                 /* Same sockets; the digest (and the names) may have changed with a reload. */
                 r = peer_identity_from_profile(m->profile, m->node, m->health, &self);
                 if (r >= 0) {
@@ -285,6 +328,7 @@ int manager_peer_channel_reset(Manager *m) {
         where = format_addresses(m->channel_bind, m->n_channel_bind);
         if (!where)
                 return log_error_errno(ENOMEM, "Failed to open the peer channel: %m");
+        probe_guard_open(m, port);
         r = open_responder(m, where);
         k = open_sink(m, where);
         if (r < 0 || k < 0)

@@ -297,6 +297,7 @@ static int start_job(Manager *m) {
                 .node = m->node,
                 .options = {
                         .health = m->health,
+                        .source_port = m->probe_port,
                         .measure_per_round = m->peer_measure_all ? 0 : PEER_MEASURE_PER_ROUND,
                         .round = run,
                 },

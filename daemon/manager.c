@@ -27,6 +27,7 @@ int manager_new(Manager **ret) {
                 return -ENOMEM;
         m->host = HOST_SYSTEM;
         m->health = HEALTH_STARTING;
+        m->probe_guard_fd = -EBADF;
         m->summary = strdup("starting");
         if (!m->summary)
                 return manager_free(m), -ENOMEM;

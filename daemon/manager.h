@@ -90,6 +90,12 @@ typedef struct Manager {
         size_t n_channel_bind, n_channel_peers;
         uint16_t channel_port;
         char *channel_error; /* logged once until it changes */
+        /* The source port of this node's probes, held on 0.0.0.0 so that no other user can send from
+         * it (peer_probe_port_hold()); -EBADF when it could not be had: the probes then leave from
+         * ephemeral ports and share the peers' budget with this node's other processes. */
+        int probe_guard_fd;
+        uint16_t probe_port;
+        char *probe_guard_error; /* logged once until it changes */
 
         /* The peer checks, run by a worker thread (manager-peers.c). */
         PeerJob *peer_job;          /* the running one, or NULL */

@@ -123,6 +123,17 @@ static void format_path(PeerRun *run) {
                 (void) snprintf(run->path, sizeof(run->path), "%s via %s", run->n->link, via);
 }
 
+/* What a rate-limited peer means, depending on the budget the probes drew from (halod(8), PEER
+ * CHANNEL, Rate limit). */
+static const char *rate_limited_hint(const PeerRun *run) {
+        if (run->o->source_port != 0)
+                return "Only this node's halod sends from its probe port: is a second halod running on "
+                       "this node, or are Verify() calls asked back to back?";
+        return "A program on this node (a flood from any local user, or haloctl probe) is using up the "
+               "budget this node's programs other than halod share; halod's own probes have a budget of "
+               "their own";
+}
+
 /* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
 static int check_reachable(PeerRun *run, CheckList *out) {
         const char *cluster = run->c->profile->cluster ?: "";
@@ -163,6 +174,22 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                         isempty(probe_error_hint(run, r)) ? "" : "; ",
                         probe_error_hint(run, r));
         if (res->answered == 0) {
+                if (res->rate_limited > 0)
+                        return check_list_add(
+                                out,
+                                check_id(run, "reachable"),
+                                CHECK_FAIL,
+                                expected,
+                                "rate-limited",
+                                "Rate-limited: %s (%s) refused the probes from %s as over the rate it answers "
+                                "%s (%u notices, no answer); its halod runs. %s",
+                                node,
+                                run->remote,
+                                run->local,
+                                run->o->source_port != 0 ? "this node's halod"
+                                                         : "this node's programs other than halod",
+                                res->rate_limited,
+                                rate_limited_hint(run));
                 if (res->last_error == -ECONNREFUSED)
                         return check_list_add(
                                 out,
@@ -470,6 +497,20 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                         "Cannot send an MTU probe to %s: %s",
                         node,
                         strerror(-r));
+        if (res->answered == 0 && res->rate_limited > 0)
+                return check_list_add(
+                        out,
+                        check_id(run, "mtu"),
+                        CHECK_FAIL,
+                        expected,
+                        "rate-limited",
+                        "Rate-limited: %s refused the %" PRIu32
+                        "-byte probes from %s as over the rate it "
+                        "answers; the MTU is not known. %s",
+                        node,
+                        mtu,
+                        run->local,
+                        rate_limited_hint(run));
         if (res->answered == 0)
                 return check_list_add(
                         out,
@@ -667,6 +708,7 @@ static int check_neighbours(
                         .local = neighbours[i].local,
                         .remote = neighbours[i].remote,
                         .port = runs[i].port,
+                        .source_port = o->source_port,
                         .self = self,
                         .count = measure[i] ? (o->probes ?: PEER_PROBE_COUNT_DEFAULT) : PEER_PROBE_GIVE_UP,
                         .timeout_usec = o->timeout_usec ?: PEER_PROBE_TIMEOUT_USEC_DEFAULT,

@@ -32,6 +32,8 @@ typedef struct PeerOptions {
         uint64_t round_usec;               /* 0: PEER_ROUND_USEC_DEFAULT */
         unsigned in_flight_max;            /* peers probed at once; 0: PEER_ROUND_IN_FLIGHT_MAX */
         int cancel_fd; /* the probes stop when it becomes readable (an eventfd); 0 or negative: none */
+        uint16_t source_port; /* the probes' source port: halod's probe port (peer_probe_port()) when it
+                               * holds it, 0 for an ephemeral one (haloctl) */
 
         /* halod's rounds (lib/peer/peer-schedule.h): every peer gets liveness probes in every round,
          * and only measure_per_round of them (0: all, as haloctl check does) the echo run and the MTU

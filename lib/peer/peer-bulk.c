@@ -15,6 +15,9 @@
  * big-endian) after the sender's end of stream. */
 #define BULK_HEADER "HALOBLK\x01"
 #define BULK_HEADER_SIZE 8U
+/* What a busy sink sends a second sender before it closes: 8 bytes, where a count would come. */
+#define BULK_BUSY "HALOBUSY"
+#define BULK_BUSY_SIZE 8U
 /* Reads per handle call, so that a fast sender cannot starve the daemon's other event sources. */
 #define BULK_READS_PER_CALL 64U
 #define BULK_CHUNK (1U << 20)
@@ -32,6 +35,7 @@ struct PeerBulkServer {
         size_t header_size;
         uint64_t bytes;
 
+        uint64_t header_deadline_usec;
         PeerBulkStats stats;
 };
 
@@ -91,6 +95,7 @@ int peer_bulk_server_open(
         if (!s)
                 return -ENOMEM;
         s->conn_fd = s->timer_fd = s->epoll_fd = -EBADF;
+        s->header_deadline_usec = PEER_BULK_HEADER_DEADLINE_USEC;
 
         s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         if (s->epoll_fd < 0)
@@ -127,6 +132,10 @@ const PeerBulkStats *peer_bulk_server_stats(const PeerBulkServer *s) {
         return &s->stats;
 }
 
+void peer_bulk_server_set_header_deadline(PeerBulkServer *s, uint64_t usec) {
+        s->header_deadline_usec = usec > 0 ? usec : PEER_BULK_HEADER_DEADLINE_USEC;
+}
+
 static bool is_peer(const PeerBulkServer *s, const struct sockaddr_in *sa) {
         if (sa->sin_family != AF_INET || ntohs(sa->sin_port) < 1024)
                 return false;
@@ -145,13 +154,24 @@ static void end_transfer(PeerBulkServer *s) {
         s->bytes = 0;
 }
 
+static int arm_deadline(PeerBulkServer *s, uint64_t usec) {
+        struct itimerspec deadline = {
+                .it_value.tv_sec = (time_t) (usec / USEC_PER_SEC),
+                .it_value.tv_nsec = (long) ((usec % USEC_PER_SEC) * NSEC_PER_USEC),
+        };
+
+        return timerfd_settime(s->timer_fd, 0, &deadline, NULL) < 0 ? negative_errno() : 0;
+}
+
+/* Tells a second sender that a transfer runs, instead of a reset it would have to guess about. The
+ * send buffer of a new connection is empty: 8 bytes always fit. */
+static void refuse_busy(int fd) {
+        (void) send(fd, BULK_BUSY, BULK_BUSY_SIZE, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 static void accept_one(PeerBulkServer *s, int listen_fd) {
         struct sockaddr_in sa = {};
         socklen_t len = sizeof(sa);
-        struct itimerspec deadline = {
-                .it_value.tv_sec = PEER_BULK_SERVER_TIME_MAX_USEC / USEC_PER_SEC,
-                .it_value.tv_nsec = (PEER_BULK_SERVER_TIME_MAX_USEC % USEC_PER_SEC) * NSEC_PER_USEC,
-        };
         _cleanup_(closep) int fd = -EBADF;
 
         fd = accept4(listen_fd, (struct sockaddr *) &sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -163,9 +183,12 @@ static void accept_one(PeerBulkServer *s, int listen_fd) {
         }
         if (s->conn_fd >= 0) {
                 s->stats.busy++;
+                refuse_busy(fd);
                 return;
         }
-        if (epoll_add(s->epoll_fd, fd) < 0 || timerfd_settime(s->timer_fd, 0, &deadline, NULL) < 0) {
+        /* First the header's deadline: a sender that does not send it at once holds the one slot for
+         * no one. The transfer's own deadline follows the header. */
+        if (epoll_add(s->epoll_fd, fd) < 0 || arm_deadline(s, s->header_deadline_usec) < 0) {
                 s->stats.aborted++;
                 return;
         }
@@ -204,8 +227,10 @@ static void read_transfer(PeerBulkServer *s) {
                                 MSG_DONTWAIT);
                         if (n > 0) {
                                 s->header_size += (size_t) n;
-                                if (s->header_size == BULK_HEADER_SIZE &&
-                                    memcmp(s->header, BULK_HEADER, BULK_HEADER_SIZE) != 0) {
+                                if (s->header_size < BULK_HEADER_SIZE)
+                                        continue;
+                                if (memcmp(s->header, BULK_HEADER, BULK_HEADER_SIZE) != 0 ||
+                                    arm_deadline(s, PEER_BULK_SERVER_TIME_MAX_USEC) < 0) {
                                         abort_transfer(s);
                                         return;
                                 }
@@ -259,8 +284,11 @@ int peer_bulk_server_handle(PeerBulkServer *s) {
                         ssize_t l = read(s->timer_fd, &expirations, sizeof(expirations));
 
                         (void) l;
-                        if (s->conn_fd >= 0)
-                                abort_transfer(s);
+                        if (s->conn_fd < 0)
+                                continue;
+                        if (s->header_size < BULK_HEADER_SIZE)
+                                s->stats.header_timeout++;
+                        abort_transfer(s);
                 } else if (fd == s->conn_fd)
                         read_transfer(s);
                 else
@@ -290,6 +318,17 @@ static int connect_with_timeout(int fd, const struct sockaddr_in *sa, uint64_t t
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
                 return negative_errno();
         return -err;
+}
+
+/* After the connection failed: whether the sink said busy before it closed (its bytes arrive before
+ * its reset, and stay readable after it). */
+static int failed_or_busy(int fd, int r) {
+        char buf[BULK_BUSY_SIZE];
+
+        if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK) == BULK_BUSY_SIZE &&
+            memcmp(buf, BULK_BUSY, BULK_BUSY_SIZE) == 0)
+                return -EBUSY;
+        return r;
 }
 
 static int set_timeouts(int fd, uint64_t usec) {
@@ -340,7 +379,7 @@ int peer_bulk_send(
         start = now(CLOCK_MONOTONIC);
         memcpy(chunk, BULK_HEADER, BULK_HEADER_SIZE);
         if (send(fd, chunk, BULK_HEADER_SIZE, MSG_NOSIGNAL) != BULK_HEADER_SIZE)
-                return -ECONNRESET;
+                return failed_or_busy(fd, -ECONNRESET);
         memset(chunk, 0, BULK_HEADER_SIZE);
 
         while (sent < max_bytes && now(CLOCK_MONOTONIC) - start < max_usec) {
@@ -350,16 +389,18 @@ int peer_bulk_send(
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return errno == EAGAIN   ? -ETIMEDOUT
-                                : errno == EPIPE ? -ECONNRESET
-                                                 : negative_errno();
+                        return failed_or_busy(
+                                fd,
+                                errno == EAGAIN          ? -ETIMEDOUT
+                                        : errno == EPIPE ? -ECONNRESET
+                                                         : negative_errno());
                 }
                 sent += (uint64_t) k;
         }
         /* A sink that refused the sender (not a node of its profile) may have reset the connection
          * while the last bytes were still in flight: then there is no connection left to shut down. */
         if (shutdown(fd, SHUT_WR) < 0)
-                return errno == ENOTCONN ? -ECONNRESET : negative_errno();
+                return failed_or_busy(fd, errno == ENOTCONN ? -ECONNRESET : negative_errno());
 
         /* The count comes once the sink has read everything in flight. */
         r = set_timeouts(fd, PEER_BULK_SERVER_TIME_MAX_USEC);
@@ -377,6 +418,9 @@ int peer_bulk_send(
                         return -ECONNRESET;
                 got += (size_t) k;
         }
+        /* A busy sink that closed before our first bytes were sent, so that nothing failed on the way. */
+        if (memcmp(count, BULK_BUSY, BULK_BUSY_SIZE) == 0)
+                return -EBUSY;
         for (unsigned i = 0; i < 8; i++)
                 counted = counted << 8 | count[i];
         if (counted > sent)

@@ -3,6 +3,7 @@
  * probes with don't-fragment set for jumbo frames end to end, as a state machine that
  * lib/peer/peer-probe-round.c drives (many runs at once). */
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/random.h>
@@ -33,13 +34,59 @@ void sort_u64(uint64_t *v, size_t n) {
                 qsort(v, n, sizeof(uint64_t), cmp_u64);
 }
 
-/* A datagram socket from local (any port) connected to remote:port, so that ICMP errors (port
- * unreachable: nothing listens) come back to us as errno. */
+int peer_probe_port_hold(uint16_t port) {
+        struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(peer_probe_port(port)) };
+        /* One classic BPF instruction: accept 0 bytes, i.e. drop. Nothing queues on this socket, whatever
+         * is sent to the port. */
+        struct sock_filter drop = BPF_STMT(BPF_RET | BPF_K, 0);
+        struct sock_fprog prog = { .len = 1, .filter = &drop };
+        _cleanup_(closep) int fd = -EBADF;
+
+        if (port == 0)
+                return -EINVAL;
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) < 0)
+                return negative_errno();
+        /* 0.0.0.0, not the fabric addresses: a process that held the port on another address (even
+         * 127.0.0.1) could send from the fabric address with IP_PKTINFO. */
+        if (bind(fd, (struct sockaddr *) &any, sizeof(any)) < 0)
+                return negative_errno();
+        return TAKE_FD(fd);
+}
+
+/* Binds fd to local:source_port beside halod's own socket on that port (SO_REUSEPORT: the kernel
+ * allows it to the same user only), else to an ephemeral port: a probe that shares the peer's budget
+ * with this node's other processes is better than none. The connected socket gets the replies from
+ * remote:port, as the more specific match. */
+static int bind_source(int fd, const PeerProbeParams *p) {
+        struct sockaddr_in local = { .sin_family = AF_INET,
+                                     .sin_addr = p->local,
+                                     .sin_port = htons(p->source_port) };
+
+        if (p->source_port != 0) {
+                if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) >= 0 &&
+                    bind(fd, (struct sockaddr *) &local, sizeof(local)) >= 0)
+                        return 0;
+                if (errno != EADDRINUSE && errno != EACCES)
+                        return negative_errno();
+                /* A socket that failed to bind may bind again, but not with SO_REUSEPORT set. */
+                (void) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 0 }, sizeof(int));
+                local.sin_port = 0;
+        }
+        if (bind(fd, (struct sockaddr *) &local, sizeof(local)) < 0)
+                return negative_errno();
+        return 0;
+}
+
+/* A datagram socket from local connected to remote:port, so that ICMP errors (port unreachable:
+ * nothing listens) come back to us as errno. */
 static int probe_socket(const PeerProbeParams *p) {
-        struct sockaddr_in local = { .sin_family = AF_INET, .sin_addr = p->local };
         struct sockaddr_in remote = { .sin_family = AF_INET, .sin_addr = p->remote, .sin_port = htons(p->port) };
         _cleanup_(closep) int fd = -EBADF;
-        int pmtu = IP_PMTUDISC_DO;
+        int pmtu = IP_PMTUDISC_DO, r;
 
         fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -50,8 +97,9 @@ static int probe_socket(const PeerProbeParams *p) {
          * when the reply reaches this host, not when the scheduler gets round to this process. Best
          * effort: without it the round trip ends at recvmsg(). */
         (void) setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int));
-        if (bind(fd, (struct sockaddr *) &local, sizeof(local)) < 0)
-                return negative_errno();
+        r = bind_source(fd, p);
+        if (r < 0)
+                return r;
         if (connect(fd, (struct sockaddr *) &remote, sizeof(remote)) < 0)
                 return negative_errno();
         return TAKE_FD(fd);
@@ -72,7 +120,8 @@ static uint64_t receive_timestamp_usec(struct msghdr *mh) {
 
 /* Reads one datagram from fd without blocking. Returns 1 with the reply of type want to sequence
  * (and its kernel receive time, see peer_wait_reply()), 0 for a stale, foreign or malformed datagram,
- * -EAGAIN when none waits, or another negative errno for an ICMP error. */
+ * -EAGAIN when none waits, -EBUSY for the peer's rate-limited notice for sequence, or another
+ * negative errno for an ICMP error. */
 static int receive_reply(
         int fd,
         PeerMessageType want,
@@ -99,6 +148,8 @@ static int receive_reply(
                 return errno == EINTR ? 0 : negative_errno();
         if ((size_t) n > PEER_MESSAGE_SIZE_MAX || peer_message_parse(buf, (size_t) n, &m) < 0)
                 return 0;
+        if (m.type == PEER_RATE_LIMITED && m.sequence == sequence)
+                return -EBUSY;
         if (m.type != want || m.sequence != sequence)
                 return 0;
         *ret = m;
@@ -132,7 +183,8 @@ int peer_wait_reply(
                         return 0;
 
                 r = receive_reply(fd, want, sequence, buf, ret, ret_received_usec);
-                if (r == -EAGAIN || r == 0)
+                /* A rate-limited notice: the reply will not come, but the caller waits its time. */
+                if (r == -EAGAIN || r == 0 || r == -EBUSY)
                         continue;
                 return r;
         }
@@ -262,7 +314,10 @@ void probe_run_readable(ProbeRun *run, uint8_t *buf) {
                 if (r == -EAGAIN)
                         return;
                 if (r < 0) {
-                        /* An ICMP error for the probe in flight: on to the next one at once. */
+                        /* An ICMP error or a rate-limited notice for the probe in flight: on to the
+                         * next one at once. */
+                        if (r == -EBUSY)
+                                run->result.rate_limited++;
                         run->result.last_error = r;
                         run->index++;
                         run_send(run, buf);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer channel's UDP responder: answers the profile's other nodes, rate-limited, never larger. */
+/* The peer channel's UDP responder: answers the profile's other nodes, rate-limited (their halods
+ * apart from their other programs), never larger. */
 #include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -7,9 +8,20 @@
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
 
+/* A profile peer's address has two budgets: one for the datagrams from its halod's probe port, which
+ * only that halod can send from (it holds the port on every address of its node, see
+ * peer_probe_port()), and one for every other source port (haloctl probe, and any other process of
+ * that node, which may flood). A flood from the second cannot silence the first. */
+typedef enum SourceClass {
+        SOURCE_HALOD,
+        SOURCE_OTHER,
+        _SOURCE_CLASS_MAX,
+} SourceClass;
+
 typedef struct PeerSource {
         struct in_addr address;
-        TokenBucket bucket;
+        TokenBucket bucket[_SOURCE_CLASS_MAX];
+        TokenBucket notices[_SOURCE_CLASS_MAX]; /* rate-limited notices */
 } PeerSource;
 
 struct PeerServer {
@@ -18,8 +30,9 @@ struct PeerServer {
         struct in_addr *fd_addresses; /* the address each of fds is bound to */
         size_t n_fds;
         PeerIdentity self;
-        PeerSource *sources; /* bounded by the profile: one bucket per other node's address */
+        PeerSource *sources; /* bounded by the profile: one per other node's address */
         size_t n_sources;
+        uint16_t probe_port; /* the source port of the other halods' probes */
         PeerServerStats stats;
         usec_t (*clock)(clockid_t clock);
         PeerRdmaHelloHandler rdma_handler;
@@ -27,6 +40,10 @@ struct PeerServer {
         void (*rdma_destroy)(void *);
         uint8_t buffer[PEER_MESSAGE_SIZE_MAX + 1];
 };
+
+uint16_t peer_probe_port(uint16_t port) {
+        return port < UINT16_MAX ? port + 1 : port - 1;
+}
 
 PeerServer *peer_server_free(PeerServer *s) {
         if (!s)
@@ -93,6 +110,7 @@ int peer_server_open(
         }
         s->self = *self;
         s->clock = now;
+        s->probe_port = peer_probe_port(port);
 
         s->fds = calloc(n_bind_addrs, sizeof(int));
         s->fd_addresses = calloc(n_bind_addrs, sizeof(struct in_addr));
@@ -155,6 +173,23 @@ static PeerSource *find_source(PeerServer *s, struct in_addr a) {
         return NULL;
 }
 
+static void send_rate_limited(
+        PeerServer *s,
+        int fd,
+        const PeerMessage *request,
+        size_t request_size,
+        const struct sockaddr_in *to,
+        socklen_t to_len) {
+        PeerMessage notice;
+        size_t size;
+
+        if (peer_message_make_rate_limited(request, request_size, &s->self, &notice) < 0 ||
+            peer_message_encode(&notice, s->buffer, request_size, &size) < 0)
+                return;
+        if (sendto(fd, s->buffer, size, MSG_DONTWAIT, (const struct sockaddr *) to, to_len) >= 0)
+                s->stats.notices++;
+}
+
 int peer_server_handle(PeerServer *s) {
         uint8_t *buf = s->buffer;
         struct sockaddr_in from = {};
@@ -162,7 +197,9 @@ int peer_server_handle(PeerServer *s) {
         struct epoll_event ev;
         PeerMessage request, reply;
         PeerSource *src;
+        SourceClass class;
         size_t reply_size;
+        usec_t t;
         ssize_t n;
         int r;
 
@@ -190,7 +227,9 @@ int peer_server_handle(PeerServer *s) {
                 s->stats.refused_source++;
                 return 1;
         }
-        if (ntohs(from.sin_port) < 1024) {
+        class = ntohs(from.sin_port) == s->probe_port ? SOURCE_HALOD : SOURCE_OTHER;
+        /* The probe port is exempt: only the peer's halod holds it, however low it is. */
+        if (class == SOURCE_OTHER && ntohs(from.sin_port) < 1024) {
                 s->stats.refused_port++;
                 return 1;
         }
@@ -206,8 +245,15 @@ int peer_server_handle(PeerServer *s) {
                 s->stats.not_request++;
                 return 1;
         }
-        if (!token_bucket_take(&src->bucket, PEER_RATE_BURST, PEER_RATE_PER_SEC, s->clock(CLOCK_MONOTONIC))) {
-                s->stats.rate_limited++;
+        t = s->clock(CLOCK_MONOTONIC);
+        if (!token_bucket_take(&src->bucket[class], PEER_RATE_BURST, PEER_RATE_PER_SEC, t)) {
+                if (class == SOURCE_HALOD)
+                        s->stats.rate_limited_halod++;
+                else
+                        s->stats.rate_limited++;
+                /* Now and then the requester learns why it gets no answer. */
+                if (token_bucket_take(&src->notices[class], PEER_NOTICE_BURST, PEER_NOTICE_PER_SEC, t))
+                        send_rate_limited(s, ev.data.fd, &request, (size_t) n, &from, from_len);
                 return 1;
         }
         if (peer_message_make_reply(&request, (size_t) n, &s->self, &reply) < 0) {

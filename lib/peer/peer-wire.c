@@ -45,6 +45,7 @@ static const char *const peer_message_type_table[_PEER_MESSAGE_TYPE_MAX] = {
         [PEER_MTU_REPLY] = "mtu-reply",
         [PEER_RDMA_HELLO_REQUEST] = "rdma-hello-request",
         [PEER_RDMA_HELLO_REPLY] = "rdma-hello-reply",
+        [PEER_RATE_LIMITED] = "rate-limited",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(peer_message_type, PeerMessageType);
@@ -339,5 +340,22 @@ int peer_message_make_reply(
         if (peer_message_size(&reply) > request_size)
                 return -EMSGSIZE;
         *ret = reply;
+        return 0;
+}
+
+int peer_message_make_rate_limited(
+        const PeerMessage *request, size_t request_size, const PeerIdentity *self, PeerMessage *ret) {
+        PeerMessage notice = {
+                .type = PEER_RATE_LIMITED,
+                .sequence = request->sequence,
+                .timestamp_usec = request->timestamp_usec,
+                .sender = *self,
+        };
+
+        if (!peer_message_type_is_request(request->type))
+                return -EINVAL;
+        if (peer_message_size(&notice) > request_size)
+                return -EMSGSIZE;
+        *ret = notice;
         return 0;
 }

@@ -39,6 +39,10 @@ typedef enum PeerMessageType {
         PEER_MTU_REPLY = 4,
         PEER_RDMA_HELLO_REQUEST = 5, /* the queue-pair details of an RDMA probe, both ways */
         PEER_RDMA_HELLO_REPLY = 6,
+        /* Instead of a reply, now and then: the request's sequence, no padding. The responder refused
+         * the request as over its rate limit, so that the requester can say "rate-limited" rather than
+         * "no answer". Never answered, like every reply. */
+        PEER_RATE_LIMITED = 7,
         _PEER_MESSAGE_TYPE_MAX,
         _PEER_MESSAGE_TYPE_INVALID = -EINVAL,
 } PeerMessageType;
@@ -114,4 +118,7 @@ int peer_message_parse(const uint8_t *buf, size_t size, PeerMessage *ret);
  * the caller fills its RDMA block. -EMSGSIZE when the reply would be larger than the request (never
  * sent: no amplification), -EINVAL when request is not a request. */
 int peer_message_make_reply(
+        const PeerMessage *request, size_t request_size, const PeerIdentity *self, PeerMessage *ret);
+/* The rate-limited notice of self for request: no larger than the request, as every reply. */
+int peer_message_make_rate_limited(
         const PeerMessage *request, size_t request_size, const PeerIdentity *self, PeerMessage *ret);

@@ -17,17 +17,31 @@
 
 typedef struct PeerServer PeerServer;
 
-/* Every datagram that reaches the responder ends in exactly one of these counters. */
+/* Every datagram that reaches the responder ends in exactly one of these counters (notices aside). */
 typedef struct PeerServerStats {
         uint64_t answered;
-        uint64_t refused_source; /* not an address of another node of the profile */
-        uint64_t refused_port;   /* source port below 1024 (see halod(8), PEER CHANNEL) */
-        uint64_t oversized;      /* longer than PEER_MESSAGE_SIZE_MAX */
-        uint64_t malformed;      /* peer_message_parse() said -EBADMSG */
-        uint64_t not_request;    /* a reply sent to the responder: never answered */
-        uint64_t rate_limited;
+        uint64_t refused_source;     /* not an address of another node of the profile */
+        uint64_t refused_port;       /* below 1024, not the probe port (halod(8), PEER CHANNEL) */
+        uint64_t oversized;          /* longer than PEER_MESSAGE_SIZE_MAX */
+        uint64_t malformed;          /* peer_message_parse() said -EBADMSG */
+        uint64_t not_request;        /* a reply sent to the responder: never answered */
+        uint64_t rate_limited;       /* over the budget of a peer's other source ports */
+        uint64_t rate_limited_halod; /* over the budget of a peer's halod (its probe port) */
         uint64_t send_failed;
+        uint64_t notices; /* rate-limited notices sent (not a counter of their own: a subset of the two
+                           * rate_limited ones) */
 } PeerServerStats;
+
+/* The source port of halod's probes for a peer channel on port: the next one up (the one below for
+ * 65535). halod holds it on every address of its node (0.0.0.0, SO_REUSEPORT, so only its own user
+ * can share it), so that a responder can tell a node's halod from any other process of that node and
+ * give it a budget of its own (see halod(8), PEER CHANNEL). */
+uint16_t peer_probe_port(uint16_t port) _pure_;
+/* Holds peer_probe_port(port) on 0.0.0.0 for halod's probes: a socket that receives nothing (a filter
+ * drops every datagram; the probes' own connected sockets get their replies). Returns the fd, or
+ * -EADDRINUSE when a socket of another user, or one without SO_REUSEPORT, holds the port on some
+ * address, or another negative errno. */
+int peer_probe_port_hold(uint16_t port);
 
 /* Binds UDP port on each of bind_addrs (the node's fabric addresses; IP_FREEBIND, so an address that
  * is configured later still works) and answers only sources in peers. */
@@ -79,6 +93,9 @@ typedef struct PeerProbeParams {
         struct in_addr local;  /* this node's address on the shared link: the source */
         struct in_addr remote; /* the peer's address on it */
         uint16_t port;
+        uint16_t source_port; /* 0: an ephemeral one; else halod's probe port (peer_probe_port()),
+                               * bound with SO_REUSEPORT beside the socket halod holds it with, and
+                               * an ephemeral one when that fails */
         const PeerIdentity *self;
         unsigned count;        /* echo probes to send; MTU probes stop at the first answer */
         uint64_t timeout_usec; /* per probe */
@@ -90,8 +107,10 @@ typedef struct PeerProbeParams {
 typedef struct PeerProbeResult {
         unsigned sent;
         unsigned answered;
-        int last_error;    /* negative errno seen on the way (-ECONNREFUSED: nothing listens), or 0 */
-        PeerIdentity peer; /* from the last reply, when answered > 0 */
+        int last_error;        /* negative errno seen on the way (-ECONNREFUSED: nothing listens; -EBUSY:
+                                * the peer said it is rate-limiting us), or 0 */
+        unsigned rate_limited; /* probes the peer answered with a rate-limited notice */
+        PeerIdentity peer;     /* from the last reply, when answered > 0 */
         uint64_t rtt_min_usec;
         uint64_t rtt_median_usec;
         uint64_t rtt_p99_usec;
@@ -150,6 +169,9 @@ uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) _pu
 /* The sink ends a transfer after this long or this many bytes, whatever the sender does. */
 #define PEER_BULK_SERVER_TIME_MAX_USEC (5U * 1000U * 1000U)
 #define PEER_BULK_SERVER_BYTES_MAX (32ULL << 30)
+/* A sender has this long from the connection's start to send its 8-byte header, or it is dropped: a
+ * client that sends part of it and waits must not hold the one transfer slot. */
+#define PEER_BULK_HEADER_DEADLINE_USEC (300U * 1000U)
 /* What haloctl probe sends by default. */
 #define PEER_BULK_TIME_USEC_DEFAULT (2U * 1000U * 1000U)
 #define PEER_BULK_BYTES_DEFAULT (16ULL << 30)
@@ -159,8 +181,9 @@ typedef struct PeerBulkServer PeerBulkServer;
 typedef struct PeerBulkStats {
         uint64_t completed;
         uint64_t refused_source; /* not a profile peer, or a privileged source port */
-        uint64_t busy;           /* a transfer was already running */
-        uint64_t aborted;        /* bad header, or over the time or byte bound */
+        uint64_t busy;           /* a transfer was already running: told "busy" and closed */
+        uint64_t aborted;        /* bad header, no header by its deadline, or over the time or byte bound */
+        uint64_t header_timeout; /* of those aborted: no whole header by its deadline */
         uint64_t bytes;          /* payload received by completed transfers */
 } PeerBulkStats;
 
@@ -179,6 +202,8 @@ int peer_bulk_server_fd(const PeerBulkServer *s) _pure_;
 /* Handles what is ready. Returns 1 when something was done, 0 when nothing was ready. */
 int peer_bulk_server_handle(PeerBulkServer *s);
 const PeerBulkStats *peer_bulk_server_stats(const PeerBulkServer *s) _pure_;
+/* For tests: the header's deadline (0: PEER_BULK_HEADER_DEADLINE_USEC). */
+void peer_bulk_server_set_header_deadline(PeerBulkServer *s, uint64_t usec);
 
 typedef struct PeerBulkResult {
         uint64_t bytes; /* as counted by the peer */
@@ -186,8 +211,9 @@ typedef struct PeerBulkResult {
 } PeerBulkResult;
 
 /* Sends zeros from local to remote's sink for up to max_usec or max_bytes and reads the peer's count.
- * -ECONNREFUSED: no sink listens; -ECONNRESET: the peer closed without a count (busy, or we are not
- * one of its profile peers); -ETIMEDOUT. */
+ * -ECONNREFUSED: no sink listens; -EBUSY: the sink said it runs another transfer; -ECONNRESET: the
+ * peer closed without a count (we are not one of its profile peers, or a sink without the busy answer
+ * was busy); -ETIMEDOUT. */
 int peer_bulk_send(
         const struct in_addr *local,
         const struct in_addr *remote,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target for the peer channel's parser: whatever parses must encode back to the same bytes, and
- * any reply built from a parsed request must not be larger than it, and must encode into its size
- * (an rdma-hello reply too, whatever its RDMA block says). */
+ * any reply or rate-limited notice built from a parsed request must not be larger than it, and must
+ * encode into its size (an rdma-hello reply too, whatever its RDMA block says). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,5 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 abort();
                 }
         }
+        if (peer_message_make_rate_limited(&m, size, &self, &reply) >= 0) {
+                if (!peer_message_type_is_request(m.type) || reply.type != PEER_RATE_LIMITED ||
+                    reply.sequence != m.sequence)
+                        abort();
+                if (peer_message_encode(&reply, out, size, &n) < 0 || n > size)
+                        abort();
+        } else if (peer_message_type_is_request(m.type) && size >= PEER_REQUEST_SIZE_MIN)
+                abort();
         return 0;
 }

@@ -19,7 +19,7 @@ static void print_stats(const PeerServer *s, const PeerBulkServer *b) {
 
         printf("udp answered=%" PRIu64 " refused_source=%" PRIu64 " refused_port=%" PRIu64
                " oversized=%" PRIu64 " malformed=%" PRIu64 " not_request=%" PRIu64 " rate_limited=%" PRIu64
-               " send_failed=%" PRIu64 "\n",
+               " rate_limited_halod=%" PRIu64 " send_failed=%" PRIu64 " notices=%" PRIu64 "\n",
                st->answered,
                st->refused_source,
                st->refused_port,
@@ -27,13 +27,16 @@ static void print_stats(const PeerServer *s, const PeerBulkServer *b) {
                st->malformed,
                st->not_request,
                st->rate_limited,
-               st->send_failed);
+               st->rate_limited_halod,
+               st->send_failed,
+               st->notices);
         printf("tcp completed=%" PRIu64 " refused_source=%" PRIu64 " busy=%" PRIu64 " aborted=%" PRIu64
-               " bytes=%" PRIu64 "\n",
+               " header_timeout=%" PRIu64 " bytes=%" PRIu64 "\n",
                bt->completed,
                bt->refused_source,
                bt->busy,
                bt->aborted,
+               bt->header_timeout,
                bt->bytes);
         fflush(stdout);
 }

@@ -77,6 +77,7 @@ static void test_malformed(void) {
                 { "version 2 (from the future)", 4, 2, 0 },
                 { "type 0", 5, 0, 0 },
                 { "type 5 (unknown)", 5, 5, 0 },
+                { "type 8 (unknown)", 5, 8, 0 },
                 { "health 4 (unknown)", 20, 4, 0 },
                 { "cluster length 64 (over the limit)", 21, 64, 0 },
                 { "cluster length 0", 21, 0, 0 },
@@ -209,6 +210,40 @@ static void test_no_amplification(void) {
         ASSERT_INT_EQ(peer_message_make_reply(&tiny, PEER_REQUEST_SIZE_MIN, &big, &reply), -EINVAL);
 }
 
+/* The rate-limited notice: the request's sequence and timestamp, no padding, never larger than the
+ * request, for requests only. */
+static void test_rate_limited(void) {
+        static uint8_t buf[PEER_MESSAGE_SIZE_MAX];
+        PeerIdentity self;
+        PeerMessage req = request(PEER_ECHO_REQUEST, PEER_REQUEST_SIZE_MIN), notice, back;
+        size_t n;
+
+        ASSERT_OK(peer_identity_init(&self, "strix-halo", "worker", HEALTH_DEGRADED, digest));
+        ASSERT_OK(peer_message_make_rate_limited(&req, PEER_REQUEST_SIZE_MIN, &self, &notice));
+        n = encode(&notice, buf);
+        ASSERT_INT_EQ(n, 26 + 10 + 6 + 32);
+        ASSERT_INT_EQ(buf[5], 7);
+        ASSERT_OK(peer_message_parse(buf, n, &back));
+        ASSERT_INT_EQ(back.type, PEER_RATE_LIMITED);
+        ASSERT_INT_EQ(back.sequence, req.sequence);
+        ASSERT_TRUE(back.timestamp_usec == req.timestamp_usec);
+        ASSERT_STR_EQ(back.sender.node, "worker");
+        ASSERT_INT_EQ(back.padding, 0);
+        ASSERT_TRUE(!peer_message_type_is_request(PEER_RATE_LIMITED));
+
+        /* An MTU request and an rdma-hello get the same short notice. */
+        req = request(PEER_MTU_REQUEST, 8972);
+        ASSERT_OK(peer_message_make_rate_limited(&req, 8972, &self, &notice));
+        ASSERT_INT_EQ(peer_message_size(&notice), n);
+
+        /* A notice is not a request: neither answered nor noticed. */
+        ASSERT_INT_EQ(peer_message_make_rate_limited(&back, n, &self, &notice), -EINVAL);
+        ASSERT_INT_EQ(peer_message_make_reply(&back, n, &self, &notice), -EINVAL);
+        /* Never larger than the request. */
+        req = request(PEER_ECHO_REQUEST, PEER_REQUEST_SIZE_MIN);
+        ASSERT_INT_EQ(peer_message_make_rate_limited(&req, 60, &self, &notice), -EMSGSIZE);
+}
+
 static void test_strings(void) {
         for (int t = 1; t < _PEER_MESSAGE_TYPE_MAX; t++)
                 ASSERT_INT_EQ(peer_message_type_from_string(peer_message_type_to_string(t)), t);
@@ -224,6 +259,7 @@ int main(void) {
         test_sizes();
         test_identity();
         test_no_amplification();
+        test_rate_limited();
         test_strings();
         return 0;
 }
