@@ -178,7 +178,9 @@ static void test_no_device(void) {
         };
         static const CheckExpect safe_mode[] = {
                 { "rdma.driver", CHECK_FAIL, "irdma is not loaded, and nothing in modprobe.d" },
-                { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package; kernel log)" },
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel log)" },
         };
         static const CheckExpect absent[] = {
                 { "rdma.driver", CHECK_SKIP, "no fabric NIC found for link rdma0, so no RDMA module" },
