@@ -126,31 +126,116 @@ static int unmet_requirements(const KernelCmdline *cmdline, char **required, cha
         return 0;
 }
 
-/* What to run or edit so that the next boot carries the parameters. */
-static int how_to_fix(const BootConfig *b, char **unmet, char **ret) {
-        _cleanup_(freep) char *args = strv_join(unmet, " ");
+/* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
+ * and the step after it, regenerating what the boot loader reads, was skipped. */
+static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *cmdline = NULL;
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        _cleanup_(strv_freep) char **missing = NULL;
+        int r;
+
+        *ret_path = NULL;
+        r = boot_config_load_grub_default(h, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
+        r = kernel_cmdline_parse(grub->cmdline, &cmdline);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = kernel_cmdline_missing(cmdline, unmet, &missing);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (r > 0)
+                return 0;
+        *ret_path = TAKE_PTR(grub->path);
+        return 1;
+}
+
+/* Whether cmdline (may be NULL) carries every parameter in unmet. */
+static int cmdline_carries(const char *cmdline, char **unmet) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+        _cleanup_(strv_freep) char **missing = NULL;
+        int r;
+
+        if (!cmdline)
+                return 0;
+        r = kernel_cmdline_parse(cmdline, &k);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        r = kernel_cmdline_missing(k, unmet, &missing);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        return r == 0;
+}
+
+/* What to run or edit so that the next boot carries the parameters: the step that was skipped when
+ * /etc/default/grub already has them, and the distribution's own tool. */
+static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
+        _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL;
+        const char *mkconfig = grub_mkconfig_command(h);
         int r;
 
         if (!args)
                 return -ENOMEM;
+        if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
+                r = grub_default_carries(h, unmet, &edited);
+                if (r < 0)
+                        return r;
+        }
         switch (b->source) {
         case BOOT_CONFIG_BLS:
-                r = asprintf(
-                        ret,
-                        "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
-                        "--args='%s')",
-                        b->path,
-                        args);
+                if (edited)
+                        /* Fedora 39 and later: grub2-mkconfig leaves the entries' options alone. */
+                        r = asprintf(
+                                ret,
+                                "%s carries them, but grub2-mkconfig does not write them into the BLS entries: "
+                                "run grubby --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
+                                " --update-bls-cmdline)",
+                                edited,
+                                args);
+                else
+                        r = asprintf(
+                                ret,
+                                "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
+                                "--args='%s')",
+                                b->path,
+                                args);
                 break;
         case BOOT_CONFIG_KERNEL_CMDLINE:
                 r = asprintf(ret, "add them to %s, then reinstall the kernel (kernel-install add)", b->path);
                 break;
+        case BOOT_CONFIG_GRUB_CFG:
+                r = cmdline_carries(b->first_cmdline, unmet);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        /* grub.cfg was regenerated: another entry than the main one boots. */
+                        r = asprintf(
+                                ret,
+                                "the first entry '%s' has them: make it the default (GRUB_DEFAULT in " GRUB_DEFAULT_FILE
+                                ", or grub-set-default with GRUB_DEFAULT=saved), or move them to "
+                                "GRUB_CMDLINE_LINUX, which recovery entries get too, and run %s",
+                                b->first_title,
+                                mkconfig);
+                else if (edited)
+                        r = asprintf(
+                                ret,
+                                "edited, not regenerated: %s carries them, but %s, which GRUB reads, was not "
+                                "written since: run %s, then reboot",
+                                edited,
+                                b->path,
+                                mkconfig);
+                else
+                        r = asprintf(
+                                ret,
+                                "add them to GRUB_CMDLINE_LINUX in " GRUB_DEFAULT_FILE ", then run %s",
+                                mkconfig);
+                break;
         default:
-                r = asprintf(
-                        ret,
-                        "add them to GRUB_CMDLINE_LINUX in %s, then run update-grub (or grub2-mkconfig -o "
-                        "/boot/grub2/grub.cfg)",
-                        b->path);
+                r = asprintf(ret, "add them to GRUB_CMDLINE_LINUX in %s, then run %s", b->path, mkconfig);
                 break;
         }
         return r < 0 ? -ENOMEM : 0;
@@ -161,6 +246,8 @@ static int describe_boot_config(const BootConfig *b, char **ret) {
 
         if (b->source == BOOT_CONFIG_BLS)
                 r = asprintf(ret, "entry %s, %s", b->entry_id, b->selected_by);
+        else if (b->source == BOOT_CONFIG_GRUB_CFG)
+                r = asprintf(ret, "%s entry '%s', %s", b->path, b->entry_id, b->selected_by);
         else
                 r = asprintf(ret, "%s", b->path);
         return r < 0 ? -ENOMEM : 0;
@@ -291,7 +378,7 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
         r = unmet_requirements(next, required, &unmet);
         if (r < 0)
                 return r;
-        r = how_to_fix(boot, unmet, &fix);
+        r = how_to_fix(c->host, boot, unmet, &fix);
         if (r < 0)
                 return r;
         list = strv_join(missing, ", ");
