@@ -87,19 +87,19 @@ static int split_words(const char *line, char ***ret) {
 
 /* The arguments after the kernel, one string as the kernel gets them: a word with blanks in it is
  * quoted again (grub's linux command does the same). */
-static int join_args(char **words, char **ret) {
+static int join_args(char **words, size_t n, char **ret) {
         _cleanup_(strv_freep) char **out = NULL;
         int r;
 
-        STRV_FOREACH(w, words) {
-                const char *eq = strchr(*w, '=');
+        for (size_t i = 0; i < n; i++) {
+                const char *w = words[i], *eq = strchr(w, '=');
 
-                if (!strpbrk(*w, " \t"))
-                        r = strv_extend(&out, *w);
+                if (!strpbrk(w, " \t"))
+                        r = strv_extend(&out, w);
                 else if (eq)
-                        r = strv_extendf(&out, "%.*s\"%s\"", (int) (eq - *w + 1), *w, eq + 1);
+                        r = strv_extendf(&out, "%.*s\"%s\"", (int) (eq - w + 1), w, eq + 1);
                 else
-                        r = strv_extendf(&out, "\"%s\"", *w);
+                        r = strv_extendf(&out, "\"%s\"", w);
                 if (r < 0)
                         return r;
         }
@@ -201,7 +201,7 @@ static int parse_command(Parser *p, char **cmd, size_t n) {
                         entry->kernel = strdup(cmd[1]);
                         if (!entry->kernel)
                                 return -ENOMEM;
-                        return join_args(cmd + 2, &entry->linux_args);
+                        return join_args(cmd + 2, n - 2, &entry->linux_args);
                 }
                 return 0;
         }
