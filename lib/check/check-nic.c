@@ -298,7 +298,17 @@ static int check_nic_safe_mode(const NicPort *p, const char *where, PortCheck *r
 
         if (cause == ICE_DDP_CAUSE_NONE)
                 cause = ICE_DDP_CAUSE_UNKNOWN;
-        if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail)
+        if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail &&
+            p->facts->ddp_error < 0) {
+                /* The sandbox hides the log that says why: say so, and who can read it. */
+                if (asprintf(
+                            &seen,
+                            "devlink reports no active DDP package: no fw.app.name; the kernel log, which says "
+                            "why, could not be read (" ICE_DDP_KMSG ": %s): `sudo haloctl check --only "
+                            "nic.driver` reads it",
+                            strerror(-p->facts->ddp_error)) < 0)
+                        seen = NULL;
+        } else if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail)
                 seen = strdup("devlink reports no active DDP package: no fw.app.name");
         else if (
                 asprintf(

@@ -24,6 +24,8 @@ int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f) {
                                 r = ice_ddp_state_from_kmsg(h, pci, &logged, &detail);
                                 if (r == -ENOMEM)
                                         return r;
+                                if (r < 0)
+                                        f->ddp_error = r;
                                 if (r >= 0 && logged == ICE_DDP_SAFE_MODE) {
                                         free(f->ddp_detail);
                                         f->ddp_detail = TAKE_PTR(detail);
