@@ -238,7 +238,9 @@ static void test_ddp(void) {
                   ICE_DDP_SAFE_MODE,
                   ICE_DDP_SOURCE_DEVLINK,
                   CHECK_FAIL,
-                  "in Safe Mode: no DDP package is loaded (devlink" },
+                  "in Safe Mode: no DDP package is loaded (devlink reports no active DDP package: no fw.app.name; "
+                  "the kernel log, which says why, could not be read (/dev/kmsg: No such file or directory): "
+                  "`sudo haloctl check --only nic.driver` reads it)" },
                 /* devlink cannot say: the kernel log, named. */
                 { NULL,
                   -EPROTONOSUPPORT,
