@@ -126,34 +126,6 @@ static int unmet_requirements(const KernelCmdline *cmdline, char **required, cha
         return 0;
 }
 
-/* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
- * and the step after it, regenerating what the boot loader reads, was skipped. */
-static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *cmdline = NULL;
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
-        _cleanup_(strv_freep) char **missing = NULL;
-        int r;
-
-        *ret_path = NULL;
-        r = boot_config_load_grub_default(h, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
-        r = kernel_cmdline_parse(grub->cmdline, &cmdline);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0;
-        r = kernel_cmdline_missing(cmdline, unmet, &missing);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        if (r > 0)
-                return 0;
-        *ret_path = TAKE_PTR(grub->path);
-        return 1;
-}
-
 /* Whether cmdline (may be NULL) carries every parameter in unmet. */
 static int cmdline_carries(const char *cmdline, char **unmet) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
@@ -169,6 +141,25 @@ static int cmdline_carries(const char *cmdline, char **unmet) {
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         return r == 0;
+}
+
+/* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
+ * and the step after it, regenerating what the boot loader reads, was skipped. */
+static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        int r;
+
+        *ret_path = NULL;
+        r = boot_config_load_grub_default(h, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
+        r = cmdline_carries(grub->cmdline, unmet);
+        if (r <= 0)
+                return r;
+        *ret_path = TAKE_PTR(grub->path);
+        return 1;
 }
 
 /* What to run or edit so that the next boot carries the parameters: the step that was skipped when
