@@ -2,9 +2,9 @@
 /* Finds the next boot's kernel command line below a host root, and says which file it came from. */
 #include <dirent.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "basic/strv.h"
+#include "boot/bootcfg-internal.h"
 #include "boot/bootcfg.h"
 
 static const char *const grubenv_paths[] = {
@@ -34,7 +34,7 @@ BootConfig *boot_config_free(BootConfig *c) {
         return mfree(c);
 }
 
-static int set_failed_path(char **ret_failed_path, const char *path, int r) {
+int bootcfg_set_failed_path(char **ret_failed_path, const char *path, int r) {
         if (ret_failed_path) {
                 free(*ret_failed_path);
                 *ret_failed_path = strdup(path);
@@ -44,7 +44,7 @@ static int set_failed_path(char **ret_failed_path, const char *path, int r) {
 
 /* The grub environment, if any: variables for $kernelopts, and saved_entry. A grubenv that cannot
  * be read (it is root-only on Fedora) is not an error: *ret_note then says why it was not used. */
-static int load_grubenv(const Host *h, char ***ret_env, char **ret_note) {
+int bootcfg_load_grubenv(const Host *h, char ***ret_env, char **ret_note) {
         for (size_t i = 0; i < ELEMENTSOF(grubenv_paths); i++) {
                 _cleanup_(freep) char *text = NULL;
                 int r;
@@ -85,7 +85,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
         if (!d) {
                 if (errno == ENOENT || errno == ENOTDIR)
                         return 0;
-                return set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, negative_errno());
+                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, negative_errno());
         }
 
         for (struct dirent *de; (errno = 0, de = readdir(d));) {
@@ -102,7 +102,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
                 if (r == -EISDIR || r == -ENOENT) /* a directory, a dangling symlink */
                         continue;
                 if (r < 0)
-                        return set_failed_path(ret_failed_path, path, r);
+                        return bootcfg_set_failed_path(ret_failed_path, path, r);
                 r = bls_entry_parse(text, &e);
                 if (r < 0)
                         return r;
@@ -115,7 +115,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
                 e = (BlsEntry){};
         }
         if (errno > 0)
-                return set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, -errno);
+                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, -errno);
         return 0;
 }
 
@@ -206,7 +206,7 @@ static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         BlsEntry *pick;
         int r;
 
-        r = load_grubenv(h, &env, &note);
+        r = bootcfg_load_grubenv(h, &env, &note);
         if (r < 0)
                 return r;
 
@@ -260,7 +260,7 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
                 if ((r == -ENOENT || r == -ENOTDIR) && f == files)
                         return -ENOENT;
                 if (r < 0)
-                        return set_failed_path(ret_failed_path, *f, r);
+                        return bootcfg_set_failed_path(ret_failed_path, *f, r);
                 r = shell_assignments_parse(text, &env, &assigned);
                 if (r < 0)
                         return r;
@@ -281,7 +281,7 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
                 return -ENOMEM;
 
         /* The generated grub.cfg keeps "$tuned_params" and the like for grub to expand at boot. */
-        r = load_grubenv(h, &grubenv, &note);
+        r = bootcfg_load_grubenv(h, &grubenv, &note);
         if (r < 0)
                 return r;
         r = grub_expand_variables(joined, grubenv, &c->cmdline, &c->unresolved);
@@ -302,168 +302,6 @@ int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_fa
                 return r;
         *ret = TAKE_PTR(c);
         return 0;
-}
-
-/* The variables the linux line sees at boot: grubenv's (load_env), then the script's own `set`s. */
-static int grub_cfg_env(char *const *grubenv, char *const *script, char ***ret) {
-        _cleanup_(strv_freep) char **env = NULL;
-        int r;
-
-        STRV_FOREACH(v, (char **) grubenv) {
-                r = strv_extend(&env, *v);
-                if (r < 0)
-                        return r;
-        }
-        STRV_FOREACH(v, (char **) script) {
-                const char *eq = strchr(*v, '=');
-                bool replaced = false;
-
-                for (size_t i = 0; eq && env && env[i]; i++)
-                        if (strneq(env[i], *v, eq - *v + 1)) {
-                                char *n = strdup(*v);
-
-                                if (!n)
-                                        return -ENOMEM;
-                                free(env[i]);
-                                env[i] = n;
-                                replaced = true;
-                        }
-                if (!replaced) {
-                        r = strv_extend(&env, *v);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        *ret = TAKE_PTR(env);
-        return 0;
-}
-
-/* Which entry GRUB boots, as 00_header's script decides: grubenv's next_entry once (grub-reboot),
- * else `set default=` (GRUB_DEFAULT; "${saved_entry}" for GRUB_DEFAULT=saved), else the first. */
-static int grub_cfg_pick(
-        const GrubCfg *cfg, char *const *grubenv, const char *note, const GrubMenuEntry **ret, char **ret_why) {
-        const char *next = env_get(grubenv, "next_entry"), *name, *where;
-        _cleanup_(strv_freep) char **unresolved = NULL;
-        _cleanup_(freep) char *spec = NULL;
-        const GrubMenuEntry *e;
-        int r;
-
-        if (!isempty(next)) {
-                spec = strdup(next);
-                name = "next_entry";
-                where = " in grubenv (grub-reboot: this boot only)";
-        } else if (cfg->default_entry && strstr(cfg->default_entry, "saved_entry")) {
-                r = grub_expand_variables(cfg->default_entry, grubenv, &spec, &unresolved);
-                if (r < 0)
-                        return r;
-                name = "saved_entry";
-                where = " in grubenv (GRUB_DEFAULT=saved)";
-        } else {
-                spec = strdup(cfg->default_entry ?: "0");
-                name = "default";
-                where = " (GRUB_DEFAULT)";
-        }
-        if (!spec)
-                return -ENOMEM;
-
-        e = grub_cfg_find(cfg, isempty(spec) ? "0" : spec);
-        if (e)
-                r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, isempty(spec) ? "0" : spec, where);
-        else {
-                e = grub_cfg_first(cfg);
-                r = asprintf(
-                        ret_why,
-                        "the first entry: %s=\"%s\"%s names none%s%s",
-                        name,
-                        spec,
-                        where,
-                        note ? "; " : "",
-                        strempty(note));
-        }
-        if (r < 0)
-                return -ENOMEM;
-        *ret = e;
-        return 0;
-}
-
-/* The default entry of a generated grub.cfg: what GRUB reads at boot, whatever /etc/default/grub says
- * since. 0 and the config; -ENOENT when there is no grub.cfg with a menu to read (none, or Fedora's
- * blscfg without entries). */
-static int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_path) {
-        static const char *const paths[] = { GRUB_CFG_DEBIAN, GRUB_CFG_FEDORA };
-
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-                _cleanup_(strv_freep) char **grubenv = NULL, **env = NULL;
-                _cleanup_(freep) char *text = NULL, *note = NULL;
-                _cleanup_(grub_cfg_done) GrubCfg cfg = {};
-                const GrubMenuEntry *e;
-                int r;
-
-                r = host_read_file(h, paths[i], HOST_FILE_MAX, &text, NULL);
-                if (r == -ENOENT || r == -ENOTDIR)
-                        continue;
-                if (r < 0)
-                        return set_failed_path(ret_failed_path, paths[i], r);
-                r = grub_cfg_parse(text, &cfg);
-                if (r < 0)
-                        return r;
-                if (!grub_cfg_first(&cfg))
-                        continue;
-
-                r = load_grubenv(h, &grubenv, &note);
-                if (r < 0)
-                        return r;
-                r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by);
-                if (r < 0)
-                        return r;
-                r = grub_cfg_env(grubenv, cfg.env, &env);
-                if (r < 0)
-                        return r;
-                c->source = BOOT_CONFIG_GRUB_CFG;
-                c->path = strdup(paths[i]);
-                c->entry_id = strdup(e->title);
-                if (!c->path || !c->entry_id)
-                        return -ENOMEM;
-                /* The first entry is 10_linux's main one: a recovery or older entry that boots instead
-                 * may lack what it has. */
-                if (e != grub_cfg_first(&cfg)) {
-                        _cleanup_(strv_freep) char **ignored = NULL;
-
-                        c->first_title = strdup(grub_cfg_first(&cfg)->title);
-                        if (!c->first_title)
-                                return -ENOMEM;
-                        r = grub_expand_variables(
-                                strempty(grub_cfg_first(&cfg)->linux_args), env, &c->first_cmdline, &ignored);
-                        if (r < 0)
-                                return r;
-                }
-                return grub_expand_variables(strempty(e->linux_args), env, &c->cmdline, &c->unresolved);
-        }
-        return -ENOENT;
-}
-
-static bool host_has(const Host *h, const char *path) {
-        _cleanup_(freep) char *p = NULL;
-
-        return host_path(h, path, &p) >= 0 && access(p, F_OK) >= 0;
-}
-
-const char *grub_mkconfig_command(const Host *h) {
-        _cleanup_(strv_freep) char **env = NULL;
-        _cleanup_(freep) char *text = NULL, *ids = NULL;
-
-        if (host_has(h, "/boot/grub2"))
-                return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
-        if (host_has(h, "/boot/grub"))
-                return "update-grub";
-        /* os-release is a shell-compatible file of assignments. */
-        if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) >= 0 &&
-            shell_assignments_parse(text, &env, NULL) >= 0 &&
-            asprintf(&ids, " %s %s ", strempty(env_get(env, "ID")), strempty(env_get(env, "ID_LIKE"))) >= 0 &&
-            (strstr(ids, " fedora ") || strstr(ids, " rhel ") || strstr(ids, " suse ") ||
-             strstr(ids, " opensuse ")))
-                return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
-        return "update-grub";
 }
 
 int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path) {
@@ -498,7 +336,7 @@ int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path) {
                 return 0;
         }
         if (r != -ENOENT && r != -ENOTDIR)
-                return set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
+                return bootcfg_set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
 
         /* GRUB boots what grub.cfg says, not what /etc/default/grub says until update-grub runs. */
         r = boot_config_from_grub_cfg(h, c, ret_failed_path);
