@@ -5,10 +5,13 @@
  * to the management network, one that does not resolve, a node without a hostname; then a DNS server
  * that does not answer. */
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -99,6 +102,17 @@ static void bind_over(const char *dir, const char *name, const char *text, const
         ASSERT_OK(mount(path, target, NULL, MS_BIND, NULL));
 }
 
+/* A fresh network namespace's lo is down; up, a DNS query to 127.0.0.1 meets a closed port. */
+static void loopback_up(void) {
+        struct ifreq ifr = { .ifr_name = "lo" };
+        _cleanup_(closep) int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(ioctl(fd, SIOCGIFFLAGS, &ifr) >= 0);
+        ifr.ifr_flags |= IFF_UP;
+        ASSERT_TRUE(ioctl(fd, SIOCSIFFLAGS, &ifr) >= 0);
+}
+
 /* A peer's name in no hosts file, and a DNS server that does not answer: glibc's getaddrinfo() returns
  * EAI_AGAIN ("Temporary failure in name resolution"), for halod and for the workload alike. The DNS
  * server is 127.0.0.1 of a fresh network namespace, where nothing listens on port 53. */
@@ -107,7 +121,7 @@ static void test_nss_dns_down(const char *dir) {
         const Check *c;
 
         ASSERT_OK(unshare(CLONE_NEWNET));
-        ASSERT_OK(system("ip link set lo up"));
+        loopback_up();
         bind_over(dir, "hosts", "127.0.0.1 localhost\n", "/etc/hosts");
         bind_over(dir, "nsswitch.conf", "hosts: files dns\n", "/etc/nsswitch.conf");
         bind_over(dir, "resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n", "/etc/resolv.conf");
