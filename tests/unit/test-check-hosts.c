@@ -118,13 +118,21 @@ static void loopback_up(void) {
  * server is 127.0.0.1 of a fresh network namespace, where nothing listens on port 53. */
 static void test_nss_dns_down(const char *dir) {
         _cleanup_(check_list_done) CheckList l = {};
+        bool have_resolv_conf;
         const Check *c;
 
         ASSERT_OK(unshare(CLONE_NEWNET));
         loopback_up();
         bind_over(dir, "hosts", "127.0.0.1 localhost\n", "/etc/hosts");
         bind_over(dir, "nsswitch.conf", "hosts: files dns\n", "/etc/nsswitch.conf");
-        bind_over(dir, "resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n", "/etc/resolv.conf");
+        /* Without a resolv.conf glibc asks 127.0.0.1 anyway, and there is nothing to mount over. */
+        have_resolv_conf = access("/etc/resolv.conf", F_OK) >= 0;
+        if (have_resolv_conf)
+                bind_over(
+                        dir,
+                        "resolv.conf",
+                        "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
+                        "/etc/resolv.conf");
 
         run(&HOST_SYSTEM, &l);
         c = check_list_find(&l, "hosts.worker");
@@ -137,7 +145,8 @@ static void test_nss_dns_down(const char *dir) {
                 "server answered); the workload's lookup fails the same way: add \"192.168.100.2 halo-2\" to "
                 "/etc/hosts, or set health.hosts: manage");
 
-        ASSERT_OK(umount("/etc/resolv.conf"));
+        if (have_resolv_conf)
+                ASSERT_OK(umount("/etc/resolv.conf"));
         ASSERT_OK(umount("/etc/nsswitch.conf"));
         ASSERT_OK(umount("/etc/hosts"));
 }
@@ -174,7 +183,7 @@ static int test_nss(void) {
                         asprintf(&d, "%s/resolv.conf", dir) > 0);
                 ASSERT_OK(unlink(a));
                 ASSERT_OK(unlink(b));
-                ASSERT_OK(unlink(d));
+                (void) unlink(d);
         }
         ASSERT_OK(rmdir(dir));
         return 0;
