@@ -8,6 +8,11 @@
 
 /* Deeper nesting than grub-mkconfig ever writes (a submenu of entries in 10_linux) is not a menu. */
 #define GRUB_CFG_DEPTH_MAX 32U
+/* Bounds against a hostile file: grub-mkconfig writes a few dozen words a line, a few hundred
+ * variables and entries. What lies beyond is not read. */
+#define GRUB_CFG_WORDS_MAX 4096U
+#define GRUB_CFG_ENV_MAX 1024U
+#define GRUB_CFG_ENTRIES_MAX 4096U
 
 static void grub_menu_entry_done(GrubMenuEntry *e) {
         free(e->title);
@@ -29,14 +34,37 @@ void grub_cfg_done(GrubCfg *c) {
         c->blscfg = false;
 }
 
+/* Appends w (taken) to the NULL-terminated array *words of *n words, growing it by doubling. */
+static int words_push(char ***words, size_t *n, size_t *allocated, char *w) {
+        if (!w)
+                return -ENOMEM;
+        if (*n + 2 > *allocated) {
+                size_t a = *allocated ? *allocated * 2 : 16;
+                char **b = reallocarray(*words, a, sizeof(char *));
+
+                if (!b) {
+                        free(w);
+                        return -ENOMEM;
+                }
+                *words = b;
+                *allocated = a;
+        }
+        (*words)[(*n)++] = w;
+        (*words)[*n] = NULL;
+        return 0;
+}
+
 /* Splits one line into words as grub's script reader does: '' keeps everything, "" allows \" \\ \$,
  * a backslash escapes one character, # starts a comment, and an unquoted ';' ends a command (it
- * comes back as a word of its own). Variables stay as written, for grub_expand_variables(). */
-static int split_words(const char *line, char ***ret) {
+ * comes back as a word of its own). Variables stay as written, for grub_expand_variables(). At most
+ * GRUB_CFG_WORDS_MAX words: no line grub-mkconfig writes comes near. */
+static int split_words(const char *line, size_t length, char ***ret) {
         _cleanup_(strv_freep) char **words = NULL;
-        const char *p = line;
+        const char *p = line, *end_of_line = line + length;
+        size_t n_words = 0, allocated = 0;
+        int r;
 
-        for (;;) {
+        while (n_words < GRUB_CFG_WORDS_MAX) {
                 _cleanup_(freep) char *w = NULL;
                 size_t n = 0;
                 bool any = false;
@@ -45,12 +73,13 @@ static int split_words(const char *line, char ***ret) {
                 if (*p == '\0' || *p == '#')
                         break;
                 if (*p == ';') {
-                        if (strv_extend(&words, ";") < 0)
-                                return -ENOMEM;
+                        r = words_push(&words, &n_words, &allocated, strdup(";"));
+                        if (r < 0)
+                                return r;
                         p++;
                         continue;
                 }
-                w = malloc(strlen(p) + 1);
+                w = malloc(end_of_line - p + 1);
                 if (!w)
                         return -ENOMEM;
                 while (*p && !strchr(" \t\r;", *p)) {
@@ -59,7 +88,7 @@ static int split_words(const char *line, char ***ret) {
                                 const char *end = strchr(p + 1, '\'');
 
                                 if (!end)
-                                        end = p + strlen(p);
+                                        end = end_of_line;
                                 memcpy(w + n, p + 1, end - p - 1);
                                 n += end - p - 1;
                                 p = *end ? end + 1 : end;
@@ -78,8 +107,11 @@ static int split_words(const char *line, char ***ret) {
                                 w[n++] = *p++;
                 }
                 w[n] = '\0';
-                if (any && strv_consume(&words, TAKE_PTR(w)) < 0)
-                        return -ENOMEM;
+                if (any) {
+                        r = words_push(&words, &n_words, &allocated, TAKE_PTR(w));
+                        if (r < 0)
+                                return r;
+                }
         }
         *ret = TAKE_PTR(words);
         return 0;
@@ -124,6 +156,8 @@ static int env_set(char ***env, const char *assignment) {
                         (*env)[i] = v;
                         return 0;
                 }
+        if (strv_length(*env) >= GRUB_CFG_ENV_MAX)
+                return 0;
         return strv_extend(env, assignment);
 }
 
@@ -145,10 +179,13 @@ static int open_entry(Parser *p, char **cmd, size_t n) {
         GrubMenuEntry *parent = innermost_entry(p), *list, *e;
         size_t *count;
 
-        if (parent && !parent->submenu) /* a menu entry inside an entry is not in the menu */
-                parent = NULL;
         list = parent ? parent->children : p->cfg->entries;
         count = parent ? &parent->n_children : &p->cfg->n_entries;
+        /* A menu entry inside an entry's commands is not in the menu; nor is one past the bound. */
+        if ((parent && !parent->submenu) || *count >= GRUB_CFG_ENTRIES_MAX) {
+                p->skipped++;
+                return 0;
+        }
         list = reallocarray(list, *count + 1, sizeof(GrubMenuEntry));
         if (!list)
                 return -ENOMEM;
@@ -236,7 +273,7 @@ int grub_cfg_parse(const char *text, GrubCfg *ret) {
                 if (!l)
                         return -ENOMEM;
                 line = nl ? nl + 1 : NULL;
-                r = split_words(l, &words);
+                r = split_words(l, strlen(l), &words);
                 if (r < 0)
                         return r;
                 n = strv_length(words);

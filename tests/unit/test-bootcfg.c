@@ -406,6 +406,16 @@ static void test_grub_cfg(void) {
         ASSERT_STR_EQ(e->linux_args, "two=2 $extra");
         ASSERT_TRUE(grub_cfg_find(&q, "A>>B>first") == &q.entries[1].children[0]);
         ASSERT_TRUE(strv_contains(q.env, "extra=three"));
+
+        /* A menuentry among an entry's commands is not in the menu (and once freed the open entry). */
+        grub_cfg_done(&q);
+        ASSERT_OK(grub_cfg_parse(
+                "menuentry outer {\n  menuentry inner {\n    linux /vmlinuz-inner x\n  }\n  linux /vmlinuz-outer y\n}\n"
+                "menuentry next {\n  linux /vmlinuz-next z\n}\n",
+                &q));
+        ASSERT_INT_EQ(q.n_entries, 2);
+        ASSERT_STR_EQ(q.entries[0].kernel, "/vmlinuz-outer");
+        ASSERT_STR_EQ(q.entries[1].title, "next");
 }
 
 static void test_load_errors(void) {
