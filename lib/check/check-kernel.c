@@ -244,6 +244,59 @@ static int describe_boot_config(const BootConfig *b, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
+/* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
+ * parameters taken out of the file since): the next update-grub, which every kernel update runs,
+ * writes grub.cfg without them. Adds a warning and returns 1; 0 when there is nothing to say. */
+static int check_grub_cfg_kept(
+        const NodeContext *c,
+        const BootConfig *boot,
+        char **required,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        _cleanup_(strv_freep) char **unmet = NULL;
+        _cleanup_(freep) char *list = NULL;
+        int r;
+
+        if (boot->source != BOOT_CONFIG_GRUB_CFG)
+                return 0;
+        r = boot_config_load_grub_default(c->host, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = kernel_cmdline_parse(grub->cmdline, &k);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = unmet_requirements(k, required, &unmet);
+        if (r < 0)
+                return r;
+        if (!unmet)
+                return 0;
+        list = strv_join(unmet, ", ");
+        if (!list)
+                return -ENOMEM;
+        r = check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                boot->cmdline,
+                "the next boot (%s) carries all %zu required parameters, but %s lacks %s: the next %s "
+                "(every kernel update runs it) writes grub.cfg without them; add them to GRUB_CMDLINE_LINUX "
+                "there",
+                where,
+                strv_length(required),
+                grub->path,
+                list,
+                grub_mkconfig_command(c->host));
+        return r < 0 ? r : 1;
+}
+
 int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL, *running = NULL;
         _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
@@ -331,6 +384,9 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                 return n_missing;
 
         if (n_missing == 0) {
+                r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+                if (r != 0)
+                        return r < 0 ? r : 0;
                 /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
                 r = load_running_cmdline(c->host, &running, NULL, &error);
                 if (r < 0)

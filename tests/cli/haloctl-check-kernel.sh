@@ -53,6 +53,11 @@ expect_not "edited, not regenerated: no Fedora path on Debian" "$tmp/out" 'grub2
 # With update-grub run, the reboot is what is pending.
 kcheck "regenerated" 1 kernel-debian-regenerated --only kernel.cmdline-next
 expect "regenerated" "$tmp/out" "^warn  kernel\\.cmdline-next  +reboot pending: the next boot \\(/boot/grub/grub\\.cfg entry 'Debian GNU/Linux', picked by default=\"0\" \\(GRUB_DEFAULT\\)\\) carries "
+# grub.cfg has them, /etc/default/grub not (edited by hand): the next update-grub drops them.
+mkdir -p "$tmp/hand-edited" && cp -a "$hosts/kernel-debian-regenerated/." "$tmp/hand-edited/"
+sed -i 's/^GRUB_CMDLINE_LINUX_DEFAULT=.*/GRUB_CMDLINE_LINUX_DEFAULT="quiet"/' "$tmp/hand-edited/etc/default/grub"
+check "grub.cfg edited by hand" 1 check --root "$tmp/hand-edited" --node head --only kernel.cmdline-next "$profile"
+expect "grub.cfg edited by hand" "$tmp/out" "^warn  kernel\\.cmdline-next  +the next boot \\(/boot/grub/grub\\.cfg entry 'Debian GNU/Linux', .*\\) carries all 5 required parameters, but /etc/default/grub lacks iommu=pt, .*: the next update-grub \\(every kernel update runs it\\) writes grub\\.cfg without them"
 # GRUB_DEFAULT=saved on a recovery entry, which gets GRUB_CMDLINE_LINUX only.
 kcheck "saved recovery entry" 2 kernel-ubuntu-saved-recovery --only kernel.cmdline-next
 expect "saved recovery entry" "$tmp/out" "^fail  kernel\\.cmdline-next  +the next boot \\(/boot/grub/grub\\.cfg entry 'Ubuntu, with Linux 6\\.8\\.0-49-generic \\(recovery mode\\)', picked by saved_entry=.* in grubenv \\(GRUB_DEFAULT=saved\\)\\) lacks .*: the first entry 'Ubuntu' has them"
