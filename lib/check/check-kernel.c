@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "basic/strv.h"
-#include "boot/bootcfg.h"
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
 
