@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "basic/strv.h"
+#include "boot/bootcfg-internal.h"
 #include "boot/bootcfg.h"
 
 static const char *const grubenv_paths[] = {
@@ -14,6 +15,7 @@ static const char *const grubenv_paths[] = {
 static const char *const boot_config_source_table[_BOOT_CONFIG_SOURCE_MAX] = {
         [BOOT_CONFIG_BLS] = "bls",
         [BOOT_CONFIG_KERNEL_CMDLINE] = "kernel-cmdline",
+        [BOOT_CONFIG_GRUB_CFG] = "grub-cfg",
         [BOOT_CONFIG_GRUB_DEFAULT] = "grub-default",
 };
 
@@ -27,10 +29,12 @@ BootConfig *boot_config_free(BootConfig *c) {
         free(c->entry_id);
         free(c->selected_by);
         strv_free(c->unresolved);
+        free(c->first_title);
+        free(c->first_cmdline);
         return mfree(c);
 }
 
-static int set_failed_path(char **ret_failed_path, const char *path, int r) {
+int bootcfg_set_failed_path(char **ret_failed_path, const char *path, int r) {
         if (ret_failed_path) {
                 free(*ret_failed_path);
                 *ret_failed_path = strdup(path);
@@ -40,7 +44,7 @@ static int set_failed_path(char **ret_failed_path, const char *path, int r) {
 
 /* The grub environment, if any: variables for $kernelopts, and saved_entry. A grubenv that cannot
  * be read (it is root-only on Fedora) is not an error: *ret_note then says why it was not used. */
-static int load_grubenv(const Host *h, char ***ret_env, char **ret_note) {
+int bootcfg_load_grubenv(const Host *h, char ***ret_env, char **ret_note) {
         for (size_t i = 0; i < ELEMENTSOF(grubenv_paths); i++) {
                 _cleanup_(freep) char *text = NULL;
                 int r;
@@ -81,7 +85,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
         if (!d) {
                 if (errno == ENOENT || errno == ENOTDIR)
                         return 0;
-                return set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, negative_errno());
+                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, negative_errno());
         }
 
         for (struct dirent *de; (errno = 0, de = readdir(d));) {
@@ -98,7 +102,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
                 if (r == -EISDIR || r == -ENOENT) /* a directory, a dangling symlink */
                         continue;
                 if (r < 0)
-                        return set_failed_path(ret_failed_path, path, r);
+                        return bootcfg_set_failed_path(ret_failed_path, path, r);
                 r = bls_entry_parse(text, &e);
                 if (r < 0)
                         return r;
@@ -111,7 +115,7 @@ static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_pa
                 e = (BlsEntry){};
         }
         if (errno > 0)
-                return set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, -errno);
+                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, -errno);
         return 0;
 }
 
@@ -202,7 +206,7 @@ static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         BlsEntry *pick;
         int r;
 
-        r = load_grubenv(h, &env, &note);
+        r = bootcfg_load_grubenv(h, &env, &note);
         if (r < 0)
                 return r;
 
@@ -256,7 +260,7 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
                 if ((r == -ENOENT || r == -ENOTDIR) && f == files)
                         return -ENOENT;
                 if (r < 0)
-                        return set_failed_path(ret_failed_path, *f, r);
+                        return bootcfg_set_failed_path(ret_failed_path, *f, r);
                 r = shell_assignments_parse(text, &env, &assigned);
                 if (r < 0)
                         return r;
@@ -277,13 +281,26 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
                 return -ENOMEM;
 
         /* The generated grub.cfg keeps "$tuned_params" and the like for grub to expand at boot. */
-        r = load_grubenv(h, &grubenv, &note);
+        r = bootcfg_load_grubenv(h, &grubenv, &note);
         if (r < 0)
                 return r;
         r = grub_expand_variables(joined, grubenv, &c->cmdline, &c->unresolved);
         if (r < 0)
                 return r;
         c->source = BOOT_CONFIG_GRUB_DEFAULT;
+        return 0;
+}
+
+int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_failed_path) {
+        _cleanup_(boot_config_freep) BootConfig *c = calloc(1, sizeof(BootConfig));
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        r = boot_config_from_grub_default(h, c, ret_failed_path);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
         return 0;
 }
 
@@ -319,7 +336,16 @@ int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path) {
                 return 0;
         }
         if (r != -ENOENT && r != -ENOTDIR)
-                return set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
+                return bootcfg_set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
+
+        /* GRUB boots what grub.cfg says, not what /etc/default/grub says until update-grub runs. */
+        r = boot_config_from_grub_cfg(h, c, ret_failed_path);
+        if (r >= 0) {
+                *ret = TAKE_PTR(c);
+                return 0;
+        }
+        if (r != -ENOENT)
+                return r;
 
         r = boot_config_from_grub_default(h, c, ret_failed_path);
         if (r < 0)

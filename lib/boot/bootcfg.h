@@ -7,18 +7,24 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
+#include "boot/grub-cfg.h"
 
 #define BLS_ENTRIES_DIR "/boot/loader/entries"
 #define KERNEL_CMDLINE_FILE "/etc/kernel/cmdline"
 #define GRUB_DEFAULT_FILE "/etc/default/grub"
 #define GRUB_DEFAULT_DROPIN_DIR "/etc/default/grub.d"
 /* What boot_config_load() looks at, in order, for messages that say what was not found. */
-#define BOOT_CONFIG_SEARCHED BLS_ENTRIES_DIR "/*.conf, " KERNEL_CMDLINE_FILE ", " GRUB_DEFAULT_FILE
+#define BOOT_CONFIG_SEARCHED                                                                      \
+        BLS_ENTRIES_DIR "/*.conf, " KERNEL_CMDLINE_FILE ", " GRUB_CFG_DEBIAN ", " GRUB_CFG_FEDORA \
+                        ", " GRUB_DEFAULT_FILE
 
 typedef enum BootConfigSource {
         BOOT_CONFIG_BLS,            /* a Boot Loader Specification entry (Fedora, sd-boot) */
         BOOT_CONFIG_KERNEL_CMDLINE, /* /etc/kernel/cmdline, used by kernel-install for new entries */
-        BOOT_CONFIG_GRUB_DEFAULT,   /* GRUB_CMDLINE_LINUX(_DEFAULT) for grub-mkconfig (Debian, Ubuntu) */
+        BOOT_CONFIG_GRUB_CFG,       /* the default entry of the generated grub.cfg, what GRUB boots
+                                     * (Debian, Ubuntu: no BLS entries) */
+        BOOT_CONFIG_GRUB_DEFAULT,   /* GRUB_CMDLINE_LINUX(_DEFAULT) for grub-mkconfig, where no grub.cfg
+                                     * was found: what the next grub-mkconfig would write */
         _BOOT_CONFIG_SOURCE_MAX,
         _BOOT_CONFIG_SOURCE_INVALID = -EINVAL,
 } BootConfigSource;
@@ -28,11 +34,14 @@ BootConfigSource boot_config_source_from_string(const char *s) _pure_;
 
 typedef struct BootConfig {
         BootConfigSource source;
-        char *path;        /* the file to fix, below the host root: "/boot/loader/entries/x.conf" */
-        char *cmdline;     /* the command line the next boot gets, grub variables expanded */
-        char *entry_id;    /* BLS: the entry's id (file name without .conf); else NULL */
-        char *selected_by; /* BLS: why this entry boots next ("picked by saved_entry in grubenv"); else NULL */
-        char **unresolved; /* BLS: grub variables used by "options" that grubenv does not set */
+        char *path;          /* the file to fix, below the host root: "/boot/loader/entries/x.conf" */
+        char *cmdline;       /* the command line the next boot gets, grub variables expanded */
+        char *entry_id;      /* BLS: the entry's id (file name without .conf); grub.cfg: the entry's title */
+        char *selected_by;   /* why this entry boots next ("picked by saved_entry in grubenv"); BLS and
+                              * grub.cfg only */
+        char **unresolved;   /* grub variables used by "options" (or the linux line) that nothing sets */
+        char *first_title;   /* grub.cfg: the menu's first entry, when another one boots; else NULL */
+        char *first_cmdline; /* and its command line (GRUB_CMDLINE_LINUX and _DEFAULT) */
 } BootConfig;
 
 BootConfig *boot_config_free(BootConfig *c);
@@ -42,6 +51,16 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(BootConfig *, boot_config_free);
  * BOOT_CONFIG_SEARCHED exists; another negative errno when a file that decides it cannot be read,
  * with that file in *ret_failed_path (may be NULL). */
 int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path);
+
+/* What /etc/default/grub and /etc/default/grub.d/\*.cfg give the default entry: what grub-mkconfig
+ * writes into grub.cfg the next time it runs. Returns 0, -ENOENT without /etc/default/grub, or the
+ * error of a file that cannot be read (in *ret_failed_path). */
+int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_failed_path);
+
+/* The command that regenerates grub.cfg on this host: "update-grub" where grub lives in /boot/grub
+ * (Debian, Ubuntu), "grub2-mkconfig -o /boot/grub2/grub.cfg" where it lives in /boot/grub2 (Fedora,
+ * RHEL, openSUSE); without either, by /etc/os-release's ID and ID_LIKE. */
+const char *grub_mkconfig_command(const Host *h);
 
 /* One BLS entry file (https://uapi-group.org/specifications/specs/boot_loader_specification/). */
 typedef struct BlsEntry {

@@ -7,6 +7,7 @@
 #include "basic/strv.h"
 #include "boot/cmdline.h"
 #include "check/check-gpu.h"
+#include "check/check-node.h"
 
 typedef struct GttSetting {
         bool has_mib, has_pages;
@@ -66,12 +67,56 @@ static int describe_setting(const GttSetting *s, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
+/* MemTotal below the host root; 0 when it cannot be read (then the comparison is left out). */
+static int read_mem_total(const Host *h, uint64_t *ret) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        *ret = 0;
+        r = host_read_file(h, "/proc/meminfo", HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && meminfo_total(text, ret) < 0)
+                *ret = 0;
+        return 0;
+}
+
+/* amdgpu takes amdgpu.gttsize (or ttm.pages_limit) as given, never capped by the memory there is:
+ * a GTT larger than MemTotal promises the GPU memory the node does not have. What fits is the
+ * whole GiB below MemTotal, less one for the system (the guide's 124 GiB on a board with 125.3). */
+static int check_gpu_gtt_fits(
+        CheckList *out, const char *expected, const char *actual, const char *card, uint64_t gtt, uint64_t total) {
+        uint64_t fit_gib = (uint64_t) gib(total), fit_mib;
+
+        fit_gib = fit_gib > 1 ? fit_gib - 1 : 0;
+        fit_mib = fit_gib * 1024;
+        return check_list_add(
+                out,
+                "gpu.gtt",
+                CHECK_FAIL,
+                expected,
+                actual,
+                "amdgpu GTT is %.1f GiB on %s, more than the node has: MemTotal is %.1f GiB (/proc/meminfo), "
+                "so the GPU can map at most ~%" PRIu64
+                " GiB here (a smaller board than the others, or the iGPU's carve-out: see gpu.vram and "
+                "node.memory); past that a model fails to load or the node swaps. Size kernel.cmdline for "
+                "the smallest node (" GTT_PARAM "=%" PRIu64 " " PAGES_PARAM "=%" PRIu64
+                " fits this one), or swap the board",
+                gib(gtt),
+                card,
+                gib(total),
+                fit_gib,
+                fit_mib,
+                fit_mib * TTM_PAGES_PER_MIB);
+}
+
 int check_gpu_gtt(const NodeContext *c, CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
         _cleanup_(strv_freep) char **cards = NULL, **wrong = NULL, **right = NULL, **actual = NULL;
         _cleanup_(freep) char *raw = NULL, *expected = NULL, *want = NULL, *list = NULL;
         GttSetting profile = {}, now = {};
-        uint64_t bytes;
+        uint64_t bytes, total, largest = 0;
+        const char *largest_card = NULL;
         int r;
 
         STRV_FOREACH(req, c->profile ? c->profile->kernel_cmdline : NULL) {
@@ -219,12 +264,21 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                 r = strv_extendf(&actual, "%s=%" PRIu64, *card, have);
                 if (r < 0)
                         return r;
+                if (have > largest) {
+                        largest = have;
+                        largest_card = *card;
+                }
         }
 
         _cleanup_(freep) char *actual_joined = strv_join(actual, " ");
         list = strv_join(wrong ?: right, ", ");
         if (!list || !actual_joined)
                 return -ENOMEM;
+        r = read_mem_total(c->host, &total);
+        if (r < 0)
+                return r;
+        if (total > 0 && largest > total)
+                return check_gpu_gtt_fits(out, expected, actual_joined, largest_card, largest, total);
         if (wrong)
                 return check_list_add(
                         out,

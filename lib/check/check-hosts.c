@@ -127,17 +127,24 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source);
         if (r == -ENOMEM)
                 return r;
+        /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
+         * way, so the name is as good as missing until a file answers for it. */
         if (r < 0)
                 return check_list_add(
                         out,
                         id,
-                        CHECK_SKIP,
+                        CHECK_WARN,
                         expected,
                         NULL,
-                        "could not resolve %s: %s",
+                        "could not resolve %s (node %s) through %s: %s; the workload's lookup fails the same "
+                        "way: add \"%s %s\" to /etc/hosts, or set health.hosts: manage",
                         peer->hostname,
-                        r == -EAGAIN ? "the resolver failed for now (a DNS server that does not answer?)"
-                                     : strerror(-r));
+                        peer->name,
+                        host_is_running_system(c->host) ? "NSS" : ETC_HOSTS_PATH,
+                        r == -EAGAIN ? "the resolver failed (EAI_AGAIN: no DNS server answered)"
+                                     : strerror(-r),
+                        want[0],
+                        peer->hostname);
 
         for (size_t i = 0; i < n; i++) {
                 char buf[INET_ADDRSTRLEN];

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* kernel.cmdline and kernel.cmdline-next: the required parameters, now and after the next boot. */
+/* kernel.cmdline: the required parameters on the running kernel; and the kernel. checks together. */
 #include <stdio.h>
 
 #include "basic/strv.h"
-#include "boot/bootcfg.h"
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
 
 #define PROC_CMDLINE "/proc/cmdline"
 
 /* Reads and splits the running kernel's command line; on failure *ret_error says why, for a summary. */
-static int load_running_cmdline(const Host *h, KernelCmdline **ret, char **ret_raw, int *ret_error) {
+int kernel_load_running_cmdline(const Host *h, KernelCmdline **ret, char **ret_raw, int *ret_error) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *c = NULL;
         _cleanup_(freep) char *raw = NULL;
         int r;
@@ -36,7 +35,7 @@ static int load_running_cmdline(const Host *h, KernelCmdline **ret, char **ret_r
         return 1;
 }
 
-static char **required_params(const NodeContext *c) {
+char **kernel_required_params(const NodeContext *c) {
         return c->profile ? c->profile->kernel_cmdline : NULL;
 }
 
@@ -44,7 +43,7 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
         _cleanup_(strv_freep) char **missing = NULL;
         _cleanup_(freep) char *raw = NULL, *expected = NULL, *list = NULL;
-        char **required = required_params(c);
+        char **required = kernel_required_params(c);
         int r, error;
 
         if (strv_length(required) == 0)
@@ -55,7 +54,7 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
         if (!expected)
                 return -ENOMEM;
 
-        r = load_running_cmdline(c->host, &running, &raw, &error);
+        r = kernel_load_running_cmdline(c->host, &running, &raw, &error);
         if (r < 0)
                 return r;
         if (r == 0)
@@ -104,220 +103,8 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
                 list);
 }
 
-/* The required parameters (as written in the profile) that cmdline does not satisfy. */
-static int unmet_requirements(const KernelCmdline *cmdline, char **required, char ***ret) {
-        _cleanup_(strv_freep) char **unmet = NULL;
-        int r;
-
-        STRV_FOREACH(req, required) {
-                _cleanup_(strv_freep) char **m = NULL;
-                char *one[] = { *req, NULL };
-
-                r = kernel_cmdline_missing(cmdline, one, &m);
-                if (r < 0)
-                        return r;
-                if (r > 0) {
-                        r = strv_extend(&unmet, *req);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        *ret = TAKE_PTR(unmet);
-        return 0;
-}
-
-/* What to run or edit so that the next boot carries the parameters. */
-static int how_to_fix(const BootConfig *b, char **unmet, char **ret) {
-        _cleanup_(freep) char *args = strv_join(unmet, " ");
-        int r;
-
-        if (!args)
-                return -ENOMEM;
-        switch (b->source) {
-        case BOOT_CONFIG_BLS:
-                r = asprintf(
-                        ret,
-                        "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
-                        "--args='%s')",
-                        b->path,
-                        args);
-                break;
-        case BOOT_CONFIG_KERNEL_CMDLINE:
-                r = asprintf(ret, "add them to %s, then reinstall the kernel (kernel-install add)", b->path);
-                break;
-        default:
-                r = asprintf(
-                        ret,
-                        "add them to GRUB_CMDLINE_LINUX in %s, then run update-grub (or grub2-mkconfig -o "
-                        "/boot/grub2/grub.cfg)",
-                        b->path);
-                break;
-        }
-        return r < 0 ? -ENOMEM : 0;
-}
-
-static int describe_boot_config(const BootConfig *b, char **ret) {
-        int r;
-
-        if (b->source == BOOT_CONFIG_BLS)
-                r = asprintf(ret, "entry %s, %s", b->entry_id, b->selected_by);
-        else
-                r = asprintf(ret, "%s", b->path);
-        return r < 0 ? -ENOMEM : 0;
-}
-
-int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL, *running = NULL;
-        _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
-        _cleanup_(boot_config_freep) BootConfig *boot = NULL;
-        _cleanup_(freep) char *failed_path = NULL, *expected = NULL, *list = NULL, *where = NULL,
-                              *fix = NULL, *vars = NULL;
-        char **required = required_params(c);
-        bool have_running;
-        int r, n_missing, error;
-
-        if (strv_length(required) == 0)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "the profile requires no kernel parameters");
-
-        expected = strv_join(required, " ");
-        if (!expected)
-                return -ENOMEM;
-
-        r = boot_config_load(c->host, &boot, &failed_path);
-        if (r == -ENOMEM)
-                return r;
-        if (r == -ENOENT)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_SKIP,
-                        expected,
-                        NULL,
-                        "no boot configuration found (looked for " BOOT_CONFIG_SEARCHED
-                        "): cannot tell what the next boot gets");
-        if (r == -EACCES || r == -EPERM)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not look at %s (%s): `sudo haloctl check --only kernel.cmdline-next` reads it",
-                        strna(failed_path),
-                        strerror(-r));
-        if (r < 0)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "cannot read %s: %s",
-                        strna(failed_path),
-                        strerror(-r));
-
-        r = kernel_cmdline_parse(boot->cmdline, &next);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_FAIL,
-                        expected,
-                        NULL,
-                        "cannot use the command line in %s: %s",
-                        boot->path,
-                        strerror(-r));
-
-        r = describe_boot_config(boot, &where);
-        if (r < 0)
-                return r;
-
-        n_missing = kernel_cmdline_missing(next, required, &missing);
-        if (n_missing == -EINVAL)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_FAIL,
-                        expected,
-                        boot->cmdline,
-                        "the profile's kernel.cmdline holds an entry that is not a single parameter: fix the profile");
-        if (n_missing < 0)
-                return n_missing;
-
-        if (n_missing == 0) {
-                /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
-                r = load_running_cmdline(c->host, &running, NULL, &error);
-                if (r < 0)
-                        return r;
-                have_running = r > 0;
-                if (have_running) {
-                        r = unmet_requirements(running, required, &unmet);
-                        if (r < 0)
-                                return r;
-                }
-                if (have_running && !unmet)
-                        return check_list_add(
-                                out,
-                                "kernel.cmdline-next",
-                                CHECK_PASS,
-                                expected,
-                                boot->cmdline,
-                                "the next boot (%s) carries all %zu required parameters",
-                                where,
-                                strv_length(required));
-
-                list = unmet ? strv_join(unmet, ", ") : strdup("the required parameters");
-                if (!list)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_WARN,
-                        expected,
-                        boot->cmdline,
-                        "reboot pending: the next boot (%s) carries %s, the running kernel does not",
-                        where,
-                        list);
-        }
-
-        r = unmet_requirements(next, required, &unmet);
-        if (r < 0)
-                return r;
-        r = how_to_fix(boot, unmet, &fix);
-        if (r < 0)
-                return r;
-        list = strv_join(missing, ", ");
-        if (!list)
-                return -ENOMEM;
-        if (boot->unresolved) {
-                _cleanup_(freep) char *names = strv_join(boot->unresolved, ", $");
-
-                if (!names || asprintf(&vars, " (grubenv does not set $%s)", names) < 0)
-                        return -ENOMEM;
-        }
-        return check_list_add(
-                out,
-                "kernel.cmdline-next",
-                CHECK_FAIL,
-                expected,
-                boot->cmdline,
-                "the next boot (%s)%s lacks %s: %s",
-                where,
-                strempty(vars),
-                list,
-                fix);
-}
-
 bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value) {
-        STRV_FOREACH(req, required_params(c)) {
+        STRV_FOREACH(req, kernel_required_params(c)) {
                 _cleanup_(freep) char *n = NULL, *v = NULL;
 
                 if (kernel_param_parse_one(*req, &n, &v) < 0)

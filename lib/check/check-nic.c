@@ -290,6 +290,48 @@ static int check_nic_driver_unbound(const char *want, const NicPort *p, const ch
                 load);
 }
 
+/* Safe Mode: no DDP package, so no RDMA. The cause comes from ice's own message, and so does the fix:
+ * an NVM too old for the kernel's package needs the NVM updated, not another package. */
+static int check_nic_safe_mode(const NicPort *p, const char *where, PortCheck *ret) {
+        IceDdpCause cause = ice_ddp_cause_from_message(p->facts->ddp_detail);
+        _cleanup_(freep) char *seen = NULL;
+
+        if (cause == ICE_DDP_CAUSE_NONE)
+                cause = ICE_DDP_CAUSE_UNKNOWN;
+        if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail &&
+            p->facts->ddp_error < 0) {
+                /* The sandbox hides the log that says why: say so, and who can read it. */
+                if (asprintf(
+                            &seen,
+                            "devlink reports no active DDP package: no fw.app.name; the kernel log, which says "
+                            "why, could not be read (" ICE_DDP_KMSG ": %s): `sudo haloctl check --only "
+                            "nic.driver` reads it",
+                            strerror(-p->facts->ddp_error)) < 0)
+                        seen = NULL;
+        } else if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail)
+                seen = strdup("devlink reports no active DDP package: no fw.app.name");
+        else if (
+                asprintf(
+                        &seen,
+                        "%skernel log: \"%s\"",
+                        p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK ? "devlink reports no active package; "
+                                                                       : "",
+                        strna(p->facts->ddp_detail)) < 0)
+                seen = NULL;
+        if (!seen)
+                return -ENOMEM;
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "DDP package loaded",
+                "Safe Mode",
+                "ice runs %s in Safe Mode: %s (%s), so RDMA and the offloads are off; %s",
+                where,
+                ice_ddp_cause_to_string(cause),
+                seen,
+                ice_ddp_cause_fix(cause));
+}
+
 static int check_nic_driver_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
         return check_nic_driver_facts(node_context_nic(c)->driver, p->port, p->facts, ret);
 }
@@ -348,27 +390,8 @@ int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFa
                         want,
                         driver,
                         want);
-        if (p->facts->ddp == ICE_DDP_SAFE_MODE && p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        "DDP package loaded",
-                        "Safe Mode",
-                        "ice runs %s in Safe Mode (devlink reports no active DDP package: no fw.app.name): "
-                        "RDMA and the offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg "
-                        "from linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
-                        where);
         if (p->facts->ddp == ICE_DDP_SAFE_MODE)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        "DDP package loaded",
-                        "Safe Mode",
-                        "ice runs %s in Safe Mode (kernel log: \"%s\"): no DDP package is loaded, so RDMA and "
-                        "the offloads are off; install the ice DDP package (intel/ice/ddp/ice.pkg from "
-                        "linux-firmware) and reload the driver (`modprobe -r irdma ice && modprobe ice`)",
-                        where,
-                        strna(p->facts->ddp_detail));
+                return check_nic_safe_mode(p, where, ret);
         if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0) {
                 _cleanup_(freep) char *devlink = NULL;
 

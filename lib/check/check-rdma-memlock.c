@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "basic/strv.h"
 #include "check/check-rdma.h"
@@ -44,6 +45,32 @@ static char *describe_limit(MemlockLimit l) {
         return asprintf(&s, "%s (hard %s)", soft, hard) < 0 ? NULL : s;
 }
 
+/* Without systemd no DefaultLimitMEMLOCK raises anything: every process inherits PID 1's limit. */
+static int judge_pid1(const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(freep) char *have = describe_limit(s->limit);
+        char ulimit[32] = "unlimited";
+
+        if (!have || strv_extendf(&v->actual, "PID 1 %s", have) < 0)
+                return -ENOMEM;
+        if (enough(s->limit.soft, want))
+                return strv_extendf(
+                        &v->ok,
+                        "every process: %s (PID 1's limit, " PROC_PID1_LIMITS
+                        "; the host does not run systemd)",
+                        have);
+        if (want != MEMLOCK_UNLIMITED)
+                snprintf(ulimit, sizeof(ulimit), "%" PRIu64, (want + 1023) / 1024);
+        return strv_extendf(
+                &v->problems,
+                "every process gets %s < %s from PID 1 (" PROC_PID1_LIMITS
+                "): the host does not run systemd, so no DefaultLimitMEMLOCK raises it; raise PID 1's "
+                "limit where it is started (a container's runtime: --ulimit memlock=-1:-1; OpenRC: "
+                "rc_ulimit=\"-l %s\" in /etc/rc.conf), then restart the workload",
+                have,
+                want_s,
+                ulimit);
+}
+
 static int judge_services(const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
         _cleanup_(freep) char *have = NULL;
         char value[32] = "infinity";
@@ -55,7 +82,13 @@ static int judge_services(const MemlockServices *s, uint64_t want, const char *w
                         "services: not read under --root (systemd's DefaultLimitMEMLOCK comes from the running "
                         "manager)");
         case MEMLOCK_SERVICES_NO_SYSTEMD:
-                return strv_extend(&v->ok, "services: the host does not run systemd");
+                return strv_extendf(
+                        &v->warnings,
+                        "the host does not run systemd, so every process starts from PID 1's limit, and "
+                        "that could not be read (%s): `sudo haloctl check --only rdma.memlock` reads it",
+                        strna(s->error));
+        case MEMLOCK_SERVICES_PID1:
+                return judge_pid1(s, want, want_s, v);
         case MEMLOCK_SERVICES_UNREADABLE:
                 return strv_extendf(
                         &v->warnings,
@@ -102,7 +135,7 @@ static int judge_login(
         _cleanup_(strv_freep) char **granted = NULL, **seen = NULL;
         _cleanup_(freep) char *where = NULL, *have = NULL;
         const LimitsLine *soft, *hard;
-        bool inherited_known = s->state == MEMLOCK_SERVICES_READ;
+        bool inherited_known = s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1;
         char value[32] = "unlimited";
         uint64_t star;
         int r;
@@ -311,6 +344,36 @@ int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, 
         return port_check_set(ret, outcome, want > 0 ? want_s : NULL, actual, "%s", summary);
 }
 
+static bool host_exists(const Host *h, const char *path) {
+        _cleanup_(freep) char *p = NULL;
+
+        return host_path(h, path, &p) >= 0 && access(p, F_OK) >= 0;
+}
+
+/* PID 1's limit, which every process of a host without systemd inherits. */
+static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_NO_SYSTEMD };
+        r = host_read_file(h, PROC_PID1_LIMITS, HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return asprintf(ret_error, PROC_PID1_LIMITS ": %s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        r = proc_limits_parse_memlock(text, &ret->limit);
+        if (r < 0)
+                return asprintf(
+                               ret_error,
+                               PROC_PID1_LIMITS " has %s",
+                               r == -ENOENT ? "no \"Max locked memory\" row"
+                                            : "a \"Max locked memory\" row that holds no limits") < 0
+                        ? -ENOMEM
+                        : 0;
+        ret->state = MEMLOCK_SERVICES_PID1;
+        return 0;
+}
+
 /* systemd's default, from the running manager; never halod's own limit, which is not the
  * workload's. */
 static int read_services(const Host *h, MemlockServices *ret, char **ret_error) {
@@ -319,13 +382,15 @@ static int read_services(const Host *h, MemlockServices *ret, char **ret_error) 
 
         *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_UNREADABLE };
         if (!host_is_running_system(h)) {
+                /* A tree is judged by PID 1's limit only when it says it has no systemd (no
+                 * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
+                if (!host_exists(h, "/run/systemd/system") && host_exists(h, PROC_PID1_LIMITS))
+                        return read_pid1(h, ret, ret_error);
                 ret->state = MEMLOCK_SERVICES_NOT_ASKED;
                 return 0;
         }
-        if (sd_booted() <= 0) {
-                ret->state = MEMLOCK_SERVICES_NO_SYSTEMD;
-                return 0;
-        }
+        if (sd_booted() <= 0)
+                return read_pid1(h, ret, ret_error);
         r = sd_bus_open_system(&bus);
         if (r < 0)
                 return asprintf(ret_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;

@@ -31,7 +31,9 @@ int check_rdma_mtu_evaluate(
 typedef enum MemlockServicesState {
         MEMLOCK_SERVICES_READ,       /* limit holds the manager's default */
         MEMLOCK_SERVICES_NOT_ASKED,  /* --root: the running manager does not describe the tree */
-        MEMLOCK_SERVICES_NO_SYSTEMD, /* the host was not booted with systemd */
+        MEMLOCK_SERVICES_NO_SYSTEMD, /* the host was not booted with systemd, and PID 1's limit is
+                                      * not known either: error says why */
+        MEMLOCK_SERVICES_PID1,       /* no systemd: limit holds PID 1's, which every process inherits */
         MEMLOCK_SERVICES_UNREADABLE, /* asked, and no answer: error says why */
         _MEMLOCK_SERVICES_STATE_MAX,
         _MEMLOCK_SERVICES_STATE_INVALID = -EINVAL,

@@ -28,6 +28,16 @@ typedef struct MemlockLimit {
  * every service gets that sets no LimitMEMLOCK= of its own. On failure *ret_error says why. */
 int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
 
+/* ---- every process on a host without systemd: PID 1's limit (memlock-pid1.c) ---- */
+
+/* Every process descends from PID 1 and inherits its limits unless something raises them: without
+ * systemd's DefaultLimitMEMLOCK, PID 1's own limit is what the workload starts from. */
+#define PROC_PID1_LIMITS "/proc/1/limits"
+
+/* Reads the "Max locked memory" row of a /proc/PID/limits text (soft and hard, in bytes, or
+ * "unlimited"). Returns 0; -ENOENT without that row; -EBADMSG when its columns are not limits. */
+int proc_limits_parse_memlock(const char *text, MemlockLimit *ret);
+
 /* ---- login sessions: pam_limits' limits.conf and limits.d (limits-conf.c) ---- */
 
 #define LIMITS_CONF_FILE "/etc/security/limits.conf"

@@ -28,6 +28,118 @@ static const char *const ice_ddp_source_table[_ICE_DDP_SOURCE_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_source, IceDdpSource);
 
+static const char *const ice_ddp_cause_table[_ICE_DDP_CAUSE_MAX] = {
+        [ICE_DDP_CAUSE_NONE] = "no failed load",
+        [ICE_DDP_CAUSE_NVM_TOO_OLD] = "the device's NVM (firmware) is too old for the kernel's DDP package",
+        [ICE_DDP_CAUSE_FILE_MISSING] = "ice found no DDP package file",
+        [ICE_DDP_CAUSE_FILE_INVALID] = "the DDP package file is invalid",
+        [ICE_DDP_CAUSE_FILE_TOO_NEW] = "the DDP package file is newer than this driver supports",
+        [ICE_DDP_CAUSE_FILE_TOO_OLD] = "the DDP package file is older than this driver supports",
+        [ICE_DDP_CAUSE_SIGNATURE] = "the DDP package's signature is not valid",
+        [ICE_DDP_CAUSE_REVISION_TOO_LOW] = "the DDP package's security revision is too low",
+        [ICE_DDP_CAUSE_DEVICE_PACKAGE] = "the device holds a DDP package this driver does not support",
+        [ICE_DDP_CAUSE_LOAD_ERROR] = "the device failed while loading the DDP package",
+        [ICE_DDP_CAUSE_UNKNOWN] = "no DDP package is loaded",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(ice_ddp_cause, IceDdpCause);
+
+#define ICE_RELOAD "`modprobe -r irdma ice && modprobe ice`"
+#define ICE_PACKAGE                                                                                              \
+        "intel/ice/ddp/ice.pkg under /lib/firmware (linux-firmware on Fedora and Ubuntu, firmware-misc-nonfree " \
+        "on Debian)"
+
+static const char *const ice_ddp_fix_table[_ICE_DDP_CAUSE_MAX] = {
+        [ICE_DDP_CAUSE_NONE] = "",
+        [ICE_DDP_CAUSE_NVM_TOO_OLD] =
+                "update the E810's NVM with Intel's nvmupdate64e (see nic.firmware), then "
+                "reboot; a newer package will not help",
+        [ICE_DDP_CAUSE_FILE_MISSING] = "install " ICE_PACKAGE
+                                       ", rebuild the initramfs when ice loads from it "
+                                       "(dracut -f, update-initramfs -u), then reload the driver (" ICE_RELOAD
+                                       ")",
+        [ICE_DDP_CAUSE_FILE_INVALID] = "reinstall " ICE_PACKAGE ", then reload the driver (" ICE_RELOAD ")",
+        [ICE_DDP_CAUSE_FILE_TOO_NEW] =
+                "update the kernel (its ice driver), or install the package that came with "
+                "this kernel's linux-firmware",
+        [ICE_DDP_CAUSE_FILE_TOO_OLD] = "update the package: " ICE_PACKAGE
+                                       ", then reload the driver (" ICE_RELOAD ")",
+        [ICE_DDP_CAUSE_SIGNATURE] = "install Intel's signed package: " ICE_PACKAGE
+                                    ", then reload the driver (" ICE_RELOAD ")",
+        [ICE_DDP_CAUSE_REVISION_TOO_LOW] = "update the package: " ICE_PACKAGE
+                                           ", then reload the driver (" ICE_RELOAD ")",
+        [ICE_DDP_CAUSE_DEVICE_PACKAGE] =
+                "another driver (DPDK, an out-of-tree ice) left its package on the "
+                "device: power-cycle the node so that ice loads its own",
+        [ICE_DDP_CAUSE_LOAD_ERROR] = "reload the driver (" ICE_RELOAD
+                                     "); if it fails again, update the NVM "
+                                     "with Intel's nvmupdate64e",
+        [ICE_DDP_CAUSE_UNKNOWN] = "install " ICE_PACKAGE " and reload the driver (" ICE_RELOAD ")",
+};
+
+const char *ice_ddp_cause_fix(IceDdpCause c) {
+        return c >= 0 && c < _ICE_DDP_CAUSE_MAX ? ice_ddp_fix_table[c] : NULL;
+}
+
+/* Every message of ice_main.c about the package's outcome (v6.8 for Ubuntu 24.04 through v6.17 and
+ * later for Fedora 43: the same words, whose case differs from one to the next), specific first. */
+static const struct {
+        const char *marker;
+        IceDdpState state;
+        IceDdpCause cause;
+} ice_ddp_messages[] = {
+        { "DDP package was successfully loaded", ICE_DDP_LOADED, ICE_DDP_CAUSE_NONE },
+        { "DDP package already present on device", ICE_DDP_LOADED, ICE_DDP_CAUSE_NONE },
+        { "compatible DDP package is already present on the device", ICE_DDP_LOADED, ICE_DDP_CAUSE_NONE },
+        { "firmware loaded on the device is not compatible with the DDP package",
+          ICE_DDP_SAFE_MODE,
+          ICE_DDP_CAUSE_NVM_TOO_OLD },
+        { "update the device's NVM", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_NVM_TOO_OLD },
+        { "DDP package file was not found or could not be read", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_FILE_MISSING },
+        { "DDP package file failed to load", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_FILE_MISSING },
+        { "DDP package file is invalid", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_FILE_INVALID },
+        { "version is higher than the driver supports", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_FILE_TOO_NEW },
+        { "version is lower than the driver supports", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_FILE_TOO_OLD },
+        { "signature is not valid", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_SIGNATURE },
+        { "security revision is too low", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_REVISION_TOO_LOW },
+        { "DDP package that is not supported by the driver", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_DEVICE_PACKAGE },
+        /* The device is reset and ice stays in Safe Mode, though the message does not say so. */
+        { "error occurred on the device while loading the DDP package",
+          ICE_DDP_SAFE_MODE,
+          ICE_DDP_CAUSE_LOAD_ERROR },
+        { "unknown error occurred when loading the DDP package", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_UNKNOWN },
+        /* Any other wording (older and out-of-tree drivers): "... Device now in Safe Mode". */
+        { "safe mode", ICE_DDP_SAFE_MODE, ICE_DDP_CAUSE_UNKNOWN },
+};
+
+/* The message's text after "ice <pci>: ", or NULL when it is not about that ice device. */
+static const char *ice_message_text(const char *message, const char *pci) {
+        const char *rest;
+
+        if (!message || !pci)
+                return NULL;
+        rest = startswith(message, "ice ");
+        if (!rest)
+                return NULL;
+        rest = startswith(rest, pci);
+        if (!rest || rest[0] != ':')
+                return NULL;
+        return rest + 1;
+}
+
+static int ice_ddp_message_find(const char *text) {
+        for (size_t i = 0; text && i < ELEMENTSOF(ice_ddp_messages); i++)
+                if (strcasestr(text, ice_ddp_messages[i].marker))
+                        return (int) i;
+        return -ENOENT;
+}
+
+IceDdpCause ice_ddp_cause_from_message(const char *message) {
+        int i = ice_ddp_message_find(message);
+
+        return i < 0 ? ICE_DDP_CAUSE_NONE : ice_ddp_messages[i].cause;
+}
+
 int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package) {
         const char *name, *version;
         char *package = NULL;
@@ -52,6 +164,27 @@ int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char *
         return 0;
 }
 
+/* "The device has package 'ICE OS Default Package' version 1.3.36.0.  The package file found by the
+ * driver: ..." (a compatible package already on the device) names the package in quotes. */
+static int package_from_compatible(const char *message, char **ret) {
+        static const char marker[] = "The device has package '";
+        const char *p = strstr(message, marker), *q, *v, *end;
+
+        *ret = NULL;
+        if (!p)
+                return 0;
+        p += strlen(marker);
+        q = strchr(p, '\'');
+        if (!q || !(v = startswith(q, "' version ")))
+                return 0;
+        end = v + strcspn(v, " ");
+        if (end > v && end[-1] == '.')
+                end--;
+        if (end == v)
+                return 0;
+        return asprintf(ret, "%.*s version %.*s", (int) (q - p), p, (int) (end - v), v) < 0 ? -ENOMEM : 0;
+}
+
 int ice_ddp_package_from_message(const char *message, char **ret) {
         static const char *const markers[] = { "successfully loaded: ", "already present on device: " };
 
@@ -63,26 +196,16 @@ int ice_ddp_package_from_message(const char *message, char **ret) {
                         return *ret ? 0 : -ENOMEM;
                 }
         }
+        if (message)
+                return package_from_compatible(message, ret);
         *ret = NULL;
         return 0;
 }
 
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci) {
-        const char *rest;
+        int i = ice_ddp_message_find(ice_message_text(message, pci));
 
-        if (!message || !pci)
-                return ICE_DDP_UNKNOWN;
-        rest = startswith(message, "ice ");
-        if (!rest)
-                return ICE_DDP_UNKNOWN;
-        rest = startswith(rest, pci);
-        if (!rest || rest[0] != ':')
-                return ICE_DDP_UNKNOWN;
-        if (strstr(rest, "Safe Mode"))
-                return ICE_DDP_SAFE_MODE;
-        if (strstr(rest, "DDP package was successfully loaded") || strstr(rest, "DDP package already present"))
-                return ICE_DDP_LOADED;
-        return ICE_DDP_UNKNOWN;
+        return i < 0 ? ICE_DDP_UNKNOWN : ice_ddp_messages[i].state;
 }
 
 typedef struct Scan {
@@ -107,6 +230,12 @@ static void scan_line(Scan *s, const char *line, size_t n) {
         }
         st = ice_ddp_state_from_message(text, s->pci);
         if (st == ICE_DDP_UNKNOWN)
+                return;
+        /* A Safe Mode message that names no cause (older kernels' "... Device now in Safe Mode")
+         * follows the one that does: keep the one that says why. */
+        if (st == ICE_DDP_SAFE_MODE && s->state == ICE_DDP_SAFE_MODE &&
+            ice_ddp_cause_from_message(text) == ICE_DDP_CAUSE_UNKNOWN &&
+            ice_ddp_cause_from_message(s->detail) != ICE_DDP_CAUSE_UNKNOWN)
                 return;
         s->state = st; /* the last record wins: the driver may have been reloaded since */
         free(s->detail);

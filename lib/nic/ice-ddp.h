@@ -11,13 +11,43 @@
 typedef enum IceDdpState {
         ICE_DDP_UNKNOWN,   /* neither devlink nor the log says (rotated away, or not readable) */
         ICE_DDP_LOADED,    /* devlink's running "fw.app.name"; the log's "The DDP package was
-                            * successfully loaded: ..." or "already present" */
-        ICE_DDP_SAFE_MODE, /* devlink reports no package; the log's "... Entering Safe Mode" */
+                            * successfully loaded: ...", "already present", or "a compatible DDP
+                            * package is already present on the device" */
+        ICE_DDP_SAFE_MODE, /* devlink reports no package; the log's messages of a failed load, whatever
+                            * their case ("Entering Safe Mode", "Entering safe mode", or none) */
         _ICE_DDP_STATE_MAX,
         _ICE_DDP_STATE_INVALID = -EINVAL,
 } IceDdpState;
 
 const char *ice_ddp_state_to_string(IceDdpState s) _pure_;
+
+/* Why ice entered Safe Mode, from the message it logged about the package (ice_log_pkg_init(),
+ * ice_request_fw() and ice_load_pkg() in drivers/net/ethernet/intel/ice/ice_main.c). */
+typedef enum IceDdpCause {
+        ICE_DDP_CAUSE_NONE,             /* loaded, or no Safe Mode message at all */
+        ICE_DDP_CAUSE_NVM_TOO_OLD,      /* "The firmware loaded on the device is not compatible with the
+                                         * DDP package.  Please update the device's NVM." */
+        ICE_DDP_CAUSE_FILE_MISSING,     /* "The DDP package file was not found or could not be read",
+                                         * "The DDP package file failed to load" */
+        ICE_DDP_CAUSE_FILE_INVALID,     /* "The DDP package file is invalid" */
+        ICE_DDP_CAUSE_FILE_TOO_NEW,     /* "... version is higher than the driver supports" */
+        ICE_DDP_CAUSE_FILE_TOO_OLD,     /* "... version is lower than the driver supports" */
+        ICE_DDP_CAUSE_SIGNATURE,        /* "... its signature is not valid" */
+        ICE_DDP_CAUSE_REVISION_TOO_LOW, /* "... its security revision is too low" */
+        ICE_DDP_CAUSE_DEVICE_PACKAGE,   /* "The device has a DDP package that is not supported by the
+                                         * driver" */
+        ICE_DDP_CAUSE_LOAD_ERROR,       /* "An error occurred on the device while loading the DDP package" */
+        ICE_DDP_CAUSE_UNKNOWN,          /* "An unknown error occurred ...", or a wording that names none */
+        _ICE_DDP_CAUSE_MAX,
+        _ICE_DDP_CAUSE_INVALID = -EINVAL,
+} IceDdpCause;
+
+/* "the device's NVM is too old for the kernel's DDP package" */
+const char *ice_ddp_cause_to_string(IceDdpCause c) _pure_;
+/* What to do about it: "update the NVM with Intel's nvmupdate64e ..." */
+const char *ice_ddp_cause_fix(IceDdpCause c) _pure_;
+/* The cause a message names; ICE_DDP_CAUSE_NONE for a message that says nothing of a failed load. */
+IceDdpCause ice_ddp_cause_from_message(const char *message) _pure_;
 
 /* Where the state is read from, below the host root. halod's unit hides it (PrivateDevices=,
  * ProtectKernelLogs=), and dmesg_restrict keeps it from users other than root. */
@@ -30,7 +60,9 @@ const char *ice_ddp_state_to_string(IceDdpState s) _pure_;
  * none (halod's sandbox): then the state is not known, which the callers must say. */
 int ice_ddp_state_from_kmsg(const Host *h, const char *pci, IceDdpState *ret, char **ret_detail);
 
-/* Decides from one message text ("ice 0000:c2:00.0: ..."); exported for the tests and the fuzzer. */
+/* Decides from one message text ("ice 0000:c2:00.0: ..."); exported for the tests and the fuzzer.
+ * Every message ice has logged for the package's outcome counts, by its cause, not by the words
+ * "Safe Mode" (which one of them writes "safe mode", and another leaves out). */
 IceDdpState ice_ddp_state_from_message(const char *message, const char *pci);
 
 /* Where a state was read from, for the checks to say. */
@@ -53,8 +85,9 @@ const char *ice_ddp_source_to_string(IceDdpSource s) _pure_; /* "devlink", "kern
 int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package);
 
 /* The package a kernel log record names ("ICE OS Default Package version 1.3.36.0", from "The DDP
- * package was successfully loaded: ICE OS Default Package version 1.3.36.0"): *ret is NULL when it
- * names none. Returns 0 or -ENOMEM. */
+ * package was successfully loaded: ICE OS Default Package version 1.3.36.0", or from "The device has
+ * package 'ICE OS Default Package' version 1.3.36.0."): *ret is NULL when it names none. Returns 0 or
+ * -ENOMEM. */
 int ice_ddp_package_from_message(const char *message, char **ret);
 
 /* The state of the ice device at pci as nic.driver reads it, for callers without the NIC facts:

@@ -15,6 +15,22 @@ int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f) {
                         return r;
                 if (f->ddp != ICE_DDP_UNKNOWN) {
                         f->ddp_source = ICE_DDP_SOURCE_DEVLINK;
+                        /* devlink says that there is no package, only the log says why: its record
+                         * becomes the detail when it agrees; a log that cannot be read changes nothing. */
+                        if (f->ddp == ICE_DDP_SAFE_MODE) {
+                                _cleanup_(freep) char *detail = NULL;
+                                IceDdpState logged;
+
+                                r = ice_ddp_state_from_kmsg(h, pci, &logged, &detail);
+                                if (r == -ENOMEM)
+                                        return r;
+                                if (r < 0)
+                                        f->ddp_error = r;
+                                if (r >= 0 && logged == ICE_DDP_SAFE_MODE) {
+                                        free(f->ddp_detail);
+                                        f->ddp_detail = TAKE_PTR(detail);
+                                }
+                        }
                         return 0;
                 }
         }

@@ -27,8 +27,10 @@ typedef struct NicFacts {
         IceDdpState ddp;          /* ICE_DDP_UNKNOWN unless the driver is ice and devlink or the log says */
         IceDdpSource ddp_source;  /* where ddp was read; ICE_DDP_SOURCE_NONE while it is unknown */
         int ddp_error;            /* <0: devlink did not say and the kernel log could not be read (not
-                                   * root, or halod's sandbox) */
-        char *ddp_detail;         /* the kernel log record, or devlink's "fw.app.name fw.app" */
+                                   * root, or halod's sandbox); also when devlink said Safe Mode and the
+                                   * log, which says why, could not be read */
+        char *ddp_detail;         /* the kernel log record that decided; when devlink said Safe Mode,
+                                   * the log's record of why, if it could be read */
         char *ddp_package;        /* "ICE OS Default Package 1.3.36.0"; NULL when not named */
         DevlinkParam roce;        /* devlink's enable_roce, valid when roce_error >= 0 */
         int roce_error;           /* -ENOMEDIUM: not asked (not an E810 or ConnectX, or below --root) */

@@ -45,6 +45,26 @@ expect "grub without them" "$tmp/out" '^fail  kernel\.cmdline-next .*add them to
 expect "grub without them" "$tmp/out" '^skip  gpu\.gtt  +no GPU driven by amdgpu'
 expect "grub without them" "$tmp/out" '^3 checks: 0 pass, 0 warn, 2 fail, 1 skip$'
 
+# GRUB without BLS entries (make-grub-fixtures.py): what GRUB boots is grub.cfg, not /etc/default/grub.
+# The guide's edit without update-grub: a reboot would not bring the parameters.
+kcheck "edited, not regenerated" 2 kernel-debian-not-regenerated --only kernel.cmdline-next
+expect "edited, not regenerated" "$tmp/out" "^fail  kernel\\.cmdline-next  +the next boot \\(/boot/grub/grub\\.cfg entry 'Debian GNU/Linux', picked by default=\"0\" \\(GRUB_DEFAULT\\)\\) lacks iommu=pt, pci=realloc, pcie_aspm=off, amdgpu\\.gttsize=126976, ttm\\.pages_limit=32505856: edited, not regenerated: /etc/default/grub carries them, but /boot/grub/grub\\.cfg, which GRUB reads, was not written since: run update-grub, then reboot$"
+expect_not "edited, not regenerated: no Fedora path on Debian" "$tmp/out" 'grub2'
+# With update-grub run, the reboot is what is pending.
+kcheck "regenerated" 1 kernel-debian-regenerated --only kernel.cmdline-next
+expect "regenerated" "$tmp/out" "^warn  kernel\\.cmdline-next  +reboot pending: the next boot \\(/boot/grub/grub\\.cfg entry 'Debian GNU/Linux', picked by default=\"0\" \\(GRUB_DEFAULT\\)\\) carries "
+# grub.cfg has them, /etc/default/grub not (edited by hand): the next update-grub drops them.
+mkdir -p "$tmp/hand-edited" && cp -a "$hosts/kernel-debian-regenerated/." "$tmp/hand-edited/"
+sed -i 's/^GRUB_CMDLINE_LINUX_DEFAULT=.*/GRUB_CMDLINE_LINUX_DEFAULT="quiet"/' "$tmp/hand-edited/etc/default/grub"
+check "grub.cfg edited by hand" 1 check --root "$tmp/hand-edited" --node head --only kernel.cmdline-next "$profile"
+expect "grub.cfg edited by hand" "$tmp/out" "^warn  kernel\\.cmdline-next  +the next boot \\(/boot/grub/grub\\.cfg entry 'Debian GNU/Linux', .*\\) carries all 5 required parameters, but /etc/default/grub lacks iommu=pt, .*: the next update-grub \\(every kernel update runs it\\) writes grub\\.cfg without them"
+# GRUB_DEFAULT=saved on a recovery entry, which gets GRUB_CMDLINE_LINUX only.
+kcheck "saved recovery entry" 2 kernel-ubuntu-saved-recovery --only kernel.cmdline-next
+expect "saved recovery entry" "$tmp/out" "^fail  kernel\\.cmdline-next  +the next boot \\(/boot/grub/grub\\.cfg entry 'Ubuntu, with Linux 6\\.8\\.0-49-generic \\(recovery mode\\)', picked by saved_entry=.* in grubenv \\(GRUB_DEFAULT=saved\\)\\) lacks .*: the first entry 'Ubuntu' has them"
+# Fedora: GRUB_CMDLINE_LINUX edited and grub2-mkconfig run, the BLS entries left as they were.
+kcheck "grub2-mkconfig alone" 2 kernel-fedora-mkconfig-only --only kernel.cmdline-next
+expect "grub2-mkconfig alone" "$tmp/out" "^fail  kernel\\.cmdline-next  .*: /etc/default/grub carries them, but grub2-mkconfig does not write them into the BLS entries: run grubby --update-kernel=ALL --args='iommu=pt pci=realloc pcie_aspm=off amdgpu\\.gttsize=126976 ttm\\.pages_limit=32505856' \\(or grub2-mkconfig -o /boot/grub2/grub\\.cfg --update-bls-cmdline\\)$"
+
 kcheck "ubuntu drop-in" 0 kernel-grub-dropin
 expect "ubuntu drop-in" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(/etc/default/grub\.d/60-halo\.cfg\) carries all 5'
 expect "ubuntu drop-in" "$tmp/out" '^3 checks: 2 pass, 0 warn, 0 fail, 1 skip$'
@@ -54,7 +74,7 @@ kcheck "kernelopts in grubenv" 2 kernel-kernelopts
 expect "kernelopts in grubenv" "$tmp/out" '^fail  gpu\.gtt  +the running kernel disagrees with itself: ttm\.pages_limit=16252928'
 
 kcheck "no boot config" 2 kernel-no-bootcfg
-expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /boot/loader/entries/\*\.conf, /etc/kernel/cmdline, /etc/default/grub\)'
+expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /boot/loader/entries/\*\.conf, /etc/kernel/cmdline, /boot/grub/grub\.cfg, /boot/grub2/grub\.cfg, /etc/default/grub\)'
 
 kcheck "json" 2 kernel-strix-reboot-pending --json
 expect "json" "$tmp/out" '^  "outcome": "fail",$'

@@ -22,7 +22,12 @@ expect "x4" "$tmp/out" '^pass  nic\.driver  +ice drives enp194s0np0, DDP package
 expect "x4" "$tmp/out" '^skip  nic\.firmware  +the firmware version comes from the running kernel'
 
 ncheck "Safe Mode" 2 nic-e810-safe-mode
-expect "Safe Mode" "$tmp/out" '^fail  nic\.driver  +ice runs enp194s0np0 in Safe Mode'
+expect "Safe Mode" "$tmp/out" '^fail  nic\.driver  +ice runs enp194s0np0 in Safe Mode: ice found no DDP package file \(kernel log: "ice 0000:c2:00\.0: The DDP package file was not found or could not be read\. Entering Safe Mode"\), so RDMA and the offloads are off; install intel/ice/ddp/ice\.pkg under /lib/firmware'
+
+# The NVM is older than the kernel's DDP package: ice says "safe mode" in lower case, and the fix is
+# the NVM, not the package.
+ncheck "old NVM" 2 nic-e810-old-nvm
+expect "old NVM" "$tmp/out" "^fail  nic\\.driver  +ice runs enp194s0np0 in Safe Mode: the device's NVM \\(firmware\\) is too old for the kernel's DDP package \\(kernel log: \"ice 0000:c2:00\\.0: The firmware loaded on the device is not compatible with the DDP package\\.  Please update the device's NVM\\.  Entering safe mode\\.\"\\), so RDMA and the offloads are off; update the E810's NVM with Intel's nvmupdate64e \\(see nic\\.firmware\\), then reboot"
 
 ncheck "no E810" 2 nic-absent
 expect "no E810" "$tmp/out" '^fail  nic\.pci  +no PCI device with nic\.pci-ids \(8086:1592, 8086:1593\) on this machine'

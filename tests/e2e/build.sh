@@ -32,14 +32,14 @@ print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cann
 }
 
 # e2e_profile IFNAME OUT: the shipped conf/halod.yaml with the fabric link matched by name (the
-# containers have a veth, not an E810) and without the nic, rdma and kernel sections (no E810, no RDMA
-# device, the host's kernel command line), re-checked every 5 s instead of every minute, so that a
-# node notices its peer's reboot quickly.
+# containers have a veth, not an E810) and without the nic, rdma, kernel, gpu and memory-min sections
+# (no E810, no RDMA device, the host's kernel command line, no Strix Halo iGPU, a container's memory),
+# re-checked every 5 s instead of every minute, so that a node notices its peer's reboot quickly.
 e2e_profile() {
         local ifname=$1 out=$2
         awk -v ifname="$ifname" '
                 /^[A-Za-z]/ { section = $1; sub(/:.*/, "", section) }
-                section == "nic" || section == "rdma" || section == "kernel" { next }
+                section == "nic" || section == "rdma" || section == "kernel" || section == "gpu" || section == "memory-min" { next }
                 section == "links" && /^[ ]+match:/ { sub(/match:.*/, "match: { name: \"" ifname "\" }") }
                 section == "health" && /^[ ]+interval:/ { sub(/interval:[ ]*[^ ]+/, "interval: 5s") }
                 { print }' "$SOURCE_DIR/conf/halod.yaml" >"$out"

@@ -43,7 +43,7 @@ build_tarball() {
 }
 
 # The e2e test's profile (tests/e2e/README.md): conf/halod.yaml with the link matched by name and
-# without the nic, rdma and kernel sections a container cannot satisfy; and a broken one.
+# without the nic, rdma, kernel, gpu and memory-min sections a container cannot satisfy; and a broken one.
 make_profiles() {
         e2e_profile "$IFNAME" "$PAYLOAD/halod.yaml"
         sed 's/^mode: enforce/mode: enforced/' "$PAYLOAD/halod.yaml" >"$PAYLOAD/halod-broken.yaml"

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzzes the boot configuration parsers: a BLS entry, a grubenv block, /etc/default/grub (shell), and
- * grub's $variable expansion, all from one input. */
+/* Fuzzes the boot configuration parsers: a BLS entry, a grubenv block, /etc/default/grub (shell),
+ * grub's $variable expansion and a grub.cfg's menu with the default it names, all from one input. */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "basic/strv.h"
 #include "boot/bootcfg.h"
+#include "boot/grub-cfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -12,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_(strv_freep) char **grubenv = NULL, **env = NULL, **assigned = NULL, **unresolved = NULL;
         _cleanup_(bls_entry_done) BlsEntry e = {}, other = {};
         _cleanup_(freep) char *s = NULL, *expanded = NULL;
+        _cleanup_(grub_cfg_done) GrubCfg cfg = {};
 
         if (size > 256 * 1024)
                 return 0;
@@ -29,5 +32,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void) shell_assignments_parse(s, &env, &assigned);
         STRV_FOREACH(n, assigned)
                 (void) env_get(env, *n);
+
+        if (grub_cfg_parse(s, &cfg) >= 0) {
+                static const char *const specs[] = {
+                        "0", "1>2", "1>1>1", "A>>B>0", ">", ">>", "99999999999999999999"
+                };
+                const GrubMenuEntry *first = grub_cfg_first(&cfg);
+
+                if (first && first->submenu)
+                        abort(); /* a submenu always stands for an entry in it */
+                (void) grub_cfg_find(&cfg, cfg.default_entry);
+                (void) grub_cfg_find(&cfg, s);
+                for (size_t i = 0; i < ELEMENTSOF(specs); i++)
+                        (void) grub_cfg_find(&cfg, specs[i]);
+        }
         return 0;
 }

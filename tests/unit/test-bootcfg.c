@@ -2,11 +2,13 @@
 /* Tests for lib/bootcfg: BLS entries, version order, grubenv, /etc/default/grub, the fixture hosts. */
 #include <sys/stat.h>
 
+#include "basic/fileio.h"
 #include "basic/strv.h"
 #include "boot/bootcfg.h"
 #include "tests.h"
 
 #define MID "3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3"
+#define DEBIAN_UUID "0c9b3f1e-6a2d-4f7e-9b1c-5d8e2a7f4c31"
 #define PARAMS "iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
 
 static void test_bls_entry_parse(void) {
@@ -264,6 +266,38 @@ static void test_load_fixtures(void) {
                   PARAMS,
                   NULL,
                   "" },
+                /* GRUB without BLS: grub.cfg as grub-mkconfig writes it, not /etc/default/grub. */
+                { "kernel-debian-not-regenerated",
+                  BOOT_CONFIG_GRUB_CFG,
+                  GRUB_CFG_DEBIAN,
+                  "Debian GNU/Linux",
+                  "root=UUID=" DEBIAN_UUID " ro quiet",
+                  "picked by default=\"0\" (GRUB_DEFAULT)",
+                  "" },
+                { "kernel-debian-regenerated",
+                  BOOT_CONFIG_GRUB_CFG,
+                  GRUB_CFG_DEBIAN,
+                  "Debian GNU/Linux",
+                  "ro quiet " PARAMS,
+                  "picked by default=\"0\" (GRUB_DEFAULT)",
+                  "" },
+                /* $vt_handoff: set by the script's gfxmode function, so not unresolved. */
+                { "kernel-ubuntu-saved-recovery",
+                  BOOT_CONFIG_GRUB_CFG,
+                  GRUB_CFG_DEBIAN,
+                  "Ubuntu, with Linux 6.8.0-49-generic (recovery mode)",
+                  "ro recovery nomodeset dis_ucode_ldr",
+                  "picked by saved_entry=\"gnulinux-advanced-" DEBIAN_UUID
+                  ">gnulinux-6.8.0-49-generic-recovery-" DEBIAN_UUID "\" in grubenv (GRUB_DEFAULT=saved)",
+                  "" },
+                /* Fedora's blscfg: the BLS entries decide, as GRUB reads them. */
+                { "kernel-fedora-mkconfig-only",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.17.7-300.fc43.x86_64.conf",
+                  MID "-6.17.7-300.fc43.x86_64",
+                  "rootflags=subvol=root rhgb quiet",
+                  "picked by saved_entry in grubenv",
+                  "" },
                 { "kernel-grub-missing", BOOT_CONFIG_GRUB_DEFAULT, GRUB_DEFAULT_FILE, NULL, "quiet splash", NULL, "" },
                 { "kernel-grub-dropin",
                   BOOT_CONFIG_GRUB_DEFAULT,
@@ -304,6 +338,86 @@ static void test_load_fixtures(void) {
         }
 }
 
+/* grub.cfg's menu as GRUB reads it: the Debian 12 file from the fixture tree, and the forms a default
+ * takes (a position, a path of positions, ids, titles, '>>' in a title), and grub's quoting. */
+static void test_grub_cfg(void) {
+        static const char quoted[] =
+                "set default=\"1>1\"\n"
+                "menuentry 'It'\\''s \"mine\"' --class os $menuentry_id_option 'mine' {\n"
+                "\tlinux\t/vmlinuz root=/dev/sda1 ro \"acpi_osi=Windows 2020\" quiet; echo done\n"
+                "}\n"
+                "submenu 'A>B' --id sub {\n"
+                "  menuentry first {\n"
+                "    linux /vmlinuz-1 one\n"
+                "  }\n"
+                "  menuentry second {\n"
+                "    if [ x$grub_platform = xefi ]; then\n"
+                "      linuxefi /vmlinuz-2 two=2 $extra\n"
+                "    fi\n"
+                "  }\n"
+                "}\n"
+                "set extra=three # a comment\n";
+        _cleanup_(freep) char *text = NULL;
+        _cleanup_(grub_cfg_done) GrubCfg cfg = {}, q = {};
+        const GrubMenuEntry *e;
+
+        ASSERT_OK(read_full_file(
+                TEST_DATA_DIR "/hosts/kernel-debian-regenerated" GRUB_CFG_DEBIAN, HOST_FILE_MAX, &text, NULL));
+        ASSERT_OK(grub_cfg_parse(text, &cfg));
+        ASSERT_STR_EQ(cfg.default_entry, "0");
+        ASSERT_TRUE(!cfg.blscfg);
+        /* 'Debian GNU/Linux', the submenu, 'UEFI Firmware Settings'. */
+        ASSERT_INT_EQ(cfg.n_entries, 3);
+        ASSERT_TRUE(cfg.entries[1].submenu);
+        ASSERT_INT_EQ(cfg.entries[1].n_children, 4);
+        ASSERT_STR_EQ(cfg.entries[1].id, "gnulinux-advanced-" DEBIAN_UUID);
+        ASSERT_TRUE(!cfg.entries[2].linux_args);
+
+        e = grub_cfg_find(&cfg, "0");
+        ASSERT_TRUE(e && e == grub_cfg_first(&cfg));
+        ASSERT_STR_EQ(e->kernel, "/boot/vmlinuz-6.1.0-28-amd64");
+        ASSERT_STR_EQ(e->linux_args, "root=UUID=" DEBIAN_UUID " ro quiet " PARAMS);
+        e = grub_cfg_find(&cfg, "1>3");
+        ASSERT_TRUE(e);
+        ASSERT_STR_EQ(e->title, "Debian GNU/Linux, with Linux 6.1.0-27-amd64 (recovery mode)");
+        ASSERT_STR_EQ(e->linux_args, "root=UUID=" DEBIAN_UUID " ro single");
+        e = grub_cfg_find(
+                &cfg, "gnulinux-advanced-" DEBIAN_UUID ">gnulinux-6.1.0-27-amd64-advanced-" DEBIAN_UUID);
+        ASSERT_TRUE(e && streq(e->kernel, "/boot/vmlinuz-6.1.0-27-amd64"));
+        e = grub_cfg_find(
+                &cfg, "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-28-amd64");
+        ASSERT_TRUE(e && streq(e->kernel, "/boot/vmlinuz-6.1.0-28-amd64"));
+        /* A submenu stands for its first entry. */
+        e = grub_cfg_find(&cfg, "1");
+        ASSERT_TRUE(e && streq(e->title, "Debian GNU/Linux, with Linux 6.1.0-28-amd64"));
+        ASSERT_TRUE(!grub_cfg_find(&cfg, "7"));
+        ASSERT_TRUE(!grub_cfg_find(&cfg, "0>1"));
+        ASSERT_TRUE(!grub_cfg_find(&cfg, "no such entry"));
+        ASSERT_TRUE(!grub_cfg_find(&cfg, ""));
+
+        ASSERT_OK(grub_cfg_parse(quoted, &q));
+        ASSERT_INT_EQ(q.n_entries, 2);
+        ASSERT_STR_EQ(q.entries[0].title, "It's \"mine\"");
+        ASSERT_STR_EQ(q.entries[0].id, "mine");
+        ASSERT_STR_EQ(q.entries[0].linux_args, "root=/dev/sda1 ro acpi_osi=\"Windows 2020\" quiet");
+        ASSERT_STR_EQ(q.entries[1].id, "sub");
+        e = grub_cfg_find(&q, q.default_entry);
+        ASSERT_TRUE(e && streq(e->title, "second"));
+        ASSERT_STR_EQ(e->linux_args, "two=2 $extra");
+        ASSERT_TRUE(grub_cfg_find(&q, "A>>B>first") == &q.entries[1].children[0]);
+        ASSERT_TRUE(strv_contains(q.env, "extra=three"));
+
+        /* A menuentry among an entry's commands is not in the menu (and once freed the open entry). */
+        grub_cfg_done(&q);
+        ASSERT_OK(grub_cfg_parse(
+                "menuentry outer {\n  menuentry inner {\n    linux /vmlinuz-inner x\n  }\n  linux /vmlinuz-outer y\n}\n"
+                "menuentry next {\n  linux /vmlinuz-next z\n}\n",
+                &q));
+        ASSERT_INT_EQ(q.n_entries, 2);
+        ASSERT_STR_EQ(q.entries[0].kernel, "/vmlinuz-outer");
+        ASSERT_STR_EQ(q.entries[1].title, "next");
+}
+
 static void test_load_errors(void) {
         char dir[] = "/tmp/kernel-bootcfg-XXXXXX";
         _cleanup_(boot_config_freep) BootConfig *c = NULL;
@@ -336,6 +450,7 @@ int main(void) {
         test_expand();
         test_shell();
         test_load_fixtures();
+        test_grub_cfg();
         test_load_errors();
         return EXIT_SUCCESS;
 }

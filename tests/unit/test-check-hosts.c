@@ -2,11 +2,16 @@
 /* hosts.<node>: the names read from a fixture tree's etc/hosts (--root), and for real through NSS in a
  * private mount namespace with a test /etc/hosts (and an nsswitch.conf of "hosts: files", so that no
  * DNS server is asked) bind-mounted over the real ones: a name that resolves right, one that resolves
- * to the management network, one that does not resolve, a node without a hostname. */
+ * to the management network, one that does not resolve, a node without a hostname; then a DNS server
+ * that does not answer. */
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -97,6 +102,55 @@ static void bind_over(const char *dir, const char *name, const char *text, const
         ASSERT_OK(mount(path, target, NULL, MS_BIND, NULL));
 }
 
+/* A fresh network namespace's lo is down; up, a DNS query to 127.0.0.1 meets a closed port. */
+static void loopback_up(void) {
+        struct ifreq ifr = { .ifr_name = "lo" };
+        _cleanup_(closep) int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(ioctl(fd, SIOCGIFFLAGS, &ifr) >= 0);
+        ifr.ifr_flags |= IFF_UP;
+        ASSERT_TRUE(ioctl(fd, SIOCSIFFLAGS, &ifr) >= 0);
+}
+
+/* A peer's name in no hosts file, and a DNS server that does not answer: glibc's getaddrinfo() returns
+ * EAI_AGAIN ("Temporary failure in name resolution"), for halod and for the workload alike. The DNS
+ * server is 127.0.0.1 of a fresh network namespace, where nothing listens on port 53. */
+static void test_nss_dns_down(const char *dir) {
+        _cleanup_(check_list_done) CheckList l = {};
+        bool have_resolv_conf;
+        const Check *c;
+
+        ASSERT_OK(unshare(CLONE_NEWNET));
+        loopback_up();
+        bind_over(dir, "hosts", "127.0.0.1 localhost\n", "/etc/hosts");
+        bind_over(dir, "nsswitch.conf", "hosts: files dns\n", "/etc/nsswitch.conf");
+        /* Without a resolv.conf glibc asks 127.0.0.1 anyway, and there is nothing to mount over. */
+        have_resolv_conf = access("/etc/resolv.conf", F_OK) >= 0;
+        if (have_resolv_conf)
+                bind_over(
+                        dir,
+                        "resolv.conf",
+                        "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
+                        "/etc/resolv.conf");
+
+        run(&HOST_SYSTEM, &l);
+        c = check_list_find(&l, "hosts.worker");
+        ASSERT_TRUE(c);
+        fprintf(stderr, "hosts.worker: %s: %s\n", check_outcome_to_string(c->outcome), c->summary);
+        ASSERT_INT_EQ(c->outcome, CHECK_WARN);
+        ASSERT_STR_EQ(
+                c->summary,
+                "could not resolve halo-2 (node worker) through NSS: the resolver failed (EAI_AGAIN: no DNS "
+                "server answered); the workload's lookup fails the same way: add \"192.168.100.2 halo-2\" to "
+                "/etc/hosts, or set health.hosts: manage");
+
+        if (have_resolv_conf)
+                ASSERT_OK(umount("/etc/resolv.conf"));
+        ASSERT_OK(umount("/etc/nsswitch.conf"));
+        ASSERT_OK(umount("/etc/hosts"));
+}
+
 /* Changes this process's mount namespace for good: the last test. */
 static int test_nss(void) {
         _cleanup_(check_list_done) CheckList l = {};
@@ -120,12 +174,16 @@ static int test_nss(void) {
 
         ASSERT_OK(umount("/etc/nsswitch.conf"));
         ASSERT_OK(umount("/etc/hosts"));
+        test_nss_dns_down(dir);
         {
-                _cleanup_(freep) char *a = NULL, *b = NULL;
+                _cleanup_(freep) char *a = NULL, *b = NULL, *d = NULL;
 
-                ASSERT_TRUE(asprintf(&a, "%s/hosts", dir) > 0 && asprintf(&b, "%s/nsswitch.conf", dir) > 0);
+                ASSERT_TRUE(
+                        asprintf(&a, "%s/hosts", dir) > 0 && asprintf(&b, "%s/nsswitch.conf", dir) > 0 &&
+                        asprintf(&d, "%s/resolv.conf", dir) > 0);
                 ASSERT_OK(unlink(a));
                 ASSERT_OK(unlink(b));
+                (void) unlink(d);
         }
         ASSERT_OK(rmdir(dir));
         return 0;

@@ -140,6 +140,7 @@ static const Case cases[] = {
           { CHECK_FAIL, "lacks 1 of 1 required parameters: iommu=pt" },
           { CHECK_SKIP,
             "no boot configuration found (looked for /boot/loader/entries/*.conf, /etc/kernel/cmdline, "
+            "/boot/grub/grub.cfg, /boot/grub2/grub.cfg, "
             "/etc/default/grub)" },
           { CHECK_SKIP, NULL } },
         /* The profile asks nothing of the kernel. */

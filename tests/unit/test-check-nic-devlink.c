@@ -219,14 +219,28 @@ static void test_ddp(void) {
                   ICE_DDP_SAFE_MODE,
                   ICE_DDP_SOURCE_DEVLINK,
                   CHECK_FAIL,
-                  "ice runs enp194s0np0 in Safe Mode (devlink reports no active DDP package" },
+                  "ice runs enp194s0np0 in Safe Mode: no DDP package is loaded (devlink reports no active DDP "
+                  "package: no fw.app.name)" },
+                /* devlink says Safe Mode, the kernel log says why: the NVM, not the package. */
+                { &test_info_e810_safe_mode,
+                  0,
+                  "nic-e810-old-nvm",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_SOURCE_DEVLINK,
+                  CHECK_FAIL,
+                  "ice runs enp194s0np0 in Safe Mode: the device's NVM (firmware) is too old for the kernel's DDP "
+                  "package (devlink reports no active package; kernel log: \"ice 0000:c2:00.0: The firmware loaded "
+                  "on the device is not compatible with the DDP package.  Please update the device's NVM.  Entering "
+                  "safe mode.\"), so RDMA and the offloads are off; update the E810's NVM with Intel's nvmupdate64e" },
                 { &test_info_e810_no_app,
                   0,
                   "does-not-exist",
                   ICE_DDP_SAFE_MODE,
                   ICE_DDP_SOURCE_DEVLINK,
                   CHECK_FAIL,
-                  "in Safe Mode (devlink" },
+                  "in Safe Mode: no DDP package is loaded (devlink reports no active DDP package: no fw.app.name; "
+                  "the kernel log, which says why, could not be read (/dev/kmsg: No such file or directory): "
+                  "`sudo haloctl check --only nic.driver` reads it)" },
                 /* devlink cannot say: the kernel log, named. */
                 { NULL,
                   -EPROTONOSUPPORT,
@@ -241,8 +255,8 @@ static void test_ddp(void) {
                   ICE_DDP_SAFE_MODE,
                   ICE_DDP_SOURCE_KERNEL_LOG,
                   CHECK_FAIL,
-                  "ice runs enp194s0np0 in Safe Mode (kernel log: \"ice 0000:c2:00.0: Advanced features are "
-                  "disabled - Device now in Safe Mode\")" },
+                  "ice runs enp194s0np0 in Safe Mode: ice found no DDP package file (kernel log: \"ice "
+                  "0000:c2:00.0: The DDP package file was not found or could not be read. Entering Safe Mode\")" },
                 /* Neither: could not look, never a pass. */
                 { NULL,
                   -EPROTONOSUPPORT,

@@ -466,33 +466,100 @@ static void test_pcie_evaluate(void) {
         ASSERT_INT_EQ(nic_line_rate_from_id((PciId){ 0x15b3, 0x1017 }), 100);
 }
 
+/* Every message ice_main.c logs for the package's outcome (ice_log_pkg_init(), ice_request_fw(),
+ * ice_load_pkg()), word for word, with the driver's double spaces and its one lower-case "safe mode". */
 static void test_ddp_state(void) {
         static const struct {
                 const char *message;
                 IceDdpState state;
+                IceDdpCause cause;
         } cases[] = {
                 { "ice 0000:c2:00.0: The DDP package was successfully loaded: ICE OS Default Package version 1.3.36.0",
-                  ICE_DDP_LOADED },
+                  ICE_DDP_LOADED,
+                  ICE_DDP_CAUSE_NONE },
                 { "ice 0000:c2:00.1: DDP package already present on device: ICE OS Default Package version 1.3.36.0",
-                  ICE_DDP_UNKNOWN },
+                  ICE_DDP_UNKNOWN,
+                  ICE_DDP_CAUSE_NONE },
                 { "ice 0000:c2:00.0: DDP package already present on device: ICE OS Default Package version 1.3.36.0",
-                  ICE_DDP_LOADED },
+                  ICE_DDP_LOADED,
+                  ICE_DDP_CAUSE_NONE },
+                { "ice 0000:c2:00.0: The driver could not load the DDP package file because a compatible DDP package "
+                  "is already present on the device.  The device has package 'ICE COMMS Package' version 1.3.40.0.  "
+                  "The package file found by the driver: 'ICE OS Default Package' version 1.3.36.0.",
+                  ICE_DDP_LOADED,
+                  ICE_DDP_CAUSE_NONE },
+                /* The NVM too old for the kernel's package: "safe mode", in lower case. */
+                { "ice 0000:c2:00.0: The firmware loaded on the device is not compatible with the DDP package.  "
+                  "Please update the device's NVM.  Entering safe mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_NVM_TOO_OLD },
                 { "ice 0000:c2:00.0: The DDP package file was not found or could not be read. Entering Safe Mode",
-                  ICE_DDP_SAFE_MODE },
-                { "ice 0000:c2:00.0: Advanced features are disabled - Device now in Safe Mode",
-                  ICE_DDP_SAFE_MODE },
-                { "ice 0000:c2:00.00: Entering Safe Mode", ICE_DDP_UNKNOWN }, /* another address */
-                { "i40e 0000:c2:00.0: Safe Mode", ICE_DDP_UNKNOWN },
-                { "ice: Intel(R) Ethernet Connection E800 Series Linux Driver", ICE_DDP_UNKNOWN },
-                { "", ICE_DDP_UNKNOWN },
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_FILE_MISSING },
+                { "ice 0000:c2:00.0: The DDP package file failed to load. Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_FILE_MISSING },
+                { "ice 0000:c2:00.0: The DDP package file is invalid. Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_FILE_INVALID },
+                { "ice 0000:c2:00.0: The DDP package file version is higher than the driver supports.  Please use an "
+                  "updated driver.  Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_FILE_TOO_NEW },
+                { "ice 0000:c2:00.0: The DDP package file version is lower than the driver supports.  The driver "
+                  "requires version 1.3.x.x.  Please use an updated DDP Package file.  Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_FILE_TOO_OLD },
+                { "ice 0000:c2:00.0: The DDP package could not be loaded because its signature is not valid.  Please "
+                  "use a valid DDP Package.  Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_SIGNATURE },
+                { "ice 0000:c2:00.0: The DDP Package could not be loaded because its security revision is too low.  "
+                  "Please use an updated DDP Package.  Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_REVISION_TOO_LOW },
+                { "ice 0000:c2:00.0: The device has a DDP package that is not supported by the driver.  The device "
+                  "has package 'ICE COMMS Package' version 1.2.x.x.  The driver requires version 1.3.x.x.  Entering "
+                  "Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_DEVICE_PACKAGE },
+                /* No "Safe Mode" in the words, and yet ice_is_init_pkg_successful() is false: Safe Mode. */
+                { "ice 0000:c2:00.0: An error occurred on the device while loading the DDP package.  The device will "
+                  "be reset.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_LOAD_ERROR },
+                { "ice 0000:c2:00.0: An unknown error occurred when loading the DDP package.  Entering Safe Mode.",
+                  ICE_DDP_SAFE_MODE,
+                  ICE_DDP_CAUSE_UNKNOWN },
+                { "ice 0000:c2:00.0: Fail during requesting FW: -2", ICE_DDP_UNKNOWN, ICE_DDP_CAUSE_NONE },
+                { "ice 0000:c2:00.0: Tx scheduling layers switching feature enabled",
+                  ICE_DDP_UNKNOWN,
+                  ICE_DDP_CAUSE_NONE },
+                { "ice 0000:c2:00.00: Entering Safe Mode",
+                  ICE_DDP_UNKNOWN,
+                  ICE_DDP_CAUSE_UNKNOWN }, /* another address */
+                { "i40e 0000:c2:00.0: Safe Mode", ICE_DDP_UNKNOWN, ICE_DDP_CAUSE_UNKNOWN },
+                { "ice: Intel(R) Ethernet Connection E800 Series Linux Driver",
+                  ICE_DDP_UNKNOWN,
+                  ICE_DDP_CAUSE_NONE },
+                { "", ICE_DDP_UNKNOWN, ICE_DDP_CAUSE_NONE },
         };
         Host loaded = { .root = HOSTS "nic-e810-x4" }, safe = { .root = HOSTS "nic-e810-safe-mode" },
-             missing = { .root = HOSTS "does-not-exist" };
-        _cleanup_(freep) char *detail = NULL;
+             old_nvm = { .root = HOSTS "nic-e810-old-nvm" }, missing = { .root = HOSTS "does-not-exist" };
+        _cleanup_(freep) char *detail = NULL, *package = NULL;
         IceDdpState s;
 
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                ASSERT_INT_EQ(ice_ddp_state_from_message(cases[i].message, "0000:c2:00.0"), cases[i].state);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                if (ice_ddp_state_from_message(cases[i].message, "0000:c2:00.0") != cases[i].state ||
+                    ice_ddp_cause_from_message(cases[i].message) != cases[i].cause) {
+                        fprintf(stderr, "ddp case %zu: \"%s\"\n", i, cases[i].message);
+                        abort();
+                }
+                ASSERT_TRUE(
+                        cases[i].cause == ICE_DDP_CAUSE_NONE || !isempty(ice_ddp_cause_fix(cases[i].cause)));
+        }
+        ASSERT_OK(ice_ddp_package_from_message(cases[3].message, &package));
+        ASSERT_STR_EQ(package, "ICE COMMS Package version 1.3.40.0");
 
         ASSERT_OK(ice_ddp_state_from_kmsg(&loaded, "0000:c2:00.0", &s, &detail));
         ASSERT_INT_EQ(s, ICE_DDP_LOADED);
@@ -500,7 +567,13 @@ static void test_ddp_state(void) {
         detail = mfree(detail);
         ASSERT_OK(ice_ddp_state_from_kmsg(&safe, "0000:c2:00.0", &s, &detail));
         ASSERT_INT_EQ(s, ICE_DDP_SAFE_MODE);
-        ASSERT_STR_EQ(detail, "ice 0000:c2:00.0: Advanced features are disabled - Device now in Safe Mode");
+        ASSERT_STR_EQ(
+                detail,
+                "ice 0000:c2:00.0: The DDP package file was not found or could not be read. Entering Safe Mode");
+        detail = mfree(detail);
+        ASSERT_OK(ice_ddp_state_from_kmsg(&old_nvm, "0000:c2:00.0", &s, &detail));
+        ASSERT_INT_EQ(s, ICE_DDP_SAFE_MODE);
+        ASSERT_INT_EQ(ice_ddp_cause_from_message(detail), ICE_DDP_CAUSE_NVM_TOO_OLD);
         ASSERT_OK(ice_ddp_state_from_kmsg(&safe, "0000:c3:00.0", &s, NULL));
         ASSERT_INT_EQ(s, ICE_DDP_UNKNOWN);
         ASSERT_INT_EQ(ice_ddp_state_from_kmsg(&missing, "0000:c2:00.0", &s, NULL), -ENOENT);

@@ -182,7 +182,9 @@ static void test_no_device(void) {
         };
         static const CheckExpect safe_mode[] = {
                 { "rdma.driver", CHECK_FAIL, "irdma is not loaded, and nothing in modprobe.d" },
-                { "rdma.device", CHECK_FAIL, "ice runs 0000:c2:00.0 in Safe Mode (no DDP package; kernel log)" },
+                { "rdma.device",
+                  CHECK_FAIL,
+                  "ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel log)" },
         };
         static const CheckExpect absent[] = {
                 { "rdma.driver", CHECK_SKIP, "no fabric NIC found for link rdma0, so no RDMA module" },
@@ -542,7 +544,13 @@ static void test_memlock(void) {
                 .state = MEMLOCK_SERVICES_UNREADABLE,
                 .error = "systemd did not answer for DefaultLimitMEMLOCKSoft: Connection timed out",
         };
-        const MemlockServices no_systemd = { .state = MEMLOCK_SERVICES_NO_SYSTEMD };
+        const MemlockServices no_systemd = {
+                .state = MEMLOCK_SERVICES_NO_SYSTEMD,
+                .error = "/proc/1/limits: Permission denied",
+        };
+        const MemlockServices pid1_8m = { .state = MEMLOCK_SERVICES_PID1, .limit = { 8 * MIB, 8 * MIB } };
+        const MemlockServices pid1_unlimited = { .state = MEMLOCK_SERVICES_PID1,
+                                                 .limit = { UNLIMITED, UNLIMITED } };
         const MemlockServices soft_only = {
                 .state = MEMLOCK_SERVICES_READ,
                 .limit = { .soft = 8 * MIB, .hard = UNLIMITED },
@@ -692,14 +700,37 @@ static void test_memlock(void) {
                   CHECK_WARN,
                   { "could not look at systemd's DefaultLimitMEMLOCK (systemd did not answer for "
                     "DefaultLimitMEMLOCKSoft: Connection timed out)" } },
-                { "no systemd",
+                /* Without systemd every process inherits PID 1's limit: the kernel's default 8 MiB. */
+                { "no systemd, PID 1 at 8 MiB",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &pid1_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "every process gets 8 MiB < unlimited from PID 1 (/proc/1/limits): the host does not run "
+                    "systemd, so no DefaultLimitMEMLOCK raises it; raise PID 1's limit where it is started (a "
+                    "container's runtime: --ulimit memlock=-1:-1; OpenRC: rc_ulimit=\"-l unlimited\" in "
+                    "/etc/rc.conf), then restart the workload" },
+                  { "services:" } },
+                { "no systemd, PID 1 unlimited",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &pid1_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "every process: unlimited (PID 1's limit, /proc/1/limits; the host does not run systemd); "
+                    "login sessions: unlimited" } },
+                { "no systemd, PID 1 unreadable",
                   0666,
                   (gid_t) -1,
                   { { RDMA_CONF, limits } },
                   &no_systemd,
                   UNLIMITED,
-                  CHECK_PASS,
-                  { "services: the host does not run systemd; login sessions: unlimited" } },
+                  CHECK_WARN,
+                  { "the host does not run systemd, so every process starts from PID 1's limit, and that could "
+                    "not be read (/proc/1/limits: Permission denied)" } },
                 { "podman short",
                   0666,
                   (gid_t) -1,
@@ -786,6 +817,69 @@ static void test_memlock(void) {
                 memlock_case(&cases[i]);
 }
 
+/* /proc/1/limits as fs/proc/base.c (proc_pid_limits()) prints it: "%-25s %-20s %-20s %-10s" rows, with
+ * the kernel's default memlock (MLOCK_LIMIT, 8 MiB) that PID 1 starts with. */
+static const char pid1_limits_8m[] =
+        "Limit                     Soft Limit           Hard Limit           Units     \n"
+        "Max cpu time              unlimited            unlimited            seconds   \n"
+        "Max file size             unlimited            unlimited            bytes     \n"
+        "Max data size             unlimited            unlimited            bytes     \n"
+        "Max stack size            8388608              unlimited            bytes     \n"
+        "Max core file size        0                    unlimited            bytes     \n"
+        "Max resident set          unlimited            unlimited            bytes     \n"
+        "Max processes             96551                96551                processes \n"
+        "Max open files            1048576              1048576              files     \n"
+        "Max locked memory         8388608              8388608              bytes     \n"
+        "Max address space         unlimited            unlimited            bytes     \n"
+        "Max file locks            unlimited            unlimited            locks     \n"
+        "Max pending signals       96551                96551                signals   \n"
+        "Max msgqueue size         819200               819200               bytes     \n"
+        "Max nice priority         0                    0                    \n"
+        "Max realtime priority     0                    0                    \n"
+        "Max realtime timeout      unlimited            unlimited            us        \n";
+
+static void test_pid1_limits(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_yaml("true", "4096"));
+        _cleanup_(port_check_done) PortCheck pc = {};
+        const TreeFile files[] = { { "/proc/1/limits", pid1_limits_8m },
+                                   { RDMA_CONF, "*   -   memlock   unlimited\n" } };
+        MemlockLimit l;
+        NodeContext c;
+        char *root;
+        Host h;
+
+        ASSERT_OK(proc_limits_parse_memlock(pid1_limits_8m, &l));
+        ASSERT_TRUE(l.soft == 8 * MIB && l.hard == 8 * MIB);
+        ASSERT_OK(proc_limits_parse_memlock(
+                "Max locked memory         unlimited            65536                bytes\n", &l));
+        ASSERT_TRUE(l.soft == UNLIMITED && l.hard == 65536);
+        ASSERT_INT_EQ(
+                proc_limits_parse_memlock(
+                        "Max locked memory         lots                 8388608              bytes\n", &l),
+                -EBADMSG);
+        ASSERT_INT_EQ(proc_limits_parse_memlock("Max locked memory         8388608\n", &l), -EBADMSG);
+        ASSERT_INT_EQ(
+                proc_limits_parse_memlock("Max locked memoryx        8388608              8388608\n", &l),
+                -ENOENT);
+        ASSERT_INT_EQ(proc_limits_parse_memlock("", &l), -ENOENT);
+
+        /* A tree without /run/systemd/system and with a proc/1/limits: judged by PID 1's limit,
+         * whatever limits.d grants login sessions. */
+        root = make_tree(0666, (gid_t) -1, files, ELEMENTSOF(files));
+        if (!root) {
+                fprintf(stderr, "test-check-rdma: cannot chown (not root), skipping the PID 1 tree\n");
+                return;
+        }
+        h = (Host){ .root = root };
+        c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        ASSERT_OK(check_rdma_memlock_run(&c, &pc));
+        fprintf(stderr, "rdma.memlock on a tree without systemd: %s\n", pc.summary);
+        ASSERT_INT_EQ(pc.outcome, CHECK_FAIL);
+        ASSERT_TRUE(startswith(pc.summary, "every process gets 8 MiB < unlimited from PID 1 (/proc/1/limits)"));
+        ASSERT_STR_EQ(pc.actual, "PID 1 8 MiB, login sessions unlimited");
+        remove_tree(root);
+}
+
 int main(void) {
         test_healthy();
         test_port_down();
@@ -801,6 +895,7 @@ int main(void) {
         test_connectx_no_device();
         test_mtu_evaluate();
         test_memlock();
+        test_pid1_limits();
         printf("test-check-rdma: ok\n");
         return 0;
 }

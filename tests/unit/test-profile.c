@@ -113,6 +113,11 @@ static void test_reference_profile(void) {
         ASSERT_STR_EQ(p->kernel_cmdline[3], "amdgpu.gttsize=126976");
         ASSERT_STR_EQ(p->kernel_cmdline[4], "ttm.pages_limit=32505856");
 
+        /* The guide's 512 MB carve-out and a 128 GB board's MemTotal are checked by default. */
+        ASSERT_TRUE(p->gpu.present);
+        ASSERT_TRUE(p->gpu.vram_max == 512ULL * 1024 * 1024);
+        ASSERT_TRUE(p->memory_min == 120ULL * 1024 * 1024 * 1024);
+
         ASSERT_INT_EQ(p->n_nodes, 2);
         head = profile_find_node(p, "head");
         worker = profile_find_node(p, "worker");

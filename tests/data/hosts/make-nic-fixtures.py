@@ -133,9 +133,21 @@ KMSG_LOADED = (
     f" DEVICE=+pci:{E810}\n"
     f"6,1025,4889912,-;ice {E810}: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 link at 0000:c0:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n"
 )
+# ice_main.c's words (ice_request_fw(), ice_init_ddp_config(), ice_log_pkg_init()), double spaces and
+# the lower-case "safe mode" of the NVM message as the driver writes them.
 KMSG_SAFE_MODE = (
     f"3,1024,4855347,-;ice {E810}: The DDP package file was not found or could not be read. Entering Safe Mode\n"
-    f"4,1025,4855350,-;ice {E810}: Advanced features are disabled - Device now in Safe Mode\n"
+    f" DEVICE=+pci:{E810}\n"
+    f"3,1025,4855350,-;ice {E810}: Fail during requesting FW: -2\n"
+    f" DEVICE=+pci:{E810}\n"
+)
+# A firmware (NVM) too old for the kernel's DDP package: ice loads no package, and says so in lower case.
+KMSG_OLD_NVM = (
+    "6,1021,4562210,-;ice: Intel(R) Ethernet Connection E800 Series Linux Driver\n"
+    " SUBSYSTEM=pci\n"
+    f"3,1024,4855347,-;ice {E810}: The firmware loaded on the device is not compatible with the DDP package.  "
+    "Please update the device's NVM.  Entering safe mode.\n"
+    f" DEVICE=+pci:{E810}\n"
 )
 
 
@@ -149,7 +161,7 @@ def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice",
         symlink(root, "/sys/class/infiniband/irdma0/device", "../../../devices/" + BRIDGE + "/" + E810)
         uverbs(root, 0, "irdma0")
     # irdma loads with ice through the auxiliary bus, unless ice runs the device in Safe Mode.
-    if driver == "ice" and kmsg != KMSG_SAFE_MODE:
+    if driver == "ice" and kmsg not in (KMSG_SAFE_MODE, KMSG_OLD_NVM):
         module(root, "irdma")
 
 
@@ -203,6 +215,8 @@ def main():
     e810_tree("nic-e810-x16", 16)
     # The same card with no DDP package: ice runs it in Safe Mode.
     e810_tree("nic-e810-safe-mode", 16, kmsg=KMSG_SAFE_MODE)
+    # The same card whose NVM is older than the kernel's DDP package needs: Safe Mode too.
+    e810_tree("nic-e810-old-nvm", 4, kmsg=KMSG_OLD_NVM)
     # The driver failed to probe: the device is there, unbound, without netdev.
     e810_tree("nic-no-netdev", 16, with_netdev=False, driver=None,
               kmsg=f"3,1024,4855347,-;ice {E810}: probe of {E810} failed with error -5\n")

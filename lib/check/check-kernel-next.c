@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/* kernel.cmdline-next: the required parameters on the next boot's command line, as the boot loader
+ * reads it, and the step that was skipped when they are not. */
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "boot/bootcfg.h"
+#include "boot/cmdline.h"
+#include "check/check-kernel.h"
+
+/* The required parameters (as written in the profile) that cmdline does not satisfy. */
+static int unmet_requirements(const KernelCmdline *cmdline, char **required, char ***ret) {
+        _cleanup_(strv_freep) char **unmet = NULL;
+        int r;
+
+        STRV_FOREACH(req, required) {
+                _cleanup_(strv_freep) char **m = NULL;
+                char *one[] = { *req, NULL };
+
+                r = kernel_cmdline_missing(cmdline, one, &m);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        r = strv_extend(&unmet, *req);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        *ret = TAKE_PTR(unmet);
+        return 0;
+}
+
+/* Whether cmdline (may be NULL) carries every parameter in unmet. */
+static int cmdline_carries(const char *cmdline, char **unmet) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+        _cleanup_(strv_freep) char **missing = NULL;
+        int r;
+
+        if (!cmdline)
+                return 0;
+        r = kernel_cmdline_parse(cmdline, &k);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        r = kernel_cmdline_missing(k, unmet, &missing);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        return r == 0;
+}
+
+/* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
+ * and the step after it, regenerating what the boot loader reads, was skipped. */
+static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        int r;
+
+        *ret_path = NULL;
+        r = boot_config_load_grub_default(h, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
+        r = cmdline_carries(grub->cmdline, unmet);
+        if (r <= 0)
+                return r;
+        *ret_path = TAKE_PTR(grub->path);
+        return 1;
+}
+
+/* What to run or edit so that the next boot carries the parameters: the step that was skipped when
+ * /etc/default/grub already has them, and the distribution's own tool. */
+static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
+        _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL;
+        const char *mkconfig = grub_mkconfig_command(h);
+        int r;
+
+        if (!args)
+                return -ENOMEM;
+        if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
+                r = grub_default_carries(h, unmet, &edited);
+                if (r < 0)
+                        return r;
+        }
+        switch (b->source) {
+        case BOOT_CONFIG_BLS:
+                if (edited)
+                        /* Fedora 39 and later: grub2-mkconfig leaves the entries' options alone. */
+                        r = asprintf(
+                                ret,
+                                "%s carries them, but grub2-mkconfig does not write them into the BLS entries: "
+                                "run grubby --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
+                                " --update-bls-cmdline)",
+                                edited,
+                                args);
+                else
+                        r = asprintf(
+                                ret,
+                                "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
+                                "--args='%s')",
+                                b->path,
+                                args);
+                break;
+        case BOOT_CONFIG_KERNEL_CMDLINE:
+                r = asprintf(ret, "add them to %s, then reinstall the kernel (kernel-install add)", b->path);
+                break;
+        case BOOT_CONFIG_GRUB_CFG:
+                r = cmdline_carries(b->first_cmdline, unmet);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        /* grub.cfg was regenerated: another entry than the main one boots. */
+                        r = asprintf(
+                                ret,
+                                "the first entry '%s' has them: make it the default (GRUB_DEFAULT in " GRUB_DEFAULT_FILE
+                                ", or grub-set-default with GRUB_DEFAULT=saved), or move them to "
+                                "GRUB_CMDLINE_LINUX, which recovery entries get too, and run %s",
+                                b->first_title,
+                                mkconfig);
+                else if (edited)
+                        r = asprintf(
+                                ret,
+                                "edited, not regenerated: %s carries them, but %s, which GRUB reads, was not "
+                                "written since: run %s, then reboot",
+                                edited,
+                                b->path,
+                                mkconfig);
+                else
+                        r = asprintf(
+                                ret,
+                                "add them to GRUB_CMDLINE_LINUX in " GRUB_DEFAULT_FILE ", then run %s",
+                                mkconfig);
+                break;
+        default:
+                r = asprintf(ret, "add them to GRUB_CMDLINE_LINUX in %s, then run %s", b->path, mkconfig);
+                break;
+        }
+        return r < 0 ? -ENOMEM : 0;
+}
+
+static int describe_boot_config(const BootConfig *b, char **ret) {
+        int r;
+
+        if (b->source == BOOT_CONFIG_BLS)
+                r = asprintf(ret, "entry %s, %s", b->entry_id, b->selected_by);
+        else if (b->source == BOOT_CONFIG_GRUB_CFG)
+                r = asprintf(ret, "%s entry '%s', %s", b->path, b->entry_id, b->selected_by);
+        else
+                r = asprintf(ret, "%s", b->path);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
+ * parameters taken out of the file since): the next update-grub, which every kernel update runs,
+ * writes grub.cfg without them. Adds a warning and returns 1; 0 when there is nothing to say. */
+static int check_grub_cfg_kept(
+        const NodeContext *c,
+        const BootConfig *boot,
+        char **required,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        _cleanup_(strv_freep) char **unmet = NULL;
+        _cleanup_(freep) char *list = NULL;
+        int r;
+
+        if (boot->source != BOOT_CONFIG_GRUB_CFG)
+                return 0;
+        r = boot_config_load_grub_default(c->host, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = kernel_cmdline_parse(grub->cmdline, &k);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = unmet_requirements(k, required, &unmet);
+        if (r < 0)
+                return r;
+        if (!unmet)
+                return 0;
+        list = strv_join(unmet, ", ");
+        if (!list)
+                return -ENOMEM;
+        r = check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                boot->cmdline,
+                "the next boot (%s) carries all %zu required parameters, but %s lacks %s: the next %s "
+                "(every kernel update runs it) writes grub.cfg without them; add them to GRUB_CMDLINE_LINUX "
+                "there",
+                where,
+                strv_length(required),
+                grub->path,
+                list,
+                grub_mkconfig_command(c->host));
+        return r < 0 ? r : 1;
+}
+
+int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL, *running = NULL;
+        _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
+        _cleanup_(boot_config_freep) BootConfig *boot = NULL;
+        _cleanup_(freep) char *failed_path = NULL, *expected = NULL, *list = NULL, *where = NULL,
+                              *fix = NULL, *vars = NULL;
+        char **required = kernel_required_params(c);
+        bool have_running;
+        int r, n_missing, error;
+
+        if (strv_length(required) == 0)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "the profile requires no kernel parameters");
+
+        expected = strv_join(required, " ");
+        if (!expected)
+                return -ENOMEM;
+
+        r = boot_config_load(c->host, &boot, &failed_path);
+        if (r == -ENOMEM)
+                return r;
+        if (r == -ENOENT)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_SKIP,
+                        expected,
+                        NULL,
+                        "no boot configuration found (looked for " BOOT_CONFIG_SEARCHED
+                        "): cannot tell what the next boot gets");
+        if (r == -EACCES || r == -EPERM)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not look at %s (%s): `sudo haloctl check --only kernel.cmdline-next` reads it",
+                        strna(failed_path),
+                        strerror(-r));
+        if (r < 0)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "cannot read %s: %s",
+                        strna(failed_path),
+                        strerror(-r));
+
+        r = kernel_cmdline_parse(boot->cmdline, &next);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_FAIL,
+                        expected,
+                        NULL,
+                        "cannot use the command line in %s: %s",
+                        boot->path,
+                        strerror(-r));
+
+        r = describe_boot_config(boot, &where);
+        if (r < 0)
+                return r;
+
+        n_missing = kernel_cmdline_missing(next, required, &missing);
+        if (n_missing == -EINVAL)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_FAIL,
+                        expected,
+                        boot->cmdline,
+                        "the profile's kernel.cmdline holds an entry that is not a single parameter: fix the profile");
+        if (n_missing < 0)
+                return n_missing;
+
+        if (n_missing == 0) {
+                r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
+                r = kernel_load_running_cmdline(c->host, &running, NULL, &error);
+                if (r < 0)
+                        return r;
+                have_running = r > 0;
+                if (have_running) {
+                        r = unmet_requirements(running, required, &unmet);
+                        if (r < 0)
+                                return r;
+                }
+                if (have_running && !unmet)
+                        return check_list_add(
+                                out,
+                                "kernel.cmdline-next",
+                                CHECK_PASS,
+                                expected,
+                                boot->cmdline,
+                                "the next boot (%s) carries all %zu required parameters",
+                                where,
+                                strv_length(required));
+
+                list = unmet ? strv_join(unmet, ", ") : strdup("the required parameters");
+                if (!list)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        boot->cmdline,
+                        "reboot pending: the next boot (%s) carries %s, the running kernel does not",
+                        where,
+                        list);
+        }
+
+        r = unmet_requirements(next, required, &unmet);
+        if (r < 0)
+                return r;
+        r = how_to_fix(c->host, boot, unmet, &fix);
+        if (r < 0)
+                return r;
+        list = strv_join(missing, ", ");
+        if (!list)
+                return -ENOMEM;
+        if (boot->unresolved) {
+                _cleanup_(freep) char *names = strv_join(boot->unresolved, ", $");
+
+                if (!names || asprintf(&vars, " (grubenv does not set $%s)", names) < 0)
+                        return -ENOMEM;
+        }
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_FAIL,
+                expected,
+                boot->cmdline,
+                "the next boot (%s)%s lacks %s: %s",
+                where,
+                strempty(vars),
+                list,
+                fix);
+}

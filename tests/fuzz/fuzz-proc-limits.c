@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzzes the /proc/PID/limits reader that rdma.memlock uses for PID 1 on a host without systemd. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check/memlock-sources.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        _cleanup_(freep) char *s = NULL;
+        MemlockLimit l;
+        int r;
+
+        if (size > 64 * 1024)
+                return 0;
+        s = strndup((const char *) data, size);
+        if (!s)
+                return 0;
+        r = proc_limits_parse_memlock(s, &l);
+        if (r != 0 && r != -ENOENT && r != -EBADMSG)
+                abort(); /* the parser knows no other errors */
+        return 0;
+}
