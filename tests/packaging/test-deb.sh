@@ -137,8 +137,8 @@ awk "/was-enabled 'halod.service'/ { guarded = 1 } /^[[:space:]]*fi\$/ { guarded
         "$tmp/control/postinst" || fail "postinst enables halod.service on install: it must wait until the profile is edited"
 grep -q "stop 'halod.service'" "$tmp/control/prerm" 2>/dev/null || fail "prerm does not stop halod.service on removal"
 # halod's /etc/hosts helper runs only when halod asks: the package never starts it.
-! grep -E "deb-systemd-invoke (start|restart|try-restart|\\\$_dh_action) .*halod-hosts" "$tmp/control/postinst" ||
-        fail "postinst starts halod-hosts.path or halod-hosts.service: only halod.service pulls them in"
+! grep -E "deb-systemd-invoke (start|restart|try-restart|\\\$_dh_action) .*halod-helper" "$tmp/control/postinst" ||
+        fail "postinst starts halod-helper.path or halod-helper.service: only halod.service pulls them in"
 grep -q "purge 'halod.service'" "$tmp/control/postrm" 2>/dev/null || fail "postrm does not forget halod.service on purge"
 echo "ok   conffile /etc/halod/halod.yaml; postinst: sysusers, tmpfiles, daemon-reload, try-restart; prerm: stop; postrm: purge"
 
