@@ -94,8 +94,10 @@ static int find_hosts(const NodeContext *c, HelperFindings *f) {
                 return r;
         /* A block that cannot be managed (broken, or the file unreadable) is not a block that is right: the
          * helper refuses it too, and `haloctl apply --only hosts.` says why. */
-        if (hp && hp->error)
+        if (hp && hp->error) {
+                fprintf(f->state, "hosts\n%s\n", hp->error);
                 return strv_extendf(&f->wrong, "/etc/hosts: %s", hp->error);
+        }
         if (!hp || !hp->text)
                 return 0;
         fprintf(f->state, "hosts\n%s\n", hp->text);

@@ -208,9 +208,9 @@ static void work_execute(Work *w) {
                                 &w->context, &w->snapshot, w->only, &w->checks_after);
         }
 
-        /* After a full verify, or when the links were to change through the helper: a recheck of one
-         * link says nothing of the CDI spec or /etc/hosts. */
-        bool helper_check = (w->steps & WORK_CHECKS) && checks_group_selected(HELPER_CHECK_ID, w->only);
+        /* After every run of local checks, a one-link recheck too: that is when the helper's work on the
+         * links shows; the CDI spec and the /etc/hosts block are read again with them. */
+        bool helper_check = w->steps & WORK_CHECKS;
         res->helper_ran = w->profile && (helper_check || w->networkd_wrong);
         if (res->helper_ran)
                 res->helper_result = manager_helper_step(
