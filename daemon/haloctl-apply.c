@@ -239,6 +239,14 @@ int verb_apply(int argc, char *argv[]) {
                 return EX_NOPERM;
         }
 
+        /* hosts.: only a block the profile manages; the helper asks for it whatever the profile says. */
+        if ((parts & APPLY_PART_HOSTS) && p->health.hosts != HOSTS_POLICY_MANAGE) {
+                printf("%s does not say health.hosts: manage: /etc/hosts is left alone.\n", path);
+                parts &= ~(unsigned) APPLY_PART_HOSTS;
+                if (parts == 0)
+                        return cdi_exit;
+        }
+
         /* networkd: the links only when systemd-networkd is the backend; with NetworkManager or the netlink
          * backend halod applies them itself, and the helper staying out keeps two appliers from racing. */
         if (parts & APPLY_PART_NETWORKD) {
