@@ -462,6 +462,18 @@ threshold=$(sed -n "/systemd-analyze security (systemd $systemd_version): [0-9]/
 awk -v e="$exposure" -v t="$threshold" 'BEGIN { exit !(e <= t) }' ||
         fail "halod.service's exposure under systemd $systemd_version rose to $exposure, above $threshold (README.md): harden the unit back, or record the new figure in README.md with the reason"
 log "systemd-analyze security under systemd $systemd_version: $exposure (README.md allows $threshold)"
+# The root helper too, against its own figure in README.md ("halod-helper.service (systemd 252): 1.9").
+helper_unit=${UNIT_INSTALLED%/*}/halod-helper.service
+run_rc 0 ct "$HEAD" systemd-analyze verify --man=no "$helper_unit" "${helper_unit%.service}.path"
+[ -z "$OUT" ] || fail "systemd-analyze verify $helper_unit complained:"$'\n'"$OUT"
+run_rc 0 ct "$HEAD" systemd-analyze security --offline=true --no-pager "$helper_unit"
+exposure=$(sed -n 's/.*Overall exposure level for halod-helper.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+threshold=$(sed -n "s/.*halod-helper.service (systemd $systemd_version): \([0-9][0-9.]*\).*/\1/p" "$SOURCE_DIR/README.md" | head -n 1)
+[ -n "$exposure" ] && [ -n "$threshold" ] ||
+        fail "no exposure for halod-helper.service ('$exposure'), or README.md records none for systemd $systemd_version ('halod-helper.service (systemd $systemd_version): N')"
+awk -v e="$exposure" -v t="$threshold" 'BEGIN { exit !(e <= t) }' ||
+        fail "halod-helper.service's exposure under systemd $systemd_version rose to $exposure, above $threshold (README.md)"
+log "systemd-analyze security of halod-helper.service under systemd $systemd_version: $exposure (README.md allows $threshold)"
 
 step "systemctl enable --now halod on both nodes"
 for n in "$HEAD" "$WORKER"; do
