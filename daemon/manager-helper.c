@@ -144,9 +144,23 @@ static bool ask_due(HelperState *s, const char *state, usec_t now_usec) {
         return true;
 }
 
+static usec_t mtime_usec(const char *path) {
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return 0;
+        return (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / 1000;
+}
+
+/* Whether a run of the helper started after halod asked (at asked_realtime), and ended. */
+static bool helper_ran_since(usec_t asked_realtime) {
+        usec_t started = mtime_usec(HELPER_STARTED_FILE);
+
+        return started >= asked_realtime && mtime_usec(HELPER_RESULT_FILE) >= started;
+}
+
 static int add_check(CheckList *checks, const HelperState *s, char **parts, char **wrong, bool asked) {
         _cleanup_(freep) char *what = NULL, *why = NULL, *result = NULL;
-        struct stat st;
 
         what = strv_join(parts, ", ");
         why = strv_join(wrong, "; ");
@@ -170,9 +184,7 @@ static int add_check(CheckList *checks, const HelperState *s, char **parts, char
                         "asked for",
                         "asked halod-helper.service to write it: %s",
                         why);
-        if (stat(HELPER_RESULT_FILE, &st) >= 0 &&
-            (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / 1000 >=
-                    s->asked_realtime) {
+        if (helper_ran_since(s->asked_realtime)) {
                 (void) read_regular_file(HELPER_RESULT_FILE, 256, &result, NULL);
                 if (result)
                         result[strcspn(result, "\n")] = '\0';

@@ -15,6 +15,9 @@
 #define HELPER_REQUEST_FILE "request"
 /* Where halod-helper.service leaves "SERVICE_RESULT EXIT_CODE EXIT_STATUS" of its last run. */
 #define HELPER_RESULT_FILE "/run/halod-helper/result"
+/* Touched by halod-helper.service when a run starts: a run that started before halod asked did not see
+ * the request. */
+#define HELPER_STARTED_FILE "/run/halod-helper/started"
 #define HELPER_CHECK_ID "helper"
 /* Asking again for the same thing, while it stays wrong: after 10 s, then twice as long each time, up to
  * half an hour. A new difference is asked for at once. */
