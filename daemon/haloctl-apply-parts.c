@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
 #include "haloctl-apply-parts.h"
@@ -84,4 +85,18 @@ int apply_cdi_spec(const NodeContext *c) {
         STRV_FOREACH(p, spec.problems)
                 fprintf(stderr, "CDI spec: %s\n", *p);
         return EXIT_SUCCESS;
+}
+
+void helper_stamp(const char *dir, const char *name, int exit_status) {
+        _cleanup_(freep) char *path = NULL, *text = NULL;
+        int r;
+
+        if (asprintf(&path, "%s/%s", dir, name) < 0 ||
+            asprintf(&text, streq(name, HELPER_STAMP_RESULT) ? "exit status %d\n" : "", exit_status) < 0) {
+                fprintf(stderr, "Out of memory.\n");
+                return;
+        }
+        r = write_file_atomic(path, text, strlen(text), 0644);
+        if (r < 0)
+                fprintf(stderr, "Failed to write %s, ignoring: %s\n", path, strerror(-r));
 }

@@ -180,7 +180,7 @@ static void print_nothing_to_change(const CheckList *checks, const ProfileNode *
         }
 }
 
-int verb_apply(int argc, char *argv[]) {
+static int apply_run(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(plan_changes_done) PlanChanges applied = {};
         _cleanup_(strv_freep) char **changes = NULL;
@@ -323,4 +323,19 @@ int verb_apply(int argc, char *argv[]) {
                 return EXIT_CHECK_FAIL;
         k = exit_code_for_checks(&checks);
         return k > cdi_exit ? k : cdi_exit;
+}
+
+int verb_apply(int argc, char *argv[]) {
+        /* Run by halod-helper.service (--only, with its RuntimeDirectory=): when each run started and how
+         * it ended, for halod's helper check. */
+        const char *dir = arg_only ? getenv("RUNTIME_DIRECTORY") : NULL;
+        bool stamp = dir && dir[0] == '/' && !strchr(dir, ':');
+        int r;
+
+        if (stamp)
+                helper_stamp(dir, HELPER_STAMP_STARTED, 0);
+        r = apply_run(argc, argv);
+        if (stamp)
+                helper_stamp(dir, HELPER_STAMP_RESULT, r);
+        return r;
 }

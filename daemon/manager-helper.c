@@ -131,6 +131,22 @@ static int ask(Manager *m, char **wrong) {
         return write_file_atomic(path, text, strlen(text), 0644);
 }
 
+static usec_t mtime_usec(const char *path) {
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return 0;
+        return (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / 1000;
+}
+
+static usec_t request_mtime(Manager *m) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (asprintf(&path, "%s/" HELPER_REQUEST_FILE, m->runtime_dir) < 0)
+                return 0;
+        return mtime_usec(path);
+}
+
 /* Whether to ask now: a new difference at once, the same one when its back-off ran out. */
 static bool ask_due(HelperState *s, const char *state, usec_t now_usec) {
         if (!streq_ptr(s->asked, state)) {
@@ -142,14 +158,6 @@ static bool ask_due(HelperState *s, const char *state, usec_t now_usec) {
         s->backoff_usec = s->backoff_usec * 2 > HELPER_BACKOFF_MAX_USEC ? HELPER_BACKOFF_MAX_USEC
                                                                         : s->backoff_usec * 2;
         return true;
-}
-
-static usec_t mtime_usec(const char *path) {
-        struct stat st;
-
-        if (stat(path, &st) < 0)
-                return 0;
-        return (usec_t) st.st_mtim.tv_sec * USEC_PER_SEC + (usec_t) st.st_mtim.tv_nsec / 1000;
 }
 
 /* Whether a run of the helper started after halod asked (at asked_realtime), and ended. */
@@ -246,7 +254,9 @@ int manager_helper_step(
                 free(s->asked);
                 s->asked = TAKE_PTR(state);
                 s->asked_usec = now(CLOCK_MONOTONIC);
-                s->asked_realtime = now(CLOCK_REALTIME);
+                /* The request's own mtime: the file system's clock, which the helper's files get too
+                 * (coarser than CLOCK_REALTIME). */
+                s->asked_realtime = request_mtime(m) ?: now(CLOCK_REALTIME);
                 asked = true;
         }
         if (with_check) {

@@ -13,7 +13,7 @@
 
 /* The file in halod's runtime directory whose change starts halod-helper.service. */
 #define HELPER_REQUEST_FILE "request"
-/* Where halod-helper.service leaves "SERVICE_RESULT EXIT_CODE EXIT_STATUS" of its last run. */
+/* Where haloctl, run by halod-helper.service, leaves "exit status N" of its last run. */
 #define HELPER_RESULT_FILE "/run/halod-helper/result"
 /* Touched by halod-helper.service when a run starts: a run that started before halod asked did not see
  * the request. */
