@@ -42,8 +42,11 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .node = m->node,
                 .runtime_dir = m->runtime_dir,
                 /* In the shipped unit halod may not write /run/cdi: halod-helper.service writes the spec
-                 * (manager-helper.c), and halod only compares. */
-                .cdi_dir = m->cdi_dir && manager_dir_writable(m->cdi_dir) ? m->cdi_dir : NULL,
+                 * (manager-helper.c), and halod only compares. Another --cdi-dir is halod's own. */
+                .cdi_dir = m->cdi_dir &&
+                                (!streq(m->cdi_dir, CDI_DIR_DEFAULT) || manager_dir_writable(m->cdi_dir))
+                        ? m->cdi_dir
+                        : NULL,
                 .fabric_env = fabric_env,
                 .health = m->health,
                 .last_verify_usec = m->last_verify_usec,
