@@ -11,7 +11,9 @@ _haloctl_options="--json --node --only --root --force --adopt --backend --cdi --
 _haloctl_options_arg="--node --only --root --backend --color"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
-_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. peer."
+_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. helper peer."
+# apply --only takes the parts that halod-helper.service writes, not check ids.
+_haloctl_apply_parts="hosts. cdi networkd"
 _haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory
 nic.pci nic.pcie nic.speed nic.driver nic.firmware nic.roce
 rdma.driver rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
@@ -117,6 +119,7 @@ _haloctl() {
                         last=${cur##*,}
                 fi
                 [[ $last == *.* ]] && words+=" $_haloctl_check_ids"
+                [[ " ${COMP_WORDS[*]} " == *" apply "* ]] && words=$_haloctl_apply_parts
                 mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$words" -- "$last")
                 # "kernel." is a prefix to continue, not a finished word
                 [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *. ]] && compopt -o nospace 2>/dev/null

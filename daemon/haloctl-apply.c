@@ -7,6 +7,7 @@
 #include "basic/json-writer.h"
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "haloctl-apply-parts.h"
 #include "haloctl.h"
 #include "plan/plan.h"
 #include "plan/route-plan.h"
@@ -179,7 +180,7 @@ static void print_nothing_to_change(const CheckList *checks, const ProfileNode *
         }
 }
 
-int verb_apply(int argc, char *argv[]) {
+static int apply_run(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(plan_changes_done) PlanChanges applied = {};
         _cleanup_(strv_freep) char **changes = NULL;
@@ -191,24 +192,18 @@ int verb_apply(int argc, char *argv[]) {
         Host host = { .root = arg_root ?: "" };
         const Backend *backend;
         bool hosts_only = false;
+        unsigned parts = 0;
         NodeContext c;
-        int r, k;
+        int r, k, cdi_exit = EXIT_SUCCESS;
 
-        /* --only hosts.: the /etc/hosts block alone, what halod-hosts.service runs for halod (which may
-         * not write /etc); no other part of the apply can be picked out. */
-        if (arg_only) {
-                if (!streq(arg_only, "hosts.") && !streq(arg_only, "hosts")) {
-                        fprintf(stderr,
-                                "haloctl apply --only takes only hosts. (the /etc/hosts block of health.hosts: "
-                                "manage); the links are applied whole.\n");
-                        return EX_USAGE;
-                }
-                hosts_only = true;
-        }
+        /* --only PARTS: what halod-helper.service writes for halod, which may not write them itself; no
+         * other part of the apply can be picked out. */
+        if (arg_only && apply_parts_parse(arg_only, &parts) < 0)
+                return EX_USAGE;
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && !hosts_only && isempty(arg_root) &&
+        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && parts == 0 && isempty(arg_root) &&
             halod_is_running())
                 return bus_call_apply();
 
@@ -224,6 +219,18 @@ int verb_apply(int argc, char *argv[]) {
                 return r;
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
 
+        /* The CDI spec is an export, not a change of the host: written in mode: verify too. */
+        if (parts & APPLY_PART_CDI) {
+                cdi_exit = apply_cdi_spec(&c);
+                parts &= ~(unsigned) APPLY_PART_CDI;
+                if (parts == 0)
+                        return cdi_exit;
+        }
+
+        if (parts != 0 && !profile_may_change_host(p, arg_force)) {
+                printf("%s says mode: verify: /etc/hosts and the links are left alone.\n", path);
+                return cdi_exit;
+        }
         if (!profile_may_change_host(p, arg_force)) {
                 fprintf(stderr,
                         "%s says mode: verify, so haloctl apply changes nothing. Run haloctl plan to see the "
@@ -232,13 +239,36 @@ int verb_apply(int argc, char *argv[]) {
                 return EX_NOPERM;
         }
 
+        /* hosts.: only a block the profile manages; the helper asks for it whatever the profile says. */
+        if ((parts & APPLY_PART_HOSTS) && p->health.hosts != HOSTS_POLICY_MANAGE) {
+                printf("%s does not say health.hosts: manage: /etc/hosts is left alone.\n", path);
+                parts &= ~(unsigned) APPLY_PART_HOSTS;
+                if (parts == 0)
+                        return cdi_exit;
+        }
+
+        /* networkd: the links only when systemd-networkd is the backend; with NetworkManager or the netlink
+         * backend halod applies them itself, and the helper staying out keeps two appliers from racing. */
+        if (parts & APPLY_PART_NETWORKD) {
+                backend = arg_backend ? backend_by_name(arg_backend) : backend_pick();
+                if (backend != &backend_networkd) {
+                        printf("the links are not systemd-networkd's (backend %s): halod applies them itself\n",
+                               backend->name);
+                        parts &= ~(unsigned) APPLY_PART_NETWORKD;
+                        if (parts == 0)
+                                return cdi_exit;
+                }
+        }
+        hosts_only = parts != 0 && !(parts & APPLY_PART_NETWORKD);
+        bool no_hosts = parts != 0 && !(parts & APPLY_PART_HOSTS);
+
         backend = arg_backend ? backend_by_name(arg_backend) : backend_pick();
         snapshot_init(&snapshot, &c);
         r = apply_node(
                 &c,
                 backend,
                 (arg_force ? APPLY_FORCE : 0) | (arg_adopt ? APPLY_ADOPT : 0) |
-                        (hosts_only ? APPLY_HOSTS_ONLY : 0),
+                        (hosts_only ? APPLY_HOSTS_ONLY : 0) | (no_hosts ? APPLY_NO_HOSTS : 0),
                 &snapshot,
                 &applied,
                 &error);
@@ -291,5 +321,21 @@ int verb_apply(int argc, char *argv[]) {
 
         if (r < 0)
                 return EXIT_CHECK_FAIL;
-        return exit_code_for_checks(&checks);
+        k = exit_code_for_checks(&checks);
+        return k > cdi_exit ? k : cdi_exit;
+}
+
+int verb_apply(int argc, char *argv[]) {
+        /* Run by halod-helper.service (--only, with its RuntimeDirectory=): when each run started and how
+         * it ended, for halod's helper check. */
+        const char *dir = arg_only ? getenv("RUNTIME_DIRECTORY") : NULL;
+        bool stamp = dir && dir[0] == '/' && !strchr(dir, ':');
+        int r;
+
+        if (stamp)
+                helper_stamp(dir, HELPER_STAMP_STARTED, 0);
+        r = apply_run(argc, argv);
+        if (stamp)
+                helper_stamp(dir, HELPER_STAMP_RESULT, r);
+        return r;
 }

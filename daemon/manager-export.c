@@ -7,6 +7,7 @@
 #include "export/fabric-env.h"
 #include "export/metrics.h"
 #include "log.h"
+#include "manager-helper.h"
 #include "manager-verify.h"
 #include "manager-work.h"
 #include "manager.h"
@@ -40,13 +41,18 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .profile = m->profile,
                 .node = m->node,
                 .runtime_dir = m->runtime_dir,
-                .cdi_dir = m->cdi_dir,
+                /* In the shipped unit halod may not write /run/cdi: halod-helper.service writes the spec
+                 * (manager-helper.c), and halod only compares. Another --cdi-dir is halod's own. */
+                .cdi_dir = m->cdi_dir &&
+                                (!streq(m->cdi_dir, CDI_DIR_DEFAULT) || manager_dir_writable(m->cdi_dir))
+                        ? m->cdi_dir
+                        : NULL,
                 .fabric_env = fabric_env,
                 .health = m->health,
                 .last_verify_usec = m->last_verify_usec,
                 .metrics_result = 1,
         };
-        if (fabric_env && m->cdi_dir)
+        if (fabric_env && e->cdi_dir)
                 m->cdi_spec_written = true;
         if (!m->profile->health.prometheus_textfile)
                 return 0;
@@ -185,9 +191,8 @@ void manager_export_report(Manager *m, const ExportJob *e) {
                                 &cdi_error,
                                 e->cdi_spec_result,
                                 "%s; containers started with --device " CDI_KIND
-                                "=... get the previous devices and variables (may the user halod write to the "
-                                "directory? systemd-tmpfiles --create halod.conf gives it the right; see "
-                                "halod(8), CDI SPEC; --cdi-dir \"\" writes none)",
+                                "=... get the previous devices and variables (halod(8), CDI SPEC; --cdi-dir \"\" "
+                                "writes none)",
                                 strerror(-e->cdi_spec_result));
                         report(&m->cdi_spec_error,
                                cdi_error ?: strerror(-e->cdi_spec_result),

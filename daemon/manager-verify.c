@@ -8,6 +8,7 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager-export.h"
+#include "manager-helper.h"
 #include "manager-journal.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
@@ -29,12 +30,14 @@ static bool replaced_by(const char *id, const char *only, bool peers) {
 static int merge_checks(const CheckList *old, const char *only, bool peers, CheckList *fresh, CheckList *ret) {
         CheckList merged = {};
         bool inserted = false;
+        /* Every local run says what it found of the helper's part (manager-helper.c), whatever it selects. */
+        bool fresh_helper = !peers && check_list_find(fresh, HELPER_CHECK_ID);
         int r;
 
         for (size_t i = 0; i < old->n_checks; i++) {
                 const Check *c = &old->checks[i];
 
-                if (replaced_by(c->id, only, peers)) {
+                if (replaced_by(c->id, only, peers) || (fresh_helper && streq(c->id, HELPER_CHECK_ID))) {
                         if (!inserted) {
                                 r = check_list_take(&merged, fresh);
                                 if (r < 0)

@@ -12,13 +12,15 @@
 #include <unistd.h>
 
 #include "apply/apply.h"
+#include "basic/errorf.h"
 #include "basic/strv.h"
 #include "check/checks.h"
 #include "log.h"
-#include "manager-hosts.h"
+#include "manager-helper.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
 #include "manager-work.h"
+#include "plan/hosts-plan.h"
 
 struct Work {
         Manager *manager;
@@ -39,7 +41,9 @@ struct Work {
         NodeContext context;
         Snapshot snapshot;
         ExportJob export;
-        bool hosts_writable; /* halod may write /etc itself (not in the shipped unit's sandbox) */
+        bool hosts_writable;    /* halod may write /etc itself (not in the shipped unit's sandbox) */
+        bool networkd_writable; /* the same for networkd's files: else halod-helper.service applies */
+        char *networkd_wrong;   /* then, after an apply: what the links lack ("": nothing), for the helper */
 
         /* Outputs, written by the thread before it signals the eventfd. */
         WorkResult result;
@@ -88,6 +92,7 @@ static Work *work_free(Work *w) {
         check_list_done(&w->checks);
         plan_changes_done(&w->enforce_changes);
         free(w->enforce_error);
+        free(w->networkd_wrong);
         check_list_done(&w->checks_after);
         return mfree(w);
 }
@@ -118,6 +123,26 @@ static bool any_bad_link_check(const CheckList *l) {
         return false;
 }
 
+/* The networkd backend where halod may not write networkd's files: halod-helper.service applies the
+ * links as root from the profile (haloctl apply --only networkd), with its rollback; halod only says
+ * what differs, for the request and the helper check, and verifies from the kernel afterwards. */
+static int work_delegate_networkd(Work *w, char **error) {
+        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        int r;
+
+        r = plan_from_snapshot(&w->snapshot, &plan);
+        if (r < 0)
+                return errorf(error, r, "cannot read the link state from the kernel: %s", strerror(-r));
+        plan.hosts = hosts_plan_free(plan.hosts);
+        r = plan_describe(&plan, &lines);
+        if (r < 0)
+                return r;
+        free(w->networkd_wrong);
+        w->networkd_wrong = strv_join(lines, "; ");
+        return w->networkd_wrong ? 0 : -ENOMEM;
+}
+
 /* Applies through the backend from the job's snapshot; returns the number of changes, or negative
  * errno with *error set. */
 static int work_apply(Work *w, PlanChanges *changes, char **error) {
@@ -125,9 +150,19 @@ static int work_apply(Work *w, PlanChanges *changes, char **error) {
 
         if (!w->profile)
                 return -ESTALE;
-        /* halod in its sandbox may not write /etc: the block is halod-hosts.service's (after the checks). */
-        r = apply_node(
-                &w->context, w->backend, w->hosts_writable ? 0 : APPLY_NO_HOSTS, &w->snapshot, changes, error);
+        if (w->backend == &backend_networkd && !w->networkd_writable &&
+            profile_may_change_host(w->profile, false))
+                r = work_delegate_networkd(w, error);
+        else
+                /* halod in its sandbox may not write /etc: the block is halod-helper.service's (after the
+                 * checks). */
+                r = apply_node(
+                        &w->context,
+                        w->backend,
+                        w->hosts_writable ? 0 : APPLY_NO_HOSTS,
+                        &w->snapshot,
+                        changes,
+                        error);
         if (r < 0 && !*error)
                 *error = strdup(strerror(-r));
         return r < 0 ? r : (int) changes->n_changes;
@@ -143,7 +178,8 @@ static void work_execute(Work *w) {
         w->snapshot.userdata = w;
         /* Jobs never overlap: the one running is the only one to read and update it. */
         w->snapshot.pause_history = &w->manager->pause_history;
-        w->hosts_writable = manager_hosts_writable();
+        w->hosts_writable = manager_dir_writable("/etc");
+        w->networkd_writable = manager_dir_writable("/etc/systemd/network");
 
         if (w->steps & WORK_LOAD)
                 res->load_result = manager_load_profile(
@@ -172,11 +208,13 @@ static void work_execute(Work *w) {
                                 &w->context, &w->snapshot, w->only, &w->checks_after);
         }
 
-        /* Only when the hosts. checks ran too: a recheck of one link says nothing of /etc/hosts. */
-        res->hosts_request_ran = (w->steps & WORK_CHECKS) && w->profile && !w->hosts_writable &&
-                checks_group_selected("hosts.", w->only);
-        if (res->hosts_request_ran)
-                res->hosts_request_result = manager_hosts_request(&w->context, w->manager->runtime_dir);
+        /* After every run of local checks, a one-link recheck too: that is when the helper's work on the
+         * links shows; the CDI spec and the /etc/hosts block are read again with them. */
+        bool helper_check = w->steps & WORK_CHECKS;
+        res->helper_ran = w->profile && (helper_check || w->networkd_wrong);
+        if (res->helper_ran)
+                res->helper_result = manager_helper_step(
+                        w->manager, &w->context, w->networkd_wrong, helper_check, &w->checks);
 
         if (w->steps & WORK_EXPORT)
                 export_job_run(&w->export);
@@ -249,8 +287,8 @@ static void work_publish(Manager *m, Work *w) {
             manager_publish_local_checks(m, w->only, w->result.checks_result, &w->checks, &w->snapshot) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
 
-        if (w->result.hosts_request_ran)
-                manager_hosts_report(m, w->result.hosts_request_result);
+        if (w->result.helper_ran)
+                manager_helper_report(m, w->result.helper_result);
 
         if (w->result.enforce_attempted) {
                 manager_apply_report(m, w->result.enforce_result, &w->enforce_changes, w->enforce_error);

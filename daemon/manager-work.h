@@ -29,12 +29,11 @@ typedef struct WorkResult {
         const ProfileNode *loaded_node;
         int apply_result; /* WORK_APPLY: the number of changes, or negative errno with apply_error */
         char *apply_error;
-        int checks_result;        /* WORK_CHECKS: 0, 1 when they did not run, or negative errno */
-        bool enforce_attempted;   /* WORK_ENFORCE: links were wrong, and it applied */
-        int enforce_result;       /* then: the number of changes, or negative errno */
-        bool hosts_request_ran;   /* WORK_CHECKS with the hosts. checks, when halod may not write /etc */
-        int hosts_request_result; /* then: 1 when halod-hosts.service was asked to write /etc/hosts
-                                   * (manager-hosts.h), 0 when not, or negative errno */
+        int checks_result;      /* WORK_CHECKS: 0, 1 when they did not run, or negative errno */
+        bool enforce_attempted; /* WORK_ENFORCE: links were wrong, and it applied */
+        int enforce_result;     /* then: the number of changes, or negative errno */
+        bool helper_ran;        /* a full verify, or links to change through halod-helper.service */
+        int helper_result;      /* then: manager_helper_step()'s result (manager-helper.h) */
 } WorkResult;
 
 /* Runs on the loop when the job's results are published; userdata is the caller's. */

@@ -55,6 +55,7 @@ Manager *manager_free(Manager *m) {
         free(m->last_apply_error);
         free(m->fabric_env_error);
         free(m->cdi_spec_error);
+        helper_state_done(&m->helper);
         free(m->cdi_dir);
         free(m->metrics_error);
         free(m->runtime_dir);

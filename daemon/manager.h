@@ -13,6 +13,7 @@
 #include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "check/check.h"
+#include "manager-helper.h"
 #include "net/rtnl.h"
 #include "nic/fabric.h"
 #include "peer/health.h"
@@ -116,8 +117,8 @@ typedef struct Manager {
         char *fabric_env_error;
         char *cdi_spec_error;
         char *metrics_error;
-        bool cdi_spec_written;  /* a job may have written the CDI spec: removed when halod stops */
-        int hosts_request_last; /* the last job's manager_hosts_request() result: logged when it changes */
+        bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
+        HelperState helper;    /* what halod asked halod-helper.service for (manager-helper.h) */
 } Manager;
 
 int manager_new(Manager **ret);

@@ -15,11 +15,11 @@ typedef enum ApplyFlags {
          * lib/apply/adopt.h), also a link whose kernel state needs no change; the takeovers come first
          * among the changes, as LINK_FIELD_OWNER records. */
         APPLY_ADOPT = 1 << 1,
-        /* Only the /etc/hosts block (haloctl apply --only hosts., as halod-hosts.service runs it for
+        /* Only the /etc/hosts block (haloctl apply --only hosts., as halod-helper.service runs it for
          * halod): the links are neither applied nor in the way when they cannot be. */
         APPLY_HOSTS_ONLY = 1 << 2,
         /* Everything but the /etc/hosts block: the caller cannot write the file (halod in its sandbox)
-         * and has halod-hosts.service write it. */
+         * and has halod-helper.service write it. */
         APPLY_NO_HOSTS = 1 << 3,
 } ApplyFlags;
 

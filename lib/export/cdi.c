@@ -271,6 +271,34 @@ int cdi_spec_write(const CdiSpec *s, const char *path) {
         return write_file_atomic_if_changed(path, text, 0644);
 }
 
+/* A node the helper lets through: /dev/infiniband/ and one name that cannot climb out of it. */
+static bool cdi_node_safe(const char *node) {
+        const char *name = startswith(node, "/dev/infiniband/");
+
+        return name && cdi_name_valid(name) && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+}
+
+int cdi_spec_check_safe(const CdiSpec *s, char **ret_reason) {
+        const char *why = NULL, *what = NULL;
+
+        for (size_t i = 0; i < s->n_devices && !why; i++) {
+                if (!cdi_name_valid(s->devices[i].name)) {
+                        why = "a device name that CDI does not allow";
+                        what = s->devices[i].name;
+                }
+                STRV_FOREACH(node, s->devices[i].nodes)
+                        if (!why && !cdi_node_safe(*node)) {
+                                why = "a device node outside /dev/infiniband";
+                                what = *node;
+                        }
+        }
+        if (!why)
+                return 0;
+        if (ret_reason && asprintf(ret_reason, "%s: '%s'", why, strempty(what)) < 0)
+                *ret_reason = NULL;
+        return -EPERM;
+}
+
 int cdi_spec_remove(const char *path) {
         if (unlink(path) < 0)
                 return errno == ENOENT ? 0 : negative_errno();

@@ -46,5 +46,10 @@ int cdi_spec_render(const CdiSpec *s, char **ret);
  * unchanged, negative errno on failure. Its temporary file (halod.json.XXXXXX) is no *.json, which
  * the runtimes would read. */
 int cdi_spec_write(const CdiSpec *s, const char *path);
+/* Whether the spec is one halod's root helper may write where container runtimes read as root: every
+ * device and the spec's own names valid, every device node /dev/infiniband/<one plain name> (a host path
+ * of host_root plus the same), and by construction neither hooks nor mounts. Returns 0, or -EPERM and,
+ * when ret_reason is not NULL, what is wrong. */
+int cdi_spec_check_safe(const CdiSpec *s, char **ret_reason);
 /* Removes the spec at path: 1 when removed, 0 when there was none, negative errno. */
 int cdi_spec_remove(const char *path);

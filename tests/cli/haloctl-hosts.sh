@@ -67,7 +67,7 @@ line "plan over a block" "/etc/hosts: - 192.168.100.9 halo-9"
 line "plan over a block" "/etc/hosts: + 192.168.100.3 halo-3"
 expect_not "plan over a block" "$tmp/out" "halo-2"
 
-# apply --only hosts.: the block alone (what halod-hosts.service runs for halod), written whatever
+# apply --only hosts.: the block alone (what halod-helper.service runs for halod), written whatever
 # the links are (this fixture has none to apply); again, nothing to change. Root only.
 if [ "$(id -u)" = 0 ]; then
         check "apply --only hosts." 2 apply --root "$tmp/root" --node head --only hosts. "$profile"
@@ -81,6 +81,11 @@ else
         check "apply --only hosts. (not root)" 77 apply --root "$tmp/root" --node head --only hosts. "$profile"
 fi
 check "apply --only link." 64 apply --root "$tmp/root" --node head --only link. "$profile"
+expect "apply --only link." "$tmp/err" "unknown part 'link\.' in 'link\.': the parts are hosts\."
+check "apply --only cdi,bogus" 64 apply --root "$tmp/root" --node head --only cdi,bogus "$profile"
+expect "apply --only cdi,bogus" "$tmp/err" "unknown part 'bogus' in 'cdi,bogus'"
+check "apply --only \"\"" 64 apply --root "$tmp/root" --node head --only "" "$profile"
+expect "apply --only \"\"" "$tmp/err" "needs a part: hosts\., cdi or networkd"
 # The backends' names come from their table.
 check "apply --backend bogus" 64 apply --backend bogus --root "$tmp/root" --node head "$profile"
 expect "apply --backend bogus" "$tmp/err" "^Unknown --backend 'bogus': expected networkmanager, networkd or netlink\.$"

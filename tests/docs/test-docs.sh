@@ -103,6 +103,8 @@ for what in $names; do
 done
 grep -qF '"hosts.%s"' "$root/lib/check/check-hosts.c" || fail "lib/check/check-hosts.c no longer says hosts.%s: update this test"
 documented haloctl.1.scd "*hosts.*_NODE_" "the check id hosts.NODE"
+grep -qF '#define HELPER_CHECK_ID "helper"' "$root/daemon/manager-helper.h" || fail "daemon/manager-helper.h no longer names the check helper: update this test"
+documented haloctl.1.scd "*helper*" "the check id helper"
 names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The CDI spec read by a real podman (Debian 12's 4.3.1): haloctl env --cdi writes the spec of a fixture
-# host (nic-e810-x4: irdma0 on uverbs0) whose /dev/infiniband/uverbs0 and rdma_cm are character devices
-# made here; podman reads it from /run/cdi, a tmpfs in a private mount namespace (podman 4.3 has no
-# --cdi-spec-dir, and the host's /run/cdi stays untouched), and `--device halod.io/fabric=rdma0` gives
+# The CDI spec read by a real podman (Debian 12's 4.3.1), written by what halod-helper.service runs as
+# root (haloctl apply --only cdi) for a fixture host (nic-e810-x4: irdma0 on uverbs0) whose
+# /dev/infiniband/uverbs0 and rdma_cm are character devices made here: into /run/cdi, a tmpfs in a
+# private mount namespace (podman 4.3 has no --cdi-spec-dir, and the host's /run/cdi stays untouched),
+# the same spec as haloctl env --cdi prints; podman reads it there, and `--device halod.io/fabric=rdma0` gives
 # a container started from a directory rootfs (a static busybox, no image, no registry) the device
 # nodes and the fabric variables; `=all` the same; without the device, neither.
 . "$(dirname "$0")/lib.sh"
@@ -54,22 +55,28 @@ mkdir -p "$ROOTFS/bin" "$ROOTFS/dev" "$ROOTFS/proc" "$ROOTFS/sys" "$ROOTFS/etc" 
 cp "$BUSYBOX" "$ROOTFS/bin/busybox"
 for applet in sh ls env cat; do ln -s busybox "$ROOTFS/bin/$applet"; done
 
-# in_container DEVICE COMMAND: the COMMAND's output in a container given halod.io/fabric=DEVICE. The
+# in_container DEVICE COMMAND: the COMMAND's output in a container given halod.io/fabric=DEVICE, with the
+# spec the helper's command wrote into the namespace's /run/cdi (and checked to be haloctl env --cdi's). The
 # podman flags past --device are this VM's, not halod's: runc and cgroupfs for its hybrid cgroup
 # hierarchy, the ulimits for the sandbox's hard limits; a real host needs none of them. Storage, state
 # and the spec directory are the test's own.
 in_container() {
         unshare --mount --propagation private sh -c '
-                mount -t tmpfs -o mode=0755 tmpfs /run/cdi && cp "$1" /run/cdi/halod.json &&
+                mount -t tmpfs -o mode=0755 tmpfs /run/cdi &&
+                "$6" --root "$7" --node head apply --only cdi "$8" >>"$2/logs/helper.log" 2>&1 &&
+                cmp /run/cdi/halod.json "$1" >>"$2/logs/helper.log" 2>&1 &&
                 exec podman --root "$2/storage" --runroot "$2/runroot" --tmpdir "$2/tmp" --storage-driver vfs \
                         --events-backend none --runtime runc --cgroup-manager=cgroupfs \
                         run --rm --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
                         --device "halod.io/fabric=$3" --rootfs "$4" /bin/sh -c "$5"' \
-                sh "$SPEC" "$TEST_DIR" "$1" "$ROOTFS" "$2" 2>>"$TEST_DIR/logs/podman.log"
+                sh "$SPEC" "$TEST_DIR" "$1" "$ROOTFS" "$2" "$HALOCTL" "$HOST" "$TEST_DIR/halod.yaml" \
+                2>>"$TEST_DIR/logs/podman.log"
 }
 
 log "podman run --device halod.io/fabric=rdma0: the device nodes and the variables in the container"
-OUT=$(in_container rdma0 'ls -l /dev/infiniband; env') || fail "podman run failed: $(tail -5 "$TEST_DIR/logs/podman.log")"
+OUT=$(in_container rdma0 'ls -l /dev/infiniband; env') ||
+        fail "the helper's spec or podman run failed: $(tail -5 "$TEST_DIR/logs/helper.log" "$TEST_DIR/logs/podman.log")"
+assert_contains "$(cat "$TEST_DIR/logs/helper.log")" "wrote the CDI spec /run/cdi/halod.json (kind halod.io/fabric)" "the helper's command"
 printf '%s\n' "$OUT" >"$TEST_DIR/logs/container-rdma0.out"
 assert_contains "$OUT" "231, 192" "uverbs0's device numbers in the container"
 assert_contains "$(grep ' uverbs0$' <<<"$OUT")" "crw-rw-rw-" "uverbs0 in the container"

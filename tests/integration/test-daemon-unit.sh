@@ -21,6 +21,23 @@ score=$(sed -n 's/.*halod.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
 log "exposure $score"
 python3 -c "import sys; sys.exit(0 if float('$score') <= 1.5 else 1)" || fail "exposure $score > 1.5"
 
+log "the root helper: halod-helper.path and .service verify, and the service scores what README.md records"
+sed "s|/usr/bin/haloctl|$BUILD_DIR/daemon/haloctl|" "$SOURCE_DIR/units/halod-helper.service" >"$TEST_DIR/halod-helper.service"
+cp "$SOURCE_DIR/units/halod-helper.path" "$TEST_DIR/halod-helper.path"
+run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod-helper.service" "$TEST_DIR/halod-helper.path"
+[ -z "$OUT" ] || fail "systemd-analyze verify complained about the helper's units: $OUT"
+# No start or trigger limit that a stream of requests could exhaust (halod(8), SECURITY).
+assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper.service")" 0 "halod-helper.service's StartLimitIntervalSec="
+assert_eq "$(sed -n 's/^TriggerLimitIntervalSec=//p' "$TEST_DIR/halod-helper.path")" 0 "halod-helper.path's TriggerLimitIntervalSec="
+OUT=$(systemd-analyze security --offline=true --no-pager "$TEST_DIR/halod-helper.service" 2>&1 | tail -n 1)
+score=$(sed -n 's/.*halod-helper.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+version=$(systemctl --version | sed -n '1s/^systemd \([0-9][0-9]*\).*/\1/p')
+recorded=$(sed -n "s/.*halod-helper.service (systemd $version): \([0-9][0-9.]*\).*/\1/p" "$SOURCE_DIR/README.md" | head -n 1)
+[ -n "$score" ] || fail "no score in: $OUT"
+log "halod-helper.service: exposure $score under systemd $version (README.md: ${recorded:-none})"
+[ -z "$recorded" ] || python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
+        fail "halod-helper.service's exposure $score > $recorded (README.md)"
+
 log "D-Bus and polkit policies parse"
 python3 - "$SOURCE_DIR/conf/dbus-1/io.halod1.conf" "$SOURCE_DIR/conf/polkit-1/io.halod1.policy" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -77,7 +77,10 @@ expect "haloctl check conf/examples/switched-8.yaml --node=node1" "node1"
 expect "haloctl env $tmp/two.yaml --node " "alpha beta"
 expect "haloctl env $tmp/flow.yaml --node " "n1 n2"
 # --only: prefixes, then the fixed ids, in a comma-separated list
-expect "haloctl check --only " "gpu. hosts. kernel. link. nic. node. peer. profile qos. rdma."
+expect "haloctl check --only " "gpu. helper hosts. kernel. link. nic. node. peer. profile qos. rdma."
+# apply --only: the parts halod-helper.service writes, not check ids
+expect "haloctl apply --only " "cdi hosts. networkd"
+expect "haloctl apply --only cdi,h" "cdi,hosts."
 expect "haloctl check --only k" "kernel."
 expect "haloctl check --only kernel.cm" "kernel.cmdline kernel.cmdline-next"
 expect "haloctl check --only=ni" "nic."

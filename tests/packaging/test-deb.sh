@@ -120,11 +120,11 @@ dpkg-deb -e "$deb" "$tmp/control"
 grep -qx '/etc/halod/halod.yaml' "$tmp/control/conffiles" 2>/dev/null || fail "/etc/halod/halod.yaml is not a conffile"
 grep -q 'systemd-sysusers.* halod\.conf' "$tmp/control/postinst" 2>/dev/null || fail "postinst does not create the halod user (systemd-sysusers halod.conf)"
 grep -q 'systemd-tmpfiles.* --create halod\.conf' "$tmp/control/postinst" ||
-        fail "postinst does not apply tmpfiles.d/halod.conf (systemd-tmpfiles --create halod.conf: the networkd backend's directory ACL)"
-# tmpfiles.d's ACL names the user sysusers.d creates: the user first.
+        fail "postinst does not apply tmpfiles.d/halod.conf (systemd-tmpfiles --create halod.conf: /run/cdi)"
+# The user sysusers.d creates comes before tmpfiles.d, whose lines may name it.
 [ "$(grep -n 'systemd-sysusers' "$tmp/control/postinst" | head -n 1 | cut -d: -f1)" -lt \
         "$(grep -n 'systemd-tmpfiles' "$tmp/control/postinst" | head -n 1 | cut -d: -f1)" ] 2>/dev/null ||
-        fail "postinst runs systemd-tmpfiles before systemd-sysusers: the ACL for the user halod needs the user"
+        fail "postinst runs systemd-tmpfiles before systemd-sysusers: a tmpfiles.d line that names the user halod needs the user"
 grep -q 'daemon-reload' "$tmp/control/postinst" || fail "postinst does not run systemctl daemon-reload"
 # An upgrade restarts a running halod (deb-systemd-invoke restart; debhelper 13.11 writes it through
 # $_dh_action, later ones may write try-restart); a first install's start is skipped by
@@ -136,10 +136,14 @@ awk "/was-enabled 'halod.service'/ { guarded = 1 } /^[[:space:]]*fi\$/ { guarded
         /deb-systemd-helper enable 'halod.service'/ && !guarded { bad = 1 } END { exit bad }" \
         "$tmp/control/postinst" || fail "postinst enables halod.service on install: it must wait until the profile is edited"
 grep -q "stop 'halod.service'" "$tmp/control/prerm" 2>/dev/null || fail "prerm does not stop halod.service on removal"
-# halod's /etc/hosts helper runs only when halod asks: the package never starts it.
-! grep -E "deb-systemd-invoke (start|restart|try-restart|\\\$_dh_action) .*halod-hosts" "$tmp/control/postinst" ||
-        fail "postinst starts halod-hosts.path or halod-hosts.service: only halod.service pulls them in"
+# halod's root helper runs only when halod asks: the package never starts it.
+! grep -E "deb-systemd-invoke (start|restart|try-restart|\\\$_dh_action) .*halod-helper" "$tmp/control/postinst" ||
+        fail "postinst starts halod-helper.path or halod-helper.service: only halod.service pulls them in"
 grep -q "purge 'halod.service'" "$tmp/control/postrm" 2>/dev/null || fail "postrm does not forget halod.service on purge"
+# No ACL gives the user halod /run/cdi or networkd's directory; an upgrade removes the old entries.
+grep -q "setfacl -x u:halod" "$tmp/control/postinst" || fail "postinst does not remove the u:halod ACL entries of earlier builds"
+tmpfiles=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/lib/tmpfiles.d/halod.conf) || fail "no tmpfiles.d/halod.conf in the package"
+! grep -qE '^a' <<<"$tmpfiles" || fail "tmpfiles.d/halod.conf sets an ACL:"$'\n'"$tmpfiles"
 echo "ok   conffile /etc/halod/halod.yaml; postinst: sysusers, tmpfiles, daemon-reload, try-restart; prerm: stop; postrm: purge"
 
 # 7. The unit starts the packaged halod, and halod loads its NetworkManager module from where the

@@ -315,7 +315,41 @@ static void test_write_and_remove(void) {
         ASSERT_TRUE(rmdir(path) == 0 && rmdir(dir) == 0);
 }
 
+/* What the root helper refuses to write: a node that sysfs could name outside /dev/infiniband (a
+ * uverbs name with a slash, "..", another directory), or a device name CDI does not allow. */
+static void test_check_safe(void) {
+        static const struct {
+                const char *name, *node;
+                bool safe;
+        } cases[] = {
+                { "rdma0", "/dev/infiniband/uverbs0", true },
+                { "all", "/dev/infiniband/rdma_cm", true },
+                { "rdma0", "/dev/infiniband/../sda", false },
+                { "rdma0", "/dev/infiniband/..", false },
+                { "rdma0", "/dev/infiniband/", false },
+                { "rdma0", "/dev/infiniband/x/uverbs0", false },
+                { "rdma0", "/dev/sda", false },
+                { "rdma0", "/dev/infinibandx/uverbs0", false },
+                { "rdma0", "uverbs0", false },
+                { "../x", "/dev/infiniband/uverbs0", false },
+                { "", "/dev/infiniband/uverbs0", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(freep) char *reason = NULL;
+                char *nodes[] = { (char *) cases[i].node, NULL };
+                CdiDevice d = { .name = (char *) cases[i].name, .nodes = nodes };
+                CdiSpec s = { .devices = &d, .n_devices = 1 };
+
+                ASSERT_INT_EQ(cdi_spec_check_safe(&s, &reason), cases[i].safe ? 0 : -EPERM);
+                ASSERT_TRUE(cases[i].safe == !reason);
+                if (reason)
+                        ASSERT_TRUE(strstr(reason, cases[i].safe ? "" : "'"));
+        }
+}
+
 int main(void) {
+        test_check_safe();
         test_e810();
         test_connectx_dual();
         test_sysfs_only();

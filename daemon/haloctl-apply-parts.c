@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl apply --only: the parts that halod-helper.service writes for halod as root (the /etc/hosts
+ * block, the CDI spec, the networkd backend's links), each derived here from the profile and the kernel,
+ * never from what halod asked. */
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/fileio.h"
+#include "basic/strv.h"
+#include "export/cdi.h"
+#include "haloctl-apply-parts.h"
+#include "haloctl.h"
+
+static const struct {
+        const char *name;
+        ApplyPart part;
+} part_names[] = {
+        { "hosts.", APPLY_PART_HOSTS },
+        { "hosts", APPLY_PART_HOSTS },
+        { "cdi", APPLY_PART_CDI },
+        { "networkd", APPLY_PART_NETWORKD },
+};
+
+int apply_parts_parse(const char *only, unsigned *ret) {
+        unsigned parts = 0;
+
+        for (const char *p = only; *p;) {
+                size_t n = strcspn(p, ","), i;
+
+                for (i = 0; i < ELEMENTSOF(part_names); i++)
+                        if (strlen(part_names[i].name) == n && strncmp(p, part_names[i].name, n) == 0)
+                                break;
+                if (i >= ELEMENTSOF(part_names)) {
+                        fprintf(stderr,
+                                "haloctl apply --only: unknown part '%.*s' in '%s': the parts are hosts. (the "
+                                "/etc/hosts block of health.hosts: manage), cdi (the CDI spec in " CDI_DIR_DEFAULT
+                                ") and networkd (the links, when systemd-networkd is the backend), "
+                                "comma-separated.\n",
+                                (int) n,
+                                p,
+                                only);
+                        return -EINVAL;
+                }
+                parts |= part_names[i].part;
+                p += n;
+                p += *p == ',';
+        }
+        if (parts == 0) {
+                fprintf(stderr, "haloctl apply --only needs a part: hosts., cdi or networkd.\n");
+                return -EINVAL;
+        }
+        *ret = parts;
+        return 0;
+}
+
+int apply_cdi_spec(const NodeContext *c) {
+        _cleanup_(freep) char *text = NULL, *reason = NULL;
+        _cleanup_(cdi_spec_done) CdiSpec spec = {};
+        const char *path = CDI_DIR_DEFAULT "/" CDI_SPEC_FILE;
+        int r;
+
+        r = cdi_spec_derive(c, &spec);
+        if (r < 0) {
+                fprintf(stderr, "Failed to derive the CDI spec of node %s: %s\n", c->node->name, strerror(-r));
+                return EX_OSERR;
+        }
+        /* Runtimes read the directory as root: what the kernel names is checked, not believed. */
+        r = cdi_spec_check_safe(&spec, &reason);
+        if (r < 0) {
+                fprintf(stderr,
+                        "Refusing to write the CDI spec %s: it would hold %s. Nothing was written; check the "
+                        "RDMA devices in /sys/class/infiniband_verbs.\n",
+                        path,
+                        strna(reason));
+                return EXIT_CHECK_FAIL;
+        }
+        r = cdi_spec_write(&spec, path);
+        if (r < 0) {
+                fprintf(stderr, "Failed to write the CDI spec %s: %s\n", path, strerror(-r));
+                return EX_CANTCREAT;
+        }
+        printf(r > 0 ? "wrote the CDI spec %s (kind " CDI_KIND ")\n"
+                     : "nothing to change: the CDI spec %s is what the profile and the kernel say\n",
+               path);
+        STRV_FOREACH(p, spec.problems)
+                fprintf(stderr, "CDI spec: %s\n", *p);
+        return EXIT_SUCCESS;
+}
+
+void helper_stamp(const char *dir, const char *name, int exit_status) {
+        _cleanup_(freep) char *path = NULL, *text = NULL;
+        int r;
+
+        if (asprintf(&path, "%s/%s", dir, name) < 0 ||
+            asprintf(&text, streq(name, HELPER_STAMP_RESULT) ? "exit status %d\n" : "", exit_status) < 0) {
+                fprintf(stderr, "Out of memory.\n");
+                return;
+        }
+        r = write_file_atomic(path, text, strlen(text), 0644);
+        if (r < 0)
+                fprintf(stderr, "Failed to write %s, ignoring: %s\n", path, strerror(-r));
+}
