@@ -166,13 +166,15 @@ int peer_wait_reply(
         uint8_t *buf,
         PeerMessage *ret,
         uint64_t *ret_received_usec) {
+        bool rate_limited = false;
+
         for (;;) {
                 struct pollfd pfd = { .fd = fd, .events = POLLIN };
                 usec_t t = now(CLOCK_MONOTONIC);
                 int r;
 
                 if (t >= deadline)
-                        return 0;
+                        return rate_limited ? -EBUSY : 0;
                 r = poll(&pfd, 1, (int) ((deadline - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
                 if (r < 0) {
                         if (errno == EINTR)
@@ -180,10 +182,13 @@ int peer_wait_reply(
                         return negative_errno();
                 }
                 if (r == 0)
-                        return 0;
+                        return rate_limited ? -EBUSY : 0;
 
                 r = receive_reply(fd, want, sequence, buf, ret, ret_received_usec);
-                /* A rate-limited notice: the reply will not come, but the caller waits its time. */
+                /* A rate-limited notice: the reply will not come, but the caller waits its time, and
+                 * then hears why. */
+                if (r == -EBUSY)
+                        rate_limited = true;
                 if (r == -EAGAIN || r == 0 || r == -EBUSY)
                         continue;
                 return r;

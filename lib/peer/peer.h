@@ -149,7 +149,9 @@ int peer_probe_round(
 /* Waits on the connected datagram socket fd until deadline (now(CLOCK_MONOTONIC)) for the reply of type
  * want to this sequence; buf holds PEER_MESSAGE_SIZE_MAX + 1 bytes. Returns 1 with the reply and, when
  * ret_received_usec is not NULL, its kernel receive time (CLOCK_REALTIME µs with SO_TIMESTAMPNS, else 0),
- * 0 on timeout, negative errno for an ICMP error. Stale or foreign datagrams are skipped. */
+ * 0 on timeout, -EBUSY on timeout after the peer's rate-limited notice for this sequence (it runs, but
+ * refused the request over its limit), negative errno for an ICMP error. Stale or foreign datagrams are
+ * skipped. */
 int peer_wait_reply(
         int fd,
         PeerMessageType want,

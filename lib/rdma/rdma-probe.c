@@ -68,7 +68,8 @@ int peer_rdma_hello(
                         fd, PEER_RDMA_HELLO_REPLY, m.sequence, m.timestamp_usec + timeout_usec, buf, &reply, NULL);
                 if (r < 0) {
                         last = r;
-                        if (r != -ECONNREFUSED)
+                        /* Refused or rate-limited: the next try may get through. */
+                        if (r != -ECONNREFUSED && r != -EBUSY)
                                 return r;
                         continue;
                 }
@@ -87,6 +88,9 @@ static const char *hello_error_text(int r) {
                 return "no answer: is the peer's halod older than RDMA probes, or is this node not in its profile?";
         case -ECONNREFUSED:
                 return "nothing listens on the peer channel there (is halod running on the peer?)";
+        case -EBUSY:
+                return "rate-limited by the peer: its halod runs, but refused this node's hellos over its "
+                       "limit for programs other than halod (is another program on this node sending to it?)";
         default:
                 return strerror(-r);
         }

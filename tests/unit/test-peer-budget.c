@@ -140,6 +140,40 @@ static void test_two_budgets(void) {
         ASSERT_INT_EQ(st->notices, PEER_NOTICE_BURST + 1);
 }
 
+/* peer_wait_reply(), which the RDMA hello waits with, names the notice when no reply comes after one
+ * (-EBUSY), and says only "no answer" (0) once the notices stop too. */
+static void test_wait_reply_after_notice(void) {
+        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        _cleanup_(closep) int halod = -EBADF, flood = -EBADF;
+        uint8_t buf[PEER_MESSAGE_SIZE_MAX + 1];
+        unsigned notices = 0;
+        PeerMessage m;
+        uint16_t port;
+
+        s = open_server(&port, &halod);
+        flood = ephemeral_client(port);
+        for (unsigned i = 0; i < PEER_RATE_BURST; i++)
+                ASSERT_INT_EQ(exchange(s, flood, i), PEER_ECHO_REPLY);
+
+        for (unsigned i = 0; i <= PEER_NOTICE_BURST; i++) {
+                struct pollfd pfd = { .fd = peer_server_fd(s), .events = POLLIN };
+                size_t n = echo_request(500 + i, buf);
+                int r;
+
+                ASSERT_TRUE(send(flood, buf, n, 0) == (ssize_t) n);
+                ASSERT_TRUE(poll(&pfd, 1, -1) == 1);
+                ASSERT_INT_EQ(peer_server_handle(s), 1);
+                r = peer_wait_reply(
+                        flood, PEER_ECHO_REPLY, 500 + i, now(CLOCK_MONOTONIC) + 100000, buf, &m, NULL);
+                if (i < PEER_NOTICE_BURST) {
+                        ASSERT_INT_EQ(r, -EBUSY);
+                        notices++;
+                } else
+                        ASSERT_INT_EQ(r, 0);
+        }
+        ASSERT_INT_EQ(notices, PEER_NOTICE_BURST);
+}
+
 static pid_t serve_in_child(PeerServer *s) {
         pid_t pid = fork_server();
 
@@ -309,6 +343,7 @@ int main(void) {
         ASSERT_INT_EQ(peer_probe_port(7739), 7740);
         ASSERT_INT_EQ(peer_probe_port(65535), 65534);
         test_two_budgets();
+        test_wait_reply_after_notice();
         test_probe_after_flood();
         test_probe_port_hold();
         test_round_from_probe_port();
