@@ -280,11 +280,12 @@ int peer_bulk_server_handle(PeerBulkServer *s) {
 
                 if (fd == s->timer_fd) {
                         uint64_t expirations;
-                        /* Drained so that it stops polling ready; how many expired does not matter. */
+                        /* Drained so that it stops polling ready. Nothing to read: the event was the
+                         * header's deadline, and the header came earlier in this batch and re-armed the
+                         * timer (which clears a pending expiration), so the transfer goes on. */
                         ssize_t l = read(s->timer_fd, &expirations, sizeof(expirations));
 
-                        (void) l;
-                        if (s->conn_fd < 0)
+                        if (l != (ssize_t) sizeof(expirations) || s->conn_fd < 0)
                                 continue;
                         if (s->header_size < BULK_HEADER_SIZE)
                                 s->stats.header_timeout++;
