@@ -275,7 +275,8 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
                 (void) ynode_get_bool(e, v, "health.peers", &h->peers);
 
         v = ynode_map_get(n, "port");
-        if (v && ynode_get_uint(e, v, "health.port", 1, 65535, "a UDP port from 1 to 65535", &u))
+        /* halod runs as the user halod without CAP_NET_BIND_SERVICE: it could not bind a lower port. */
+        if (v && ynode_get_uint(e, v, "health.port", 1024, 65535, "a UDP port from 1024 to 65535", &u))
                 h->port = (uint16_t) u;
 
         /* node_exporter's textfile collector reads only *.prom files, and halod's working directory
