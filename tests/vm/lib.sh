@@ -35,10 +35,15 @@ vm_accel() {
 
 # vm_package: halod's Debian package from this tree (the e2e's code path, tests/e2e/test-e2e.sh's
 # build_package), into the share as halod.deb.
+# HALOD_VM_DEB=FILE installs that package instead (for iterating on the tests themselves).
 vm_package() {
         PAYLOAD=$TEST_DIR/payload
         mkdir -p "$PAYLOAD"
-        build_package || fail "halod's Debian package did not build (see above); the guests install the package"
+        if [ -n "${HALOD_VM_DEB:-}" ]; then
+                cp "$HALOD_VM_DEB" "$PAYLOAD/halod.deb" || fail "HALOD_VM_DEB=$HALOD_VM_DEB cannot be read"
+        else
+                build_package || fail "halod's Debian package did not build (see above); the guests install the package"
+        fi
         cp "$PAYLOAD/halod.deb" "$VM_SHARE/halod.deb"
 }
 
@@ -99,6 +104,13 @@ vm_boot() {
                 done
         done
         log "both guests answer"
+        # HALOD_VM_HOLD=1: at the end, keep the guests until $TEST_DIR/release exists (for a look with gx)
+        [ "${HALOD_VM_HOLD:-}" != 1 ] || harness_on_exit "vm_hold"
+}
+
+vm_hold() {
+        echo "guests held: touch $TEST_DIR/release to stop them (run dir $VM_RUN)" >&2
+        until [ -e "$TEST_DIR/release" ]; do sleep 1; done
 }
 
 gsubmit() {

@@ -8,19 +8,21 @@
 #   sudo BUILD_DIR=build bash tests/vm/test-vm-rdma.sh      (HARNESS_KEEP=1 keeps $TEST_DIR)
 #   HALOD_VM_PROBES=N: how many `haloctl probe` in a row (50)
 set -euo pipefail
-. "$(dirname "$0")/../integration/lib.sh"
+. "${SOURCE_DIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 harness_init vm
 # shellcheck source=../e2e/build.sh
 . "$SOURCE_DIR/tests/e2e/build.sh"
 # shellcheck source=lib.sh
 . "$SOURCE_DIR/tests/vm/lib.sh"
+# shellcheck source=step-devlink.sh
+. "$SOURCE_DIR/tests/vm/step-devlink.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 ADDR=(192.168.100.1 192.168.100.2)
-require_build_file tests/vm-regmr
+require_build_file tests/vm-regmr tests/vm-devlink
 vm_prepare
 vm_package
-install -m 0755 "$BUILD_DIR/tests/vm-regmr" "$VM_SHARE/vm-regmr"
+install -m 0755 "$BUILD_DIR/tests/vm-regmr" "$BUILD_DIR/tests/vm-devlink" "$VM_SHARE/"
 install -m 0644 "$SOURCE_DIR/tests/vm/halod-vm.yaml" "$VM_SHARE/halod.yaml"
 vm_boot
 
@@ -49,9 +51,9 @@ ip addr add ${ADDR[n - 1]}/30 dev "\$nic"
 ip link set "\$nic" up
 modprobe -a rdma_rxe ib_uverbs rdma_ucm
 rdma link add rxe0 type rxe netdev "\$nic"
-install -D -m 0644 /host/halod.yaml /etc/halod/halod.yaml
 systemctl is-system-running --wait || true
 dpkg -i /host/halod.deb
+install -D -m 0644 /host/halod.yaml /etc/halod/halod.yaml
 systemctl restart halod.service
 systemctl is-active halod.service
 EOF
@@ -199,5 +201,7 @@ systemctl daemon-reexec
 EOF
 memlock_case "DefaultLimitMEMLOCK=infinity"
 [ "$MEMLOCK_BIG" = 0 ] || fail "with DefaultLimitMEMLOCK=infinity a non-root workload still cannot register 64 MiB"
+
+step_devlink
 
 pass
