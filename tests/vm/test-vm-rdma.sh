@@ -165,6 +165,16 @@ EOF
 echo "$env" >"$TEST_DIR/logs/fabric.env"
 grep -qx "NCCL_IB_GID_INDEX=$real" <<<"$env" || fail "fabric.env's NCCL_IB_GID_INDEX does not follow rxe's index $real: $env"
 grep -q "rxe0" <<<"$env" || fail "fabric.env does not name the real RDMA device rxe0: $env"
+# the CDI spec names the real uverbs node of rxe0 (whichever number the kernel gave it)
+cdi=$(gx vm2 60 <<'EOF'
+echo "uverbs: /dev/infiniband/$(basename /sys/class/infiniband/rxe0/device/infiniband_verbs/uverbs* 2>/dev/null || ls /sys/class/infiniband_verbs | head -n 1)"
+cat /run/cdi/halod.json
+EOF
+) || true
+echo "$cdi" >"$TEST_DIR/logs/cdi.txt"
+uverbs=$(sed -n 's/^uverbs: //p' <<<"$cdi")
+case $uverbs in /dev/infiniband/uverbs[0-9]*) ;; *) fail "cannot tell rxe0's uverbs node in vm2: $cdi" ;; esac
+grep -q "\"$uverbs\"" <<<"$cdi" || fail "the CDI spec /run/cdi/halod.json does not name rxe0's node $uverbs: $cdi"
 log "address back: rdma.gid passes with index $real, and fabric.env follows"
 
 # ---- rdma.memlock against what a non-root workload can register (systemd's defaults, then infinity) ----
