@@ -140,3 +140,46 @@ gx() {
         id=$(gsubmit "$vm")
         gwait "$vm" "$id" "$to"
 }
+
+VM_ADDR=(192.168.100.1 192.168.100.2)
+
+# In a guest: the fabric NIC's name, found by its MAC (udev names it).
+NIC='nic=; for d in /sys/class/net/*; do read -r a <"$d/address"; [ "$a" = "$MAC" ] && nic=${d##*/}; done; [ -n "$nic" ] || { echo "no NIC with MAC $MAC"; exit 1; }'
+# In a guest: real_gid HEX, the RoCE v2 GID index of the IPv4 address whose mapped GID ends in HEX
+# (c0a8:6402 for 192.168.100.2) as rxe has it in sysfs, or nothing. dash: no substrings.
+REAL_GID='real_gid() { p=/sys/class/infiniband/rxe0/ports/1; for g in $p/gids/*; do i=${g##*/}; read -r v <"$g" || continue; [ "$v" = "0000:0000:0000:0000:0000:ffff:$1" ] || continue; read -r t <$p/gid_attrs/types/$i 2>/dev/null || continue; [ "$t" = "RoCE v2" ] && { echo $i; return; }; done; }'
+# gid_hex IPV4: the last 32 bits of its IPv4-mapped GID as sysfs writes them
+gid_hex() {
+        local IFS=.
+        # shellcheck disable=SC2086
+        set -- $1
+        printf '%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+
+# vm_setup_nodes: in each guest, the fabric link (MTU 9000, its address), soft-RoCE on it (rxe0),
+# then halod from its package with the profile of the share (halod.yaml) under its unit. The NICs'
+# names go to $VM_RUN/vmN/nic.
+vm_setup_nodes() {
+        local n
+        for n in 1 2; do
+                log "vm$n: fabric link, soft-RoCE, halod from its package"
+                gx "vm$n" 600 >"$TEST_DIR/logs/setup-vm$n.log" 2>&1 <<EOF || { cat "$TEST_DIR/logs/setup-vm$n.log" >&2; fail "vm$n: setting up the link, rxe or halod failed (above)"; }
+set -ex
+MAC=${VM_MACS[n - 1]}
+$NIC
+echo "\$nic" >/io/nic
+ip link set "\$nic" mtu 9000
+ip addr add ${VM_ADDR[n - 1]}/30 dev "\$nic"
+ip link set "\$nic" up
+modprobe -a rdma_rxe ib_uverbs rdma_ucm
+rdma link add rxe0 type rxe netdev "\$nic"
+systemctl is-system-running --wait || true
+dpkg -i /host/halod.deb
+install -D -m 0644 /host/halod.yaml /etc/halod/halod.yaml
+systemctl restart halod.service
+systemctl is-active halod.service
+EOF
+        done
+        read -r VM_NIC1 <"$VM_RUN/vm1/nic"
+        read -r VM_NIC2 <"$VM_RUN/vm2/nic"
+}

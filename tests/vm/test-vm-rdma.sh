@@ -18,7 +18,6 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-devlink.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
-ADDR=(192.168.100.1 192.168.100.2)
 require_build_file tests/vm-regmr tests/vm-devlink
 vm_prepare
 vm_package
@@ -26,40 +25,9 @@ install -m 0755 "$BUILD_DIR/tests/vm-regmr" "$BUILD_DIR/tests/vm-devlink" "$VM_S
 install -m 0644 "$SOURCE_DIR/tests/vm/halod-vm.yaml" "$VM_SHARE/halod.yaml"
 vm_boot
 
-# In a guest: the fabric NIC's name, found by its MAC (udev names it).
-NIC='nic=; for d in /sys/class/net/*; do read -r a <"$d/address"; [ "$a" = "$MAC" ] && nic=${d##*/}; done; [ -n "$nic" ] || { echo "no NIC with MAC $MAC"; exit 1; }'
-# In a guest: real_gid HEX, the RoCE v2 GID index of the IPv4 address whose mapped GID ends in HEX
-# (c0a8:6402 for 192.168.100.2) as rxe has it in sysfs, or nothing. dash: no substrings.
-REAL_GID='real_gid() { p=/sys/class/infiniband/rxe0/ports/1; for g in $p/gids/*; do i=${g##*/}; read -r v <"$g" || continue; [ "$v" = "0000:0000:0000:0000:0000:ffff:$1" ] || continue; read -r t <$p/gid_attrs/types/$i 2>/dev/null || continue; [ "$t" = "RoCE v2" ] && { echo $i; return; }; done; }'
-# gid_hex IPV4: the last 32 bits of its IPv4-mapped GID as sysfs writes them
-gid_hex() {
-        local IFS=.
-        # shellcheck disable=SC2086
-        set -- $1
-        printf '%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
-}
-
-for n in 1 2; do
-        log "vm$n: fabric link, soft-RoCE, halod from its package"
-        gx "vm$n" 600 >"$TEST_DIR/logs/setup-vm$n.log" 2>&1 <<EOF || { cat "$TEST_DIR/logs/setup-vm$n.log" >&2; fail "vm$n: setting up the link, rxe or halod failed (above)"; }
-set -ex
-MAC=${VM_MACS[n - 1]}
-$NIC
-echo "\$nic" >/io/nic
-ip link set "\$nic" mtu 9000
-ip addr add ${ADDR[n - 1]}/30 dev "\$nic"
-ip link set "\$nic" up
-modprobe -a rdma_rxe ib_uverbs rdma_ucm
-rdma link add rxe0 type rxe netdev "\$nic"
-systemctl is-system-running --wait || true
-dpkg -i /host/halod.deb
-install -D -m 0644 /host/halod.yaml /etc/halod/halod.yaml
-systemctl restart halod.service
-systemctl is-active halod.service
-EOF
-done
-read -r NIC1 <"$VM_RUN/vm1/nic"
-read -r NIC2 <"$VM_RUN/vm2/nic"
+vm_setup_nodes
+NIC2=$VM_NIC2
+ADDR=("${VM_ADDR[@]}")
 
 # check_json VM ONLY: `haloctl check --json --only ONLY` in VM, its document on stdout
 check_json() {
