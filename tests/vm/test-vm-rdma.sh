@@ -71,6 +71,16 @@ doc=$(check_json vm2 rdma.gid)
 actual=$(field "$doc" rdma.gid actual)
 [ "$actual" = "$real" ] || fail "rdma.gid reports index '$actual', rxe's RoCE v2 entry for ${ADDR[1]} is $real: $(field "$doc" rdma.gid summary)"
 log "rdma.gid reports index $real, rxe's own RoCE v2 entry for ${ADDR[1]}"
+# The layout (index, kind of address, type) is the one recorded for the test double in
+# tests/data/rdma/rxe-*.txt: when a kernel changes it, the record (and the double) must follow.
+gid_layout() { # gid_layout FILE: "index kind type" of the table's lines "index gid type... ndev"
+        awk 'NF >= 4 && $1 ~ /^[0-9]+$/ && $2 ~ /:/ {
+                kind = $2 ~ /^fe80:/ ? "link-local" : $2 ~ /^0000:0000:0000:0000:0000:ffff:/ ? "ipv4" : "other"
+                print $1, kind, $3, $4 }' "$1"
+}
+fixture=$(ls "$SOURCE_DIR"/tests/data/rdma/rxe-*.txt | head -n 1)
+[ "$(gid_layout "$TEST_DIR/rxe-table.txt")" = "$(gid_layout "$fixture")" ] ||
+        fail "rxe's GID table in this guest ($(head -n 1 "$TEST_DIR/rxe-table.txt")) is laid out otherwise than $fixture records: $(gid_layout "$TEST_DIR/rxe-table.txt" | tr '\n' ';') against $(gid_layout "$fixture" | tr '\n' ';'); record the new table"
 
 # ---- haloctl probe, $PROBES times in a row, every RDMA part measured ----
 log "haloctl probe head → worker, $PROBES times in a row"
