@@ -190,7 +190,13 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
         r = rdma_qp_connect(qp, &remote, error);
         if (r < 0)
                 return r;
-        r = measure(qp, p, pings, timeout, error, &result);
+        r = measure(
+                qp,
+                p,
+                pings,
+                p->echo_timeout_usec > 0 ? p->echo_timeout_usec : RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT,
+                error,
+                &result);
         if (r < 0)
                 return r;
         *ret = result;
