@@ -145,7 +145,7 @@ grep -qx "NCCL_IB_GID_INDEX=$real" <<<"$env" || fail "fabric.env's NCCL_IB_GID_I
 grep -q "rxe0" <<<"$env" || fail "fabric.env does not name the real RDMA device rxe0: $env"
 # the CDI spec names the real uverbs node of rxe0 (whichever number the kernel gave it)
 cdi=$(gx vm2 60 <<'EOF'
-echo "uverbs: /dev/infiniband/$(basename /sys/class/infiniband/rxe0/device/infiniband_verbs/uverbs* 2>/dev/null || ls /sys/class/infiniband_verbs | head -n 1)"
+for u in /sys/class/infiniband_verbs/uverbs*; do read -r d <"$u/ibdev"; [ "$d" = rxe0 ] && echo "uverbs: /dev/infiniband/${u##*/}"; done
 cat /run/cdi/halod.json
 EOF
 ) || true
