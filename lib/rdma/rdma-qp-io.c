@@ -314,8 +314,8 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
                 }
                 if (in_flight == 0)
                         break;
-                /* A second of grace beyond the run's end: longer than the transport's retries. */
-                r = poll_one(q, end + NSEC_PER_SEC, NULL, &wc, error);
+                /* Grace beyond the run's end: longer than the transport's retries. */
+                r = poll_one(q, end + RDMA_WRITE_GRACE_USEC * NSEC_PER_USEC, NULL, &wc, error);
                 if (r < 0)
                         return r;
                 if (r == 0)
