@@ -105,14 +105,23 @@ static int
                 RdmaError *error,
                 RdmaProbeResult *result) {
         _cleanup_(freep) uint64_t *rtts = calloc(pings, sizeof(uint64_t));
+        uint64_t end = now(CLOCK_MONOTONIC) + (p->ping_usec > 0 ? p->ping_usec : RDMA_PROBE_PING_USEC_DEFAULT);
+        unsigned done = 0;
         RdmaWriteResult w;
         int r;
 
         if (!rtts)
                 return rdma_error_set(error, -ENOMEM, "Out of memory.");
-        r = rdma_qp_ping(qp, pings, timeout, error, rtts);
-        if (r < 0)
-                return r;
+        /* Each batch waits for its last echo: no echo of one batch is mistaken for another's. */
+        do {
+                unsigned n = pings - done < RDMA_PROBE_PING_BATCH ? pings - done : RDMA_PROBE_PING_BATCH;
+
+                r = rdma_qp_ping(qp, n, timeout, error, rtts + done);
+                if (r < 0)
+                        return r;
+                done += n;
+        } while (done < pings && now(CLOCK_MONOTONIC) < end);
+        pings = done;
         sort_u64(rtts, pings);
         result->pings = pings;
         result->rtt_min_nsec = rtts[0];
@@ -185,7 +194,13 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
         r = rdma_qp_connect(qp, &remote, error);
         if (r < 0)
                 return r;
-        r = measure(qp, p, pings, timeout, error, &result);
+        r = measure(
+                qp,
+                p,
+                pings,
+                p->echo_timeout_usec > 0 ? p->echo_timeout_usec : RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT,
+                error,
+                &result);
         if (r < 0)
                 return r;
         *ret = result;

@@ -11,8 +11,17 @@
 #include "rdma/rdma.h"
 
 #define RDMA_PROBE_PINGS_DEFAULT 1000U
-/* Per hello try (3 tries) and per echo. */
+/* The ping-pong stops after that many pings or this long, whichever comes first, as the bandwidth
+ * run does: over a slow path (soft-RoCE under an emulator, a fabric that retransmits) 1000 round trips
+ * took half a minute. Pings go in batches of RDMA_PROBE_PING_BATCH, the clock looked at between. */
+#define RDMA_PROBE_PING_USEC_DEFAULT (5U * 1000U * 1000U)
+#define RDMA_PROBE_PING_BATCH 50U
+/* Per hello try (3 tries). */
 #define RDMA_PROBE_TIMEOUT_USEC_DEFAULT (300U * 1000U)
+/* Per echo (and for the bye's acknowledgement) once connected: RC retransmits a lost SEND (after
+ * about 1 s, RDMA_ACK_TIMEOUT in rdma-qp.c), so a late echo is a slow path, not a lost one. 300 ms,
+ * the hello's, failed probes over soft-RoCE on a busy emulated host that a longer wait completed. */
+#define RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT (5U * 1000U * 1000U)
 /* The bandwidth run: bounded like the TCP one, and well inside the responder's session timeout. */
 #define RDMA_PROBE_WRITE_USEC_DEFAULT (2U * 1000U * 1000U)
 #define RDMA_PROBE_WRITE_BYTES_DEFAULT (16ULL << 30)
@@ -25,10 +34,12 @@ typedef struct RdmaProbeParams {
         struct in_addr remote; /* the peer's address on it */
         uint16_t port;         /* the peer channel's */
         const PeerIdentity *self;
-        unsigned pings;        /* 0: RDMA_PROBE_PINGS_DEFAULT */
-        uint64_t timeout_usec; /* 0: RDMA_PROBE_TIMEOUT_USEC_DEFAULT */
-        uint64_t write_usec;   /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
-        uint64_t write_bytes;  /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
+        unsigned pings;             /* 0: RDMA_PROBE_PINGS_DEFAULT */
+        uint64_t ping_usec;         /* 0: RDMA_PROBE_PING_USEC_DEFAULT */
+        uint64_t timeout_usec;      /* the hello's; 0: RDMA_PROBE_TIMEOUT_USEC_DEFAULT */
+        uint64_t echo_timeout_usec; /* 0: RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT */
+        uint64_t write_usec;        /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
+        uint64_t write_bytes;       /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
 } RdmaProbeParams;
 
 typedef struct RdmaProbeResult {
@@ -40,7 +51,7 @@ typedef struct RdmaProbeResult {
         unsigned active_mtu;      /* bytes: this end's port's (NICs differ: mlx5 runs a smaller RDMA
                                    * MTU than irdma on the same netdev MTU) */
         unsigned peer_active_mtu; /* bytes: the peer's, from its rdma-hello */
-        unsigned pings;
+        unsigned pings;           /* done: fewer than asked when the ping time ran out */
         uint64_t rtt_min_nsec;
         uint64_t rtt_median_nsec;
         uint64_t rtt_p99_nsec;

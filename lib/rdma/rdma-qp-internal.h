@@ -17,6 +17,10 @@
 #define RDMA_CONTROL_SIZE 4096U
 _Static_assert((RDMA_RECV_DEPTH + RDMA_SEND_DEPTH) * RDMA_MSG_SIZE <= RDMA_CONTROL_SIZE, "slots overflow");
 
+/* How long RDMA WRITEs may take to complete after the bandwidth run's end: several of the
+ * transport's retries (RDMA_ACK_TIMEOUT in rdma-qp.c, about 1 s each). */
+#define RDMA_WRITE_GRACE_USEC (5U * 1000U * 1000U)
+
 /* Work request ids: which queue, which slot. */
 #define RDMA_WR_RECV 0x10000U
 #define RDMA_WR_SEND 0x20000U

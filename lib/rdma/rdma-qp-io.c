@@ -199,8 +199,17 @@ int rdma_qp_bye(RdmaQp *q, uint64_t timeout_usec, RdmaError *error) {
         return drain_sends(q, deadline, NULL, error);
 }
 
-int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error) {
-        uint64_t deadline = deadline_usec * NSEC_PER_USEC;
+/* The sooner of the session's deadline and idle_nsec from now. */
+static uint64_t serve_deadline(uint64_t deadline, uint64_t idle_nsec) {
+        uint64_t idle = now_nsec(CLOCK_MONOTONIC) + idle_nsec;
+
+        return idle < deadline ? idle : deadline;
+}
+
+int rdma_qp_serve(
+        RdmaQp *q, uint64_t idle_usec, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error) {
+        uint64_t deadline = deadline_usec * NSEC_PER_USEC, idle = idle_usec * NSEC_PER_USEC;
+        uint64_t until = serve_deadline(deadline, idle);
 
         for (;;) {
                 struct ibv_wc wc;
@@ -208,13 +217,19 @@ int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, Rd
                 unsigned slot;
                 int r;
 
-                r = poll_one(q, deadline, stop, &wc, error);
+                r = poll_one(q, until, stop, &wc, error);
                 if (r < 0)
                         return r;
                 if (r == 0)
-                        return rdma_error_set(error, -ETIMEDOUT, "The prober did not finish in time.");
+                        return rdma_error_set(
+                                error,
+                                -ETIMEDOUT,
+                                until >= deadline ? "The prober did not finish in time."
+                                                  : "The prober went silent before its bye.");
                 if (!(wc.wr_id & RDMA_WR_RECV))
                         continue;
+                /* A message from the prober: it is still there. */
+                until = serve_deadline(deadline, idle);
 
                 slot = wc.wr_id & RDMA_WR_SLOT_MASK;
                 kind = get_be32(recv_slot(q, slot));
@@ -223,12 +238,12 @@ int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, Rd
                 if (r < 0)
                         return r;
                 if (kind == RDMA_MSG_BYE)
-                        return drain_sends(q, deadline, stop, error);
+                        return drain_sends(q, until, stop, error);
                 if (kind != RDMA_MSG_PING)
                         continue;
                 /* A full send queue here means our echoes are not acknowledged: wait for one first. */
                 while (q->sends_in_flight >= RDMA_SEND_DEPTH) {
-                        r = poll_one(q, deadline, stop, &wc, error);
+                        r = poll_one(q, until, stop, &wc, error);
                         if (r <= 0)
                                 return r < 0
                                         ? r
@@ -299,8 +314,8 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
                 }
                 if (in_flight == 0)
                         break;
-                /* A second of grace beyond the run's end: longer than the transport's retries. */
-                r = poll_one(q, end + NSEC_PER_SEC, NULL, &wc, error);
+                /* Grace beyond the run's end: longer than the transport's retries. */
+                r = poll_one(q, end + RDMA_WRITE_GRACE_USEC * NSEC_PER_USEC, NULL, &wc, error);
                 if (r < 0)
                         return r;
                 if (r == 0)
@@ -330,7 +345,8 @@ int rdma_qp_bye(RdmaQp *q, uint64_t timeout_usec, RdmaError *error) {
         return -EOPNOTSUPP;
 }
 
-int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error) {
+int rdma_qp_serve(
+        RdmaQp *q, uint64_t idle_usec, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error) {
         return -EOPNOTSUPP;
 }
 

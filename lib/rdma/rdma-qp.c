@@ -25,9 +25,16 @@ int rdma_error_set(RdmaError *error, int r, const char *format, ...) {
 
 #        include "rdma/rdma-qp-internal.h"
 
-/* RC transport settings of the kind perftest uses: about 67 ms per retry (4.096 µs × 2^14), 7
- * retries, and receiver-not-ready retries without end (the responder always has receives posted). */
-#        define RDMA_ACK_TIMEOUT 14
+/* RC transport settings: about 1.07 s before a retry (4.096 µs × 2^18, NCCL's default
+ * NCCL_IB_TIMEOUT), 7 retries, and receiver-not-ready retries without end (the responder always has
+ * receives posted). The ACK timeout must exceed the time the path takes to acknowledge what the
+ * probe keeps in flight (16 writes of 64 KiB, RDMA_SEND_DEPTH × RDMA_QP_WRITE_CHUNK): perftest's 14
+ * (67 ms) is shorter than 1 MiB takes over a slow path (soft-RoCE under QEMU's emulator: ~200 ms),
+ * and then the requester retransmits everything in flight before the first acknowledgement can
+ * come back, again and again (6040 duplicate requests against 2800 sends in the vm suite): the
+ * writes did not complete within the run, and rxe's retry path answered some probes' SENDs with
+ * "remote invalid request error" (status 9). A real loss costs a second instead of 67 ms. */
+#        define RDMA_ACK_TIMEOUT 18
 #        define RDMA_RETRY_COUNT 7
 #        define RDMA_RNR_RETRY_INFINITE 7
 #        define RDMA_MIN_RNR_TIMER 12

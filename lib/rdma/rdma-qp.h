@@ -71,6 +71,10 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
 /* Tells the peer that the probe is over and waits until it was delivered. */
 int rdma_qp_bye(RdmaQp *q, uint64_t timeout_usec, RdmaError *error);
 
-/* The responder's side: echoes every ping until the bye (returns 0), until deadline_usec on
- * CLOCK_MONOTONIC (-ETIMEDOUT), or until *stop is set (-ECANCELED). stop may be NULL. */
-int rdma_qp_serve(RdmaQp *q, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error);
+/* The responder's side: echoes every ping until the bye (returns 0); until idle_usec pass without a
+ * message from the prober, or deadline_usec on CLOCK_MONOTONIC comes, whichever is first
+ * (-ETIMEDOUT); or until *stop is set (-ECANCELED). stop may be NULL. The idle timeout, not the
+ * deadline alone, ends a session whose prober is gone: a prober that keeps talking on a slow path
+ * (an emulated one, or one that retransmits) takes as long as its pings take. */
+int rdma_qp_serve(
+        RdmaQp *q, uint64_t idle_usec, uint64_t deadline_usec, const atomic_bool *stop, RdmaError *error);

@@ -18,7 +18,7 @@ typedef struct RdmaSession {
         RdmaQp *qp; /* owned by the thread while it runs; freed by it */
         struct in_addr source;
         PeerRdmaHello request, reply;
-        uint64_t deadline_usec;
+        uint64_t idle_usec, deadline_usec;
         pthread_t thread;
         atomic_bool stop, done;
         int result;
@@ -118,7 +118,7 @@ void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec) {
 static void *session_run(void *userdata) {
         RdmaSession *s = userdata;
 
-        s->result = rdma_qp_serve(s->qp, s->deadline_usec, &s->stop, &s->error);
+        s->result = rdma_qp_serve(s->qp, s->idle_usec, s->deadline_usec, &s->stop, &s->error);
         /* The queue pair goes at once: a finished session holds no pinned memory until the next
          * hello reaps it. */
         s->qp = rdma_qp_free(s->qp);
@@ -157,7 +157,10 @@ static PeerRdmaStatus session_start(
         s->source = source;
         s->request = *request;
         rdma_qp_local(qp, &s->reply);
-        s->deadline_usec = now(CLOCK_MONOTONIC) + r->timeout_usec;
+        s->idle_usec = r->timeout_usec;
+        s->deadline_usec = now(CLOCK_MONOTONIC) +
+                (r->timeout_usec > RDMA_RESPONDER_SESSION_MAX_USEC ? r->timeout_usec
+                                                                   : RDMA_RESPONDER_SESSION_MAX_USEC);
         s->qp = qp;
         k = pthread_create(&s->thread, NULL, session_run, s);
         if (k != 0) {

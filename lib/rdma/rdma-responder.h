@@ -11,9 +11,15 @@
 #include "peer/peer-wire.h"
 #include "rdma/rdma.h"
 
-/* A session ends by the prober's bye, or is torn down this long after the hello, whatever the prober
- * does: long enough for the prober's pings and its bandwidth run (RDMA_PROBE_WRITE_USEC_DEFAULT). */
+/* A session ends by the prober's bye, or is torn down when the prober has said nothing for this long
+ * (longer than its bandwidth run, RDMA_PROBE_WRITE_USEC_DEFAULT, and the writes' grace,
+ * RDMA_WRITE_GRACE_USEC, during which it sends no message),
+ * and at the latest RDMA_RESPONDER_SESSION_MAX_USEC after the hello, whatever the prober does: a
+ * prober that keeps pinging cannot hold the one session forever. The idle timeout, not a fixed
+ * session length, because a probe's length is the path's: 1000 pings over an emulated or
+ * retransmitting path took longer than 10 s, and a fixed 10 s cut them off mid-run. */
 #define RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT (10U * 1000U * 1000U)
+#define RDMA_RESPONDER_SESSION_MAX_USEC (120U * 1000U * 1000U)
 
 typedef struct RdmaResponder RdmaResponder;
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# What both e2e tests (test-e2e.sh, test-ansible.sh) build from the tree: halod built to install where
-# a distribution package would, and the test profile derived from the shipped conf/halod.yaml.
+# What the e2e tests (test-e2e.sh, test-ansible.sh) and the vm suite (tests/vm) build from the tree:
+# halod built to install where a distribution package would, its Debian package (build_package), and
+# the test profile derived from the shipped conf/halod.yaml.
 # Sourced after tests/integration/lib.sh (fail, skip, TEST_DIR), with BUILD_DIR and SOURCE_DIR set.
 
 # e2e_build: builds halod with prefix /usr and sysconfdir /etc and sets E2E_BUILD to its build
@@ -47,4 +48,36 @@ e2e_profile() {
                 fail "could not derive the test profile from conf/halod.yaml (no links.<name>.match line found)"
         grep -q "^  interval: 5s" "$out" ||
                 fail "could not derive the test profile from conf/halod.yaml (no health.interval line found)"
+}
+
+# build_package: halod's Debian package from this tree (packaging/build-deb.sh --nocheck: the
+# packaging suite runs its check), as $PAYLOAD/halod.deb. Kept in $BUILD_DIR/e2e-deb/<hash of the
+# tree's files>/, so the three stacks, the vm suite (tests/vm) and later runs of an unchanged tree build it once. Returns 1
+# when it cannot be built here (its log is printed).
+build_package() {
+        local key='' dir deb
+        if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
+                log "dpkg-buildpackage or dh not found (tools/deps test installs dpkg-dev and debhelper)"
+                return 1
+        fi
+        key=$(cd "$SOURCE_DIR" &&
+                GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$SOURCE_DIR" \
+                        git --no-optional-locks ls-files -z --cached --others --exclude-standard 2>/dev/null |
+                while IFS= read -r -d '' f; do [ ! -f "$f" ] || printf '%s\0' "$f"; done |
+                        xargs -0 -r sha256sum | sha256sum | cut -c1-16) || key=''
+        [ -n "$key" ] && [ "$key" != "$(printf '' | sha256sum | cut -c1-16)" ] || key=nocache-$$
+        dir=$BUILD_DIR/e2e-deb/$key
+        if [ ! -f "$dir/halod.deb" ]; then
+                rm -rf "$BUILD_DIR/e2e-deb"
+                mkdir -p "$dir.tmp"
+                log "building the Debian package (packaging/build-deb.sh --nocheck) into $dir"
+                deb=$(bash "$SOURCE_DIR/packaging/build-deb.sh" --nocheck "$dir.tmp" 2>"$TEST_DIR/logs/build-deb.log") || {
+                        cat "$TEST_DIR/logs/build-deb.log" >&2
+                        return 1
+                }
+                mv "$deb" "$dir.tmp/halod.deb"
+                mv "$dir.tmp" "$dir"
+        fi
+        cp "$dir/halod.deb" "$PAYLOAD/halod.deb"
+        log "installing the package $(dpkg-deb -f "$PAYLOAD/halod.deb" Package)_$(dpkg-deb -f "$PAYLOAD/halod.deb" Version) ($dir)"
 }

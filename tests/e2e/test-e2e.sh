@@ -93,38 +93,6 @@ build_and_install() {
         [ -n "$UNIT_INSTALLED" ] || fail "the $INSTALL install has no halod.service in a systemd unit directory"
 }
 
-# build_package: halod's Debian package from this tree (packaging/build-deb.sh --nocheck: the
-# packaging suite runs its check), as $PAYLOAD/halod.deb. Kept in $BUILD_DIR/e2e-deb/<hash of the
-# tree's files>/, so the three stacks and later runs of an unchanged tree build it once. Returns 1
-# when it cannot be built here (its log is printed).
-build_package() {
-        local key='' dir deb
-        if ! command -v dpkg-buildpackage >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1; then
-                log "dpkg-buildpackage or dh not found (tools/deps test installs dpkg-dev and debhelper)"
-                return 1
-        fi
-        key=$(cd "$SOURCE_DIR" &&
-                GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$SOURCE_DIR" \
-                        git --no-optional-locks ls-files -z --cached --others --exclude-standard 2>/dev/null |
-                while IFS= read -r -d '' f; do [ ! -f "$f" ] || printf '%s\0' "$f"; done |
-                        xargs -0 -r sha256sum | sha256sum | cut -c1-16) || key=''
-        [ -n "$key" ] && [ "$key" != "$(printf '' | sha256sum | cut -c1-16)" ] || key=nocache-$$
-        dir=$BUILD_DIR/e2e-deb/$key
-        if [ ! -f "$dir/halod.deb" ]; then
-                rm -rf "$BUILD_DIR/e2e-deb"
-                mkdir -p "$dir.tmp"
-                log "building the Debian package (packaging/build-deb.sh --nocheck) into $dir"
-                deb=$(bash "$SOURCE_DIR/packaging/build-deb.sh" --nocheck "$dir.tmp" 2>"$TEST_DIR/logs/build-deb.log") || {
-                        cat "$TEST_DIR/logs/build-deb.log" >&2
-                        return 1
-                }
-                mv "$deb" "$dir.tmp/halod.deb"
-                mv "$dir.tmp" "$dir"
-        fi
-        cp "$dir/halod.deb" "$PAYLOAD/halod.deb"
-        log "installing the package $(dpkg-deb -f "$PAYLOAD/halod.deb" Package)_$(dpkg-deb -f "$PAYLOAD/halod.deb" Version) ($dir)"
-}
-
 # The rootfs, with every shared library halod and haloctl link against; a library the rootfs lacks
 # names its package (dpkg -S on this Debian host) and rootfs.sh builds a rootfs with it.
 prepare_rootfs() {

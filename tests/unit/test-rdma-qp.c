@@ -4,6 +4,7 @@
  * user must be told about (a wrong attribute mask, a bad GID index, a peer that does not answer). */
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include "basic/time-util.h"
 #include "fake-verbs-pair.h"
@@ -14,7 +15,7 @@
 
 typedef struct Server {
         RdmaQp *qp;
-        uint64_t deadline_usec;
+        uint64_t idle_usec, deadline_usec;
         atomic_bool stop;
         int result;
         RdmaError error;
@@ -24,12 +25,13 @@ typedef struct Server {
 static void *serve(void *userdata) {
         Server *s = userdata;
 
-        s->result = rdma_qp_serve(s->qp, s->deadline_usec, &s->stop, &s->error);
+        s->result = rdma_qp_serve(s->qp, s->idle_usec, s->deadline_usec, &s->stop, &s->error);
         return NULL;
 }
 
-static void server_start(Server *s, RdmaQp *qp, uint64_t timeout_usec) {
-        *s = (Server){ .qp = qp, .deadline_usec = now(CLOCK_MONOTONIC) + timeout_usec };
+/* Serves until idle_usec pass without a message, or deadline_usec from now. */
+static void server_start(Server *s, RdmaQp *qp, uint64_t idle_usec, uint64_t deadline_usec) {
+        *s = (Server){ .qp = qp, .idle_usec = idle_usec, .deadline_usec = now(CLOCK_MONOTONIC) + deadline_usec };
         ASSERT_INT_EQ(pthread_create(&s->thread, NULL, serve, s), 0);
 }
 
@@ -104,7 +106,7 @@ static void test_pair(void) {
         assert_transitions(pa.qpn);
         assert_transitions(pb.qpn);
 
-        server_start(&s, responder, 10U * 1000U * 1000U);
+        server_start(&s, responder, 10U * 1000U * 1000U, 10U * 1000U * 1000U);
         ASSERT_OK(rdma_qp_ping(prober, ELEMENTSOF(rtts), 1000U * 1000U, &e, rtts));
         for (size_t i = 0; i < ELEMENTSOF(rtts); i++)
                 ASSERT_TRUE(rtts[i] > 0);
@@ -219,7 +221,8 @@ static void test_wrong_psn(void) {
         ASSERT_STR_EQ(rdma_qp_state_name(prober), "ERR");
 }
 
-/* A responder whose prober never comes stops at its deadline. */
+/* A responder whose prober never comes stops when it has been silent too long, or at the deadline,
+ * whichever comes first, and says which. */
 static void test_serve_timeout(void) {
         _cleanup_(rdma_device_freep) RdmaDevice *b = NULL;
         _cleanup_(rdma_qp_freep) RdmaQp *q = NULL;
@@ -230,8 +233,46 @@ static void test_serve_timeout(void) {
         b = fake_pair_open(FAKE_PAIR_RESPONDER_IFINDEX);
         ASSERT_OK(rdma_qp_new(b, FAKE_PAIR_GID_INDEX, 4096, true, &e, &q));
         start = now(CLOCK_MONOTONIC);
-        ASSERT_INT_EQ(rdma_qp_serve(q, start + 50 * USEC_PER_MSEC, NULL, &e), -ETIMEDOUT);
+        ASSERT_INT_EQ(rdma_qp_serve(q, 50 * USEC_PER_MSEC, start + 3600 * USEC_PER_SEC, NULL, &e), -ETIMEDOUT);
         ASSERT_TRUE(now(CLOCK_MONOTONIC) - start >= 50 * USEC_PER_MSEC);
+        ASSERT_STR_EQ(e.message, "The prober went silent before its bye.");
+        start = now(CLOCK_MONOTONIC);
+        ASSERT_INT_EQ(rdma_qp_serve(q, 3600 * USEC_PER_SEC, start + 50 * USEC_PER_MSEC, NULL, &e), -ETIMEDOUT);
+        ASSERT_TRUE(now(CLOCK_MONOTONIC) - start >= 50 * USEC_PER_MSEC);
+        ASSERT_STR_EQ(e.message, "The prober did not finish in time.");
+}
+
+/* A prober on a slow path keeps talking for longer than the idle timeout in all, never falling
+ * silent for that long: it is served to its bye. A session that ended a fixed time after the hello
+ * cut such probes off mid-ping (what 1000 pings over soft-RoCE under QEMU's emulator did in the vm
+ * suite, tests/vm). */
+static void test_serve_slow_prober(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *a = NULL, *b = NULL;
+        _cleanup_(rdma_qp_freep) RdmaQp *prober = NULL, *responder = NULL;
+        const uint64_t idle = 200 * USEC_PER_MSEC;
+        PeerRdmaHello pa, pb;
+        RdmaError e = {};
+        uint64_t rtts[4];
+        Server s;
+
+        fake_pair_setup();
+        a = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        b = fake_pair_open(FAKE_PAIR_RESPONDER_IFINDEX);
+        ASSERT_OK(rdma_qp_new(a, FAKE_PAIR_GID_INDEX, 4096, false, &e, &prober));
+        ASSERT_OK(rdma_qp_new(b, FAKE_PAIR_GID_INDEX, 4096, true, &e, &responder));
+        rdma_qp_local(prober, &pa);
+        rdma_qp_local(responder, &pb);
+        ASSERT_OK(rdma_qp_connect(responder, &pa, &e));
+        ASSERT_OK(rdma_qp_connect(prober, &pb, &e));
+
+        server_start(&s, responder, idle, 3600 * USEC_PER_SEC);
+        /* Five rounds, each after half the idle timeout: two and a half idle timeouts in all. */
+        for (unsigned round = 0; round < 5; round++) {
+                ASSERT_INT_EQ(usleep(idle / 2), 0);
+                ASSERT_OK(rdma_qp_ping(prober, ELEMENTSOF(rtts), 1000U * 1000U, &e, rtts));
+        }
+        ASSERT_OK(rdma_qp_bye(prober, 1000U * 1000U, &e));
+        ASSERT_OK(server_join(&s));
 }
 
 int main(void) {
@@ -240,5 +281,6 @@ int main(void) {
         test_bad_gid_index();
         test_wrong_psn();
         test_serve_timeout();
+        test_serve_slow_prober();
         return 0;
 }
