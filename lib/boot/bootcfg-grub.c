@@ -44,13 +44,20 @@ static int grub_cfg_env(char *const *grubenv, char *const *script, char ***ret) 
 }
 
 /* Which entry GRUB boots, as 00_header's script decides: grubenv's next_entry once (grub-reboot),
- * else `set default=` (GRUB_DEFAULT; "${saved_entry}" for GRUB_DEFAULT=saved), else the first. */
+ * else `set default=` (GRUB_DEFAULT; "${saved_entry}" for GRUB_DEFAULT=saved), else the first. When
+ * the choice is grubenv's and grubenv could not be read, *ret_unread says so: the entry is a guess. */
 static int grub_cfg_pick(
-        const GrubCfg *cfg, char *const *grubenv, const char *note, const GrubMenuEntry **ret, char **ret_why) {
+        const GrubCfg *cfg,
+        char *const *grubenv,
+        const char *note,
+        const GrubMenuEntry **ret,
+        char **ret_why,
+        char **ret_unread) {
         const char *next = env_get(grubenv, "next_entry"), *name, *where;
         _cleanup_(strv_freep) char **unresolved = NULL;
         _cleanup_(freep) char *spec = NULL;
         const GrubMenuEntry *e;
+        bool saved = false;
         int r;
 
         if (!isempty(next)) {
@@ -63,6 +70,7 @@ static int grub_cfg_pick(
                         return r;
                 name = "saved_entry";
                 where = " in grubenv (GRUB_DEFAULT=saved)";
+                saved = true;
         } else {
                 spec = strdup(cfg->default_entry ?: "0");
                 name = "default";
@@ -71,19 +79,21 @@ static int grub_cfg_pick(
         if (!spec)
                 return -ENOMEM;
 
-        e = grub_cfg_find(cfg, isempty(spec) ? "0" : spec);
-        if (e)
-                r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, isempty(spec) ? "0" : spec, where);
-        else {
+        if (saved && note) {
+                /* Not "saved_entry is not set": nobody looked. */
                 e = grub_cfg_first(cfg);
                 r = asprintf(
-                        ret_why,
-                        "the first entry: %s=\"%s\"%s names none%s%s",
-                        name,
-                        spec,
-                        where,
-                        note ? "; " : "",
-                        strempty(note));
+                        ret_why, "saved_entry unknown (%s); the first entry boots when it is not set", note);
+                if (r >= 0 && !(*ret_unread = strdup(note)))
+                        return -ENOMEM;
+        } else if (saved && isempty(spec)) {
+                e = grub_cfg_first(cfg);
+                r = asprintf(ret_why, "saved_entry is not set in grubenv; GRUB boots the first entry");
+        } else if ((e = grub_cfg_find(cfg, spec)))
+                r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, spec, where);
+        else {
+                e = grub_cfg_first(cfg);
+                r = asprintf(ret_why, "the first entry: %s=\"%s\"%s names none", name, spec, where);
         }
         if (r < 0)
                 return -ENOMEM;
@@ -118,7 +128,7 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
                 r = bootcfg_load_grubenv(h, &grubenv, &note);
                 if (r < 0)
                         return r;
-                r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by);
+                r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by, &c->unread);
                 if (r < 0)
                         return r;
                 r = grub_cfg_env(grubenv, cfg.env, &env);

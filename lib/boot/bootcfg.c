@@ -31,6 +31,7 @@ BootConfig *boot_config_free(BootConfig *c) {
         strv_free(c->unresolved);
         free(c->first_title);
         free(c->first_cmdline);
+        free(c->unread);
         return mfree(c);
 }
 

@@ -42,6 +42,8 @@ typedef struct BootConfig {
         char **unresolved;   /* grub variables used by "options" (or the linux line) that nothing sets */
         char *first_title;   /* grub.cfg: the menu's first entry, when another one boots; else NULL */
         char *first_cmdline; /* and its command line (GRUB_CMDLINE_LINUX and _DEFAULT) */
+        char *unread;        /* grub.cfg: why the entry is a guess ("/boot/grub/grubenv could not be read:
+                              * Permission denied", with GRUB_DEFAULT=saved); NULL when it is known */
 } BootConfig;
 
 BootConfig *boot_config_free(BootConfig *c);

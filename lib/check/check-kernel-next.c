@@ -287,6 +287,33 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
         if (n_missing < 0)
                 return n_missing;
 
+        /* GRUB_DEFAULT=saved and an unreadable grubenv: the entry judged is only the likeliest one. */
+        if (boot->unread) {
+                _cleanup_(freep) char *seen = NULL;
+
+                list = strv_join(missing, ", ");
+                if (!list)
+                        return -ENOMEM;
+                r = n_missing == 0
+                        ? asprintf(&seen, "carries all %zu required parameters", strv_length(required))
+                        : asprintf(&seen, "lacks %s", list);
+                if (r < 0)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        boot->cmdline,
+                        "could not look at which entry boots next: %s, and GRUB_DEFAULT=saved boots the one its "
+                        "saved_entry names; `sudo haloctl check --only kernel.cmdline-next` reads it. The first "
+                        "entry '%s' of %s, which boots when saved_entry is not set, %s",
+                        boot->unread,
+                        boot->entry_id,
+                        boot->path,
+                        seen);
+        }
+
         if (n_missing == 0) {
                 r = check_grub_cfg_kept(c, boot, required, expected, where, out);
                 if (r != 0)

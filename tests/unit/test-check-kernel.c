@@ -239,6 +239,43 @@ static void test_gtt_broken_sysfs(void) {
         shellf("rm -rf %s", dir);
 }
 
+/* GRUB_DEFAULT=saved with the saved entry the recovery one (which lacks the parameters), then without
+ * grubenv (GRUB boots the first entry), then with a grubenv that cannot be read (a directory here, as
+ * EACCES is for user halod: the test runs as root): nobody knows which entry boots, so no pass. */
+static void test_saved_entry_unknown(void) {
+        char dir[] = "/tmp/kernel-saved-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_FAIL, "(recovery mode)', picked by saved_entry=" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s", TEST_DATA_DIR, dir);
+        run_case(&t);
+
+        shellf("rm %s/boot/grub/grubenv", dir);
+        t.next = (Expect){ CHECK_PASS,
+                           "entry 'Ubuntu', saved_entry is not set in grubenv; GRUB boots the first entry) carries "
+                           "all 5 required parameters" };
+        run_case(&t);
+
+        shellf("mkdir %s/boot/grub/grubenv", dir);
+        t.next = (Expect){
+                CHECK_WARN,
+                "could not look at which entry boots next: /boot/grub/grubenv could not be read: Is a "
+                "directory, and GRUB_DEFAULT=saved boots the one its saved_entry names; `sudo haloctl "
+                "check --only kernel.cmdline-next` reads it. The first entry 'Ubuntu' of "
+                "/boot/grub/grub.cfg, which boots when saved_entry is not set, carries all 5 required "
+                "parameters"
+        };
+        run_case(&t);
+
+        shellf("rm -rf %s", dir);
+}
+
 static void test_profile(void) {
         ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
         Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
@@ -269,6 +306,7 @@ static void test_profile(void) {
 int main(void) {
         test_fixtures();
         test_gtt_broken_sysfs();
+        test_saved_entry_unknown();
         test_profile();
         return EXIT_SUCCESS;
 }
