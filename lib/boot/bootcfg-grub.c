@@ -57,7 +57,7 @@ static int grub_cfg_pick(
         _cleanup_(strv_freep) char **unresolved = NULL;
         _cleanup_(freep) char *spec = NULL;
         const GrubMenuEntry *e;
-        bool saved = false;
+        bool saved = false, named = false;
         int r;
 
         if (!isempty(next)) {
@@ -89,11 +89,21 @@ static int grub_cfg_pick(
         } else if (saved && isempty(spec)) {
                 e = grub_cfg_first(cfg);
                 r = asprintf(ret_why, "saved_entry is not set in grubenv; GRUB boots the first entry");
-        } else if ((e = grub_cfg_find(cfg, spec)))
+        } else if ((e = grub_cfg_find(cfg, spec, &named)) && named)
                 r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, spec, where);
+        else if (e)
+                /* After a kernel purge, saved_entry often names a removed entry of the submenu. */
+                r = asprintf(
+                        ret_why,
+                        "%s=\"%s\"%s names no entry at some level: GRUB boots the first entry of the menu it "
+                        "reached",
+                        name,
+                        spec,
+                        where);
         else {
                 e = grub_cfg_first(cfg);
-                r = asprintf(ret_why, "the first entry: %s=\"%s\"%s names none", name, spec, where);
+                r = asprintf(
+                        ret_why, "the first entry: %s=\"%s\"%s leads to an empty submenu", name, spec, where);
         }
         if (r < 0)
                 return -ENOMEM;

@@ -10,6 +10,7 @@
 #include "check/check-profile.h"
 #include "tests.h"
 
+#define UBUNTU_UUID "0c9b3f1e-6a2d-4f7e-9b1c-5d8e2a7f4c31"
 #define PARAMS \
         "iommu=pt", "pci=realloc", "pcie_aspm=off", "amdgpu.gttsize=126976", "ttm.pages_limit=32505856"
 
@@ -254,6 +255,21 @@ static void test_saved_entry_unknown(void) {
 
         ASSERT_TRUE(mkdtemp(dir));
         shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s", TEST_DATA_DIR, dir);
+        run_case(&t);
+
+        /* After a kernel purge saved_entry names a removed entry: GRUB boots the submenu's first. */
+        shellf("printf '# GRUB Environment Block\\nsaved_entry=gnulinux-advanced-%s>gnulinux-6.8.0-40-generic-%s\\n' "
+               ">%s/boot/grub/grubenv",
+               UBUNTU_UUID,
+               UBUNTU_UUID,
+               dir);
+        t.next = (Expect){
+                CHECK_PASS,
+                "entry 'Ubuntu, with Linux 6.8.0-49-generic', saved_entry=\"gnulinux-advanced-" UBUNTU_UUID
+                ">gnulinux-6.8.0-40-generic-" UBUNTU_UUID
+                "\" in grubenv (GRUB_DEFAULT=saved) names no "
+                "entry at some level: GRUB boots the first entry of the menu it reached) carries all 5"
+        };
         run_case(&t);
 
         shellf("rm %s/boot/grub/grubenv", dir);
