@@ -149,6 +149,8 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
                 c->entry_id = strdup(e->title);
                 if (!c->path || !c->entry_id)
                         return -ENOMEM;
+                /* 10_linux's ids: gnulinux-6.8.0-49-generic-recovery-<uuid>; its titles: "(recovery mode)". */
+                c->recovery = (e->id && strstr(e->id, "-recovery-")) || strstr(e->title, "(recovery mode)");
                 /* The first entry is 10_linux's main one: a recovery or older entry that boots instead
                  * may lack what it has. */
                 if (e != grub_cfg_first(&cfg)) {

@@ -32,6 +32,7 @@ BootConfig *boot_config_free(BootConfig *c) {
         free(c->first_title);
         free(c->first_cmdline);
         free(c->unread);
+        free(c->linux_cmdline);
         return mfree(c);
 }
 
@@ -288,6 +289,9 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
         r = grub_expand_variables(joined, grubenv, &c->cmdline, &c->unresolved);
         if (r < 0)
                 return r;
+        c->linux_cmdline = strdup(linux_args);
+        if (!c->linux_cmdline)
+                return -ENOMEM;
         c->source = BOOT_CONFIG_GRUB_DEFAULT;
         return 0;
 }

@@ -292,6 +292,41 @@ static void test_saved_entry_unknown(void) {
         shellf("rm -rf %s", dir);
 }
 
+/* A recovery entry boots, grub.cfg was not regenerated, and /etc/default/grub has the parameters in
+ * GRUB_CMDLINE_LINUX_DEFAULT only: update-grub would not bring them to the recovery entry (10_linux
+ * gives it GRUB_CMDLINE_LINUX alone), so the fix is to move them, not to regenerate. */
+static void test_recovery_default_only(void) {
+        char dir[] = "/tmp/kernel-recovery-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_FAIL,
+                          "lacks iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856: "
+                          "/etc/default/grub has them only in GRUB_CMDLINE_LINUX_DEFAULT, which recovery entries never "
+                          "get: move them to GRUB_CMDLINE_LINUX and run update-grub, or boot the normal entry" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s && sed -i 's/ iommu=pt pci=realloc pcie_aspm=off "
+               "amdgpu.gttsize=126976 ttm.pages_limit=32505856//' %s/boot/grub/grub.cfg",
+               TEST_DATA_DIR,
+               dir,
+               dir);
+        run_case(&t);
+
+        /* In GRUB_CMDLINE_LINUX, regenerating is the fix. */
+        shellf("sed -i 's/^GRUB_CMDLINE_LINUX=\"\"/GRUB_CMDLINE_LINUX=\""
+               "iommu=pt pci=realloc pcie_aspm=off "
+               "amdgpu.gttsize=126976 ttm.pages_limit=32505856\"/' %s/etc/default/grub",
+               dir);
+        t.next = (Expect){ CHECK_FAIL, "edited, not regenerated: /etc/default/grub carries them" };
+        run_case(&t);
+
+        shellf("rm -rf %s", dir);
+}
+
 static void test_profile(void) {
         ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
         Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
@@ -323,6 +358,7 @@ int main(void) {
         test_fixtures();
         test_gtt_broken_sysfs();
         test_saved_entry_unknown();
+        test_recovery_default_only();
         test_profile();
         return EXIT_SUCCESS;
 }
