@@ -2,7 +2,6 @@
 /* The next boot from a generated grub.cfg: the entry GRUB picks and its linux line; and the tool that
  * regenerates grub.cfg. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "basic/strv.h"
 #include "boot/bootcfg-internal.h"
@@ -20,24 +19,9 @@ static int grub_cfg_env(char *const *grubenv, char *const *script, char ***ret) 
                         return r;
         }
         STRV_FOREACH(v, (char **) script) {
-                const char *eq = strchr(*v, '=');
-                bool replaced = false;
-
-                for (size_t i = 0; eq && env && env[i]; i++)
-                        if (strneq(env[i], *v, eq - *v + 1)) {
-                                char *n = strdup(*v);
-
-                                if (!n)
-                                        return -ENOMEM;
-                                free(env[i]);
-                                env[i] = n;
-                                replaced = true;
-                        }
-                if (!replaced) {
-                        r = strv_extend(&env, *v);
-                        if (r < 0)
-                                return r;
-                }
+                r = strv_env_replace_consume(&env, strdup(*v));
+                if (r < 0 && r != -EINVAL)
+                        return r;
         }
         *ret = TAKE_PTR(env);
         return 0;
@@ -169,19 +153,13 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
         return -ENOENT;
 }
 
-static bool host_has(const Host *h, const char *path) {
-        _cleanup_(freep) char *p = NULL;
-
-        return host_path(h, path, &p) >= 0 && access(p, F_OK) >= 0;
-}
-
 const char *grub_mkconfig_command(const Host *h) {
         _cleanup_(strv_freep) char **env = NULL;
         _cleanup_(freep) char *text = NULL, *ids = NULL;
 
-        if (host_has(h, "/boot/grub2"))
+        if (host_path_exists(h, "/boot/grub2"))
                 return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
-        if (host_has(h, "/boot/grub"))
+        if (host_path_exists(h, "/boot/grub"))
                 return "update-grub";
         /* os-release is a shell-compatible file of assignments. */
         if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) >= 0 &&

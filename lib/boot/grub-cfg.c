@@ -139,26 +139,22 @@ static int join_args(char **words, size_t n, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+/* A `set name=value`; one without a name is not an assignment, and new names past the bound are not
+ * kept. */
 static int env_set(char ***env, const char *assignment) {
         const char *eq = strchr(assignment, '=');
-        size_t l;
+        _cleanup_(freep) char *name = NULL;
 
         if (!eq || eq == assignment)
                 return 0;
-        l = eq - assignment;
-        for (size_t i = 0; *env && (*env)[i]; i++)
-                if (strneq((*env)[i], assignment, l) && (*env)[i][l] == '=') {
-                        char *v = strdup(assignment);
-
-                        if (!v)
-                                return -ENOMEM;
-                        free((*env)[i]);
-                        (*env)[i] = v;
+        if (strv_length(*env) >= GRUB_CFG_ENV_MAX) {
+                name = strndup(assignment, eq - assignment);
+                if (!name)
+                        return -ENOMEM;
+                if (!env_get(*env, name))
                         return 0;
-                }
-        if (strv_length(*env) >= GRUB_CFG_ENV_MAX)
-                return 0;
-        return strv_extend(env, assignment);
+        }
+        return strv_env_replace_consume(env, strdup(assignment));
 }
 
 typedef struct Parser {

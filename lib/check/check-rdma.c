@@ -261,10 +261,7 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         "which turns RDMA off; see nic.driver for the fix",
                         where,
                         p->port->pci,
-                        ice_ddp_cause_to_string(
-                                ice_ddp_cause_from_message(detail) == ICE_DDP_CAUSE_NONE
-                                        ? ICE_DDP_CAUSE_UNKNOWN
-                                        : ice_ddp_cause_from_message(detail)),
+                        ice_ddp_cause_to_string(ice_ddp_safe_mode_cause(detail)),
                         ice_ddp_source_to_string(source));
         if (p->error == -ENODEV || p->error == -ENOSYS) {
                 load = nic_family_modprobe(family, NIC_MODULE_RDMA);

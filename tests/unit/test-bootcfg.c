@@ -474,6 +474,22 @@ static void test_load_errors(void) {
         ASSERT_INT_EQ(system(p), 0);
 }
 
+/* The one replace-or-append of grub's and the shell's variables: the last entry of a name is the one
+ * replaced (env_get() reads the last), a new name is appended, an assignment without a name refused. */
+static void test_env_replace(void) {
+        _cleanup_(strv_freep) char **env = NULL;
+
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("a=1")));
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("ab=2")));
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("a=3")));
+        ASSERT_INT_EQ(strv_length(env), 2);
+        ASSERT_STR_EQ(env_get(env, "a"), "3");
+        ASSERT_STR_EQ(env_get(env, "ab"), "2");
+        ASSERT_INT_EQ(strv_env_replace_consume(&env, strdup("=x")), -EINVAL);
+        ASSERT_INT_EQ(strv_env_replace_consume(&env, strdup("x")), -EINVAL);
+        ASSERT_INT_EQ(strv_length(env), 2);
+}
+
 int main(void) {
         test_bls_entry_parse();
         test_version_compare();
@@ -483,6 +499,7 @@ int main(void) {
         test_shell();
         test_load_fixtures();
         test_grub_cfg();
+        test_env_replace();
         test_load_errors();
         return EXIT_SUCCESS;
 }
