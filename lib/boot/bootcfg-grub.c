@@ -119,7 +119,7 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
                 if (!grub_cfg_first(&cfg))
                         continue;
 
-                r = bootcfg_load_grubenv(h, &grubenv, &note);
+                r = bootcfg_load_grubenv_beside(h, paths[i], &grubenv, &note);
                 if (r < 0)
                         return r;
                 r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by, &c->unread);

@@ -257,6 +257,16 @@ static void test_saved_entry_unknown(void) {
         shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s", TEST_DATA_DIR, dir);
         run_case(&t);
 
+        /* A stale /boot/grub2/grubenv (a migration, a second distribution) is not the one GRUB reads
+         * with /boot/grub/grub.cfg: $prefix/grubenv, beside it. */
+        shellf("mkdir %s/boot/grub2 && printf '# GRUB Environment Block\\nsaved_entry=gnulinux-simple-%s\\n' "
+               ">%s/boot/grub2/grubenv",
+               dir,
+               UBUNTU_UUID,
+               dir);
+        run_case(&t);
+        shellf("rm -r %s/boot/grub2", dir);
+
         /* After a kernel purge saved_entry names a removed entry: GRUB boots the submenu's first. */
         shellf("printf '# GRUB Environment Block\\nsaved_entry=gnulinux-advanced-%s>gnulinux-6.8.0-40-generic-%s\\n' "
                ">%s/boot/grub/grubenv",
