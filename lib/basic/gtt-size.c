@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "basic/gtt-size.h"
+#include "basic/kernel-param-name.h"
 
 int gtt_size_parse(const char *s, uint64_t limit, uint64_t *ret) {
         unsigned long long v;
@@ -19,18 +20,10 @@ int gtt_size_parse(const char *s, uint64_t limit, uint64_t *ret) {
         return 0;
 }
 
-/* The kernel's parameq(): '-' and '_' compare equal. */
-static bool param_name_equal(const char *a, const char *b) {
-        for (; *a && *b; a++, b++)
-                if ((*a == '-' ? '_' : *a) != (*b == '-' ? '_' : *b))
-                        return false;
-        return *a == *b;
-}
-
 bool gtt_param_is_mib(const char *name) {
-        return param_name_equal(name, GTT_PARAM);
+        return kernel_param_name_equal(name, GTT_PARAM);
 }
 
 bool gtt_param_is_pages(const char *name) {
-        return param_name_equal(name, PAGES_PARAM);
+        return kernel_param_name_equal(name, PAGES_PARAM);
 }

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "basic/host.h"
@@ -23,6 +24,12 @@ int host_path(const Host *h, const char *path, char **ret) {
                 return -ENOMEM;
         *ret = p;
         return 0;
+}
+
+bool host_path_exists(const Host *h, const char *path) {
+        _cleanup_(freep) char *full = NULL;
+
+        return host_path(h, path, &full) >= 0 && access(full, F_OK) >= 0;
 }
 
 int host_read_file(const Host *h, const char *path, size_t max, char **ret, size_t *ret_size) {

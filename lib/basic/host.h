@@ -19,6 +19,8 @@ typedef struct Host {
 
 /* Joins the host root and an absolute path. */
 int host_path(const Host *h, const char *path, char **ret);
+/* Whether path exists below the host root (a dangling symlink does not). */
+bool host_path_exists(const Host *h, const char *path);
 /* Reads a whole file below the host root, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int host_read_file(const Host *h, const char *path, size_t max, char **ret, size_t *ret_size);
 /* Reads a one-line attribute (sysfs style) and strips the trailing newline and whitespace. */

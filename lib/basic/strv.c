@@ -61,6 +61,26 @@ int strv_extend(char ***l, const char *s) {
         return strv_consume(l, strdup(s));
 }
 
+int strv_env_replace_consume(char ***l, char *assignment) {
+        const char *eq = assignment ? strchr(assignment, '=') : NULL;
+        size_t n;
+
+        if (!assignment)
+                return -ENOMEM;
+        if (!eq || eq == assignment) {
+                free(assignment);
+                return -EINVAL;
+        }
+        n = eq - assignment + 1; /* with the '=' */
+        for (size_t i = strv_length(*l); i > 0; i--)
+                if (strncmp((*l)[i - 1], assignment, n) == 0) {
+                        free((*l)[i - 1]);
+                        (*l)[i - 1] = assignment;
+                        return 0;
+                }
+        return strv_consume(l, assignment);
+}
+
 int strv_extendf(char ***l, const char *fmt, ...) {
         char *s = NULL;
         va_list ap;

@@ -22,5 +22,9 @@ int strv_extend(char ***l, const char *s);
 /* Appends s, taking ownership of it (freed on failure too). */
 int strv_consume(char ***l, char *s);
 int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
+/* Sets a "name=value" assignment in an environment-style strv: replaces the last entry of that name
+ * (the one lookups read), else appends. Takes ownership of assignment (freed on failure too).
+ * -EINVAL when it has no name before its '='. */
+int strv_env_replace_consume(char ***l, char *assignment);
 /* Joins with separator; returns NULL on allocation failure. */
 char *strv_join(char *const *l, const char *separator);

@@ -2,7 +2,6 @@
 /* The next boot from a generated grub.cfg: the entry GRUB picks and its linux line; and the tool that
  * regenerates grub.cfg. */
 #include <stdio.h>
-#include <unistd.h>
 
 #include "basic/strv.h"
 #include "boot/bootcfg-internal.h"
@@ -20,37 +19,29 @@ static int grub_cfg_env(char *const *grubenv, char *const *script, char ***ret) 
                         return r;
         }
         STRV_FOREACH(v, (char **) script) {
-                const char *eq = strchr(*v, '=');
-                bool replaced = false;
-
-                for (size_t i = 0; eq && env && env[i]; i++)
-                        if (strneq(env[i], *v, eq - *v + 1)) {
-                                char *n = strdup(*v);
-
-                                if (!n)
-                                        return -ENOMEM;
-                                free(env[i]);
-                                env[i] = n;
-                                replaced = true;
-                        }
-                if (!replaced) {
-                        r = strv_extend(&env, *v);
-                        if (r < 0)
-                                return r;
-                }
+                r = strv_env_replace_consume(&env, strdup(*v));
+                if (r < 0 && r != -EINVAL)
+                        return r;
         }
         *ret = TAKE_PTR(env);
         return 0;
 }
 
 /* Which entry GRUB boots, as 00_header's script decides: grubenv's next_entry once (grub-reboot),
- * else `set default=` (GRUB_DEFAULT; "${saved_entry}" for GRUB_DEFAULT=saved), else the first. */
+ * else `set default=` (GRUB_DEFAULT; "${saved_entry}" for GRUB_DEFAULT=saved), else the first. When
+ * the choice is grubenv's and grubenv could not be read, *ret_unread says so: the entry is a guess. */
 static int grub_cfg_pick(
-        const GrubCfg *cfg, char *const *grubenv, const char *note, const GrubMenuEntry **ret, char **ret_why) {
+        const GrubCfg *cfg,
+        char *const *grubenv,
+        const char *note,
+        const GrubMenuEntry **ret,
+        char **ret_why,
+        char **ret_unread) {
         const char *next = env_get(grubenv, "next_entry"), *name, *where;
         _cleanup_(strv_freep) char **unresolved = NULL;
         _cleanup_(freep) char *spec = NULL;
         const GrubMenuEntry *e;
+        bool saved = false, named = false;
         int r;
 
         if (!isempty(next)) {
@@ -63,6 +54,7 @@ static int grub_cfg_pick(
                         return r;
                 name = "saved_entry";
                 where = " in grubenv (GRUB_DEFAULT=saved)";
+                saved = true;
         } else {
                 spec = strdup(cfg->default_entry ?: "0");
                 name = "default";
@@ -71,19 +63,31 @@ static int grub_cfg_pick(
         if (!spec)
                 return -ENOMEM;
 
-        e = grub_cfg_find(cfg, isempty(spec) ? "0" : spec);
-        if (e)
-                r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, isempty(spec) ? "0" : spec, where);
+        if (saved && note) {
+                /* Not "saved_entry is not set": nobody looked. */
+                e = grub_cfg_first(cfg);
+                r = asprintf(
+                        ret_why, "saved_entry unknown (%s); the first entry boots when it is not set", note);
+                if (r >= 0 && !(*ret_unread = strdup(note)))
+                        return -ENOMEM;
+        } else if (saved && isempty(spec)) {
+                e = grub_cfg_first(cfg);
+                r = asprintf(ret_why, "saved_entry is not set in grubenv; GRUB boots the first entry");
+        } else if ((e = grub_cfg_find(cfg, spec, &named)) && named)
+                r = asprintf(ret_why, "picked by %s=\"%s\"%s", name, spec, where);
+        else if (e)
+                /* After a kernel purge, saved_entry often names a removed entry of the submenu. */
+                r = asprintf(
+                        ret_why,
+                        "%s=\"%s\"%s names no entry at some level: GRUB boots the first entry of the menu it "
+                        "reached",
+                        name,
+                        spec,
+                        where);
         else {
                 e = grub_cfg_first(cfg);
                 r = asprintf(
-                        ret_why,
-                        "the first entry: %s=\"%s\"%s names none%s%s",
-                        name,
-                        spec,
-                        where,
-                        note ? "; " : "",
-                        strempty(note));
+                        ret_why, "the first entry: %s=\"%s\"%s leads to an empty submenu", name, spec, where);
         }
         if (r < 0)
                 return -ENOMEM;
@@ -115,10 +119,10 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
                 if (!grub_cfg_first(&cfg))
                         continue;
 
-                r = bootcfg_load_grubenv(h, &grubenv, &note);
+                r = bootcfg_load_grubenv_beside(h, paths[i], &grubenv, &note);
                 if (r < 0)
                         return r;
-                r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by);
+                r = grub_cfg_pick(&cfg, grubenv, note, &e, &c->selected_by, &c->unread);
                 if (r < 0)
                         return r;
                 r = grub_cfg_env(grubenv, cfg.env, &env);
@@ -129,6 +133,8 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
                 c->entry_id = strdup(e->title);
                 if (!c->path || !c->entry_id)
                         return -ENOMEM;
+                /* 10_linux's ids: gnulinux-6.8.0-49-generic-recovery-<uuid>; its titles: "(recovery mode)". */
+                c->recovery = (e->id && strstr(e->id, "-recovery-")) || strstr(e->title, "(recovery mode)");
                 /* The first entry is 10_linux's main one: a recovery or older entry that boots instead
                  * may lack what it has. */
                 if (e != grub_cfg_first(&cfg)) {
@@ -147,19 +153,13 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
         return -ENOENT;
 }
 
-static bool host_has(const Host *h, const char *path) {
-        _cleanup_(freep) char *p = NULL;
-
-        return host_path(h, path, &p) >= 0 && access(p, F_OK) >= 0;
-}
-
 const char *grub_mkconfig_command(const Host *h) {
         _cleanup_(strv_freep) char **env = NULL;
         _cleanup_(freep) char *text = NULL, *ids = NULL;
 
-        if (host_has(h, "/boot/grub2"))
+        if (host_path_exists(h, "/boot/grub2"))
                 return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
-        if (host_has(h, "/boot/grub"))
+        if (host_path_exists(h, "/boot/grub"))
                 return "update-grub";
         /* os-release is a shell-compatible file of assignments. */
         if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) >= 0 &&

@@ -10,6 +10,8 @@ int bootcfg_set_failed_path(char **ret_failed_path, const char *path, int r);
 /* The grub environment block, if any ("name=value" strv); one that cannot be read is not an error:
  * *ret_note then says why it was not used. */
 int bootcfg_load_grubenv(const Host *h, char ***ret_env, char **ret_note);
+/* The same from the grubenv in grub_cfg's directory: GRUB reads $prefix/grubenv, beside its grub.cfg. */
+int bootcfg_load_grubenv_beside(const Host *h, const char *grub_cfg, char ***ret_env, char **ret_note);
 /* The default entry of a generated grub.cfg into c (bootcfg-grub.c). -ENOENT when there is no
  * grub.cfg with a menu to read. */
 int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_path);

@@ -19,18 +19,11 @@ const char *env_get(char *const *env, const char *name) {
 }
 
 static int env_set(char ***env, const char *name, const char *value) {
-        size_t l = strlen(name);
         char *s;
 
         if (asprintf(&s, "%s=%s", name, value) < 0)
                 return -ENOMEM;
-        STRV_FOREACH(e, *env)
-                if (strneq(*e, name, l) && (*e)[l] == '=') {
-                        free(*e);
-                        *e = s;
-                        return 0;
-                }
-        return strv_consume(env, s);
+        return strv_env_replace_consume(env, s);
 }
 
 /* A growing string; on allocation failure it remembers so and the caller returns -ENOMEM. */

@@ -31,6 +31,8 @@ BootConfig *boot_config_free(BootConfig *c) {
         strv_free(c->unresolved);
         free(c->first_title);
         free(c->first_cmdline);
+        free(c->unread);
+        free(c->linux_cmdline);
         return mfree(c);
 }
 
@@ -42,24 +44,43 @@ int bootcfg_set_failed_path(char **ret_failed_path, const char *path, int r) {
         return r;
 }
 
+static int load_grubenv_file(const Host *h, const char *path, char ***ret_env, char **ret_note) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        r = host_read_file(h, path, HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0) {
+                if (asprintf(ret_note, "%s could not be read: %s", path, strerror(-r)) < 0)
+                        return -ENOMEM;
+                return 1;
+        }
+        r = grubenv_parse(text, ret_env);
+        return r < 0 ? r : 1;
+}
+
 /* The grub environment, if any: variables for $kernelopts, and saved_entry. A grubenv that cannot
  * be read (it is root-only on Fedora) is not an error: *ret_note then says why it was not used. */
 int bootcfg_load_grubenv(const Host *h, char ***ret_env, char **ret_note) {
         for (size_t i = 0; i < ELEMENTSOF(grubenv_paths); i++) {
-                _cleanup_(freep) char *text = NULL;
-                int r;
+                int r = load_grubenv_file(h, grubenv_paths[i], ret_env, ret_note);
 
-                r = host_read_file(h, grubenv_paths[i], HOST_FILE_MAX, &text, NULL);
-                if (r == -ENOENT || r == -ENOTDIR)
-                        continue;
-                if (r < 0) {
-                        if (asprintf(ret_note, "%s could not be read: %s", grubenv_paths[i], strerror(-r)) < 0)
-                                return -ENOMEM;
-                        return 0;
-                }
-                return grubenv_parse(text, ret_env);
+                if (r != 0)
+                        return r < 0 ? r : 0;
         }
         return 0;
+}
+
+int bootcfg_load_grubenv_beside(const Host *h, const char *grub_cfg, char ***ret_env, char **ret_note) {
+        _cleanup_(freep) char *path = NULL;
+        const char *slash = strrchr(grub_cfg, '/');
+        int r;
+
+        if (!slash || asprintf(&path, "%.*s/grubenv", (int) (slash - grub_cfg), grub_cfg) < 0)
+                return -ENOMEM;
+        r = load_grubenv_file(h, path, ret_env, ret_note);
+        return r < 0 ? r : 0;
 }
 
 typedef struct BlsEntries {
@@ -287,6 +308,9 @@ static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **re
         r = grub_expand_variables(joined, grubenv, &c->cmdline, &c->unresolved);
         if (r < 0)
                 return r;
+        c->linux_cmdline = strdup(linux_args);
+        if (!c->linux_cmdline)
+                return -ENOMEM;
         c->source = BOOT_CONFIG_GRUB_DEFAULT;
         return 0;
 }

@@ -42,6 +42,11 @@ typedef struct BootConfig {
         char **unresolved;   /* grub variables used by "options" (or the linux line) that nothing sets */
         char *first_title;   /* grub.cfg: the menu's first entry, when another one boots; else NULL */
         char *first_cmdline; /* and its command line (GRUB_CMDLINE_LINUX and _DEFAULT) */
+        bool recovery;       /* grub.cfg: the entry is a recovery entry of 10_linux, which gets
+                              * GRUB_CMDLINE_LINUX only, never _DEFAULT */
+        char *linux_cmdline; /* grub-default: GRUB_CMDLINE_LINUX alone, what recovery entries get */
+        char *unread;        /* grub.cfg: why the entry is a guess ("/boot/grub/grubenv could not be read:
+                              * Permission denied", with GRUB_DEFAULT=saved); NULL when it is known */
 } BootConfig;
 
 BootConfig *boot_config_free(BootConfig *c);

@@ -141,17 +141,6 @@ int kernel_cmdline_parse(const char *s, KernelCmdline **ret) {
         return 0;
 }
 
-static char dash_to_underscore(char c) {
-        return c == '-' ? '_' : c;
-}
-
-bool kernel_param_name_equal(const char *a, const char *b) {
-        for (; *a && *b; a++, b++)
-                if (dash_to_underscore(*a) != dash_to_underscore(*b))
-                        return false;
-        return *a == *b;
-}
-
 const KernelParam *kernel_cmdline_find(const KernelCmdline *c, const char *name) {
         for (size_t i = c->n_params; i > 0; i--)
                 if (kernel_param_name_equal(c->params[i - 1].name, name))

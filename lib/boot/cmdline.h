@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/kernel-param-name.h" /* kernel_param_name_equal() */
 #include "basic/macro.h"
 
 /* A command line longer than this is refused: the kernel's own limit (COMMAND_LINE_SIZE) is 4 KiB
@@ -29,9 +30,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(KernelCmdline *, kernel_cmdline_free);
 /* Splits s (a trailing newline is fine) exactly as the kernel does. Returns 0, -E2BIG beyond
  * KERNEL_CMDLINE_MAX, -ENOMEM. Any string parses: the kernel refuses nothing either. */
 int kernel_cmdline_parse(const char *s, KernelCmdline **ret);
-
-/* Compares parameter names the way the kernel does: '-' and '_' are the same character. */
-bool kernel_param_name_equal(const char *a, const char *b) _pure_;
 
 /* The last occurrence of name (the one that takes effect), or NULL. */
 const KernelParam *kernel_cmdline_find(const KernelCmdline *c, const char *name) _pure_;

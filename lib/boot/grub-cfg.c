@@ -139,26 +139,22 @@ static int join_args(char **words, size_t n, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+/* A `set name=value`; one without a name is not an assignment, and new names past the bound are not
+ * kept. */
 static int env_set(char ***env, const char *assignment) {
         const char *eq = strchr(assignment, '=');
-        size_t l;
+        _cleanup_(freep) char *name = NULL;
 
         if (!eq || eq == assignment)
                 return 0;
-        l = eq - assignment;
-        for (size_t i = 0; *env && (*env)[i]; i++)
-                if (strneq((*env)[i], assignment, l) && (*env)[i][l] == '=') {
-                        char *v = strdup(assignment);
-
-                        if (!v)
-                                return -ENOMEM;
-                        free((*env)[i]);
-                        (*env)[i] = v;
+        if (strv_length(*env) >= GRUB_CFG_ENV_MAX) {
+                name = strndup(assignment, eq - assignment);
+                if (!name)
+                        return -ENOMEM;
+                if (!env_get(*env, name))
                         return 0;
-                }
-        if (strv_length(*env) >= GRUB_CFG_ENV_MAX)
-                return 0;
-        return strv_extend(env, assignment);
+        }
+        return strv_env_replace_consume(env, strdup(assignment));
 }
 
 typedef struct Parser {
@@ -303,39 +299,39 @@ const GrubMenuEntry *grub_cfg_first(const GrubCfg *c) {
         return c->n_entries > 0 ? descend(&c->entries[0]) : NULL;
 }
 
-/* One component of a default path: a number is a position, else an id or a title. */
-static const GrubMenuEntry *find_one(const GrubMenuEntry *list, size_t n, const char *key) {
-        char *end;
+/* The position one level of a default names in list, as GRUB's get_entry_number() reads it: a key
+ * that starts with a number is that number (grub_strtoul, base 0, stops at the first other character:
+ * "2>1" is 2), else the entry whose title or id is the key. -1 when it names none. */
+static long find_one(const GrubMenuEntry *list, size_t n, const char *key) {
+        const char *k = key + strspn(key, " \t");
         unsigned long i;
+        char *end;
 
-        if (key[0] >= '0' && key[0] <= '9') {
-                i = strtoul(key, &end, 10);
-                if (*end == '\0')
-                        return i < n ? &list[i] : NULL;
+        if (*k >= '0' && *k <= '9') {
+                errno = 0;
+                i = strtoul(k, &end, 0);
+                return errno == 0 && i < n ? (long) i : -1;
         }
-        for (size_t k = 0; k < n; k++)
-                if (streq_ptr(list[k].id, key))
-                        return &list[k];
-        for (size_t k = 0; k < n; k++)
-                if (streq(list[k].title, key))
-                        return &list[k];
-        return NULL;
+        for (size_t j = 0; j < n; j++)
+                if (streq(list[j].title, key) || streq_ptr(list[j].id, key))
+                        return (long) j;
+        return -1;
 }
 
-const GrubMenuEntry *grub_cfg_find(const GrubCfg *c, const char *spec) {
-        const GrubMenuEntry *list = c->entries, *e = NULL;
+const GrubMenuEntry *grub_cfg_find(const GrubCfg *c, const char *spec, bool *ret_named) {
+        const GrubMenuEntry *list = c->entries, *e;
         size_t n = c->n_entries;
-        const char *p = spec;
+        const char *p = strempty(spec);
+        bool named = true;
 
-        if (isempty(spec))
-                return NULL;
         for (;;) {
                 _cleanup_(freep) char *key = malloc(strlen(p) + 1);
                 size_t k = 0;
+                long i;
 
-                if (!key)
+                if (!key || n == 0)
                         return NULL;
-                /* '>' separates the levels; ">>" is a '>' of a title. */
+                /* '>' separates the levels; ">>" is a '>' of a title (menuentry_eq()). */
                 for (; *p; p++) {
                         if (*p == '>' && p[1] == '>') {
                                 key[k++] = '>';
@@ -346,14 +342,22 @@ const GrubMenuEntry *grub_cfg_find(const GrubCfg *c, const char *spec) {
                                 key[k++] = *p;
                 }
                 key[k] = '\0';
-                e = find_one(list, n, key);
-                if (!e)
-                        return NULL;
-                if (*p != '>')
-                        return descend(e);
-                p++;
-                if (!e->submenu)
-                        return NULL;
+                /* run_menu(): a default that names no entry of this menu is its first entry. */
+                i = find_one(list, n, key);
+                if (i < 0) {
+                        named = false;
+                        i = 0;
+                }
+                e = &list[i];
+                /* A plain entry boots, whatever follows; a submenu gets the rest as its default
+                 * (grub_menu_execute_entry()), and with none its first entry boots. */
+                if (!e->submenu) {
+                        if (ret_named)
+                                *ret_named = named;
+                        return e;
+                }
+                if (*p == '>')
+                        p++;
                 list = e->children;
                 n = e->n_children;
         }

@@ -40,9 +40,12 @@ void grub_cfg_done(GrubCfg *c);
  * Returns 0, or -ENOMEM. */
 int grub_cfg_parse(const char *text, GrubCfg *ret);
 
-/* The entry GRUB boots for a default spec as GRUB reads it: "2", "1>2", an id or a title, or a path
- * of them separated by '>' ("gnulinux-advanced-X>gnulinux-6.1.0-28-amd64-advanced-X"). A submenu
- * stands for its first entry. NULL when the spec names no entry. */
-const GrubMenuEntry *grub_cfg_find(const GrubCfg *c, const char *spec);
+/* The entry GRUB boots for a default spec, as grub-core/normal/menu.c reads it: "2", "1>2", an id or a
+ * title, or a path of them separated by '>' ("gnulinux-advanced-X>gnulinux-6.1.0-28-amd64-advanced-X").
+ * A level that names no entry (out of range, a removed kernel's id) falls back to the first entry of
+ * that menu; a submenu stands for its default, else its first entry; a plain entry boots whatever
+ * follows it ("2>1" with 2 not a submenu is 2). *ret_named (may be NULL): whether every level was
+ * named. NULL only when a menu on the way is empty. */
+const GrubMenuEntry *grub_cfg_find(const GrubCfg *c, const char *spec, bool *ret_named);
 /* The first entry of the menu (what GRUB boots when the default names none), or NULL. */
 const GrubMenuEntry *grub_cfg_first(const GrubCfg *c);

@@ -103,12 +103,6 @@ static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
         return 0;
 }
 
-static bool host_has(const Host *h, const char *path) {
-        _cleanup_(freep) char *full = NULL;
-
-        return host_path(h, path, &full) >= 0 && access(full, F_OK) >= 0;
-}
-
 /* The common case first: a node that /dev does not show although the kernel made it is hidden from
  * us (a private /dev, as in a sandbox), not missing: devtmpfs creates every node the kernel makes. */
 static int add_missing(CheckList *out, const char *what, bool in_sysfs, const char *sysfs, const char *fix) {
@@ -177,7 +171,7 @@ int check_gpu_devices(const NodeContext *c, CheckList *out) {
                         return add_missing(
                                 out,
                                 KFD_NODE,
-                                host_has(c->host, KFD_SYSFS),
+                                host_path_exists(c->host, KFD_SYSFS),
                                 KFD_SYSFS,
                                 "amdgpu's compute interface (KFD) is missing, so ROCm finds no GPU: is amdgpu "
                                 "loaded (`lsmod | grep amdgpu`), and the kernel built with CONFIG_HSA_AMD?");

@@ -16,11 +16,6 @@ typedef struct GttSetting {
         const char *bad_name, *bad_value; /* a parameter whose value is not a size, if any */
 } GttSetting;
 
-/* The kernel reads both with kstrto*(..., 0, ...): decimal, 0x hex or 0 octal. */
-static int parse_size(const char *s, uint64_t limit, uint64_t *ret) {
-        return gtt_size_parse(s, limit, ret);
-}
-
 /* Reads one of the two parameters into s; a bare parameter gives no size and is ignored. */
 static void gtt_setting_add(GttSetting *s, const char *name, const char *value) {
         bool is_mib = kernel_param_name_equal(name, GTT_PARAM);
@@ -29,11 +24,11 @@ static void gtt_setting_add(GttSetting *s, const char *name, const char *value) 
                 return;
         /* Sizes beyond these overflow a byte count. */
         if (is_mib) {
-                s->has_mib = parse_size(value, UINT64_MAX >> 20, &s->mib) >= 0;
+                s->has_mib = gtt_size_parse(value, UINT64_MAX >> 20, &s->mib) >= 0;
                 if (!s->has_mib)
                         s->bad_name = name, s->bad_value = value;
         } else {
-                s->has_pages = parse_size(value, UINT64_MAX / TTM_PAGE_SIZE, &s->pages) >= 0;
+                s->has_pages = gtt_size_parse(value, UINT64_MAX / TTM_PAGE_SIZE, &s->pages) >= 0;
                 if (!s->has_pages)
                         s->bad_name = name, s->bad_value = value;
         }

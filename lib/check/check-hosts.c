@@ -10,7 +10,29 @@
 #include "basic/strv.h"
 #include "check/check-hosts.h"
 
-static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n) {
+/* getaddrinfo()'s error codes by name, for the summary: "EAI_AGAIN". */
+const char *gai_error_name(int error) {
+        switch (error) {
+        case EAI_AGAIN:
+                return "EAI_AGAIN";
+        case EAI_FAIL:
+                return "EAI_FAIL";
+        case EAI_BADFLAGS:
+                return "EAI_BADFLAGS";
+        case EAI_FAMILY:
+                return "EAI_FAMILY";
+        case EAI_SERVICE:
+                return "EAI_SERVICE";
+        case EAI_SOCKTYPE:
+                return "EAI_SOCKTYPE";
+        case EAI_OVERFLOW:
+                return "EAI_OVERFLOW";
+        default:
+                return "EAI_?";
+        }
+}
+
+static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n, int *ret_gai_error) {
         _cleanup_(freep) struct in_addr *found = NULL;
         struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
         size_t n = 0;
@@ -26,8 +48,10 @@ static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n) {
                 return -ENOMEM;
         if (r == EAI_SYSTEM)
                 return negative_errno();
-        if (r != 0)
+        if (r != 0) {
+                *ret_gai_error = r;
                 return -EAGAIN;
+        }
 
         for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
                 struct in_addr a = ((const struct sockaddr_in *) ai->ai_addr)->sin_addr;
@@ -52,15 +76,18 @@ static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n) {
         return 0;
 }
 
-int hosts_resolve(const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source) {
+int hosts_resolve(
+        const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source, int *ret_gai_error) {
         _cleanup_(freep) char *text = NULL, *source = NULL;
-        int r;
+        int r, gai_error = 0;
 
         if (host_is_running_system(h)) {
                 source = strdup("NSS");
                 if (!source)
                         return -ENOMEM;
-                r = resolve_nss(name, ret, ret_n);
+                r = resolve_nss(name, ret, ret_n, &gai_error);
+                if (ret_gai_error)
+                        *ret_gai_error = gai_error;
         } else {
                 r = host_path(h, ETC_HOSTS_PATH, &source);
                 if (r < 0)
@@ -96,7 +123,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         _cleanup_(freep) char *id = NULL, *expected = NULL, *actual = NULL, *wrong_text = NULL, *source = NULL;
         _cleanup_(freep) struct in_addr *addresses = NULL;
         size_t n = 0;
-        int r;
+        int r, gai_error = 0;
 
         if (asprintf(&id, "hosts.%s", peer->name) < 0)
                 return -ENOMEM;
@@ -124,27 +151,58 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         if (!expected)
                 return -ENOMEM;
 
-        r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source);
+        r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source, &gai_error);
         if (r == -ENOMEM)
                 return r;
         /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
          * way, so the name is as good as missing until a file answers for it. */
-        if (r < 0)
+        if (r < 0 && gai_error != 0)
                 return check_list_add(
                         out,
                         id,
                         CHECK_WARN,
                         expected,
                         NULL,
-                        "could not resolve %s (node %s) through %s: %s; the workload's lookup fails the same "
+                        "could not resolve %s (node %s) through NSS: getaddrinfo() failed with %s (%s); the "
+                        "workload's lookup fails the same way: add \"%s %s\" to /etc/hosts, or set health.hosts: "
+                        "manage",
+                        peer->hostname,
+                        peer->name,
+                        gai_error_name(gai_error),
+                        gai_strerror(gai_error),
+                        want[0],
+                        peer->hostname);
+        if (r < 0 && host_is_running_system(c->host))
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not resolve %s (node %s) through NSS: %s; the workload's lookup fails the same "
                         "way: add \"%s %s\" to /etc/hosts, or set health.hosts: manage",
                         peer->hostname,
                         peer->name,
-                        host_is_running_system(c->host) ? "NSS" : ETC_HOSTS_PATH,
-                        r == -EAGAIN ? "the resolver failed (EAI_AGAIN: no DNS server answered)"
-                                     : strerror(-r),
+                        strerror(-r),
                         want[0],
                         peer->hostname);
+        /* --root: a file halod cannot read says nothing of what the workload gets on that system. */
+        if (r < 0) {
+                if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not look up %s (node %s): cannot read %s: %s; run haloctl check as a user who "
+                        "can read it",
+                        peer->hostname,
+                        peer->name,
+                        source,
+                        strerror(-r));
+        }
 
         for (size_t i = 0; i < n; i++) {
                 char buf[INET_ADDRSTRLEN];

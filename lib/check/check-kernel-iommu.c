@@ -26,12 +26,6 @@ static void iommu_looks_done(IommuLooks *l) {
         strv_free(l->seen);
 }
 
-static bool host_exists(const Host *h, const char *path) {
-        _cleanup_(freep) char *full = NULL;
-
-        return host_path(h, path, &full) >= 0 && access(full, F_OK) >= 0;
-}
-
 /* Judges one device; what is "the fabric NIC 0000:c2:00.0 (rdma0)". */
 static int look(const Host *h, const char *pci, const char *what, IommuLooks *l) {
         _cleanup_(freep) char *path = NULL, *type = NULL, *device = NULL, *group = NULL;
@@ -51,7 +45,7 @@ static int look(const Host *h, const char *pci, const char *what, IommuLooks *l)
                 return r;
         /* Without a group link the device is not behind an IOMMU in use: the IOMMU is off (in the
          * BIOS, or amd_iommu=off), and DMA is as direct as with iommu=pt. */
-        if (r == -ENOENT && host_exists(h, device) && !host_exists(h, group))
+        if (r == -ENOENT && host_path_exists(h, device) && !host_path_exists(h, group))
                 return strv_extend(&l->direct, what);
         if (r < 0)
                 return strv_extendf(&l->unknown, "could not look at %s (%s): %s", path, what, strerror(-r));

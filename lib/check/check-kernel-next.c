@@ -48,12 +48,16 @@ static int cmdline_carries(const char *cmdline, char **unmet) {
 }
 
 /* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
- * and the step after it, regenerating what the boot loader reads, was skipped. */
-static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
+ * and the step after it, regenerating what the boot loader reads, was skipped. With recovery, only
+ * GRUB_CMDLINE_LINUX counts: 10_linux never gives a recovery entry _DEFAULT; *ret_default_only then
+ * says whether _DEFAULT has them instead. */
+static int grub_default_carries(
+        const Host *h, char **unmet, bool recovery, char **ret_path, bool *ret_default_only) {
         _cleanup_(boot_config_freep) BootConfig *grub = NULL;
         int r;
 
         *ret_path = NULL;
+        *ret_default_only = false;
         r = boot_config_load_grub_default(h, &grub, NULL);
         if (r == -ENOMEM)
                 return r;
@@ -62,6 +66,12 @@ static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
         r = cmdline_carries(grub->cmdline, unmet);
         if (r <= 0)
                 return r;
+        if (recovery) {
+                r = cmdline_carries(grub->linux_cmdline, unmet);
+                if (r < 0)
+                        return r;
+                *ret_default_only = r == 0;
+        }
         *ret_path = TAKE_PTR(grub->path);
         return 1;
 }
@@ -71,12 +81,13 @@ static int grub_default_carries(const Host *h, char **unmet, char **ret_path) {
 static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
         _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL;
         const char *mkconfig = grub_mkconfig_command(h);
+        bool default_only = false;
         int r;
 
         if (!args)
                 return -ENOMEM;
         if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
-                r = grub_default_carries(h, unmet, &edited);
+                r = grub_default_carries(h, unmet, b->recovery, &edited, &default_only);
                 if (r < 0)
                         return r;
         }
@@ -114,6 +125,15 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
                                 ", or grub-set-default with GRUB_DEFAULT=saved), or move them to "
                                 "GRUB_CMDLINE_LINUX, which recovery entries get too, and run %s",
                                 b->first_title,
+                                mkconfig);
+                else if (edited && default_only)
+                        /* Regenerating would not help: 10_linux gives recovery entries GRUB_CMDLINE_LINUX only. */
+                        r = asprintf(
+                                ret,
+                                "%s has them only in GRUB_CMDLINE_LINUX_DEFAULT, which recovery entries never get: "
+                                "move them to GRUB_CMDLINE_LINUX and run %s, or boot the normal entry (GRUB_DEFAULT, "
+                                "or grub-set-default with GRUB_DEFAULT=saved)",
+                                edited,
                                 mkconfig);
                 else if (edited)
                         r = asprintf(
@@ -286,6 +306,33 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                         "the profile's kernel.cmdline holds an entry that is not a single parameter: fix the profile");
         if (n_missing < 0)
                 return n_missing;
+
+        /* GRUB_DEFAULT=saved and an unreadable grubenv: the entry judged is only the likeliest one. */
+        if (boot->unread) {
+                _cleanup_(freep) char *seen = NULL;
+
+                list = strv_join(missing, ", ");
+                if (!list)
+                        return -ENOMEM;
+                r = n_missing == 0
+                        ? asprintf(&seen, "carries all %zu required parameters", strv_length(required))
+                        : asprintf(&seen, "lacks %s", list);
+                if (r < 0)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        boot->cmdline,
+                        "could not look at which entry boots next: %s, and GRUB_DEFAULT=saved boots the one its "
+                        "saved_entry names; `sudo haloctl check --only kernel.cmdline-next` reads it. The first "
+                        "entry '%s' of %s, which boots when saved_entry is not set, %s",
+                        boot->unread,
+                        boot->entry_id,
+                        boot->path,
+                        seen);
+        }
 
         if (n_missing == 0) {
                 r = check_grub_cfg_kept(c, boot, required, expected, where, out);

@@ -293,11 +293,9 @@ static int check_nic_driver_unbound(const char *want, const NicPort *p, const ch
 /* Safe Mode: no DDP package, so no RDMA. The cause comes from ice's own message, and so does the fix:
  * an NVM too old for the kernel's package needs the NVM updated, not another package. */
 static int check_nic_safe_mode(const NicPort *p, const char *where, PortCheck *ret) {
-        IceDdpCause cause = ice_ddp_cause_from_message(p->facts->ddp_detail);
+        IceDdpCause cause = ice_ddp_safe_mode_cause(p->facts->ddp_detail);
         _cleanup_(freep) char *seen = NULL;
 
-        if (cause == ICE_DDP_CAUSE_NONE)
-                cause = ICE_DDP_CAUSE_UNKNOWN;
         if (p->facts->ddp_source == ICE_DDP_SOURCE_DEVLINK && !p->facts->ddp_detail &&
             p->facts->ddp_error < 0) {
                 /* The sandbox hides the log that says why: say so, and who can read it. */

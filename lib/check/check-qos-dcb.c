@@ -146,14 +146,6 @@ static uint8_t lossless_mask(const ProfileQos *q, const DcbState *b) {
         return b->has_pfc ? b->pfc.pfc_en : 0;
 }
 
-/* The priority the profile's fix should name for the RoCE class: the lowest lossless one past 0. */
-static unsigned roce_class(uint8_t mask) {
-        for (unsigned p = 1; p < 8; p++)
-                if (mask & (1U << p))
-                        return p;
-        return 0;
-}
-
 /* Where the DSCP of roce-tos lands, judged from the APP table the kernel reports, when the profile
  * leaves it to the NIC (its dscp-priority: does not map that DSCP): validate cannot know a NIC's
  * default map. mlx5 in trust dscp puts its whole firmware map (by default DSCP >> 3, 26 → 3) into the
@@ -187,7 +179,7 @@ static int judge_roce_dscp(
                         dscp,
                         tos,
                         dscp,
-                        roce_class(mask));
+                        qos_suggested_roce_priority(mask));
         if (p == -ENOENT) {
                 if (asprintf(ret_landing, "%u:none", dscp) < 0)
                         return -ENOMEM;
@@ -209,7 +201,7 @@ static int judge_roce_dscp(
                         tos,
                         pfc,
                         dscp,
-                        roce_class(mask));
+                        qos_suggested_roce_priority(mask));
         }
         if (p < 0)
                 return p;
@@ -235,7 +227,7 @@ static int judge_roce_dscp(
                 p,
                 pfc,
                 dscp,
-                roce_class(mask));
+                qos_suggested_roce_priority(mask));
 }
 
 static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {

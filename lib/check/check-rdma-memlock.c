@@ -344,12 +344,6 @@ int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, 
         return port_check_set(ret, outcome, want > 0 ? want_s : NULL, actual, "%s", summary);
 }
 
-static bool host_exists(const Host *h, const char *path) {
-        _cleanup_(freep) char *p = NULL;
-
-        return host_path(h, path, &p) >= 0 && access(p, F_OK) >= 0;
-}
-
 /* PID 1's limit, which every process of a host without systemd inherits. */
 static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
         _cleanup_(freep) char *text = NULL;
@@ -384,7 +378,7 @@ static int read_services(const Host *h, MemlockServices *ret, char **ret_error) 
         if (!host_is_running_system(h)) {
                 /* A tree is judged by PID 1's limit only when it says it has no systemd (no
                  * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
-                if (!host_exists(h, "/run/systemd/system") && host_exists(h, PROC_PID1_LIMITS))
+                if (!host_path_exists(h, "/run/systemd/system") && host_path_exists(h, PROC_PID1_LIMITS))
                         return read_pid1(h, ret, ret_error);
                 ret->state = MEMLOCK_SERVICES_NOT_ASKED;
                 return 0;

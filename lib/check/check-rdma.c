@@ -13,11 +13,6 @@
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
-/* What rdma.mtu says of mlx5, which takes them off the netdev MTU before it picks the IB MTU. */
-#define MLX5_MTU_EXPECTED \
-        ", as mlx5 takes " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers off the netdev MTU"
-#define MLX5_MTU_FOLLOWED ", less mlx5's " STRINGIFY(ROCE_HEADERS_MAX) " bytes of RoCE headers"
-
 static const char *gid_type_name(RdmaGidType t) {
         switch (t) {
         case RDMA_GID_ROCE_V2:
@@ -45,8 +40,33 @@ static const char *gid_type_key(RdmaGidType t) {
         }
 }
 
+/* What an active MTU of rdma_mtu needs of the netdev MTU, with the driver's reason:
+ * "4192 (mlx5 takes 96 bytes of RoCE headers off it)", "4096"; every known rule when unknown. */
+static int netdev_mtu_needed_text(unsigned rdma_mtu, RoceMtuDriver driver, char **ret) {
+        int r;
+
+        if (driver == ROCE_MTU_DRIVER_UNKNOWN)
+                r = asprintf(
+                        ret,
+                        "%u with irdma, %u with rxe, %u with mlx5",
+                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_IRDMA),
+                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_RXE),
+                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_MLX5));
+        else if (roce_mtu_headroom(driver) == 0)
+                r = asprintf(ret, "%u", roce_netdev_mtu_needed(rdma_mtu, driver));
+        else
+                r = asprintf(
+                        ret,
+                        "%u (%s takes %u bytes of RoCE headers off it)",
+                        roce_netdev_mtu_needed(rdma_mtu, driver),
+                        roce_mtu_driver_to_string(driver),
+                        roce_mtu_headroom(driver));
+        return r < 0 ? -ENOMEM : 0;
+}
+
 int check_rdma_mtu_evaluate(
         const char *device,
+        RoceMtuDriver driver,
         uint32_t port,
         unsigned active_mtu,
         unsigned max_mtu,
@@ -54,9 +74,8 @@ int check_rdma_mtu_evaluate(
         unsigned netdev_mtu,
         unsigned min_active_mtu,
         PortCheck *ret) {
-        _cleanup_(freep) char *expected = NULL, *actual = NULL;
-        unsigned low, high;
-        bool strict;
+        _cleanup_(freep) char *expected = NULL, *actual = NULL, *needed = NULL, *why = NULL, *less = NULL;
+        unsigned low, high, headroom = roce_mtu_headroom(driver);
 
         if (active_mtu == 0)
                 return port_check_set(
@@ -67,14 +86,17 @@ int check_rdma_mtu_evaluate(
                 return -ENOMEM;
 
         if (min_active_mtu > 0 && active_mtu < min_active_mtu) {
-                if (netdev_mtu > 0)
+                if (netdev_mtu > 0) {
+                        if (netdev_mtu_needed_text(min_active_mtu, driver, &needed) < 0)
+                                return -ENOMEM;
                         return port_check_set(
                                 ret,
                                 CHECK_FAIL,
                                 expected,
                                 actual,
                                 "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: %s's MTU is %u; "
-                                "an active MTU of %u needs a netdev MTU of at least %u (set the link's mtu, e.g. 9000)",
+                                "an active MTU of %u needs a netdev MTU of at least %s (set the link's mtu, e.g. "
+                                "9000)",
                                 active_mtu,
                                 min_active_mtu,
                                 device,
@@ -82,7 +104,8 @@ int check_rdma_mtu_evaluate(
                                 ifname,
                                 netdev_mtu,
                                 min_active_mtu,
-                                min_active_mtu + ROCE_HEADERS_MAX);
+                                needed);
+                }
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -98,15 +121,24 @@ int check_rdma_mtu_evaluate(
                 return port_check_set(
                         ret, CHECK_PASS, expected, actual, "active MTU %u on %s port %u", active_mtu, device, port);
 
-        /* mlx5 takes the headers off the netdev MTU before it picks the IB MTU (so 4150 gives 2048);
-         * for another driver either way is right. */
-        strict = nic_family_from_rdma_device(device) == NIC_FAMILY_CONNECTX;
-        low = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ true);
-        high = roce_mtu_for_netdev_mtu(netdev_mtu, /* strict= */ strict);
+        /* A known driver follows its own rule exactly (so mlx5 and rxe give 2048 at 4150, irdma 4096);
+         * for an unknown one any known rule's reading is right. */
+        high = roce_mtu_for_netdev_mtu(netdev_mtu, driver == ROCE_MTU_DRIVER_UNKNOWN ? 0 : headroom);
+        low = driver == ROCE_MTU_DRIVER_UNKNOWN ? roce_mtu_for_netdev_mtu(netdev_mtu, ROCE_HEADROOM_MAX)
+                                                : high;
         if (max_mtu > 0) {
                 low = low < max_mtu ? low : max_mtu;
                 high = high < max_mtu ? high : max_mtu;
         }
+        if (driver != ROCE_MTU_DRIVER_UNKNOWN && headroom > 0 &&
+            (asprintf(
+                     &why,
+                     ", as %s takes %u bytes of RoCE headers off the netdev MTU",
+                     roce_mtu_driver_to_string(driver),
+                     headroom) < 0 ||
+             asprintf(&less, ", less %s's %u bytes of RoCE headers", roce_mtu_driver_to_string(driver), headroom) <
+                     0))
+                return -ENOMEM;
         if (active_mtu < low || active_mtu > high)
                 return port_check_set(
                         ret,
@@ -121,7 +153,7 @@ int check_rdma_mtu_evaluate(
                         ifname,
                         netdev_mtu,
                         high,
-                        strict ? MLX5_MTU_EXPECTED : "");
+                        strempty(why));
         return port_check_set(
                 ret,
                 CHECK_PASS,
@@ -133,7 +165,33 @@ int check_rdma_mtu_evaluate(
                 port,
                 ifname,
                 netdev_mtu,
-                strict ? MLX5_MTU_FOLLOWED : "");
+                strempty(less));
+}
+
+/* The MTU rule the RDMA device follows, from what the kernel says of it: rxe's own sysfs attribute
+ * "parent" (rxe_verbs.c), else the driver of the device it sits on (mlx5_core; irdma, bound to ice's
+ * auxiliary device), else its name (mlx5_N, irdmaN). */
+static RoceMtuDriver rdma_device_mtu_driver(const Host *h, const char *device) {
+        _cleanup_(freep) char *parent = NULL, *link = NULL, *driver = NULL, *name = NULL;
+        RoceMtuDriver d;
+
+        if (asprintf(&parent, "/sys/class/infiniband/%s/parent", device) >= 0 &&
+            host_read_line(h, parent, &name) >= 0)
+                return ROCE_MTU_DRIVER_RXE;
+        if (asprintf(&link, "/sys/class/infiniband/%s/device/driver", device) >= 0 &&
+            host_readlink_basename(h, link, &driver) >= 0) {
+                d = roce_mtu_driver_from_name(driver);
+                if (d != ROCE_MTU_DRIVER_UNKNOWN)
+                        return d;
+        }
+        switch (nic_family_from_rdma_device(device)) {
+        case NIC_FAMILY_E810:
+                return ROCE_MTU_DRIVER_IRDMA;
+        case NIC_FAMILY_CONNECTX:
+                return ROCE_MTU_DRIVER_MLX5;
+        default:
+                return ROCE_MTU_DRIVER_UNKNOWN;
+        }
 }
 
 typedef struct RdmaPort {
@@ -203,10 +261,7 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         "which turns RDMA off; see nic.driver for the fix",
                         where,
                         p->port->pci,
-                        ice_ddp_cause_to_string(
-                                ice_ddp_cause_from_message(detail) == ICE_DDP_CAUSE_NONE
-                                        ? ICE_DDP_CAUSE_UNKNOWN
-                                        : ice_ddp_cause_from_message(detail)),
+                        ice_ddp_cause_to_string(ice_ddp_safe_mode_cause(detail)),
                         ice_ddp_source_to_string(source));
         if (p->error == -ENODEV || p->error == -ENOSYS) {
                 load = nic_family_modprobe(family, NIC_MODULE_RDMA);
@@ -416,6 +471,7 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                 (void) netdev_read_uint(c->host, p->port->ifname, "mtu", &netdev_mtu);
         return check_rdma_mtu_evaluate(
                 p->device->name,
+                rdma_device_mtu_driver(c->host, p->device->name),
                 p->device->port,
                 p->device->active_mtu,
                 p->device->max_mtu,

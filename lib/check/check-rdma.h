@@ -14,10 +14,11 @@ int check_rdma(const NodeContext *c, CheckList *out);
  * at boot (boot/modprobe-conf.h). */
 int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret);
 
-/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. A ConnectX's device
- * (mlx5_N) must show the strict MTU; another driver's either. */
+/* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. The device of a known
+ * driver must show what its rule gives (basic/rdma-mtu.h); of an unknown one, what any rule gives. */
 int check_rdma_mtu_evaluate(
         const char *device,
+        RoceMtuDriver driver,
         uint32_t port,
         unsigned active_mtu,
         unsigned max_mtu,

@@ -140,6 +140,12 @@ IceDdpCause ice_ddp_cause_from_message(const char *message) {
         return i < 0 ? ICE_DDP_CAUSE_NONE : ice_ddp_messages[i].cause;
 }
 
+IceDdpCause ice_ddp_safe_mode_cause(const char *message) {
+        IceDdpCause c = ice_ddp_cause_from_message(message);
+
+        return c == ICE_DDP_CAUSE_NONE ? ICE_DDP_CAUSE_UNKNOWN : c;
+}
+
 int ice_ddp_state_from_devlink(const DevlinkInfo *info, IceDdpState *ret, char **ret_package) {
         const char *name, *version;
         char *package = NULL;

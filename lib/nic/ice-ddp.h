@@ -48,6 +48,9 @@ const char *ice_ddp_cause_to_string(IceDdpCause c) _pure_;
 const char *ice_ddp_cause_fix(IceDdpCause c) _pure_;
 /* The cause a message names; ICE_DDP_CAUSE_NONE for a message that says nothing of a failed load. */
 IceDdpCause ice_ddp_cause_from_message(const char *message) _pure_;
+/* The cause of Safe Mode, which is known to have happened, from the message that was seen (may be
+ * NULL): a message that names none makes it ICE_DDP_CAUSE_UNKNOWN, never NONE. */
+IceDdpCause ice_ddp_safe_mode_cause(const char *message) _pure_;
 
 /* Where the state is read from, below the host root. halod's unit hides it (PrivateDevices=,
  * ProtectKernelLogs=), and dmesg_restrict keeps it from users other than root. */

@@ -25,15 +25,6 @@ static const char *format_priorities(uint8_t mask, char buf[static 32]) {
         return buf;
 }
 
-/* The priority a message suggests for the RoCE class: the lowest with PFC on, past 0, which carries
- * everything unclassified. */
-static unsigned suggested_priority(uint8_t mask) {
-        for (unsigned p = 1; p < QOS_PRIORITIES; p++)
-                if (mask & (1U << p))
-                        return p;
-        return 0;
-}
-
 /* Returns false when something in the list was wrong (reported): q is then left alone. */
 static bool build_pfc(ProfileErrors *e, const YNode *v, const char *key_path, ProfileQos *q) {
         char path[KEY_PATH_MAX];
@@ -195,7 +186,7 @@ static void check_combination(
                                 format_priorities(q->pfc, pfc),
                                 prio,
                                 dscp,
-                                suggested_priority(q->pfc),
+                                qos_suggested_roce_priority(q->pfc),
                                 prio);
                 }
                 return;
@@ -209,7 +200,7 @@ static void check_combination(
                         "the priority that RoCE traffic with ToS %u travels on depends on what the NIC trusts, and trust: is not set (expected trust: dscp with dscp-priority: { %u: %u }, or trust: pcp with the VLAN priority in pfc: %s)",
                         tos,
                         dscp,
-                        suggested_priority(q->pfc),
+                        qos_suggested_roce_priority(q->pfc),
                         format_priorities(q->pfc, pfc));
 }
 

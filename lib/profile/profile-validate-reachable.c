@@ -9,49 +9,66 @@
 #include "basic/rdma-mtu.h"
 #include "profile/profile-internal.h"
 
-/* mlx5 takes the RoCE headers off the MTU before it picks the active IB MTU; irdma and rxe do not.
- * A link is held to mlx5's rule when the profile says that its driver is mlx5_core. */
-static bool link_is_mlx5(const Profile *p, const ProfileLink *l) {
-        const char *driver = l->match.driver ?: p->nic.driver;
-
-        return driver && streq(driver, "mlx5_core");
+/* The RDMA driver whose MTU rule a link follows, where the profile says it: its match's or nic:'s
+ * driver ice (irdma) or mlx5_core. rxe rides on whatever netdev it was added to (virtio_net, veth), so
+ * a profile cannot say it: a link of another or no driver is refused only for what no driver could
+ * pass, and rdma.mtu judges the device it finds by the same rule (basic/rdma-mtu.h). */
+static RoceMtuDriver link_roce_driver(const Profile *p, const ProfileLink *l) {
+        return roce_mtu_driver_from_name(l->match.driver ?: p->nic.driver);
 }
 
 static void check_link_mtu(ProfileErrors *e, const YNode *links, const Profile *p, const ProfileLink *l) {
         const YNode *link = ynode_map_get(links, l->name), *mtu = link ? ynode_map_get(link, "mtu") : NULL;
         unsigned want = p->rdma.min_active_mtu, got;
-        bool mlx5 = link_is_mlx5(p, l);
+        RoceMtuDriver driver = link_roce_driver(p, l);
         char path[KEY_PATH_MAX];
 
         if (!mtu || l->mtu == 0 || want == 0)
                 return;
-        got = roce_mtu_for_netdev_mtu(l->mtu, mlx5);
+        got = roce_mtu_for_netdev_mtu(
+                l->mtu, driver == ROCE_MTU_DRIVER_UNKNOWN ? 0 : roce_mtu_headroom(driver));
         if (got >= want)
                 return;
         key_path_join(path, "links", l->name);
         key_path_append(path, "mtu");
-        if (mlx5)
+        if (driver == ROCE_MTU_DRIVER_UNKNOWN)
                 profile_error_at(
                         e,
                         mtu,
                         path,
-                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu could never pass: mlx5 takes " STRINGIFY(
-                                ROCE_HEADERS_MAX) " bytes of RoCE headers off the MTU first (expected at least %u, like 9000)",
+                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu "
+                        "could never pass (expected at least %u with irdma, %u with rxe, %u with mlx5, like 9000)",
                         l->mtu,
                         got,
                         want,
-                        want + ROCE_HEADERS_MAX);
+                        roce_netdev_mtu_needed(want, ROCE_MTU_DRIVER_IRDMA),
+                        roce_netdev_mtu_needed(want, ROCE_MTU_DRIVER_RXE),
+                        roce_netdev_mtu_needed(want, ROCE_MTU_DRIVER_MLX5));
+        else if (roce_mtu_headroom(driver) == 0)
+                profile_error_at(
+                        e,
+                        mtu,
+                        path,
+                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu "
+                        "could never pass (expected at least %u, like 9000)",
+                        l->mtu,
+                        got,
+                        want,
+                        roce_netdev_mtu_needed(want, driver));
         else
                 profile_error_at(
                         e,
                         mtu,
                         path,
-                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu could never pass (expected at least %u, %u on a ConnectX, like 9000)",
+                        "MTU %u gives RoCE an active MTU of %u at most, below rdma.min-active-mtu %u, so rdma.mtu "
+                        "could never pass: %s takes %u bytes of RoCE headers off the MTU first (expected at least "
+                        "%u, like 9000)",
                         l->mtu,
                         got,
                         want,
-                        want,
-                        want + ROCE_HEADERS_MAX);
+                        roce_mtu_driver_to_string(driver),
+                        roce_mtu_headroom(driver),
+                        roce_netdev_mtu_needed(want, driver));
 }
 
 typedef struct GttParam {

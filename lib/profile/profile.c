@@ -36,6 +36,13 @@ DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);
 
+unsigned qos_suggested_roce_priority(uint8_t pfc_mask) {
+        for (unsigned p = 1; p < QOS_PRIORITIES; p++)
+                if (pfc_mask & (1U << p))
+                        return p;
+        return 0;
+}
+
 int profile_qos_roce_priority(const ProfileQos *q) {
         if (!q->present || q->roce_tos < 0)
                 return -ENOENT;

@@ -91,6 +91,9 @@ static inline void profile_qos_init(ProfileQos *q) {
  * priority is then the workload's service level). -ENOENT: no roce-tos; -ENODATA: the profile does
  * not say (no trust, no entry, or PFC on none or several priorities under trust pcp). */
 int profile_qos_roce_priority(const ProfileQos *q) _pure_;
+/* The priority a message suggests for the RoCE class among those with PFC on (a bit mask): the lowest
+ * past 0, which carries everything unclassified; 0 when there is none. */
+unsigned qos_suggested_roce_priority(uint8_t pfc_mask) _pure_;
 
 typedef struct ProfileLink {
         char *name; /* logical name, "rdma0" */

@@ -37,14 +37,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 static const char *const specs[] = {
                         "0", "1>2", "1>1>1", "A>>B>0", ">", ">>", "99999999999999999999"
                 };
-                const GrubMenuEntry *first = grub_cfg_first(&cfg);
+                const GrubMenuEntry *first = grub_cfg_first(&cfg), *found;
+                bool named;
 
                 if (first && first->submenu)
                         abort(); /* a submenu always stands for an entry in it */
-                (void) grub_cfg_find(&cfg, cfg.default_entry);
-                (void) grub_cfg_find(&cfg, s);
-                for (size_t i = 0; i < ELEMENTSOF(specs); i++)
-                        (void) grub_cfg_find(&cfg, specs[i]);
+                /* GRUB boots an entry, never a submenu, whatever the default says. */
+                found = grub_cfg_find(&cfg, cfg.default_entry, &named);
+                if (found && found->submenu)
+                        abort();
+                found = grub_cfg_find(&cfg, s, NULL);
+                if (found && found->submenu)
+                        abort();
+                for (size_t i = 0; i < ELEMENTSOF(specs); i++) {
+                        found = grub_cfg_find(&cfg, specs[i], &named);
+                        if (found && found->submenu)
+                                abort();
+                }
         }
         return 0;
 }

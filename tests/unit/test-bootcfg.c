@@ -357,6 +357,26 @@ static void test_grub_cfg(void) {
                 "  }\n"
                 "}\n"
                 "set extra=three # a comment\n";
+        /* run_menu(): a default that names nothing in a menu is its first entry; get_entry_number():
+         * a number is read by grub_strtoul (base 0, up to the first other character), a plain entry
+         * boots whatever follows '>'; grub_menu_execute_entry(): a submenu gets the rest as default. */
+        static const struct {
+                const char *spec, *title;
+                bool named;
+        } grub_defaults[] = {
+                { "7", "Debian GNU/Linux", false },
+                { "0>1", "Debian GNU/Linux", true },
+                { "2>1", "UEFI Firmware Settings", true },
+                { "1>9", "Debian GNU/Linux, with Linux 6.1.0-28-amd64", false },
+                { "1>", "Debian GNU/Linux, with Linux 6.1.0-28-amd64", false },
+                { "1>0x3", "Debian GNU/Linux, with Linux 6.1.0-27-amd64 (recovery mode)", true },
+                /* saved_entry naming a kernel purged since: the submenu's first entry. */
+                { "gnulinux-advanced-" DEBIAN_UUID ">gnulinux-6.1.0-20-amd64-advanced-" DEBIAN_UUID,
+                  "Debian GNU/Linux, with Linux 6.1.0-28-amd64",
+                  false },
+                { "no such entry", "Debian GNU/Linux", false },
+                { "", "Debian GNU/Linux", false },
+        };
         _cleanup_(freep) char *text = NULL;
         _cleanup_(grub_cfg_done) GrubCfg cfg = {}, q = {};
         const GrubMenuEntry *e;
@@ -373,27 +393,39 @@ static void test_grub_cfg(void) {
         ASSERT_STR_EQ(cfg.entries[1].id, "gnulinux-advanced-" DEBIAN_UUID);
         ASSERT_TRUE(!cfg.entries[2].linux_args);
 
-        e = grub_cfg_find(&cfg, "0");
+        e = grub_cfg_find(&cfg, "0", NULL);
         ASSERT_TRUE(e && e == grub_cfg_first(&cfg));
         ASSERT_STR_EQ(e->kernel, "/boot/vmlinuz-6.1.0-28-amd64");
         ASSERT_STR_EQ(e->linux_args, "root=UUID=" DEBIAN_UUID " ro quiet " PARAMS);
-        e = grub_cfg_find(&cfg, "1>3");
+        e = grub_cfg_find(&cfg, "1>3", NULL);
         ASSERT_TRUE(e);
         ASSERT_STR_EQ(e->title, "Debian GNU/Linux, with Linux 6.1.0-27-amd64 (recovery mode)");
         ASSERT_STR_EQ(e->linux_args, "root=UUID=" DEBIAN_UUID " ro single");
         e = grub_cfg_find(
-                &cfg, "gnulinux-advanced-" DEBIAN_UUID ">gnulinux-6.1.0-27-amd64-advanced-" DEBIAN_UUID);
+                &cfg, "gnulinux-advanced-" DEBIAN_UUID ">gnulinux-6.1.0-27-amd64-advanced-" DEBIAN_UUID, NULL);
         ASSERT_TRUE(e && streq(e->kernel, "/boot/vmlinuz-6.1.0-27-amd64"));
         e = grub_cfg_find(
-                &cfg, "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-28-amd64");
+                &cfg, "Advanced options for Debian GNU/Linux>Debian GNU/Linux, with Linux 6.1.0-28-amd64", NULL);
         ASSERT_TRUE(e && streq(e->kernel, "/boot/vmlinuz-6.1.0-28-amd64"));
         /* A submenu stands for its first entry. */
-        e = grub_cfg_find(&cfg, "1");
+        e = grub_cfg_find(&cfg, "1", NULL);
         ASSERT_TRUE(e && streq(e->title, "Debian GNU/Linux, with Linux 6.1.0-28-amd64"));
-        ASSERT_TRUE(!grub_cfg_find(&cfg, "7"));
-        ASSERT_TRUE(!grub_cfg_find(&cfg, "0>1"));
-        ASSERT_TRUE(!grub_cfg_find(&cfg, "no such entry"));
-        ASSERT_TRUE(!grub_cfg_find(&cfg, ""));
+        /* As grub-core/normal/menu.c resolves a default. */
+        for (size_t i = 0; i < ELEMENTSOF(grub_defaults); i++) {
+                bool named = !grub_defaults[i].named;
+
+                e = grub_cfg_find(&cfg, grub_defaults[i].spec, &named);
+                if (!e || !streq(e->title, grub_defaults[i].title) || named != grub_defaults[i].named) {
+                        fprintf(stderr,
+                                "default \"%s\": got '%s' (named: %s), expected '%s' (named: %s)\n",
+                                grub_defaults[i].spec,
+                                e ? e->title : "(none)",
+                                named ? "yes" : "no",
+                                grub_defaults[i].title,
+                                grub_defaults[i].named ? "yes" : "no");
+                        abort();
+                }
+        }
 
         ASSERT_OK(grub_cfg_parse(quoted, &q));
         ASSERT_INT_EQ(q.n_entries, 2);
@@ -401,10 +433,10 @@ static void test_grub_cfg(void) {
         ASSERT_STR_EQ(q.entries[0].id, "mine");
         ASSERT_STR_EQ(q.entries[0].linux_args, "root=/dev/sda1 ro acpi_osi=\"Windows 2020\" quiet");
         ASSERT_STR_EQ(q.entries[1].id, "sub");
-        e = grub_cfg_find(&q, q.default_entry);
+        e = grub_cfg_find(&q, q.default_entry, NULL);
         ASSERT_TRUE(e && streq(e->title, "second"));
         ASSERT_STR_EQ(e->linux_args, "two=2 $extra");
-        ASSERT_TRUE(grub_cfg_find(&q, "A>>B>first") == &q.entries[1].children[0]);
+        ASSERT_TRUE(grub_cfg_find(&q, "A>>B>first", NULL) == &q.entries[1].children[0]);
         ASSERT_TRUE(strv_contains(q.env, "extra=three"));
 
         /* A menuentry among an entry's commands is not in the menu (and once freed the open entry). */
@@ -442,6 +474,22 @@ static void test_load_errors(void) {
         ASSERT_INT_EQ(system(p), 0);
 }
 
+/* The one replace-or-append of grub's and the shell's variables: the last entry of a name is the one
+ * replaced (env_get() reads the last), a new name is appended, an assignment without a name refused. */
+static void test_env_replace(void) {
+        _cleanup_(strv_freep) char **env = NULL;
+
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("a=1")));
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("ab=2")));
+        ASSERT_OK(strv_env_replace_consume(&env, strdup("a=3")));
+        ASSERT_INT_EQ(strv_length(env), 2);
+        ASSERT_STR_EQ(env_get(env, "a"), "3");
+        ASSERT_STR_EQ(env_get(env, "ab"), "2");
+        ASSERT_INT_EQ(strv_env_replace_consume(&env, strdup("=x")), -EINVAL);
+        ASSERT_INT_EQ(strv_env_replace_consume(&env, strdup("x")), -EINVAL);
+        ASSERT_INT_EQ(strv_length(env), 2);
+}
+
 int main(void) {
         test_bls_entry_parse();
         test_version_compare();
@@ -451,6 +499,7 @@ int main(void) {
         test_shell();
         test_load_fixtures();
         test_grub_cfg();
+        test_env_replace();
         test_load_errors();
         return EXIT_SUCCESS;
 }

@@ -6,12 +6,14 @@
  * that does not answer. */
 #include <fcntl.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -94,6 +96,40 @@ static void test_root(void) {
         assert_cases(&l, TEST_DATA_DIR "/hosts/hosts-names/etc/hosts");
 }
 
+/* --root with an etc/hosts that cannot be read (a directory: the test may run as root, for whom no
+ * mode bits refuse): a read error of halod's, not the workload's lookup. */
+/* The codes glibc's getaddrinfo() returns besides EAI_AGAIN keep their own names (SERVFAIL and REFUSED
+ * come back as EAI_AGAIN, which test_nss_dns_down() sees for real). */
+static void test_gai_error_name(void) {
+        ASSERT_STR_EQ(gai_error_name(EAI_AGAIN), "EAI_AGAIN");
+        ASSERT_STR_EQ(gai_error_name(EAI_FAIL), "EAI_FAIL");
+        ASSERT_STR_EQ(gai_error_name(EAI_SERVICE), "EAI_SERVICE");
+        ASSERT_STR_EQ(gai_error_name(12345), "EAI_?");
+}
+
+static void test_root_unreadable(void) {
+        _cleanup_(check_list_done) CheckList l = {};
+        _cleanup_(freep) char *etc = NULL, *hosts = NULL, *want = NULL;
+        char dir[] = "/tmp/test-check-hosts-root-XXXXXX";
+        Host host = { .root = dir };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(asprintf(&etc, "%s/etc", dir) > 0 && asprintf(&hosts, "%s/etc/hosts", dir) > 0);
+        ASSERT_OK(mkdir(etc, 0755));
+        ASSERT_OK(mkdir(hosts, 0755));
+        run(&host, &l);
+        ASSERT_TRUE(
+                asprintf(
+                        &want,
+                        "could not look up halo-2 (node worker): cannot read %s: Is a directory; run haloctl "
+                        "check as a user who can read it",
+                        hosts) > 0);
+        assert_check(&l, "hosts.worker", CHECK_WARN, "", want);
+        ASSERT_OK(rmdir(hosts));
+        ASSERT_OK(rmdir(etc));
+        ASSERT_OK(rmdir(dir));
+}
+
 static void bind_over(const char *dir, const char *name, const char *text, const char *target) {
         _cleanup_(freep) char *path = NULL;
 
@@ -141,9 +177,9 @@ static void test_nss_dns_down(const char *dir) {
         ASSERT_INT_EQ(c->outcome, CHECK_WARN);
         ASSERT_STR_EQ(
                 c->summary,
-                "could not resolve halo-2 (node worker) through NSS: the resolver failed (EAI_AGAIN: no DNS "
-                "server answered); the workload's lookup fails the same way: add \"192.168.100.2 halo-2\" to "
-                "/etc/hosts, or set health.hosts: manage");
+                "could not resolve halo-2 (node worker) through NSS: getaddrinfo() failed with EAI_AGAIN "
+                "(Temporary failure in name resolution); the workload's lookup fails the same way: add "
+                "\"192.168.100.2 halo-2\" to /etc/hosts, or set health.hosts: manage");
 
         if (have_resolv_conf)
                 ASSERT_OK(umount("/etc/resolv.conf"));
@@ -191,5 +227,7 @@ static int test_nss(void) {
 
 int main(void) {
         test_root();
+        test_root_unreadable();
+        test_gai_error_name();
         return test_nss();
 }

@@ -10,6 +10,7 @@
 #include "check/check-profile.h"
 #include "tests.h"
 
+#define UBUNTU_UUID "0c9b3f1e-6a2d-4f7e-9b1c-5d8e2a7f4c31"
 #define PARAMS \
         "iommu=pt", "pci=realloc", "pcie_aspm=off", "amdgpu.gttsize=126976", "ttm.pages_limit=32505856"
 
@@ -239,6 +240,103 @@ static void test_gtt_broken_sysfs(void) {
         shellf("rm -rf %s", dir);
 }
 
+/* GRUB_DEFAULT=saved with the saved entry the recovery one (which lacks the parameters), then without
+ * grubenv (GRUB boots the first entry), then with a grubenv that cannot be read (a directory here, as
+ * EACCES is for user halod: the test runs as root): nobody knows which entry boots, so no pass. */
+static void test_saved_entry_unknown(void) {
+        char dir[] = "/tmp/kernel-saved-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_FAIL, "(recovery mode)', picked by saved_entry=" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s", TEST_DATA_DIR, dir);
+        run_case(&t);
+
+        /* A stale /boot/grub2/grubenv (a migration, a second distribution) is not the one GRUB reads
+         * with /boot/grub/grub.cfg: $prefix/grubenv, beside it. */
+        shellf("mkdir %s/boot/grub2 && printf '# GRUB Environment Block\\nsaved_entry=gnulinux-simple-%s\\n' "
+               ">%s/boot/grub2/grubenv",
+               dir,
+               UBUNTU_UUID,
+               dir);
+        run_case(&t);
+        shellf("rm -r %s/boot/grub2", dir);
+
+        /* After a kernel purge saved_entry names a removed entry: GRUB boots the submenu's first. */
+        shellf("printf '# GRUB Environment Block\\nsaved_entry=gnulinux-advanced-%s>gnulinux-6.8.0-40-generic-%s\\n' "
+               ">%s/boot/grub/grubenv",
+               UBUNTU_UUID,
+               UBUNTU_UUID,
+               dir);
+        t.next = (Expect){
+                CHECK_PASS,
+                "entry 'Ubuntu, with Linux 6.8.0-49-generic', saved_entry=\"gnulinux-advanced-" UBUNTU_UUID
+                ">gnulinux-6.8.0-40-generic-" UBUNTU_UUID
+                "\" in grubenv (GRUB_DEFAULT=saved) names no "
+                "entry at some level: GRUB boots the first entry of the menu it reached) carries all 5"
+        };
+        run_case(&t);
+
+        shellf("rm %s/boot/grub/grubenv", dir);
+        t.next = (Expect){ CHECK_PASS,
+                           "entry 'Ubuntu', saved_entry is not set in grubenv; GRUB boots the first entry) carries "
+                           "all 5 required parameters" };
+        run_case(&t);
+
+        shellf("mkdir %s/boot/grub/grubenv", dir);
+        t.next = (Expect){
+                CHECK_WARN,
+                "could not look at which entry boots next: /boot/grub/grubenv could not be read: Is a "
+                "directory, and GRUB_DEFAULT=saved boots the one its saved_entry names; `sudo haloctl "
+                "check --only kernel.cmdline-next` reads it. The first entry 'Ubuntu' of "
+                "/boot/grub/grub.cfg, which boots when saved_entry is not set, carries all 5 required "
+                "parameters"
+        };
+        run_case(&t);
+
+        shellf("rm -rf %s", dir);
+}
+
+/* A recovery entry boots, grub.cfg was not regenerated, and /etc/default/grub has the parameters in
+ * GRUB_CMDLINE_LINUX_DEFAULT only: update-grub would not bring them to the recovery entry (10_linux
+ * gives it GRUB_CMDLINE_LINUX alone), so the fix is to move them, not to regenerate. */
+static void test_recovery_default_only(void) {
+        char dir[] = "/tmp/kernel-recovery-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_FAIL,
+                          "lacks iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856: "
+                          "/etc/default/grub has them only in GRUB_CMDLINE_LINUX_DEFAULT, which recovery entries never "
+                          "get: move them to GRUB_CMDLINE_LINUX and run update-grub, or boot the normal entry" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-ubuntu-saved-recovery/. %s && sed -i 's/ iommu=pt pci=realloc pcie_aspm=off "
+               "amdgpu.gttsize=126976 ttm.pages_limit=32505856//' %s/boot/grub/grub.cfg",
+               TEST_DATA_DIR,
+               dir,
+               dir);
+        run_case(&t);
+
+        /* In GRUB_CMDLINE_LINUX, regenerating is the fix. */
+        shellf("sed -i 's/^GRUB_CMDLINE_LINUX=\"\"/GRUB_CMDLINE_LINUX=\""
+               "iommu=pt pci=realloc pcie_aspm=off "
+               "amdgpu.gttsize=126976 ttm.pages_limit=32505856\"/' %s/etc/default/grub",
+               dir);
+        t.next = (Expect){ CHECK_FAIL, "edited, not regenerated: /etc/default/grub carries them" };
+        run_case(&t);
+
+        shellf("rm -rf %s", dir);
+}
+
 static void test_profile(void) {
         ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
         Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
@@ -269,6 +367,8 @@ static void test_profile(void) {
 int main(void) {
         test_fixtures();
         test_gtt_broken_sysfs();
+        test_saved_entry_unknown();
+        test_recovery_default_only();
         test_profile();
         return EXIT_SUCCESS;
 }

@@ -222,7 +222,7 @@ static void test_mtu_evaluate(void) {
         } cases[] = {
                 { 4096, 4096, 9000, 4096, CHECK_PASS },
                 { 4096, 4096, 4200, 4096, CHECK_PASS }, /* 4200 - 96 = 4104: room for 4096 */
-                { 2048, 4096, 4150, 0, CHECK_PASS },    /* mlx5 subtracts the headers */
+                { 2048, 4096, 4150, 0, CHECK_PASS },    /* mlx5 and rxe subtract the headers */
                 { 4096, 4096, 4150, 0, CHECK_PASS },    /* irdma does not */
                 { 1024, 4096, 1500, 0, CHECK_PASS },
                 { 1024, 4096, 1500, 4096, CHECK_FAIL },
@@ -231,6 +231,63 @@ static void test_mtu_evaluate(void) {
                 { 2048, 2048, 9000, 2048, CHECK_PASS }, /* the port's maximum caps it */
                 { 4096, 4096, 0, 4096, CHECK_PASS },    /* netdev MTU unknown */
                 { 0, 4096, 9000, 0, CHECK_FAIL },
+        };
+
+        /* Each known driver's own rule, from its source: rxe takes 80 bytes off (eth_mtu_int_to_enum()),
+         * so 4096 to 4175 give 2048; irdma none (ib_mtu_int_to_enum(netdev->mtu)); mlx5 96. */
+        static const struct {
+                const char *device;
+                RoceMtuDriver driver;
+                unsigned active, netdev, min;
+                CheckOutcome outcome;
+                const char *summary;
+        } known[] = {
+                { "rxe0",
+                  ROCE_MTU_DRIVER_RXE,
+                  2048,
+                  4096,
+                  0,
+                  CHECK_PASS,
+                  "active MTU 2048 on rxe0 port 1 (eth1 MTU 4096, less rxe's 80 bytes of RoCE headers)" },
+                { "rxe0", ROCE_MTU_DRIVER_RXE, 4096, 4176, 0, CHECK_PASS, "(eth1 MTU 4176, less rxe's 80" },
+                { "rxe0",
+                  ROCE_MTU_DRIVER_RXE,
+                  4096,
+                  4150,
+                  0,
+                  CHECK_WARN,
+                  "(expected 2048, as rxe takes 80 bytes of RoCE headers off the netdev MTU)" },
+                { "rxe0",
+                  ROCE_MTU_DRIVER_RXE,
+                  2048,
+                  4096,
+                  4096,
+                  CHECK_FAIL,
+                  "an active MTU of 4096 needs a netdev MTU of at least 4176 (rxe takes 80 bytes of RoCE headers "
+                  "off it) (set the link's mtu, e.g. 9000)" },
+                { "irdma0", ROCE_MTU_DRIVER_IRDMA, 4096, 4096, 4096, CHECK_PASS, "(eth1 MTU 4096)" },
+                { "irdma0", ROCE_MTU_DRIVER_IRDMA, 2048, 4150, 0, CHECK_WARN, "(expected 4096): the RDMA port missed" },
+                { "irdma0",
+                  ROCE_MTU_DRIVER_IRDMA,
+                  2048,
+                  4000,
+                  4096,
+                  CHECK_FAIL,
+                  "needs a netdev MTU of at least 4096 (set the link's mtu" },
+                { "mlx5_0",
+                  ROCE_MTU_DRIVER_MLX5,
+                  2048,
+                  4150,
+                  4096,
+                  CHECK_FAIL,
+                  "needs a netdev MTU of at least 4192 (mlx5 takes 96 bytes of RoCE headers off it)" },
+                { "roce0",
+                  ROCE_MTU_DRIVER_UNKNOWN,
+                  2048,
+                  4000,
+                  4096,
+                  CHECK_FAIL,
+                  "needs a netdev MTU of at least 4096 with irdma, 4176 with rxe, 4192 with mlx5 (set" },
         };
 
         /* mlx5 takes the RoCE headers (96 bytes) off the netdev MTU before it picks the IB MTU: its
@@ -260,7 +317,15 @@ static void test_mtu_evaluate(void) {
                 _cleanup_(port_check_done) PortCheck p = {};
 
                 ASSERT_OK(check_rdma_mtu_evaluate(
-                        "mlx5_0", 1, mlx5[i].active, 4096, "enp1s0f0np0", mlx5[i].netdev, 0, &p));
+                        "mlx5_0",
+                        ROCE_MTU_DRIVER_MLX5,
+                        1,
+                        mlx5[i].active,
+                        4096,
+                        "enp1s0f0np0",
+                        mlx5[i].netdev,
+                        0,
+                        &p));
                 if (p.outcome != mlx5[i].outcome || !strstr(p.summary, mlx5[i].summary)) {
                         fprintf(stderr,
                                 "mlx5 case %zu: got %s \"%s\"\n",
@@ -270,14 +335,40 @@ static void test_mtu_evaluate(void) {
                         abort();
                 }
         }
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(9000, true), 4096);
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4200, true), 4096);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(9000, ROCE_HEADROOM_MLX5), 4096);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4200, ROCE_HEADROOM_MLX5), 4096);
 
+        for (size_t i = 0; i < ELEMENTSOF(known); i++) {
+                _cleanup_(port_check_done) PortCheck p = {};
+
+                ASSERT_OK(check_rdma_mtu_evaluate(
+                        known[i].device,
+                        known[i].driver,
+                        1,
+                        known[i].active,
+                        4096,
+                        "eth1",
+                        known[i].netdev,
+                        known[i].min,
+                        &p));
+                if (p.outcome != known[i].outcome || !strstr(p.summary, known[i].summary)) {
+                        fprintf(stderr,
+                                "%s case %zu: got %s \"%s\"\n",
+                                known[i].device,
+                                i,
+                                check_outcome_to_string(p.outcome),
+                                p.summary);
+                        abort();
+                }
+        }
+
+        /* A device whose driver is not known: any known rule's reading passes. */
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_(port_check_done) PortCheck p = {};
 
                 ASSERT_OK(check_rdma_mtu_evaluate(
-                        "irdma0",
+                        "roce0",
+                        ROCE_MTU_DRIVER_UNKNOWN,
                         1,
                         cases[i].active,
                         cases[i].max,
@@ -294,11 +385,21 @@ static void test_mtu_evaluate(void) {
                         abort();
                 }
         }
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(9000, true), 4096);
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(1500, true), 1024);
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4150, true), 2048);
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4150, false), 4096);
-        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(300, true), 0);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(9000, ROCE_HEADROOM_MLX5), 4096);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(1500, ROCE_HEADROOM_MLX5), 1024);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4150, ROCE_HEADROOM_MLX5), 2048);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4150, 0), 4096);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(300, ROCE_HEADROOM_MLX5), 0);
+        /* rxe: eth_mtu_int_to_enum() takes RXE_MAX_HDR_LENGTH (80) off. */
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4175, ROCE_HEADROOM_RXE), 2048);
+        ASSERT_INT_EQ(roce_mtu_for_netdev_mtu(4176, ROCE_HEADROOM_RXE), 4096);
+        ASSERT_INT_EQ(roce_netdev_mtu_needed(4096, ROCE_MTU_DRIVER_RXE), 4176);
+        ASSERT_INT_EQ(roce_netdev_mtu_needed(4096, ROCE_MTU_DRIVER_IRDMA), 4096);
+        ASSERT_INT_EQ(roce_netdev_mtu_needed(4096, ROCE_MTU_DRIVER_MLX5), 4192);
+        ASSERT_INT_EQ(roce_mtu_driver_from_name("rdma_rxe"), ROCE_MTU_DRIVER_RXE);
+        ASSERT_INT_EQ(roce_mtu_driver_from_name("ice"), ROCE_MTU_DRIVER_IRDMA);
+        ASSERT_INT_EQ(roce_mtu_driver_from_name("mlx5_core"), ROCE_MTU_DRIVER_MLX5);
+        ASSERT_INT_EQ(roce_mtu_driver_from_name("virtio_net"), ROCE_MTU_DRIVER_UNKNOWN);
 }
 
 /* A file of a scratch host tree; text NULL makes a directory. */
