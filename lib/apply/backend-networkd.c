@@ -302,7 +302,9 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                         a->path,
                         strerror(-r),
                         r == -EROFS || r == -EACCES
-                                ? " (halod.service needs ReadWritePaths=-/etc/systemd/network, see halod(8), SECURITY)"
+                                ? " (only root writes there: halod asks halod-helper.service, or run `sudo haloctl apply`; "
+                                  "giving halod.service a ReadWritePaths= there would let the user halod change "
+                                  "what root trusts, see halod(8), SECURITY)"
                                 : "");
         return 0;
 }
