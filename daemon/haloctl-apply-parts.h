@@ -2,6 +2,8 @@
 /* haloctl apply --only PARTS (daemon/haloctl-apply-parts.c): what halod-helper.service runs for halod. */
 #pragma once
 
+#include <stdbool.h>
+
 #include "check/helper-ask.h" /* HELPER_STAMP_*: the files it leaves for halod */
 #include "profile/node-context.h"
 
@@ -14,6 +16,8 @@ typedef enum ApplyPart {
 /* Parses the comma-separated parts of --only into ApplyPart flags; says what is wrong on stderr and
  * returns -EINVAL for an unknown or missing part. */
 int apply_parts_parse(const char *only, unsigned *ret);
+/* Takes part out of *parts, done or left alone; true when that was the last of the parts asked for. */
+bool apply_parts_drop(unsigned *parts, ApplyPart part);
 /* Derives the CDI spec of c's node, refuses one that is not safe (cdi_spec_check_safe()), writes it to
  * /run/cdi/halod.json when it changed, and says what it did. Returns the exit code. */
 int apply_cdi_spec(const NodeContext *c);
