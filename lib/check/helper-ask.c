@@ -23,8 +23,9 @@ HelperAsk helper_ask_decide(
                 return HELPER_ASK_NEW;
         if (run == HELPER_RUN_MISSED)
                 return HELPER_ASK_MISSED;
-        /* A run under way may still see the request (or is about to miss it: its end says which). */
-        if (run == HELPER_RUN_RUNNING || now_usec < asked_usec + backoff_usec)
+        /* A run under way is no reason to wait longer than the back-off: one that died without its
+         * result stamp looks under way for ever. */
+        if (now_usec < asked_usec + backoff_usec)
                 return HELPER_ASK_NOT;
         return HELPER_ASK_AGAIN;
 }

@@ -55,8 +55,10 @@ static void test_ask(void) {
                   HELPER_BACKOFF_MAX_USEC },
                 /* the run under way missed the request: again at once, the back-off unchanged */
                 { true, true, HELPER_RUN_MISSED, S(1), S(0), S(10), HELPER_ASK_MISSED, S(10) },
-                /* a run under way: its end says whether it saw the request */
-                { true, true, HELPER_RUN_RUNNING, S(30), S(0), S(10), HELPER_ASK_NOT, S(10) },
+                /* a run under way: its end says whether it saw the request, within the back-off */
+                { true, true, HELPER_RUN_RUNNING, S(5), S(0), S(10), HELPER_ASK_NOT, S(10) },
+                /* and past it (a run that died without its result looks under way for ever) */
+                { true, true, HELPER_RUN_RUNNING, S(30), S(0), S(10), HELPER_ASK_AGAIN, S(20) },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
