@@ -533,13 +533,14 @@ for n in "$HEAD" "$WORKER"; do
         wait_until 30 check_is "$n" helper pass
 done
 
-step "a restart of halod turns healthy when the helper's run ends, not at the next health.interval"
+step "after a restart of halod the helper check passes when the helper's run ends, not at the next health.interval"
 # ExecStopPost= removed the spec: the first verify asks (helper: warn, degraded). The helper's result
-# stamp re-runs the helper check; with health.interval 1h nothing else would before the wait ends.
+# stamp re-runs the helper check; with health.interval 1h nothing else would before the wait ends
+# (haloctl status reads the published checks, it runs none). Health itself stays degraded here: the
+# other node runs another profile (peer.worker.profile).
 ct "$HEAD" install -m 0644 /opt/halod-e2e/halod-slow.yaml /etc/halod/halod.yaml
 restart_halod "$HEAD"
-wait_healthy "$HEAD" 60
-assert_eq "$(check_status "$HEAD" helper)" pass "the helper check on $HEAD after a restart"
+wait_until 60 check_is "$HEAD" helper pass
 ct "$HEAD" install -m 0644 /opt/halod-e2e/halod.yaml /etc/halod/halod.yaml
 restart_halod "$HEAD"
 wait_healthy "$HEAD"
