@@ -147,7 +147,7 @@ dpkg-deb -f "$deb" Depends | grep -qE '(^|, )acl( |,|$)' ||
         fail "the package does not depend on acl: postinst's setfacl may be missing"
 ! grep -q 'command -v setfacl' "$tmp/control/postinst" || fail "postinst skips the ACL removal when setfacl is missing"
 # The old networkd files the user halod wrote become root's; no link followed.
-grep -qE "find -P /etc/systemd/network .*-type f -user halod .*chown root:root" "$tmp/control/postinst" ||
+tr '\n\\' '  ' <"$tmp/control/postinst" | grep -qE "find -P /etc/systemd/network .*-type f +-user halod .*-exec chown root:root" ||
         fail "postinst leaves the user halod owning old 05-halod-*.network files"
 tmpfiles=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/lib/tmpfiles.d/halod.conf) || fail "no tmpfiles.d/halod.conf in the package"
 ! grep -qE '^a' <<<"$tmpfiles" || fail "tmpfiles.d/halod.conf sets an ACL:"$'\n'"$tmpfiles"
