@@ -930,6 +930,8 @@ ct_poweroff "$HEAD"
 ct_overlay_root "$ROOT" "$TEST_DIR/$HEAD-persistent"
 ct_boot "$HEAD" halo-1 "$CT_OVERLAY_ROOT" persistent --bind-ro="$PAYLOAD:/opt/halod-e2e"
 install_halod "$HEAD"
+# A fresh root: the other node's name again, as at the first boot (and kept across the reboot).
+ct "$HEAD" sh -c 'echo "192.168.100.2 halo-2" >>/etc/hosts'
 run_rc 0 ct "$HEAD" systemctl enable --now halod
 wait_healthy "$HEAD"
 assert_fabric_configured "$HEAD" 192.168.100.1/30

@@ -29,6 +29,8 @@ run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod-helper.service" "$TEST
 # No start or trigger limit that a stream of requests could exhaust (halod(8), SECURITY).
 assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper.service")" 0 "halod-helper.service's StartLimitIntervalSec="
 assert_eq "$(sed -n 's/^TriggerLimitIntervalSec=//p' "$TEST_DIR/halod-helper.path")" 0 "halod-helper.path's TriggerLimitIntervalSec="
+# The path unit restarts with halod (PartOf=): a few restarts in 10 s must not leave it start-limit-hit.
+assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper.path")" 0 "halod-helper.path's StartLimitIntervalSec="
 # Stopped with halod and before it: a run under way cannot write the spec after ExecStopPost removed it.
 assert_eq "$(sed -n 's/^PartOf=//p' "$TEST_DIR/halod-helper.service")" halod.service "halod-helper.service's PartOf="
 grep -qx 'After=halod.service' "$TEST_DIR/halod-helper.service" || fail "halod-helper.service is not ordered After=halod.service (stopped first)"
