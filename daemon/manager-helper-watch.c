@@ -6,6 +6,7 @@
  * parent is watched for it. */
 #include <string.h>
 #include <sys/inotify.h>
+#include <unistd.h>
 
 #include "check/helper-ask.h"
 #include "log.h"
@@ -50,8 +51,10 @@ static int on_runtime_parent(sd_event_source *s, const struct inotify_event *ev,
                 return 0;
         if (watch_runtime_dir(m) >= 0) {
                 (void) sd_event_source_set_enabled(m->helper_parent_source, SD_EVENT_OFF);
-                /* The helper may have ended its first run before the watch was set. */
-                helper_recheck(m);
+                /* The directory comes before the run: a check now would find the run not begun
+                 * ("has not run since"). Only a run that ended before the watch was set. */
+                if (access(HELPER_RUNTIME_DIR "/" HELPER_STAMP_RESULT, F_OK) >= 0)
+                        helper_recheck(m);
         }
         return 0;
 }
