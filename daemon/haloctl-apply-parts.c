@@ -87,6 +87,11 @@ int apply_cdi_spec(const NodeContext *c) {
         return EXIT_SUCCESS;
 }
 
+bool apply_parts_drop(unsigned *parts, ApplyPart part) {
+        *parts &= ~(unsigned) part;
+        return *parts == 0;
+}
+
 void helper_stamp(const char *dir, const char *name, int exit_status) {
         _cleanup_(freep) char *path = NULL, *text = NULL;
         int r;

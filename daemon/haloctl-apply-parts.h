@@ -2,6 +2,9 @@
 /* haloctl apply --only PARTS (daemon/haloctl-apply-parts.c): what halod-helper.service runs for halod. */
 #pragma once
 
+#include <stdbool.h>
+
+#include "check/helper-ask.h" /* HELPER_STAMP_*: the files it leaves for halod */
 #include "profile/node-context.h"
 
 typedef enum ApplyPart {
@@ -13,14 +16,12 @@ typedef enum ApplyPart {
 /* Parses the comma-separated parts of --only into ApplyPart flags; says what is wrong on stderr and
  * returns -EINVAL for an unknown or missing part. */
 int apply_parts_parse(const char *only, unsigned *ret);
+/* Takes part out of *parts, done or left alone; true when that was the last of the parts asked for. */
+bool apply_parts_drop(unsigned *parts, ApplyPart part);
 /* Derives the CDI spec of c's node, refuses one that is not safe (cdi_spec_check_safe()), writes it to
  * /run/cdi/halod.json when it changed, and says what it did. Returns the exit code. */
 int apply_cdi_spec(const NodeContext *c);
 
-/* The files halod-helper.service leaves in its runtime directory (/run/halod-helper), for halod's helper
- * check: "started" when a run starts, "result" ("exit status N") when it ends. */
-#define HELPER_STAMP_STARTED "started"
-#define HELPER_STAMP_RESULT "result"
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */
 void helper_stamp(const char *dir, const char *name, int exit_status);

@@ -222,8 +222,7 @@ static int apply_run(int argc, char *argv[]) {
         /* The CDI spec is an export, not a change of the host: written in mode: verify too. */
         if (parts & APPLY_PART_CDI) {
                 cdi_exit = apply_cdi_spec(&c);
-                parts &= ~(unsigned) APPLY_PART_CDI;
-                if (parts == 0)
+                if (apply_parts_drop(&parts, APPLY_PART_CDI))
                         return cdi_exit;
         }
 
@@ -242,8 +241,7 @@ static int apply_run(int argc, char *argv[]) {
         /* hosts.: only a block the profile manages; the helper asks for it whatever the profile says. */
         if ((parts & APPLY_PART_HOSTS) && p->health.hosts != HOSTS_POLICY_MANAGE) {
                 printf("%s does not say health.hosts: manage: /etc/hosts is left alone.\n", path);
-                parts &= ~(unsigned) APPLY_PART_HOSTS;
-                if (parts == 0)
+                if (apply_parts_drop(&parts, APPLY_PART_HOSTS))
                         return cdi_exit;
         }
 
@@ -254,8 +252,7 @@ static int apply_run(int argc, char *argv[]) {
                 if (backend != &backend_networkd) {
                         printf("the links are not systemd-networkd's (backend %s): halod applies them itself\n",
                                backend->name);
-                        parts &= ~(unsigned) APPLY_PART_NETWORKD;
-                        if (parts == 0)
+                        if (apply_parts_drop(&parts, APPLY_PART_NETWORKD))
                                 return cdi_exit;
                 }
         }

@@ -113,13 +113,17 @@ static int find_networkd(const char *networkd_wrong, HelperFindings *f) {
         return strv_extendf(&f->wrong, "systemd-networkd: %s", networkd_wrong);
 }
 
+static int request_path(Manager *m, char **ret) {
+        return asprintf(ret, "%s/" HELPER_REQUEST_FILE, m->runtime_dir) < 0 ? -ENOMEM : 0;
+}
+
 static int ask(Manager *m, char **wrong) {
         _cleanup_(freep) char *path = NULL, *lines = NULL, *text = NULL;
 
         /* For whoever reads the file by hand: the helper does not read it. Written anew each time (a
          * rename, which PathChanged= sees). */
         lines = strv_join(wrong, "\n");
-        if (!lines || asprintf(&path, "%s/" HELPER_REQUEST_FILE, m->runtime_dir) < 0 ||
+        if (!lines || request_path(m, &path) < 0 ||
             asprintf(
                     &text,
                     "# halod asks halod-helper.service to look again; it does not read this file.\n%s\n",
@@ -139,39 +143,20 @@ static usec_t mtime_usec(const char *path) {
 static usec_t request_mtime(Manager *m) {
         _cleanup_(freep) char *path = NULL;
 
-        if (asprintf(&path, "%s/" HELPER_REQUEST_FILE, m->runtime_dir) < 0)
+        if (request_path(m, &path) < 0)
                 return 0;
         return mtime_usec(path);
 }
 
-/* Whether to ask now: a new difference at once, the same one when its back-off ran out. */
-static bool ask_due(HelperState *s, const char *state, usec_t now_usec) {
-        if (!streq_ptr(s->asked, state)) {
-                s->backoff_usec = HELPER_BACKOFF_MIN_USEC;
-                return true;
-        }
-        if (now_usec < s->asked_usec + s->backoff_usec)
-                return false;
-        s->backoff_usec = s->backoff_usec * 2 > HELPER_BACKOFF_MAX_USEC ? HELPER_BACKOFF_MAX_USEC
-                                                                        : s->backoff_usec * 2;
-        return true;
-}
-
-/* Whether a run of the helper started after halod asked (at asked_realtime), and ended. */
-static bool helper_ran_since(usec_t asked_realtime) {
-        usec_t started = mtime_usec(HELPER_STARTED_FILE);
-
-        return started >= asked_realtime && mtime_usec(HELPER_RESULT_FILE) >= started;
-}
-
-static int add_check(CheckList *checks, const HelperState *s, char **parts, char **wrong, bool asked) {
+static int add_check(CheckList *checks, HelperVerdict v, char **parts, char **wrong) {
         _cleanup_(freep) char *what = NULL, *why = NULL, *result = NULL;
 
         what = strv_join(parts, ", ");
         why = strv_join(wrong, "; ");
         if (!what || !why)
                 return -ENOMEM;
-        if (strv_length(wrong) == 0)
+        switch (v) {
+        case HELPER_VERDICT_PASS:
                 return check_list_add(
                         checks,
                         HELPER_CHECK_ID,
@@ -180,7 +165,7 @@ static int add_check(CheckList *checks, const HelperState *s, char **parts, char
                         "as the profile says",
                         "what halod-helper.service writes for halod is as the profile says: %s",
                         what);
-        if (asked)
+        case HELPER_VERDICT_ASKED:
                 return check_list_add(
                         checks,
                         HELPER_CHECK_ID,
@@ -189,8 +174,8 @@ static int add_check(CheckList *checks, const HelperState *s, char **parts, char
                         "asked for",
                         "asked halod-helper.service to write it: %s",
                         why);
-        if (helper_ran_since(s->asked_realtime)) {
-                (void) read_regular_file(HELPER_RESULT_FILE, 256, &result, NULL);
+        case HELPER_VERDICT_FAILED:
+                (void) read_regular_file(HELPER_RUNTIME_DIR "/" HELPER_STAMP_RESULT, 256, &result, NULL);
                 if (result)
                         result[strcspn(result, "\n")] = '\0';
                 return check_list_add(
@@ -203,16 +188,17 @@ static int add_check(CheckList *checks, const HelperState *s, char **parts, char
                         "halod-helper.service",
                         strna(result),
                         why);
+        default:
+                return check_list_add(
+                        checks,
+                        HELPER_CHECK_ID,
+                        CHECK_WARN,
+                        "as the profile says",
+                        "asked for, not run since",
+                        "asked halod-helper.service, which has not run since: %s (is halod-helper.path "
+                        "active? systemctl status halod-helper.path)",
+                        why);
         }
-        return check_list_add(
-                checks,
-                HELPER_CHECK_ID,
-                CHECK_WARN,
-                "as the profile says",
-                "asked for, not run since",
-                "asked halod-helper.service, which has not run since: %s (is halod-helper.path active? "
-                "systemctl status halod-helper.path)",
-                why);
 }
 
 int manager_helper_step(
@@ -221,8 +207,10 @@ int manager_helper_step(
         _cleanup_(freep) char *state = NULL;
         HelperFindings f = {};
         HelperState *s = &m->helper;
+        HelperVerdict verdict;
+        HelperAsk decision;
+        HelperRun run;
         size_t size = 0;
-        bool asked = false;
         int r;
 
         f.state = open_memstream(&state, &size);
@@ -239,29 +227,46 @@ int manager_helper_step(
                 r = -ENOMEM;
         if (r < 0)
                 return r;
-        if (!parts)
+        if (!parts) {
+                /* Nothing of the helper's: the same difference coming back later is new again. */
+                s->asked = mfree(s->asked);
+                s->failed = false;
                 return -ENOENT;
+        }
 
+        run = helper_run_of(
+                s->asked_realtime,
+                mtime_usec(HELPER_RUNTIME_DIR "/" HELPER_STAMP_STARTED),
+                mtime_usec(HELPER_RUNTIME_DIR "/" HELPER_STAMP_RESULT));
+        decision = helper_ask_decide(
+                strv_length(wrong) > 0,
+                s->asked && streq(s->asked, state),
+                run,
+                now(CLOCK_MONOTONIC),
+                s->asked_usec,
+                s->backoff_usec);
+        verdict = helper_verdict(strv_length(wrong) > 0, decision, run, s->failed);
         if (strv_length(wrong) == 0)
                 s->asked = mfree(s->asked);
-        else if (ask_due(s, state, now(CLOCK_MONOTONIC))) {
+        else if (decision != HELPER_ASK_NOT) {
                 r = ask(m, wrong);
                 if (r < 0)
                         return r;
                 free(s->asked);
                 s->asked = TAKE_PTR(state);
                 s->asked_usec = now(CLOCK_MONOTONIC);
+                s->backoff_usec = helper_backoff_next(decision, s->backoff_usec);
                 /* The request's own mtime: the file system's clock, which the helper's files get too
                  * (coarser than CLOCK_REALTIME). */
                 s->asked_realtime = request_mtime(m) ?: now(CLOCK_REALTIME);
-                asked = true;
         }
+        s->failed = verdict == HELPER_VERDICT_FAILED;
         if (with_check) {
-                r = add_check(checks, s, parts, wrong, asked);
+                r = add_check(checks, verdict, parts, wrong);
                 if (r < 0)
                         return r;
         }
-        return asked;
+        return decision != HELPER_ASK_NOT;
 }
 
 void manager_helper_report(Manager *m, int r) {

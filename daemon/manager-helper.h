@@ -10,25 +10,18 @@
 
 #include "basic/time-util.h"
 #include "check/checks.h"
+#include "check/helper-ask.h"
 
 /* The file in halod's runtime directory whose change starts halod-helper.service. */
 #define HELPER_REQUEST_FILE "request"
-/* Where haloctl, run by halod-helper.service, leaves "exit status N" of its last run. */
-#define HELPER_RESULT_FILE "/run/halod-helper/result"
-/* Touched by halod-helper.service when a run starts: a run that started before halod asked did not see
- * the request. */
-#define HELPER_STARTED_FILE "/run/halod-helper/started"
 #define HELPER_CHECK_ID "helper"
-/* Asking again for the same thing, while it stays wrong: after 10 s, then twice as long each time, up to
- * half an hour. A new difference is asked for at once. */
-#define HELPER_BACKOFF_MIN_USEC (10 * USEC_PER_SEC)
-#define HELPER_BACKOFF_MAX_USEC (30 * 60 * USEC_PER_SEC)
 
 typedef struct HelperState {
         char *asked;           /* what was wrong when halod last asked; NULL: nothing is asked for */
         usec_t asked_usec;     /* CLOCK_MONOTONIC */
         usec_t asked_realtime; /* CLOCK_REALTIME: compared with the helper's result file */
         usec_t backoff_usec;
+        bool failed;     /* the last check said FAIL on what is asked for: the helper ran and it stayed */
         int last_result; /* the last step's result, logged when it changes */
 } HelperState;
 

@@ -143,6 +143,11 @@ static int work_delegate_networkd(Work *w, char **error) {
         return w->networkd_wrong ? 0 : -ENOMEM;
 }
 
+static bool work_delegates_networkd(const Work *w) {
+        return w->profile && w->backend == &backend_networkd && !w->networkd_writable &&
+                profile_may_change_host(w->profile, false);
+}
+
 /* Applies through the backend from the job's snapshot; returns the number of changes, or negative
  * errno with *error set. */
 static int work_apply(Work *w, PlanChanges *changes, char **error) {
@@ -150,8 +155,7 @@ static int work_apply(Work *w, PlanChanges *changes, char **error) {
 
         if (!w->profile)
                 return -ESTALE;
-        if (w->backend == &backend_networkd && !w->networkd_writable &&
-            profile_may_change_host(w->profile, false))
+        if (work_delegates_networkd(w))
                 r = work_delegate_networkd(w, error);
         else
                 /* halod in its sandbox may not write /etc: the block is halod-helper.service's (after the
@@ -211,6 +215,14 @@ static void work_execute(Work *w) {
         /* After every run of local checks, a one-link recheck too: that is when the helper's work on the
          * links shows; the CDI spec and the /etc/hosts block are read again with them. */
         bool helper_check = w->steps & WORK_CHECKS;
+        /* Every checks job says what networkd's links lack, not only one that applies: else a Verify()
+         * or an interval with re-applies paused would drop the networkd part from the request (and
+         * pass), and the next enforce job would ask anew, resetting the back-off. A job that cannot
+         * read the links leaves the part out: the link checks say why. */
+        if (helper_check && !w->networkd_wrong && work_delegates_networkd(w)) {
+                _cleanup_(freep) char *error = NULL;
+                (void) work_delegate_networkd(w, &error);
+        }
         res->helper_ran = w->profile && (helper_check || w->networkd_wrong);
         if (res->helper_ran)
                 res->helper_result = manager_helper_step(

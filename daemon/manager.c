@@ -11,6 +11,7 @@
 #include "log.h"
 #include "manager-bus.h"
 #include "manager-export.h"
+#include "manager-helper-watch.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
@@ -45,6 +46,7 @@ Manager *manager_free(Manager *m) {
         manager_peers_done(m);
         manager_peer_channel_done(m);
         manager_watch_done(m);
+        manager_helper_watch_done(m);
         manager_bus_waiters_free(m);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
@@ -239,6 +241,15 @@ int manager_start(Manager *m) {
         r = manager_watch_reset(m);
         if (r < 0)
                 return r;
+
+        /* Before the first ask: the helper's run after it re-runs the helper check. */
+        r = manager_helper_watch_start(m);
+        if (r < 0)
+                log_warning_errno(
+                        r,
+                        "Failed to watch %s for halod-helper.service's runs, ignoring: %m; the helper check "
+                        "follows them at each health.interval only",
+                        HELPER_RUNTIME_DIR);
 
         /* Here, before the loop runs: nothing waits for it yet. One job, one snapshot for the apply and
          * the checks, which report from what the apply read back. A failed apply is not fatal: the

@@ -119,6 +119,9 @@ typedef struct Manager {
         char *metrics_error;
         bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
         HelperState helper;    /* what halod asked halod-helper.service for (manager-helper.h) */
+        sd_event_source *helper_stamp_source;  /* the helper's result stamp (manager-helper-watch.c) */
+        sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
+        bool helper_recheck_queued;            /* a helper check after a run is queued */
 } Manager;
 
 int manager_new(Manager **ret);

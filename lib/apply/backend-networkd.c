@@ -259,12 +259,21 @@ static int write_file(NetworkdApply *a, char **ret_error) {
         NetworkdFileConfig fc;
         int r;
 
-        /* A veth and other virtual devices have no permanent address: Name= then (halod(8)). */
-        r = ethtool_get_permanent_address(cfg->ifname, permanent);
+        /* A veth and other virtual devices have no permanent address: Name= then (halod(8)). Any other
+         * failure is an error, not Name=: the name is one halod can change. */
+        r = networkd_match_on_permanent(ethtool_get_permanent_address(cfg->ifname, permanent));
+        if (r < 0)
+                return errorf(
+                        ret_error,
+                        r,
+                        "cannot read the permanent address of %s (SIOCETHTOOL on an AF_INET socket): %s; "
+                        "not writing a file that would match on its name",
+                        cfg->ifname,
+                        strerror(-r));
         fc = (NetworkdFileConfig){
                 .link = cfg->link,
                 .ifname = cfg->ifname,
-                .permanent_mac = r >= 0 ? permanent : NULL,
+                .permanent_mac = r > 0 ? permanent : NULL,
                 .mtu = cfg->mtu,
                 .address = cfg->address,
                 .routes = cfg->routes,
@@ -293,7 +302,9 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                         a->path,
                         strerror(-r),
                         r == -EROFS || r == -EACCES
-                                ? " (halod.service needs ReadWritePaths=-/etc/systemd/network, see halod(8), SECURITY)"
+                                ? " (only root writes there: halod asks halod-helper.service, or run `sudo haloctl apply`; "
+                                  "giving halod.service a ReadWritePaths= there would let the user halod change "
+                                  "what root trusts, see halod(8), SECURITY)"
                                 : "");
         return 0;
 }

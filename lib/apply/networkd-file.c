@@ -7,6 +7,12 @@
 #include "apply/networkd-file.h"
 #include "basic/macro.h"
 
+int networkd_match_on_permanent(int permanent_result) {
+        if (permanent_result >= 0)
+                return 1;
+        return permanent_result == -ENODATA ? 0 : permanent_result;
+}
+
 int networkd_file_text(const NetworkdFileConfig *cfg, char **ret) {
         _cleanup_(freep) char *text = NULL;
         size_t size = 0;

@@ -31,6 +31,13 @@ typedef struct NetworkdFileConfig {
         NetworkdForwardingKey forwarding_key;
 } NetworkdFileConfig;
 
+/* Whether the file matches on the permanent address, from what ethtool_get_permanent_address() returned
+ * (permanent_result): 1 PermanentMACAddress=, 0 Name= when the device has none (-ENODATA: a veth), or
+ * permanent_result itself when the address could not be read. A device with a permanent address is
+ * never keyed on its name by accident: the name is one halod (CAP_NET_ADMIN) can change, and the file
+ * is root's. */
+int networkd_match_on_permanent(int permanent_result);
+
 /* The file's text, "# Written by halod ..." first. Returns 0, -EINVAL when the config names no
  * interface, or -ENOMEM. */
 int networkd_file_text(const NetworkdFileConfig *cfg, char **ret);

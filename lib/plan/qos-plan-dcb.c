@@ -117,6 +117,16 @@ int link_plan_dcb_compute(const ProfileLink *pl, const SnapshotDcb *sd, LinkPlan
         q = &pl->qos;
         if (sd->error < 0)
                 return read_error(sd, lp);
+        /* Not knowing is not "off": a change pushed while ice's firmware agent owns DCB is the switch's
+         * to overwrite. -ENOENT: the driver has no such flag, so no agent. */
+        if (sd->lldp_agent < 0 && sd->lldp_agent != -ENOMEDIUM && sd->lldp_agent != -ENOENT)
+                return lp->error ? 0
+                                 : errorf(&lp->error,
+                                          0,
+                                          "cannot tell whether the firmware LLDP agent of %s owns DCB (the "
+                                          "fw-lldp-agent private flag, SIOCETHTOOL): %s",
+                                          lp->ifname,
+                                          strerror(-sd->lldp_agent));
 
         d = calloc(1, sizeof(LinkPlanDcb));
         if (!d)

@@ -32,11 +32,12 @@ CACHE=${HALOD_E2E_CACHE:-/var/tmp/halod-e2e}
 # tools the test drives it with. NetworkManager and firewalld need polkitd, which needs a logind
 # that only libpam-systemd provides (debootstrap does not resolve that alternative by itself);
 # firewalld needs /etc/protocols (netbase) or it refuses its stock zones ("INVALID_PROTOCOL: esp").
-# halod's Debian package depends on libnm0 (its NetworkManager module links it) on every stack.
+# halod's Debian package depends on libnm0 (its NetworkManager module links it) on every stack, and
+# on acl (its postinst's setfacl).
 PACKAGES=(
         systemd systemd-sysv dbus iproute2 iputils-ping procps
         netbase polkitd libpam-systemd
-        libyaml-0-2 libmnl0 libnm0 libibverbs1 libpci3 pci.ids
+        libyaml-0-2 libmnl0 libnm0 libibverbs1 libpci3 pci.ids acl
 )
 # What each stack adds: its release and its network services (networkd and networkctl are part of
 # the systemd package in Debian 12 and 13; debootstrap knows no systemd-networkd package in 13).

@@ -29,6 +29,18 @@ run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod-helper.service" "$TEST
 # No start or trigger limit that a stream of requests could exhaust (halod(8), SECURITY).
 assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper.service")" 0 "halod-helper.service's StartLimitIntervalSec="
 assert_eq "$(sed -n 's/^TriggerLimitIntervalSec=//p' "$TEST_DIR/halod-helper.path")" 0 "halod-helper.path's TriggerLimitIntervalSec="
+# The path unit restarts with halod (PartOf=): a few restarts in 10 s must not leave it start-limit-hit.
+assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper.path")" 0 "halod-helper.path's StartLimitIntervalSec="
+# Stopped with halod and before it: a run under way cannot write the spec after ExecStopPost removed it.
+assert_eq "$(sed -n 's/^PartOf=//p' "$TEST_DIR/halod-helper.service")" halod.service "halod-helper.service's PartOf="
+grep -qx 'After=halod.service' "$TEST_DIR/halod-helper.service" || fail "halod-helper.service is not ordered After=halod.service (stopped first)"
+# SIOCETHTOOL needs an AF_INET socket: without it the networkd files lose PermanentMACAddress= and the
+# DCB plan misreads ice's firmware agent (halod(8)); IPAddressDeny=any keeps it off the network.
+families=$(sed -n 's/^RestrictAddressFamilies=//p' "$TEST_DIR/halod-helper.service")
+for family in AF_UNIX AF_NETLINK AF_INET; do
+        [[ " $families " == *" $family "* ]] || fail "halod-helper.service's RestrictAddressFamilies=$families lacks $family"
+done
+assert_eq "$(sed -n 's/^IPAddressDeny=//p' "$TEST_DIR/halod-helper.service")" any "halod-helper.service's IPAddressDeny="
 OUT=$(systemd-analyze security --offline=true --no-pager "$TEST_DIR/halod-helper.service" 2>&1 | tail -n 1)
 score=$(sed -n 's/.*halod-helper.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
 version=$(systemctl --version | sed -n '1s/^systemd \([0-9][0-9]*\).*/\1/p')

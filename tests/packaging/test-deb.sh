@@ -142,6 +142,13 @@ grep -q "stop 'halod.service'" "$tmp/control/prerm" 2>/dev/null || fail "prerm d
 grep -q "purge 'halod.service'" "$tmp/control/postrm" 2>/dev/null || fail "postrm does not forget halod.service on purge"
 # No ACL gives the user halod /run/cdi or networkd's directory; an upgrade removes the old entries.
 grep -q "setfacl -x u:halod" "$tmp/control/postinst" || fail "postinst does not remove the u:halod ACL entries of earlier builds"
+# systemd-tmpfiles set those entries with no acl package: a missing setfacl must not skip their removal.
+dpkg-deb -f "$deb" Depends | grep -qE '(^|, )acl( |,|$)' ||
+        fail "the package does not depend on acl: postinst's setfacl may be missing"
+! grep -q 'command -v setfacl' "$tmp/control/postinst" || fail "postinst skips the ACL removal when setfacl is missing"
+# The old networkd files the user halod wrote become root's; no link followed.
+tr '\n\\' '  ' <"$tmp/control/postinst" | grep -qE "find -P /etc/systemd/network .*-type f +-user halod .*-exec chown root:root" ||
+        fail "postinst leaves the user halod owning old 05-halod-*.network files"
 tmpfiles=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/lib/tmpfiles.d/halod.conf) || fail "no tmpfiles.d/halod.conf in the package"
 ! grep -qE '^a' <<<"$tmpfiles" || fail "tmpfiles.d/halod.conf sets an ACL:"$'\n'"$tmpfiles"
 echo "ok   conffile /etc/halod/halod.yaml; postinst: sysusers, tmpfiles, daemon-reload, try-restart; prerm: stop; postrm: purge"

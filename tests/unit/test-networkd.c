@@ -3,6 +3,7 @@
  * against a netdev by systemd.network(5)'s rules, and netplan's ethernets (the Ubuntu guide's
  * 01-rdma.yaml among them). */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 
 #include "apply/networkd-file.h"
@@ -89,6 +90,22 @@ static void test_file_text(void) {
 
         cfg.ifname = NULL;
         ASSERT_INT_EQ(networkd_file_text(&cfg, &text), -EINVAL);
+}
+
+static void test_match_on_permanent(void) {
+        static const struct {
+                int permanent_result;
+                int want;
+        } cases[] = {
+                { 0, 1 },                         /* an E810's address: PermanentMACAddress= */
+                { -ENODATA, 0 },                  /* a veth answers zeros: Name= */
+                { -EAFNOSUPPORT, -EAFNOSUPPORT }, /* a sandbox without AF_INET: an error, not Name= */
+                { -EPERM, -EPERM },
+                { -ENODEV, -ENODEV },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ASSERT_INT_EQ(networkd_match_on_permanent(cases[i].permanent_result), cases[i].want);
 }
 
 static void test_file_name(void) {
@@ -210,6 +227,7 @@ static void test_netplan(void) {
 
 int main(void) {
         test_file_text();
+        test_match_on_permanent();
         test_file_name();
         test_match();
         test_netplan();

@@ -266,11 +266,31 @@ static void test_lldp_agent(void) {
                                      {} });
 }
 
+/* An E810 whose agent could not be read (an AF_INET socket refused by a sandbox): no change is
+ * planned as if the agent were off. */
+static void test_lldp_agent_unknown(void) {
+        static const int unknown[] = { -EAFNOSUPPORT, -EPERM, -EOPNOTSUPP };
+        ProfileLink pl = profile_link();
+
+        pl.qos.trust = _QOS_TRUST_INVALID;
+        for (size_t i = 0; i < ELEMENTSOF(unknown); i++) {
+                _cleanup_(link_plan_done) LinkPlan lp = {};
+                static SnapshotDcb sd;
+
+                sd = (SnapshotDcb){ .lldp_agent = unknown[i] };
+                sd.state = (DcbState){ .has_pfc = true, .pfc = { .pfc_cap = 8 } };
+                lp = plan(&pl, &sd);
+                ASSERT_TRUE(lp.error && strstr(lp.error, "cannot tell whether the firmware LLDP agent"));
+                ASSERT_TRUE(!lp.dcb || link_plan_dcb_is_empty(lp.dcb));
+        }
+}
+
 int main(void) {
         test_mlx5_from_scratch();
         test_trust_table();
         test_no_dcb_and_skips();
         test_lldp_agent();
+        test_lldp_agent_unknown();
         printf("test-qos-dcb: ok\n");
         return EXIT_SUCCESS;
 }

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Re-runs the helper check when halod-helper.service ends a run (haloctl replaces its result stamp):
+ * else what the helper just wrote shows only at the next health.interval, and every start of halod
+ * (whose ExecStopPost= removed the CDI spec) stays degraded until then. The stamps' directory exists
+ * only after the helper's first run since boot (RuntimeDirectoryPreserve=yes keeps it): until then the
+ * parent is watched for it. */
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "check/helper-ask.h"
+#include "log.h"
+#include "manager-helper-watch.h"
+#include "manager-work.h"
+#include "manager.h"
+
+#define HELPER_RUNTIME_PARENT "/run"
+
+static int watch_runtime_dir(Manager *m);
+
+static void on_helper_rechecked(Manager *m, WorkResult *result, void *userdata) {
+        m->helper_recheck_queued = false;
+}
+
+/* The helper check alone: it reads the spec, the block and networkd's links back, and asks again for
+ * what the run missed. One at a time: a run's stamp is enough. */
+static void helper_recheck(Manager *m) {
+        int r;
+
+        if (!m->profile || m->helper_recheck_queued)
+                return;
+        r = manager_work_submit(m, WORK_CHECKS, HELPER_CHECK_ID, on_helper_rechecked, NULL, NULL);
+        if (r < 0) {
+                log_warning_errno(
+                        r, "Failed to re-run the helper check after halod-helper.service ran, ignoring: %m");
+                return;
+        }
+        m->helper_recheck_queued = true;
+}
+
+static int on_helper_stamp(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+        if (ev->len > 0 && streq(ev->name, HELPER_STAMP_RESULT))
+                helper_recheck(userdata);
+        return 0;
+}
+
+static int on_runtime_parent(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+        Manager *m = userdata;
+
+        if (ev->len == 0 || !streq(ev->name, HELPER_RUNTIME_DIR + strlen(HELPER_RUNTIME_PARENT "/")))
+                return 0;
+        if (watch_runtime_dir(m) >= 0) {
+                (void) sd_event_source_set_enabled(m->helper_parent_source, SD_EVENT_OFF);
+                /* The directory comes before the run: a check now would find the run not begun
+                 * ("has not run since"). Only a run that ended before the watch was set. */
+                if (access(HELPER_RUNTIME_DIR "/" HELPER_STAMP_RESULT, F_OK) >= 0)
+                        helper_recheck(m);
+        }
+        return 0;
+}
+
+static int watch_runtime_dir(Manager *m) {
+        return sd_event_add_inotify(
+                m->event,
+                &m->helper_stamp_source,
+                HELPER_RUNTIME_DIR,
+                IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR,
+                on_helper_stamp,
+                m);
+}
+
+int manager_helper_watch_start(Manager *m) {
+        int r;
+
+        if (m->helper_stamp_source)
+                return 0;
+        r = watch_runtime_dir(m);
+        if (r != -ENOENT)
+                return r;
+        if (m->helper_parent_source)
+                return sd_event_source_set_enabled(m->helper_parent_source, SD_EVENT_ON);
+        return sd_event_add_inotify(
+                m->event,
+                &m->helper_parent_source,
+                HELPER_RUNTIME_PARENT,
+                IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
+                on_runtime_parent,
+                m);
+}
+
+void manager_helper_watch_done(Manager *m) {
+        m->helper_stamp_source = sd_event_source_disable_unref(m->helper_stamp_source);
+        m->helper_parent_source = sd_event_source_disable_unref(m->helper_parent_source);
+}
