@@ -105,6 +105,10 @@ for n in head worker; do
         run_rc 0 ct "$n" systemctl restart ssh
         [ "$(ct "$n" systemctl is-active halod 2>/dev/null)" != active ] || fail "halod runs on $n before the play"
 done
+# The other node's name, as the workload resolves it: an administrator's line in /etc/hosts (no DNS
+# answers in here, and hosts.<node> warns on a lookup that fails, as the workload's would).
+ct head sh -c 'echo "192.168.100.2 halo-2" >>/etc/hosts'
+ct worker sh -c 'echo "192.168.100.1 halo-1" >>/etc/hosts'
 
 step "first run: ansible-playbook deploys halod to both nodes"
 play "$PAYLOAD/halod.yaml" "$TEST_DIR/logs/play-1.log" || { cat "$TEST_DIR/logs/play-1.log" >&2; fail "the first ansible-playbook run failed"; }
