@@ -13,6 +13,29 @@ dm_install_bus_policy() {
         busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig >/dev/null
 }
 
+# dm_two_buses: a private bus each for the nodes head and worker, with io.halod1's policy, their
+# addresses in BUS_HEAD and BUS_WORKER; then `on NODE COMMAND...` runs COMMAND (a program or a
+# daemon-lib function) against NODE's bus.
+dm_two_buses() {
+        start_dbus head
+        BUS_HEAD=$DBUS_SYSTEM_BUS_ADDRESS
+        dm_install_bus_policy head
+        start_dbus worker
+        BUS_WORKER=$DBUS_SYSTEM_BUS_ADDRESS
+        dm_install_bus_policy worker
+}
+
+on() {
+        local node=$1 bus
+        shift
+        case $node in
+        head) bus=$BUS_HEAD ;;
+        worker) bus=$BUS_WORKER ;;
+        *) fail "on: no node $node" ;;
+        esac
+        DBUS_SYSTEM_BUS_ADDRESS=$bus "$@"
+}
+
 # dm_write_profile FILE MODE ADDR_A ADDR_B [PEERS]: a two-node profile whose one link (fab0, MTU
 # 9000) is IF_A on node a and IF_B on node b; PEERS (default false) is health.peers. No nic:, rdma:
 # or kernel: sections: every check can pass on a veth, so that "healthy" is real and degradation is

@@ -46,24 +46,7 @@ health: { interval: 2s, peers: true }
 EOF
 chmod 0644 "$TEST_DIR/profile.yaml"
 
-start_dbus head
-BUS_HEAD=$DBUS_SYSTEM_BUS_ADDRESS
-dm_install_bus_policy head
-start_dbus worker
-BUS_WORKER=$DBUS_SYSTEM_BUS_ADDRESS
-dm_install_bus_policy worker
-
-# on NODE COMMAND...: run COMMAND against NODE's bus.
-on() {
-        local node=$1 bus
-        shift
-        case $node in
-        head) bus=$BUS_HEAD ;;
-        worker) bus=$BUS_WORKER ;;
-        *) fail "on: no node $node" ;;
-        esac
-        DBUS_SYSTEM_BUS_ADDRESS=$bus "$@"
-}
+dm_two_buses
 
 start_node() {
         local node=$1 ns=$NS_A

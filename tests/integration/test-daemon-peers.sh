@@ -50,24 +50,7 @@ mkdir -p "$TEST_DIR/prom" "$TEST_DIR/prom-head" "$TEST_DIR/prom-worker"
 write_profile "$TEST_DIR/head.yaml" ${INTERVAL}s
 write_profile "$TEST_DIR/worker.yaml" ${INTERVAL}s
 
-start_dbus head
-BUS_HEAD=$DBUS_SYSTEM_BUS_ADDRESS
-dm_install_bus_policy head
-start_dbus worker
-BUS_WORKER=$DBUS_SYSTEM_BUS_ADDRESS
-dm_install_bus_policy worker
-
-# on NODE COMMAND...: run COMMAND (a program or a daemon-lib function) against NODE's bus.
-on() {
-        local node=$1 bus
-        shift
-        case $node in
-        head) bus=$BUS_HEAD ;;
-        worker) bus=$BUS_WORKER ;;
-        *) fail "on: no node $node" ;;
-        esac
-        DBUS_SYSTEM_BUS_ADDRESS=$bus "$@"
-}
+dm_two_buses
 
 # start_node NODE: halod for NODE in its namespace, on its bus, with $TEST_DIR/prom-NODE bound over
 # $TEST_DIR/prom in its own mount namespace (ip netns exec makes one). The head gets --runtime-dir,
