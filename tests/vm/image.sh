@@ -17,7 +17,7 @@ VM_GUEST_PACKAGES=(
         rdma-core ibverbs-utils ibverbs-providers perftest ethtool pciutils iputils-ping
         # halod's own dependencies (packaging/debian/control and what its shlibs pull): the package is
         # installed offline, with dpkg -i, in the booted guest
-        libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0
+        libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0 acl
 )
 
 # vm_apt_sources: the apt source files of this host, deb822 or one-line, in the order apt reads them.
