@@ -153,17 +153,6 @@ echo "$cdi" >"$TEST_DIR/logs/cdi.txt"
 uverbs=$(sed -n 's/^uverbs: //p' <<<"$cdi")
 case $uverbs in /dev/infiniband/uverbs[0-9]*) ;; *) fail "cannot tell rxe0's uverbs node in vm2: $cdi" ;; esac
 grep -q "\"$uverbs\"" <<<"$cdi" || fail "the CDI spec /run/cdi/halod.json does not name rxe0's node $uverbs: $cdi"
-# The spec is the root helper's (halod may not write /run/cdi): it lists rdma_cm as halod sees it, and
-# halod's helper check finds what the helper wrote to be what it expects.
-if [ "$(gx vm2 60 <<<'test -e /dev/infiniband/rdma_cm && echo yes || echo no')" = yes ]; then
-        grep -q '"/dev/infiniband/rdma_cm"' <<<"$cdi" || fail "vm2 has /dev/infiniband/rdma_cm, the helper's CDI spec does not list it: $cdi"
-fi
-for i in $(seq 60); do
-        doc=$(gx vm2 60 <<<'haloctl status --json') || true
-        [ "$(outcome "$doc" helper)" = pass ] && break
-        sleep 2
-done
-[ "$(outcome "$doc" helper)" = pass ] || fail "vm2: halod's helper check is $(outcome "$doc" helper), not pass: $(field "$doc" helper summary)"
 log "address back: rdma.gid passes with index $real, and fabric.env follows"
 
 # ---- rdma.memlock against what a non-root workload can register (systemd's defaults, then infinity) ----
