@@ -47,8 +47,7 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
         int r, error;
 
         if (strv_length(required) == 0)
-                return check_list_add(
-                        out, "kernel.cmdline", CHECK_SKIP, NULL, NULL, "the profile requires no kernel parameters");
+                return check_list_skip(out, "kernel.cmdline", "the profile requires no kernel parameters");
 
         expected = strv_join(required, " ");
         if (!expected)

@@ -134,6 +134,36 @@ int check_list_add_qos(
         return r;
 }
 
+int check_list_skip(CheckList *l, const char *id, const char *reason_format, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, reason_format);
+        r = check_list_addv(l, strdup(id), NULL, CHECK_SKIP, NULL, NULL, reason_format, ap);
+        va_end(ap);
+        return r;
+}
+
+int check_list_skip_link(CheckList *l, const char *link, const char *what, const char *reason_format, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, reason_format);
+        r = check_list_add_linkv(l, "link", link, what, CHECK_SKIP, NULL, NULL, reason_format, ap);
+        va_end(ap);
+        return r;
+}
+
+int check_list_skip_qos(CheckList *l, const char *link, const char *what, const char *reason_format, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, reason_format);
+        r = check_list_add_linkv(l, "qos", link, what, CHECK_SKIP, NULL, NULL, reason_format, ap);
+        va_end(ap);
+        return r;
+}
+
 int check_list_add_copy(CheckList *l, const Check *c) {
         Check copy = {
                 .id = strdup(c->id),

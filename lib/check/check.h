@@ -67,6 +67,14 @@ int check_list_add_qos(
         const char *actual,
         const char *summary_format,
         ...) _printf_(7, 8);
+/* Adds a skipped check: the profile asks nothing of it, or what it compares is not there to read. The
+ * reason is the summary; expected and actual are "". */
+int check_list_skip(CheckList *l, const char *id, const char *reason_format, ...) _printf_(3, 4);
+/* The same for "link.<link>.<what>" and "qos.<link>.<what>". */
+int check_list_skip_link(CheckList *l, const char *link, const char *what, const char *reason_format, ...)
+        _printf_(4, 5);
+int check_list_skip_qos(CheckList *l, const char *link, const char *what, const char *reason_format, ...)
+        _printf_(4, 5);
 /* Adds a copy of c. */
 int check_list_add_copy(CheckList *l, const Check *c);
 void check_list_done(CheckList *l);
