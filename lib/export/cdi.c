@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Derives, renders and writes the CDI spec of the fabric: device nodes from sysfs, the environment
  * from fabric-env.c. */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -86,25 +87,44 @@ static int add_device(CdiSpec *s, const char *name, char **nodes, FabricEnv *env
         return 0;
 }
 
-static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n) {
-        _cleanup_(strv_freep) char **all_nodes = NULL;
-        _cleanup_(freep) char *rdma_cm = NULL;
-        FabricEnv env = {};
-        bool has_rdma_cm;
+/* Whether the host has rdma_cm's node, as the runtime that reads the spec will find it: 1, 0 (a problem
+ * says why), or -ENOMEM. stat(), not access(): access() asks the device cgroup too (the kernel's
+ * inode_permission()), and under systemd's DevicePolicy= (halod.service and halod-helper.service allow
+ * only infiniband_verbs) a node it does not allow looks missing (EPERM), although it exists. */
+static int find_rdma_cm(const NodeContext *c, CdiSpec *s) {
+        _cleanup_(freep) char *path = NULL;
+        struct stat st;
         int r;
 
-        r = host_path(c->host, "/dev/infiniband/rdma_cm", &rdma_cm);
+        r = host_path(c->host, "/dev/infiniband/rdma_cm", &path);
         if (r < 0)
                 return r;
-        has_rdma_cm = access(rdma_cm, F_OK) >= 0;
-        if (!has_rdma_cm) {
+        if (stat(path, &st) >= 0)
+                return 1;
+        if (errno == ENOENT || errno == ENOTDIR)
                 r = strv_extend(
                         &s->problems,
                         "no /dev/infiniband/rdma_cm: librdmacm in the container cannot resolve addresses "
                         "(modprobe rdma_ucm)");
-                if (r < 0)
-                        return r;
-        }
+        else
+                r = strv_extendf(
+                        &s->problems,
+                        "cannot tell whether /dev/infiniband/rdma_cm exists (%s), so it is left out: can this "
+                        "process search /dev/infiniband?",
+                        strerror(errno));
+        return r < 0 ? r : 0;
+}
+
+static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n) {
+        _cleanup_(strv_freep) char **all_nodes = NULL;
+        FabricEnv env = {};
+        bool has_rdma_cm;
+        int r;
+
+        r = find_rdma_cm(c, s);
+        if (r < 0)
+                return r;
+        has_rdma_cm = r > 0;
 
         for (size_t i = 0; i < n; i++) {
                 _cleanup_(strv_freep) char **nodes = NULL;

@@ -3,7 +3,13 @@
  * libibverbs test double for the RDMA devices and GIDs), and the file: written atomically, only when
  * it changes, what was in its place replaced, removed. */
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -145,6 +151,80 @@ static void test_e810(void) {
         ASSERT_TRUE(!strstr(text, "rdma_cm"));
         ASSERT_TRUE(strstr(problems, "no /dev/infiniband/rdma_cm"));
         ASSERT_TRUE(strstr(problems, "modprobe rdma_ucm"));
+}
+
+/* The device cgroup that systemd's DevicePolicy= sets up (PrivateDevices=yes; DeviceAllow=
+ * char-infiniband_verbs in halod.service and halod-helper.service) answers access() on a device node it
+ * does not allow, such as rdma_cm (misc, major 10), with EPERM: the kernel's inode_permission() asks it
+ * even for F_OK. stat() does not ask it. This seccomp filter answers access() the same way, for every
+ * path (a filter cannot read the path), and leaves stat() alone. No architecture check: the test makes
+ * only native system calls. */
+static void refuse_access_as_device_cgroup(void) {
+#define REFUSE(nr) \
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+        struct sock_filter insns[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __NR_access
+                REFUSE(__NR_access),
+#endif
+                REFUSE(__NR_faccessat),
+#ifdef __NR_faccessat2
+                REFUSE(__NR_faccessat2),
+#endif
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+#undef REFUSE
+        struct sock_fprog prog = { .len = ELEMENTSOF(insns), .filter = insns };
+
+        ASSERT_TRUE(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+        ASSERT_TRUE(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
+/* halod and the helper derive the spec inside their units: rdma_cm is there for them too, and the spec
+ * is the one derived outside (the vm suite found it left out, "no /dev/infiniband/rdma_cm", on rxe). */
+static void test_rdma_cm_device_cgroup(void) {
+        _cleanup_(freep) char *text = NULL, *problems = NULL, *node = NULL;
+        FakeVerbsDevice d[1];
+        int status;
+        char *root;
+        pid_t pid;
+
+        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
+        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
+        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        root = tree_with_rdma_cm(HOSTS "nic-e810-x4");
+        ASSERT_TRUE(asprintf(&node, "%s/dev/infiniband/rdma_cm", root) > 0);
+        derive(root, e810_yaml, &text, &problems);
+        ASSERT_TRUE(strstr(text, "\"path\": \"/dev/infiniband/rdma_cm\""));
+
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                _cleanup_(freep) char *sandboxed = NULL, *sandboxed_problems = NULL;
+                struct stat st;
+
+                refuse_access_as_device_cgroup();
+                /* The double does what the device cgroup does. */
+                ASSERT_TRUE(access(node, F_OK) < 0 && errno == EPERM);
+                ASSERT_TRUE(stat(node, &st) == 0);
+                derive(root, e810_yaml, &sandboxed, &sandboxed_problems);
+                ASSERT_STR_EQ(sandboxed, text);
+                ASSERT_STR_EQ(sandboxed_problems, problems);
+                exit(EXIT_SUCCESS);
+        }
+        ASSERT_TRUE(waitpid(pid, &status, 0) == pid);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS);
+
+        /* A node that cannot be looked at is not called missing: it says why it is left out. */
+        free(text);
+        free(problems);
+        ASSERT_TRUE(unlink(node) == 0);
+        ASSERT_TRUE(symlink("rdma_cm", node) == 0);
+        derive(root, e810_yaml, &text, &problems);
+        ASSERT_TRUE(!strstr(text, "rdma_cm"));
+        ASSERT_TRUE(strstr(problems, "cannot tell whether /dev/infiniband/rdma_cm exists"));
+        ASSERT_TRUE(!strstr(problems, "modprobe rdma_ucm"));
+        remove_tree(root);
 }
 
 /* Two links, two RDMA devices whose uverbs numbers are not their functions' (mlx5_1 is uverbs0): each
@@ -351,6 +431,7 @@ static void test_check_safe(void) {
 int main(void) {
         test_check_safe();
         test_e810();
+        test_rdma_cm_device_cgroup();
         test_connectx_dual();
         test_sysfs_only();
         test_write_and_remove();
