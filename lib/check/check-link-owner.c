@@ -10,7 +10,7 @@
 #include "net/netplan-match.h"
 #include "net/networkd-match.h"
 #include "nic/ethtool.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 #define NETWORK_FILE_MAX (64U * 1024U)
 

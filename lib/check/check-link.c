@@ -11,7 +11,7 @@
 #include "check/check-link-owner.h"
 #include "check/check-link.h"
 #include "check/check-routes.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 static int addresses_string(const RtnlLink *link, char **ret) {
         _cleanup_(strv_freep) char **l = NULL;

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "check/check.h"
-#include "plan/snapshot.h"
 #include "profile/node-context.h"
+#include "snapshot/snapshot.h"
 
 /* A group adds its checks to out; it returns negative errno only for allocation failures:
  * everything the host does wrong is an outcome, not an error. */

@@ -2,34 +2,35 @@
 /* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
  * and addresses, firewalld's zones of the links and the NIC facts, each read at most once and only
  * when something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
- * report from it; the metrics export its NIC facts. */
+ * report from it; the metrics export its NIC facts. This room (lib/snapshot/) holds the readers: the
+ * profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
 
 #include "net/dcb.h"
 #include "net/rtnl.h"
-#include "nic/fabric.h"
 #include "nic/nic-facts.h"
 #include "profile/node-context.h"
+#include "snapshot/fabric.h"
 
 typedef enum SnapshotPart {
         /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
          * links, or the profile's when no node is selected. */
         SNAPSHOT_PORTS = 1 << 0,
         /* The running kernel's links, IPv4 addresses and main-table IPv4 routes (rtnetlink), each
-         * port's IPv4 forwarding switch when the node asks for forwarding (plan/route-plan.h), and
+         * port's IPv4 forwarding switch when the node asks for forwarding (Snapshot.forwarding), and
          * firewalld's runtime zone of each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
         SNAPSHOT_NICS = 1 << 2,
         /* The DCB state of each node link whose qos: asks for PFC, a trust or a DSCP map (DCB netlink,
-         * plan/snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
+         * snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
          * SNAPSHOT_LINKS, and forgotten with it: it is the running kernel's state too. */
         SNAPSHOT_DCB = 1 << 3,
         /* Each node link's RoCE ECN switches and rdma_cm ToS, where its qos: asks for them, below the
-         * host root (plan/qos-plan-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+         * host root (snapshot-qos-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_HOST = 1 << 4,
-        /* Each port's pause frames, packets and RDMA hw_counters (plan/qos-plan-host.h); with
+        /* Each port's pause frames, packets and RDMA hw_counters (snapshot-qos-host.h); with
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
 } SnapshotPart;
@@ -44,7 +45,7 @@ typedef struct SnapshotDcb {
                          * (-ENOMEDIUM: not an E810, or not asked) */
 } SnapshotDcb;
 
-/* plan/qos-plan-host.h */
+/* snapshot/snapshot-qos-host.h */
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
@@ -105,7 +106,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts);
 void snapshot_forget(Snapshot *s, SnapshotPart parts);
 void snapshot_done(Snapshot *s);
 
-/* plan/snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
+/* snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_dcb(Snapshot *s);
 void snapshot_forget_dcb(Snapshot *s);
 

@@ -5,10 +5,9 @@
 
 #include "basic/strv.h"
 #include "net/firewalld.h"
-#include "plan/plan.h"
-#include "plan/qos-plan-host.h"
-#include "plan/route-plan.h"
-#include "plan/snapshot.h"
+#include "net/ipv4-forwarding.h"
+#include "snapshot/snapshot-qos-host.h"
+#include "snapshot/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
         *s = (Snapshot){ .context = c };
@@ -82,6 +81,29 @@ const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) {
         return rtnl_state_find_by_name(&s->kernel, s->ports[i].ifname);
 }
 
+/* Each port's IPv4 forwarding switch, when the node asks for forwarding (-ENOMEDIUM where not asked). */
+static int read_forwarding(Snapshot *s) {
+        const NodeContext *c = s->context;
+
+        if (!c->node || !c->node->forwarding || s->kernel_error < 0)
+                return 0;
+        s->forwarding = calloc(s->n_ports ?: 1, sizeof(int));
+        if (!s->forwarding)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                bool on;
+                int r;
+
+                if (!s->ports[i].ifname) {
+                        s->forwarding[i] = -ENOMEDIUM;
+                        continue;
+                }
+                r = ipv4_forwarding_read(c->host, s->ports[i].ifname, &on);
+                s->forwarding[i] = r < 0 ? r : on;
+        }
+        return 0;
+}
+
 static int read_kernel(Snapshot *s) {
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
         int r;
@@ -145,7 +167,7 @@ static int read_nics(Snapshot *s) {
         if (!s->nics)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                r = nic_facts_gather(s->context->host, &s->ports[i], &s->nics[i]);
+                r = nic_facts_gather(s->context->host, s->ports[i].pci, s->ports[i].ifname, &s->nics[i]);
                 if (r < 0)
                         return r;
         }
@@ -172,7 +194,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 s->parts |= SNAPSHOT_LINKS;
                 r = read_kernel(s);
                 if (r >= 0)
-                        r = snapshot_read_forwarding(s);
+                        r = read_forwarding(s);
                 if (r >= 0)
                         r = read_zones(s);
                 if (r < 0) {

@@ -7,7 +7,7 @@
 
 #include "basic/errorf.h"
 #include "basic/strv.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 void netdev_info_done(NetdevInfo *n) {
         if (!n)
