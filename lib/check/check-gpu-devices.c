@@ -79,9 +79,10 @@ static int device_access(const Host *h, const char *path, DeviceAccess *a) {
         return 1;
 }
 
-/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs) when /dev shows none. */
-static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
-        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL, **drm = NULL;
+/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs: drm, the snapshot's
+ * listing of it) when /dev shows none. */
+static int render_nodes(const Host *h, char **drm, char ***ret, bool *ret_in_sysfs) {
+        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL;
         int r;
 
         r = host_list_directory(h, DRI_DIR, &entries);
@@ -91,14 +92,10 @@ static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
                 if (startswith(*e, "renderD") && strv_extendf(&nodes, DRI_DIR "/%s", *e) < 0)
                         return -ENOMEM;
         *ret_in_sysfs = false;
-        if (!nodes) {
-                r = host_list_directory(h, DRM_CLASS_DIR, &drm);
-                if (r == -ENOMEM)
-                        return r;
+        if (!nodes)
                 STRV_FOREACH(e, drm)
                         if (startswith(*e, "renderD"))
                                 *ret_in_sysfs = true;
-        }
         *ret = TAKE_PTR(nodes);
         return 0;
 }
@@ -120,18 +117,18 @@ static int add_missing(CheckList *out, const char *what, bool in_sysfs, const ch
         return check_list_add(out, "gpu.devices", CHECK_FAIL, NULL, NULL, "no %s: %s", what, fix);
 }
 
-int check_gpu_devices(const NodeContext *c, CheckList *out) {
-        _cleanup_(strv_freep) char **cards = NULL, **nodes = NULL, **render = NULL, **groups = NULL,
-                                   **described = NULL, **closed = NULL;
+int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(strv_freep) char **nodes = NULL, **render = NULL, **groups = NULL, **described = NULL,
+                                   **closed = NULL;
         _cleanup_(freep) char *list = NULL, *group_list = NULL, *group_args = NULL;
         bool in_sysfs, everyone = true;
         size_t n_render = 0;
         int r;
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
+        r = snapshot_read(s, SNAPSHOT_GPUS);
+        if (r < 0)
                 return r;
-        if ((!c->profile || !c->profile->gpu.present) && !cards)
+        if ((!c->profile || !c->profile->gpu.present) && s->host.n_gpus == 0)
                 return check_list_add(
                         out,
                         "gpu.devices",
@@ -144,7 +141,7 @@ int check_gpu_devices(const NodeContext *c, CheckList *out) {
         r = strv_extend(&nodes, KFD_NODE);
         if (r < 0)
                 return r;
-        r = render_nodes(c->host, &render, &in_sysfs);
+        r = render_nodes(c->host, s->host.drm, &render, &in_sysfs);
         if (r < 0)
                 return r;
         STRV_FOREACH(n, render)

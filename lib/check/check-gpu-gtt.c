@@ -7,7 +7,6 @@
 #include "basic/strv.h"
 #include "boot/cmdline.h"
 #include "check/check-gpu.h"
-#include "check/check-node.h"
 
 typedef struct GttSetting {
         bool has_mib, has_pages;
@@ -62,20 +61,6 @@ static int describe_setting(const GttSetting *s, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
-/* MemTotal below the host root; 0 when it cannot be read (then the comparison is left out). */
-static int read_mem_total(const Host *h, uint64_t *ret) {
-        _cleanup_(freep) char *text = NULL;
-        int r;
-
-        *ret = 0;
-        r = host_read_file(h, "/proc/meminfo", HOST_FILE_MAX, &text, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0 && meminfo_total(text, ret) < 0)
-                *ret = 0;
-        return 0;
-}
-
 /* amdgpu takes amdgpu.gttsize (or ttm.pages_limit) as given, never capped by the memory there is:
  * a GTT larger than MemTotal promises the GPU memory the node does not have. What fits is the
  * whole GiB below MemTotal, less one for the system (the guide's 124 GiB on a board with 125.3). */
@@ -105,11 +90,12 @@ static int check_gpu_gtt_fits(
                 fit_mib * TTM_PAGES_PER_MIB);
 }
 
-int check_gpu_gtt(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
-        _cleanup_(strv_freep) char **cards = NULL, **wrong = NULL, **right = NULL, **actual = NULL;
-        _cleanup_(freep) char *raw = NULL, *expected = NULL, *want = NULL, *list = NULL;
+int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(strv_freep) char **wrong = NULL, **right = NULL, **actual = NULL;
+        _cleanup_(freep) char *expected = NULL, *want = NULL, *list = NULL;
+        const KernelCmdline *running;
         GttSetting profile = {}, now = {};
+        const char *raw;
         uint64_t bytes, total, largest = 0;
         const char *largest_card = NULL;
         int r;
@@ -160,10 +146,12 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
 
         /* Whether the running kernel got the profile's values is kernel.cmdline's question; here:
          * do the two it got agree with each other. */
-        r = host_read_line(c->host, "/proc/cmdline", &raw);
-        if (r == -ENOMEM)
+        r = snapshot_read(s, SNAPSHOT_CMDLINE | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO);
+        if (r < 0)
                 return r;
-        if (r >= 0 && kernel_cmdline_parse(raw, &running) >= 0) {
+        running = s->host.cmdline_parsed;
+        raw = s->host.cmdline;
+        if (running) {
                 const KernelParam *p;
 
                 p = kernel_cmdline_find(running, GTT_PARAM);
@@ -196,10 +184,7 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                                 now.mib * TTM_PAGES_PER_MIB);
         }
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (s->host.gpus_error < 0)
                 return check_list_add(
                         out,
                         "gpu.gtt",
@@ -207,8 +192,8 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "cannot list " DRM_CLASS_DIR ": %s",
-                        strerror(-r));
-        if (!cards)
+                        strerror(-s->host.gpus_error));
+        if (s->host.n_gpus == 0)
                 return check_list_add(
                         out,
                         "gpu.gtt",
@@ -220,13 +205,12 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         "checked",
                         want);
 
-        STRV_FOREACH(card, cards) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                uint64_t have;
+        for (size_t i = 0; i < s->host.n_gpus; i++) {
+                const char *card = s->host.gpus[i].card, *path = s->host.gpus[i].gtt.path,
+                           *text = s->host.gpus[i].gtt.text;
+                uint64_t have = s->host.gpus[i].gtt.bytes;
 
-                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_gtt_total", &path, &text, &have);
-                if (r == -ENOMEM)
-                        return r;
+                r = s->host.gpus[i].gtt.error;
                 if (r < 0 && r != -EBADMSG)
                         return check_list_add(
                                 out,
@@ -252,16 +236,16 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         have == bytes ? &right : &wrong,
                         "%.1f GiB on %s (%" PRIu64 " bytes)",
                         gib(have),
-                        *card,
+                        card,
                         have);
                 if (r < 0)
                         return r;
-                r = strv_extendf(&actual, "%s=%" PRIu64, *card, have);
+                r = strv_extendf(&actual, "%s=%" PRIu64, card, have);
                 if (r < 0)
                         return r;
                 if (have > largest) {
                         largest = have;
-                        largest_card = *card;
+                        largest_card = card;
                 }
         }
 
@@ -269,9 +253,8 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
         list = strv_join(wrong ?: right, ", ");
         if (!list || !actual_joined)
                 return -ENOMEM;
-        r = read_mem_total(c->host, &total);
-        if (r < 0)
-                return r;
+        /* MemTotal that cannot be read leaves the comparison out. */
+        total = s->host.meminfo_error >= 0 && s->host.mem_total_error >= 0 ? s->host.mem_total : 0;
         if (total > 0 && largest > total)
                 return check_gpu_gtt_fits(out, expected, actual_joined, largest_card, largest, total);
         if (wrong)

@@ -21,86 +21,8 @@ static const char *format_gib(uint64_t bytes, char buf[static BYTES_STRING_MAX])
         return buf;
 }
 
-static int cmp_card_names(const void *a, const void *b) {
-        const char *x = *(char *const *) a, *y = *(char *const *) b;
-        size_t lx = strlen(x), ly = strlen(y);
-
-        return lx != ly ? (lx > ly) - (lx < ly) : strcmp(x, y);
-}
-
-int amdgpu_cards_find(const Host *h, char ***ret) {
-        _cleanup_(strv_freep) char **entries = NULL, **cards = NULL;
-        int r;
-
-        r = host_list_directory(h, DRM_CLASS_DIR, &entries);
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                return r;
-
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *link = NULL, *driver = NULL;
-                const char *digits = startswith(*e, "card");
-
-                /* card1-DP-1 and the like are connectors, not devices. */
-                if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits))
-                        continue;
-                if (asprintf(&link, DRM_CLASS_DIR "/%s/device/driver", *e) < 0)
-                        return -ENOMEM;
-                r = host_readlink_basename(h, link, &driver);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 || !streq(driver, "amdgpu"))
-                        continue;
-                r = strv_extend(&cards, *e);
-                if (r < 0)
-                        return r;
-        }
-
-        if (cards)
-                qsort(cards, strv_length(cards), sizeof(char *), cmp_card_names);
-        *ret = TAKE_PTR(cards);
-        return 0;
-}
-
-int drm_card_pci_address(const Host *h, const char *card, char **ret) {
-        _cleanup_(freep) char *link = NULL;
-
-        if (asprintf(&link, DRM_CLASS_DIR "/%s/device", card) < 0)
-                return -ENOMEM;
-        return host_readlink_basename(h, link, ret);
-}
-
-/* A byte count as amdgpu's mem_info_* attributes hold it. */
-static int parse_bytes(const char *s, uint64_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        if (isempty(s) || !strchr("0123456789", s[0]))
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (errno > 0 || *end)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
-int amdgpu_card_read_bytes(
-        const Host *h, const char *card, const char *attribute, char **ret_path, char **ret_text, uint64_t *ret) {
-        _cleanup_(freep) char *path = NULL, *text = NULL;
-        int r;
-
-        if (asprintf(&path, DRM_CLASS_DIR "/%s/device/%s", card, attribute) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &text);
-        if (r >= 0 && parse_bytes(text, ret) < 0)
-                r = -EBADMSG;
-        *ret_path = TAKE_PTR(path);
-        *ret_text = TAKE_PTR(text);
-        return r;
-}
-
-int check_gpu_vram(const NodeContext *c, CheckList *out) {
-        _cleanup_(strv_freep) char **cards = NULL, **over = NULL, **within = NULL, **actual = NULL;
+int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(strv_freep) char **over = NULL, **within = NULL, **actual = NULL;
         _cleanup_(freep) char *expected = NULL, *list = NULL, *actual_joined = NULL;
         uint64_t max = c->profile ? c->profile->gpu.vram_max : 0, worst = 0;
         char max_text[BYTES_STRING_MAX], have_text[BYTES_STRING_MAX];
@@ -116,10 +38,10 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                 return -ENOMEM;
         format_bytes(max, max_text);
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
-                return r;
+        r = snapshot_read(s, SNAPSHOT_GPUS);
         if (r < 0)
+                return r;
+        if (s->host.gpus_error < 0)
                 return check_list_add(
                         out,
                         "gpu.vram",
@@ -127,8 +49,8 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "could not look at " DRM_CLASS_DIR ": %s",
-                        strerror(-r));
-        if (!cards)
+                        strerror(-s->host.gpus_error));
+        if (s->host.n_gpus == 0)
                 return check_list_add(
                         out,
                         "gpu.vram",
@@ -137,13 +59,12 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         NULL,
                         "no GPU driven by amdgpu in " DRM_CLASS_DIR ": the carve-out cannot be checked");
 
-        STRV_FOREACH(card, cards) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                uint64_t have;
+        for (size_t i = 0; i < s->host.n_gpus; i++) {
+                const char *card = s->host.gpus[i].card, *path = s->host.gpus[i].vram.path,
+                           *text = s->host.gpus[i].vram.text;
+                uint64_t have = s->host.gpus[i].vram.bytes;
 
-                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_vram_total", &path, &text, &have);
-                if (r == -ENOMEM)
-                        return r;
+                r = s->host.gpus[i].vram.error;
                 if (r < 0 && r != -EBADMSG)
                         return check_list_add(
                                 out,
@@ -171,11 +92,11 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         "%s on %s (%s)",
                         have % (1024 * 1024) == 0 ? format_bytes(have, have_text)
                                                   : format_gib(have, have_text),
-                        *card,
+                        card,
                         path);
                 if (r < 0)
                         return r;
-                r = strv_extendf(&actual, "%s=%" PRIu64, *card, have);
+                r = strv_extendf(&actual, "%s=%" PRIu64, card, have);
                 if (r < 0)
                         return r;
         }
@@ -211,14 +132,16 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                 max_text);
 }
 
-int check_gpu(const NodeContext *c, CheckList *out) {
+int check_gpu(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
-        r = check_gpu_vram(c, out);
+        s = snapshot_or_own(s, &own, c);
+        r = check_gpu_vram(c, s, out);
         if (r < 0)
                 return r;
-        r = check_gpu_gtt(c, out);
+        r = check_gpu_gtt(c, s, out);
         if (r < 0)
                 return r;
-        return check_gpu_devices(c, out);
+        return check_gpu_devices(c, s, out);
 }

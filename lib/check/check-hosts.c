@@ -265,7 +265,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                 source);
 }
 
-int check_hosts(const NodeContext *c, CheckList *out) {
+int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!c->profile || !c->node)

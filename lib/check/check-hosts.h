@@ -6,7 +6,9 @@
 
 #include "check/checks.h"
 
-int check_hosts(const NodeContext *c, CheckList *out);
+/* The group; names resolve through NSS, or below --root in ROOT/etc/hosts: not a snapshot part (s is
+ * not read). */
+int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* The IPv4 addresses name resolves to on the host: through NSS (getaddrinfo(3), AF_INET) on the running
  * system, as the workload resolves it; from ROOT/etc/hosts below a --root tree, which NSS cannot be

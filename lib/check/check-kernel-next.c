@@ -221,15 +221,15 @@ static int check_grub_cfg_kept(
         return r < 0 ? r : 1;
 }
 
-int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL, *running = NULL;
+int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL;
         _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
-        _cleanup_(boot_config_freep) BootConfig *boot = NULL;
-        _cleanup_(freep) char *failed_path = NULL, *expected = NULL, *list = NULL, *where = NULL,
-                              *fix = NULL, *vars = NULL;
+        _cleanup_(freep) char *expected = NULL, *list = NULL, *where = NULL, *fix = NULL, *vars = NULL;
         char **required = kernel_required_params(c);
+        const char *failed_path;
+        const BootConfig *boot;
         bool have_running;
-        int r, n_missing, error;
+        int r, n_missing;
 
         if (strv_length(required) == 0)
                 return check_list_add(
@@ -244,9 +244,12 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
         if (!expected)
                 return -ENOMEM;
 
-        r = boot_config_load(c->host, &boot, &failed_path);
-        if (r == -ENOMEM)
+        r = snapshot_read(s, SNAPSHOT_BOOT);
+        if (r < 0)
                 return r;
+        boot = s->host.boot;
+        failed_path = s->host.boot_failed_path;
+        r = s->host.boot_error;
         if (r == -ENOENT)
                 return check_list_add(
                         out,
@@ -339,12 +342,12 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                 if (r != 0)
                         return r < 0 ? r : 0;
                 /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
-                r = kernel_load_running_cmdline(c->host, &running, NULL, &error);
+                r = snapshot_read(s, SNAPSHOT_CMDLINE);
                 if (r < 0)
                         return r;
-                have_running = r > 0;
+                have_running = s->host.cmdline_error >= 0;
                 if (have_running) {
-                        r = unmet_requirements(running, required, &unmet);
+                        r = unmet_requirements(s->host.cmdline_parsed, required, &unmet);
                         if (r < 0)
                                 return r;
                 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's parts: sysfs for the ports, rtnetlink and firewalld for the links, libpci,
- * ethtool and the kernel log for the NICs (DCB netlink for SNAPSHOT_DCB: snapshot-dcb.c). */
+ * ethtool and the kernel log for the NICs (DCB netlink for SNAPSHOT_DCB: snapshot-dcb.c; the host's own
+ * facts: snapshot-host.c). */
 #include <systemd/sd-bus.h>
 
 #include "basic/strv.h"
@@ -51,6 +52,8 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
          * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
                 parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
+        if (parts & SNAPSHOT_HOST_PARTS)
+                snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_DCB)
                 snapshot_forget_dcb(s);
         if (parts & SNAPSHOT_QOS_HOST)
@@ -72,7 +75,7 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
 void snapshot_done(Snapshot *s) {
         if (!s)
                 return;
-        snapshot_forget(s, SNAPSHOT_PORTS);
+        snapshot_forget(s, SNAPSHOT_PORTS | SNAPSHOT_HOST_PARTS);
 }
 
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) {
@@ -182,6 +185,10 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
         if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
+
+        r = snapshot_read_host(s, parts & SNAPSHOT_HOST_PARTS);
+        if (r < 0)
+                return r;
 
         if (parts & SNAPSHOT_PORTS) {
                 r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);

@@ -11,6 +11,7 @@
 #include "nic/nic-facts.h"
 #include "profile/node-context.h"
 #include "snapshot/fabric.h"
+#include "snapshot/snapshot-host.h"
 
 typedef enum SnapshotPart {
         /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
@@ -33,7 +34,15 @@ typedef enum SnapshotPart {
         /* Each port's pause frames, packets and RDMA hw_counters (snapshot-qos-host.h); with
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
+        /* The host's own facts (snapshot-host.h), each on its own: the running kernel's command line,
+         * the next boot's configuration, the DRM cards amdgpu drives, MemTotal. */
+        SNAPSHOT_CMDLINE = 1 << 6,
+        SNAPSHOT_BOOT = 1 << 7,
+        SNAPSHOT_GPUS = 1 << 8,
+        SNAPSHOT_MEMINFO = 1 << 9,
 } SnapshotPart;
+
+#define SNAPSHOT_HOST_PARTS (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -87,6 +96,9 @@ typedef struct Snapshot {
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
+        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO. */
+        SnapshotHost host;
+
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
          * events queued until then: every one of them is reflected in what is read next. */
         void (*before_kernel_read)(void *userdata);
@@ -102,13 +114,18 @@ Snapshot *snapshot_or_own(Snapshot *s, Snapshot *own, const NodeContext *c);
  * plan and the checks to report; returns 0, or -ENOMEM. */
 int snapshot_read(Snapshot *s, SnapshotPart parts);
 /* The host changed (an apply): the parts are read again when next asked for. Forgetting the ports
- * or the NIC facts forgets every part. */
+ * or the NIC facts forgets every part indexed by port; snapshot_done() forgets all. */
 void snapshot_forget(Snapshot *s, SnapshotPart parts);
 void snapshot_done(Snapshot *s);
 
 /* snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_dcb(Snapshot *s);
 void snapshot_forget_dcb(Snapshot *s);
+
+/* snapshot-host.c: reads and forgets the host's own facts (snapshot_read() and snapshot_forget() call
+ * them). */
+int snapshot_read_host(Snapshot *s, SnapshotPart parts);
+void snapshot_forget_host(Snapshot *s, SnapshotPart parts);
 
 /* The kernel's view of port i's netdev; NULL when it has none, or the kernel was not read. */
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) _pure_;
