@@ -310,7 +310,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out);
                 if (r < 0)
                         return r;
-                r = check_link_owner(c, nl, &lp, out);
+                r = check_link_owner(c, &s->netdevs, nl, &lp, out);
                 if (r < 0)
                         return r;
         }

@@ -137,11 +137,11 @@ static int netdev_pci_address(
 
 /* The netdev through link-match.c, the same resolution the apply path uses: sets ifname, or
  * problem, resolve_error and resolve_errno. <0 only on allocation failure. */
-static int resolve_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+static int resolve_netdev(const NetdevList *netdevs, const LinkMatch *m, FabricPort *port) {
         _cleanup_(freep) char *ifname = NULL, *error = NULL;
         int r;
 
-        r = link_match_resolve(c->host, m, &ifname, &error);
+        r = link_match_resolve_in(netdevs, m, &ifname, &error);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -201,7 +201,7 @@ static int find_by_pci(const NodeContext *c, const LinkMatch *m, FabricPort *por
         return 0;
 }
 
-static int fabric_port_resolve(const NodeContext *c, const char *link, const LinkMatch *m, FabricPort *port) {
+static int fabric_port_resolve(const NetdevList *netdevs, const char *link, const LinkMatch *m, FabricPort *port) {
         port->link = strdup(link);
         if (!port->link)
                 return -ENOMEM;
@@ -214,7 +214,7 @@ static int fabric_port_resolve(const NodeContext *c, const char *link, const Lin
                         ? -ENOMEM
                         : 0;
         }
-        return resolve_netdev(c, m, port);
+        return resolve_netdev(netdevs, m, port);
 }
 
 static int fabric_port_locate(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
@@ -264,6 +264,16 @@ static const LinkMatch *port_match(const NodeContext *c, size_t i) {
 }
 
 int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+        _cleanup_(netdev_list_done) NetdevList netdevs = {};
+        int r;
+
+        r = netdev_list_read(c->host, &netdevs);
+        if (r < 0)
+                return r;
+        return fabric_ports_resolve_in(c, &netdevs, ret, ret_n);
+}
+
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n) {
         FabricPort *ports = NULL;
         size_t n = c->node ? c->node->n_links : c->profile->n_links;
         int r;
@@ -277,11 +287,12 @@ int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) 
                 if (c->node) {
                         const NodeLink *nl = &c->node->links[i];
 
-                        r = fabric_port_resolve(c, nl->link, port_match(c, i), &ports[i]);
+                        r = fabric_port_resolve(netdevs, nl->link, port_match(c, i), &ports[i]);
                         ports[i].address = nl->address.address;
                         ports[i].has_address = true;
                 } else
-                        r = fabric_port_resolve(c, c->profile->links[i].name, port_match(c, i), &ports[i]);
+                        r = fabric_port_resolve(
+                                netdevs, c->profile->links[i].name, port_match(c, i), &ports[i]);
                 if (r < 0) {
                         fabric_ports_free(ports, n);
                         return r;

@@ -10,6 +10,7 @@
 #include "nic/pci-sysfs.h"
 #include "profile/node-context.h"
 #include "profile/profile.h"
+#include "snapshot/link-match.h"
 
 typedef struct FabricPort {
         char *link;   /* the logical link name, "rdma0" */
@@ -32,5 +33,7 @@ typedef struct FabricPort {
  * netdev the PCI device its match describes (what the NIC and RDMA checks need). */
 int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n);
 int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+/* fabric_ports_resolve() against a netdev list already read (snapshot/link-match.h). */
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n);
 int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n);
 void fabric_ports_free(FabricPort *ports, size_t n);

@@ -68,6 +68,7 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 fabric_ports_free(s->ports, s->n_ports);
                 s->ports = NULL;
                 s->n_ports = 0;
+                netdev_list_done(&s->netdevs);
         }
         s->parts &= ~parts;
 }
@@ -191,9 +192,13 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 return r;
 
         if (parts & SNAPSHOT_PORTS) {
-                r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);
-                if (r < 0)
+                r = netdev_list_read(s->context->host, &s->netdevs);
+                if (r >= 0)
+                        r = fabric_ports_resolve_in(s->context, &s->netdevs, &s->ports, &s->n_ports);
+                if (r < 0) {
+                        netdev_list_done(&s->netdevs);
                         return r;
+                }
                 s->parts |= SNAPSHOT_PORTS;
         }
         if (parts & SNAPSHOT_LINKS) {

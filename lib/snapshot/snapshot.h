@@ -69,9 +69,11 @@ typedef struct Snapshot {
         const NodeContext *context;
         SnapshotPart parts; /* what has been read */
 
-        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS. */
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS; and
+         * the netdev list they were resolved against (/sys/class/net, listed once). */
         FabricPort *ports;
         size_t n_ports;
+        NetdevList netdevs;
 
         /* SNAPSHOT_LINKS. kernel_error < 0: the kernel's state could not be read (kernel_message is
          * the kernel's extended ack, or NULL); the other fields are then empty. */
