@@ -5,7 +5,9 @@
 # command line (/proc/cmdline), the DRM cards (/sys/class/drm), the RDMA devices
 # (/sys/class/infiniband), MemTotal (/proc/meminfo), the boot configuration, and the rtnetlink link
 # and address dumps. Counted with strace on the real processes (openat of the path, a directory for
-# the listings; a sent RTM_GETLINK or RTM_GETADDR with NLM_F_DUMP), so any build can be measured:
+# the listings, or its access(2) probe; a sent RTM_GETLINK or RTM_GETADDR with NLM_F_DUMP; a search
+# of the boot configuration by its first path, BLS's /boot/loader/entries: one search tries up to six
+# paths), so any build can be measured:
 #   --root     `haloctl check --root tests/data/hosts/gpu-strix-ok` (a Strix Halo board with an E810
 #              and amdgpu, as sysfs, /proc and /boot show them): every group, the profile asks for
 #              everything
@@ -23,7 +25,7 @@ require_root
 require_tools ip dbus-daemon busctl strace
 require_build_file daemon/halod daemon/haloctl
 HALOCTL=$BUILD_DIR/daemon/haloctl
-STRACE=(strace -f -qq -e trace=openat,getdents64,socket,sendto,sendmsg -e signal=none)
+STRACE=(strace -f -qq -e trace=openat,access,faccessat,faccessat2,socket,sendto,sendmsg -e signal=none)
 TREE=$SOURCE_DIR/tests/data/hosts/gpu-strix-ok
 
 # The sources, as "label|extended regex on an strace line".
@@ -32,9 +34,9 @@ SOURCES=(
         'PCI scan (/sys/bus/pci/devices)|openat\(.*/sys/bus/pci/devices", [^)]*O_DIRECTORY'
         'kernel command line (/proc/cmdline)|openat\(.*/proc/cmdline"'
         'DRM cards (/sys/class/drm)|openat\(.*/sys/class/drm", [^)]*O_DIRECTORY'
-        'RDMA devices (/sys/class/infiniband)|openat\(.*/sys/class/infiniband", [^)]*O_DIRECTORY'
+        'RDMA devices (/sys/class/infiniband)|(openat|access|faccessat2?)\(.*/sys/class/infiniband"'
         'MemTotal (/proc/meminfo)|openat\(.*/proc/meminfo"'
-        'boot configuration (files opened)|openat\(.*(/etc/kernel/cmdline|/boot/loader/entries|/grub2?/grub\.cfg|/etc/default/grub)"'
+        'boot configuration searches|openat\(.*/boot/loader/entries"'
         'rtnetlink link dump|RTM_GETLINK, nlmsg_flags=NLM_F_REQUEST\|NLM_F_DUMP'
         'rtnetlink address dump|RTM_GETADDR, nlmsg_flags=NLM_F_REQUEST\|NLM_F_DUMP'
 )
