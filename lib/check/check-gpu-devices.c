@@ -104,12 +104,9 @@ static int render_nodes(const Host *h, char **drm, char ***ret, bool *ret_in_sys
  * us (a private /dev, as in a sandbox), not missing: devtmpfs creates every node the kernel makes. */
 static int add_missing(CheckList *out, const char *what, bool in_sysfs, const char *sysfs, const char *fix) {
         if (in_sysfs)
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "gpu.devices",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "could not look at %s: the kernel has it (%s), but /dev here does not show it (a "
                         "private /dev, as in a sandbox): `sudo haloctl check --only gpu.devices` looks",
                         what,
@@ -129,12 +126,9 @@ int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (r < 0)
                 return r;
         if ((!c->profile || !c->profile->gpu.present) && s->host.n_gpus == 0)
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "gpu.devices",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "the profile has no gpu: section, and no GPU is driven by amdgpu here");
 
         /* /dev/kfd first: it is ROCm's own, the one a workload misses most. */
@@ -155,15 +149,8 @@ int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        return check_list_add(
-                                out,
-                                "gpu.devices",
-                                CHECK_SKIP,
-                                NULL,
-                                NULL,
-                                "could not look at %s: %s",
-                                *n,
-                                strerror(-r));
+                        return check_list_skip(
+                                out, "gpu.devices", "could not look at %s: %s", *n, strerror(-r));
                 if (r == 0 && streq(*n, KFD_NODE))
                         return add_missing(
                                 out,

@@ -29,11 +29,9 @@ int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!c->profile || !c->profile->gpu.present)
-                return check_list_add(
-                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile has no gpu: section");
+                return check_list_skip(out, "gpu.vram", "the profile has no gpu: section");
         if (max == 0)
-                return check_list_add(
-                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile sets no gpu.vram-max");
+                return check_list_skip(out, "gpu.vram", "the profile sets no gpu.vram-max");
         if (asprintf(&expected, "%" PRIu64, max) < 0)
                 return -ENOMEM;
         format_bytes(max, max_text);

@@ -128,18 +128,14 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         if (asprintf(&id, "hosts.%s", peer->name) < 0)
                 return -ENOMEM;
         if (!peer->hostname)
-                return check_list_add(
+                return check_list_skip(
                         out,
                         id,
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "node %s has no hostname in the profile: nothing to resolve (add hostname: to check the "
                         "name the workload uses)",
                         peer->name);
         if (peer->n_links == 0)
-                return check_list_add(
-                        out, id, CHECK_SKIP, NULL, NULL, "node %s has no fabric address in the profile", peer->name);
+                return check_list_skip(out, id, "node %s has no fabric address in the profile", peer->name);
         for (size_t k = 0; k < peer->n_links; k++) {
                 char buf[INET_ADDRSTRLEN];
 

@@ -121,12 +121,9 @@ int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!kernel_profile_requires(c, "iommu", "pt") && !kernel_profile_requires(c, "iommu.passthrough", "1"))
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "kernel.iommu",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "the profile's kernel.cmdline does not ask for iommu=pt: the IOMMU's mode is not checked");
 
         r = look_at_ports(c, s, &l);

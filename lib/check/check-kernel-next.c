@@ -232,13 +232,7 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         int r, n_missing;
 
         if (strv_length(required) == 0)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "the profile requires no kernel parameters");
+                return check_list_skip(out, "kernel.cmdline-next", "the profile requires no kernel parameters");
 
         expected = strv_join(required, " ");
         if (!expected)

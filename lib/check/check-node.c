@@ -18,8 +18,7 @@ int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (min == 0)
-                return check_list_add(
-                        out, "node.memory", CHECK_SKIP, NULL, NULL, "the profile sets no memory-min");
+                return check_list_skip(out, "node.memory", "the profile sets no memory-min");
         if (asprintf(&expected, "%" PRIu64, min) < 0)
                 return -ENOMEM;
         format_bytes(min, min_text);
