@@ -50,13 +50,15 @@ static int read_cmdline(const Host *host, SnapshotHost *h) {
         int r;
 
         r = host_read_line(host, PROC_CMDLINE, &raw);
-        if (r >= 0)
-                r = kernel_cmdline_parse(raw, &h->cmdline_parsed);
         if (r == -ENOMEM)
                 return r;
-        h->cmdline_error = r < 0 ? r : 0;
-        if (r >= 0)
+        if (r >= 0) {
                 h->cmdline = TAKE_PTR(raw);
+                r = kernel_cmdline_parse(h->cmdline, &h->cmdline_parsed);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        h->cmdline_error = r < 0 ? r : 0;
         return 0;
 }
 

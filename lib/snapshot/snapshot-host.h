@@ -32,8 +32,8 @@ typedef struct SnapshotGpu {
 } SnapshotGpu;
 
 typedef struct SnapshotHost {
-        /* SNAPSHOT_CMDLINE: /proc/cmdline as read and split; both NULL when cmdline_error (the errno
-         * of reading or of splitting it) says why. */
+        /* SNAPSHOT_CMDLINE: /proc/cmdline as read (NULL: it could not be read) and split (NULL:
+         * cmdline_error, the errno of reading or of splitting it, says why). */
         char *cmdline;
         KernelCmdline *cmdline_parsed;
         int cmdline_error;
