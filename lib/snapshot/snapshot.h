@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
- * and addresses, firewalld's zones of the links and the NIC facts, each read at most once and only
- * when something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
+ * and addresses, firewalld's zones of the links, the NIC facts, and the host's own facts (kernel
+ * command line, boot configuration, amdgpu cards, MemTotal), each read at most once and only when
+ * something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
  * report from it; the metrics export its NIC facts. This room (lib/snapshot/) holds the readers: the
  * profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
