@@ -118,9 +118,147 @@ static int describe_address(const Profile *p, struct in_addr a, char ***l) {
         return strv_extendf(l, "%s (the management network?)", buf);
 }
 
+/* The lookup of peer's hostname failed (r, and getaddrinfo()'s gai_error): says why, and how to fix it.
+ * want is the address the name should have. */
+static int hosts_lookup_failed(
+        const NodeContext *c,
+        const ProfileNode *peer,
+        const char *id,
+        const char *expected,
+        const char *want,
+        int r,
+        int gai_error,
+        CheckList *out) {
+        _cleanup_(freep) char *source = NULL;
+
+        /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
+         * way, so the name is as good as missing until a file answers for it. */
+        if (gai_error != 0)
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not resolve %s (node %s) through NSS: getaddrinfo() failed with %s (%s); the "
+                        "workload's lookup fails the same way: add \"%s %s\" to /etc/hosts, or set health.hosts: "
+                        "manage",
+                        peer->hostname,
+                        peer->name,
+                        gai_error_name(gai_error),
+                        gai_strerror(gai_error),
+                        want,
+                        peer->hostname);
+        if (host_is_running_system(c->host))
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "could not resolve %s (node %s) through NSS: %s; the workload's lookup fails the same "
+                        "way: add \"%s %s\" to /etc/hosts, or set health.hosts: manage",
+                        peer->hostname,
+                        peer->name,
+                        strerror(-r),
+                        want,
+                        peer->hostname);
+        /* --root: a file halod cannot read says nothing of what the workload gets on that system. */
+        if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                id,
+                CHECK_WARN,
+                expected,
+                NULL,
+                "could not look up %s (node %s): cannot read %s: %s; run haloctl check as a user who "
+                "can read it",
+                peer->hostname,
+                peer->name,
+                source,
+                strerror(-r));
+}
+
+/* What peer's hostname resolved to (addresses, looked up through source) against its fabric addresses
+ * (expected; want the first). */
+static int hosts_judge(
+        const Profile *p,
+        const ProfileNode *peer,
+        const char *id,
+        const char *expected,
+        const char *want,
+        const struct in_addr *addresses,
+        size_t n,
+        const char *source,
+        CheckList *out) {
+        _cleanup_(strv_freep) char **got = NULL, **wrong = NULL;
+        _cleanup_(freep) char *actual = NULL, *wrong_text = NULL;
+
+        for (size_t i = 0; i < n; i++) {
+                char buf[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
+                if (strv_extend(&got, buf) < 0)
+                        return -ENOMEM;
+                if (!profile_node_has_address(peer, addresses[i]) &&
+                    describe_address(p, addresses[i], &wrong) < 0)
+                        return -ENOMEM;
+        }
+        actual = got ? strv_join(got, ",") : strdup("");
+        if (!actual)
+                return -ENOMEM;
+
+        if (n == 0)
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "%s (node %s) does not resolve here (looked up through %s): Ray, vLLM and RCCL cannot reach it by name; add "
+                        "\"%s %s\" to /etc/hosts, or set health.hosts: manage",
+                        peer->hostname,
+                        peer->name,
+                        source,
+                        want,
+                        peer->hostname);
+        if (wrong) {
+                wrong_text = strv_join(wrong, ", ");
+                if (!wrong_text)
+                        return -ENOMEM;
+                return check_list_add(
+                        out,
+                        id,
+                        CHECK_FAIL,
+                        expected,
+                        actual,
+                        "%s resolves to %s, not %s (looked up through %s): Ray, vLLM and RCCL would reach it over the slow "
+                        "path; "
+                        "put \"%s %s\" in /etc/hosts before other entries of the name, or set health.hosts: manage",
+                        peer->hostname,
+                        wrong_text,
+                        expected,
+                        source,
+                        want,
+                        peer->hostname);
+        }
+        return check_list_add(
+                out,
+                id,
+                CHECK_PASS,
+                expected,
+                actual,
+                "%s (node %s) resolves to its fabric address %s (looked up through %s)",
+                peer->hostname,
+                peer->name,
+                actual,
+                source);
+}
+
 static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, CheckList *out) {
-        _cleanup_(strv_freep) char **want = NULL, **got = NULL, **wrong = NULL;
-        _cleanup_(freep) char *id = NULL, *expected = NULL, *actual = NULL, *wrong_text = NULL, *source = NULL;
+        _cleanup_(strv_freep) char **want = NULL;
+        _cleanup_(freep) char *id = NULL, *expected = NULL, *source = NULL;
         _cleanup_(freep) struct in_addr *addresses = NULL;
         size_t n = 0;
         int r, gai_error = 0;
@@ -150,115 +288,9 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source, &gai_error);
         if (r == -ENOMEM)
                 return r;
-        /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
-         * way, so the name is as good as missing until a file answers for it. */
-        if (r < 0 && gai_error != 0)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not resolve %s (node %s) through NSS: getaddrinfo() failed with %s (%s); the "
-                        "workload's lookup fails the same way: add \"%s %s\" to /etc/hosts, or set health.hosts: "
-                        "manage",
-                        peer->hostname,
-                        peer->name,
-                        gai_error_name(gai_error),
-                        gai_strerror(gai_error),
-                        want[0],
-                        peer->hostname);
-        if (r < 0 && host_is_running_system(c->host))
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not resolve %s (node %s) through NSS: %s; the workload's lookup fails the same "
-                        "way: add \"%s %s\" to /etc/hosts, or set health.hosts: manage",
-                        peer->hostname,
-                        peer->name,
-                        strerror(-r),
-                        want[0],
-                        peer->hostname);
-        /* --root: a file halod cannot read says nothing of what the workload gets on that system. */
-        if (r < 0) {
-                if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not look up %s (node %s): cannot read %s: %s; run haloctl check as a user who "
-                        "can read it",
-                        peer->hostname,
-                        peer->name,
-                        source,
-                        strerror(-r));
-        }
-
-        for (size_t i = 0; i < n; i++) {
-                char buf[INET_ADDRSTRLEN];
-
-                (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
-                if (strv_extend(&got, buf) < 0)
-                        return -ENOMEM;
-                if (!profile_node_has_address(peer, addresses[i]) &&
-                    describe_address(c->profile, addresses[i], &wrong) < 0)
-                        return -ENOMEM;
-        }
-        actual = got ? strv_join(got, ",") : strdup("");
-        if (!actual)
-                return -ENOMEM;
-
-        if (n == 0)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_FAIL,
-                        expected,
-                        actual,
-                        "%s (node %s) does not resolve here (looked up through %s): Ray, vLLM and RCCL cannot reach it by name; add "
-                        "\"%s %s\" to /etc/hosts, or set health.hosts: manage",
-                        peer->hostname,
-                        peer->name,
-                        source,
-                        want[0],
-                        peer->hostname);
-        if (wrong) {
-                wrong_text = strv_join(wrong, ", ");
-                if (!wrong_text)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_FAIL,
-                        expected,
-                        actual,
-                        "%s resolves to %s, not %s (looked up through %s): Ray, vLLM and RCCL would reach it over the slow "
-                        "path; "
-                        "put \"%s %s\" in /etc/hosts before other entries of the name, or set health.hosts: manage",
-                        peer->hostname,
-                        wrong_text,
-                        expected,
-                        source,
-                        want[0],
-                        peer->hostname);
-        }
-        return check_list_add(
-                out,
-                id,
-                CHECK_PASS,
-                expected,
-                actual,
-                "%s (node %s) resolves to its fabric address %s (looked up through %s)",
-                peer->hostname,
-                peer->name,
-                actual,
-                source);
+        if (r < 0)
+                return hosts_lookup_failed(c, peer, id, expected, want[0], r, gai_error, out);
+        return hosts_judge(c->profile, peer, id, expected, want[0], addresses, n, source, out);
 }
 
 int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
