@@ -77,8 +77,14 @@ static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n, in
 }
 
 int hosts_resolve(
-        const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source, int *ret_gai_error) {
-        _cleanup_(freep) char *text = NULL, *source = NULL;
+        const Host *h,
+        const SnapshotHost *facts,
+        const char *name,
+        struct in_addr **ret,
+        size_t *ret_n,
+        char **ret_source,
+        int *ret_gai_error) {
+        _cleanup_(freep) char *source = NULL;
         int r, gai_error = 0;
 
         if (host_is_running_system(h)) {
@@ -92,14 +98,9 @@ int hosts_resolve(
                 r = host_path(h, ETC_HOSTS_PATH, &source);
                 if (r < 0)
                         return r;
-                r = host_read_file(h, ETC_HOSTS_PATH, HOST_FILE_MAX, &text, NULL);
-                if (r == -ENOENT)
-                        text = strdup("");
-                else if (r < 0)
-                        return r;
-                if (!text)
-                        return -ENOMEM;
-                r = etc_hosts_lookup(text, name, ret, ret_n);
+                if (facts->etc_hosts_error < 0)
+                        return facts->etc_hosts_error;
+                r = etc_hosts_lookup(facts->etc_hosts, name, ret, ret_n);
         }
         if (r < 0)
                 return r;
@@ -256,7 +257,8 @@ static int hosts_judge(
                 source);
 }
 
-static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, CheckList *out) {
+static int check_hosts_node(
+        const NodeContext *c, const SnapshotHost *facts, const ProfileNode *peer, CheckList *out) {
         _cleanup_(strv_freep) char **want = NULL;
         _cleanup_(freep) char *id = NULL, *expected = NULL, *source = NULL;
         _cleanup_(freep) struct in_addr *addresses = NULL;
@@ -285,7 +287,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
         if (!expected)
                 return -ENOMEM;
 
-        r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source, &gai_error);
+        r = hosts_resolve(c->host, facts, peer->hostname, &addresses, &n, &source, &gai_error);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -294,16 +296,21 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
 }
 
 int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
         if (!c->profile || !c->node)
                 return 0;
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_ETC_HOSTS);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < c->profile->n_nodes; i++) {
                 const ProfileNode *peer = &c->profile->nodes[i];
 
                 if (peer == c->node || streq(peer->name, c->node->name))
                         continue;
-                r = check_hosts_node(c, peer, out);
+                r = check_hosts_node(c, &s->host, peer, out);
                 if (r < 0)
                         return r;
         }

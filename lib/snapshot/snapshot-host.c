@@ -3,6 +3,7 @@
  * /proc/meminfo. */
 #include <stdio.h>
 
+#include "basic/etc-hosts.h"
 #include "basic/meminfo.h"
 #include "basic/strv.h"
 #include "snapshot/amdgpu.h"
@@ -41,6 +42,10 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_MEMINFO) {
                 h->mem_total = 0;
                 h->meminfo_error = h->mem_total_error = 0;
+        }
+        if (parts & SNAPSHOT_ETC_HOSTS) {
+                h->etc_hosts = mfree(h->etc_hosts);
+                h->etc_hosts_error = 0;
         }
         s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
 }
@@ -136,16 +141,33 @@ static int read_meminfo(const Host *host, SnapshotHost *h) {
         return 0;
 }
 
+static int read_etc_hosts(const Host *host, SnapshotHost *h) {
+        int r;
+
+        if (host_is_running_system(host)) {
+                h->etc_hosts_error = -ENOMEDIUM;
+                return 0;
+        }
+        r = host_read_file(host, ETC_HOSTS_PATH, HOST_FILE_MAX, &h->etc_hosts, NULL);
+        if (r == -ENOENT) {
+                h->etc_hosts = strdup("");
+                r = h->etc_hosts ? 0 : -ENOMEM;
+        }
+        if (r == -ENOMEM)
+                return r;
+        h->etc_hosts_error = r < 0 ? r : 0;
+        return 0;
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
                 SnapshotPart part;
                 int (*read)(const Host *host, SnapshotHost *h);
         } readers[] = {
-                { SNAPSHOT_CMDLINE, read_cmdline },
-                { SNAPSHOT_BOOT, read_boot },
-                { SNAPSHOT_GPUS, read_gpus },
-                { SNAPSHOT_MEMINFO, read_meminfo },
+                { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
+                { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
+                { SNAPSHOT_ETC_HOSTS, read_etc_hosts },
         };
         int r;
 

@@ -2,8 +2,8 @@
 /* The snapshot's facts of the host itself, each read once and kept with its error, for the kernel.,
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
- * MemTotal (SNAPSHOT_MEMINFO). A check that finds an error here reports that it could not look
- * (inside halod's sandbox /proc or /boot may be out of reach), never what it did not see. */
+ * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that finds
+ * an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of reach), never what it did not see. */
 #pragma once
 
 #include <stdint.h>
@@ -58,4 +58,10 @@ typedef struct SnapshotHost {
         uint64_t mem_total;
         int meminfo_error;
         int mem_total_error;
+
+        /* SNAPSHOT_ETC_HOSTS: below --root, ROOT/etc/hosts ("" when there is none; NULL: etc_hosts_error
+         * says why). On the running system names resolve through NSS, which halod does not read for
+         * it: etc_hosts_error is -ENOMEDIUM. */
+        char *etc_hosts;
+        int etc_hosts_error;
 } SnapshotHost;

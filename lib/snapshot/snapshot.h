@@ -36,14 +36,16 @@ typedef enum SnapshotPart {
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
         /* The host's own facts (snapshot-host.h), each on its own: the running kernel's command line,
-         * the next boot's configuration, the DRM cards amdgpu drives, MemTotal. */
+         * the next boot's configuration, the DRM cards amdgpu drives, MemTotal, /etc/hosts below --root. */
         SNAPSHOT_CMDLINE = 1 << 6,
         SNAPSHOT_BOOT = 1 << 7,
         SNAPSHOT_GPUS = 1 << 8,
         SNAPSHOT_MEMINFO = 1 << 9,
+        SNAPSHOT_ETC_HOSTS = 1 << 10,
 } SnapshotPart;
 
-#define SNAPSHOT_HOST_PARTS (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO)
+#define SNAPSHOT_HOST_PARTS \
+        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -99,7 +101,7 @@ typedef struct Snapshot {
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
-        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO. */
+        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the

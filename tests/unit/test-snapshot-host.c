@@ -112,8 +112,38 @@ static void test_nothing_there(void) {
         remove_tree(root);
 }
 
+/* /etc/hosts is the tree's below --root, read once; on the running system NSS answers, not the file. */
+static void test_etc_hosts(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(snapshot_done) Snapshot s = {}, running = {};
+        char *root = copy_tree_without(TEST_DATA_DIR "/hosts/hosts-names", "etc/hosts");
+        Host h = { .root = root }, system = {};
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") },
+                    sc = { .host = &system, .profile = p, .node = profile_find_node(p, "head") };
+
+        /* No file: no names, not an error. */
+        snapshot_init(&s, &c);
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_INT_EQ(s.host.etc_hosts_error, 0);
+        ASSERT_STR_EQ(s.host.etc_hosts, "");
+        /* Read once: a file written since is not seen until the part is forgotten. */
+        shell(root, "echo '192.168.100.2 halo-2' >etc/hosts");
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_STR_EQ(s.host.etc_hosts, "");
+        snapshot_forget(&s, SNAPSHOT_ETC_HOSTS);
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_STR_EQ(s.host.etc_hosts, "192.168.100.2 halo-2\n");
+
+        snapshot_init(&running, &sc);
+        ASSERT_OK(snapshot_read(&running, SNAPSHOT_ETC_HOSTS));
+        ASSERT_INT_EQ(running.host.etc_hosts_error, -ENOMEDIUM);
+        ASSERT_TRUE(!running.host.etc_hosts);
+        remove_tree(root);
+}
+
 int main(void) {
         test_read_once();
+        test_etc_hosts();
         test_nothing_there();
         return EXIT_SUCCESS;
 }
