@@ -2,8 +2,9 @@
 /* The snapshot's facts of the host itself, each read once and kept with its error, for the kernel.,
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
- * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that finds
- * an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of reach), never what it did not see. */
+ * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that
+ * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
+ * reach), never what it did not see. */
 #pragma once
 
 #include <stdint.h>
