@@ -9,12 +9,12 @@
 #include "basic/json-writer.h"
 #include "basic/strv.h"
 #include "haloctl.h"
-#include "nic/fabric.h"
 #include "peer/peer-profile.h"
 #include "peer/peer.h"
-#include "rdma/rdma-node.h"
 #include "rdma/rdma-probe.h"
 #include "rdma/rdma.h"
+#include "snapshot/fabric.h"
+#include "snapshot/rdma-node.h"
 
 #define PROBE_ECHO_COUNT 100U
 

@@ -15,7 +15,7 @@
 #include "manager-peer-channel.h"
 #include "manager.h"
 #include "peer/peer-profile.h"
-#include "rdma/rdma-node.h"
+#include "snapshot/rdma-node.h"
 
 /* Datagrams answered per hold of the lock, so that the loop's identity updates never wait long. */
 #define RESPONDER_BATCH 64U

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "check/check.h"
-#include "plan/snapshot.h"
+#include "snapshot/snapshot.h"
 
 typedef struct Manager Manager;
 

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "nic/fabric.h"
-#include "plan/snapshot.h"
+#include "snapshot/fabric.h"
+#include "snapshot/snapshot.h"
 
 typedef struct Manager Manager;
 

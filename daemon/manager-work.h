@@ -8,7 +8,7 @@
 #include "manager.h"
 
 /* The steps of a job, run in this order; the apply and the checks of one job read one snapshot of the
- * host (plan/snapshot.h), so the checks report from what the apply read back. */
+ * host (snapshot/snapshot.h), so the checks report from what the apply read back. */
 typedef enum WorkStep {
         WORK_LOAD = 1U << 0,   /* read and validate the profile file, pick the node */
         WORK_PORTS = 1U << 1,  /* resolve the links' netdevs (which rtnetlink events are ours) */

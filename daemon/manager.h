@@ -15,13 +15,13 @@
 #include "check/check.h"
 #include "manager-helper.h"
 #include "net/rtnl.h"
-#include "nic/fabric.h"
 #include "peer/health.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
 #include "plan/qos-plan-host.h"
-#include "plan/snapshot.h"
 #include "profile/profile.h"
+#include "snapshot/fabric.h"
+#include "snapshot/snapshot.h"
 
 /* The daemon's exit status for a profile that cannot be used (sysexits' EX_CONFIG). */
 #define EXIT_PROFILE_INVALID 78

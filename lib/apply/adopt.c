@@ -7,7 +7,7 @@
 #include "apply/nm.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 void adoption_done(Adoption *a) {
         if (!a)

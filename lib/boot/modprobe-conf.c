@@ -158,31 +158,41 @@ static int modprobe_conf_files(const Host *h, char ***ret) {
 }
 
 int module_find_block(const Host *h, const char *module, ModuleBlock *ret, char ***ret_unreadable) {
-        _cleanup_(strv_freep) char **files = NULL, **unreadable = NULL;
         _cleanup_(kernel_cmdline_freep) KernelCmdline *cmdline = NULL;
         _cleanup_(freep) char *text = NULL;
+        int r, read_error;
+
+        r = host_read_file(h, "/proc/cmdline", KERNEL_CMDLINE_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        read_error = r < 0 ? r : 0;
+        if (r >= 0 && kernel_cmdline_parse(text, &cmdline) == -ENOMEM)
+                return -ENOMEM;
+        return module_find_block_with_cmdline(h, cmdline, read_error, module, ret, ret_unreadable);
+}
+
+int module_find_block_with_cmdline(
+        const Host *h,
+        const KernelCmdline *cmdline,
+        int cmdline_read_error,
+        const char *module,
+        ModuleBlock *ret,
+        char ***ret_unreadable) {
+        _cleanup_(strv_freep) char **files = NULL, **unreadable = NULL;
         int r;
 
         if (ret_unreadable)
                 *ret_unreadable = NULL;
-        r = host_read_file(h, "/proc/cmdline", KERNEL_CMDLINE_MAX, &text, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0) {
-                r = kernel_cmdline_parse(text, &cmdline);
-                if (r == -ENOMEM)
-                        return r;
-                if (r >= 0) {
-                        r = kernel_cmdline_find_module_block(cmdline, module, ret);
-                        if (r != 0) {
-                                if (r > 0 && !(ret->source = strdup("/proc/cmdline"))) {
-                                        module_block_done(ret);
-                                        return -ENOMEM;
-                                }
-                                return r;
+        if (cmdline) {
+                r = kernel_cmdline_find_module_block(cmdline, module, ret);
+                if (r != 0) {
+                        if (r > 0 && !(ret->source = strdup("/proc/cmdline"))) {
+                                module_block_done(ret);
+                                return -ENOMEM;
                         }
+                        return r;
                 }
-        } else if (r != -ENOENT && strv_extend(&unreadable, "/proc/cmdline") < 0)
+        } else if (cmdline_read_error < 0 && cmdline_read_error != -ENOENT && strv_extend(&unreadable, "/proc/cmdline") < 0)
                 return -ENOMEM;
 
         r = modprobe_conf_files(h, &files);

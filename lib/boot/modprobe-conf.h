@@ -37,3 +37,13 @@ int kernel_cmdline_find_module_block(const KernelCmdline *c, const char *module,
  * that cannot be read are named in ret_unreadable (may be NULL), for the caller to say it could not
  * look there. */
 int module_find_block(const Host *h, const char *module, ModuleBlock *ret, char ***ret_unreadable);
+/* The same with the running kernel's command line already read (the snapshot's: snapshot/
+ * snapshot-host.h): cmdline split, NULL when it could not be read (cmdline_read_error, the errno of
+ * reading /proc/cmdline) or split (cmdline_read_error 0: nothing to look at there). */
+int module_find_block_with_cmdline(
+        const Host *h,
+        const KernelCmdline *cmdline,
+        int cmdline_read_error,
+        const char *module,
+        ModuleBlock *ret,
+        char ***ret_unreadable);

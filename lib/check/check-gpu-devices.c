@@ -79,9 +79,10 @@ static int device_access(const Host *h, const char *path, DeviceAccess *a) {
         return 1;
 }
 
-/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs) when /dev shows none. */
-static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
-        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL, **drm = NULL;
+/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs: drm, the snapshot's
+ * listing of it) when /dev shows none. */
+static int render_nodes(const Host *h, char **drm, char ***ret, bool *ret_in_sysfs) {
+        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL;
         int r;
 
         r = host_list_directory(h, DRI_DIR, &entries);
@@ -91,14 +92,10 @@ static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
                 if (startswith(*e, "renderD") && strv_extendf(&nodes, DRI_DIR "/%s", *e) < 0)
                         return -ENOMEM;
         *ret_in_sysfs = false;
-        if (!nodes) {
-                r = host_list_directory(h, DRM_CLASS_DIR, &drm);
-                if (r == -ENOMEM)
-                        return r;
+        if (!nodes)
                 STRV_FOREACH(e, drm)
                         if (startswith(*e, "renderD"))
                                 *ret_in_sysfs = true;
-        }
         *ret = TAKE_PTR(nodes);
         return 0;
 }
@@ -107,12 +104,9 @@ static int render_nodes(const Host *h, char ***ret, bool *ret_in_sysfs) {
  * us (a private /dev, as in a sandbox), not missing: devtmpfs creates every node the kernel makes. */
 static int add_missing(CheckList *out, const char *what, bool in_sysfs, const char *sysfs, const char *fix) {
         if (in_sysfs)
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "gpu.devices",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "could not look at %s: the kernel has it (%s), but /dev here does not show it (a "
                         "private /dev, as in a sandbox): `sudo haloctl check --only gpu.devices` looks",
                         what,
@@ -120,77 +114,94 @@ static int add_missing(CheckList *out, const char *what, bool in_sysfs, const ch
         return check_list_add(out, "gpu.devices", CHECK_FAIL, NULL, NULL, "no %s: %s", what, fix);
 }
 
-int check_gpu_devices(const NodeContext *c, CheckList *out) {
-        _cleanup_(strv_freep) char **cards = NULL, **nodes = NULL, **render = NULL, **groups = NULL,
-                                   **described = NULL, **closed = NULL;
-        _cleanup_(freep) char *list = NULL, *group_list = NULL, *group_args = NULL;
-        bool in_sysfs, everyone = true;
-        size_t n_render = 0;
+/* Who may open the device nodes: each described, those only their owner may open (closed), the groups
+ * that may open the others, and whether every user may open them all. */
+typedef struct DeviceLooks {
+        char **described, **closed, **groups;
+        bool everyone;
+        size_t n_render;
+} DeviceLooks;
+
+static void device_looks_done(DeviceLooks *l) {
+        strv_free(l->described);
+        strv_free(l->closed);
+        strv_free(l->groups);
+}
+
+/* Looks at each of nodes (/dev/kfd first). 0, or 1 when one cannot be looked at or /dev/kfd is
+ * missing (and the check says so). */
+static int device_looks(const Host *h, char **nodes, DeviceLooks *l, CheckList *out) {
         int r;
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
+        l->everyone = true;
+        STRV_FOREACH(n, nodes) {
+                _cleanup_(device_access_done) DeviceAccess a = {};
+
+                r = device_access(h, *n, &a);
+                if (r == -ENOMEM)
+                        return r;
+                if (r == 0 && !streq(*n, KFD_NODE))
+                        continue; /* gone since the listing */
+                if (r <= 0) {
+                        r = r < 0
+                                ? check_list_skip(
+                                          out, "gpu.devices", "could not look at %s: %s", *n, strerror(-r))
+                                : add_missing(
+                                          out,
+                                          KFD_NODE,
+                                          host_path_exists(h, KFD_SYSFS),
+                                          KFD_SYSFS,
+                                          "amdgpu's compute interface (KFD) is missing, so ROCm finds no GPU: is "
+                                          "amdgpu loaded (`lsmod | grep amdgpu`), and the kernel built with "
+                                          "CONFIG_HSA_AMD?");
+                        return r < 0 ? r : 1;
+                }
+                if (!streq(*n, KFD_NODE))
+                        l->n_render++;
+                if (strv_extend(&l->described, a.describe) < 0)
+                        return -ENOMEM;
+                if (a.everyone)
+                        continue;
+                l->everyone = false;
+                if (!a.group) {
+                        if (strv_extend(&l->closed, *n) < 0)
+                                return -ENOMEM;
+                } else if (!strv_contains(l->groups, a.group) && strv_extend(&l->groups, a.group) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(device_looks_done) DeviceLooks l = {};
+        _cleanup_(strv_freep) char **nodes = NULL, **render = NULL;
+        _cleanup_(freep) char *list = NULL, *group_list = NULL, *group_args = NULL;
+        bool in_sysfs;
+        int r;
+
+        r = snapshot_read(s, SNAPSHOT_GPUS);
+        if (r < 0)
                 return r;
-        if ((!c->profile || !c->profile->gpu.present) && !cards)
-                return check_list_add(
+        if ((!c->profile || !c->profile->gpu.present) && s->host.n_gpus == 0)
+                return check_list_skip(
                         out,
                         "gpu.devices",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "the profile has no gpu: section, and no GPU is driven by amdgpu here");
 
         /* /dev/kfd first: it is ROCm's own, the one a workload misses most. */
         r = strv_extend(&nodes, KFD_NODE);
         if (r < 0)
                 return r;
-        r = render_nodes(c->host, &render, &in_sysfs);
+        r = render_nodes(c->host, s->host.drm, &render, &in_sysfs);
         if (r < 0)
                 return r;
         STRV_FOREACH(n, render)
                 if (strv_extend(&nodes, *n) < 0)
                         return -ENOMEM;
-
-        STRV_FOREACH(n, nodes) {
-                _cleanup_(device_access_done) DeviceAccess a = {};
-
-                r = device_access(c->host, *n, &a);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        return check_list_add(
-                                out,
-                                "gpu.devices",
-                                CHECK_SKIP,
-                                NULL,
-                                NULL,
-                                "could not look at %s: %s",
-                                *n,
-                                strerror(-r));
-                if (r == 0 && streq(*n, KFD_NODE))
-                        return add_missing(
-                                out,
-                                KFD_NODE,
-                                host_path_exists(c->host, KFD_SYSFS),
-                                KFD_SYSFS,
-                                "amdgpu's compute interface (KFD) is missing, so ROCm finds no GPU: is amdgpu "
-                                "loaded (`lsmod | grep amdgpu`), and the kernel built with CONFIG_HSA_AMD?");
-                if (r == 0)
-                        continue; /* gone since the listing */
-                if (!streq(*n, KFD_NODE))
-                        n_render++;
-                if (strv_extend(&described, a.describe) < 0)
-                        return -ENOMEM;
-                if (a.everyone)
-                        continue;
-                everyone = false;
-                if (!a.group) {
-                        if (strv_extend(&closed, *n) < 0)
-                                return -ENOMEM;
-                } else if (!strv_contains(groups, a.group) && strv_extend(&groups, a.group) < 0)
-                        return -ENOMEM;
-        }
-        if (n_render == 0)
+        r = device_looks(c->host, nodes, &l, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (l.n_render == 0)
                 return add_missing(
                         out,
                         DRI_DIR "/renderD*",
@@ -199,11 +210,11 @@ int check_gpu_devices(const NodeContext *c, CheckList *out) {
                         "amdgpu made no render node, which ROCm opens beside " KFD_NODE
                         ": is amdgpu loaded and bound to the GPU (`lspci -k`)?");
 
-        list = strv_join(described, ", ");
+        list = strv_join(l.described, ", ");
         if (!list)
                 return -ENOMEM;
-        if (closed) {
-                _cleanup_(freep) char *closed_list = strv_join(closed, " and ");
+        if (l.closed) {
+                _cleanup_(freep) char *closed_list = strv_join(l.closed, " and ");
 
                 if (!closed_list)
                         return -ENOMEM;
@@ -218,11 +229,11 @@ int check_gpu_devices(const NodeContext *c, CheckList *out) {
                         list,
                         closed_list);
         }
-        if (everyone)
+        if (l.everyone)
                 return check_list_add(
                         out, "gpu.devices", CHECK_PASS, NULL, list, "%s: every user may open them", list);
-        group_list = strv_join(groups, " and ");
-        group_args = strv_join(groups, ",");
+        group_list = strv_join(l.groups, " and ");
+        group_args = strv_join(l.groups, ",");
         if (!group_list || !group_args)
                 return -ENOMEM;
         return check_list_add(

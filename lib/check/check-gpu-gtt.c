@@ -7,7 +7,6 @@
 #include "basic/strv.h"
 #include "boot/cmdline.h"
 #include "check/check-gpu.h"
-#include "check/check-node.h"
 
 typedef struct GttSetting {
         bool has_mib, has_pages;
@@ -62,20 +61,6 @@ static int describe_setting(const GttSetting *s, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
-/* MemTotal below the host root; 0 when it cannot be read (then the comparison is left out). */
-static int read_mem_total(const Host *h, uint64_t *ret) {
-        _cleanup_(freep) char *text = NULL;
-        int r;
-
-        *ret = 0;
-        r = host_read_file(h, "/proc/meminfo", HOST_FILE_MAX, &text, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0 && meminfo_total(text, ret) < 0)
-                *ret = 0;
-        return 0;
-}
-
 /* amdgpu takes amdgpu.gttsize (or ttm.pages_limit) as given, never capped by the memory there is:
  * a GTT larger than MemTotal promises the GPU memory the node does not have. What fits is the
  * whole GiB below MemTotal, less one for the system (the guide's 124 GiB on a board with 125.3). */
@@ -105,23 +90,19 @@ static int check_gpu_gtt_fits(
                 fit_mib * TTM_PAGES_PER_MIB);
 }
 
-int check_gpu_gtt(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
-        _cleanup_(strv_freep) char **cards = NULL, **wrong = NULL, **right = NULL, **actual = NULL;
-        _cleanup_(freep) char *raw = NULL, *expected = NULL, *want = NULL, *list = NULL;
-        GttSetting profile = {}, now = {};
-        uint64_t bytes, total, largest = 0;
-        const char *largest_card = NULL;
+/* The profile's setting into ret: 0, or 1 when the profile asks nothing of the GTT or contradicts
+ * itself (and the check says so). */
+static int gtt_profile(char **kernel_cmdline, GttSetting *ret, CheckList *out) {
         int r;
 
-        STRV_FOREACH(req, c->profile ? c->profile->kernel_cmdline : NULL) {
+        STRV_FOREACH(req, kernel_cmdline) {
                 _cleanup_(freep) char *name = NULL, *value = NULL;
 
                 if (kernel_param_parse_one(*req, &name, &value) < 0)
                         continue;
-                gtt_setting_add(&profile, name, value);
-                if (profile.bad_name)
-                        return check_list_add(
+                gtt_setting_add(ret, name, value);
+                if (ret->bad_name) {
+                        r = check_list_add(
                                 out,
                                 "gpu.gtt",
                                 CHECK_FAIL,
@@ -129,17 +110,13 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                                 *req,
                                 "the profile's %s is not a size: fix kernel.cmdline in the profile",
                                 *req);
+                        return r < 0 ? r : 1;
+                }
         }
-        if (!profile.has_mib && !profile.has_pages)
-                return check_list_add(
-                        out,
-                        "gpu.gtt",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "the profile sets neither " GTT_PARAM " nor " PAGES_PARAM);
-        if (!gtt_setting_consistent(&profile))
-                return check_list_add(
+        if (!ret->has_mib && !ret->has_pages)
+                r = check_list_skip(out, "gpu.gtt", "the profile sets neither " GTT_PARAM " nor " PAGES_PARAM);
+        else if (!gtt_setting_consistent(ret))
+                r = check_list_add(
                         out,
                         "gpu.gtt",
                         CHECK_FAIL,
@@ -147,10 +124,127 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         NULL,
                         "the profile disagrees with itself: " PAGES_PARAM "=%" PRIu64 " but " GTT_PARAM
                         "=%" PRIu64 " MiB is %" PRIu64 " pages (MiB × 256): fix one of them",
-                        profile.pages,
-                        profile.mib,
-                        profile.mib * TTM_PAGES_PER_MIB);
+                        ret->pages,
+                        ret->mib,
+                        ret->mib * TTM_PAGES_PER_MIB);
+        else
+                return 0;
+        return r < 0 ? r : 1;
+}
 
+/* Whether the running kernel got the profile's values is kernel.cmdline's question; here: do the two
+ * it got agree with each other. 0, or 1 when they do not (and the check says so). */
+static int gtt_running(const SnapshotHost *h, const char *expected, CheckList *out) {
+        GttSetting now = {};
+        const KernelParam *p;
+        int r;
+
+        if (!h->cmdline_parsed)
+                return 0;
+        p = kernel_cmdline_find(h->cmdline_parsed, GTT_PARAM);
+        if (p)
+                gtt_setting_add(&now, p->name, p->value);
+        p = kernel_cmdline_find(h->cmdline_parsed, PAGES_PARAM);
+        if (p)
+                gtt_setting_add(&now, p->name, p->value);
+        if (now.bad_name)
+                r = check_list_add(
+                        out,
+                        "gpu.gtt",
+                        CHECK_FAIL,
+                        expected,
+                        h->cmdline,
+                        "the running kernel's %s=%s is not a size: fix the boot configuration",
+                        now.bad_name,
+                        now.bad_value);
+        else if (!gtt_setting_consistent(&now))
+                r = check_list_add(
+                        out,
+                        "gpu.gtt",
+                        CHECK_FAIL,
+                        expected,
+                        h->cmdline,
+                        "the running kernel disagrees with itself: " PAGES_PARAM "=%" PRIu64
+                        " but " GTT_PARAM "=%" PRIu64 " MiB is %" PRIu64 " pages (MiB × 256)",
+                        now.pages,
+                        now.mib,
+                        now.mib * TTM_PAGES_PER_MIB);
+        else
+                return 0;
+        return r < 0 ? r : 1;
+}
+
+/* What amdgpu shows of the cards, against bytes: the cards that match (right) and those that do not
+ * (wrong), "card1=133143986176" for each (actual), and the largest. 0, or 1 when a card's size
+ * cannot be read (and the check says so). */
+typedef struct GttCards {
+        char **right, **wrong, **actual;
+        uint64_t largest;
+        const char *largest_card;
+} GttCards;
+
+static void gtt_cards_done(GttCards *g) {
+        strv_free(g->right);
+        strv_free(g->wrong);
+        strv_free(g->actual);
+}
+
+static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected, GttCards *g, CheckList *out) {
+        int r;
+
+        for (size_t i = 0; i < h->n_gpus; i++) {
+                const SnapshotGpu *gpu = &h->gpus[i];
+                uint64_t have = gpu->gtt.bytes;
+
+                if (gpu->gtt.error < 0) {
+                        r = gpu->gtt.error != -EBADMSG ? check_list_add(
+                                                                 out,
+                                                                 "gpu.gtt",
+                                                                 CHECK_FAIL,
+                                                                 expected,
+                                                                 NULL,
+                                                                 "cannot read %s: %s",
+                                                                 gpu->gtt.path,
+                                                                 strerror(-gpu->gtt.error))
+                                                       : check_list_add(
+                                                                 out,
+                                                                 "gpu.gtt",
+                                                                 CHECK_FAIL,
+                                                                 expected,
+                                                                 gpu->gtt.text,
+                                                                 "%s holds \"%s\", not a byte count",
+                                                                 gpu->gtt.path,
+                                                                 gpu->gtt.text);
+                        return r < 0 ? r : 1;
+                }
+                r = strv_extendf(
+                        have == bytes ? &g->right : &g->wrong,
+                        "%.1f GiB on %s (%" PRIu64 " bytes)",
+                        gib(have),
+                        gpu->card,
+                        have);
+                if (r >= 0)
+                        r = strv_extendf(&g->actual, "%s=%" PRIu64, gpu->card, have);
+                if (r < 0)
+                        return r;
+                if (have > g->largest) {
+                        g->largest = have;
+                        g->largest_card = gpu->card;
+                }
+        }
+        return 0;
+}
+
+int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(gtt_cards_done) GttCards g = {};
+        _cleanup_(freep) char *expected = NULL, *want = NULL, *list = NULL, *actual = NULL;
+        GttSetting profile = {};
+        uint64_t bytes, total;
+        int r;
+
+        r = gtt_profile(c->profile ? c->profile->kernel_cmdline : NULL, &profile, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
         bytes = gtt_setting_bytes(&profile);
         if (asprintf(&expected, "%" PRIu64, bytes) < 0)
                 return -ENOMEM;
@@ -158,48 +252,12 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
         if (r < 0)
                 return r;
 
-        /* Whether the running kernel got the profile's values is kernel.cmdline's question; here:
-         * do the two it got agree with each other. */
-        r = host_read_line(c->host, "/proc/cmdline", &raw);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0 && kernel_cmdline_parse(raw, &running) >= 0) {
-                const KernelParam *p;
-
-                p = kernel_cmdline_find(running, GTT_PARAM);
-                if (p)
-                        gtt_setting_add(&now, p->name, p->value);
-                p = kernel_cmdline_find(running, PAGES_PARAM);
-                if (p)
-                        gtt_setting_add(&now, p->name, p->value);
-                if (now.bad_name)
-                        return check_list_add(
-                                out,
-                                "gpu.gtt",
-                                CHECK_FAIL,
-                                expected,
-                                raw,
-                                "the running kernel's %s=%s is not a size: fix the boot configuration",
-                                now.bad_name,
-                                now.bad_value);
-                if (!gtt_setting_consistent(&now))
-                        return check_list_add(
-                                out,
-                                "gpu.gtt",
-                                CHECK_FAIL,
-                                expected,
-                                raw,
-                                "the running kernel disagrees with itself: " PAGES_PARAM "=%" PRIu64
-                                " but " GTT_PARAM "=%" PRIu64 " MiB is %" PRIu64 " pages (MiB × 256)",
-                                now.pages,
-                                now.mib,
-                                now.mib * TTM_PAGES_PER_MIB);
-        }
-
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        r = snapshot_read(s, SNAPSHOT_CMDLINE | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO);
+        if (r >= 0)
+                r = gtt_running(&s->host, expected, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (s->host.gpus_error < 0)
                 return check_list_add(
                         out,
                         "gpu.gtt",
@@ -207,8 +265,8 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "cannot list " DRM_CLASS_DIR ": %s",
-                        strerror(-r));
-        if (!cards)
+                        strerror(-s->host.gpus_error));
+        if (s->host.n_gpus == 0)
                 return check_list_add(
                         out,
                         "gpu.gtt",
@@ -216,71 +274,27 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "no GPU driven by amdgpu in " DRM_CLASS_DIR
-                        ": the effective GTT size (%s) cannot be "
-                        "checked",
+                        ": the effective GTT size (%s) cannot be checked",
                         want);
+        r = gtt_cards(&s->host, bytes, expected, &g, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
 
-        STRV_FOREACH(card, cards) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                uint64_t have;
-
-                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_gtt_total", &path, &text, &have);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 && r != -EBADMSG)
-                        return check_list_add(
-                                out,
-                                "gpu.gtt",
-                                CHECK_FAIL,
-                                expected,
-                                NULL,
-                                "cannot read %s: %s",
-                                path,
-                                strerror(-r));
-                if (r < 0)
-                        return check_list_add(
-                                out,
-                                "gpu.gtt",
-                                CHECK_FAIL,
-                                expected,
-                                text,
-                                "%s holds \"%s\", not a byte count",
-                                path,
-                                text);
-
-                r = strv_extendf(
-                        have == bytes ? &right : &wrong,
-                        "%.1f GiB on %s (%" PRIu64 " bytes)",
-                        gib(have),
-                        *card,
-                        have);
-                if (r < 0)
-                        return r;
-                r = strv_extendf(&actual, "%s=%" PRIu64, *card, have);
-                if (r < 0)
-                        return r;
-                if (have > largest) {
-                        largest = have;
-                        largest_card = *card;
-                }
-        }
-
-        _cleanup_(freep) char *actual_joined = strv_join(actual, " ");
-        list = strv_join(wrong ?: right, ", ");
-        if (!list || !actual_joined)
+        actual = strv_join(g.actual, " ");
+        list = strv_join(g.wrong ?: g.right, ", ");
+        if (!list || !actual)
                 return -ENOMEM;
-        r = read_mem_total(c->host, &total);
-        if (r < 0)
-                return r;
-        if (total > 0 && largest > total)
-                return check_gpu_gtt_fits(out, expected, actual_joined, largest_card, largest, total);
-        if (wrong)
+        /* MemTotal that cannot be read leaves the comparison out. */
+        total = s->host.meminfo_error >= 0 && s->host.mem_total_error >= 0 ? s->host.mem_total : 0;
+        if (total > 0 && g.largest > total)
+                return check_gpu_gtt_fits(out, expected, actual, g.largest_card, g.largest, total);
+        if (g.wrong)
                 return check_list_add(
                         out,
                         "gpu.gtt",
                         CHECK_FAIL,
                         expected,
-                        actual_joined,
+                        actual,
                         "amdgpu GTT is %s, the profile asks %.1f GiB (%" PRIu64
                         " bytes, %s): boot with the profile's parameters (see kernel.cmdline)",
                         list,
@@ -288,5 +302,5 @@ int check_gpu_gtt(const NodeContext *c, CheckList *out) {
                         bytes,
                         want);
         return check_list_add(
-                out, "gpu.gtt", CHECK_PASS, expected, actual_joined, "amdgpu GTT is %s, matching %s", list, want);
+                out, "gpu.gtt", CHECK_PASS, expected, actual, "amdgpu GTT is %s, matching %s", list, want);
 }

@@ -21,105 +21,86 @@ static const char *format_gib(uint64_t bytes, char buf[static BYTES_STRING_MAX])
         return buf;
 }
 
-static int cmp_card_names(const void *a, const void *b) {
-        const char *x = *(char *const *) a, *y = *(char *const *) b;
-        size_t lx = strlen(x), ly = strlen(y);
+/* The carve-out of each card against max: those above it (over) and within it, "card1=536870912"
+ * for each (actual), and how far the worst is above. 0, or 1 when a card's size cannot be read (and
+ * the check says so). */
+typedef struct VramCards {
+        char **over, **within, **actual;
+        uint64_t worst;
+} VramCards;
 
-        return lx != ly ? (lx > ly) - (lx < ly) : strcmp(x, y);
+static void vram_cards_done(VramCards *v) {
+        strv_free(v->over);
+        strv_free(v->within);
+        strv_free(v->actual);
 }
 
-int amdgpu_cards_find(const Host *h, char ***ret) {
-        _cleanup_(strv_freep) char **entries = NULL, **cards = NULL;
+static int vram_cards(const SnapshotHost *h, uint64_t max, const char *expected, VramCards *v, CheckList *out) {
+        char have_text[BYTES_STRING_MAX];
         int r;
 
-        r = host_list_directory(h, DRM_CLASS_DIR, &entries);
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                return r;
+        for (size_t i = 0; i < h->n_gpus; i++) {
+                const SnapshotBytes *b = &h->gpus[i].vram;
+                uint64_t have = b->bytes;
 
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *link = NULL, *driver = NULL;
-                const char *digits = startswith(*e, "card");
-
-                /* card1-DP-1 and the like are connectors, not devices. */
-                if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits))
-                        continue;
-                if (asprintf(&link, DRM_CLASS_DIR "/%s/device/driver", *e) < 0)
-                        return -ENOMEM;
-                r = host_readlink_basename(h, link, &driver);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 || !streq(driver, "amdgpu"))
-                        continue;
-                r = strv_extend(&cards, *e);
+                if (b->error < 0) {
+                        r = b->error != -EBADMSG
+                                ? check_list_add(
+                                          out,
+                                          "gpu.vram",
+                                          CHECK_SKIP,
+                                          expected,
+                                          NULL,
+                                          "could not look at %s: %s",
+                                          b->path,
+                                          strerror(-b->error))
+                                : check_list_add(
+                                          out,
+                                          "gpu.vram",
+                                          CHECK_SKIP,
+                                          expected,
+                                          b->text,
+                                          "could not look: %s holds \"%s\", not a byte count",
+                                          b->path,
+                                          b->text);
+                        return r < 0 ? r : 1;
+                }
+                if (have > max && have - max > v->worst)
+                        v->worst = have - max;
+                r = strv_extendf(
+                        have > max ? &v->over : &v->within,
+                        "%s on %s (%s)",
+                        have % (1024 * 1024) == 0 ? format_bytes(have, have_text)
+                                                  : format_gib(have, have_text),
+                        h->gpus[i].card,
+                        b->path);
+                if (r >= 0)
+                        r = strv_extendf(&v->actual, "%s=%" PRIu64, h->gpus[i].card, have);
                 if (r < 0)
                         return r;
         }
-
-        if (cards)
-                qsort(cards, strv_length(cards), sizeof(char *), cmp_card_names);
-        *ret = TAKE_PTR(cards);
         return 0;
 }
 
-int drm_card_pci_address(const Host *h, const char *card, char **ret) {
-        _cleanup_(freep) char *link = NULL;
-
-        if (asprintf(&link, DRM_CLASS_DIR "/%s/device", card) < 0)
-                return -ENOMEM;
-        return host_readlink_basename(h, link, ret);
-}
-
-/* A byte count as amdgpu's mem_info_* attributes hold it. */
-static int parse_bytes(const char *s, uint64_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        if (isempty(s) || !strchr("0123456789", s[0]))
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (errno > 0 || *end)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
-int amdgpu_card_read_bytes(
-        const Host *h, const char *card, const char *attribute, char **ret_path, char **ret_text, uint64_t *ret) {
-        _cleanup_(freep) char *path = NULL, *text = NULL;
-        int r;
-
-        if (asprintf(&path, DRM_CLASS_DIR "/%s/device/%s", card, attribute) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &text);
-        if (r >= 0 && parse_bytes(text, ret) < 0)
-                r = -EBADMSG;
-        *ret_path = TAKE_PTR(path);
-        *ret_text = TAKE_PTR(text);
-        return r;
-}
-
-int check_gpu_vram(const NodeContext *c, CheckList *out) {
-        _cleanup_(strv_freep) char **cards = NULL, **over = NULL, **within = NULL, **actual = NULL;
-        _cleanup_(freep) char *expected = NULL, *list = NULL, *actual_joined = NULL;
-        uint64_t max = c->profile ? c->profile->gpu.vram_max : 0, worst = 0;
-        char max_text[BYTES_STRING_MAX], have_text[BYTES_STRING_MAX];
+int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(vram_cards_done) VramCards v = {};
+        _cleanup_(freep) char *expected = NULL, *list = NULL, *actual = NULL;
+        uint64_t max = c->profile ? c->profile->gpu.vram_max : 0;
+        char max_text[BYTES_STRING_MAX];
         int r;
 
         if (!c->profile || !c->profile->gpu.present)
-                return check_list_add(
-                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile has no gpu: section");
+                return check_list_skip(out, "gpu.vram", "the profile has no gpu: section");
         if (max == 0)
-                return check_list_add(
-                        out, "gpu.vram", CHECK_SKIP, NULL, NULL, "the profile sets no gpu.vram-max");
+                return check_list_skip(out, "gpu.vram", "the profile sets no gpu.vram-max");
         if (asprintf(&expected, "%" PRIu64, max) < 0)
                 return -ENOMEM;
         format_bytes(max, max_text);
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
-                return r;
+        r = snapshot_read(s, SNAPSHOT_GPUS);
         if (r < 0)
+                return r;
+        if (s->host.gpus_error < 0)
                 return check_list_add(
                         out,
                         "gpu.vram",
@@ -127,8 +108,8 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "could not look at " DRM_CLASS_DIR ": %s",
-                        strerror(-r));
-        if (!cards)
+                        strerror(-s->host.gpus_error));
+        if (s->host.n_gpus == 0)
                 return check_list_add(
                         out,
                         "gpu.vram",
@@ -136,55 +117,15 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "no GPU driven by amdgpu in " DRM_CLASS_DIR ": the carve-out cannot be checked");
+        r = vram_cards(&s->host, max, expected, &v, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
 
-        STRV_FOREACH(card, cards) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                uint64_t have;
-
-                r = amdgpu_card_read_bytes(c->host, *card, "mem_info_vram_total", &path, &text, &have);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0 && r != -EBADMSG)
-                        return check_list_add(
-                                out,
-                                "gpu.vram",
-                                CHECK_SKIP,
-                                expected,
-                                NULL,
-                                "could not look at %s: %s",
-                                path,
-                                strerror(-r));
-                if (r < 0)
-                        return check_list_add(
-                                out,
-                                "gpu.vram",
-                                CHECK_SKIP,
-                                expected,
-                                text,
-                                "could not look: %s holds \"%s\", not a byte count",
-                                path,
-                                text);
-                if (have > max && have - max > worst)
-                        worst = have - max;
-                r = strv_extendf(
-                        have > max ? &over : &within,
-                        "%s on %s (%s)",
-                        have % (1024 * 1024) == 0 ? format_bytes(have, have_text)
-                                                  : format_gib(have, have_text),
-                        *card,
-                        path);
-                if (r < 0)
-                        return r;
-                r = strv_extendf(&actual, "%s=%" PRIu64, *card, have);
-                if (r < 0)
-                        return r;
-        }
-
-        list = strv_join(over ?: within, ", ");
-        actual_joined = strv_join(actual, " ");
-        if (!list || !actual_joined)
+        list = strv_join(v.over ?: v.within, ", ");
+        actual = strv_join(v.actual, " ");
+        if (!list || !actual)
                 return -ENOMEM;
-        if (over)
+        if (v.over)
                 /* The carve-out is taken from system RAM before the kernel starts: MemTotal, and so the
                  * GTT that holds the model, lose all of it. */
                 return check_list_add(
@@ -192,33 +133,35 @@ int check_gpu_vram(const NodeContext *c, CheckList *out) {
                         "gpu.vram",
                         CHECK_FAIL,
                         expected,
-                        actual_joined,
+                        actual,
                         "the iGPU's VRAM carve-out is %s, above gpu.vram-max %s: set " BIOS_SETTING
                         " in the BIOS to %s; the %.1f GiB above it are memory that the GTT (and the model "
                         "in it) cannot use",
                         list,
                         max_text,
                         max_text,
-                        gib(worst));
+                        gib(v.worst));
         return check_list_add(
                 out,
                 "gpu.vram",
                 CHECK_PASS,
                 expected,
-                actual_joined,
+                actual,
                 "the iGPU's VRAM carve-out is %s, within gpu.vram-max %s",
                 list,
                 max_text);
 }
 
-int check_gpu(const NodeContext *c, CheckList *out) {
+int check_gpu(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
-        r = check_gpu_vram(c, out);
+        s = snapshot_or_own(s, &own, c);
+        r = check_gpu_vram(c, s, out);
         if (r < 0)
                 return r;
-        r = check_gpu_gtt(c, out);
+        r = check_gpu_gtt(c, s, out);
         if (r < 0)
                 return r;
-        return check_gpu_devices(c, out);
+        return check_gpu_devices(c, s, out);
 }

@@ -77,8 +77,14 @@ static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n, in
 }
 
 int hosts_resolve(
-        const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source, int *ret_gai_error) {
-        _cleanup_(freep) char *text = NULL, *source = NULL;
+        const Host *h,
+        const SnapshotHost *facts,
+        const char *name,
+        struct in_addr **ret,
+        size_t *ret_n,
+        char **ret_source,
+        int *ret_gai_error) {
+        _cleanup_(freep) char *source = NULL;
         int r, gai_error = 0;
 
         if (host_is_running_system(h)) {
@@ -92,14 +98,9 @@ int hosts_resolve(
                 r = host_path(h, ETC_HOSTS_PATH, &source);
                 if (r < 0)
                         return r;
-                r = host_read_file(h, ETC_HOSTS_PATH, HOST_FILE_MAX, &text, NULL);
-                if (r == -ENOENT)
-                        text = strdup("");
-                else if (r < 0)
-                        return r;
-                if (!text)
-                        return -ENOMEM;
-                r = etc_hosts_lookup(text, name, ret, ret_n);
+                if (facts->etc_hosts_error < 0)
+                        return facts->etc_hosts_error;
+                r = etc_hosts_lookup(facts->etc_hosts, name, ret, ret_n);
         }
         if (r < 0)
                 return r;
@@ -118,45 +119,22 @@ static int describe_address(const Profile *p, struct in_addr a, char ***l) {
         return strv_extendf(l, "%s (the management network?)", buf);
 }
 
-static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, CheckList *out) {
-        _cleanup_(strv_freep) char **want = NULL, **got = NULL, **wrong = NULL;
-        _cleanup_(freep) char *id = NULL, *expected = NULL, *actual = NULL, *wrong_text = NULL, *source = NULL;
-        _cleanup_(freep) struct in_addr *addresses = NULL;
-        size_t n = 0;
-        int r, gai_error = 0;
+/* The lookup of peer's hostname failed (r, and getaddrinfo()'s gai_error): says why, and how to fix it.
+ * want is the address the name should have. */
+static int hosts_lookup_failed(
+        const NodeContext *c,
+        const ProfileNode *peer,
+        const char *id,
+        const char *expected,
+        const char *want,
+        int r,
+        int gai_error,
+        CheckList *out) {
+        _cleanup_(freep) char *source = NULL;
 
-        if (asprintf(&id, "hosts.%s", peer->name) < 0)
-                return -ENOMEM;
-        if (!peer->hostname)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "node %s has no hostname in the profile: nothing to resolve (add hostname: to check the "
-                        "name the workload uses)",
-                        peer->name);
-        if (peer->n_links == 0)
-                return check_list_add(
-                        out, id, CHECK_SKIP, NULL, NULL, "node %s has no fabric address in the profile", peer->name);
-        for (size_t k = 0; k < peer->n_links; k++) {
-                char buf[INET_ADDRSTRLEN];
-
-                (void) inet_ntop(AF_INET, &peer->links[k].address.address, buf, sizeof(buf));
-                if (strv_extend(&want, buf) < 0)
-                        return -ENOMEM;
-        }
-        expected = strv_join(want, ",");
-        if (!expected)
-                return -ENOMEM;
-
-        r = hosts_resolve(c->host, peer->hostname, &addresses, &n, &source, &gai_error);
-        if (r == -ENOMEM)
-                return r;
         /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
          * way, so the name is as good as missing until a file answers for it. */
-        if (r < 0 && gai_error != 0)
+        if (gai_error != 0)
                 return check_list_add(
                         out,
                         id,
@@ -170,9 +148,9 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         peer->name,
                         gai_error_name(gai_error),
                         gai_strerror(gai_error),
-                        want[0],
+                        want,
                         peer->hostname);
-        if (r < 0 && host_is_running_system(c->host))
+        if (host_is_running_system(c->host))
                 return check_list_add(
                         out,
                         id,
@@ -184,25 +162,39 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         peer->hostname,
                         peer->name,
                         strerror(-r),
-                        want[0],
+                        want,
                         peer->hostname);
         /* --root: a file halod cannot read says nothing of what the workload gets on that system. */
-        if (r < 0) {
-                if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not look up %s (node %s): cannot read %s: %s; run haloctl check as a user who "
-                        "can read it",
-                        peer->hostname,
-                        peer->name,
-                        source,
-                        strerror(-r));
-        }
+        if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                id,
+                CHECK_WARN,
+                expected,
+                NULL,
+                "could not look up %s (node %s): cannot read %s: %s; run haloctl check as a user who "
+                "can read it",
+                peer->hostname,
+                peer->name,
+                source,
+                strerror(-r));
+}
+
+/* What peer's hostname resolved to (addresses, looked up through source) against its fabric addresses
+ * (expected; want the first). */
+static int hosts_judge(
+        const Profile *p,
+        const ProfileNode *peer,
+        const char *id,
+        const char *expected,
+        const char *want,
+        const struct in_addr *addresses,
+        size_t n,
+        const char *source,
+        CheckList *out) {
+        _cleanup_(strv_freep) char **got = NULL, **wrong = NULL;
+        _cleanup_(freep) char *actual = NULL, *wrong_text = NULL;
 
         for (size_t i = 0; i < n; i++) {
                 char buf[INET_ADDRSTRLEN];
@@ -211,7 +203,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                 if (strv_extend(&got, buf) < 0)
                         return -ENOMEM;
                 if (!profile_node_has_address(peer, addresses[i]) &&
-                    describe_address(c->profile, addresses[i], &wrong) < 0)
+                    describe_address(p, addresses[i], &wrong) < 0)
                         return -ENOMEM;
         }
         actual = got ? strv_join(got, ",") : strdup("");
@@ -230,7 +222,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         peer->hostname,
                         peer->name,
                         source,
-                        want[0],
+                        want,
                         peer->hostname);
         if (wrong) {
                 wrong_text = strv_join(wrong, ", ");
@@ -249,7 +241,7 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                         wrong_text,
                         expected,
                         source,
-                        want[0],
+                        want,
                         peer->hostname);
         }
         return check_list_add(
@@ -265,17 +257,60 @@ static int check_hosts_node(const NodeContext *c, const ProfileNode *peer, Check
                 source);
 }
 
-int check_hosts(const NodeContext *c, CheckList *out) {
+static int check_hosts_node(
+        const NodeContext *c, const SnapshotHost *facts, const ProfileNode *peer, CheckList *out) {
+        _cleanup_(strv_freep) char **want = NULL;
+        _cleanup_(freep) char *id = NULL, *expected = NULL, *source = NULL;
+        _cleanup_(freep) struct in_addr *addresses = NULL;
+        size_t n = 0;
+        int r, gai_error = 0;
+
+        if (asprintf(&id, "hosts.%s", peer->name) < 0)
+                return -ENOMEM;
+        if (!peer->hostname)
+                return check_list_skip(
+                        out,
+                        id,
+                        "node %s has no hostname in the profile: nothing to resolve (add hostname: to check the "
+                        "name the workload uses)",
+                        peer->name);
+        if (peer->n_links == 0)
+                return check_list_skip(out, id, "node %s has no fabric address in the profile", peer->name);
+        for (size_t k = 0; k < peer->n_links; k++) {
+                char buf[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &peer->links[k].address.address, buf, sizeof(buf));
+                if (strv_extend(&want, buf) < 0)
+                        return -ENOMEM;
+        }
+        expected = strv_join(want, ",");
+        if (!expected)
+                return -ENOMEM;
+
+        r = hosts_resolve(c->host, facts, peer->hostname, &addresses, &n, &source, &gai_error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return hosts_lookup_failed(c, peer, id, expected, want[0], r, gai_error, out);
+        return hosts_judge(c->profile, peer, id, expected, want[0], addresses, n, source, out);
+}
+
+int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
         if (!c->profile || !c->node)
                 return 0;
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_ETC_HOSTS);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < c->profile->n_nodes; i++) {
                 const ProfileNode *peer = &c->profile->nodes[i];
 
                 if (peer == c->node || streq(peer->name, c->node->name))
                         continue;
-                r = check_hosts_node(c, peer, out);
+                r = check_hosts_node(c, &s->host, peer, out);
                 if (r < 0)
                         return r;
         }

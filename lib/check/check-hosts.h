@@ -6,14 +6,22 @@
 
 #include "check/checks.h"
 
-int check_hosts(const NodeContext *c, CheckList *out);
+/* The group (s: NULL for a snapshot of its own); names resolve through NSS, or below --root in the
+ * snapshot's ROOT/etc/hosts. */
+int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* The IPv4 addresses name resolves to on the host: through NSS (getaddrinfo(3), AF_INET) on the running
  * system, as the workload resolves it; from ROOT/etc/hosts below a --root tree, which NSS cannot be
- * pointed at. ret_source says which ("NSS" or the file's path). ret NULL and *ret_n 0: the name does
- * not resolve. -EAGAIN: getaddrinfo() failed, with its EAI_* code in *ret_gai_error (may be NULL; 0
- * otherwise); another negative errno: NSS's (EAI_SYSTEM), or the file's that could not be read. */
+ * pointed at (as the snapshot read it: facts, SNAPSHOT_ETC_HOSTS). ret_source says which ("NSS" or the file's
+ * path). ret NULL and *ret_n 0: the name does not resolve. -EAGAIN: getaddrinfo() failed, with its EAI_* code
+ * in *ret_gai_error (may be NULL; 0 otherwise); another negative errno: NSS's (EAI_SYSTEM), or the file's that could not be read. */
 int hosts_resolve(
-        const Host *h, const char *name, struct in_addr **ret, size_t *ret_n, char **ret_source, int *ret_gai_error);
+        const Host *h,
+        const SnapshotHost *facts,
+        const char *name,
+        struct in_addr **ret,
+        size_t *ret_n,
+        char **ret_source,
+        int *ret_gai_error);
 /* The name of a getaddrinfo() error code: "EAI_AGAIN", "EAI_FAIL"; "EAI_?" for another. */
 const char *gai_error_name(int error) _pure_;

@@ -131,12 +131,9 @@ int check_kernel_aspm(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r = 0;
 
         if (!kernel_profile_requires(c, "pcie_aspm", "off"))
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "kernel.aspm",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "the profile's kernel.cmdline does not ask for pcie_aspm=off: ASPM is not checked");
 
         r = snapshot_read(s, SNAPSHOT_NICS);

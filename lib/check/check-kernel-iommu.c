@@ -83,34 +83,32 @@ static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
         return 0;
 }
 
-static int look_at_gpus(const NodeContext *c, IommuLooks *l) {
-        _cleanup_(strv_freep) char **cards = NULL;
+static int look_at_gpus(const NodeContext *c, Snapshot *s, IommuLooks *l) {
         int r;
 
-        r = amdgpu_cards_find(c->host, &cards);
-        if (r == -ENOMEM)
+        r = snapshot_read(s, SNAPSHOT_GPUS);
+        if (r < 0)
                 return r;
-        STRV_FOREACH(card, cards) {
-                _cleanup_(freep) char *pci = NULL, *what = NULL;
+        for (size_t i = 0; i < s->host.n_gpus; i++) {
+                const SnapshotGpu *g = &s->host.gpus[i];
+                _cleanup_(freep) char *what = NULL;
 
-                r = drm_card_pci_address(c->host, *card, &pci);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
+                if (g->pci_error < 0) {
                         r = strv_extendf(
                                 &l->unknown,
                                 "could not look at the PCI device of the GPU %s (" DRM_CLASS_DIR
                                 "/%s/device): %s",
-                                *card,
-                                *card,
-                                r == -EINVAL ? "not a link to a PCI device" : strerror(-r));
+                                g->card,
+                                g->card,
+                                g->pci_error == -EINVAL ? "not a link to a PCI device"
+                                                        : strerror(-g->pci_error));
                         if (r < 0)
                                 return r;
                         continue;
                 }
-                if (asprintf(&what, "the GPU %s (%s)", pci, *card) < 0)
+                if (asprintf(&what, "the GPU %s (%s)", g->pci, g->card) < 0)
                         return -ENOMEM;
-                r = look(c->host, pci, what, l);
+                r = look(c->host, g->pci, what, l);
                 if (r < 0)
                         return r;
         }
@@ -123,18 +121,15 @@ int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!kernel_profile_requires(c, "iommu", "pt") && !kernel_profile_requires(c, "iommu.passthrough", "1"))
-                return check_list_add(
+                return check_list_skip(
                         out,
                         "kernel.iommu",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "the profile's kernel.cmdline does not ask for iommu=pt: the IOMMU's mode is not checked");
 
         r = look_at_ports(c, s, &l);
         if (r < 0)
                 return r;
-        r = look_at_gpus(c, &l);
+        r = look_at_gpus(c, s, &l);
         if (r < 0)
                 return r;
 

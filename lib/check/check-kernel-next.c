@@ -221,33 +221,9 @@ static int check_grub_cfg_kept(
         return r < 0 ? r : 1;
 }
 
-int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL, *running = NULL;
-        _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
-        _cleanup_(boot_config_freep) BootConfig *boot = NULL;
-        _cleanup_(freep) char *failed_path = NULL, *expected = NULL, *list = NULL, *where = NULL,
-                              *fix = NULL, *vars = NULL;
-        char **required = kernel_required_params(c);
-        bool have_running;
-        int r, n_missing, error;
-
-        if (strv_length(required) == 0)
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "the profile requires no kernel parameters");
-
-        expected = strv_join(required, " ");
-        if (!expected)
-                return -ENOMEM;
-
-        r = boot_config_load(c->host, &boot, &failed_path);
-        if (r == -ENOMEM)
-                return r;
-        if (r == -ENOENT)
+/* The boot configuration could not be read: says why. */
+static int next_boot_unreadable(const SnapshotHost *h, const char *expected, CheckList *out) {
+        if (h->boot_error == -ENOENT)
                 return check_list_add(
                         out,
                         "kernel.cmdline-next",
@@ -256,7 +232,7 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                         NULL,
                         "no boot configuration found (looked for " BOOT_CONFIG_SEARCHED
                         "): cannot tell what the next boot gets");
-        if (r == -EACCES || r == -EPERM)
+        if (h->boot_error == -EACCES || h->boot_error == -EPERM)
                 return check_list_add(
                         out,
                         "kernel.cmdline-next",
@@ -264,18 +240,157 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "could not look at %s (%s): `sudo haloctl check --only kernel.cmdline-next` reads it",
-                        strna(failed_path),
-                        strerror(-r));
+                        strna(h->boot_failed_path),
+                        strerror(-h->boot_error));
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                NULL,
+                "cannot read %s: %s",
+                strna(h->boot_failed_path),
+                strerror(-h->boot_error));
+}
+
+/* GRUB_DEFAULT=saved and an unreadable grubenv: the entry judged is only the likeliest one. */
+static int next_boot_unsure(
+        const BootConfig *boot, char **required, char **missing, const char *expected, CheckList *out) {
+        _cleanup_(freep) char *list = NULL, *seen = NULL;
+        int r;
+
+        list = strv_join(missing, ", ");
+        if (!list)
+                return -ENOMEM;
+        r = !missing ? asprintf(&seen, "carries all %zu required parameters", strv_length(required))
+                     : asprintf(&seen, "lacks %s", list);
         if (r < 0)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                boot->cmdline,
+                "could not look at which entry boots next: %s, and GRUB_DEFAULT=saved boots the one its "
+                "saved_entry names; `sudo haloctl check --only kernel.cmdline-next` reads it. The first "
+                "entry '%s' of %s, which boots when saved_entry is not set, %s",
+                boot->unread,
+                boot->entry_id,
+                boot->path,
+                seen);
+}
+
+/* The next boot carries every required parameter: whether the running kernel does too. */
+static int next_boot_carries(
+        const NodeContext *c,
+        Snapshot *s,
+        char **required,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        const BootConfig *boot = s->host.boot;
+        _cleanup_(strv_freep) char **unmet = NULL;
+        _cleanup_(freep) char *list = NULL;
+        int r;
+
+        r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
+        r = snapshot_read(s, SNAPSHOT_CMDLINE);
+        if (r >= 0 && s->host.cmdline_error >= 0)
+                r = unmet_requirements(s->host.cmdline_parsed, required, &unmet);
+        if (r < 0)
+                return r;
+        if (s->host.cmdline_error >= 0 && !unmet)
                 return check_list_add(
                         out,
                         "kernel.cmdline-next",
-                        CHECK_WARN,
+                        CHECK_PASS,
                         expected,
-                        NULL,
-                        "cannot read %s: %s",
-                        strna(failed_path),
-                        strerror(-r));
+                        boot->cmdline,
+                        "the next boot (%s) carries all %zu required parameters",
+                        where,
+                        strv_length(required));
+
+        list = unmet ? strv_join(unmet, ", ") : strdup("the required parameters");
+        if (!list)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                boot->cmdline,
+                "reboot pending: the next boot (%s) carries %s, the running kernel does not",
+                where,
+                list);
+}
+
+/* The next boot lacks some: which, and how to add them where this boot configuration keeps them. */
+static int next_boot_lacks(
+        const Host *h,
+        const BootConfig *boot,
+        const KernelCmdline *next,
+        char **required,
+        char **missing,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        _cleanup_(strv_freep) char **unmet = NULL;
+        _cleanup_(freep) char *list = NULL, *fix = NULL, *vars = NULL;
+        int r;
+
+        r = unmet_requirements(next, required, &unmet);
+        if (r < 0)
+                return r;
+        r = how_to_fix(h, boot, unmet, &fix);
+        if (r < 0)
+                return r;
+        list = strv_join(missing, ", ");
+        if (!list)
+                return -ENOMEM;
+        if (boot->unresolved) {
+                _cleanup_(freep) char *names = strv_join(boot->unresolved, ", $");
+
+                if (!names || asprintf(&vars, " (grubenv does not set $%s)", names) < 0)
+                        return -ENOMEM;
+        }
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_FAIL,
+                expected,
+                boot->cmdline,
+                "the next boot (%s)%s lacks %s: %s",
+                where,
+                strempty(vars),
+                list,
+                fix);
+}
+
+int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL;
+        _cleanup_(strv_freep) char **missing = NULL;
+        _cleanup_(freep) char *expected = NULL, *where = NULL;
+        char **required = kernel_required_params(c);
+        const BootConfig *boot;
+        int r, n_missing;
+
+        if (strv_length(required) == 0)
+                return check_list_skip(out, "kernel.cmdline-next", "the profile requires no kernel parameters");
+
+        expected = strv_join(required, " ");
+        if (!expected)
+                return -ENOMEM;
+
+        r = snapshot_read(s, SNAPSHOT_BOOT);
+        if (r < 0)
+                return r;
+        if (s->host.boot_error < 0)
+                return next_boot_unreadable(&s->host, expected, out);
+        boot = s->host.boot;
 
         r = kernel_cmdline_parse(boot->cmdline, &next);
         if (r == -ENOMEM)
@@ -307,96 +422,9 @@ int check_kernel_cmdline_next(const NodeContext *c, CheckList *out) {
         if (n_missing < 0)
                 return n_missing;
 
-        /* GRUB_DEFAULT=saved and an unreadable grubenv: the entry judged is only the likeliest one. */
-        if (boot->unread) {
-                _cleanup_(freep) char *seen = NULL;
-
-                list = strv_join(missing, ", ");
-                if (!list)
-                        return -ENOMEM;
-                r = n_missing == 0
-                        ? asprintf(&seen, "carries all %zu required parameters", strv_length(required))
-                        : asprintf(&seen, "lacks %s", list);
-                if (r < 0)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_WARN,
-                        expected,
-                        boot->cmdline,
-                        "could not look at which entry boots next: %s, and GRUB_DEFAULT=saved boots the one its "
-                        "saved_entry names; `sudo haloctl check --only kernel.cmdline-next` reads it. The first "
-                        "entry '%s' of %s, which boots when saved_entry is not set, %s",
-                        boot->unread,
-                        boot->entry_id,
-                        boot->path,
-                        seen);
-        }
-
-        if (n_missing == 0) {
-                r = check_grub_cfg_kept(c, boot, required, expected, where, out);
-                if (r != 0)
-                        return r < 0 ? r : 0;
-                /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
-                r = kernel_load_running_cmdline(c->host, &running, NULL, &error);
-                if (r < 0)
-                        return r;
-                have_running = r > 0;
-                if (have_running) {
-                        r = unmet_requirements(running, required, &unmet);
-                        if (r < 0)
-                                return r;
-                }
-                if (have_running && !unmet)
-                        return check_list_add(
-                                out,
-                                "kernel.cmdline-next",
-                                CHECK_PASS,
-                                expected,
-                                boot->cmdline,
-                                "the next boot (%s) carries all %zu required parameters",
-                                where,
-                                strv_length(required));
-
-                list = unmet ? strv_join(unmet, ", ") : strdup("the required parameters");
-                if (!list)
-                        return -ENOMEM;
-                return check_list_add(
-                        out,
-                        "kernel.cmdline-next",
-                        CHECK_WARN,
-                        expected,
-                        boot->cmdline,
-                        "reboot pending: the next boot (%s) carries %s, the running kernel does not",
-                        where,
-                        list);
-        }
-
-        r = unmet_requirements(next, required, &unmet);
-        if (r < 0)
-                return r;
-        r = how_to_fix(c->host, boot, unmet, &fix);
-        if (r < 0)
-                return r;
-        list = strv_join(missing, ", ");
-        if (!list)
-                return -ENOMEM;
-        if (boot->unresolved) {
-                _cleanup_(freep) char *names = strv_join(boot->unresolved, ", $");
-
-                if (!names || asprintf(&vars, " (grubenv does not set $%s)", names) < 0)
-                        return -ENOMEM;
-        }
-        return check_list_add(
-                out,
-                "kernel.cmdline-next",
-                CHECK_FAIL,
-                expected,
-                boot->cmdline,
-                "the next boot (%s)%s lacks %s: %s",
-                where,
-                strempty(vars),
-                list,
-                fix);
+        if (boot->unread)
+                return next_boot_unsure(boot, required, missing, expected, out);
+        if (n_missing == 0)
+                return next_boot_carries(c, s, required, expected, where, out);
+        return next_boot_lacks(c->host, boot, next, required, missing, expected, where, out);
 }

@@ -6,45 +6,16 @@
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
 
-#define PROC_CMDLINE "/proc/cmdline"
-
-/* Reads and splits the running kernel's command line; on failure *ret_error says why, for a summary. */
-int kernel_load_running_cmdline(const Host *h, KernelCmdline **ret, char **ret_raw, int *ret_error) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *c = NULL;
-        _cleanup_(freep) char *raw = NULL;
-        int r;
-
-        r = host_read_line(h, PROC_CMDLINE, &raw);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                *ret_error = r;
-                return 0;
-        }
-        r = kernel_cmdline_parse(raw, &c);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                *ret_error = r;
-                return 0;
-        }
-        *ret = TAKE_PTR(c);
-        if (ret_raw)
-                *ret_raw = TAKE_PTR(raw);
-        *ret_error = 0;
-        return 1;
-}
-
 char **kernel_required_params(const NodeContext *c) {
         return c->profile ? c->profile->kernel_cmdline : NULL;
 }
 
-int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *running = NULL;
+int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(strv_freep) char **missing = NULL;
-        _cleanup_(freep) char *raw = NULL, *expected = NULL, *list = NULL;
+        _cleanup_(freep) char *expected = NULL, *list = NULL;
         char **required = kernel_required_params(c);
-        int r, error;
+        const char *raw;
+        int r;
 
         if (strv_length(required) == 0)
                 return check_list_skip(out, "kernel.cmdline", "the profile requires no kernel parameters");
@@ -53,10 +24,10 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
         if (!expected)
                 return -ENOMEM;
 
-        r = kernel_load_running_cmdline(c->host, &running, &raw, &error);
+        r = snapshot_read(s, SNAPSHOT_CMDLINE);
         if (r < 0)
                 return r;
-        if (r == 0)
+        if (s->host.cmdline_error < 0)
                 return check_list_add(
                         out,
                         "kernel.cmdline",
@@ -64,9 +35,10 @@ int check_kernel_cmdline(const NodeContext *c, CheckList *out) {
                         expected,
                         NULL,
                         "cannot read " PROC_CMDLINE ": %s",
-                        strerror(-error));
+                        strerror(-s->host.cmdline_error));
+        raw = s->host.cmdline;
 
-        r = kernel_cmdline_missing(running, required, &missing);
+        r = kernel_cmdline_missing(s->host.cmdline_parsed, required, &missing);
         if (r == -EINVAL)
                 return check_list_add(
                         out,
@@ -125,11 +97,13 @@ int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         return check_kernel_aspm(c, s, out);
 }
 
-int check_kernel(const NodeContext *c, CheckList *out) {
+int check_kernel(const NodeContext *c, Snapshot *s, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         int r;
 
-        r = check_kernel_cmdline(c, out);
+        s = snapshot_or_own(s, &own, c);
+        r = check_kernel_cmdline(c, s, out);
         if (r < 0)
                 return r;
-        return check_kernel_cmdline_next(c, out);
+        return check_kernel_cmdline_next(c, s, out);
 }

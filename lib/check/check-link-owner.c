@@ -10,7 +10,7 @@
 #include "net/netplan-match.h"
 #include "net/networkd-match.h"
 #include "nic/ethtool.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 #define NETWORK_FILE_MAX (64U * 1024U)
 
@@ -42,12 +42,11 @@ static int netplan_owners(const Host *h, const NetdevIdentity *id, char ***owner
         return 0;
 }
 
-int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+int check_link_owner(
+        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
         static const char *const dirs[] = { NETWORKD_DIRS };
         _cleanup_(strv_freep) char **files = NULL, **foreign = NULL;
         _cleanup_(freep) char *own_name = NULL, *label = NULL, *joined = NULL, *own_path = NULL;
-        NetdevInfo *netdevs = NULL;
-        size_t n_netdevs = 0;
         const char *used = NULL;
         char permanent[18];
         EthtoolDriverInfo info;
@@ -62,12 +61,11 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
                 return -ENOMEM;
 
         id = (NetdevIdentity){ .ifname = lp->ifname, .type = "ether" };
-        if (netdev_list(c->host, &netdevs, &n_netdevs) >= 0)
-                for (size_t i = 0; i < n_netdevs; i++)
-                        if (streq(netdevs[i].name, lp->ifname)) {
-                                id.mac = netdevs[i].mac;
-                                id.driver = netdevs[i].driver;
-                        }
+        for (size_t i = 0; i < netdevs->n; i++)
+                if (streq(netdevs->netdevs[i].name, lp->ifname)) {
+                        id.mac = netdevs->netdevs[i].mac;
+                        id.driver = netdevs->netdevs[i].driver;
+                }
         /* The permanent address, and the driver of a device without a parent in sysfs (a veth: networkd
          * matches Driver= against ethtool's answer), are only asked of the running kernel. */
         if (host_is_running_system(c->host)) {
@@ -107,7 +105,6 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
         }
         if (r >= 0)
                 r = netplan_owners(c->host, &id, &foreign);
-        netdev_info_array_free(netdevs, n_netdevs);
         if (r < 0)
                 return r;
 

@@ -13,5 +13,7 @@
 #define NETPLAN_DIR "/etc/netplan"
 
 /* The check of the node's link nl, whose plan lp resolved it to a netdev (nothing when it did not:
- * link.<name>.present says why), read through c->host's root. */
-int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *lp, CheckList *out);
+ * link.<name>.present says why), read through c->host's root; netdevs: the snapshot's netdev list
+ * (the netdev's MAC address and driver). */
+int check_link_owner(
+        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out);

@@ -11,7 +11,7 @@
 #include "check/check-link-owner.h"
 #include "check/check-link.h"
 #include "check/check-routes.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 static int addresses_string(const RtnlLink *link, char **ret) {
         _cleanup_(strv_freep) char **l = NULL;
@@ -310,7 +310,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out);
                 if (r < 0)
                         return r;
-                r = check_link_owner(c, nl, &lp, out);
+                r = check_link_owner(c, &s->netdevs, nl, &lp, out);
                 if (r < 0)
                         return r;
         }

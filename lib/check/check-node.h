@@ -6,9 +6,6 @@
 
 #include "check/checks.h"
 
-int check_node(const NodeContext *c, CheckList *out);
-int check_node_memory(const NodeContext *c, CheckList *out);
-
-/* MemTotal of a /proc/meminfo text, in bytes: -ENOENT when it has no MemTotal line, -EBADMSG when
- * that line is not "MemTotal: <number> kB". */
-int meminfo_total(const char *text, uint64_t *ret);
+/* The group (s: NULL for its own snapshot). */
+int check_node(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out);

@@ -5,11 +5,11 @@
 #include <net/if.h>
 
 #include "check/check-peer.h"
-#include "nic/fabric.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-schedule.h"
 #include "peer/peer.h"
 #include "profile/profile-digest.h"
+#include "snapshot/fabric.h"
 
 void peer_status_list_done(PeerStatusList *l) {
         for (size_t i = 0; i < l->n_peers; i++)

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "check/check.h"
-#include "nic/fabric.h"
+#include "snapshot/fabric.h"
 
 typedef struct PortCheck {
         CheckOutcome outcome;

@@ -4,4 +4,5 @@
 
 #include "check/checks.h"
 
-int check_profile(const NodeContext *c, CheckList *out);
+/* Judges the context alone: s is not read (a group of the table like the others). */
+int check_profile(const NodeContext *c, Snapshot *s, CheckList *out);

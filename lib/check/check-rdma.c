@@ -519,7 +519,7 @@ static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
 }
 
-int check_rdma(const NodeContext *c, CheckList *out) {
+int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,

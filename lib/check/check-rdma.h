@@ -7,7 +7,7 @@
 #include "check/checks.h"
 #include "check/memlock-sources.h"
 
-int check_rdma(const NodeContext *c, CheckList *out);
+int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
  * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading

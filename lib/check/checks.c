@@ -14,23 +14,22 @@
 
 static const struct {
         const char *prefix;
-        CheckGroupFunc run;                  /* reads the host itself */
-        CheckSnapshotGroupFunc run_snapshot; /* or from the run's snapshot */
+        CheckSnapshotGroupFunc run;
 } check_groups[] = {
         /* One group a line. */
         /* clang-format off */
         /* -- check groups -- */
-        { "profile", check_profile, NULL },
-        { "kernel.", check_kernel, NULL },
-        { "kernel.", NULL, check_kernel_devices },
-        { "gpu.", check_gpu, NULL },
-        { "node.", check_node, NULL },
-        { "nic.", NULL, check_nic },
-        { "rdma.", check_rdma, NULL },
-        { "link.", NULL, check_links },
-        { "qos.", NULL, check_qos_dcb },
-        { "qos.", NULL, check_qos_host },
-        { "hosts.", check_hosts, NULL },
+        { "profile", check_profile },
+        { "kernel.", check_kernel },
+        { "kernel.", check_kernel_devices },
+        { "gpu.", check_gpu },
+        { "node.", check_node },
+        { "nic.", check_nic },
+        { "rdma.", check_rdma },
+        { "link.", check_links },
+        { "qos.", check_qos_dcb },
+        { "qos.", check_qos_host },
+        { "hosts.", check_hosts },
         /* -- end check groups -- */
         /* clang-format on */
 };
@@ -67,8 +66,7 @@ int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, Check
                 if (!checks_group_selected(check_groups[i].prefix, only))
                         continue;
 
-                r = check_groups[i].run ? check_groups[i].run(c, &group)
-                                        : check_groups[i].run_snapshot(c, snapshot, &group);
+                r = check_groups[i].run(c, snapshot, &group);
                 if (r < 0)
                         return r;
                 r = check_list_take_selected(out, &group, only);

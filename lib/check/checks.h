@@ -3,14 +3,13 @@
 #pragma once
 
 #include "check/check.h"
-#include "plan/snapshot.h"
 #include "profile/node-context.h"
+#include "snapshot/snapshot.h"
 
-/* A group adds its checks to out; it returns negative errno only for allocation failures:
- * everything the host does wrong is an outcome, not an error. */
-typedef int (*CheckGroupFunc)(const NodeContext *c, CheckList *out);
-/* A group that judges what the snapshot of the run holds (the links, the NIC facts): it reads the
- * parts it needs into the snapshot, so that the host is read once per run. */
+/* A group adds its checks to out, judging what the snapshot of the run holds: it reads the parts it
+ * needs into the snapshot, so that the host is read once per run (s NULL: a snapshot of its own). It
+ * returns negative errno only for allocation failures: everything the host does wrong is an outcome,
+ * not an error. */
 typedef int (*CheckSnapshotGroupFunc)(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* Runs the groups whose checks can match only (comma-separated id prefixes; NULL: all) and keeps

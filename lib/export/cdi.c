@@ -7,8 +7,8 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
-#include "nic/fabric.h"
 #include "rdma/rdma-sysfs.h"
+#include "snapshot/fabric.h"
 
 void cdi_spec_done(CdiSpec *s) {
         for (size_t i = 0; i < s->n_devices; i++) {

@@ -9,10 +9,10 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/fabric-env.h"
-#include "nic/fabric.h"
 #include "nic/nic-family.h"
-#include "rdma/rdma-node.h"
 #include "rdma/rdma.h"
+#include "snapshot/fabric.h"
+#include "snapshot/rdma-node.h"
 
 static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
         [FABRIC_ENV_NCCL_SOCKET_IFNAME] = "NCCL_SOCKET_IFNAME",

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 
 #include "export/metrics.h"
-#include "rdma/rdma-node.h"
 #include "rdma/rdma.h"
+#include "snapshot/rdma-node.h"
 
 void metrics_gids_free(MetricsGid *g, size_t n) {
         for (size_t i = 0; g && i < n; i++) {

@@ -15,8 +15,8 @@
 #include "nic/rdma-hw-counters.h"
 #include "peer/health.h"
 #include "peer/peer-wire.h"
-#include "plan/snapshot.h"
 #include "profile/node-context.h"
+#include "snapshot/snapshot.h"
 
 /* What halod knows about one fabric NIC port, beyond the checks' summaries. */
 typedef struct MetricsNic {

@@ -56,7 +56,7 @@ static int nic_facts_read_rdma_protocol(const char *pci, NicFamily family, NicFa
         return f->iwarp_error == -ENOMEM ? -ENOMEM : 0;
 }
 
-int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
+int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFacts *ret) {
         NicFacts f = {
                 .device_error = -ENODEV,
                 .info_error = -ENOMEDIUM,
@@ -67,15 +67,15 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
         };
         int r;
 
-        if (port->pci) {
-                f.device_error = pci_device_get(h, port->pci, &f.device);
+        if (pci) {
+                f.device_error = pci_device_get(h, pci, &f.device);
                 if (f.device_error == -ENOMEM)
                         return -ENOMEM;
                 if (f.device_error < 0) {
                         /* Without libpci (not built in, or not installed) sysfs still names the driver. */
                         _cleanup_(freep) char *link = NULL;
 
-                        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", port->pci) < 0)
+                        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", pci) < 0)
                                 return -ENOMEM;
                         r = host_readlink_basename(h, link, &f.sysfs_driver);
                         if (r == -ENOMEM)
@@ -83,29 +83,29 @@ int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret) {
                 }
         }
         /* The ioctl asks the running kernel, which does not describe a tree below --root. */
-        if (port->ifname && host_is_running_system(h)) {
-                f.info_error = ethtool_get_driver_info(port->ifname, &f.info);
-                f.link_error = ethtool_get_link_settings(port->ifname, &f.link);
+        if (ifname && host_is_running_system(h)) {
+                f.info_error = ethtool_get_driver_info(ifname, &f.info);
+                f.link_error = ethtool_get_link_settings(ifname, &f.link);
                 if (f.info_error == -ENOMEM || f.link_error == -ENOMEM) {
                         r = -ENOMEM;
                         goto fail;
                 }
         }
         /* devlink describes the running kernel's devices, as the ioctl does. */
-        if (port->pci && host_is_running_system(h)) {
-                f.devlink_error = devlink_get_pci_info(port->pci, &f.devlink, &f.devlink_message);
+        if (pci && host_is_running_system(h)) {
+                f.devlink_error = devlink_get_pci_info(pci, &f.devlink, &f.devlink_message);
                 if (f.devlink_error == -ENOMEM) {
                         r = -ENOMEM;
                         goto fail;
                 }
         }
-        if (port->pci && nic_family_from_driver(nic_facts_driver(&f)) == NIC_FAMILY_E810) {
-                r = nic_facts_read_ddp(h, port->pci, &f);
+        if (pci && nic_family_from_driver(nic_facts_driver(&f)) == NIC_FAMILY_E810) {
+                r = nic_facts_read_ddp(h, pci, &f);
                 if (r < 0)
                         goto fail;
         }
-        if (port->pci && host_is_running_system(h)) {
-                r = nic_facts_read_rdma_protocol(port->pci, nic_family_from_driver(nic_facts_driver(&f)), &f);
+        if (pci && host_is_running_system(h)) {
+                r = nic_facts_read_rdma_protocol(pci, nic_family_from_driver(nic_facts_driver(&f)), &f);
                 if (r < 0)
                         goto fail;
         }

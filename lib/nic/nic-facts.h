@@ -6,7 +6,6 @@
 
 #include "nic/devlink.h"
 #include "nic/ethtool.h"
-#include "nic/fabric.h"
 #include "nic/ice-ddp.h"
 #include "nic/pci.h"
 
@@ -38,9 +37,10 @@ typedef struct NicFacts {
         int iwarp_error;          /* -ENOMEDIUM: not asked (not an E810, or below --root) */
 } NicFacts;
 
-/* Gathers the facts of one port. Whatever cannot be read is recorded with its errno, for the checks
- * to explain; returns 0, or -ENOMEM. */
-int nic_facts_gather(const Host *h, const FabricPort *port, NicFacts *ret);
+/* Gathers the facts of one port: its PCI device pci ("0000:c2:00.0", NULL when none was found) and
+ * netdev ifname (NULL when it has none). Whatever cannot be read is recorded with its errno, for the
+ * checks to explain; returns 0, or -ENOMEM. */
+int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFacts *ret);
 void nic_facts_done(NicFacts *f);
 
 /* ice's DDP state into f (ddp, ddp_source, ddp_error, ddp_detail, ddp_package): from f's devlink info

@@ -3,8 +3,8 @@
 #include <stdio.h>
 
 #include "basic/strv.h"
-#include "nic/fabric.h"
 #include "nic/nic-family.h"
+#include "nic/pci-sysfs.h"
 
 static const char *const nic_family_table[_NIC_FAMILY_MAX] = {
         [NIC_FAMILY_UNKNOWN] = "unknown",

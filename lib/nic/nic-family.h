@@ -8,7 +8,7 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
-#include "profile/profile.h"
+#include "basic/pci-id.h"
 
 /* The PCI vendor ids of the families. */
 #define PCI_VENDOR_ID_INTEL 0x8086U

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "basic/host.h"
+#include "basic/qos-values.h"
 #include "nic/ethtool.h"
-#include "profile/profile.h"
 
 typedef struct PauseCounters {
         uint8_t known;               /* bit p: the driver counts priority p's pause frames */

@@ -7,7 +7,7 @@
 
 #include "basic/strv.h"
 #include "config.h"
-#include "nic/fabric.h"
+#include "nic/pci-sysfs.h"
 #include "nic/pci.h"
 
 #if HAVE_LIBPCI

@@ -7,7 +7,7 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
-#include "profile/profile.h"
+#include "basic/pci-id.h"
 
 typedef struct PcieLink {
         unsigned speed_mts; /* transfer rate per lane in MT/s: 2500 ... 64000; 0 when unknown */

@@ -84,7 +84,3 @@ int roce_ecn_write(const Host *h, const char *ifname, RoceEcnPoint point, unsign
                 return r;
         return host_attr_write(h, path, on ? "1" : "0");
 }
-
-uint8_t roce_ecn_wanted_priorities(const ProfileQos *q) {
-        return q->has_pfc ? q->pfc : 0xff;
-}

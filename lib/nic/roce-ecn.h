@@ -11,7 +11,7 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
-#include "profile/profile.h"
+#include "basic/qos-values.h"
 
 typedef enum RoceEcnPoint {
         ROCE_ECN_NP, /* "roce_np" */
@@ -36,6 +36,3 @@ typedef struct RoceEcn {
 int roce_ecn_read(const Host *h, const char *ifname, RoceEcn *ret);
 /* Writes one priority of one point ("1" or "0"). Returns 0 or the errno of the write. */
 int roce_ecn_write(const Host *h, const char *ifname, RoceEcnPoint point, unsigned priority, bool on);
-
-/* The priorities whose ECN a profile's qos: asks for: those with PFC when pfc: is given, else all. */
-uint8_t roce_ecn_wanted_priorities(const ProfileQos *q) _pure_;

@@ -183,16 +183,6 @@ int link_plan_compute(
         return 0;
 }
 
-bool node_wants_zones(const Profile *p, const ProfileNode *node) {
-        for (size_t i = 0; i < node->n_links; i++) {
-                const ProfileLink *pl = profile_find_link(p, node->links[i].link);
-
-                if (pl && pl->firewall_zone)
-                        return true;
-        }
-        return false;
-}
-
 char *link_plan_label(const LinkPlan *lp) {
         char *s;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan: the one comparison of the profile against the snapshot of the host (plan/snapshot.h),
+/* The plan: the one comparison of the profile against the snapshot of the host (snapshot/snapshot.h),
  * link by link. The link checks report from it, apply carries out its changes through a backend, and
  * the journal gets its change records. link-plan.c is the pure half (one link's plan from an observed
  * state, the rule for stray addresses; no I/O, so that it is unit-tested); plan-change.c turns plans
@@ -11,8 +11,8 @@
 
 #include "net/rtnl.h"
 #include "plan/qos-plan-dcb.h"
-#include "plan/snapshot.h"
 #include "profile/node-context.h"
+#include "snapshot/snapshot.h"
 
 /* plan/qos-plan-host.h */
 typedef struct LinkPlanQosHost LinkPlanQosHost;
@@ -101,9 +101,6 @@ bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 /* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts (DCB, ECN, the
  * RoCE ToS) and the routes and forwarding left aside. */
 bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
-
-/* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
-bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
 
 /* "rdma0 (veth0)" or "rdma0" when it did not resolve. */
 char *link_plan_label(const LinkPlan *lp);

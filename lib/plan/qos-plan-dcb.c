@@ -7,10 +7,6 @@
 #include "plan/plan.h"
 #include "plan/qos-plan-dcb.h"
 
-bool qos_wants_dcb(const ProfileQos *q) {
-        return q->present && (q->has_pfc || q->trust >= 0 || q->has_dscp_map);
-}
-
 LinkPlanDcb *link_plan_dcb_free(LinkPlanDcb *d) {
         return mfree(d);
 }

@@ -15,9 +15,6 @@ typedef struct PlanChanges PlanChanges;
 typedef struct PlanChange PlanChange;
 typedef struct SnapshotDcb SnapshotDcb;
 
-/* True when q asks something of DCB: PFC, a trust, a DSCP map. */
-bool qos_wants_dcb(const ProfileQos *q) _pure_;
-
 typedef struct LinkPlanDcb {
         DcbState before; /* the driver's state the plan compares with: what a rollback puts back */
         bool pfc_change;

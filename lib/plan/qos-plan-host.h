@@ -1,67 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The host's part of a link's qos: that halod sets itself, whatever the backend: RoCE ECN per priority
  * (MLNX_OFED's sysfs, nic/roce-ecn.h) and rdma_cm's default RoCE ToS (its configfs, nic/rdma-cm.h).
- * The snapshot reads them (SNAPSHOT_QOS_HOST, snapshot-qos-host.c), and the counters the metrics and
+ * The snapshot reads them (SNAPSHOT_QOS_HOST, snapshot/snapshot-qos-host.h), and the counters the metrics and
  * qos.<link>.pause read (SNAPSHOT_QOS_COUNTERS); the plan compares them with the profile
  * (qos-plan-host.c), apply writes the difference (lib/apply/apply-qos-host.c). */
 #pragma once
 
-#include "basic/time-util.h"
-#include "nic/pause-counters.h"
 #include "nic/rdma-cm.h"
-#include "nic/rdma-hw-counters.h"
 #include "nic/roce-ecn.h"
 #include "plan/plan.h"
-
-/* SNAPSHOT_QOS_HOST: one port's ECN and RoCE ToS, below the host root. */
-struct SnapshotQosHost {
-        int ecn_error; /* 0: ecn holds the switches; -ENOMEDIUM: not asked (the link's qos: sets no ecn,
-                        * or it has no netdev); -ENOENT: the netdev has no ECN sysfs; else unreadable */
-        RoceEcn ecn;
-        char *rdma_device; /* the RDMA device of the netdev (nic/rdma-sysfs.h); NULL: rdma_error says */
-        unsigned rdma_port;
-        int rdma_error; /* -ENOMEDIUM: not asked (no roce-tos); -ENODEV: no RDMA device */
-        RdmaCmPort cm;  /* valid when cm_error is 0 */
-        int cm_error;   /* -ENOMEDIUM: not asked (no roce-tos, or no RDMA device); else unreadable */
-};
-
-/* SNAPSHOT_QOS_COUNTERS: one port's counters at one moment. */
-struct SnapshotQosCounters {
-        usec_t when;         /* CLOCK_MONOTONIC */
-        PauseCounters pause; /* valid when pause_error is 0 (known 0: the driver counts none) */
-        int pause_error;     /* -ENOMEDIUM: not asked (no netdev, or a tree below --root: ethtool
-                              * answers for the running system only) */
-        uint64_t packets;    /* rx + tx packets of the netdev */
-        int packets_error;
-        char *rdma_device; /* NULL when the netdev has no RDMA device */
-        unsigned rdma_port;
-        uint64_t hw[_RDMA_HW_COUNTER_MAX];
-        uint32_t hw_known; /* bit c: hw[c] was read */
-};
-
-/* What the daemon keeps between two verifies for qos.<link>.pause: each netdev's pause frames and
- * packets at the last verify. Set Snapshot.pause_history to it; the check reads and updates it. */
-typedef struct PauseSample {
-        char *ifname;
-        usec_t when;
-        uint64_t pause;
-        uint64_t packets;
-} PauseSample;
-
-struct PauseHistory {
-        PauseSample *samples;
-        size_t n;
-};
-
-void pause_history_done(PauseHistory *h);
-const PauseSample *pause_history_find(const PauseHistory *h, const char *ifname) _pure_;
-int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t pause, uint64_t packets);
-
-/* Reading and forgetting the two parts (snapshot_read() and snapshot_forget() call them). */
-int snapshot_read_qos_host(Snapshot *s);
-void snapshot_forget_qos_host(Snapshot *s);
-int snapshot_read_qos_counters(Snapshot *s);
-void snapshot_forget_qos_counters(Snapshot *s);
+#include "snapshot/snapshot-qos-host.h"
 
 /* One ECN switch to change: priority, point, from, to. */
 typedef struct QosEcnChange {

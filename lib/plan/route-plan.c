@@ -159,25 +159,3 @@ char *plan_change_routes_describe(const PlanChange *c, const char *label) {
         }
         return r < 0 ? NULL : s;
 }
-
-int snapshot_read_forwarding(Snapshot *s) {
-        const NodeContext *c = s->context;
-
-        if (!c->node || !c->node->forwarding || s->kernel_error < 0)
-                return 0;
-        s->forwarding = calloc(s->n_ports ?: 1, sizeof(int));
-        if (!s->forwarding)
-                return -ENOMEM;
-        for (size_t i = 0; i < s->n_ports; i++) {
-                bool on;
-                int r;
-
-                if (!s->ports[i].ifname) {
-                        s->forwarding[i] = -ENOMEDIUM;
-                        continue;
-                }
-                r = ipv4_forwarding_read(c->host, s->ports[i].ifname, &on);
-                s->forwarding[i] = r < 0 ? r : on;
-        }
-        return 0;
-}

@@ -2,7 +2,7 @@
 /* The routes and the IPv4 forwarding switch of a node's links (the node's routes: and forwarding:),
  * which halod sets itself over rtnetlink and /proc/sys whatever the backend. The snapshot reads the
  * kernel's main-table routes with SNAPSHOT_LINKS (net/rtnl.h) and, when the node asks for forwarding,
- * each port's switch (snapshot_read_forwarding()); the plan compares them with the profile
+ * each port's switch (Snapshot.forwarding); the plan compares them with the profile
  * (route-plan.c); apply makes the difference (lib/apply/apply-routes.c); link.<name>.routes and
  * link.<name>.forwarding report it (lib/check/check-routes.c). */
 #pragma once
@@ -46,7 +46,3 @@ bool link_plan_routes_is_empty(const LinkPlanRoutes *r) _pure_;
 int link_plan_routes_changes(const LinkPlan *lp, PlanChanges *l);
 /* "rdma0 (veth0): route + 10.0.3.0/24 via 10.0.2.3", "rdma0 (veth0): forwarding off → on". */
 char *plan_change_routes_describe(const PlanChange *c, const char *label);
-
-/* SNAPSHOT_LINKS' part for forwarding: each port's switch when the node asks for forwarding
- * (Snapshot.forwarding; -ENOMEDIUM where not asked). Returns 0 or -ENOMEM. */
-int snapshot_read_forwarding(Snapshot *s);

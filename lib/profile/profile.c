@@ -53,6 +53,14 @@ int profile_qos_roce_priority(const ProfileQos *q) {
         return -ENODATA;
 }
 
+bool qos_wants_dcb(const ProfileQos *q) {
+        return q->present && (q->has_pfc || q->trust >= 0 || q->has_dscp_map);
+}
+
+uint8_t roce_ecn_wanted_priorities(const ProfileQos *q) {
+        return q->has_pfc ? q->pfc : 0xff;
+}
+
 bool profile_may_change_host(const Profile *p, bool force) {
         return force || p->mode == PROFILE_MODE_ENFORCE;
 }
@@ -245,6 +253,16 @@ const ProfileLink *profile_find_link(const Profile *p, const char *name) {
                 if (streq(p->links[i].name, name))
                         return &p->links[i];
         return NULL;
+}
+
+bool node_wants_zones(const Profile *p, const ProfileNode *node) {
+        for (size_t i = 0; i < node->n_links; i++) {
+                const ProfileLink *pl = profile_find_link(p, node->links[i].link);
+
+                if (pl && pl->firewall_zone)
+                        return true;
+        }
+        return false;
 }
 
 const ProfileNode *profile_find_node(const Profile *p, const char *name) {

@@ -12,6 +12,8 @@
 #include "basic/ipv4-prefix.h"
 #include "basic/json-writer.h"
 #include "basic/macro.h"
+#include "basic/pci-id.h"
+#include "basic/qos-values.h"
 
 /* Caps that keep any input, however hostile, bounded (each is reported in the error). */
 #define PROFILE_SIZE_MAX (1024U * 1024U)
@@ -66,9 +68,6 @@ typedef enum QosTrust {
 const char *qos_trust_to_string(QosTrust t) _pure_;
 QosTrust qos_trust_from_string(const char *s) _pure_;
 
-#define QOS_PRIORITIES 8U
-#define QOS_DSCP_VALUES 64U
-
 typedef struct ProfileQos {
         bool present;                          /* the link has a qos: mapping */
         bool has_pfc;                          /* pfc: given; [] asks for PFC off on every priority */
@@ -94,6 +93,10 @@ int profile_qos_roce_priority(const ProfileQos *q) _pure_;
 /* The priority a message suggests for the RoCE class among those with PFC on (a bit mask): the lowest
  * past 0, which carries everything unclassified; 0 when there is none. */
 unsigned qos_suggested_roce_priority(uint8_t pfc_mask) _pure_;
+/* True when q asks something of DCB: PFC, a trust, a DSCP map. */
+bool qos_wants_dcb(const ProfileQos *q) _pure_;
+/* The priorities whose ECN a profile's qos: asks for: those with PFC when pfc: is given, else all. */
+uint8_t roce_ecn_wanted_priorities(const ProfileQos *q) _pure_;
 
 typedef struct ProfileLink {
         char *name; /* logical name, "rdma0" */
@@ -109,11 +112,6 @@ typedef struct NodeLink {
         Ipv4Prefix address;
         LinkMatch match; /* per-node override of the link's match; all NULL when absent */
 } NodeLink;
-
-typedef struct PciId {
-        uint16_t vendor;
-        uint16_t device;
-} PciId;
 
 /* nic.speed-min's range in Gbit/s, up to 1.6 Tbit/s, the fastest Ethernet IEEE 802.3 defines. */
 #define PROFILE_NIC_SPEED_MIN_GBIT_MAX 1600U
@@ -237,6 +235,8 @@ bool link_match_is_empty(const LinkMatch *m) _pure_;
  * a merge), else the profile's; the profile's when node is NULL. Check present to see whether any
  * nic: applies. */
 const ProfileNic *profile_node_nic(const Profile *p, const ProfileNode *node) _pure_;
+/* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
+bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;
 
 /* Picks this machine's node: by node_name if given, else by hostname, else the node one of whose
  * addresses is in local_addresses. Returns 0, or -ENOENT / -ENOTUNIQ with a message for the user

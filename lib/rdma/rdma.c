@@ -6,7 +6,6 @@
 
 #include "basic/rdma-mtu.h"
 #include "config.h"
-#include "nic/fabric.h"
 #include "rdma/rdma.h"
 
 #if HAVE_LIBIBVERBS

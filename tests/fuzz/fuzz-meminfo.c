@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "basic/macro.h"
-#include "check/check-node.h"
+#include "basic/meminfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "basic/meminfo.h"
 #include "basic/strv.h"
 #include "check-test.h"
 #include "check/check-gpu.h"
@@ -60,9 +61,9 @@ static void run_case(const Case *t) {
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
         snapshot_init(&s, &c);
 
-        ASSERT_OK(check_gpu(&c, &l));
+        ASSERT_OK(check_gpu(&c, &s, &l));
         ASSERT_OK(check_kernel_devices(&c, &s, &l));
-        ASSERT_OK(check_node(&c, &l));
+        ASSERT_OK(check_node(&c, NULL, &l));
         ASSERT_INT_EQ(l.n_checks, 6);
         for (size_t i = 0; i < ELEMENTSOF(t->expect) && t->expect[i].id; i++)
                 assert_check(&l, &t->expect[i], t->host);
@@ -206,8 +207,10 @@ static void devices_case(
         _cleanup_(check_list_done) CheckList l = {};
         Host h = { .root = root };
         NodeContext c = { .host = &h, .profile = p };
+        _cleanup_(snapshot_done) Snapshot s = {};
 
-        ASSERT_OK(check_gpu_devices(&c, &l));
+        snapshot_init(&s, &c);
+        ASSERT_OK(check_gpu_devices(&c, &s, &l));
         assert_check(&l, &(CheckExpect){ "gpu.devices", outcome, has }, what);
         remove_tree(root);
 }

@@ -48,7 +48,7 @@ static void run(const Host *host, CheckList *out) {
 
         ASSERT_OK(profile_load_string("h.yaml", profile_text, strlen(profile_text), &p, NULL));
         c = (NodeContext){ .host = host, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_hosts(&c, out));
+        ASSERT_OK(check_hosts(&c, NULL, out));
 }
 
 static void assert_cases(const CheckList *l, const char *source) {

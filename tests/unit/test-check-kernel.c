@@ -35,6 +35,7 @@ static void run_case(const Case *t) {
         Profile p = { .path = (char *) "halod.yaml", .kernel_cmdline = (char **) t->required };
         Host h;
         NodeContext c = { .host = &h, .profile = &p };
+        _cleanup_(snapshot_done) Snapshot s = {};
 
         if (t->host[0] == '/')
                 root = strdup(t->host);
@@ -42,9 +43,10 @@ static void run_case(const Case *t) {
                 ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", t->host) >= 0);
         ASSERT_TRUE(root);
         h = (Host){ .root = root };
+        snapshot_init(&s, &c);
 
-        ASSERT_OK(check_kernel(&c, &l));
-        ASSERT_OK(check_gpu_gtt(&c, &l));
+        ASSERT_OK(check_kernel(&c, &s, &l));
+        ASSERT_OK(check_gpu_gtt(&c, &s, &l));
         ASSERT_INT_EQ(l.n_checks, 3);
         expect(&l, "kernel.cmdline", &t->cmdline, t->host);
         expect(&l, "kernel.cmdline-next", &t->next, t->host);
@@ -344,11 +346,11 @@ static void test_profile(void) {
         NodeContext c = { .host = &h };
         CheckList l = {};
 
-        ASSERT_OK(check_profile(&c, &l));
+        ASSERT_OK(check_profile(&c, NULL, &l));
         c.profile = &p;
-        ASSERT_OK(check_profile(&c, &l));
+        ASSERT_OK(check_profile(&c, NULL, &l));
         c.node = &nodes[1];
-        ASSERT_OK(check_profile(&c, &l));
+        ASSERT_OK(check_profile(&c, NULL, &l));
 
         ASSERT_INT_EQ(l.n_checks, 3);
         ASSERT_INT_EQ(l.checks[0].outcome, CHECK_FAIL);

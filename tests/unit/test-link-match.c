@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for link matching: fixture sysfs trees (tests/data/hosts/links-*) with an E810 port, an igc
  * port, lo and a veth; and a host with two E810 ports. */
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 #include "tests.h"
 
 typedef struct Case {

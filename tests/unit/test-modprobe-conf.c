@@ -104,6 +104,26 @@ static void test_tree(void) {
         /* Another module is not blocked by any of it. */
         ASSERT_INT_EQ(module_find_block(&h, "mlx5_ib", &b, NULL), 0);
 
+        /* The command line handed in (the snapshot's) is the one judged: /proc/cmdline is not read. */
+        {
+                _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+                _cleanup_(strv_freep) char **unread = NULL;
+
+                ASSERT_OK(kernel_cmdline_parse("quiet modprobe.blacklist=mlx5_ib", &k));
+                ASSERT_INT_EQ(module_find_block_with_cmdline(&h, k, 0, "mlx5_ib", &b, NULL), 1);
+                ASSERT_STR_EQ(b.source, "/proc/cmdline");
+                ASSERT_STR_EQ(b.text, "modprobe.blacklist=mlx5_ib");
+                module_block_done(&b);
+                /* Unread, it is named; absent (-ENOENT), it says nothing; the files still count. */
+                ASSERT_INT_EQ(module_find_block_with_cmdline(&h, NULL, -EACCES, "mlx5_ib", &b, &unread), 0);
+                ASSERT_TRUE(strv_contains(unread, "/proc/cmdline"));
+                unread = strv_free(unread);
+                ASSERT_INT_EQ(module_find_block_with_cmdline(&h, NULL, -ENOENT, "irdma", &b, &unread), 1);
+                ASSERT_STR_EQ(b.source, "/lib/modprobe.d/10-early.conf");
+                ASSERT_TRUE(!strv_contains(unread, "/proc/cmdline"));
+                module_block_done(&b);
+        }
+
         /* A file that cannot be read is named, not taken as saying nothing. */
         if (geteuid() != 0) {
                 _cleanup_(freep) char *path = NULL;

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's parts: sysfs for the ports, rtnetlink and firewalld for the links, libpci,
- * ethtool and the kernel log for the NICs (DCB netlink for SNAPSHOT_DCB: snapshot-dcb.c). */
+ * ethtool and the kernel log for the NICs (DCB netlink for SNAPSHOT_DCB: snapshot-dcb.c; the host's own
+ * facts: snapshot-host.c). */
 #include <systemd/sd-bus.h>
 
 #include "basic/strv.h"
 #include "net/firewalld.h"
-#include "plan/plan.h"
-#include "plan/qos-plan-host.h"
-#include "plan/route-plan.h"
-#include "plan/snapshot.h"
+#include "net/ipv4-forwarding.h"
+#include "snapshot/snapshot-qos-host.h"
+#include "snapshot/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
         *s = (Snapshot){ .context = c };
@@ -52,6 +52,8 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
          * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
                 parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
+        if (parts & SNAPSHOT_HOST_PARTS)
+                snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_DCB)
                 snapshot_forget_dcb(s);
         if (parts & SNAPSHOT_QOS_HOST)
@@ -66,6 +68,7 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 fabric_ports_free(s->ports, s->n_ports);
                 s->ports = NULL;
                 s->n_ports = 0;
+                netdev_list_done(&s->netdevs);
         }
         s->parts &= ~parts;
 }
@@ -73,13 +76,36 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
 void snapshot_done(Snapshot *s) {
         if (!s)
                 return;
-        snapshot_forget(s, SNAPSHOT_PORTS);
+        snapshot_forget(s, SNAPSHOT_PORTS | SNAPSHOT_HOST_PARTS);
 }
 
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) {
         if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || i >= s->n_ports || !s->ports[i].ifname)
                 return NULL;
         return rtnl_state_find_by_name(&s->kernel, s->ports[i].ifname);
+}
+
+/* Each port's IPv4 forwarding switch, when the node asks for forwarding (-ENOMEDIUM where not asked). */
+static int read_forwarding(Snapshot *s) {
+        const NodeContext *c = s->context;
+
+        if (!c->node || !c->node->forwarding || s->kernel_error < 0)
+                return 0;
+        s->forwarding = calloc(s->n_ports ?: 1, sizeof(int));
+        if (!s->forwarding)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                bool on;
+                int r;
+
+                if (!s->ports[i].ifname) {
+                        s->forwarding[i] = -ENOMEDIUM;
+                        continue;
+                }
+                r = ipv4_forwarding_read(c->host, s->ports[i].ifname, &on);
+                s->forwarding[i] = r < 0 ? r : on;
+        }
+        return 0;
 }
 
 static int read_kernel(Snapshot *s) {
@@ -145,7 +171,7 @@ static int read_nics(Snapshot *s) {
         if (!s->nics)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                r = nic_facts_gather(s->context->host, &s->ports[i], &s->nics[i]);
+                r = nic_facts_gather(s->context->host, s->ports[i].pci, s->ports[i].ifname, &s->nics[i]);
                 if (r < 0)
                         return r;
         }
@@ -161,10 +187,18 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
+        r = snapshot_read_host(s, parts & SNAPSHOT_HOST_PARTS);
+        if (r < 0)
+                return r;
+
         if (parts & SNAPSHOT_PORTS) {
-                r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);
-                if (r < 0)
+                r = netdev_list_read(s->context->host, &s->netdevs);
+                if (r >= 0)
+                        r = fabric_ports_resolve_in(s->context, &s->netdevs, &s->ports, &s->n_ports);
+                if (r < 0) {
+                        netdev_list_done(&s->netdevs);
                         return r;
+                }
                 s->parts |= SNAPSHOT_PORTS;
         }
         if (parts & SNAPSHOT_LINKS) {
@@ -172,7 +206,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 s->parts |= SNAPSHOT_LINKS;
                 r = read_kernel(s);
                 if (r >= 0)
-                        r = snapshot_read_forwarding(s);
+                        r = read_forwarding(s);
                 if (r >= 0)
                         r = read_zones(s);
                 if (r < 0) {

@@ -7,8 +7,10 @@
 #include <stddef.h>
 
 #include "basic/host.h"
+#include "nic/pci-sysfs.h"
 #include "profile/node-context.h"
 #include "profile/profile.h"
+#include "snapshot/link-match.h"
 
 typedef struct FabricPort {
         char *link;   /* the logical link name, "rdma0" */
@@ -31,13 +33,7 @@ typedef struct FabricPort {
  * netdev the PCI device its match describes (what the NIC and RDMA checks need). */
 int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n);
 int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+/* fabric_ports_resolve() against a netdev list already read (snapshot/link-match.h). */
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n);
 int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n);
 void fabric_ports_free(FabricPort *ports, size_t n);
-
-/* Helpers shared by the NIC and RDMA checks. */
-/* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
-int pci_netdevs(const Host *h, const char *pci, char ***ret);
-/* The vendor and device id sysfs shows for the PCI device pci ("0000:c2:00.0"). */
-int pci_sysfs_id(const Host *h, const char *pci, PciId *ret);
-/* Reads a decimal sysfs attribute of a netdev ("mtu", "ifindex", "speed"). */
-int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret);

@@ -2,8 +2,8 @@
 /* This node's RDMA devices, found through its fabric ports: for haloctl probe and halod's responder. */
 #include <string.h>
 
-#include "nic/fabric.h"
-#include "rdma/rdma-node.h"
+#include "snapshot/fabric.h"
+#include "snapshot/rdma-node.h"
 
 RdmaGidType rdma_node_gid_type(const NodeContext *c) {
         return c->profile && c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;

@@ -1,38 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
- * and addresses, firewalld's zones of the links and the NIC facts, each read at most once and only
- * when something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
- * report from it; the metrics export its NIC facts. */
+ * and addresses, firewalld's zones of the links, the NIC facts, and the host's own facts (kernel
+ * command line, boot configuration, amdgpu cards, MemTotal), each read at most once and only when
+ * something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
+ * report from it; the metrics export its NIC facts. This room (lib/snapshot/) holds the readers: the
+ * profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
 
 #include "net/dcb.h"
 #include "net/rtnl.h"
-#include "nic/fabric.h"
 #include "nic/nic-facts.h"
 #include "profile/node-context.h"
+#include "snapshot/fabric.h"
+#include "snapshot/snapshot-host.h"
 
 typedef enum SnapshotPart {
         /* Each link's netdev, from sysfs below the host root (fabric_ports_resolve()): the node's
          * links, or the profile's when no node is selected. */
         SNAPSHOT_PORTS = 1 << 0,
         /* The running kernel's links, IPv4 addresses and main-table IPv4 routes (rtnetlink), each
-         * port's IPv4 forwarding switch when the node asks for forwarding (plan/route-plan.h), and
+         * port's IPv4 forwarding switch when the node asks for forwarding (Snapshot.forwarding), and
          * firewalld's runtime zone of each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
         /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
          * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
         SNAPSHOT_NICS = 1 << 2,
         /* The DCB state of each node link whose qos: asks for PFC, a trust or a DSCP map (DCB netlink,
-         * plan/snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
+         * snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
          * SNAPSHOT_LINKS, and forgotten with it: it is the running kernel's state too. */
         SNAPSHOT_DCB = 1 << 3,
         /* Each node link's RoCE ECN switches and rdma_cm ToS, where its qos: asks for them, below the
-         * host root (plan/qos-plan-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+         * host root (snapshot-qos-host.h); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_HOST = 1 << 4,
-        /* Each port's pause frames, packets and RDMA hw_counters (plan/qos-plan-host.h); with
+        /* Each port's pause frames, packets and RDMA hw_counters (snapshot-qos-host.h); with
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
+        /* The host's own facts (snapshot-host.h), each on its own: the running kernel's command line,
+         * the next boot's configuration, the DRM cards amdgpu drives, MemTotal, /etc/hosts below --root. */
+        SNAPSHOT_CMDLINE = 1 << 6,
+        SNAPSHOT_BOOT = 1 << 7,
+        SNAPSHOT_GPUS = 1 << 8,
+        SNAPSHOT_MEMINFO = 1 << 9,
+        SNAPSHOT_ETC_HOSTS = 1 << 10,
 } SnapshotPart;
+
+#define SNAPSHOT_HOST_PARTS \
+        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -44,7 +57,7 @@ typedef struct SnapshotDcb {
                          * (-ENOMEDIUM: not an E810, or not asked) */
 } SnapshotDcb;
 
-/* plan/qos-plan-host.h */
+/* snapshot/snapshot-qos-host.h */
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
@@ -59,9 +72,11 @@ typedef struct Snapshot {
         const NodeContext *context;
         SnapshotPart parts; /* what has been read */
 
-        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS. */
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS; and
+         * the netdev list they were resolved against (/sys/class/net, listed once). */
         FabricPort *ports;
         size_t n_ports;
+        NetdevList netdevs;
 
         /* SNAPSHOT_LINKS. kernel_error < 0: the kernel's state could not be read (kernel_message is
          * the kernel's extended ack, or NULL); the other fields are then empty. */
@@ -86,6 +101,9 @@ typedef struct Snapshot {
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
+        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS. */
+        SnapshotHost host;
+
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
          * events queued until then: every one of them is reflected in what is read next. */
         void (*before_kernel_read)(void *userdata);
@@ -101,13 +119,18 @@ Snapshot *snapshot_or_own(Snapshot *s, Snapshot *own, const NodeContext *c);
  * plan and the checks to report; returns 0, or -ENOMEM. */
 int snapshot_read(Snapshot *s, SnapshotPart parts);
 /* The host changed (an apply): the parts are read again when next asked for. Forgetting the ports
- * or the NIC facts forgets every part. */
+ * or the NIC facts forgets every part indexed by port; snapshot_done() forgets all. */
 void snapshot_forget(Snapshot *s, SnapshotPart parts);
 void snapshot_done(Snapshot *s);
 
-/* plan/snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
+/* snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_dcb(Snapshot *s);
 void snapshot_forget_dcb(Snapshot *s);
+
+/* snapshot-host.c: reads and forgets the host's own facts (snapshot_read() and snapshot_forget() call
+ * them). */
+int snapshot_read_host(Snapshot *s, SnapshotPart parts);
+void snapshot_forget_host(Snapshot *s, SnapshotPart parts);
 
 /* The kernel's view of port i's netdev; NULL when it has none, or the kernel was not read. */
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) _pure_;

@@ -6,35 +6,9 @@
 #include <strings.h>
 
 #include "basic/strv.h"
-#include "nic/fabric.h"
-#include "nic/link-match.h"
-
-int pci_netdevs(const Host *h, const char *pci, char ***ret) {
-        _cleanup_(freep) char *path = NULL;
-
-        if (asprintf(&path, "/sys/bus/pci/devices/%s/net", pci) < 0)
-                return -ENOMEM;
-        return host_list_directory(h, path, ret);
-}
-
-int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret) {
-        _cleanup_(freep) char *path = NULL, *s = NULL;
-        unsigned long v;
-        char *end;
-        int r;
-
-        if (asprintf(&path, "/sys/class/net/%s/%s", ifname, attribute) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &s);
-        if (r < 0)
-                return r;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > UINT_MAX)
-                return -EBADMSG;
-        *ret = (unsigned) v;
-        return 0;
-}
+#include "nic/pci-sysfs.h"
+#include "snapshot/fabric.h"
+#include "snapshot/link-match.h"
 
 /* What sysfs says about a netdev or a PCI device. */
 typedef struct Facts {
@@ -59,46 +33,9 @@ static bool pci_address_is_valid(const char *s) {
                 (size_t) n == strlen(s) && strlen(s) == 12 && function < 8;
 }
 
-static int read_hex_attribute(const Host *h, const char *dir, const char *name, unsigned *ret) {
-        _cleanup_(freep) char *path = NULL, *s = NULL;
-        unsigned long v;
-        char *end;
-        int r;
-
-        if (asprintf(&path, "%s/%s", dir, name) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &s);
-        if (r < 0)
-                return r;
-        errno = 0;
-        v = strtoul(s, &end, 16);
-        if (errno != 0 || end == s || *end != '\0' || v > 0xffff)
-                return -EBADMSG;
-        *ret = (unsigned) v;
-        return 0;
-}
-
-int pci_sysfs_id(const Host *h, const char *pci, PciId *ret) {
-        _cleanup_(freep) char *dir = NULL;
-        unsigned vendor, device;
-        int r;
-
-        if (asprintf(&dir, "/sys/bus/pci/devices/%s", pci) < 0)
-                return -ENOMEM;
-        r = read_hex_attribute(h, dir, "vendor", &vendor);
-        if (r < 0)
-                return r;
-        r = read_hex_attribute(h, dir, "device", &device);
-        if (r < 0)
-                return r;
-        *ret = (PciId){ .vendor = vendor, .device = device };
-        return 0;
-}
-
 /* Reads the facts of a device directory ("/sys/class/net/X/device" or "/sys/bus/pci/devices/A"). */
 static int read_device_facts(const Host *h, const char *dir, Facts *f) {
         _cleanup_(freep) char *driver_path = NULL;
-        unsigned vendor, device;
         int r;
 
         if (asprintf(&driver_path, "%s/driver", dir) < 0)
@@ -106,11 +43,10 @@ static int read_device_facts(const Host *h, const char *dir, Facts *f) {
         r = host_readlink_basename(h, driver_path, &f->driver);
         if (r == -ENOMEM)
                 return r;
-        if (read_hex_attribute(h, dir, "vendor", &vendor) >= 0 &&
-            read_hex_attribute(h, dir, "device", &device) >= 0) {
-                f->id = (PciId){ .vendor = vendor, .device = device };
-                f->has_id = true;
-        }
+        r = pci_sysfs_id_at(h, dir, &f->id);
+        if (r == -ENOMEM)
+                return r;
+        f->has_id = r >= 0;
         return 0;
 }
 
@@ -199,13 +135,13 @@ static int netdev_pci_address(
                 : 0;
 }
 
-/* The netdev through lib/nic/link-match.c, the same resolution the apply path uses: sets ifname, or
+/* The netdev through link-match.c, the same resolution the apply path uses: sets ifname, or
  * problem, resolve_error and resolve_errno. <0 only on allocation failure. */
-static int resolve_netdev(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
+static int resolve_netdev(const NetdevList *netdevs, const LinkMatch *m, FabricPort *port) {
         _cleanup_(freep) char *ifname = NULL, *error = NULL;
         int r;
 
-        r = link_match_resolve(c->host, m, &ifname, &error);
+        r = link_match_resolve_in(netdevs, m, &ifname, &error);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -265,7 +201,7 @@ static int find_by_pci(const NodeContext *c, const LinkMatch *m, FabricPort *por
         return 0;
 }
 
-static int fabric_port_resolve(const NodeContext *c, const char *link, const LinkMatch *m, FabricPort *port) {
+static int fabric_port_resolve(const NetdevList *netdevs, const char *link, const LinkMatch *m, FabricPort *port) {
         port->link = strdup(link);
         if (!port->link)
                 return -ENOMEM;
@@ -278,7 +214,7 @@ static int fabric_port_resolve(const NodeContext *c, const char *link, const Lin
                         ? -ENOMEM
                         : 0;
         }
-        return resolve_netdev(c, m, port);
+        return resolve_netdev(netdevs, m, port);
 }
 
 static int fabric_port_locate(const NodeContext *c, const LinkMatch *m, FabricPort *port) {
@@ -328,6 +264,16 @@ static const LinkMatch *port_match(const NodeContext *c, size_t i) {
 }
 
 int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+        _cleanup_(netdev_list_done) NetdevList netdevs = {};
+        int r;
+
+        r = netdev_list_read(c->host, &netdevs);
+        if (r < 0)
+                return r;
+        return fabric_ports_resolve_in(c, &netdevs, ret, ret_n);
+}
+
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n) {
         FabricPort *ports = NULL;
         size_t n = c->node ? c->node->n_links : c->profile->n_links;
         int r;
@@ -341,11 +287,12 @@ int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) 
                 if (c->node) {
                         const NodeLink *nl = &c->node->links[i];
 
-                        r = fabric_port_resolve(c, nl->link, port_match(c, i), &ports[i]);
+                        r = fabric_port_resolve(netdevs, nl->link, port_match(c, i), &ports[i]);
                         ports[i].address = nl->address.address;
                         ports[i].has_address = true;
                 } else
-                        r = fabric_port_resolve(c, c->profile->links[i].name, port_match(c, i), &ports[i]);
+                        r = fabric_port_resolve(
+                                netdevs, c->profile->links[i].name, port_match(c, i), &ports[i]);
                 if (r < 0) {
                         fabric_ports_free(ports, n);
                         return r;

@@ -4,8 +4,7 @@
 #include "net/dcb.h"
 #include "nic/ethtool.h"
 #include "nic/nic-family.h"
-#include "plan/qos-plan-dcb.h"
-#include "plan/snapshot.h"
+#include "snapshot/snapshot.h"
 
 void snapshot_forget_dcb(Snapshot *s) {
         for (size_t i = 0; s->dcb && i < s->n_ports; i++)

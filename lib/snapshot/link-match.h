@@ -19,6 +19,17 @@ void netdev_info_array_free(NetdevInfo *a, size_t n);
 /* Every netdev under the host's /sys/class/net, sorted by name. */
 int netdev_list(const Host *h, NetdevInfo **ret, size_t *ret_n);
 
+/* The netdev list, listed once for every link to resolve against (and kept in the snapshot). */
+typedef struct NetdevList {
+        NetdevInfo *netdevs;
+        size_t n;
+        int error; /* the errno of listing /sys/class/net; 0 when listed */
+} NetdevList;
+
+/* Lists the netdevs into ret, keeping the error of listing in ret->error; -ENOMEM only. */
+int netdev_list_read(const Host *h, NetdevList *ret);
+void netdev_list_done(NetdevList *l);
+
 /* True when the netdev satisfies every field the match sets. Devices without a parent device
  * (lo, veth, bridges) never match a driver or pci field. */
 bool link_match_test(const LinkMatch *m, const NetdevInfo *n) _pure_;
@@ -30,3 +41,5 @@ char *link_match_describe(const LinkMatch *m);
  * -ENOTUNIQ when several do, with a message for the user in ret_error that lists the candidates;
  * other negative errno when sysfs cannot be read (ret_error says so). */
 int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, char **ret_error);
+/* The same against a list already read. */
+int link_match_resolve_in(const NetdevList *l, const LinkMatch *m, char **ret_ifname, char **ret_error);

@@ -7,7 +7,7 @@
 
 #include "basic/errorf.h"
 #include "basic/strv.h"
-#include "nic/link-match.h"
+#include "snapshot/link-match.h"
 
 void netdev_info_done(NetdevInfo *n) {
         if (!n)
@@ -190,11 +190,37 @@ static int describe_list(const NetdevInfo *a, size_t n, const bool *selected, ch
         return *ret ? 0 : -ENOMEM;
 }
 
+int netdev_list_read(const Host *h, NetdevList *ret) {
+        int r;
+
+        *ret = (NetdevList){};
+        r = netdev_list(h, &ret->netdevs, &ret->n);
+        if (r == -ENOMEM)
+                return r;
+        ret->error = r < 0 ? r : 0;
+        return 0;
+}
+
+void netdev_list_done(NetdevList *l) {
+        netdev_info_array_free(l->netdevs, l->n);
+        *l = (NetdevList){};
+}
+
 int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, char **ret_error) {
+        _cleanup_(netdev_list_done) NetdevList l = {};
+        int r;
+
+        r = netdev_list_read(h, &l);
+        if (r < 0)
+                return r;
+        return link_match_resolve_in(&l, m, ret_ifname, ret_error);
+}
+
+int link_match_resolve_in(const NetdevList *l, const LinkMatch *m, char **ret_ifname, char **ret_error) {
         _cleanup_(freep) char *what = NULL, *list = NULL;
         _cleanup_(freep) bool *selected = NULL;
-        NetdevInfo *a = NULL;
-        size_t n = 0, n_selected = 0, last = 0;
+        const NetdevInfo *a = l->netdevs;
+        size_t n = l->n, n_selected = 0, last = 0;
         char *ifname;
         int r;
 
@@ -202,16 +228,16 @@ int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, cha
         if (!what)
                 return -ENOMEM;
 
-        r = netdev_list(h, &a, &n);
-        if (r < 0)
+        if (l->error < 0)
                 return errorf(
-                        ret_error, r, "cannot list network interfaces in /sys/class/net: %s", strerror(-r));
+                        ret_error,
+                        l->error,
+                        "cannot list network interfaces in /sys/class/net: %s",
+                        strerror(-l->error));
 
         selected = calloc(n ?: 1, sizeof(bool));
-        if (!selected) {
-                r = -ENOMEM;
-                goto finish;
-        }
+        if (!selected)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 if (link_match_test(m, &a[i])) {
                         selected[i] = true;
@@ -221,35 +247,27 @@ int link_match_resolve(const Host *h, const LinkMatch *m, char **ret_ifname, cha
 
         if (n_selected == 1) {
                 ifname = strdup(a[last].name);
-                if (!ifname) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
+                if (!ifname)
+                        return -ENOMEM;
                 *ret_ifname = ifname;
-                r = 0;
-                goto finish;
+                return 0;
         }
 
         if (n_selected == 0) {
                 r = describe_list(a, n, NULL, &list);
                 if (r < 0)
-                        goto finish;
-                r = errorf(
+                        return r;
+                return errorf(
                         ret_error, -ENOENT, "no network interface matches %s; interfaces present: %s", what, list);
-        } else {
-                r = describe_list(a, n, selected, &list);
-                if (r < 0)
-                        goto finish;
-                r = errorf(
-                        ret_error,
-                        -ENOTUNIQ,
-                        "%zu network interfaces match %s: %s; add pci or mac to the match so that it names one",
-                        n_selected,
-                        what,
-                        list);
         }
-
-finish:
-        netdev_info_array_free(a, n);
-        return r;
+        r = describe_list(a, n, selected, &list);
+        if (r < 0)
+                return r;
+        return errorf(
+                ret_error,
+                -ENOTUNIQ,
+                "%zu network interfaces match %s: %s; add pci or mac to the match so that it names one",
+                n_selected,
+                what,
+                list);
 }

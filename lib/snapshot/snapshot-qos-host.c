@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host qos parts: ECN and the RoCE ToS where a link's qos: asks for them, and
  * every port's pause frames, packets and RDMA hw_counters; and the daemon's pause history. */
+#include "snapshot/snapshot-qos-host.h"
 #include "basic/strv.h"
 #include "nic/rdma-sysfs.h"
-#include "plan/qos-plan-host.h"
 
 void pause_history_done(PauseHistory *h) {
         if (!h)

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* What sysfs below the host root says of a PCI device and of a netdev: shared by the port resolution
+ * (snapshot/fabric.c) and the NIC and RDMA checks. */
+#pragma once
+
+#include <stdint.h>
+
+#include "basic/host.h"
+#include "basic/pci-id.h"
+
+/* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
+int pci_netdevs(const Host *h, const char *pci, char ***ret);
+/* The vendor and device id sysfs shows for the PCI device pci ("0000:c2:00.0"). */
+int pci_sysfs_id(const Host *h, const char *pci, PciId *ret);
+/* The same, of a device directory ("/sys/class/net/X/device", "/sys/bus/pci/devices/A"). */
+int pci_sysfs_id_at(const Host *h, const char *dir, PciId *ret);
+/* Reads a decimal sysfs attribute of a netdev ("mtu", "ifindex", "speed"). */
+int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards,
+ * /proc/meminfo. */
+#include <stdio.h>
+
+#include "basic/etc-hosts.h"
+#include "basic/meminfo.h"
+#include "basic/strv.h"
+#include "snapshot/amdgpu.h"
+#include "snapshot/snapshot.h"
+
+static void bytes_done(SnapshotBytes *b) {
+        free(b->path);
+        free(b->text);
+}
+
+void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
+        SnapshotHost *h = &s->host;
+
+        if (parts & SNAPSHOT_CMDLINE) {
+                h->cmdline = mfree(h->cmdline);
+                h->cmdline_parsed = kernel_cmdline_free(h->cmdline_parsed);
+                h->cmdline_error = 0;
+        }
+        if (parts & SNAPSHOT_BOOT) {
+                h->boot = boot_config_free(h->boot);
+                h->boot_failed_path = mfree(h->boot_failed_path);
+                h->boot_error = 0;
+        }
+        if (parts & SNAPSHOT_GPUS) {
+                for (size_t i = 0; i < h->n_gpus; i++) {
+                        free(h->gpus[i].card);
+                        free(h->gpus[i].pci);
+                        bytes_done(&h->gpus[i].vram);
+                        bytes_done(&h->gpus[i].gtt);
+                }
+                h->gpus = mfree(h->gpus);
+                h->n_gpus = 0;
+                h->drm = strv_free(h->drm);
+                h->drm_error = h->gpus_error = 0;
+        }
+        if (parts & SNAPSHOT_MEMINFO) {
+                h->mem_total = 0;
+                h->meminfo_error = h->mem_total_error = 0;
+        }
+        if (parts & SNAPSHOT_ETC_HOSTS) {
+                h->etc_hosts = mfree(h->etc_hosts);
+                h->etc_hosts_error = 0;
+        }
+        s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
+}
+
+static int read_cmdline(const Host *host, SnapshotHost *h) {
+        _cleanup_(freep) char *raw = NULL;
+        int r;
+
+        r = host_read_line(host, PROC_CMDLINE, &raw);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0) {
+                h->cmdline = TAKE_PTR(raw);
+                r = kernel_cmdline_parse(h->cmdline, &h->cmdline_parsed);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        h->cmdline_error = r < 0 ? r : 0;
+        return 0;
+}
+
+static int read_boot(const Host *host, SnapshotHost *h) {
+        int r;
+
+        r = boot_config_load(host, &h->boot, &h->boot_failed_path);
+        if (r == -ENOMEM)
+                return r;
+        h->boot_error = r < 0 ? r : 0;
+        return 0;
+}
+
+static int read_bytes(const Host *host, const char *card, const char *attribute, SnapshotBytes *ret) {
+        int r;
+
+        r = amdgpu_card_read_bytes(host, card, attribute, &ret->path, &ret->text, &ret->bytes);
+        if (r == -ENOMEM)
+                return r;
+        ret->error = r < 0 ? r : 0;
+        return 0;
+}
+
+static int read_gpu(const Host *host, const char *card, SnapshotGpu *g) {
+        int r;
+
+        g->card = strdup(card);
+        if (!g->card)
+                return -ENOMEM;
+        r = drm_card_pci_address(host, card, &g->pci);
+        if (r == -ENOMEM)
+                return r;
+        g->pci_error = r < 0 ? r : 0;
+        r = read_bytes(host, card, "mem_info_vram_total", &g->vram);
+        if (r < 0)
+                return r;
+        return read_bytes(host, card, "mem_info_gtt_total", &g->gtt);
+}
+
+static int read_gpus(const Host *host, SnapshotHost *h) {
+        _cleanup_(strv_freep) char **cards = NULL;
+        int r;
+
+        r = host_list_directory(host, DRM_CLASS_DIR, &h->drm);
+        if (r == -ENOMEM)
+                return r;
+        h->drm_error = r < 0 ? r : 0;
+        h->gpus_error = r < 0 && r != -ENOENT && r != -ENOTDIR ? r : 0;
+        r = amdgpu_cards_filter(host, h->drm, &cards);
+        if (r < 0)
+                return r;
+        h->gpus = calloc(strv_length(cards) ?: 1, sizeof(SnapshotGpu));
+        if (!h->gpus)
+                return -ENOMEM;
+        STRV_FOREACH(card, cards) {
+                r = read_gpu(host, *card, &h->gpus[h->n_gpus++]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int read_meminfo(const Host *host, SnapshotHost *h) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        r = host_read_file(host, PROC_MEMINFO, HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        h->meminfo_error = r < 0 ? r : 0;
+        if (r >= 0) {
+                r = meminfo_total(text, &h->mem_total);
+                h->mem_total_error = r < 0 ? r : 0;
+        }
+        return 0;
+}
+
+static int read_etc_hosts(const Host *host, SnapshotHost *h) {
+        int r;
+
+        if (host_is_running_system(host)) {
+                h->etc_hosts_error = -ENOMEDIUM;
+                return 0;
+        }
+        r = host_read_file(host, ETC_HOSTS_PATH, HOST_FILE_MAX, &h->etc_hosts, NULL);
+        if (r == -ENOENT) {
+                h->etc_hosts = strdup("");
+                r = h->etc_hosts ? 0 : -ENOMEM;
+        }
+        if (r == -ENOMEM)
+                return r;
+        h->etc_hosts_error = r < 0 ? r : 0;
+        return 0;
+}
+
+int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
+        const Host *host = s->context->host;
+        static const struct {
+                SnapshotPart part;
+                int (*read)(const Host *host, SnapshotHost *h);
+        } readers[] = {
+                { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
+                { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
+                { SNAPSHOT_ETC_HOSTS, read_etc_hosts },
+        };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(readers); i++) {
+                if (!(parts & readers[i].part))
+                        continue;
+                r = readers[i].read(host, &s->host);
+                if (r < 0) {
+                        snapshot_forget_host(s, readers[i].part);
+                        return r;
+                }
+                s->parts |= readers[i].part;
+        }
+        return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The snapshot's facts of the host itself, each read once and kept with its error, for the kernel.,
+ * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
+ * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
+ * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that
+ * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
+ * reach), never what it did not see. */
+#pragma once
+
+#include <stdint.h>
+
+#include "boot/bootcfg.h"
+#include "boot/cmdline.h"
+
+#define PROC_CMDLINE "/proc/cmdline"
+#define PROC_MEMINFO "/proc/meminfo"
+
+/* One of amdgpu's byte counts of a card (mem_info_vram_total, mem_info_gtt_total). */
+typedef struct SnapshotBytes {
+        uint64_t bytes; /* valid when error is 0 */
+        char *path;     /* the attribute below the host root, for messages */
+        char *text;     /* what it holds; NULL when it could not be read */
+        int error;      /* the errno of reading it; -EBADMSG: it holds no decimal byte count */
+} SnapshotBytes;
+
+/* One DRM card that amdgpu drives. */
+typedef struct SnapshotGpu {
+        char *card; /* "card1" */
+        char *pci;  /* its PCI device ("0000:c3:00.0"); NULL: pci_error says why */
+        int pci_error;
+        SnapshotBytes vram; /* mem_info_vram_total: the carve-out */
+        SnapshotBytes gtt;  /* mem_info_gtt_total */
+} SnapshotGpu;
+
+typedef struct SnapshotHost {
+        /* SNAPSHOT_CMDLINE: /proc/cmdline as read (NULL: it could not be read) and split (NULL:
+         * cmdline_error, the errno of reading or of splitting it, says why). */
+        char *cmdline;
+        KernelCmdline *cmdline_parsed;
+        int cmdline_error;
+
+        /* SNAPSHOT_BOOT: boot_config_load()'s answer: boot, or boot_error and the path it failed on
+         * (-ENOENT: no boot configuration found). */
+        BootConfig *boot;
+        char *boot_failed_path;
+        int boot_error;
+
+        /* SNAPSHOT_GPUS: the entries of DRM_CLASS_DIR (drm_error: the errno of listing it), and the
+         * cards among them that amdgpu drives, in number order; gpus_error is drm_error unless the
+         * directory is absent (no GPU driver at all: no cards, no error). */
+        char **drm;
+        int drm_error;
+        SnapshotGpu *gpus;
+        size_t n_gpus;
+        int gpus_error;
+
+        /* SNAPSHOT_MEMINFO: MemTotal in bytes; meminfo_error: the errno of reading PROC_MEMINFO;
+         * mem_total_error: of its MemTotal line (-ENOENT: none, -EBADMSG: not "<number> kB"). */
+        uint64_t mem_total;
+        int meminfo_error;
+        int mem_total_error;
+
+        /* SNAPSHOT_ETC_HOSTS: below --root, ROOT/etc/hosts ("" when there is none; NULL: etc_hosts_error
+         * says why). On the running system names resolve through NSS, which halod does not read for
+         * it: etc_hosts_error is -ENOMEDIUM. */
+        char *etc_hosts;
+        int etc_hosts_error;
+} SnapshotHost;

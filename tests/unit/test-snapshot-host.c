@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for the snapshot's host facts (snapshot/snapshot-host.h): each source is read once per
+ * snapshot, and what cannot be read is kept with its errno for the checks to say so. Driven by the
+ * Strix Halo fixture tree (tests/data/hosts/gpu-strix-ok). */
+#include "check-test.h"
+#include "check/check-gpu.h"
+#include "check/check-kernel.h"
+#include "check/check-node.h"
+#include "snapshot/snapshot.h"
+
+static const char profile_full[] =
+        "cluster: strix-halo\n"
+        "links: { rdma0: { match: { driver: ice } } }\n"
+        "kernel: { cmdline: [iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856] }\n"
+        "gpu: { vram-max: 512M }\n"
+        "memory-min: 120G\n"
+        "nodes: { head: { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } } }\n";
+
+static const SnapshotPart host_parts = SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO;
+
+static void shell(const char *root, const char *what) {
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(asprintf(&cmd, "cd '%s' && %s", root, what) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
+/* What the snapshot reads of the fixture, and that the groups judge from it: the sources are removed
+ * after the read, and every check still sees them. */
+static void test_read_once(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(check_list_done) CheckList l = {};
+        _cleanup_(snapshot_done) Snapshot s = {};
+        char *root = copy_tree_without(TEST_DATA_DIR "/hosts/gpu-strix-ok", "dev/kmsg");
+        Host h = { .root = root };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+
+        snapshot_init(&s, &c);
+        ASSERT_OK(snapshot_read(&s, host_parts));
+        ASSERT_INT_EQ(s.parts & host_parts, host_parts);
+
+        ASSERT_INT_EQ(s.host.cmdline_error, 0);
+        ASSERT_TRUE(strstr(s.host.cmdline, " iommu=pt "));
+        ASSERT_TRUE(kernel_cmdline_find(s.host.cmdline_parsed, "ttm.pages_limit"));
+        ASSERT_INT_EQ(s.host.boot_error, 0);
+        ASSERT_TRUE(s.host.boot && strstr(s.host.boot->cmdline, "amdgpu.gttsize=126976"));
+        ASSERT_INT_EQ(s.host.drm_error, 0);
+        ASSERT_TRUE(strv_contains(s.host.drm, "renderD128"));
+        ASSERT_INT_EQ(s.host.gpus_error, 0);
+        ASSERT_INT_EQ(s.host.n_gpus, 1);
+        ASSERT_STR_EQ(s.host.gpus[0].card, "card1");
+        ASSERT_STR_EQ(s.host.gpus[0].pci, "0000:c3:00.0");
+        ASSERT_INT_EQ(s.host.gpus[0].vram.error, 0);
+        ASSERT_TRUE(s.host.gpus[0].vram.bytes == 536870912);
+        ASSERT_INT_EQ(s.host.gpus[0].gtt.error, 0);
+        ASSERT_TRUE(s.host.gpus[0].gtt.bytes == 133143986176);
+        ASSERT_INT_EQ(s.host.meminfo_error, 0);
+        ASSERT_INT_EQ(s.host.mem_total_error, 0);
+        ASSERT_TRUE(s.host.mem_total == 131413440ULL * 1024);
+
+        /* Gone from the host now: only the snapshot still has them. */
+        shell(root, "rm -r proc/cmdline proc/meminfo sys/class/drm etc/kernel/cmdline");
+        ASSERT_OK(check_kernel(&c, &s, &l));
+        ASSERT_OK(check_gpu_vram(&c, &s, &l));
+        ASSERT_OK(check_gpu_gtt(&c, &s, &l));
+        ASSERT_OK(check_node(&c, &s, &l));
+        assert_check(&l, &(CheckExpect){ "kernel.cmdline", CHECK_PASS, "all 5 required parameters" }, root);
+        assert_check(&l, &(CheckExpect){ "kernel.cmdline-next", CHECK_PASS, "carries all 5" }, root);
+        assert_check(&l, &(CheckExpect){ "gpu.vram", CHECK_PASS, "512 MiB on card1" }, root);
+        assert_check(&l, &(CheckExpect){ "gpu.gtt", CHECK_PASS, "124.0 GiB on card1" }, root);
+        assert_check(&l, &(CheckExpect){ "node.memory", CHECK_PASS, "MemTotal is 125.3 GiB" }, root);
+
+        /* Forgotten, a part is read again: now the host lacks it, and the check says it cannot look. */
+        snapshot_forget(&s, SNAPSHOT_CMDLINE | SNAPSHOT_MEMINFO);
+        ASSERT_INT_EQ(s.parts & (SNAPSHOT_CMDLINE | SNAPSHOT_MEMINFO), 0);
+        ASSERT_TRUE(!s.host.cmdline && !s.host.cmdline_parsed);
+        check_list_done(&l);
+        ASSERT_OK(check_kernel_cmdline(&c, &s, &l));
+        ASSERT_OK(check_node(&c, &s, &l));
+        assert_check(&l, &(CheckExpect){ "kernel.cmdline", CHECK_FAIL, "cannot read /proc/cmdline" }, root);
+        assert_check(&l, &(CheckExpect){ "node.memory", CHECK_SKIP, "could not look at /proc/meminfo" }, root);
+        ASSERT_INT_EQ(s.host.cmdline_error, -ENOENT);
+        ASSERT_INT_EQ(s.host.meminfo_error, -ENOENT);
+        remove_tree(root);
+}
+
+/* A host root with nothing in it: every part is read, each with its error; no GPU driver is no error. */
+static void test_nothing_there(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(snapshot_done) Snapshot s = {};
+        char *root = strdup("/tmp/halod-tree-XXXXXX");
+        Host h = { .root = root };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        h.root = root;
+        shell(root, "mkdir -p proc && echo 'MemFree: 1 kB' >proc/meminfo");
+        snapshot_init(&s, &c);
+        ASSERT_OK(snapshot_read(&s, host_parts));
+        ASSERT_INT_EQ(s.parts & host_parts, host_parts);
+        ASSERT_INT_EQ(s.host.cmdline_error, -ENOENT);
+        ASSERT_TRUE(!s.host.cmdline && !s.host.cmdline_parsed);
+        ASSERT_INT_EQ(s.host.boot_error, -ENOENT);
+        ASSERT_TRUE(!s.host.boot);
+        ASSERT_INT_EQ(s.host.drm_error, -ENOENT);
+        ASSERT_INT_EQ(s.host.gpus_error, 0);
+        ASSERT_INT_EQ(s.host.n_gpus, 0);
+        ASSERT_INT_EQ(s.host.meminfo_error, 0);
+        ASSERT_INT_EQ(s.host.mem_total_error, -ENOENT);
+        snapshot_done(&s);
+        ASSERT_INT_EQ(s.parts, 0);
+        remove_tree(root);
+}
+
+/* /etc/hosts is the tree's below --root, read once; on the running system NSS answers, not the file. */
+static void test_etc_hosts(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(snapshot_done) Snapshot s = {}, running = {};
+        char *root = copy_tree_without(TEST_DATA_DIR "/hosts/hosts-names", "etc/hosts");
+        Host h = { .root = root }, system = {};
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") },
+                    sc = { .host = &system, .profile = p, .node = profile_find_node(p, "head") };
+
+        /* No file: no names, not an error. */
+        snapshot_init(&s, &c);
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_INT_EQ(s.host.etc_hosts_error, 0);
+        ASSERT_STR_EQ(s.host.etc_hosts, "");
+        /* Read once: a file written since is not seen until the part is forgotten. */
+        shell(root, "echo '192.168.100.2 halo-2' >etc/hosts");
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_STR_EQ(s.host.etc_hosts, "");
+        snapshot_forget(&s, SNAPSHOT_ETC_HOSTS);
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
+        ASSERT_STR_EQ(s.host.etc_hosts, "192.168.100.2 halo-2\n");
+
+        snapshot_init(&running, &sc);
+        ASSERT_OK(snapshot_read(&running, SNAPSHOT_ETC_HOSTS));
+        ASSERT_INT_EQ(running.host.etc_hosts_error, -ENOMEDIUM);
+        ASSERT_TRUE(!running.host.etc_hosts);
+        remove_tree(root);
+}
+
+int main(void) {
+        test_read_once();
+        test_etc_hosts();
+        test_nothing_there();
+        return EXIT_SUCCESS;
+}
