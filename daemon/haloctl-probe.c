@@ -11,9 +11,9 @@
 #include "haloctl.h"
 #include "nic/fabric.h"
 #include "peer/peer-profile.h"
+#include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
 #include "rdma/rdma-node.h"
-#include "rdma/rdma-probe.h"
 #include "rdma/rdma.h"
 
 #define PROBE_ECHO_COUNT 100U

@@ -7,7 +7,7 @@
 #include "basic/strv.h"
 #include "export/cdi.h"
 #include "nic/fabric.h"
-#include "rdma/rdma-sysfs.h"
+#include "nic/rdma-sysfs.h"
 
 void cdi_spec_done(CdiSpec *s) {
         for (size_t i = 0; i < s->n_devices; i++) {
