@@ -11,6 +11,7 @@
 #include "config.h"
 #include "nic/ice-ddp.h"
 #include "nic/nic-family.h"
+#include "plan/snapshot-rdma.h"
 #include "rdma/rdma.h"
 
 static const char *gid_type_name(RdmaGidType t) {
@@ -194,10 +195,12 @@ static RoceMtuDriver rdma_device_mtu_driver(const Host *h, const char *device) {
         }
 }
 
+/* One port as the rdma.* checks see it: the snapshot's facts, borrowed. */
 typedef struct RdmaPort {
         const FabricPort *port;
-        RdmaDevice *device;
+        RdmaDevice *device; /* NULL: error says why */
         int error;
+        unsigned mtu; /* the netdev's; 0 when not known */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -463,12 +466,8 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
 }
 
 static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        unsigned netdev_mtu = 0;
-
         if (!p->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
-        if (p->port->ifname)
-                (void) netdev_read_uint(c->host, p->port->ifname, "mtu", &netdev_mtu);
         return check_rdma_mtu_evaluate(
                 p->device->name,
                 rdma_device_mtu_driver(c->host, p->device->name),
@@ -476,7 +475,7 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                 p->device->active_mtu,
                 p->device->max_mtu,
                 strna(p->port->ifname),
-                netdev_mtu,
+                p->mtu,
                 c->profile->rdma.min_active_mtu,
                 ret);
 }
@@ -519,81 +518,85 @@ static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
 }
 
-int check_rdma(const NodeContext *c, CheckList *out) {
+/* The skip of every rdma.* check when there is nothing to check. */
+static int skip_all(const NodeContext *c, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+        for (size_t i = 0; i < n; i++) {
+                int r = check_list_skip(out, ids[i], "%s", reason);
+
+                if (r < 0)
+                        return r;
+        }
+        return c->profile->rdma.present ? check_rdma_memlock(c, out)
+                                        : check_list_skip(out, "rdma.memlock", "%s", reason);
+}
+
+/* Each port's check k, one check per link. */
+static int add_port_checks(
+        const NodeContext *c,
+        const Snapshot *s,
+        RdmaPort *rdma,
+        const char *id,
+        RdmaPortCheck func,
+        CheckList *out) {
+        PortCheck *results;
+        int r = 0;
+
+        results = calloc(s->n_ports, sizeof(PortCheck));
+        if (!results)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports && r >= 0; i++) {
+                r = func(c, &rdma[i], &results[i]);
+                results[i].outcome = check_outcome_soften(results[i].outcome, c->profile->rdma.required);
+        }
+        if (r >= 0)
+                r = check_list_add_ports(out, id, s->ports, results, s->n_ports);
+        port_checks_free(results, s->n_ports);
+        return r;
+}
+
+int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,
                 check_rdma_gid_port,    check_rdma_mtu_port,
         };
-        bool required = c->profile->rdma.required;
-        FabricPort *ports = NULL;
-        RdmaPort *rdma = NULL;
-        const char *skip = NULL;
-        size_t n = 0;
-        int r = 0;
+        _cleanup_(snapshot_done) Snapshot own = {};
+        _cleanup_(freep) RdmaPort *rdma = NULL;
+        int r;
 
-        if (!c->profile->rdma.present) {
-                skip = "the profile has no rdma: section";
-                for (size_t i = 0; i < ELEMENTSOF(ids); i++)
-                        if ((r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip)) < 0)
-                                return r;
-                return check_list_add(out, "rdma.memlock", CHECK_SKIP, NULL, NULL, "%s", skip);
-        }
-
+        if (!c->profile->rdma.present)
+                return skip_all(c, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
         if (!HAVE_LIBIBVERBS)
-                skip = "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA";
-        else {
-                /* With --root the devices still come from libibverbs (the running kernel), matched to
-                 * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
-                 * fixture tree and a fake libibverbs together. */
-                r = fabric_ports_find(c, &ports, &n);
+                return skip_all(
+                        c,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
+                        out);
+
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU);
+        if (r < 0)
+                return r;
+        if (s->n_ports == 0)
+                return skip_all(
+                        c,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "the profile names no links, so there is no fabric netdev to check",
+                        out);
+
+        rdma = calloc(s->n_ports, sizeof(RdmaPort));
+        if (!rdma)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                rdma[i] = (RdmaPort){ .port = &s->ports[i], .mtu = snapshot_port_mtu(s, i) };
+                rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
+        }
+        for (size_t k = 0; k < ELEMENTSOF(ids); k++) {
+                r = add_port_checks(c, s, rdma, ids[k], funcs[k], out);
                 if (r < 0)
                         return r;
-                if (n == 0)
-                        skip = "the profile names no links, so there is no fabric netdev to check";
         }
-        if (skip) {
-                for (size_t i = 0; i < ELEMENTSOF(ids) && r >= 0; i++)
-                        r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip);
-                fabric_ports_free(ports, n);
-                return r < 0 ? r : check_rdma_memlock(c, out);
-        }
-
-        rdma = calloc(n, sizeof(RdmaPort));
-        if (!rdma) {
-                fabric_ports_free(ports, n);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++) {
-                rdma[i] = (RdmaPort){ .port = &ports[i], .error = -ENODEV };
-                if (ports[i].ifname || ports[i].pci) {
-                        rdma[i].error = rdma_device_find(
-                                c->host, ports[i].pci, ports[i].ifindex, &rdma[i].device);
-                        if (rdma[i].error == -ENOMEM) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                }
-        }
-
-        for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
-                PortCheck *results = calloc(n, sizeof(PortCheck));
-
-                if (!results) {
-                        r = -ENOMEM;
-                        break;
-                }
-                for (size_t i = 0; i < n && r >= 0; i++) {
-                        r = funcs[k](c, &rdma[i], &results[i]);
-                        results[i].outcome = check_outcome_soften(results[i].outcome, required);
-                }
-                if (r >= 0)
-                        r = check_list_add_ports(out, ids[k], ports, results, n);
-                port_checks_free(results, n);
-        }
-        for (size_t i = 0; i < n; i++)
-                rdma_device_free(rdma[i].device);
-        free(rdma);
-        fabric_ports_free(ports, n);
-        return r < 0 ? r : check_rdma_memlock(c, out);
+        return check_rdma_memlock(c, out);
 }

@@ -7,7 +7,8 @@
 #include "check/checks.h"
 #include "check/memlock-sources.h"
 
-int check_rdma(const NodeContext *c, CheckList *out);
+/* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
+int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
  * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading

@@ -26,7 +26,7 @@ static const struct {
         { "gpu.", check_gpu, NULL },
         { "node.", check_node, NULL },
         { "nic.", NULL, check_nic },
-        { "rdma.", check_rdma, NULL },
+        { "rdma.", NULL, check_rdma },
         { "link.", NULL, check_links },
         { "qos.", NULL, check_qos_dcb },
         { "qos.", NULL, check_qos_host },

@@ -8,6 +8,7 @@
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
 #include "plan/route-plan.h"
+#include "plan/snapshot-rdma.h"
 #include "plan/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -51,7 +52,12 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
         /* The DCB state and the host's qos state are the kernel's link state too: a change to the links
          * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
-                parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
+                parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_RDMA |
+                        SNAPSHOT_MTU;
+        if (parts & SNAPSHOT_RDMA)
+                snapshot_forget_rdma(s);
+        if (parts & SNAPSHOT_MTU)
+                snapshot_forget_mtu(s);
         if (parts & SNAPSHOT_DCB)
                 snapshot_forget_dcb(s);
         if (parts & SNAPSHOT_QOS_HOST)
@@ -157,7 +163,9 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
 
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
-        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS))
+        if (parts & SNAPSHOT_RDMA)
+                parts |= SNAPSHOT_NICS;
+        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
@@ -211,6 +219,22 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_QOS_COUNTERS;
+        }
+        if (parts & SNAPSHOT_RDMA) {
+                r = snapshot_read_rdma(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_RDMA);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_RDMA;
+        }
+        if (parts & SNAPSHOT_MTU) {
+                r = snapshot_read_mtu(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_MTU);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_MTU;
         }
         return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
- * and addresses, firewalld's zones of the links and the NIC facts, each read at most once and only
- * when something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
- * report from it; the metrics export its NIC facts. */
+ * and addresses, firewalld's zones of the links, the NIC facts, the RDMA devices and the netdev MTUs,
+ * each read at most once and only when something asks for it. The plan (plan/plan.h) compares the profile
+ * against it; the checks report from it; the metrics export its NIC facts. */
 #pragma once
 
 #include "net/dcb.h"
@@ -32,6 +32,13 @@ typedef enum SnapshotPart {
         /* Each port's pause frames, packets and RDMA hw_counters (plan/qos-plan-host.h); with
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
+        /* Each port's RDMA device, its port and GID table (libibverbs, plan/snapshot-rdma.h); with
+         * SNAPSHOT_NICS (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS: the
+         * GID table follows the addresses. */
+        SNAPSHOT_RDMA = 1 << 6,
+        /* Each port's netdev MTU (sysfs below the host root, plan/snapshot-rdma.h); with SNAPSHOT_PORTS,
+         * forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_MTU = 1 << 7,
 } SnapshotPart;
 
 /* The DCB state of one port's netdev. */
@@ -48,6 +55,8 @@ typedef struct SnapshotDcb {
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
+/* plan/snapshot-rdma.h */
+typedef struct SnapshotRdma SnapshotRdma;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -83,6 +92,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
         SnapshotQosHost *qos_host;
         SnapshotQosCounters *qos_counters;
+        /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
+        SnapshotRdma *rdma;
+        unsigned *mtu;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 

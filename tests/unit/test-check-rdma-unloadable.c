@@ -26,7 +26,7 @@ static void run(const char *required, const CheckExpect *expect, size_t n) {
                 required);
         p = test_profile_load(yaml);
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_rdma(&c, &l));
+        ASSERT_OK(check_rdma(&c, NULL, &l));
         assert_checks(&l, expect, n, h.root);
         check_list_done(&l);
 }

@@ -39,7 +39,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
         ASSERT_TRUE(c.node);
-        ASSERT_OK(check_rdma(&c, &l));
+        ASSERT_OK(check_rdma(&c, NULL, &l));
         ASSERT_INT_EQ(l.n_checks, 6);
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs from sysfs below
+ * the host root (so that --root and the tests' fixture trees are read as the running host is). */
+#include <stdlib.h>
+
+#include "plan/snapshot-rdma.h"
+
+void snapshot_forget_rdma(Snapshot *s) {
+        for (size_t i = 0; s->rdma && i < s->n_ports; i++)
+                rdma_device_free(s->rdma[i].device);
+        s->rdma = mfree(s->rdma);
+        s->parts &= ~SNAPSHOT_RDMA;
+}
+
+int snapshot_read_rdma(Snapshot *s) {
+        s->rdma = calloc(s->n_ports ?: 1, sizeof(SnapshotRdma));
+        if (!s->rdma)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                const FabricPort *p = &s->ports[i];
+                SnapshotRdma *d = &s->rdma[i];
+
+                d->error = -ENODEV;
+                /* With --root the devices still come from libibverbs (the running kernel), matched to
+                 * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
+                 * fixture tree and a fake libibverbs together. */
+                if (p->ifname || p->pci)
+                        d->error = rdma_device_find(s->context->host, p->pci, p->ifindex, &d->device);
+                if (d->error == -ENOMEM)
+                        return -ENOMEM;
+                if (d->error > 0)
+                        d->error = 0;
+        }
+        return 0;
+}
+
+void snapshot_forget_mtu(Snapshot *s) {
+        s->mtu = mfree(s->mtu);
+        s->parts &= ~SNAPSHOT_MTU;
+}
+
+int snapshot_read_mtu(Snapshot *s) {
+        s->mtu = calloc(s->n_ports ?: 1, sizeof(unsigned));
+        if (!s->mtu)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++)
+                if (s->ports[i].ifname &&
+                    netdev_read_uint(s->context->host, s->ports[i].ifname, "mtu", &s->mtu[i]) == -ENOMEM)
+                        return -ENOMEM;
+        return 0;
+}
+
+RdmaDevice *snapshot_rdma_device(const Snapshot *s, size_t i, int *ret_error) {
+        int error = -ENODEV;
+
+        if ((s->parts & SNAPSHOT_RDMA) && i < s->n_ports) {
+                error = s->rdma[i].error;
+                if (s->rdma[i].device) {
+                        if (ret_error)
+                                *ret_error = 0;
+                        return s->rdma[i].device;
+                }
+        }
+        if (ret_error)
+                *ret_error = error;
+        return NULL;
+}
+
+unsigned snapshot_port_mtu(const Snapshot *s, size_t i) {
+        if (!(s->parts & SNAPSHOT_MTU) || i >= s->n_ports)
+                return 0;
+        return s->mtu[i];
+}
+
+int snapshot_port_by_address(const Snapshot *s, struct in_addr address, size_t *ret) {
+        for (size_t i = 0; i < s->n_ports; i++)
+                if (s->ports[i].has_address && s->ports[i].address.s_addr == address.s_addr) {
+                        *ret = i;
+                        return 0;
+                }
+        return -ENOENT;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* The snapshot's RDMA part, each port's RDMA device, port and GID table (libibverbs), and its MTU
+ * part, each port's netdev MTU: read once per verify for the rdma.* checks, the peer round, the
+ * environment, the CDI spec and the metrics. */
+#pragma once
+
+#include "plan/snapshot.h"
+#include "rdma/rdma.h"
+
+/* One port's RDMA device. */
+typedef struct SnapshotRdma {
+        RdmaDevice *device; /* open: rdma_device_find_gid() looks up its live GID table; NULL: error */
+        int error;          /* rdma_device_find()'s errno: -ENODEV (also for a port with neither netdev
+                             * nor PCI device), -ENOSYS, -EOPNOTSUPP, -ELIBACC, -ELIBBAD, ... */
+} SnapshotRdma;
+
+/* Read and forgotten by snapshot_read() and snapshot_forget(). */
+int snapshot_read_rdma(Snapshot *s);
+void snapshot_forget_rdma(Snapshot *s);
+int snapshot_read_mtu(Snapshot *s);
+void snapshot_forget_mtu(Snapshot *s);
+
+/* Port i's RDMA device, or NULL with *ret_error (may be NULL) saying why; SNAPSHOT_RDMA must have
+ * been read. */
+RdmaDevice *snapshot_rdma_device(const Snapshot *s, size_t i, int *ret_error);
+/* The netdev MTU of port i; 0 when not known (no netdev, the part not read). */
+unsigned snapshot_port_mtu(const Snapshot *s, size_t i) _pure_;
+/* The port whose node address is address; -ENOENT when none. */
+int snapshot_port_by_address(const Snapshot *s, struct in_addr address, size_t *ret) _pure_;
