@@ -72,9 +72,9 @@ unsigned snapshot_port_mtu(const Snapshot *s, size_t i) {
         return s->mtu[i];
 }
 
-int snapshot_port_by_address(const Snapshot *s, struct in_addr address, size_t *ret) {
-        for (size_t i = 0; i < s->n_ports; i++)
-                if (s->ports[i].has_address && s->ports[i].address.s_addr == address.s_addr) {
+int snapshot_port_by_link(const Snapshot *s, const char *link, size_t *ret) {
+        for (size_t i = 0; (s->parts & SNAPSHOT_PORTS) && link && i < s->n_ports; i++)
+                if (streq(s->ports[i].link, link)) {
                         *ret = i;
                         return 0;
                 }

@@ -25,5 +25,6 @@ void snapshot_forget_mtu(Snapshot *s);
 RdmaDevice *snapshot_rdma_device(const Snapshot *s, size_t i, int *ret_error);
 /* The netdev MTU of port i; 0 when not known (no netdev, the part not read). */
 unsigned snapshot_port_mtu(const Snapshot *s, size_t i) _pure_;
-/* The port whose node address is address; -ENOENT when none. */
-int snapshot_port_by_address(const Snapshot *s, struct in_addr address, size_t *ret) _pure_;
+/* The port of the link named link ("rdma0"); -ENOENT when none (SNAPSHOT_PORTS not read, or no such
+ * link). */
+int snapshot_port_by_link(const Snapshot *s, const char *link, size_t *ret);
