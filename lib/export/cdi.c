@@ -86,7 +86,9 @@ static int add_device(CdiSpec *s, const char *name, char **nodes, FabricEnv *env
         return 0;
 }
 
-static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n) {
+static int derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *s) {
+        const FabricPort *ports = snapshot->ports;
+        size_t n = snapshot->n_ports;
         _cleanup_(strv_freep) char **all_nodes = NULL;
         _cleanup_(freep) char *rdma_cm = NULL;
         FabricEnv env = {};
@@ -119,7 +121,7 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
                                 return r;
                         continue;
                 }
-                r = fabric_env_derive_link(c, ports[i].link, &env);
+                r = fabric_env_derive_link(c, snapshot, ports[i].link, &env);
                 if (r < 0)
                         return r;
                 r = add_uverbs(c, &ports[i], &env, s, &nodes);
@@ -147,7 +149,7 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
                 if (r < 0)
                         return r;
         }
-        r = fabric_env_derive(c, &env);
+        r = fabric_env_derive(c, snapshot, &env);
         if (r < 0)
                 return r;
         r = add_device(s, CDI_DEVICE_ALL, all_nodes, &env);
@@ -159,10 +161,9 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
         return 0;
 }
 
-int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
-        FabricPort *ports = NULL;
+int cdi_spec_derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *ret) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         CdiSpec s = {};
-        size_t n = 0;
         int r;
 
         if (!c->node || !c->profile)
@@ -171,10 +172,10 @@ int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
         s.host_root = strdup(host_is_running_system(c->host) ? "" : c->host->root);
         if (!s.host_root)
                 return -ENOMEM;
-        r = fabric_ports_find(c, &ports, &n);
+        snapshot = snapshot_or_own(snapshot, &own, c);
+        r = snapshot_read(snapshot, SNAPSHOT_RDMA);
         if (r >= 0)
-                r = derive(c, &s, ports, n);
-        fabric_ports_free(ports, n);
+                r = derive(c, snapshot, &s);
         if (r < 0) {
                 cdi_spec_done(&s);
                 return r;

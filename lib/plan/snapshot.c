@@ -47,8 +47,8 @@ static void forget_nics(Snapshot *s) {
 void snapshot_forget(Snapshot *s, SnapshotPart parts) {
         /* The other parts are indexed by port; and the NIC facts completed the ports (PCI device,
          * ifindex), which cannot be taken back. */
-        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
-                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS | SNAPSHOT_LOCATED))
+                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_LOCATED;
         /* The DCB state and the host's qos state are the kernel's link state too: a change to the links
          * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
@@ -144,9 +144,6 @@ static int read_zones(Snapshot *s) {
 static int read_nics(Snapshot *s) {
         int r;
 
-        r = fabric_ports_locate(s->context, s->ports, s->n_ports);
-        if (r < 0)
-                return r;
         s->nics = calloc(s->n_ports ?: 1, sizeof(NicFacts));
         if (!s->nics)
                 return -ENOMEM;
@@ -163,9 +160,10 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
 
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
-        if (parts & SNAPSHOT_RDMA)
-                parts |= SNAPSHOT_NICS;
-        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
+        if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
+                parts |= SNAPSHOT_LOCATED;
+        if (parts &
+            (SNAPSHOT_LINKS | SNAPSHOT_LOCATED | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
@@ -187,6 +185,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         snapshot_forget(s, SNAPSHOT_LINKS);
                         return r;
                 }
+        }
+        if (parts & SNAPSHOT_LOCATED) {
+                r = fabric_ports_locate(s->context, s->ports, s->n_ports);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_LOCATED);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_LOCATED;
         }
         if (parts & SNAPSHOT_NICS) {
                 r = read_nics(s);

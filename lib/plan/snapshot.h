@@ -19,8 +19,7 @@ typedef enum SnapshotPart {
          * port's IPv4 forwarding switch when the node asks for forwarding (plan/route-plan.h), and
          * firewalld's runtime zone of each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
-        /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
-         * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
+        /* Each port's NIC facts (libpci, ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_LOCATED. */
         SNAPSHOT_NICS = 1 << 2,
         /* The DCB state of each node link whose qos: asks for PFC, a trust or a DSCP map (DCB netlink,
          * plan/snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
@@ -33,12 +32,16 @@ typedef enum SnapshotPart {
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
         /* Each port's RDMA device, its port and GID table (libibverbs, plan/snapshot-rdma.h); with
-         * SNAPSHOT_NICS (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS: the
-         * GID table follows the addresses. */
+         * SNAPSHOT_LOCATED (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS:
+         * the GID table follows the addresses. */
         SNAPSHOT_RDMA = 1 << 6,
         /* Each port's netdev MTU (sysfs below the host root, plan/snapshot-rdma.h); with SNAPSHOT_PORTS,
          * forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_MTU = 1 << 7,
+        /* Each port's PCI device and ifindex (fabric_ports_locate()), without the NIC facts; with
+         * SNAPSHOT_PORTS, and forgotten with them: what it filled in cannot be taken back. SNAPSHOT_NICS
+         * reads it first. */
+        SNAPSHOT_LOCATED = 1 << 8,
 } SnapshotPart;
 
 /* The DCB state of one port's netdev. */
@@ -68,7 +71,7 @@ typedef struct Snapshot {
         const NodeContext *context;
         SnapshotPart parts; /* what has been read */
 
-        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS. */
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_LOCATED. */
         FabricPort *ports;
         size_t n_ports;
 
