@@ -6,6 +6,7 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "check/memlock-sources.h"
+#include "rdma/rdma.h"
 
 /* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
 int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
@@ -26,6 +27,17 @@ int check_rdma_mtu_evaluate(
         const char *ifname,
         unsigned netdev_mtu,
         unsigned min_active_mtu,
+        PortCheck *ret);
+
+/* rdma.gid of device d's port for address: found and g are what rdma_device_find_gid() returned for
+ * the profile's type want; ifname names the netdev in the advice. */
+int check_rdma_gid_evaluate(
+        const RdmaDevice *d,
+        RdmaGidType want,
+        struct in_addr address,
+        const char *ifname,
+        int found,
+        const RdmaGid *g,
         PortCheck *ret);
 
 /* What rdma.memlock knows of the limit services get: systemd's DefaultLimitMEMLOCK, read over D-Bus

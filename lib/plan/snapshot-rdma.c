@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs from sysfs below
  * the host root (so that --root and the tests' fixture trees are read as the running host is). */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "nic/nic-family.h"
 #include "plan/snapshot-rdma.h"
 
 void snapshot_forget_rdma(Snapshot *s) {
@@ -10,6 +12,32 @@ void snapshot_forget_rdma(Snapshot *s) {
                 rdma_device_free(s->rdma[i].device);
         s->rdma = mfree(s->rdma);
         s->parts &= ~SNAPSHOT_RDMA;
+}
+
+/* The MTU rule the RDMA device follows, from what the kernel says of it: rxe's own sysfs attribute
+ * "parent" (rxe_verbs.c), else the driver of the device it sits on (mlx5_core; irdma, bound to ice's
+ * auxiliary device), else its name (mlx5_N, irdmaN). */
+static RoceMtuDriver read_mtu_driver(const Host *h, const char *device) {
+        _cleanup_(freep) char *parent = NULL, *link = NULL, *driver = NULL, *name = NULL;
+        RoceMtuDriver d;
+
+        if (asprintf(&parent, "/sys/class/infiniband/%s/parent", device) >= 0 &&
+            host_read_line(h, parent, &name) >= 0)
+                return ROCE_MTU_DRIVER_RXE;
+        if (asprintf(&link, "/sys/class/infiniband/%s/device/driver", device) >= 0 &&
+            host_readlink_basename(h, link, &driver) >= 0) {
+                d = roce_mtu_driver_from_name(driver);
+                if (d != ROCE_MTU_DRIVER_UNKNOWN)
+                        return d;
+        }
+        switch (nic_family_from_rdma_device(device)) {
+        case NIC_FAMILY_E810:
+                return ROCE_MTU_DRIVER_IRDMA;
+        case NIC_FAMILY_CONNECTX:
+                return ROCE_MTU_DRIVER_MLX5;
+        default:
+                return ROCE_MTU_DRIVER_UNKNOWN;
+        }
 }
 
 int snapshot_read_rdma(Snapshot *s) {
@@ -30,6 +58,8 @@ int snapshot_read_rdma(Snapshot *s) {
                         return -ENOMEM;
                 if (d->error > 0)
                         d->error = 0;
+                if (d->device)
+                        d->mtu_driver = read_mtu_driver(s->context->host, d->device->name);
         }
         return 0;
 }

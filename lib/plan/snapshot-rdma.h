@@ -4,14 +4,16 @@
  * environment, the CDI spec and the metrics. */
 #pragma once
 
+#include "basic/rdma-mtu.h"
 #include "plan/snapshot.h"
 #include "rdma/rdma.h"
 
 /* One port's RDMA device. */
 typedef struct SnapshotRdma {
-        RdmaDevice *device; /* open: rdma_device_find_gid() looks up its live GID table; NULL: error */
-        int error;          /* rdma_device_find()'s errno: -ENODEV (also for a port with neither netdev
-                             * nor PCI device), -ENOSYS, -EOPNOTSUPP, -ELIBACC, -ELIBBAD, ... */
+        RdmaDevice *device;       /* open: rdma_device_find_gid() looks up its live GID table; NULL: error */
+        int error;                /* rdma_device_find()'s errno: -ENODEV (also for a port with neither netdev
+                                   * nor PCI device), -ENOSYS, -EOPNOTSUPP, -ELIBACC, -ELIBBAD, ... */
+        RoceMtuDriver mtu_driver; /* the MTU rule the device follows (basic/rdma-mtu.h), from sysfs */
 } SnapshotRdma;
 
 /* Read and forgotten by snapshot_read() and snapshot_forget(). */
