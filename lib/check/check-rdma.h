@@ -59,6 +59,24 @@ typedef struct MemlockServices {
         const char *error;
 } MemlockServices;
 
+/* Everything rdma.memlock judges, read once (check-rdma-memlock-read.c). */
+typedef struct MemlockFacts {
+        MemlockServices services;
+        char *services_error; /* services.error points here when the reader set it */
+        LimitsConf pam;       /* limits.conf and limits.d */
+        bool podman;          /* podman is installed: containers holds its containers.conf */
+        ContainersConf containers;
+        char **uverbs_problems; /* check_rdma_uverbs()'s lines */
+        char **uverbs_ok;
+} MemlockFacts;
+
+void memlock_facts_done(MemlockFacts *f);
+/* Reads the sources below the host root other than the services' limit into f: returns 0 or -ENOMEM
+ * (what cannot be read is recorded for the judgement). */
+int memlock_facts_read_files(const Host *h, MemlockFacts *f);
+/* rdma.memlock from f: pure. */
+int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *ret);
+
 /* rdma.memlock: the limits a workload gets against the profile's (want: bytes, UINT64_MAX for
  * unlimited, 0 for no minimum): services (from services), login sessions (limits.conf and limits.d
  * below the host root) and, where podman is installed, podman's containers (containers.conf); and
