@@ -227,7 +227,7 @@ static const struct {
 
 static int add_skips(CheckList *out, const char *reason) {
         for (size_t i = 0; i < ELEMENTSOF(nic_checks); i++) {
-                int r = check_list_add(out, nic_checks[i].id, CHECK_SKIP, NULL, NULL, "%s", reason);
+                int r = check_list_skip(out, nic_checks[i].id, "%s", reason);
                 if (r < 0)
                         return r;
         }
