@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs from sysfs below
- * the host root (so that --root and the tests' fixture trees are read as the running host is). */
+/* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs: the kernel's
+ * link dump on the running system, sysfs below the host root otherwise (--root, the tests' fixture
+ * trees). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,10 +74,18 @@ int snapshot_read_mtu(Snapshot *s) {
         s->mtu = calloc(s->n_ports ?: 1, sizeof(unsigned));
         if (!s->mtu)
                 return -ENOMEM;
-        for (size_t i = 0; i < s->n_ports; i++)
-                if (s->ports[i].ifname &&
-                    netdev_read_uint(s->context->host, s->ports[i].ifname, "mtu", &s->mtu[i]) == -ENOMEM)
+        for (size_t i = 0; i < s->n_ports; i++) {
+                const RtnlLink *l = snapshot_kernel_link(s, i);
+
+                /* The running kernel's links are in the snapshot already (SNAPSHOT_LINKS, the one
+                 * link dump); below --root, or when the dump failed, the tree's sysfs says it. */
+                if (l)
+                        s->mtu[i] = l->mtu;
+                else if (
+                        s->ports[i].ifname &&
+                        netdev_read_uint(s->context->host, s->ports[i].ifname, "mtu", &s->mtu[i]) == -ENOMEM)
                         return -ENOMEM;
+        }
         return 0;
 }
 

@@ -35,8 +35,8 @@ typedef enum SnapshotPart {
          * SNAPSHOT_LOCATED (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS:
          * the GID table follows the addresses. */
         SNAPSHOT_RDMA = 1 << 6,
-        /* Each port's netdev MTU (sysfs below the host root, plan/snapshot-rdma.h); with SNAPSHOT_PORTS,
-         * forgotten with SNAPSHOT_LINKS. */
+        /* Each port's netdev MTU (plan/snapshot-rdma.h): from SNAPSHOT_LINKS on the running system, else
+         * from sysfs below the host root; with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_MTU = 1 << 7,
         /* Each port's PCI device and ifindex (fabric_ports_locate()), without the NIC facts; with
          * SNAPSHOT_PORTS, and forgotten with them: what it filled in cannot be taken back. SNAPSHOT_NICS
