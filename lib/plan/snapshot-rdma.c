@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs: the kernel's
- * link dump on the running system, sysfs below the host root otherwise (--root, the tests' fixture
- * trees). */
+ * link dump when the snapshot holds it, sysfs below the host root otherwise (--root, the tests'
+ * fixture trees). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -77,8 +77,8 @@ int snapshot_read_mtu(Snapshot *s) {
         for (size_t i = 0; i < s->n_ports; i++) {
                 const RtnlLink *l = snapshot_kernel_link(s, i);
 
-                /* The running kernel's links are in the snapshot already (SNAPSHOT_LINKS, the one
-                 * link dump); below --root, or when the dump failed, the tree's sysfs says it. */
+                /* The kernel's link dump when the snapshot has made it (a verify's plan does); else,
+                 * and below --root, sysfs says the same dev->mtu. */
                 if (l)
                         s->mtu[i] = l->mtu;
                 else if (

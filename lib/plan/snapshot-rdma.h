@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The snapshot's RDMA part, each port's RDMA device, port and GID table (libibverbs), and its MTU
- * part, each port's netdev MTU (the kernel's link dump, or sysfs below --root): read once per verify
+ * part, each port's netdev MTU (the kernel's link dump, or sysfs): read once per verify
  * for the rdma.* checks, the peer round, the environment, the CDI spec and the metrics. */
 #pragma once
 

@@ -162,9 +162,6 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 parts |= SNAPSHOT_LINKS;
         if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
                 parts |= SNAPSHOT_LOCATED;
-        /* On the running system the MTUs come from the kernel's link dump. */
-        if ((parts & SNAPSHOT_MTU) && host_is_running_system(s->context->host))
-                parts |= SNAPSHOT_LINKS;
         if (parts &
             (SNAPSHOT_LINKS | SNAPSHOT_LOCATED | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
                 parts |= SNAPSHOT_PORTS;

@@ -35,8 +35,9 @@ typedef enum SnapshotPart {
          * SNAPSHOT_LOCATED (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS:
          * the GID table follows the addresses. */
         SNAPSHOT_RDMA = 1 << 6,
-        /* Each port's netdev MTU (plan/snapshot-rdma.h): from SNAPSHOT_LINKS on the running system, else
-         * from sysfs below the host root; with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        /* Each port's netdev MTU (plan/snapshot-rdma.h): from the kernel's link dump when SNAPSHOT_LINKS
+         * has been read, else from sysfs below the host root (the same dev->mtu; the dump is not made for
+         * it, as it brings firewalld's zones along); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_MTU = 1 << 7,
         /* Each port's PCI device and ifindex (fabric_ports_locate()), without the NIC facts; with
          * SNAPSHOT_PORTS, and forgotten with them: what it filled in cannot be taken back. SNAPSHOT_NICS
