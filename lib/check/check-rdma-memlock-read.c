@@ -30,7 +30,7 @@ static bool podman_installed(const Host *h) {
         return false;
 }
 
-int memlock_facts_read_files(const Host *h, MemlockFacts *f) {
+int memlock_facts_read_files(const Host *h, NicFamily family, MemlockFacts *f) {
         int r;
 
         r = limits_conf_read(h, &f->pam);
@@ -42,14 +42,14 @@ int memlock_facts_read_files(const Host *h, MemlockFacts *f) {
                 if (r < 0)
                         return r;
         }
-        return check_rdma_uverbs(h, &f->uverbs_problems, &f->uverbs_ok);
+        return check_rdma_uverbs(h, family, &f->uverbs_problems, &f->uverbs_ok);
 }
 
 int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
         _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *services };
         int r;
 
-        r = memlock_facts_read_files(h, &f);
+        r = memlock_facts_read_files(h, NIC_FAMILY_UNKNOWN, &f);
         if (r < 0)
                 return r;
         return check_rdma_memlock_judge(&f, want, ret);
@@ -107,7 +107,7 @@ static int read_services(const Host *h, MemlockServices *ret, char **ret_error) 
         return 0;
 }
 
-int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret) {
+int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret) {
         _cleanup_(memlock_facts_done) MemlockFacts f = {};
         int r;
 
@@ -115,7 +115,7 @@ int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret) {
         if (r < 0)
                 return r;
         f.services.error = f.services_error;
-        r = memlock_facts_read_files(c->host, &f);
+        r = memlock_facts_read_files(c->host, family, &f);
         if (r < 0)
                 return r;
         return check_rdma_memlock_judge(&f, c->profile->rdma.memlock, ret);

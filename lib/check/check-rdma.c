@@ -17,6 +17,7 @@ typedef struct RdmaPort {
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
         RoceMtuDriver mtu_driver;
+        NicFamily family; /* of the port's PCI device (nic_family_of_pci()) */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -54,7 +55,7 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         p->device->port,
                         where);
 
-        family = nic_family_of_pci(c->host, p->port->pci);
+        family = p->family;
         /* Only ice has a DDP package to miss: neither devlink nor the log is asked for another NIC. */
         if (family == NIC_FAMILY_E810) {
                 r = ice_ddp_state_read(c->host, p->port->pci, &ddp, &source, &detail);
@@ -196,7 +197,7 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        family = nic_family_of_pci(c->host, p->port->pci);
+        family = p->family;
         return check_rdma_driver_evaluate(
                 c->host, driver ?: nic_family_driver(family), nic_family_rdma_module(family), ret);
 }
@@ -208,11 +209,12 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
                 out, id, check_outcome_soften(p->outcome, required), p->expected, p->actual, "%s", p->summary);
 }
 
-static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
+/* family: the fabric NIC's, whose RDMA module rdma.memlock names when there is no uverbs device. */
+static int check_rdma_memlock(const NodeContext *c, NicFamily family, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        r = check_rdma_memlock_run(c, &p);
+        r = check_rdma_memlock_run(c, family, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
@@ -226,7 +228,7 @@ static int skip_all(const NodeContext *c, const char *const *ids, size_t n, cons
                 if (r < 0)
                         return r;
         }
-        return c->profile->rdma.present ? check_rdma_memlock(c, out)
+        return c->profile->rdma.present ? check_rdma_memlock(c, NIC_FAMILY_UNKNOWN, out)
                                         : check_list_skip(out, "rdma.memlock", "%s", reason);
 }
 
@@ -262,6 +264,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         };
         _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) RdmaPort *rdma = NULL;
+        NicFamily family = _NIC_FAMILY_INVALID; /* none seen yet */
         int r;
 
         if (!c->profile->rdma.present)
@@ -290,15 +293,24 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (!rdma)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                rdma[i] = (RdmaPort){ .port = &s->ports[i], .mtu = snapshot_port_mtu(s, i) };
+                rdma[i] = (RdmaPort){
+                        .port = &s->ports[i],
+                        .mtu = snapshot_port_mtu(s, i),
+                        .family = nic_family_of_pci(c->host, s->ports[i].pci),
+                };
                 rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
                 if (rdma[i].device)
                         rdma[i].mtu_driver = s->rdma[i].mtu_driver;
+                /* The fabric NIC's family: the one its ports share, unknown when they differ. */
+                if (rdma[i].family != NIC_FAMILY_UNKNOWN)
+                        family = family == _NIC_FAMILY_INVALID || family == rdma[i].family
+                                ? rdma[i].family
+                                : NIC_FAMILY_UNKNOWN;
         }
         for (size_t k = 0; k < ELEMENTSOF(ids); k++) {
                 r = add_port_checks(c, s, rdma, ids[k], funcs[k], out);
                 if (r < 0)
                         return r;
         }
-        return check_rdma_memlock(c, out);
+        return check_rdma_memlock(c, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
 }

@@ -6,6 +6,7 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "check/memlock-sources.h"
+#include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
 /* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
@@ -73,7 +74,7 @@ typedef struct MemlockFacts {
 void memlock_facts_done(MemlockFacts *f);
 /* Reads the sources below the host root other than the services' limit into f: returns 0 or -ENOMEM
  * (what cannot be read is recorded for the judgement). */
-int memlock_facts_read_files(const Host *h, MemlockFacts *f);
+int memlock_facts_read_files(const Host *h, NicFamily family, MemlockFacts *f);
 /* rdma.memlock from f: pure. */
 int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *ret);
 
@@ -84,7 +85,9 @@ int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *re
  * short; a source that cannot be read makes it warn, never pass. */
 int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret);
 /* /dev/infiniband/uverbs* below the host root: a line for each problem (none there, not
- * read-writable by everyone or group rdma) in problems, for each usable device in ok. */
-int check_rdma_uverbs(const Host *h, char ***problems, char ***ok);
-/* The same for the node: services' limit from the running systemd over the system bus. */
-int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret);
+ * read-writable by everyone or group rdma) in problems, for each usable device in ok. family: the
+ * fabric NIC's, whose RDMA module the advice names; NIC_FAMILY_UNKNOWN: the host's PCI bus says. */
+int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char ***ok);
+/* The same for the node: services' limit from the running systemd over the system bus; family as
+ * check_rdma_uverbs() takes it. */
+int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret);
