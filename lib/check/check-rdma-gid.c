@@ -49,61 +49,20 @@ static int describe_gids(const RdmaDevice *d, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-int check_rdma_gid_evaluate(
+/* No entry of type want for the address: what is there instead, the same address with another type
+ * or nothing. */
+static int check_rdma_gid_missing(
         const RdmaDevice *d,
         RdmaGidType want,
         struct in_addr address,
+        const char *ip,
         const char *ifname,
-        int found,
-        const RdmaGid *g,
+        const char *expected,
         PortCheck *ret) {
-        struct in6_addr mapped;
-        char ip[INET_ADDRSTRLEN];
-        _cleanup_(freep) char *expected = NULL, *actual = NULL, *table = NULL;
+        struct in6_addr mapped = rdma_ipv4_mapped(address);
+        _cleanup_(freep) char *table = NULL;
         int r;
 
-        if (!inet_ntop(AF_INET, &address, ip, sizeof(ip)))
-                return -errno;
-        if (asprintf(&expected, "%s ::ffff:%s", gid_type_name(want), ip) < 0)
-                return -ENOMEM;
-
-        r = found;
-        if (r >= 0) {
-                if (asprintf(&actual, "%u", g->index) < 0)
-                        return -ENOMEM;
-                return port_check_set(
-                        ret,
-                        CHECK_PASS,
-                        expected,
-                        actual,
-                        "%s GID index %u for %s",
-                        gid_type_name(want),
-                        g->index,
-                        ip);
-        }
-        if (r == -EAGAIN)
-                return port_check_set(
-                        ret,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "the GID table of %s port %u kept changing while it was read (addresses coming "
-                        "and going?): run the check again",
-                        d->name,
-                        d->port);
-        if (r != -ENOENT)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        NULL,
-                        "cannot read the GID table of %s port %u: %s",
-                        d->name,
-                        d->port,
-                        strerror(-r));
-
-        /* Say what is there instead: the same address with another type, or nothing. */
-        mapped = rdma_ipv4_mapped(address);
         r = describe_gids(d, &table);
         if (r < 0)
                 return r;
@@ -163,4 +122,56 @@ int check_rdma_gid_evaluate(
                 table,
                 ip,
                 strna(ifname));
+}
+
+int check_rdma_gid_evaluate(
+        const RdmaDevice *d,
+        RdmaGidType want,
+        struct in_addr address,
+        const char *ifname,
+        int found,
+        const RdmaGid *g,
+        PortCheck *ret) {
+        char ip[INET_ADDRSTRLEN];
+        _cleanup_(freep) char *expected = NULL, *actual = NULL;
+
+        if (!inet_ntop(AF_INET, &address, ip, sizeof(ip)))
+                return -errno;
+        if (asprintf(&expected, "%s ::ffff:%s", gid_type_name(want), ip) < 0)
+                return -ENOMEM;
+
+        if (found >= 0) {
+                if (asprintf(&actual, "%u", g->index) < 0)
+                        return -ENOMEM;
+                return port_check_set(
+                        ret,
+                        CHECK_PASS,
+                        expected,
+                        actual,
+                        "%s GID index %u for %s",
+                        gid_type_name(want),
+                        g->index,
+                        ip);
+        }
+        if (found == -EAGAIN)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        expected,
+                        NULL,
+                        "the GID table of %s port %u kept changing while it was read (addresses coming "
+                        "and going?): run the check again",
+                        d->name,
+                        d->port);
+        if (found != -ENOENT)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        expected,
+                        NULL,
+                        "cannot read the GID table of %s port %u: %s",
+                        d->name,
+                        d->port,
+                        strerror(-found));
+        return check_rdma_gid_missing(d, want, address, ip, ifname, expected, ret);
 }

@@ -29,48 +29,21 @@ static int netdev_mtu_needed_text(unsigned rdma_mtu, RoceMtuDriver driver, char 
         return r < 0 ? -ENOMEM : 0;
 }
 
-int check_rdma_mtu_evaluate(
+/* An active MTU below rdma.min-active-mtu: what the netdev MTU would have to be. */
+static int below_minimum(
         const char *device,
         RoceMtuDriver driver,
         uint32_t port,
         unsigned active_mtu,
-        unsigned max_mtu,
         const char *ifname,
         unsigned netdev_mtu,
         unsigned min_active_mtu,
+        const char *expected,
+        const char *actual,
         PortCheck *ret) {
-        _cleanup_(freep) char *expected = NULL, *actual = NULL, *needed = NULL, *why = NULL, *less = NULL;
-        unsigned low, high, headroom = roce_mtu_headroom(driver);
+        _cleanup_(freep) char *needed = NULL;
 
-        if (active_mtu == 0)
-                return port_check_set(
-                        ret, CHECK_FAIL, NULL, NULL, "%s port %u reports no active MTU", device, port);
-        if (asprintf(&actual, "%u", active_mtu) < 0)
-                return -ENOMEM;
-        if (min_active_mtu > 0 && asprintf(&expected, "≥ %u", min_active_mtu) < 0)
-                return -ENOMEM;
-
-        if (min_active_mtu > 0 && active_mtu < min_active_mtu) {
-                if (netdev_mtu > 0) {
-                        if (netdev_mtu_needed_text(min_active_mtu, driver, &needed) < 0)
-                                return -ENOMEM;
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                expected,
-                                actual,
-                                "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: %s's MTU is %u; "
-                                "an active MTU of %u needs a netdev MTU of at least %s (set the link's mtu, e.g. "
-                                "9000)",
-                                active_mtu,
-                                min_active_mtu,
-                                device,
-                                port,
-                                ifname,
-                                netdev_mtu,
-                                min_active_mtu,
-                                needed);
-                }
+        if (netdev_mtu == 0)
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -81,7 +54,49 @@ int check_rdma_mtu_evaluate(
                         min_active_mtu,
                         device,
                         port);
-        }
+        if (netdev_mtu_needed_text(min_active_mtu, driver, &needed) < 0)
+                return -ENOMEM;
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                expected,
+                actual,
+                "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: %s's MTU is %u; an active MTU of %u "
+                "needs a netdev MTU of at least %s (set the link's mtu, e.g. 9000)",
+                active_mtu,
+                min_active_mtu,
+                device,
+                port,
+                ifname,
+                netdev_mtu,
+                min_active_mtu,
+                needed);
+}
+
+int check_rdma_mtu_evaluate(
+        const char *device,
+        RoceMtuDriver driver,
+        uint32_t port,
+        unsigned active_mtu,
+        unsigned max_mtu,
+        const char *ifname,
+        unsigned netdev_mtu,
+        unsigned min_active_mtu,
+        PortCheck *ret) {
+        _cleanup_(freep) char *expected = NULL, *actual = NULL, *why = NULL, *less = NULL;
+        unsigned low, high, headroom = roce_mtu_headroom(driver);
+
+        if (active_mtu == 0)
+                return port_check_set(
+                        ret, CHECK_FAIL, NULL, NULL, "%s port %u reports no active MTU", device, port);
+        if (asprintf(&actual, "%u", active_mtu) < 0)
+                return -ENOMEM;
+        if (min_active_mtu > 0 && asprintf(&expected, "≥ %u", min_active_mtu) < 0)
+                return -ENOMEM;
+
+        if (min_active_mtu > 0 && active_mtu < min_active_mtu)
+                return below_minimum(
+                        device, driver, port, active_mtu, ifname, netdev_mtu, min_active_mtu, expected, actual, ret);
         if (netdev_mtu == 0)
                 return port_check_set(
                         ret, CHECK_PASS, expected, actual, "active MTU %u on %s port %u", active_mtu, device, port);
