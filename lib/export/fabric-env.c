@@ -208,6 +208,33 @@ static int derive_qos(const NodeContext *c, const char *link, FabricEnv *e) {
         return derive_common(e, FABRIC_ENV_NCCL_IB_SL, links, prio, n, "the priority of their qos.roce-tos");
 }
 
+/* VLLM_HOST_IP (the address of first, the one link asked for; NULL: the node's first link's), and a
+ * reason for every variable that applies and has no value, none for one that has. */
+static int finish(const NodeContext *c, const FabricPort *first, FabricEnv *e) {
+        if (first ? first->has_address : c->node->n_links > 0) {
+                char addr[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(
+                        AF_INET,
+                        first ? &first->address : &c->node->links[0].address.address,
+                        addr,
+                        sizeof(addr));
+                e->values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
+                if (!e->values[FABRIC_ENV_VLLM_HOST_IP])
+                        return -ENOMEM;
+        } else if (set_reason(e, FABRIC_ENV_VLLM_HOST_IP, "node %s has no links in the profile", c->node->name) < 0)
+                return -ENOMEM;
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
+                if (e->values[v])
+                        e->reasons[v] = mfree(e->reasons[v]);
+                else if (
+                        fabric_env_applies(e, v) &&
+                        set_reason(e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int fabric_env_derive_link(const NodeContext *c, Snapshot *s, const char *link, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
         _cleanup_(snapshot_done) Snapshot own = {};
@@ -280,27 +307,8 @@ int fabric_env_derive_link(const NodeContext *c, Snapshot *s, const char *link, 
         if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
             asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
                 goto oom;
-        if (link ? first->has_address : c->node->n_links > 0) {
-                char addr[INET_ADDRSTRLEN];
-
-                (void) inet_ntop(
-                        AF_INET,
-                        link ? &first->address : &c->node->links[0].address.address,
-                        addr,
-                        sizeof(addr));
-                e.values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
-                if (!e.values[FABRIC_ENV_VLLM_HOST_IP])
-                        goto oom;
-        } else if (set_reason(&e, FABRIC_ENV_VLLM_HOST_IP, "node %s has no links in the profile", c->node->name) < 0)
+        if (finish(c, link ? first : NULL, &e) < 0)
                 goto oom;
-        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
-                if (e.values[v])
-                        e.reasons[v] = mfree(e.reasons[v]);
-                else if (
-                        fabric_env_applies(&e, v) &&
-                        set_reason(&e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
-                        goto oom;
-        }
 
         *ret = e;
         return 0;
