@@ -25,6 +25,37 @@ static bool nic_ids_contain(const ProfileNic *nic, PciId id) {
         return nic->n_pci_ids == 0;
 }
 
+/* No PCI device for the link: say whether devices with the right ids exist, so that either the
+ * match is what is wrong, or the NIC is not there at all. */
+static int no_pci_device(const NodeContext *c, const NicPort *p, const char *ids, PortCheck *ret) {
+        const ProfileNic *nic = node_context_nic(c);
+        _cleanup_(strv_freep) char **found = NULL;
+        _cleanup_(freep) char *joined = NULL;
+        int r;
+
+        if (nic->n_pci_ids == 0)
+                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
+        r = pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
+        if (!found)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        ids,
+                        "",
+                        "no PCI device with nic.pci-ids (%s) on this machine: is the NIC seated, "
+                        "and its slot enabled in the BIOS? `lspci -nn` lists what the kernel sees",
+                        ids);
+        joined = strv_join(found, ", ");
+        if (!joined)
+                return -ENOMEM;
+        return port_check_set(
+                ret, CHECK_FAIL, ids, "", "%s (devices with nic.pci-ids are at %s)", p->port->problem, joined);
+}
+
 static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
         const ProfileNic *nic = node_context_nic(c);
         _cleanup_(freep) char *ids = pci_ids_describe(nic);
@@ -32,42 +63,8 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
 
         if (!ids)
                 return -ENOMEM;
-        if (!p->port->pci) {
-                _cleanup_(strv_freep) char **found = NULL;
-                _cleanup_(freep) char *joined = NULL;
-                int r;
-
-                /* Say whether devices with the right ids exist: either the match is what is wrong,
-                 * or the NIC is not there at all. */
-                if (nic->n_pci_ids == 0)
-                        return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
-                r = pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found);
-                if (r == -ENOMEM)
-                        return r;
-                if (r >= 0 && !found)
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                ids,
-                                "",
-                                "no PCI device with nic.pci-ids (%s) on this machine: is the NIC seated, "
-                                "and its slot enabled in the BIOS? `lspci -nn` lists what the kernel sees",
-                                ids);
-                if (r >= 0) {
-                        joined = strv_join(found, ", ");
-                        if (!joined)
-                                return -ENOMEM;
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                ids,
-                                "",
-                                "%s (devices with nic.pci-ids are at %s)",
-                                p->port->problem,
-                                joined);
-                }
-                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
-        }
+        if (!p->port->pci)
+                return no_pci_device(c, p, ids, ret);
         if (p->facts->device_error == -ENODEV)
                 return port_check_set(
                         ret,
