@@ -28,6 +28,35 @@ static bool nic_is_driven_by(const Host *h, const char *pci, const char *driver)
                 host_readlink_basename(h, link, &bound) >= 0 && streq(bound, driver);
 }
 
+/* Why an E810 may have no RDMA device: ice's DDP state (devlink, else the kernel log). Only ice has a
+ * DDP package to miss: neither devlink nor the log is asked for another NIC. *ret_blind says that the
+ * log could not be read, when that is what leaves the question open. */
+static int read_ddp(
+        const NodeContext *c,
+        const RdmaPort *p,
+        IceDdpState *ret_ddp,
+        IceDdpSource *ret_source,
+        char **ret_detail,
+        char **ret_blind) {
+        int r;
+
+        if (p->family != NIC_FAMILY_E810)
+                return 0;
+        r = ice_ddp_state_read(c->host, p->port->pci, ret_ddp, ret_source, ret_detail);
+        if (r == -ENOMEM)
+                return r;
+        /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
+        if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
+            asprintf(
+                    ret_blind,
+                    "; could not look at the kernel log (" ICE_DDP_KMSG
+                    ": %s), which says whether ice runs it in Safe Mode: `sudo haloctl check --only "
+                    "rdma.device` reads it",
+                    strerror(-r)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         const char *where = p->port->ifname ?: p->port->pci;
         _cleanup_(freep) char *detail = NULL, *blind = NULL, *load = NULL;
@@ -56,21 +85,9 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         where);
 
         family = p->family;
-        /* Only ice has a DDP package to miss: neither devlink nor the log is asked for another NIC. */
-        if (family == NIC_FAMILY_E810) {
-                r = ice_ddp_state_read(c->host, p->port->pci, &ddp, &source, &detail);
-                if (r == -ENOMEM)
-                        return r;
-                /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
-                if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
-                    asprintf(
-                            &blind,
-                            "; could not look at the kernel log (" ICE_DDP_KMSG
-                            ": %s), which says whether ice runs it in Safe Mode: `sudo haloctl check --only "
-                            "rdma.device` reads it",
-                            strerror(-r)) < 0)
-                        return -ENOMEM;
-        }
+        r = read_ddp(c, p, &ddp, &source, &detail, &blind);
+        if (r < 0)
+                return r;
         if (ddp == ICE_DDP_SAFE_MODE)
                 return port_check_set(
                         ret,
