@@ -74,6 +74,55 @@ static int check_nic_safe_mode(const NicPort *p, const char *where, PortCheck *r
                 ice_ddp_cause_fix(cause));
 }
 
+/* No driver named by any source: one that could not be asked, no libpci, or none bound. */
+static int check_nic_driver_none(const char *want, const NicPort *p, const char *where, PortCheck *ret) {
+        if (p->port->ifname && p->facts->info_error < 0 && p->facts->info_error != -ENOMEDIUM)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        want,
+                        NULL,
+                        "cannot read the driver of %s (ETHTOOL_GDRVINFO): %s",
+                        p->port->ifname,
+                        strerror(-p->facts->info_error));
+        if (p->facts->device_error == -ELIBACC || p->facts->device_error == -ELIBBAD)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        want,
+                        NULL,
+                        "cannot tell the driver of %s without libpci (see nic.pci)",
+                        where);
+        return check_nic_driver_unbound(want, p, where, ret);
+}
+
+/* ice drives it, and neither source said whether its DDP package loaded: devlink could not be asked
+ * or does not describe the package, and the log could not be read. */
+static int check_nic_ddp_unknown(
+        const char *want, const char *driver, const NicPort *p, const char *where, PortCheck *ret) {
+        _cleanup_(freep) char *devlink = NULL;
+
+        if (p->facts->devlink_error != -ENOMEDIUM &&
+            asprintf(
+                    &devlink,
+                    ", and devlink could not tell (%s)",
+                    p->facts->devlink_error < 0 ? devlink_strerror(p->facts->devlink_error)
+                                                : "its info names no package") < 0)
+                return -ENOMEM;
+        return port_check_set(
+                ret,
+                CHECK_SKIP,
+                want,
+                driver,
+                "%s drives %s, but could not look at the kernel log (" ICE_DDP_KMSG
+                ": %s), which says whether ice runs it in Safe Mode (no DDP package, no RDMA)%s: "
+                "`sudo haloctl check --only nic.driver` reads it",
+                driver,
+                where,
+                strerror(-p->facts->ddp_error),
+                strempty(devlink));
+}
+
 int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFacts *facts, PortCheck *ret) {
         const NicPort *p = &(const NicPort){ .port = port, .facts = facts };
         const char *where = p->port->ifname ?: p->port->pci;
@@ -96,26 +145,8 @@ int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFa
                         NULL,
                         "no fabric NIC found for link %s (see nic.pci)",
                         p->port->link);
-        if (!driver) {
-                if (p->port->ifname && p->facts->info_error < 0 && p->facts->info_error != -ENOMEDIUM)
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                want,
-                                NULL,
-                                "cannot read the driver of %s (ETHTOOL_GDRVINFO): %s",
-                                p->port->ifname,
-                                strerror(-p->facts->info_error));
-                if (p->facts->device_error == -ELIBACC || p->facts->device_error == -ELIBBAD)
-                        return port_check_set(
-                                ret,
-                                CHECK_SKIP,
-                                want,
-                                NULL,
-                                "cannot tell the driver of %s without libpci (see nic.pci)",
-                                where);
-                return check_nic_driver_unbound(want, p, where, ret);
-        }
+        if (!driver)
+                return check_nic_driver_none(want, p, where, ret);
         if (want && !streq(want, driver))
                 return port_check_set(
                         ret,
@@ -130,30 +161,8 @@ int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFa
                         want);
         if (p->facts->ddp == ICE_DDP_SAFE_MODE)
                 return check_nic_safe_mode(p, where, ret);
-        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0) {
-                _cleanup_(freep) char *devlink = NULL;
-
-                /* Neither source said: devlink could not be asked or does not describe the package. */
-                if (p->facts->devlink_error != -ENOMEDIUM &&
-                    asprintf(
-                            &devlink,
-                            ", and devlink could not tell (%s)",
-                            p->facts->devlink_error < 0 ? devlink_strerror(p->facts->devlink_error)
-                                                        : "its info names no package") < 0)
-                        return -ENOMEM;
-                return port_check_set(
-                        ret,
-                        CHECK_SKIP,
-                        want,
-                        driver,
-                        "%s drives %s, but could not look at the kernel log (" ICE_DDP_KMSG
-                        ": %s), which says whether ice runs it in Safe Mode (no DDP package, no RDMA)%s: "
-                        "`sudo haloctl check --only nic.driver` reads it",
-                        driver,
-                        where,
-                        strerror(-p->facts->ddp_error),
-                        strempty(devlink));
-        }
+        if (nic_family_from_driver(driver) == NIC_FAMILY_E810 && p->facts->ddp_error < 0)
+                return check_nic_ddp_unknown(want, driver, p, where, ret);
         if (p->facts->ddp == ICE_DDP_LOADED)
                 return port_check_set(
                         ret,
