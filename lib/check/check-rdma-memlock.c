@@ -128,14 +128,18 @@ static char *describe_lines(const LimitsLine *soft, const LimitsLine *hard) {
 
 /* Login sessions of everyone ("*"), and of each user or group that limits.conf names. A session
  * without a line keeps what the service that runs the login has: systemd's default. */
-static int judge_login(
-        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
-        _cleanup_(strv_freep) char **granted = NULL, **seen = NULL;
-        _cleanup_(freep) char *where = NULL, *have = NULL;
+/* The files that could not be read or were refused, and the users and groups with lines of their
+ * own: who gets enough (*granted), who gets less (a warning). */
+static int judge_login_domains(
+        const LimitsConf *pam,
+        const MemlockServices *s,
+        bool inherited_known,
+        uint64_t want,
+        const char *want_s,
+        char ***granted,
+        Verdict *v) {
+        _cleanup_(strv_freep) char **seen = NULL;
         const LimitsLine *soft, *hard;
-        bool inherited_known = s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1;
-        char value[32] = "unlimited";
-        uint64_t star;
         int r;
 
         STRV_FOREACH(u, pam->unreadable)
@@ -168,13 +172,29 @@ static int judge_login(
                         return -ENOMEM;
                 format_bytes(got, b);
                 if (enough(got, want))
-                        r = strv_extendf(&granted, "%s for %s (%s)", b, d, at);
+                        r = strv_extendf(granted, "%s for %s (%s)", b, d, at);
                 else
                         r = strv_extendf(
                                 &v->warnings, "login sessions of %s get %s < %s (%s)", d, b, want_s, at);
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+static int judge_login(
+        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(strv_freep) char **granted = NULL;
+        _cleanup_(freep) char *where = NULL, *have = NULL;
+        const LimitsLine *soft, *hard;
+        bool inherited_known = s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1;
+        char value[32] = "unlimited";
+        uint64_t star;
+        int r;
+
+        r = judge_login_domains(pam, s, inherited_known, want, want_s, &granted, v);
+        if (r < 0)
+                return r;
 
         limits_conf_effective(pam, "*", &soft, &hard);
         where = describe_lines(soft, hard);
