@@ -13,9 +13,39 @@ static int describe_link(const PcieLink *l, char **ret) {
                 : 0;
 }
 
+/* " (capable 16 GT/s x16)": what the card could do beyond the link it trained; "" when nothing. */
+static int describe_capable(const PcieLink *cur, const PcieLink *cap, char **ret) {
+        bool slower = cur->speed_mts < cap->speed_mts, narrower = cur->width < cap->width;
+        char speed[PCIE_SPEED_STRING_MAX];
+        int r;
+
+        if (slower && narrower)
+                r = asprintf(
+                        ret, " (capable %s GT/s x%u)", pcie_speed_to_string(cap->speed_mts, speed), cap->width);
+        else if (slower)
+                r = asprintf(ret, " (capable %s GT/s)", pcie_speed_to_string(cap->speed_mts, speed));
+        else if (narrower)
+                r = asprintf(ret, " (capable x%u)", cap->width);
+        else
+                r = asprintf(ret, "%s", "");
+        return r < 0 ? -ENOMEM : 0;
+}
+
+/* What the link carries against the NIC's line rate (0: unknown). */
+static int describe_bound(double gbit, unsigned nic_gbit, char **ret) {
+        int r;
+
+        if (nic_gbit > 0 && gbit < nic_gbit)
+                r = asprintf(ret, "at most ~%.0f Gbit/s of the NIC's %u", gbit, nic_gbit);
+        else if (nic_gbit > 0)
+                r = asprintf(ret, "~%.0f Gbit/s, enough for the NIC's %u", gbit, nic_gbit);
+        else
+                r = asprintf(ret, "at most ~%.0f Gbit/s", gbit);
+        return r < 0 ? -ENOMEM : 0;
+}
+
 int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigned nic_gbit, PortCheck *ret) {
         _cleanup_(freep) char *current = NULL, *capable = NULL, *bound = NULL, *expected = NULL;
-        char speed[PCIE_SPEED_STRING_MAX];
         const PcieLink *cur = &d->current, *cap = &d->capable;
         bool slower = cur->speed_mts < cap->speed_mts, narrower = cur->width < cap->width;
         double gbit = pcie_link_gbit(cur);
@@ -34,27 +64,7 @@ int check_nic_pcie_evaluate(const PciDevice *d, unsigned pcie_min_width, unsigne
         r = describe_link(cur, &current);
         if (r < 0)
                 return r;
-        if (slower && narrower)
-                r = asprintf(
-                        &capable,
-                        " (capable %s GT/s x%u)",
-                        pcie_speed_to_string(cap->speed_mts, speed),
-                        cap->width);
-        else if (slower)
-                r = asprintf(&capable, " (capable %s GT/s)", pcie_speed_to_string(cap->speed_mts, speed));
-        else if (narrower)
-                r = asprintf(&capable, " (capable x%u)", cap->width);
-        else
-                r = asprintf(&capable, "%s", "");
-        if (r < 0)
-                return -ENOMEM;
-        if (nic_gbit > 0 && gbit < nic_gbit)
-                r = asprintf(&bound, "at most ~%.0f Gbit/s of the NIC's %u", gbit, nic_gbit);
-        else if (nic_gbit > 0)
-                r = asprintf(&bound, "~%.0f Gbit/s, enough for the NIC's %u", gbit, nic_gbit);
-        else
-                r = asprintf(&bound, "at most ~%.0f Gbit/s", gbit);
-        if (r < 0)
+        if (describe_capable(cur, cap, &capable) < 0 || describe_bound(gbit, nic_gbit, &bound) < 0)
                 return -ENOMEM;
         if (pcie_min_width > 0)
                 r = asprintf(&expected, "x%u or wider", pcie_min_width);
