@@ -59,7 +59,7 @@ int apply_cdi_spec(const NodeContext *c) {
         const char *path = CDI_DIR_DEFAULT "/" CDI_SPEC_FILE;
         int r;
 
-        r = cdi_spec_derive(c, &spec);
+        r = cdi_spec_derive(c, /* snapshot= */ NULL, &spec);
         if (r < 0) {
                 fprintf(stderr, "Failed to derive the CDI spec of node %s: %s\n", c->node->name, strerror(-r));
                 return EX_OSERR;

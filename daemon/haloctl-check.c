@@ -61,6 +61,7 @@ static void print_totals(const CheckList *l) {
 int verb_check(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(check_list_done) CheckList checks = {};
+        _cleanup_(snapshot_done) Snapshot snapshot = {};
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
@@ -82,7 +83,8 @@ int verb_check(int argc, char *argv[]) {
         }
 
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
-        r = checks_run(&c, /* snapshot= */ NULL, arg_only, &checks);
+        snapshot_init(&snapshot, &c);
+        r = checks_run(&c, &snapshot, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;
@@ -91,8 +93,9 @@ int verb_check(int argc, char *argv[]) {
          * and meaningless for a fixture tree (--root). */
         if (!arg_root && p->health.peers && checks_group_selected("peer.", arg_only)) {
                 _cleanup_(check_list_done) CheckList peers = {};
+                const PeerOptions o = { .health = HEALTH_STARTING, .snapshot = &snapshot };
 
-                r = check_peers(&c, /* o= */ NULL, &peers);
+                r = check_peers(&c, &o, &peers);
                 if (r < 0) {
                         fprintf(stderr, "Failed to run the peer checks: %s\n", strerror(-r));
                         return EX_OSERR;

@@ -16,7 +16,7 @@ static int print_cdi(const NodeContext *c) {
         bool complete = true;
         int r;
 
-        r = cdi_spec_derive(c, &spec);
+        r = cdi_spec_derive(c, /* snapshot= */ NULL, &spec);
         if (r >= 0)
                 r = cdi_spec_render(&spec, &text);
         if (r < 0) {
@@ -67,7 +67,7 @@ int verb_env(int argc, char *argv[]) {
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
         if (arg_cdi)
                 return print_cdi(&c);
-        r = fabric_env_derive(&c, &env);
+        r = fabric_env_derive(&c, /* snapshot= */ NULL, &env);
         if (r < 0) {
                 fprintf(stderr, "Failed to derive the fabric environment: %s\n", strerror(-r));
                 return EX_OSERR;

@@ -69,41 +69,37 @@ void export_job_done(ExportJob *e) {
         peer_status_list_done(&e->peers);
 }
 
-static int write_fabric_env(ExportJob *e) {
+static int write_fabric_env(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot) {
         _cleanup_(freep) char *path = NULL;
-        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         FabricEnv env = {};
         int r;
 
         r = fabric_env_path(e->runtime_dir, &path);
         if (r < 0)
                 return r;
-        r = fabric_env_derive(&ctx, &env);
+        r = fabric_env_derive(ctx, snapshot, &env);
         if (r >= 0)
                 r = fabric_env_write(&env, path);
         fabric_env_done(&env);
         return r;
 }
 
-static int write_cdi_spec(ExportJob *e) {
+static int write_cdi_spec(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot) {
         _cleanup_(freep) char *path = NULL;
-        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         CdiSpec spec = {};
         int r;
 
         r = cdi_spec_path(e->cdi_dir, &path);
         if (r < 0)
                 return r;
-        r = cdi_spec_derive(&ctx, &spec);
+        r = cdi_spec_derive(ctx, snapshot, &spec);
         if (r >= 0)
                 r = cdi_spec_write(&spec, path);
         cdi_spec_done(&spec);
         return r;
 }
 
-static int write_metrics(ExportJob *e) {
-        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
-        _cleanup_(snapshot_done) Snapshot s = {};
+static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
         MetricsNic *nics = NULL;
         MetricsQos *qos = NULL;
         MetricsGid *gids = NULL;
@@ -118,14 +114,12 @@ static int write_metrics(ExportJob *e) {
         r = profile_digest(e->profile, digest);
         if (r < 0)
                 return r;
-        /* Its own NIC facts and counters: the verify's snapshot is gone by the time this job runs. */
-        snapshot_init(&s, &ctx);
-        r = metrics_nics_gather(&ctx, &s, &nics, &n_nics);
+        r = metrics_nics_gather(ctx, s, &nics, &n_nics);
         if (r < 0)
                 return r;
-        r = metrics_qos_gather(&ctx, &s, &qos, &n_qos);
+        r = metrics_qos_gather(ctx, s, &qos, &n_qos);
         if (r >= 0)
-                r = metrics_gids_gather(&ctx, &s, &gids, &n_gids);
+                r = metrics_gids_gather(ctx, s, &gids, &n_gids);
         if (r < 0) {
                 metrics_nics_free(nics, n_nics);
                 metrics_qos_free(qos, n_qos);
@@ -154,12 +148,18 @@ static int write_metrics(ExportJob *e) {
 }
 
 void export_job_run(ExportJob *e) {
+        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
+        _cleanup_(snapshot_done) Snapshot s = {};
+
+        /* One snapshot for the three (the ports, NIC facts, RDMA devices and counters read once): its
+         * own, as the verify's is gone by the time this job runs. */
+        snapshot_init(&s, &ctx);
         if (e->fabric_env)
-                e->fabric_env_result = write_fabric_env(e);
+                e->fabric_env_result = write_fabric_env(e, &ctx, &s);
         if (e->fabric_env && e->cdi_dir && e->node)
-                e->cdi_spec_result = write_cdi_spec(e);
+                e->cdi_spec_result = write_cdi_spec(e, &ctx, &s);
         if (e->profile->health.prometheus_textfile)
-                e->metrics_result = write_metrics(e);
+                e->metrics_result = write_metrics(e, &ctx, &s);
 }
 
 void manager_export_report(Manager *m, const ExportJob *e) {

@@ -56,7 +56,7 @@ static int find_cdi(Manager *m, const NodeContext *c, HelperFindings *f) {
         r = strv_extendf(&f->parts, "the CDI spec %s", path);
         if (r < 0)
                 return r;
-        r = cdi_spec_derive(c, &spec);
+        r = cdi_spec_derive(c, /* snapshot= */ NULL, &spec);
         if (r >= 0)
                 r = cdi_spec_render(&spec, &text);
         if (r < 0)

@@ -52,20 +52,8 @@ static int roce_fix(const char *pci, enum devlink_param_cmode cmode, bool iwarp_
                 : 0;
 }
 
-int check_nic_roce_evaluate(
-        const char *pci,
-        NicFamily family,
-        const char *driver,
-        const DevlinkParam *roce,
-        int roce_error,
-        const DevlinkParam *iwarp,
-        int iwarp_error,
-        PortCheck *ret) {
-        _cleanup_(freep) char *fix = NULL, *actual = NULL;
-        const DevlinkParamValue *v, *iw = NULL;
-        enum devlink_param_cmode cmode, iwarp_cmode;
-        bool iwarp_on;
-
+/* Nothing to judge: a NIC halod does not know, or devlink's enable_roce not read. */
+static int roce_not_read(const char *pci, NicFamily family, const char *driver, int roce_error, PortCheck *ret) {
         if (family == NIC_FAMILY_UNKNOWN)
                 return port_check_set(
                         ret,
@@ -91,15 +79,32 @@ int check_nic_roce_evaluate(
                         "the driver of %s has no devlink parameter enable_roce (a kernel from before it), so RoCE "
                         "is the driver's default; rdma.gid shows whether RoCE v2 GID entries exist",
                         pci);
-        if (roce_error < 0)
-                return port_check_set(
-                        ret,
-                        CHECK_SKIP,
-                        "RoCE",
-                        NULL,
-                        "could not look at the RDMA protocol of %s: devlink's enable_roce: %s",
-                        pci,
-                        devlink_strerror(roce_error));
+        return port_check_set(
+                ret,
+                CHECK_SKIP,
+                "RoCE",
+                NULL,
+                "could not look at the RDMA protocol of %s: devlink's enable_roce: %s",
+                pci,
+                devlink_strerror(roce_error));
+}
+
+int check_nic_roce_evaluate(
+        const char *pci,
+        NicFamily family,
+        const char *driver,
+        const DevlinkParam *roce,
+        int roce_error,
+        const DevlinkParam *iwarp,
+        int iwarp_error,
+        PortCheck *ret) {
+        _cleanup_(freep) char *fix = NULL, *actual = NULL;
+        const DevlinkParamValue *v, *iw = NULL;
+        enum devlink_param_cmode cmode, iwarp_cmode;
+        bool iwarp_on;
+
+        if (family == NIC_FAMILY_UNKNOWN || roce_error < 0)
+                return roce_not_read(pci, family, driver, roce_error, ret);
 
         v = param_effective(roce, &cmode);
         if (!v || roce->type != DEVLINK_PARAM_BOOL)

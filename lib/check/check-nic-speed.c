@@ -18,20 +18,8 @@ static const char *format_speed(unsigned mbit, char buf[static SPEED_STRING_MAX]
         return buf;
 }
 
-int check_nic_speed_evaluate(
-        const char *link_name,
-        const char *ifname,
-        const EthtoolLinkSettings *link,
-        int link_error,
-        unsigned speed_min_mbit,
-        unsigned nic_gbit,
-        PortCheck *ret) {
-        char min[SPEED_STRING_MAX], speed[SPEED_STRING_MAX], card[SPEED_STRING_MAX];
-        _cleanup_(freep) char *expected = NULL, *actual = NULL;
-
-        if (speed_min_mbit > 0 && asprintf(&expected, "≥ %s", format_speed(speed_min_mbit, min)) < 0)
-                return -ENOMEM;
-
+/* ETHTOOL_GLINKSETTINGS did not answer: not asked (--root), not supported, or failed. */
+static int speed_not_read(const char *ifname, int link_error, const char *expected, PortCheck *ret) {
         if (link_error == -ENOMEDIUM)
                 return port_check_set(
                         ret,
@@ -48,15 +36,32 @@ int check_nic_speed_evaluate(
                         NULL,
                         "the driver of %s does not report its link settings (ETHTOOL_GLINKSETTINGS)",
                         ifname);
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                expected,
+                NULL,
+                "cannot read the link settings of %s (ETHTOOL_GLINKSETTINGS): %s",
+                ifname,
+                strerror(-link_error));
+}
+
+int check_nic_speed_evaluate(
+        const char *link_name,
+        const char *ifname,
+        const EthtoolLinkSettings *link,
+        int link_error,
+        unsigned speed_min_mbit,
+        unsigned nic_gbit,
+        PortCheck *ret) {
+        char min[SPEED_STRING_MAX], speed[SPEED_STRING_MAX], card[SPEED_STRING_MAX];
+        _cleanup_(freep) char *expected = NULL, *actual = NULL;
+
+        if (speed_min_mbit > 0 && asprintf(&expected, "≥ %s", format_speed(speed_min_mbit, min)) < 0)
+                return -ENOMEM;
+
         if (link_error < 0)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        NULL,
-                        "cannot read the link settings of %s (ETHTOOL_GLINKSETTINGS): %s",
-                        ifname,
-                        strerror(-link_error));
+                return speed_not_read(ifname, link_error, expected, ret);
         if (link->speed_mbit == 0)
                 /* SPEED_UNKNOWN: no carrier (link.<name>.up says so, and is the check to fix first), or a
                  * driver that never knows its speed (virtio_net): not a speed to judge either way. */

@@ -15,6 +15,12 @@
  * its own). */
 int check_nic(const NodeContext *c, Snapshot *s, CheckList *out);
 
+/* One port as the nic. checks see it: where it is, and its facts from the snapshot. */
+typedef struct NicPort {
+        const FabricPort *port;
+        const NicFacts *facts;
+} NicPort;
+
 /* The pure decisions, exported for the tests, which feed them real-world values. */
 
 /* nic.pcie from a device's link; nic_gbit is the NIC's line rate (0: unknown). */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* peer.<node>.reachable|mtu|latency|profile: one echo run and one MTU run per neighbour, judged. */
-#include <ifaddrs.h>
 #include <inttypes.h>
 #include <net/if.h>
 
@@ -10,6 +9,7 @@
 #include "peer/peer.h"
 #include "profile/profile-digest.h"
 #include "snapshot/fabric.h"
+#include "snapshot/snapshot-rdma.h"
 
 void peer_status_list_done(PeerStatusList *l) {
         for (size_t i = 0; i < l->n_peers; i++)
@@ -37,34 +37,13 @@ int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret) {
         return 0;
 }
 
-/* The kernel's MTU of the interface that holds address: what an MTU probe proves when the profile
- * leaves the MTU alone. */
-static int local_mtu(const Host *h, struct in_addr address, uint32_t *ret) {
-        struct ifaddrs *ifa = NULL;
-        unsigned mtu = 0;
-        int r = -ENOENT;
-
-        if (getifaddrs(&ifa) < 0)
-                return negative_errno();
-        for (struct ifaddrs *i = ifa; i; i = i->ifa_next)
-                if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-                    ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr == address.s_addr) {
-                        r = netdev_read_uint(h, i->ifa_name, "mtu", &mtu);
-                        break;
-                }
-        freeifaddrs(ifa);
-        if (r < 0)
-                return r;
-        *ret = mtu;
-        return 0;
-}
-
 /* One neighbour through the rounds: its echo run, then (when it answered) its MTU run. */
 typedef struct PeerRun {
         const NodeContext *c;
         const PeerOptions *o;
         const PeerNeighbour *n;
         const PeerIdentity *self;
+        Snapshot *snapshot;
         uint16_t port;
         uint64_t round_usec;
         char local[INET_ADDRSTRLEN];
@@ -82,6 +61,23 @@ typedef struct PeerRun {
         PeerProbeResult mtu_result;
         CheckList checks; /* this neighbour's four checks, in order */
 } PeerRun;
+
+/* The MTU of the netdev of the link the probes leave by, from the snapshot (sysfs below the host
+ * root): what an MTU probe proves when the profile leaves the MTU alone. -ENOENT when the link has no
+ * netdev whose MTU could be read. */
+static int local_mtu(PeerRun *run, uint32_t *ret) {
+        size_t i;
+        int r;
+
+        r = snapshot_read(run->snapshot, SNAPSHOT_MTU);
+        if (r < 0)
+                return r;
+        r = snapshot_port_by_link(run->snapshot, run->n->link, &i);
+        if (r < 0)
+                return r;
+        *ret = snapshot_port_mtu(run->snapshot, i);
+        return *ret > 0 ? 0 : -ENOENT;
+}
 
 static const char *check_id(PeerRun *run, const char *what) {
         (void) snprintf(run->id, sizeof(run->id), "peer.%s.%s", run->n->node->name, what);
@@ -413,7 +409,7 @@ static uint32_t mtu_to_probe(PeerRun *run) {
 
         if (!run->reachable)
                 return 0;
-        if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
+        if (mtu == 0 && local_mtu(run, &mtu) < 0)
                 return 0;
         if (mtu < PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN ||
             mtu - PEER_IPV4_UDP_OVERHEAD > PEER_MESSAGE_SIZE_MAX)
@@ -433,14 +429,18 @@ static int check_mtu(PeerRun *run, CheckList *out) {
         if (!run->measure)
                 return repeat_check(run, "mtu", out);
         if (run->mtu == 0) {
-                if (mtu == 0 && local_mtu(run->c->host, run->n->local, &mtu) < 0)
+                r = mtu == 0 ? local_mtu(run, &mtu) : 0;
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
                         return check_list_add(
                                 out,
                                 check_id(run, "mtu"),
                                 CHECK_SKIP,
                                 NULL,
                                 NULL,
-                                "Not probed: the profile sets no MTU for %s and no local interface holds %s",
+                                "Not probed: the profile sets no MTU for %s and the MTU of its netdev (holding %s) "
+                                "could not be read",
                                 run->n->link,
                                 run->local);
                 return check_list_add(
@@ -660,6 +660,7 @@ static int probe_round(
 static int check_neighbours(
         const NodeContext *c,
         const PeerOptions *o,
+        Snapshot *snapshot,
         const PeerNeighbour *neighbours,
         size_t n,
         const PeerIdentity *self,
@@ -693,6 +694,7 @@ static int check_neighbours(
                         .o = o,
                         .n = &neighbours[i],
                         .self = self,
+                        .snapshot = snapshot,
                         .port = peer_port(c->profile),
                         .round_usec = round_usec,
                 };
@@ -763,6 +765,7 @@ finish:
 int check_peers_with_status(
         const NodeContext *c, const PeerOptions *o, CheckList *out, PeerStatusList *ret_status) {
         static const PeerOptions defaults = { .health = HEALTH_STARTING };
+        _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
         PeerIdentity self;
         size_t n = 0;
@@ -803,7 +806,8 @@ int check_peers_with_status(
                 return 0;
         }
 
-        return check_neighbours(c, o, neighbours, n, &self, out, ret_status);
+        return check_neighbours(
+                c, o, snapshot_or_own(o->snapshot, &own, c), neighbours, n, &self, out, ret_status);
 }
 
 int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out) {

@@ -45,6 +45,10 @@ typedef struct PeerOptions {
         uint64_t round;
         const CheckList *previous;
         const struct PeerStatusList *previous_peers;
+
+        /* The snapshot of the host to read the local MTU from (a link whose MTU the profile leaves
+         * alone): the verify's, used on the caller's thread only; NULL: the round reads its own. */
+        Snapshot *snapshot;
 } PeerOptions;
 
 /* One row of halod's Peers D-Bus property, a(ssbtt). */

@@ -36,10 +36,40 @@ static const char *block_fix(const ModuleBlock *b) {
                "which carries a copy of modprobe.d";
 }
 
+/* Something in modprobe.d or on the kernel command line keeps module from loading. */
+static int check_rdma_driver_blocked(const char *module, int loaded, const ModuleBlock *block, PortCheck *ret) {
+        _cleanup_(freep) char *where = NULL;
+
+        if (block->line > 0 && asprintf(&where, "%s:%u (\"%s\")", block->source, block->line, block->text) < 0)
+                return -ENOMEM;
+        if (block->line == 0 && asprintf(&where, "the kernel command line's %s", block->text) < 0)
+                return -ENOMEM;
+        if (loaded > 0)
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "loaded, and loads at boot",
+                        "blocked at boot",
+                        "%s is loaded now, but %s keeps it from loading at the next boot: %s",
+                        module,
+                        where,
+                        block_fix(block));
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "loaded, and loads at boot",
+                "blocked",
+                "%s is not loaded: %s keeps it from loading; %s, then `modprobe %s`",
+                module,
+                where,
+                block_fix(block),
+                module);
+}
+
 int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret) {
         _cleanup_(module_block_done) ModuleBlock block = {};
         _cleanup_(strv_freep) char **unreadable = NULL;
-        _cleanup_(freep) char *where = NULL, *blind = NULL;
+        _cleanup_(freep) char *blind = NULL;
         int loaded, blocked;
 
         if (!module)
@@ -58,33 +88,8 @@ int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char
         if (blocked < 0)
                 return blocked;
 
-        if (blocked > 0) {
-                if (block.line > 0 &&
-                    asprintf(&where, "%s:%u (\"%s\")", block.source, block.line, block.text) < 0)
-                        return -ENOMEM;
-                if (block.line == 0 && asprintf(&where, "the kernel command line's %s", block.text) < 0)
-                        return -ENOMEM;
-                if (loaded > 0)
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                "loaded, and loads at boot",
-                                "blocked at boot",
-                                "%s is loaded now, but %s keeps it from loading at the next boot: %s",
-                                module,
-                                where,
-                                block_fix(&block));
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        "loaded, and loads at boot",
-                        "blocked",
-                        "%s is not loaded: %s keeps it from loading; %s, then `modprobe %s`",
-                        module,
-                        where,
-                        block_fix(&block),
-                        module);
-        }
+        if (blocked > 0)
+                return check_rdma_driver_blocked(module, loaded, &block, ret);
         if (unreadable) {
                 _cleanup_(freep) char *joined = strv_join(unreadable, ", ");
 

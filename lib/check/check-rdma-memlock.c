@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* rdma.memlock: the memlock limits a workload gets (systemd's default for services, the PAM limits
- * for login sessions, podman's default_ulimits) against the profile, and /dev/infiniband access. */
+/* rdma.memlock's decision: the memlock limits a workload gets (systemd's default for services, the PAM
+ * limits for login sessions, podman's default_ulimits) against the profile, and /dev/infiniband access,
+ * from what check-rdma-memlock-read.c read. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <systemd/sd-daemon.h>
-#include <unistd.h>
 
 #include "basic/strv.h"
 #include "check/check-rdma.h"
@@ -130,14 +128,18 @@ static char *describe_lines(const LimitsLine *soft, const LimitsLine *hard) {
 
 /* Login sessions of everyone ("*"), and of each user or group that limits.conf names. A session
  * without a line keeps what the service that runs the login has: systemd's default. */
-static int judge_login(
-        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
-        _cleanup_(strv_freep) char **granted = NULL, **seen = NULL;
-        _cleanup_(freep) char *where = NULL, *have = NULL;
+/* The files that could not be read or were refused, and the users and groups with lines of their
+ * own: who gets enough (*granted), who gets less (a warning). */
+static int judge_login_domains(
+        const LimitsConf *pam,
+        const MemlockServices *s,
+        bool inherited_known,
+        uint64_t want,
+        const char *want_s,
+        char ***granted,
+        Verdict *v) {
+        _cleanup_(strv_freep) char **seen = NULL;
         const LimitsLine *soft, *hard;
-        bool inherited_known = s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1;
-        char value[32] = "unlimited";
-        uint64_t star;
         int r;
 
         STRV_FOREACH(u, pam->unreadable)
@@ -170,13 +172,29 @@ static int judge_login(
                         return -ENOMEM;
                 format_bytes(got, b);
                 if (enough(got, want))
-                        r = strv_extendf(&granted, "%s for %s (%s)", b, d, at);
+                        r = strv_extendf(granted, "%s for %s (%s)", b, d, at);
                 else
                         r = strv_extendf(
                                 &v->warnings, "login sessions of %s get %s < %s (%s)", d, b, want_s, at);
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+static int judge_login(
+        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, Verdict *v) {
+        _cleanup_(strv_freep) char **granted = NULL;
+        _cleanup_(freep) char *where = NULL, *have = NULL;
+        const LimitsLine *soft, *hard;
+        bool inherited_known = s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1;
+        char value[32] = "unlimited";
+        uint64_t star;
+        int r;
+
+        r = judge_login_domains(pam, s, inherited_known, want, want_s, &granted, v);
+        if (r < 0)
+                return r;
 
         limits_conf_effective(pam, "*", &soft, &hard);
         where = describe_lines(soft, hard);
@@ -235,66 +253,49 @@ static int judge_login(
                 value);
 }
 
-static bool podman_installed(const Host *h) {
-        static const char *const paths[] = { PODMAN_BINARY, "/usr/local/bin/podman" };
-
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-                _cleanup_(freep) char *p = NULL;
-                struct stat st;
-
-                if (host_path(h, paths[i], &p) >= 0 && stat(p, &st) >= 0 && S_ISREG(st.st_mode))
-                        return true;
-        }
-        return false;
-}
-
-static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdict *v) {
-        _cleanup_(containers_conf_done) ContainersConf conf = {};
+static int judge_podman(const MemlockFacts *f, uint64_t want, const char *want_s, Verdict *v) {
+        const ContainersConf *c = &f->containers;
         _cleanup_(freep) char *have = NULL;
         char ulimit[2 * 20 + 2]; /* two uint64_t and a colon */
-        int r;
 
-        if (!podman_installed(h))
+        if (!f->podman)
                 return 0;
-        r = containers_conf_read(h, &conf);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(u, conf.unreadable)
+        STRV_FOREACH(u, c->unreadable)
                 if (strv_extendf(
                             &v->warnings,
                             "could not look at %s: `sudo haloctl check --only rdma.memlock` reads it",
                             *u) < 0)
                         return -ENOMEM;
-        STRV_FOREACH(j, conf.rejected)
+        STRV_FOREACH(j, c->rejected)
                 if (strv_extend(&v->warnings, *j) < 0)
                         return -ENOMEM;
 
         /* A CDI spec (halod.io/fabric) gives a container the devices and the variables, never a
          * limit: the container gets its memlock from default_ulimits or from podman run. */
-        if (!conf.has_memlock)
+        if (!c->has_memlock)
                 return strv_extendf(
                         &v->ok,
                         "podman containers: the limit of whoever starts podman (no memlock in default_ulimits%s%s; "
                         "the CDI devices halod.io/fabric cannot raise it: `podman run --ulimit memlock=-1:-1`)",
-                        conf.file ? " of " : "",
-                        strempty(conf.file));
+                        c->file ? " of " : "",
+                        strempty(c->file));
 
         /* podman takes bytes, soft:hard, not "1 GiB". */
         if (want == MEMLOCK_UNLIMITED)
                 strcpy(ulimit, "-1:-1");
         else
                 snprintf(ulimit, sizeof(ulimit), "%" PRIu64 ":%" PRIu64, want, want);
-        have = describe_limit(conf.memlock);
+        have = describe_limit(c->memlock);
         if (!have || strv_extendf(&v->actual, "podman containers %s", have) < 0)
                 return -ENOMEM;
-        if (enough(conf.memlock.soft, want))
+        if (enough(c->memlock.soft, want))
                 return strv_extendf(
                         &v->ok,
                         "podman containers: %s (default_ulimits \"%s\", %s:%u)",
                         have,
-                        conf.memlock_entry,
-                        conf.file,
-                        conf.line);
+                        c->memlock_entry,
+                        c->file,
+                        c->line);
         return strv_extendf(
                 &v->problems,
                 "podman containers get %s < %s (default_ulimits \"%s\", %s:%u): make it \"memlock=%s\" in "
@@ -302,35 +303,36 @@ static int judge_podman(const Host *h, uint64_t want, const char *want_s, Verdic
                 "halod.io/fabric cannot set a limit)",
                 have,
                 want_s,
-                conf.memlock_entry,
-                conf.file,
-                conf.line,
+                c->memlock_entry,
+                c->file,
+                c->line,
                 ulimit,
-                startswith(conf.file, CONTAINERS_CONF_ADMIN_DIR) ? conf.file
-                                                                 : CONTAINERS_CONF_ADMIN_DIR "containers.conf",
+                startswith(c->file, CONTAINERS_CONF_ADMIN_DIR) ? c->file
+                                                               : CONTAINERS_CONF_ADMIN_DIR "containers.conf",
                 ulimit);
 }
 
-int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
+int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *ret) {
         _cleanup_(verdict_done) Verdict v = {};
-        _cleanup_(limits_conf_done) LimitsConf pam = {};
         _cleanup_(freep) char *summary = NULL, *actual = NULL;
         char want_s[BYTES_STRING_MAX];
         CheckOutcome outcome;
         int r;
 
         format_bytes(want, want_s);
-        r = limits_conf_read(h, &pam);
+        r = judge_services(&f->services, want, want_s, &v);
         if (r >= 0)
-                r = judge_services(services, want, want_s, &v);
+                r = judge_login(&f->pam, &f->services, want, want_s, &v);
         if (r >= 0)
-                r = judge_login(&pam, services, want, want_s, &v);
-        if (r >= 0)
-                r = judge_podman(h, want, want_s, &v);
-        if (r >= 0)
-                r = check_rdma_uverbs(h, &v.problems, &v.ok);
+                r = judge_podman(f, want, want_s, &v);
         if (r < 0)
                 return r;
+        STRV_FOREACH(u, f->uverbs_problems)
+                if (strv_extend(&v.problems, *u) < 0)
+                        return -ENOMEM;
+        STRV_FOREACH(u, f->uverbs_ok)
+                if (strv_extend(&v.ok, *u) < 0)
+                        return -ENOMEM;
 
         outcome = v.problems ? CHECK_FAIL : v.warnings ? CHECK_WARN : CHECK_PASS;
         /* The problems first, then what could not be judged; what is fine only when nothing is wrong. */
@@ -342,68 +344,4 @@ int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, 
         if (!summary || !actual)
                 return -ENOMEM;
         return port_check_set(ret, outcome, want > 0 ? want_s : NULL, actual, "%s", summary);
-}
-
-/* PID 1's limit, which every process of a host without systemd inherits. */
-static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
-        _cleanup_(freep) char *text = NULL;
-        int r;
-
-        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_NO_SYSTEMD };
-        r = host_read_file(h, PROC_PID1_LIMITS, HOST_FILE_MAX, &text, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return asprintf(ret_error, PROC_PID1_LIMITS ": %s", strerror(-r)) < 0 ? -ENOMEM : 0;
-        r = proc_limits_parse_memlock(text, &ret->limit);
-        if (r < 0)
-                return asprintf(
-                               ret_error,
-                               PROC_PID1_LIMITS " has %s",
-                               r == -ENOENT ? "no \"Max locked memory\" row"
-                                            : "a \"Max locked memory\" row that holds no limits") < 0
-                        ? -ENOMEM
-                        : 0;
-        ret->state = MEMLOCK_SERVICES_PID1;
-        return 0;
-}
-
-/* systemd's default, from the running manager; never halod's own limit, which is not the
- * workload's. */
-static int read_services(const Host *h, MemlockServices *ret, char **ret_error) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_UNREADABLE };
-        if (!host_is_running_system(h)) {
-                /* A tree is judged by PID 1's limit only when it says it has no systemd (no
-                 * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
-                if (!host_path_exists(h, "/run/systemd/system") && host_path_exists(h, PROC_PID1_LIMITS))
-                        return read_pid1(h, ret, ret_error);
-                ret->state = MEMLOCK_SERVICES_NOT_ASKED;
-                return 0;
-        }
-        if (sd_booted() <= 0)
-                return read_pid1(h, ret, ret_error);
-        r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return asprintf(ret_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
-        r = systemd_default_memlock(bus, &ret->limit, ret_error);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0)
-                ret->state = MEMLOCK_SERVICES_READ;
-        return 0;
-}
-
-int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret) {
-        _cleanup_(freep) char *error = NULL;
-        MemlockServices services;
-        int r;
-
-        r = read_services(c->host, &services, &error);
-        if (r < 0)
-                return r;
-        services.error = error;
-        return check_rdma_memlock_evaluate(c->host, &services, c->profile->rdma.memlock, ret);
 }

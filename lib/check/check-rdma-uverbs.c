@@ -34,7 +34,7 @@ static int group_id(const Host *h, const char *name, gid_t *ret) {
         return -ENOENT;
 }
 
-int check_rdma_uverbs(const Host *h, char ***problems, char ***ok) {
+int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char ***ok) {
         _cleanup_(strv_freep) char **entries = NULL;
         gid_t rdma_gid = 0;
         bool have_group;
@@ -80,8 +80,10 @@ int check_rdma_uverbs(const Host *h, char ***problems, char ***ok) {
                         return -ENOMEM;
         }
         if (count == 0) {
-                /* The module of the fabric NIC the host has, or of every family when that is unclear. */
-                _cleanup_(freep) char *load = nic_family_modprobe(nic_family_on_host(h), NIC_MODULE_RDMA);
+                /* The module of the fabric NIC; when the caller does not know it, of the NIC the host
+                 * has (a scan of the PCI bus), or of every family when that is unclear. */
+                _cleanup_(freep) char *load = nic_family_modprobe(
+                        family != NIC_FAMILY_UNKNOWN ? family : nic_family_on_host(h), NIC_MODULE_RDMA);
 
                 if (!load ||
                     strv_extendf(

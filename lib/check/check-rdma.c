@@ -1,203 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* The RDMA checks: the RDMA module, the device on the fabric netdev, its port, its RoCE GID index, its
- * MTU, and memlock. */
-#include <arpa/inet.h>
+/* The RDMA checks: each port's RDMA device, port and MTU from the snapshot handed to the decisions
+ * (check-rdma-driver.c, -gid.c, -mtu.c, -memlock.c), rdma.device and rdma.port judged here. */
 #include <stdio.h>
-#include <sys/stat.h>
 
-#include "basic/rdma-mtu.h"
-#include "basic/strv.h"
 #include "check/check-rdma.h"
 #include "config.h"
 #include "nic/ice-ddp.h"
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
+#include "snapshot/snapshot-rdma.h"
 
-static const char *gid_type_name(RdmaGidType t) {
-        switch (t) {
-        case RDMA_GID_ROCE_V2:
-                return "RoCE v2";
-        case RDMA_GID_ROCE_V1:
-                return "RoCE v1";
-        case RDMA_GID_IB:
-                return "IB";
-        default:
-                return "unknown type";
-        }
-}
-
-/* The type as the profile's rdma.gid spells it. */
-static const char *gid_type_key(RdmaGidType t) {
-        switch (t) {
-        case RDMA_GID_ROCE_V2:
-                return "roce-v2";
-        case RDMA_GID_ROCE_V1:
-                return "roce-v1";
-        case RDMA_GID_IB:
-                return "ib";
-        default:
-                return "roce-v2";
-        }
-}
-
-/* What an active MTU of rdma_mtu needs of the netdev MTU, with the driver's reason:
- * "4192 (mlx5 takes 96 bytes of RoCE headers off it)", "4096"; every known rule when unknown. */
-static int netdev_mtu_needed_text(unsigned rdma_mtu, RoceMtuDriver driver, char **ret) {
-        int r;
-
-        if (driver == ROCE_MTU_DRIVER_UNKNOWN)
-                r = asprintf(
-                        ret,
-                        "%u with irdma, %u with rxe, %u with mlx5",
-                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_IRDMA),
-                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_RXE),
-                        roce_netdev_mtu_needed(rdma_mtu, ROCE_MTU_DRIVER_MLX5));
-        else if (roce_mtu_headroom(driver) == 0)
-                r = asprintf(ret, "%u", roce_netdev_mtu_needed(rdma_mtu, driver));
-        else
-                r = asprintf(
-                        ret,
-                        "%u (%s takes %u bytes of RoCE headers off it)",
-                        roce_netdev_mtu_needed(rdma_mtu, driver),
-                        roce_mtu_driver_to_string(driver),
-                        roce_mtu_headroom(driver));
-        return r < 0 ? -ENOMEM : 0;
-}
-
-int check_rdma_mtu_evaluate(
-        const char *device,
-        RoceMtuDriver driver,
-        uint32_t port,
-        unsigned active_mtu,
-        unsigned max_mtu,
-        const char *ifname,
-        unsigned netdev_mtu,
-        unsigned min_active_mtu,
-        PortCheck *ret) {
-        _cleanup_(freep) char *expected = NULL, *actual = NULL, *needed = NULL, *why = NULL, *less = NULL;
-        unsigned low, high, headroom = roce_mtu_headroom(driver);
-
-        if (active_mtu == 0)
-                return port_check_set(
-                        ret, CHECK_FAIL, NULL, NULL, "%s port %u reports no active MTU", device, port);
-        if (asprintf(&actual, "%u", active_mtu) < 0)
-                return -ENOMEM;
-        if (min_active_mtu > 0 && asprintf(&expected, "≥ %u", min_active_mtu) < 0)
-                return -ENOMEM;
-
-        if (min_active_mtu > 0 && active_mtu < min_active_mtu) {
-                if (netdev_mtu > 0) {
-                        if (netdev_mtu_needed_text(min_active_mtu, driver, &needed) < 0)
-                                return -ENOMEM;
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                expected,
-                                actual,
-                                "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: %s's MTU is %u; "
-                                "an active MTU of %u needs a netdev MTU of at least %s (set the link's mtu, e.g. "
-                                "9000)",
-                                active_mtu,
-                                min_active_mtu,
-                                device,
-                                port,
-                                ifname,
-                                netdev_mtu,
-                                min_active_mtu,
-                                needed);
-                }
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        actual,
-                        "active MTU %u < %u (rdma.min-active-mtu) on %s port %u: raise the link's MTU",
-                        active_mtu,
-                        min_active_mtu,
-                        device,
-                        port);
-        }
-        if (netdev_mtu == 0)
-                return port_check_set(
-                        ret, CHECK_PASS, expected, actual, "active MTU %u on %s port %u", active_mtu, device, port);
-
-        /* A known driver follows its own rule exactly (so mlx5 and rxe give 2048 at 4150, irdma 4096);
-         * for an unknown one any known rule's reading is right. */
-        high = roce_mtu_for_netdev_mtu(netdev_mtu, driver == ROCE_MTU_DRIVER_UNKNOWN ? 0 : headroom);
-        low = driver == ROCE_MTU_DRIVER_UNKNOWN ? roce_mtu_for_netdev_mtu(netdev_mtu, ROCE_HEADROOM_MAX)
-                                                : high;
-        if (max_mtu > 0) {
-                low = low < max_mtu ? low : max_mtu;
-                high = high < max_mtu ? high : max_mtu;
-        }
-        if (driver != ROCE_MTU_DRIVER_UNKNOWN && headroom > 0 &&
-            (asprintf(
-                     &why,
-                     ", as %s takes %u bytes of RoCE headers off the netdev MTU",
-                     roce_mtu_driver_to_string(driver),
-                     headroom) < 0 ||
-             asprintf(&less, ", less %s's %u bytes of RoCE headers", roce_mtu_driver_to_string(driver), headroom) <
-                     0))
-                return -ENOMEM;
-        if (active_mtu < low || active_mtu > high)
-                return port_check_set(
-                        ret,
-                        CHECK_WARN,
-                        expected,
-                        actual,
-                        "active MTU %u of %s port %u does not follow %s's MTU %u (expected %u%s): the RDMA "
-                        "port missed an MTU change; set the link down and up again",
-                        active_mtu,
-                        device,
-                        port,
-                        ifname,
-                        netdev_mtu,
-                        high,
-                        strempty(why));
-        return port_check_set(
-                ret,
-                CHECK_PASS,
-                expected,
-                actual,
-                "active MTU %u on %s port %u (%s MTU %u%s)",
-                active_mtu,
-                device,
-                port,
-                ifname,
-                netdev_mtu,
-                strempty(less));
-}
-
-/* The MTU rule the RDMA device follows, from what the kernel says of it: rxe's own sysfs attribute
- * "parent" (rxe_verbs.c), else the driver of the device it sits on (mlx5_core; irdma, bound to ice's
- * auxiliary device), else its name (mlx5_N, irdmaN). */
-static RoceMtuDriver rdma_device_mtu_driver(const Host *h, const char *device) {
-        _cleanup_(freep) char *parent = NULL, *link = NULL, *driver = NULL, *name = NULL;
-        RoceMtuDriver d;
-
-        if (asprintf(&parent, "/sys/class/infiniband/%s/parent", device) >= 0 &&
-            host_read_line(h, parent, &name) >= 0)
-                return ROCE_MTU_DRIVER_RXE;
-        if (asprintf(&link, "/sys/class/infiniband/%s/device/driver", device) >= 0 &&
-            host_readlink_basename(h, link, &driver) >= 0) {
-                d = roce_mtu_driver_from_name(driver);
-                if (d != ROCE_MTU_DRIVER_UNKNOWN)
-                        return d;
-        }
-        switch (nic_family_from_rdma_device(device)) {
-        case NIC_FAMILY_E810:
-                return ROCE_MTU_DRIVER_IRDMA;
-        case NIC_FAMILY_CONNECTX:
-                return ROCE_MTU_DRIVER_MLX5;
-        default:
-                return ROCE_MTU_DRIVER_UNKNOWN;
-        }
-}
-
+/* One port as the rdma.* checks see it: the snapshot's facts, borrowed. */
 typedef struct RdmaPort {
         const FabricPort *port;
-        RdmaDevice *device;
+        RdmaDevice *device; /* NULL: error says why */
         int error;
+        unsigned mtu; /* the netdev's; 0 when not known */
+        RoceMtuDriver mtu_driver;
+        NicFamily family; /* of the port's PCI device (nic_family_of_pci()) */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -206,6 +26,35 @@ static bool nic_is_driven_by(const Host *h, const char *pci, const char *driver)
 
         return asprintf(&link, "/sys/bus/pci/devices/%s/driver", pci) >= 0 &&
                 host_readlink_basename(h, link, &bound) >= 0 && streq(bound, driver);
+}
+
+/* Why an E810 may have no RDMA device: ice's DDP state (devlink, else the kernel log). Only ice has a
+ * DDP package to miss: neither devlink nor the log is asked for another NIC. *ret_blind says that the
+ * log could not be read, when that is what leaves the question open. */
+static int read_ddp(
+        const NodeContext *c,
+        const RdmaPort *p,
+        IceDdpState *ret_ddp,
+        IceDdpSource *ret_source,
+        char **ret_detail,
+        char **ret_blind) {
+        int r;
+
+        if (p->family != NIC_FAMILY_E810)
+                return 0;
+        r = ice_ddp_state_read(c->host, p->port->pci, ret_ddp, ret_source, ret_detail);
+        if (r == -ENOMEM)
+                return r;
+        /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
+        if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
+            asprintf(
+                    ret_blind,
+                    "; could not look at the kernel log (" ICE_DDP_KMSG
+                    ": %s), which says whether ice runs it in Safe Mode: `sudo haloctl check --only "
+                    "rdma.device` reads it",
+                    strerror(-r)) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
@@ -235,22 +84,10 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         p->device->port,
                         where);
 
-        family = nic_family_of_pci(c->host, p->port->pci);
-        /* Only ice has a DDP package to miss: neither devlink nor the log is asked for another NIC. */
-        if (family == NIC_FAMILY_E810) {
-                r = ice_ddp_state_read(c->host, p->port->pci, &ddp, &source, &detail);
-                if (r == -ENOMEM)
-                        return r;
-                /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
-                if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
-                    asprintf(
-                            &blind,
-                            "; could not look at the kernel log (" ICE_DDP_KMSG
-                            ": %s), which says whether ice runs it in Safe Mode: `sudo haloctl check --only "
-                            "rdma.device` reads it",
-                            strerror(-r)) < 0)
-                        return -ENOMEM;
-        }
+        family = p->family;
+        r = read_ddp(c, p, &ddp, &source, &detail, &blind);
+        if (r < 0)
+                return r;
         if (ddp == ICE_DDP_SAFE_MODE)
                 return port_check_set(
                         ret,
@@ -327,27 +164,8 @@ static int check_rdma_port_port(const NodeContext *c, RdmaPort *p, PortCheck *re
                 strna(p->port->ifname));
 }
 
-static int describe_gids(const RdmaDevice *d, char **ret) {
-        _cleanup_(strv_freep) char **l = NULL;
-
-        for (size_t i = 0; i < d->n_gids; i++) {
-                char a[INET6_ADDRSTRLEN];
-
-                if (!inet_ntop(AF_INET6, &d->gids[i].gid, a, sizeof(a)))
-                        return -errno;
-                if (strv_extendf(&l, "%u %s %s", d->gids[i].index, a, gid_type_name(d->gids[i].type)) < 0)
-                        return -ENOMEM;
-        }
-        *ret = l ? strv_join(l, ", ") : strdup("empty");
-        return *ret ? 0 : -ENOMEM;
-}
-
 static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        RdmaGidType want = c->profile->rdma.gid;
-        struct in6_addr mapped;
-        char ip[INET_ADDRSTRLEN];
-        _cleanup_(freep) char *expected = NULL, *actual = NULL, *table = NULL;
-        RdmaGid g;
+        RdmaGid g = {};
         int r;
 
         if (!p->device)
@@ -359,124 +177,23 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                         NULL,
                         NULL,
                         "no node is selected, so there is no address to look up (use --node)");
-        if (!inet_ntop(AF_INET, &p->port->address, ip, sizeof(ip)))
-                return -errno;
-        if (asprintf(&expected, "%s ::ffff:%s", gid_type_name(want), ip) < 0)
-                return -ENOMEM;
-
-        r = rdma_device_find_gid(p->device, want, p->port->address, &g);
-        if (r >= 0) {
-                if (asprintf(&actual, "%u", g.index) < 0)
-                        return -ENOMEM;
-                return port_check_set(
-                        ret,
-                        CHECK_PASS,
-                        expected,
-                        actual,
-                        "%s GID index %u for %s",
-                        gid_type_name(want),
-                        g.index,
-                        ip);
-        }
-        if (r == -EAGAIN)
-                return port_check_set(
-                        ret,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "the GID table of %s port %u kept changing while it was read (addresses coming "
-                        "and going?): run the check again",
-                        p->device->name,
-                        p->device->port);
-        if (r != -ENOENT)
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        NULL,
-                        "cannot read the GID table of %s port %u: %s",
-                        p->device->name,
-                        p->device->port,
-                        strerror(-r));
-
-        /* Say what is there instead: the same address with another type, or nothing. */
-        mapped = rdma_ipv4_mapped(p->port->address);
-        r = describe_gids(p->device, &table);
-        if (r < 0)
-                return r;
-        /* The kernel adds one entry per address for each GID type the port's driver declares
-         * (roce_gid_mgmt.c: the port's core capability flags), and nothing else changes that set:
-         * rdma_cm's default_roce_mode only picks among existing entries for rdma_cm's own
-         * connections. So a missing type is the device's, not a setting's. */
-        for (size_t i = 0; i < p->device->n_gids; i++) {
-                if (memcmp(&p->device->gids[i].gid, &mapped, sizeof(mapped)) != 0)
-                        continue;
-                if (want == RDMA_GID_ROCE_V2)
-                        return port_check_set(
-                                ret,
-                                CHECK_FAIL,
-                                expected,
-                                table,
-                                "%s has a RoCE v1 GID (index %u) for %s but no RoCE v2 one: the kernel lists "
-                                "an entry of each type the port supports, so %s port %u does not do RoCE v2 "
-                                "(irdma, rxe and mlx5 on a ConnectX-4 or newer do; mlx5 lists v2 only when the "
-                                "firmware reports it); no rdma_cm setting adds the entry. Update the NIC's "
-                                "firmware or use a NIC with RoCE v2, or set rdma.gid: roce-v1 when every node "
-                                "runs RoCE v1",
-                                p->device->name,
-                                p->device->gids[i].index,
-                                ip,
-                                p->device->name,
-                                p->device->port);
-                return port_check_set(
-                        ret,
-                        CHECK_FAIL,
-                        expected,
-                        table,
-                        "%s has a %s GID (index %u) for %s but no %s one: the kernel lists an entry of each "
-                        "type the port supports, and %s port %u does not do %s (irdma and rxe register RoCE v2 "
-                        "only); set rdma.gid: %s, the type it has",
-                        p->device->name,
-                        gid_type_name(p->device->gids[i].type),
-                        p->device->gids[i].index,
-                        ip,
-                        gid_type_name(want),
-                        p->device->name,
-                        p->device->port,
-                        gid_type_name(want),
-                        gid_type_key(p->device->gids[i].type));
-        }
-        return port_check_set(
-                ret,
-                CHECK_FAIL,
-                expected,
-                table,
-                "no %s GID for %s on %s port %u (table: %s): is %s configured on %s? `ip addr` and "
-                "`rdma link` show it",
-                gid_type_name(want),
-                ip,
-                p->device->name,
-                p->device->port,
-                table,
-                ip,
-                strna(p->port->ifname));
+        /* The live table, read back: the snapshot's copy may be stale by now (rdma/rdma.h). */
+        r = rdma_device_find_gid(p->device, c->profile->rdma.gid, p->port->address, &g);
+        return check_rdma_gid_evaluate(
+                p->device, c->profile->rdma.gid, p->port->address, p->port->ifname, r, &g, ret);
 }
 
 static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        unsigned netdev_mtu = 0;
-
         if (!p->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
-        if (p->port->ifname)
-                (void) netdev_read_uint(c->host, p->port->ifname, "mtu", &netdev_mtu);
         return check_rdma_mtu_evaluate(
                 p->device->name,
-                rdma_device_mtu_driver(c->host, p->device->name),
+                p->mtu_driver,
                 p->device->port,
                 p->device->active_mtu,
                 p->device->max_mtu,
                 strna(p->port->ifname),
-                netdev_mtu,
+                p->mtu,
                 c->profile->rdma.min_active_mtu,
                 ret);
 }
@@ -497,7 +214,7 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        family = nic_family_of_pci(c->host, p->port->pci);
+        family = p->family;
         return check_rdma_driver_evaluate(
                 c->host, driver ?: nic_family_driver(family), nic_family_rdma_module(family), ret);
 }
@@ -509,14 +226,51 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
                 out, id, check_outcome_soften(p->outcome, required), p->expected, p->actual, "%s", p->summary);
 }
 
-static int check_rdma_memlock(const NodeContext *c, CheckList *out) {
+/* family: the fabric NIC's, whose RDMA module rdma.memlock names when there is no uverbs device. */
+static int check_rdma_memlock(const NodeContext *c, NicFamily family, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        r = check_rdma_memlock_run(c, &p);
+        r = check_rdma_memlock_run(c, family, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
+}
+
+/* The skip of every rdma.* check when there is nothing to check. */
+static int skip_all(const NodeContext *c, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+        for (size_t i = 0; i < n; i++) {
+                int r = check_list_skip(out, ids[i], "%s", reason);
+
+                if (r < 0)
+                        return r;
+        }
+        return c->profile->rdma.present ? check_rdma_memlock(c, NIC_FAMILY_UNKNOWN, out)
+                                        : check_list_skip(out, "rdma.memlock", "%s", reason);
+}
+
+/* Each port's check k, one check per link. */
+static int add_port_checks(
+        const NodeContext *c,
+        const Snapshot *s,
+        RdmaPort *rdma,
+        const char *id,
+        RdmaPortCheck func,
+        CheckList *out) {
+        PortCheck *results;
+        int r = 0;
+
+        results = calloc(s->n_ports, sizeof(PortCheck));
+        if (!results)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports && r >= 0; i++) {
+                r = func(c, &rdma[i], &results[i]);
+                results[i].outcome = check_outcome_soften(results[i].outcome, c->profile->rdma.required);
+        }
+        if (r >= 0)
+                r = check_list_add_ports(out, id, s->ports, results, s->n_ports);
+        port_checks_free(results, s->n_ports);
+        return r;
 }
 
 int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
@@ -525,75 +279,55 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,
                 check_rdma_gid_port,    check_rdma_mtu_port,
         };
-        bool required = c->profile->rdma.required;
-        FabricPort *ports = NULL;
-        RdmaPort *rdma = NULL;
-        const char *skip = NULL;
-        size_t n = 0;
-        int r = 0;
+        _cleanup_(snapshot_done) Snapshot own = {};
+        _cleanup_(freep) RdmaPort *rdma = NULL;
+        NicFamily family = _NIC_FAMILY_INVALID; /* none seen yet */
+        int r;
 
-        if (!c->profile->rdma.present) {
-                skip = "the profile has no rdma: section";
-                for (size_t i = 0; i < ELEMENTSOF(ids); i++)
-                        if ((r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip)) < 0)
-                                return r;
-                return check_list_add(out, "rdma.memlock", CHECK_SKIP, NULL, NULL, "%s", skip);
-        }
-
+        if (!c->profile->rdma.present)
+                return skip_all(c, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
         if (!HAVE_LIBIBVERBS)
-                skip = "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA";
-        else {
-                /* With --root the devices still come from libibverbs (the running kernel), matched to
-                 * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
-                 * fixture tree and a fake libibverbs together. */
-                r = fabric_ports_find(c, &ports, &n);
+                return skip_all(
+                        c,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
+                        out);
+
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU);
+        if (r < 0)
+                return r;
+        if (s->n_ports == 0)
+                return skip_all(
+                        c,
+                        ids,
+                        ELEMENTSOF(ids),
+                        "the profile names no links, so there is no fabric netdev to check",
+                        out);
+
+        rdma = calloc(s->n_ports, sizeof(RdmaPort));
+        if (!rdma)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_ports; i++) {
+                rdma[i] = (RdmaPort){
+                        .port = &s->ports[i],
+                        .mtu = snapshot_port_mtu(s, i),
+                        .family = nic_family_of_pci(c->host, s->ports[i].pci),
+                };
+                rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
+                if (rdma[i].device)
+                        rdma[i].mtu_driver = s->rdma[i].mtu_driver;
+                /* The fabric NIC's family: the one its ports share, unknown when they differ. */
+                if (rdma[i].family != NIC_FAMILY_UNKNOWN)
+                        family = family == _NIC_FAMILY_INVALID || family == rdma[i].family
+                                ? rdma[i].family
+                                : NIC_FAMILY_UNKNOWN;
+        }
+        for (size_t k = 0; k < ELEMENTSOF(ids); k++) {
+                r = add_port_checks(c, s, rdma, ids[k], funcs[k], out);
                 if (r < 0)
                         return r;
-                if (n == 0)
-                        skip = "the profile names no links, so there is no fabric netdev to check";
         }
-        if (skip) {
-                for (size_t i = 0; i < ELEMENTSOF(ids) && r >= 0; i++)
-                        r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip);
-                fabric_ports_free(ports, n);
-                return r < 0 ? r : check_rdma_memlock(c, out);
-        }
-
-        rdma = calloc(n, sizeof(RdmaPort));
-        if (!rdma) {
-                fabric_ports_free(ports, n);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++) {
-                rdma[i] = (RdmaPort){ .port = &ports[i], .error = -ENODEV };
-                if (ports[i].ifname || ports[i].pci) {
-                        rdma[i].error = rdma_device_find(
-                                c->host, ports[i].pci, ports[i].ifindex, &rdma[i].device);
-                        if (rdma[i].error == -ENOMEM) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                }
-        }
-
-        for (size_t k = 0; k < ELEMENTSOF(ids) && r >= 0; k++) {
-                PortCheck *results = calloc(n, sizeof(PortCheck));
-
-                if (!results) {
-                        r = -ENOMEM;
-                        break;
-                }
-                for (size_t i = 0; i < n && r >= 0; i++) {
-                        r = funcs[k](c, &rdma[i], &results[i]);
-                        results[i].outcome = check_outcome_soften(results[i].outcome, required);
-                }
-                if (r >= 0)
-                        r = check_list_add_ports(out, ids[k], ports, results, n);
-                port_checks_free(results, n);
-        }
-        for (size_t i = 0; i < n; i++)
-                rdma_device_free(rdma[i].device);
-        free(rdma);
-        fabric_ports_free(ports, n);
-        return r < 0 ? r : check_rdma_memlock(c, out);
+        return check_rdma_memlock(c, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
 }

@@ -6,7 +6,10 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "check/memlock-sources.h"
+#include "nic/nic-family.h"
+#include "rdma/rdma.h"
 
+/* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
 int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
@@ -25,6 +28,17 @@ int check_rdma_mtu_evaluate(
         const char *ifname,
         unsigned netdev_mtu,
         unsigned min_active_mtu,
+        PortCheck *ret);
+
+/* rdma.gid of device d's port for address: found and g are what rdma_device_find_gid() returned for
+ * the profile's type want; ifname names the netdev in the advice. */
+int check_rdma_gid_evaluate(
+        const RdmaDevice *d,
+        RdmaGidType want,
+        struct in_addr address,
+        const char *ifname,
+        int found,
+        const RdmaGid *g,
         PortCheck *ret);
 
 /* What rdma.memlock knows of the limit services get: systemd's DefaultLimitMEMLOCK, read over D-Bus
@@ -46,6 +60,24 @@ typedef struct MemlockServices {
         const char *error;
 } MemlockServices;
 
+/* Everything rdma.memlock judges, read once (check-rdma-memlock-read.c). */
+typedef struct MemlockFacts {
+        MemlockServices services;
+        char *services_error; /* services.error points here when the reader set it */
+        LimitsConf pam;       /* limits.conf and limits.d */
+        bool podman;          /* podman is installed: containers holds its containers.conf */
+        ContainersConf containers;
+        char **uverbs_problems; /* check_rdma_uverbs()'s lines */
+        char **uverbs_ok;
+} MemlockFacts;
+
+void memlock_facts_done(MemlockFacts *f);
+/* Reads the sources below the host root other than the services' limit into f: returns 0 or -ENOMEM
+ * (what cannot be read is recorded for the judgement). */
+int memlock_facts_read_files(const Host *h, NicFamily family, MemlockFacts *f);
+/* rdma.memlock from f: pure. */
+int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *ret);
+
 /* rdma.memlock: the limits a workload gets against the profile's (want: bytes, UINT64_MAX for
  * unlimited, 0 for no minimum): services (from services), login sessions (limits.conf and limits.d
  * below the host root) and, where podman is installed, podman's containers (containers.conf); and
@@ -53,7 +85,9 @@ typedef struct MemlockServices {
  * short; a source that cannot be read makes it warn, never pass. */
 int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret);
 /* /dev/infiniband/uverbs* below the host root: a line for each problem (none there, not
- * read-writable by everyone or group rdma) in problems, for each usable device in ok. */
-int check_rdma_uverbs(const Host *h, char ***problems, char ***ok);
-/* The same for the node: services' limit from the running systemd over the system bus. */
-int check_rdma_memlock_run(const NodeContext *c, PortCheck *ret);
+ * read-writable by everyone or group rdma) in problems, for each usable device in ok. family: the
+ * fabric NIC's, whose RDMA module the advice names; NIC_FAMILY_UNKNOWN: the host's PCI bus says. */
+int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char ***ok);
+/* The same for the node: services' limit from the running systemd over the system bus; family as
+ * check_rdma_uverbs() takes it. */
+int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret);

@@ -7,7 +7,7 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
-#include "rdma/rdma-sysfs.h"
+#include "nic/rdma-sysfs.h"
 #include "snapshot/fabric.h"
 
 void cdi_spec_done(CdiSpec *s) {
@@ -115,7 +115,9 @@ static int find_rdma_cm(const NodeContext *c, CdiSpec *s) {
         return r < 0 ? r : 0;
 }
 
-static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n) {
+static int derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *s) {
+        const FabricPort *ports = snapshot->ports;
+        size_t n = snapshot->n_ports;
         _cleanup_(strv_freep) char **all_nodes = NULL;
         FabricEnv env = {};
         bool has_rdma_cm;
@@ -139,7 +141,7 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
                                 return r;
                         continue;
                 }
-                r = fabric_env_derive_link(c, ports[i].link, &env);
+                r = fabric_env_derive_link(c, snapshot, ports[i].link, &env);
                 if (r < 0)
                         return r;
                 r = add_uverbs(c, &ports[i], &env, s, &nodes);
@@ -167,7 +169,7 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
                 if (r < 0)
                         return r;
         }
-        r = fabric_env_derive(c, &env);
+        r = fabric_env_derive(c, snapshot, &env);
         if (r < 0)
                 return r;
         r = add_device(s, CDI_DEVICE_ALL, all_nodes, &env);
@@ -179,10 +181,9 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
         return 0;
 }
 
-int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
-        FabricPort *ports = NULL;
+int cdi_spec_derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *ret) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         CdiSpec s = {};
-        size_t n = 0;
         int r;
 
         if (!c->node || !c->profile)
@@ -191,10 +192,10 @@ int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
         s.host_root = strdup(host_is_running_system(c->host) ? "" : c->host->root);
         if (!s.host_root)
                 return -ENOMEM;
-        r = fabric_ports_find(c, &ports, &n);
+        snapshot = snapshot_or_own(snapshot, &own, c);
+        r = snapshot_read(snapshot, SNAPSHOT_RDMA);
         if (r >= 0)
-                r = derive(c, &s, ports, n);
-        fabric_ports_free(ports, n);
+                r = derive(c, snapshot, &s);
         if (r < 0) {
                 cdi_spec_done(&s);
                 return r;

@@ -34,9 +34,9 @@ typedef struct CdiSpec {
 /* A device for each link of c->node and one for all of them. The uverbs device of a link is that of
  * its RDMA device: the one fabric_env_derive_link() names in NCCL_IB_HCA, else the one sysfs shows on
  * the link's PCI device; /dev/infiniband/rdma_cm is added when the host has it (rdma_ucm loaded), as
- * a runtime refuses a spec whose device node does not exist. Returns 0, -ENOMEM, or -EINVAL without
- * a node. */
-int cdi_spec_derive(const NodeContext *c, CdiSpec *ret);
+ * a runtime refuses a spec whose device node does not exist. From the snapshot of c (its ports and
+ * RDMA devices; NULL: one of its own). Returns 0, -ENOMEM, or -EINVAL without a node. */
+int cdi_spec_derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *ret);
 void cdi_spec_done(CdiSpec *s);
 
 /* The spec as JSON (CDI's own format, not haloctl's --json). */

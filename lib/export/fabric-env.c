@@ -13,6 +13,7 @@
 #include "rdma/rdma.h"
 #include "snapshot/fabric.h"
 #include "snapshot/rdma-node.h"
+#include "snapshot/snapshot-rdma.h"
 
 static const char *const fabric_env_var_table[_FABRIC_ENV_VAR_MAX] = {
         [FABRIC_ENV_NCCL_SOCKET_IFNAME] = "NCCL_SOCKET_IFNAME",
@@ -91,17 +92,17 @@ static char *rdma_error_reason(const NodeContext *c, const FabricPort *port, int
 
 /* The RDMA device of one port and the GID index of its address; appends to hcas, sets *gid_index
  * (-1 until the first) or records why not. */
-static int derive_rdma(const NodeContext *c, const FabricPort *port, FabricEnv *e, char ***hcas, long *gid_index) {
-        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+static int derive_rdma(
+        const NodeContext *c, const Snapshot *s, size_t i, FabricEnv *e, char ***hcas, long *gid_index) {
+        const FabricPort *port = &s->ports[i];
         RdmaGidType type = rdma_node_gid_type(c);
         char addr[INET_ADDRSTRLEN];
+        RdmaDevice *dev;
         RdmaGid gid;
         int r;
 
-        r = rdma_device_find(c->host, port->pci, port->ifindex, &dev);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
+        dev = snapshot_rdma_device(s, i, &r);
+        if (!dev) {
                 _cleanup_(freep) char *why = rdma_error_reason(c, port, r);
 
                 if (!why)
@@ -207,24 +208,52 @@ static int derive_qos(const NodeContext *c, const char *link, FabricEnv *e) {
         return derive_common(e, FABRIC_ENV_NCCL_IB_SL, links, prio, n, "the priority of their qos.roce-tos");
 }
 
-int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret) {
+/* VLLM_HOST_IP (the address of first, the one link asked for; NULL: the node's first link's), and a
+ * reason for every variable that applies and has no value, none for one that has. */
+static int finish(const NodeContext *c, const FabricPort *first, FabricEnv *e) {
+        if (first ? first->has_address : c->node->n_links > 0) {
+                char addr[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(
+                        AF_INET,
+                        first ? &first->address : &c->node->links[0].address.address,
+                        addr,
+                        sizeof(addr));
+                e->values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
+                if (!e->values[FABRIC_ENV_VLLM_HOST_IP])
+                        return -ENOMEM;
+        } else if (set_reason(e, FABRIC_ENV_VLLM_HOST_IP, "node %s has no links in the profile", c->node->name) < 0)
+                return -ENOMEM;
+        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
+                if (e->values[v])
+                        e->reasons[v] = mfree(e->reasons[v]);
+                else if (
+                        fabric_env_applies(e, v) &&
+                        set_reason(e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int fabric_env_derive_link(const NodeContext *c, Snapshot *s, const char *link, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
+        _cleanup_(snapshot_done) Snapshot own = {};
         const FabricPort *first = NULL;
-        FabricPort *ports = NULL;
         FabricEnv e = {};
         long gid_index = -1;
-        size_t n = 0, n_used = 0;
+        size_t n_used = 0;
         int r;
 
         if (!c->node || !c->profile)
                 return -EINVAL;
 
-        r = fabric_ports_find(c, &ports, &n);
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_RDMA);
         if (r < 0)
                 return r;
 
-        for (size_t i = 0; i < n; i++) {
-                const FabricPort *port = &ports[i];
+        for (size_t i = 0; i < s->n_ports; i++) {
+                const FabricPort *port = &s->ports[i];
 
                 if (link && !streq(port->link, link))
                         continue;
@@ -250,7 +279,7 @@ int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *re
                 r = strv_extend(&ifnames, port->ifname);
                 if (r < 0)
                         goto fail;
-                r = derive_rdma(c, port, &e, &hcas, &gid_index);
+                r = derive_rdma(c, s, i, &e, &hcas, &gid_index);
                 if (r < 0)
                         goto fail;
         }
@@ -278,42 +307,21 @@ int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *re
         if (gid_index >= 0 && !e.reasons[FABRIC_ENV_NCCL_IB_GID_INDEX] &&
             asprintf(&e.values[FABRIC_ENV_NCCL_IB_GID_INDEX], "%ld", gid_index) < 0)
                 goto oom;
-        if (link ? first->has_address : c->node->n_links > 0) {
-                char addr[INET_ADDRSTRLEN];
-
-                (void) inet_ntop(
-                        AF_INET,
-                        link ? &first->address : &c->node->links[0].address.address,
-                        addr,
-                        sizeof(addr));
-                e.values[FABRIC_ENV_VLLM_HOST_IP] = strdup(addr);
-                if (!e.values[FABRIC_ENV_VLLM_HOST_IP])
-                        goto oom;
-        } else if (set_reason(&e, FABRIC_ENV_VLLM_HOST_IP, "node %s has no links in the profile", c->node->name) < 0)
+        if (finish(c, link ? first : NULL, &e) < 0)
                 goto oom;
-        for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++) {
-                if (e.values[v])
-                        e.reasons[v] = mfree(e.reasons[v]);
-                else if (
-                        fabric_env_applies(&e, v) &&
-                        set_reason(&e, v, "node %s has no fabric links in the profile", c->node->name) < 0)
-                        goto oom;
-        }
 
-        fabric_ports_free(ports, n);
         *ret = e;
         return 0;
 
 oom:
         r = -ENOMEM;
 fail:
-        fabric_ports_free(ports, n);
         fabric_env_done(&e);
         return r;
 }
 
-int fabric_env_derive(const NodeContext *c, FabricEnv *ret) {
-        return fabric_env_derive_link(c, /* link= */ NULL, ret);
+int fabric_env_derive(const NodeContext *c, Snapshot *s, FabricEnv *ret) {
+        return fabric_env_derive_link(c, s, /* link= */ NULL, ret);
 }
 
 static bool value_is_plain(const char *s) {

@@ -9,6 +9,7 @@
 #include "basic/json-writer.h"
 #include "basic/macro.h"
 #include "profile/node-context.h"
+#include "snapshot/snapshot.h"
 
 #define FABRIC_ENV_PATH "/run/halod/fabric.env"
 
@@ -43,11 +44,12 @@ bool fabric_env_complete(const FabricEnv *e) _pure_;
  * several), their RDMA devices, the RoCE v2 GID index of the link address (the same index on every
  * device, else not set), the links' qos.roce-tos as the traffic class and the priority it travels on
  * as the service level (the same on every link, else not set), and the first link's address.
- * Returns 0, or -ENOMEM; -EINVAL without a node. */
-int fabric_env_derive(const NodeContext *c, FabricEnv *ret);
+ * From the snapshot s of c (its ports and RDMA devices; NULL: one of its own). Returns 0, or -ENOMEM;
+ * -EINVAL without a node. */
+int fabric_env_derive(const NodeContext *c, Snapshot *s, FabricEnv *ret);
 /* The same for the one link named link of c->node (VLLM_HOST_IP is then its address): what a
  * container given that link alone needs. -ENOENT when the node has no such link. */
-int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret);
+int fabric_env_derive_link(const NodeContext *c, Snapshot *s, const char *link, FabricEnv *ret);
 
 typedef enum FabricEnvFormat {
         FABRIC_ENV_FORMAT_SHELL, /* "export K=V", for eval "$(haloctl env)" */

@@ -7,6 +7,7 @@
 #include "export/metrics.h"
 #include "rdma/rdma.h"
 #include "snapshot/rdma-node.h"
+#include "snapshot/snapshot-rdma.h"
 
 void metrics_gids_free(MetricsGid *g, size_t n) {
         for (size_t i = 0; g && i < n; i++) {
@@ -16,19 +17,16 @@ void metrics_gids_free(MetricsGid *g, size_t n) {
         free(g);
 }
 
-/* The port's entry of type in its device's live GID table; false when there is none to export. */
-static int find_gid(const NodeContext *c, const FabricPort *port, RdmaGidType type, MetricsGid *ret) {
-        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+/* Port i's entry of type in its device's live GID table; 0 when there is none to export. */
+static int find_gid(const Snapshot *s, size_t i, RdmaGidType type, MetricsGid *ret) {
+        const FabricPort *port = &s->ports[i];
+        RdmaDevice *dev;
         RdmaGid gid;
         int r;
 
-        if (!port->has_address || (!port->pci && port->ifindex <= 0))
-                return 0;
         /* No device, no libibverbs, a table that keeps moving: rdma.device and rdma.gid say why. */
-        r = rdma_device_find(c->host, port->pci, port->ifindex, &dev);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        dev = snapshot_rdma_device(s, i, /* ret_error= */ NULL);
+        if (!port->has_address || !dev)
                 return 0;
         r = rdma_device_find_gid(dev, type, port->address, &gid);
         if (r == -ENOMEM)
@@ -53,7 +51,7 @@ int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, siz
         int r;
 
         s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_NICS);
+        r = snapshot_read(s, SNAPSHOT_RDMA);
         if (r < 0)
                 return r;
         if (s->n_ports > 0) {
@@ -62,7 +60,7 @@ int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, siz
                         return -ENOMEM;
         }
         for (size_t i = 0; i < s->n_ports; i++) {
-                r = find_gid(c, &s->ports[i], type, &g[n]);
+                r = find_gid(s, i, type, &g[n]);
                 if (r < 0) {
                         metrics_gids_free(g, n + 1);
                         return r;

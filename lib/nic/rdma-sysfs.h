@@ -2,16 +2,14 @@
 /* The RDMA device of a netdev as sysfs shows it, without libibverbs (so that the plan and apply can
  * find it below any host root): /sys/class/infiniband/DEV/device is the PCI function, and
  * ports/N/gid_attrs/ndevs/0 names the netdev of port N's first GID entry. And the port's
- * hw_counters (ConnectX: np_cnp_sent, rp_cnp_handled, out_of_sequence, ...). */
+ * hw_counters (ConnectX: np_cnp_sent, rp_cnp_handled, out_of_sequence, ...); and the uverbs character
+ * device through which a process (or a container) reaches the RDMA device. */
 #pragma once
 
 #include <stdint.h>
 
 #include "basic/host.h"
 #include "nic/rdma-hw-counters.h"
-
-/* The PCI function of a netdev: the last component of /sys/class/net/IF/device. */
-int netdev_pci_address(const Host *h, const char *ifname, char **ret);
 
 /* The device and port whose GID table belongs to ifname; else the device whose PCI function is pci
  * (may be NULL), port 1. Returns 0, -ENODEV when no device matches (or there are no RDMA devices at
@@ -25,3 +23,13 @@ int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port,
 /* The counter of family c under whichever of its names (rdma_hw_counter_names()) the device has.
  * Returns 0, -ENOENT when it has none of them, or the error of reading the one it has. */
 int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret);
+
+/* The RDMA device (/sys/class/infiniband/DEV) whose device is the PCI device pci ("0000:c2:00.0") or
+ * sits below it (irdma hangs off ice's auxiliary device ice.roce.N, not off the PCI function).
+ * -ENODEV when none does, -ENOSYS when there is no /sys/class/infiniband at all. */
+int rdma_sysfs_device_of_pci(const Host *h, const char *pci, char **ret);
+
+/* The uverbs device of the RDMA device ibdev ("uverbs0": its /sys/class/infiniband_verbs/uverbsN/ibdev
+ * names it); its node is /dev/infiniband/uverbsN. -ENODEV when none names it (ib_uverbs not loaded),
+ * -ENOSYS when there is no /sys/class/infiniband_verbs. */
+int rdma_sysfs_uverbs_of_device(const Host *h, const char *ibdev, char **ret);

@@ -58,15 +58,6 @@ static bool type_has_rdma_block(PeerMessageType t) {
         return t == PEER_RDMA_HELLO_REQUEST || t == PEER_RDMA_HELLO_REPLY;
 }
 
-static const char *const peer_rdma_status_table[_PEER_RDMA_STATUS_MAX] = {
-        [PEER_RDMA_OK] = "ok",
-        [PEER_RDMA_NO_DEVICE] = "no-device",
-        [PEER_RDMA_BUSY] = "busy",
-        [PEER_RDMA_FAILED] = "failed",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(peer_rdma_status, PeerRdmaStatus);
-
 /* Names travel as 1..63 bytes of printable ASCII without spaces, so that whatever a peer sends can be
  * printed in a check summary or a log line as it is. */
 bool peer_name_is_valid(const char *s, size_t n) {

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "basic/strv.h"
+#include "nic/netdev-pci.h"
 #include "nic/pci-sysfs.h"
 #include "snapshot/fabric.h"
 #include "snapshot/link-match.h"
@@ -23,14 +24,6 @@ static void facts_done(Facts *f) {
         free(f->pci);
         free(f->driver);
         free(f->mac);
-}
-
-static bool pci_address_is_valid(const char *s) {
-        unsigned domain, bus, slot, function;
-        int n = 0;
-
-        return s && sscanf(s, "%4x:%2x:%2x.%1u%n", &domain, &bus, &slot, &function, &n) == 4 &&
-                (size_t) n == strlen(s) && strlen(s) == 12 && function < 8;
 }
 
 /* Reads the facts of a device directory ("/sys/class/net/X/device" or "/sys/bus/pci/devices/A"). */
@@ -70,22 +63,19 @@ static bool device_matches(const ProfileNic *nic, const LinkMatch *m, const Fact
         return true;
 }
 
-/* The PCI device a netdev belongs to: its device, or for a virtio NIC the PCI device the virtio device
- * hangs off (…/0000:00:03.0/virtio2/net/eth0). Returns 1 with *ret_pci, 0 with *ret_problem saying
- * what the interface is instead, <0 on allocation failure. */
-static int netdev_pci_address(
+/* The PCI device of a resolved netdev (nic/netdev-pci.h). Returns 1 with *ret_pci, 0 with
+ * *ret_problem saying what the interface is instead, <0 on allocation failure. */
+static int port_pci_address(
         const Host *h, const char *link, const char *ifname, char **ret_pci, char **ret_problem) {
-        _cleanup_(freep) char *device = NULL, *name = NULL, *subsystem = NULL, *path = NULL, *up = NULL,
-                              *parent = NULL;
-        const char *base;
+        _cleanup_(freep) char *device = NULL, *bus = NULL;
         int r;
 
-        if (asprintf(&device, "/sys/class/net/%s/device", ifname) < 0)
-                return -ENOMEM;
-        r = host_readlink_basename(h, device, &name);
+        r = netdev_pci_address(h, ifname, ret_pci, &device, &bus);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0)
+        if (r >= 0)
+                return 1;
+        if (r != -EXDEV)
                 return asprintf(
                                ret_problem,
                                "%s (link %s) has no device in sysfs: it is a virtual interface, not a "
@@ -94,43 +84,14 @@ static int netdev_pci_address(
                                link) < 0
                         ? -ENOMEM
                         : 0;
-        if (pci_address_is_valid(name)) {
-                *ret_pci = TAKE_PTR(name);
-                return 1;
-        }
-
-        if (asprintf(&path, "%s/subsystem", device) < 0)
-                return -ENOMEM;
-        r = host_readlink_basename(h, path, &subsystem);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0 && streq(subsystem, "virtio")) {
-                path = mfree(path);
-                /* The virtio device's parent directory, as the kernel resolves it. */
-                if (asprintf(&path, "%s/..", device) < 0) {
-                        path = NULL;
-                        return -ENOMEM;
-                }
-                r = host_path(h, path, &up);
-                if (r < 0)
-                        return r;
-                parent = realpath(up, NULL);
-                if (!parent && errno == ENOMEM)
-                        return -ENOMEM;
-                base = parent ? strrchr(parent, '/') : NULL;
-                if (base && pci_address_is_valid(base + 1)) {
-                        *ret_pci = strdup(base + 1);
-                        return *ret_pci ? 1 : -ENOMEM;
-                }
-        }
         return asprintf(
                        ret_problem,
                        "%s (link %s) is %s on the %s bus, not a PCI device: the nic. checks need the "
                        "fabric NIC's PCI function",
                        ifname,
                        link,
-                       name,
-                       r >= 0 ? subsystem : "unknown") < 0
+                       device,
+                       bus ?: "unknown") < 0
                 ? -ENOMEM
                 : 0;
 }
@@ -160,7 +121,7 @@ static int locate_netdev(const NodeContext *c, FabricPort *port) {
         unsigned ifindex;
         int r;
 
-        r = netdev_pci_address(c->host, port->link, port->ifname, &port->pci, &port->problem);
+        r = port_pci_address(c->host, port->link, port->ifname, &port->pci, &port->problem);
         if (r < 0)
                 return r;
         if (netdev_read_uint(c->host, port->ifname, "ifindex", &ifindex) >= 0 && ifindex <= INT_MAX)

@@ -3,6 +3,7 @@
  * every port's pause frames, packets and RDMA hw_counters; and the daemon's pause history. */
 #include "snapshot/snapshot-qos-host.h"
 #include "basic/strv.h"
+#include "nic/netdev-pci.h"
 #include "nic/rdma-sysfs.h"
 
 void pause_history_done(PauseHistory *h) {
@@ -64,7 +65,7 @@ static int find_rdma_device(const Host *h, const char *ifname, char **ret_device
         _cleanup_(freep) char *pci = NULL;
 
         /* A netdev without a PCI parent can still carry a software RDMA device (rxe): by GID table. */
-        if (netdev_pci_address(h, ifname, &pci) == -ENOMEM)
+        if (netdev_pci_address(h, ifname, &pci, NULL, NULL) == -ENOMEM)
                 return -ENOMEM;
         return rdma_sysfs_find_device(h, pci, ifname, ret_device, ret_port);
 }

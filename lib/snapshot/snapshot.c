@@ -8,6 +8,7 @@
 #include "net/firewalld.h"
 #include "net/ipv4-forwarding.h"
 #include "snapshot/snapshot-qos-host.h"
+#include "snapshot/snapshot-rdma.h"
 #include "snapshot/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -46,14 +47,19 @@ static void forget_nics(Snapshot *s) {
 void snapshot_forget(Snapshot *s, SnapshotPart parts) {
         /* The other parts are indexed by port; and the NIC facts completed the ports (PCI device,
          * ifindex), which cannot be taken back. */
-        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS))
-                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS;
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NICS | SNAPSHOT_LOCATED))
+                parts |= SNAPSHOT_PORTS | SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_LOCATED;
         /* The DCB state and the host's qos state are the kernel's link state too: a change to the links
          * (an apply) may have changed them. */
         if (parts & SNAPSHOT_LINKS)
-                parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS;
+                parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_RDMA |
+                        SNAPSHOT_MTU;
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
+        if (parts & SNAPSHOT_RDMA)
+                snapshot_forget_rdma(s);
+        if (parts & SNAPSHOT_MTU)
+                snapshot_forget_mtu(s);
         if (parts & SNAPSHOT_DCB)
                 snapshot_forget_dcb(s);
         if (parts & SNAPSHOT_QOS_HOST)
@@ -164,9 +170,6 @@ static int read_zones(Snapshot *s) {
 static int read_nics(Snapshot *s) {
         int r;
 
-        r = fabric_ports_locate(s->context, s->ports, s->n_ports);
-        if (r < 0)
-                return r;
         s->nics = calloc(s->n_ports ?: 1, sizeof(NicFacts));
         if (!s->nics)
                 return -ENOMEM;
@@ -183,7 +186,10 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
 
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
-        if (parts & (SNAPSHOT_LINKS | SNAPSHOT_NICS | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS))
+        if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
+                parts |= SNAPSHOT_LOCATED;
+        if (parts &
+            (SNAPSHOT_LINKS | SNAPSHOT_LOCATED | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
                 parts |= SNAPSHOT_PORTS;
         parts &= ~s->parts;
 
@@ -213,6 +219,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         snapshot_forget(s, SNAPSHOT_LINKS);
                         return r;
                 }
+        }
+        if (parts & SNAPSHOT_LOCATED) {
+                r = fabric_ports_locate(s->context, s->ports, s->n_ports);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_LOCATED);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_LOCATED;
         }
         if (parts & SNAPSHOT_NICS) {
                 r = read_nics(s);
@@ -245,6 +259,22 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_QOS_COUNTERS;
+        }
+        if (parts & SNAPSHOT_RDMA) {
+                r = snapshot_read_rdma(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_RDMA);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_RDMA;
+        }
+        if (parts & SNAPSHOT_MTU) {
+                r = snapshot_read_mtu(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_MTU);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_MTU;
         }
         return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* One snapshot of the host per verify or apply: each link's netdev and PCI device, the kernel's links
- * and addresses, firewalld's zones of the links, the NIC facts, and the host's own facts (kernel
- * command line, boot configuration, amdgpu cards, MemTotal), each read at most once and only when
- * something asks for it. The plan (plan/plan.h) compares the profile against it; the checks
- * report from it; the metrics export its NIC facts. This room (lib/snapshot/) holds the readers: the
- * profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
+ * and addresses, firewalld's zones of the links, the NIC facts, the RDMA devices and the netdev MTUs,
+ * and the host's own facts (kernel command line, boot configuration, amdgpu cards, MemTotal), each read
+ * at most once and only when something asks for it. The plan (plan/plan.h) compares the profile against
+ * it; the checks report from it; the exports take the verify's. This room (lib/snapshot/) holds the
+ * readers: the profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
 
 #include "net/dcb.h"
@@ -22,8 +22,7 @@ typedef enum SnapshotPart {
          * port's IPv4 forwarding switch when the node asks for forwarding (Snapshot.forwarding), and
          * firewalld's runtime zone of each node link that asks for a zone; with SNAPSHOT_PORTS. */
         SNAPSHOT_LINKS = 1 << 1,
-        /* Each port's PCI device and ifindex (fabric_ports_locate()) and its NIC facts (libpci,
-         * ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_PORTS. */
+        /* Each port's NIC facts (libpci, ETHTOOL_GDRVINFO, ice's DDP); with SNAPSHOT_LOCATED. */
         SNAPSHOT_NICS = 1 << 2,
         /* The DCB state of each node link whose qos: asks for PFC, a trust or a DSCP map (DCB netlink,
          * snapshot-dcb.c), and for an E810 whether its firmware LLDP agent is on; with
@@ -35,13 +34,25 @@ typedef enum SnapshotPart {
         /* Each port's pause frames, packets and RDMA hw_counters (snapshot-qos-host.h); with
          * SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
         SNAPSHOT_QOS_COUNTERS = 1 << 5,
+        /* Each port's RDMA device, its port and GID table (libibverbs, snapshot/snapshot-rdma.h); with
+         * SNAPSHOT_LOCATED (the PCI device and ifindex it is found by), forgotten with SNAPSHOT_LINKS:
+         * the GID table follows the addresses. */
+        SNAPSHOT_RDMA = 1 << 6,
+        /* Each port's netdev MTU (snapshot/snapshot-rdma.h): from the kernel's link dump when SNAPSHOT_LINKS
+         * has been read, else from sysfs below the host root (the same dev->mtu; the dump is not made for
+         * it, as it brings firewalld's zones along); with SNAPSHOT_PORTS, forgotten with SNAPSHOT_LINKS. */
+        SNAPSHOT_MTU = 1 << 7,
+        /* Each port's PCI device and ifindex (fabric_ports_locate()), without the NIC facts; with
+         * SNAPSHOT_PORTS, and forgotten with them: what it filled in cannot be taken back. SNAPSHOT_NICS
+         * reads it first. */
+        SNAPSHOT_LOCATED = 1 << 8,
         /* The host's own facts (snapshot-host.h), each on its own: the running kernel's command line,
          * the next boot's configuration, the DRM cards amdgpu drives, MemTotal, /etc/hosts below --root. */
-        SNAPSHOT_CMDLINE = 1 << 6,
-        SNAPSHOT_BOOT = 1 << 7,
-        SNAPSHOT_GPUS = 1 << 8,
-        SNAPSHOT_MEMINFO = 1 << 9,
-        SNAPSHOT_ETC_HOSTS = 1 << 10,
+        SNAPSHOT_CMDLINE = 1 << 9,
+        SNAPSHOT_BOOT = 1 << 10,
+        SNAPSHOT_GPUS = 1 << 11,
+        SNAPSHOT_MEMINFO = 1 << 12,
+        SNAPSHOT_ETC_HOSTS = 1 << 13,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS \
@@ -61,6 +72,8 @@ typedef struct SnapshotDcb {
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
+/* snapshot/snapshot-rdma.h */
+typedef struct SnapshotRdma SnapshotRdma;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -72,7 +85,7 @@ typedef struct Snapshot {
         const NodeContext *context;
         SnapshotPart parts; /* what has been read */
 
-        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_NICS; and
+        /* SNAPSHOT_PORTS: one port per link, in profile order; pci and ifindex with SNAPSHOT_LOCATED; and
          * the netdev list they were resolved against (/sys/class/net, listed once). */
         FabricPort *ports;
         size_t n_ports;
@@ -98,6 +111,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
         SnapshotQosHost *qos_host;
         SnapshotQosCounters *qos_counters;
+        /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
+        SnapshotRdma *rdma;
+        unsigned *mtu;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 

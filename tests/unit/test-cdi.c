@@ -50,7 +50,7 @@ static void derive(const char *tree, const char *yaml, char **ret_text, char **r
         CdiSpec s = {};
 
         ASSERT_TRUE(c.node);
-        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_OK(cdi_spec_derive(&c, /* snapshot= */ NULL, &s));
         ASSERT_OK(cdi_spec_render(&s, ret_text));
         *ret_problems = strv_join(s.problems, "\n");
         ASSERT_TRUE(*ret_problems);
@@ -342,7 +342,7 @@ static void test_write_and_remove(void) {
 
         ASSERT_TRUE(mkdtemp(dir));
         ASSERT_TRUE(asprintf(&path, "%s/cdi/" CDI_SPEC_FILE, dir) > 0);
-        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_OK(cdi_spec_derive(&c, /* snapshot= */ NULL, &s));
         ASSERT_OK(cdi_spec_render(&s, &text));
 
         /* Creates the directory; a second write of the same spec leaves the file alone (same inode). */
@@ -360,7 +360,7 @@ static void test_write_and_remove(void) {
         irdma_gids[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
         d[0].n_gids = ELEMENTSOF(irdma_gids);
         fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        ASSERT_OK(cdi_spec_derive(&c, &s));
+        ASSERT_OK(cdi_spec_derive(&c, /* snapshot= */ NULL, &s));
         ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
         ASSERT_TRUE(stat(path, &st2) == 0 && st2.st_ino != st.st_ino);
         free(data);

@@ -395,10 +395,93 @@ static void test_sampled_rounds(void) {
         peer_status_list_done(&s3);
 }
 
+/* The same two nodes with no MTU in the profile: the MTU probe takes the link's netdev MTU from the
+ * snapshot, read below the host root (a fixture tree says 1500 for lo, the running kernel 65536,
+ * which the probe cannot carry). */
+static const char loopback_no_mtu[] =
+        "cluster: strix-halo\n"
+        "links:\n"
+        "  rdma0: { match: { name: lo } }\n"
+        "nodes:\n"
+        "  head:   { links: { rdma0: 192.168.100.1/30 } }\n"
+        "  worker: { links: { rdma0: 192.168.100.2/30 } }\n"
+        "health: { peers: true, port: %u }\n";
+
+static const Check *mtu_check_below(const char *yaml, const char *root, CheckList *l) {
+        static const PeerOptions quick = {
+                .probes = 5,
+                .timeout_usec = 5000000,
+                .latency_warn_median_usec = 10000000,
+                .latency_warn_p99_usec = 10000000,
+        };
+        _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+        Host h = { .root = root };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+
+        ASSERT_OK(check_peers(&c, &quick, l));
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (streq(l->checks[i].id, "peer.worker.mtu"))
+                        return &l->checks[i];
+        ASSERT_TRUE(false);
+        return NULL;
+}
+
+static void test_local_mtu(void) {
+        _cleanup_(freep) char *yaml = NULL, *root = strdup("/tmp/halod-peer-mtu-XXXXXX"), *cmd = NULL;
+        unsigned port = 20000 + (unsigned) (getpid() + 7) % 30000;
+        const Check *m;
+        pid_t pid;
+
+        ASSERT_TRUE(asprintf(&yaml, loopback_no_mtu, port) > 0);
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "mkdir -p '%1$s/sys/class/net/lo' && echo 1500 > '%1$s/sys/class/net/lo/mtu' && "
+                        "echo 1 > '%1$s/sys/class/net/lo/ifindex'",
+                        root) > 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+
+        pid = serve(yaml, "worker");
+        {
+                _cleanup_(check_list_done) CheckList l = {};
+
+                m = mtu_check_below(yaml, root, &l);
+                ASSERT_INT_EQ(m->outcome, CHECK_PASS);
+                ASSERT_TRUE(strstr(m->summary, "1500"));
+        }
+        {
+                _cleanup_(check_list_done) CheckList l = {};
+
+                _cleanup_(freep) char *lo = NULL, *want = NULL;
+
+                /* The running kernel's lo: 65536 unless someone changed it. */
+                ASSERT_OK(host_read_line(&HOST_SYSTEM, "/sys/class/net/lo/mtu", &lo));
+                m = mtu_check_below(yaml, "", &l);
+                ASSERT_TRUE(asprintf(&want, "MTU of %s", lo) > 0);
+                ASSERT_TRUE(strstr(m->summary, want));
+        }
+        {
+                _cleanup_(check_list_done) CheckList l = {};
+
+                cmd = mfree(cmd);
+                ASSERT_TRUE(asprintf(&cmd, "rm '%s/sys/class/net/lo/mtu'", root) > 0);
+                ASSERT_INT_EQ(system(cmd), 0);
+                m = mtu_check_below(yaml, root, &l);
+                ASSERT_INT_EQ(m->outcome, CHECK_SKIP);
+                ASSERT_TRUE(strstr(m->summary, "could not be read"));
+        }
+        stop(pid);
+        cmd = mfree(cmd);
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) > 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
 int main(void) {
         test_sampled_rounds();
         test_neighbours();
         test_routed_neighbours();
         test_checks();
+        test_local_mtu();
         return 0;
 }

@@ -973,7 +973,7 @@ static void test_pid1_limits(void) {
         }
         h = (Host){ .root = root };
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_rdma_memlock_run(&c, &pc));
+        ASSERT_OK(check_rdma_memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
         fprintf(stderr, "rdma.memlock on a tree without systemd: %s\n", pc.summary);
         ASSERT_INT_EQ(pc.outcome, CHECK_FAIL);
         ASSERT_TRUE(startswith(pc.summary, "every process gets 8 MiB < unlimited from PID 1 (/proc/1/limits)"));

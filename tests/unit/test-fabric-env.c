@@ -247,7 +247,7 @@ static void test_derive_qos(void) {
                 FabricEnv e;
 
                 ASSERT_TRUE(c.node);
-                ASSERT_OK(fabric_env_derive(&c, &e));
+                ASSERT_OK(fabric_env_derive(&c, /* snapshot= */ NULL, &e));
                 ASSERT_STR_EQ(strna(e.values[FABRIC_ENV_NCCL_IB_TC]), strna(cases[i].tc));
                 ASSERT_STR_EQ(strna(e.values[FABRIC_ENV_NCCL_IB_SL]), strna(cases[i].sl));
                 ASSERT_STR_EQ(strna(e.reasons[FABRIC_ENV_NCCL_IB_TC]), strna(cases[i].tc_reason));

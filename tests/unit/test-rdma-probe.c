@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "fake-verbs-pair.h"
+#include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
-#include "rdma/rdma-probe.h"
 #include "rdma/rdma-responder.h"
 #include "tests.h"
 

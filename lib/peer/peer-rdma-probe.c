@@ -7,8 +7,8 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
-#include "rdma/rdma-probe.h"
 
 /* A datagram socket from local (an ephemeral port: the responder answers no privileged one),
  * connected to remote:port, so that an ICMP port-unreachable comes back as ECONNREFUSED. */

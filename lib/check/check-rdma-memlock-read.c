@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* What rdma.memlock reads: systemd's default limit (or PID 1's), limits.conf and limits.d, podman's
+ * containers.conf where podman is installed, and /dev/infiniband, all below the host root. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "basic/strv.h"
+#include "check/check-rdma.h"
+
+void memlock_facts_done(MemlockFacts *f) {
+        f->services_error = mfree(f->services_error);
+        limits_conf_done(&f->pam);
+        containers_conf_done(&f->containers);
+        f->uverbs_problems = strv_free(f->uverbs_problems);
+        f->uverbs_ok = strv_free(f->uverbs_ok);
+}
+
+static bool podman_installed(const Host *h) {
+        static const char *const paths[] = { PODMAN_BINARY, "/usr/local/bin/podman" };
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_(freep) char *p = NULL;
+                struct stat st;
+
+                if (host_path(h, paths[i], &p) >= 0 && stat(p, &st) >= 0 && S_ISREG(st.st_mode))
+                        return true;
+        }
+        return false;
+}
+
+int memlock_facts_read_files(const Host *h, NicFamily family, MemlockFacts *f) {
+        int r;
+
+        r = limits_conf_read(h, &f->pam);
+        if (r < 0)
+                return r;
+        f->podman = podman_installed(h);
+        if (f->podman) {
+                r = containers_conf_read(h, &f->containers);
+                if (r < 0)
+                        return r;
+        }
+        return check_rdma_uverbs(h, family, &f->uverbs_problems, &f->uverbs_ok);
+}
+
+int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
+        _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *services };
+        int r;
+
+        r = memlock_facts_read_files(h, NIC_FAMILY_UNKNOWN, &f);
+        if (r < 0)
+                return r;
+        return check_rdma_memlock_judge(&f, want, ret);
+}
+
+/* PID 1's limit, which every process of a host without systemd inherits. */
+static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_NO_SYSTEMD };
+        r = host_read_file(h, PROC_PID1_LIMITS, HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return asprintf(ret_error, PROC_PID1_LIMITS ": %s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        r = proc_limits_parse_memlock(text, &ret->limit);
+        if (r < 0)
+                return asprintf(
+                               ret_error,
+                               PROC_PID1_LIMITS " has %s",
+                               r == -ENOENT ? "no \"Max locked memory\" row"
+                                            : "a \"Max locked memory\" row that holds no limits") < 0
+                        ? -ENOMEM
+                        : 0;
+        ret->state = MEMLOCK_SERVICES_PID1;
+        return 0;
+}
+
+/* systemd's default, from the running manager; never halod's own limit, which is not the
+ * workload's. */
+static int read_services(const Host *h, MemlockServices *ret, char **ret_error) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_UNREADABLE };
+        if (!host_is_running_system(h)) {
+                /* A tree is judged by PID 1's limit only when it says it has no systemd (no
+                 * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
+                if (!host_path_exists(h, "/run/systemd/system") && host_path_exists(h, PROC_PID1_LIMITS))
+                        return read_pid1(h, ret, ret_error);
+                ret->state = MEMLOCK_SERVICES_NOT_ASKED;
+                return 0;
+        }
+        if (sd_booted() <= 0)
+                return read_pid1(h, ret, ret_error);
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return asprintf(ret_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        r = systemd_default_memlock(bus, &ret->limit, ret_error);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0)
+                ret->state = MEMLOCK_SERVICES_READ;
+        return 0;
+}
+
+int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret) {
+        _cleanup_(memlock_facts_done) MemlockFacts f = {};
+        int r;
+
+        r = read_services(c->host, &f.services, &f.services_error);
+        if (r < 0)
+                return r;
+        f.services.error = f.services_error;
+        r = memlock_facts_read_files(c->host, family, &f);
+        if (r < 0)
+                return r;
+        return check_rdma_memlock_judge(&f, c->profile->rdma.memlock, ret);
+}
