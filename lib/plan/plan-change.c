@@ -43,26 +43,47 @@ void plan_changes_done(PlanChanges *c) {
         c->n_changes = 0;
 }
 
-int plan_changes_add(
-        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to) {
-        PlanChange c = {
-                .link = strdup(link),
-                .ifname = strdup(strempty(ifname)),
-                .field = field,
-                .from = strdup(from),
-                .to = strdup(to),
-        };
+int plan_changes_push(PlanChanges *l, const PlanChange *c) {
+        PlanChange copy = *c;
         PlanChange *a;
 
+        copy.link = strdup(c->link);
+        copy.ifname = strdup(strempty(c->ifname));
+        copy.from = strdup(strempty(c->from));
+        copy.to = strdup(strempty(c->to));
         a = reallocarray(l->changes, l->n_changes + 1, sizeof(PlanChange));
         if (a)
                 l->changes = a;
-        if (!a || !c.link || !c.ifname || !c.from || !c.to) {
-                plan_change_done(&c);
+        if (!a || !copy.link || !copy.ifname || !copy.from || !copy.to) {
+                plan_change_done(&copy);
                 return -ENOMEM;
         }
-        l->changes[l->n_changes++] = c;
+        l->changes[l->n_changes++] = copy;
         return 0;
+}
+
+int plan_changes_add(
+        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to) {
+        return plan_changes_push(
+                l,
+                &(PlanChange){ .link = (char *) link,
+                               .ifname = (char *) ifname,
+                               .field = field,
+                               .op = PLAN_CHANGE_SET,
+                               .from = (char *) from,
+                               .to = (char *) to });
+}
+
+int plan_changes_add_item(
+        PlanChanges *l, const char *link, const char *ifname, LinkField field, bool add, const char *item) {
+        return plan_changes_push(
+                l,
+                &(PlanChange){ .link = (char *) link,
+                               .ifname = (char *) ifname,
+                               .field = field,
+                               .op = add ? PLAN_CHANGE_ADD : PLAN_CHANGE_REMOVE,
+                               .from = add ? NULL : (char *) item,
+                               .to = add ? (char *) item : NULL });
 }
 
 static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const char *from, const char *to) {
@@ -86,10 +107,22 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
                 const RtnlAddress *old = &lp->remove_addresses[i];
                 Ipv4Prefix p = { .address = old->address, .prefixlen = old->prefixlen };
 
-                r = add_change(l, lp, LINK_FIELD_ADDRESS, ipv4_prefix_to_string(&p, a), "");
+                r = plan_changes_add_item(
+                        l,
+                        lp->link,
+                        lp->ifname,
+                        LINK_FIELD_ADDRESS,
+                        /* add= */ false,
+                        ipv4_prefix_to_string(&p, a));
         }
         if (r >= 0 && lp->add_address)
-                r = add_change(l, lp, LINK_FIELD_ADDRESS, "", ipv4_prefix_to_string(&lp->address, b));
+                r = plan_changes_add_item(
+                        l,
+                        lp->link,
+                        lp->ifname,
+                        LINK_FIELD_ADDRESS,
+                        /* add= */ true,
+                        ipv4_prefix_to_string(&lp->address, b));
         if (r >= 0 && lp->zone_to)
                 r = add_change(l, lp, LINK_FIELD_ZONE, strempty(lp->zone_from), lp->zone_to);
         /* After the backend's part: apply writes them last (lib/apply/apply-qos-host.c). */
@@ -136,8 +169,8 @@ char *plan_change_describe(const PlanChange *c) {
                 break;
         case LINK_FIELD_ADDRESS:
         case LINK_FIELD_HOSTS:
-                r = isempty(c->to) ? asprintf(&s, "%s: - %s", label, c->from)
-                                   : asprintf(&s, "%s: + %s", label, c->to);
+                r = c->op == PLAN_CHANGE_REMOVE ? asprintf(&s, "%s: - %s", label, c->from)
+                                                : asprintf(&s, "%s: + %s", label, c->to);
                 break;
         case LINK_FIELD_ZONE:
                 r = asprintf(&s, "%s: zone %s → %s", label, isempty(c->from) ? "(none)" : c->from, c->to);

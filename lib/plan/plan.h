@@ -139,11 +139,44 @@ typedef enum LinkField {
 
 const char *link_field_to_string(LinkField f) _pure_;
 
+/* What a record does to its field: the words (plan_change_describe()) go by it, never by reading from
+ * and to back. */
+typedef enum PlanChangeOp {
+        PLAN_CHANGE_SET,    /* from → to */
+        PLAN_CHANGE_ADD,    /* an address, a route, a line of /etc/hosts that was not there (from "") */
+        PLAN_CHANGE_REMOVE, /* one that goes (to "") */
+        PLAN_CHANGE_CREATE, /* LINK_FIELD_QOS_TOS before rdma_cm's directory exists: from unknown ("") */
+        _PLAN_CHANGE_OP_MAX,
+        _PLAN_CHANGE_OP_INVALID = -EINVAL,
+} PlanChangeOp;
+
+/* LINK_FIELD_QOS_ECN: one priority's switches at the notification and reaction point. */
+typedef struct PlanChangeEcn {
+        unsigned priority;
+        bool np_from, rp_from; /* before */
+        bool on;               /* both points after */
+} PlanChangeEcn;
+
+/* LINK_FIELD_QOS_DSCP: one DSCP's priorities in the APP table. */
+typedef struct PlanChangeDscp {
+        uint8_t dscp;
+        uint8_t from[QOS_PRIORITIES]; /* in the table's order; none: n_from 0 */
+        size_t n_from;
+        uint8_t to;
+} PlanChangeDscp;
+
 typedef struct PlanChange {
         char *link;   /* logical name */
         char *ifname; /* the netdev */
         LinkField field;
+        PlanChangeOp op;
+        /* The journal's HALOD_FROM and HALOD_TO, written with the record from what the plan holds;
+         * nothing reads them back. */
         char *from, *to;
+        union { /* by field */
+                PlanChangeEcn ecn;
+                PlanChangeDscp dscp;
+        };
 } PlanChange;
 
 typedef struct PlanChanges {
@@ -155,9 +188,14 @@ typedef struct PlanChanges {
  * link in the order apply makes them (the DCB part first: PFC, DSCP entries, trust; then MTU, up,
  * addresses removed, added, zone; then ECN, the RoCE ToS). */
 int plan_changes(const Plan *p, PlanChanges *ret);
-/* Appends one change record; copies the strings. */
+/* Appends a copy of c (its strings copied; ifname NULL is ""). */
+int plan_changes_push(PlanChanges *l, const PlanChange *c);
+/* Appends a PLAN_CHANGE_SET record; copies the strings. */
 int plan_changes_add(
         PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to);
+/* Appends an added (from "") or removed (to "") item: an address, a route, a line of /etc/hosts. */
+int plan_changes_add_item(
+        PlanChanges *l, const char *link, const char *ifname, LinkField field, bool add, const char *item);
 void plan_changes_done(PlanChanges *c);
 /* "rdma0 (veth0): mtu 1500 → 9000", "rdma0 (veth0): + 192.168.100.1/30", ... */
 char *plan_change_describe(const PlanChange *c);
