@@ -21,6 +21,19 @@ typedef struct HostsPlan HostsPlan;
 /* plan/route-plan.h */
 typedef struct LinkPlanRoutes LinkPlanRoutes;
 
+/* What the profile wants of the link as a whole: a backend that configures a link whole (networkd's
+ * file, NetworkManager's profile) writes it all, whatever the comparison found. */
+typedef struct LinkWant {
+        uint32_t mtu; /* 0: leave alone */
+        char *zone;   /* the firewall zone; NULL: leave alone */
+        bool ipv6;
+        /* The node's routes (those of every link) and whether it forwards; borrowed from the profile,
+         * which outlives the plan. */
+        const NodeRoute *routes;
+        size_t n_routes;
+        bool forwarding;
+} LinkWant;
+
 typedef struct LinkPlan {
         char *link;       /* logical name */
         char *ifname;     /* resolved netdev; NULL when it did not resolve (error says why) */
@@ -40,6 +53,11 @@ typedef struct LinkPlan {
                            * was not read */
         LinkPlanQosHost *qos_host; /* ECN and the RoCE ToS to change; NULL: nothing */
         LinkPlanRoutes *routes;    /* routes and forwarding to change (plan/route-plan.h); NULL: nothing */
+
+        LinkWant want;
+        /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
+         * lib/apply/adopt.h) instead of refusing: apply_node() sets it, halod itself never does. */
+        bool adopt;
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -101,6 +119,12 @@ bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 /* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts (DCB, ECN, the
  * RoCE ToS) and the routes and forwarding left aside. */
 bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
+/* True when the link shows what the profile asks of its MTU, address and zone, as the plan compared
+ * them with the kernel and firewalld (NetworkManager then reapplies nothing). Inline: the NetworkManager
+ * module (lib/apply/nm-module.h) takes headers only. */
+static inline bool link_plan_shows_settings(const LinkPlan *lp) {
+        return lp->mtu_from == lp->mtu_to && !lp->add_address && !lp->zone_to;
+}
 
 /* True when some link of the node asks for a firewall zone: only then is firewalld worth asking. */
 bool node_wants_zones(const Profile *p, const ProfileNode *node) _pure_;

@@ -68,13 +68,12 @@ static const char keyfile_dummy[] =
         "[ipv6]\n"
         "method=disabled\n";
 
-static LinkConfig rdma0(void) {
-        LinkConfig cfg = {
-                .link = "rdma0",
-                .ifname = "enp194s0f0np0",
-                .mtu = 9000,
+static LinkPlan rdma0(void) {
+        LinkPlan cfg = {
+                .link = (char *) "rdma0",
+                .ifname = (char *) "enp194s0f0np0",
                 .address.prefixlen = 30,
-                .zone = "trusted",
+                .want = { .mtu = 9000, .zone = (char *) "trusted" },
         };
         ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &cfg.address.address), 1);
         return cfg;
@@ -92,7 +91,7 @@ static NMConnection *read_keyfile(const char *text) {
         return c;
 }
 
-static NMConnection *build(const LinkConfig *cfg, NMConnection *base) {
+static NMConnection *build(const LinkPlan *cfg, NMConnection *base) {
         g_autoptr(GError) error = NULL;
         NMConnection *c = nm_profile_build(cfg, base, &error);
 
@@ -111,7 +110,7 @@ static const char *ip4_address(NMConnection *c) {
 }
 
 static void test_new_profile(void) {
-        LinkConfig cfg = rdma0();
+        LinkPlan cfg = rdma0();
         g_autoptr(NMConnection) c = build(&cfg, NULL);
         NMSettingConnection *s_con = nm_connection_get_setting_connection(c);
         NMSettingIPConfig *s_ip4 = nm_connection_get_setting_ip4_config(c);
@@ -134,10 +133,10 @@ static void test_new_profile(void) {
 }
 
 static void test_leave_alone_and_ipv6(void) {
-        LinkConfig cfg = rdma0();
-        cfg.mtu = 0;
-        cfg.zone = NULL;
-        cfg.ipv6 = true;
+        LinkPlan cfg = rdma0();
+        cfg.want.mtu = 0;
+        cfg.want.zone = NULL;
+        cfg.want.ipv6 = true;
         g_autoptr(NMConnection) c = build(&cfg, NULL);
 
         ASSERT_INT_EQ(nm_setting_wired_get_mtu(nm_connection_get_setting_wired(c)), 0);
@@ -147,7 +146,7 @@ static void test_leave_alone_and_ipv6(void) {
 }
 
 static void test_existing_profile_kept(void) {
-        LinkConfig cfg = rdma0();
+        LinkPlan cfg = rdma0();
         g_autoptr(NMConnection) base = read_keyfile(keyfile_halod_tweaked);
         g_autoptr(NMConnection) c = build(&cfg, base);
 
@@ -157,7 +156,7 @@ static void test_existing_profile_kept(void) {
         ASSERT_INT_EQ(nm_setting_ip_config_get_num_dns(nm_connection_get_setting_ip4_config(c)), 1);
         ASSERT_INT_EQ(nm_setting_wired_get_wake_on_lan(nm_connection_get_setting_wired(c)), 0);
 
-        cfg.mtu = 4000;
+        cfg.want.mtu = 4000;
         g_autoptr(NMConnection) changed = build(&cfg, base);
         ASSERT_TRUE(!nm_profile_owned_equal(changed, base));
         ASSERT_STR_EQ(nm_connection_get_uuid(changed), "8e1647fa-d338-4640-8b8f-ecdaec0965fa");
@@ -165,7 +164,7 @@ static void test_existing_profile_kept(void) {
 }
 
 static void test_other_type_replaced(void) {
-        LinkConfig cfg = rdma0();
+        LinkPlan cfg = rdma0();
         g_autoptr(NMConnection) base = read_keyfile(keyfile_dummy);
         g_autoptr(NMConnection) c = build(&cfg, base);
 
@@ -179,17 +178,17 @@ static const char *const owned_changes[] = {
         "link", "interface", "mtu", "zone", "ipv6", "prefix", "address",
 };
 
-static void change_owned(LinkConfig *cfg, const char *what) {
+static void change_owned(LinkPlan *cfg, const char *what) {
         if (streq(what, "link"))
-                cfg->link = "rdma1";
+                cfg->link = (char *) "rdma1";
         else if (streq(what, "interface"))
-                cfg->ifname = "enp194s0f1np1";
+                cfg->ifname = (char *) "enp194s0f1np1";
         else if (streq(what, "mtu"))
-                cfg->mtu = 1500;
+                cfg->want.mtu = 1500;
         else if (streq(what, "zone"))
-                cfg->zone = "internal";
+                cfg->want.zone = (char *) "internal";
         else if (streq(what, "ipv6"))
-                cfg->ipv6 = true;
+                cfg->want.ipv6 = true;
         else if (streq(what, "prefix"))
                 cfg->address.prefixlen = 24;
         else if (streq(what, "address"))
@@ -200,21 +199,21 @@ static void change_owned(LinkConfig *cfg, const char *what) {
 
 static void test_owned_differences(void) {
         g_autoptr(NMConnection) base = read_keyfile(keyfile_halod);
-        LinkConfig same = rdma0();
+        LinkPlan same = rdma0();
         g_autoptr(NMConnection) unchanged = build(&same, base);
 
         ASSERT_TRUE(nm_profile_owned_equal(unchanged, base));
 
         /* An MTU or zone the profile leaves alone is not halod's to change either. */
-        same.mtu = 0;
-        same.zone = NULL;
+        same.want.mtu = 0;
+        same.want.zone = NULL;
         g_autoptr(NMConnection) alone = build(&same, base);
         ASSERT_TRUE(nm_profile_owned_equal(alone, base));
         ASSERT_INT_EQ(nm_setting_wired_get_mtu(nm_connection_get_setting_wired(alone)), 9000);
         ASSERT_STR_EQ(nm_setting_connection_get_zone(nm_connection_get_setting_connection(alone)), "trusted");
 
         for (size_t i = 0; i < ELEMENTSOF(owned_changes); i++) {
-                LinkConfig cfg = rdma0();
+                LinkPlan cfg = rdma0();
                 change_owned(&cfg, owned_changes[i]);
                 g_autoptr(NMConnection) c = build(&cfg, base);
                 if (nm_profile_owned_equal(c, base)) {
