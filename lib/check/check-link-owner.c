@@ -123,15 +123,8 @@ int check_link_owner(const NodeContext *c, const NodeLink *nl, const LinkPlan *l
                                 "%s is configured by halod's %s only",
                                 label,
                                 own_path);
-                return check_list_add_link(
-                        out,
-                        nl->link,
-                        "owner",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "no systemd-networkd or netplan file configures %s",
-                        label);
+                return check_list_skip_link(
+                        out, nl->link, "owner", "no systemd-networkd or netplan file configures %s", label);
         }
         joined = strv_join(foreign, ", ");
         if (!joined)

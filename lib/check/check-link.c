@@ -127,8 +127,8 @@ static int check_zone(
         const char *want = pl->firewall_zone;
 
         if (!want)
-                return check_list_add_link(
-                        out, nl->link, "zone", CHECK_SKIP, "", "", "the profile sets no firewall zone for %s", label);
+                return check_list_skip_link(
+                        out, nl->link, "zone", "the profile sets no firewall zone for %s", label);
         if (!fw || !fw->running)
                 return check_list_add_link(
                         out, nl->link, "zone", CHECK_SKIP, want, "", "skip: firewalld not running");
@@ -237,8 +237,7 @@ int check_link_evaluate(
 
         if (skip) {
                 for (size_t i = 0; i < ELEMENTSOF(state_checks); i++) {
-                        r = check_list_add_link(
-                                out, nl->link, state_checks[i], CHECK_SKIP, "", "", "%s %s", nl->link, skip);
+                        r = check_list_skip_link(out, nl->link, state_checks[i], "%s %s", nl->link, skip);
                         if (r < 0)
                                 return r;
                 }

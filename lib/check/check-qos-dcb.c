@@ -12,7 +12,7 @@ static const char *const qos_dcb_checks[] = { "pfc", "trust" };
 
 static int skip_all(CheckList *out, const char *link, const char *why) {
         for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
-                int r = check_list_add_qos(out, link, qos_dcb_checks[i], CHECK_SKIP, "", "", "%s", why);
+                int r = check_list_skip_qos(out, link, qos_dcb_checks[i], "%s", why);
                 if (r < 0)
                         return r;
         }
@@ -44,8 +44,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
         uint8_t en;
 
         if (!q->has_pfc)
-                return check_list_add_qos(
-                        out, nl->link, "pfc", CHECK_SKIP, "", "", "the qos: of %s sets no pfc", nl->link);
+                return check_list_skip_qos(out, nl->link, "pfc", "the qos: of %s sets no pfc", nl->link);
         dcb_pfc_to_string(q->pfc, want);
         if (!d->before.has_pfc)
                 return check_list_add_qos(
@@ -243,15 +242,8 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
         int r;
 
         if (!trust && !q->has_dscp_map)
-                return check_list_add_qos(
-                        out,
-                        nl->link,
-                        "trust",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "the qos: of %s sets no trust and no dscp-priority",
-                        nl->link);
+                return check_list_skip_qos(
+                        out, nl->link, "trust", "the qos: of %s sets no trust and no dscp-priority", nl->link);
         r = dscp_map_string(q, b, false, &want_map);
         if (r >= 0)
                 r = dscp_map_string(q, b, true, &have_map);

@@ -21,45 +21,33 @@ int check_qos_ecn_evaluate(
         bool on = q->ecn > 0;
 
         if (!q->present)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_skip_qos(out, link, "ecn", "the profile sets no qos: for %s", link);
         if (q->ecn < 0)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "the qos: of %s sets no ecn", link);
+                return check_list_skip_qos(out, link, "ecn", "the qos: of %s sets no ecn", link);
         if (!sq || sq->ecn_error == -ENOMEDIUM)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
+                return check_list_skip_qos(out, link, "ecn", "%s has no netdev to look at", label);
         if (sq->ecn_error == -ENOENT)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "%s has no ECN switches in sysfs (ecn/roce_np, ecn/roce_rp): only the ConnectX "
                         "driver of NVIDIA's MLNX_OFED/DOCA-OFED has them; with the in-tree mlx5 or an "
                         "E810, ECN is the firmware's and the RDMA driver's setting, which halod cannot read",
                         label);
         if (sq->ecn_error < 0)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "could not look: cannot read the ECN switches of %s: %s",
                         label,
                         strerror(-sq->ecn_error));
         if (wanted == 0)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "the qos: of %s gives PFC to no priority (pfc: []), so ECN is asked for none",
                         link);
 
@@ -116,11 +104,9 @@ int check_qos_tos_evaluate(
         char want[16], have[16];
 
         if (!q->present)
-                return check_list_add_qos(
-                        out, link, "tos", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_skip_qos(out, link, "tos", "the profile sets no qos: for %s", link);
         if (q->roce_tos < 0)
-                return check_list_add_qos(
-                        out, link, "tos", CHECK_SKIP, "", "", "the qos: of %s sets no roce-tos", link);
+                return check_list_skip_qos(out, link, "tos", "the qos: of %s sets no roce-tos", link);
         (void) snprintf(want, sizeof(want), "%d", q->roce_tos);
         if (!sq || (sq->rdma_error == -ENOMEDIUM && !sq->rdma_device))
                 return check_list_add_qos(
@@ -239,76 +225,56 @@ int check_qos_pause_evaluate(
         char actual[96];
 
         if (!q->present)
-                return check_list_add_qos(
-                        out, link, "pause", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
+                return check_list_skip_qos(out, link, "pause", "the profile sets no qos: for %s", link);
         if (!sc || !ifname)
-                return check_list_add_qos(
-                        out, link, "pause", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
+                return check_list_skip_qos(out, link, "pause", "%s has no netdev to look at", label);
         if (sc->pause_error == -ENOMEDIUM)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "pause counters are not read under --root (ethtool answers for the running "
                         "system only)");
         if (sc->pause_error < 0 || sc->packets_error < 0)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "could not look: cannot read the %s counters of %s: %s",
                         sc->pause_error < 0 ? "ethtool" : "packet",
                         label,
                         strerror(-(sc->pause_error < 0 ? sc->pause_error : sc->packets_error)));
         if (sc->pause.known == 0)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "the driver of %s counts no per-priority pause frames (ethtool -S %s)",
                         label,
                         ifname);
         pause = pause_counters_total(&sc->pause);
         if (!history_kept)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "a pause storm shows between two samples: halod compares each verify with the one "
                         "before, haloctl check takes one (%" PRIu64 " pause frames on %s so far)",
                         pause,
                         label);
         if (!prev)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "first sample of %s (%" PRIu64 " pause frames so far): judged from the next verify on",
                         label,
                         pause);
         if (pause < prev->pause || sc->packets < prev->packets)
-                return check_list_add_qos(
+                return check_list_skip_qos(
                         out,
                         link,
                         "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
                         "the counters of %s went back since the last verify (driver reloaded?): judged "
                         "from the next verify on",
                         label);
@@ -376,13 +342,10 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
 
                 if (!pl) {
                         for (size_t k = 0; k < ELEMENTSOF(qos_host_checks); k++) {
-                                r = check_list_add_qos(
+                                r = check_list_skip_qos(
                                         out,
                                         nl->link,
                                         qos_host_checks[k],
-                                        CHECK_SKIP,
-                                        "",
-                                        "",
                                         "the profile's links: section lacks %s",
                                         nl->link);
                                 if (r < 0)
