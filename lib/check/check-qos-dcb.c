@@ -229,79 +229,108 @@ static int judge_roce_dscp(
                 qos_suggested_roce_priority(mask));
 }
 
-static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+/* What qos.<link>.trust found, read from the plan's DCB state before it is judged. */
+typedef struct TrustView {
+        const char *trust;                /* the profile's, NULL: none */
+        char order[DCB_TRUST_STRING_MAX]; /* the driver's trust order */
+        const char *note;                 /* how order was told, when the driver has no trust table */
+        char *want_map, *have_map;        /* the DSCP maps, "26:3 46:5"; have_map with RoCE's landing */
+        char *landing_note;               /* where RoCE's DSCP lands, when that is right */
+        char **problems;
+} TrustView;
+
+static void trust_view_done(TrustView *v) {
+        free(v->want_map);
+        free(v->have_map);
+        free(v->landing_note);
+        strv_free(v->problems);
+}
+
+/* The driver's trust order; without a trust table, what it trusts by its APP table. */
+static void trust_order(const DcbState *b, TrustView *v) {
+        size_t n_dscp = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP);
+
+        v->note = "";
+        if (b->has_trust) {
+                dcb_trust_to_string(b->trust, b->n_trust, v->order);
+                return;
+        }
+        (void) snprintf(v->order, sizeof(v->order), "%s", n_dscp > 0 ? "dscp" : "pcp");
+        v->note =
+                " (the driver has no APP trust table: it trusts DSCP while its APP table has DSCP "
+                "entries, which is what is checked)";
+}
+
+static int trust_read(const ProfileQos *q, const LinkPlan *lp, TrustView *v) {
         const LinkPlanDcb *d = lp->dcb;
         const DcbState *b = &d->before;
-        _cleanup_(strv_freep) char **problems = NULL;
-        _cleanup_(freep) char *want_map = NULL, *have_map = NULL, *expected = NULL, *actual = NULL,
-                              *joined = NULL, *landing = NULL, *landing_note = NULL;
-        char order[DCB_TRUST_STRING_MAX], hint[256];
-        size_t n_dscp = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP);
-        const char *trust = q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL;
-        const char *note = "";
+        _cleanup_(freep) char *landing = NULL;
         int r;
 
-        if (!trust && !q->has_dscp_map)
-                return check_list_skip_qos(
-                        out, nl->link, "trust", "the qos: of %s sets no trust and no dscp-priority", nl->link);
-        r = dscp_map_string(q, b, false, &want_map);
+        r = dscp_map_string(q, b, false, &v->want_map);
         if (r >= 0)
-                r = dscp_map_string(q, b, true, &have_map);
+                r = dscp_map_string(q, b, true, &v->have_map);
         if (r < 0)
                 return r;
-
-        if (b->has_trust)
-                dcb_trust_to_string(b->trust, b->n_trust, order);
-        else {
-                (void) snprintf(order, sizeof(order), "%s", n_dscp > 0 ? "dscp" : "pcp");
-                note = " (the driver has no APP trust table: it trusts DSCP while its APP table has DSCP "
-                       "entries, which is what is checked)";
-        }
-        if (trust) {
+        trust_order(b, v);
+        if (v->trust) {
                 uint8_t want = q->trust == QOS_TRUST_DSCP ? IEEE_8021QAZ_APP_SEL_DSCP : DCBNL_APP_SEL_PCP;
                 bool ok = b->has_trust ? b->n_trust > 0 && b->trust[0] == want
-                                       : (q->trust == QOS_TRUST_DSCP) == (n_dscp > 0);
+                                       : (q->trust == QOS_TRUST_DSCP) ==
+                                (dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP) > 0);
 
                 if (!ok &&
                     strv_extendf(
-                            &problems, "%s trusts %s first, the profile wants %s", lp->ifname, order, trust) <
-                            0)
+                            &v->problems,
+                            "%s trusts %s first, the profile wants %s",
+                            lp->ifname,
+                            v->order,
+                            v->trust) < 0)
                         return -ENOMEM;
         }
-        if (d->n_add > 0 || d->n_remove > 0) {
-                if (strv_extendf(
-                            &problems,
-                            "its APP table maps dscp-priority %s, the profile wants %s",
-                            have_map,
-                            want_map) < 0)
-                        return -ENOMEM;
-        }
+        if ((d->n_add > 0 || d->n_remove > 0) &&
+            strv_extendf(
+                    &v->problems,
+                    "its APP table maps dscp-priority %s, the profile wants %s",
+                    v->have_map,
+                    v->want_map) < 0)
+                return -ENOMEM;
 
-        r = judge_roce_dscp(q, lp, &problems, &landing, &landing_note);
+        r = judge_roce_dscp(q, lp, &v->problems, &landing, &v->landing_note);
         if (r < 0)
                 return r;
         if (landing) { /* the entry RoCE's DSCP lands on, beside the profile's map */
                 char *joined_map;
 
-                if (asprintf(&joined_map, "%s%s%s", have_map, isempty(have_map) ? "" : " ", landing) < 0)
+                if (asprintf(&joined_map, "%s%s%s", v->have_map, isempty(v->have_map) ? "" : " ", landing) < 0)
                         return -ENOMEM;
-                free(have_map);
-                have_map = joined_map;
+                free(v->have_map);
+                v->have_map = joined_map;
         }
+        return 0;
+}
+
+static int trust_evaluate(const NodeLink *nl, const LinkPlan *lp, const TrustView *v, CheckList *out) {
+        _cleanup_(freep) char *expected = NULL, *actual = NULL, *joined = NULL;
+        char hint[256];
 
         if (asprintf(
                     &expected,
                     "%s%s%s%s",
-                    trust ? "trust " : "",
-                    strempty(trust),
-                    trust && !isempty(want_map) ? "; " : "",
-                    isempty(want_map) ? "" : want_map) < 0 ||
-            asprintf(&actual, "trust %s%s%s", order, isempty(have_map) ? "" : "; ", isempty(have_map) ? "" : have_map) <
-                    0)
+                    v->trust ? "trust " : "",
+                    strempty(v->trust),
+                    v->trust && !isempty(v->want_map) ? "; " : "",
+                    isempty(v->want_map) ? "" : v->want_map) < 0 ||
+            asprintf(
+                    &actual,
+                    "trust %s%s%s",
+                    v->order,
+                    isempty(v->have_map) ? "" : "; ",
+                    isempty(v->have_map) ? "" : v->have_map) < 0)
                 return -ENOMEM;
 
-        if (!problems) {
-                if (d->lldp_agent)
+        if (!v->problems) {
+                if (lp->dcb->lldp_agent)
                         return check_list_add_qos(
                                 out,
                                 nl->link,
@@ -311,8 +340,8 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
                                 actual,
                                 "%s trusts %s%s as the profile asks, but %s",
                                 lp->ifname,
-                                order,
-                                note,
+                                v->order,
+                                v->note,
                                 lldp_hint(lp, hint, sizeof(hint)));
                 return check_list_add_qos(
                         out,
@@ -323,25 +352,40 @@ static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *
                         actual,
                         "%s trusts %s%s%s%s%s",
                         lp->ifname,
-                        order,
-                        isempty(have_map) ? "" : " and maps dscp-priority ",
-                        have_map,
-                        strempty(landing_note),
-                        note);
+                        v->order,
+                        isempty(v->have_map) ? "" : " and maps dscp-priority ",
+                        v->have_map,
+                        strempty(v->landing_note),
+                        v->note);
         }
-        joined = strv_join(problems, "; ");
+        joined = strv_join(v->problems, "; ");
         if (!joined)
                 return -ENOMEM;
-        return check_list_add_qos(out,
-                         nl->link,
-                         "trust",
-                         CHECK_FAIL,
-                         expected,
-                         actual,
-                         "%s%s; %s",
-                         joined,
-                         note,
-                         d->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
+        return check_list_add_qos(
+                out,
+                nl->link,
+                "trust",
+                CHECK_FAIL,
+                expected,
+                actual,
+                "%s%s; %s",
+                joined,
+                v->note,
+                lp->dcb->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
+}
+
+static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        _cleanup_(trust_view_done)
+                TrustView v = { .trust = q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL };
+        int r;
+
+        if (!v.trust && !q->has_dscp_map)
+                return check_list_skip_qos(
+                        out, nl->link, "trust", "the qos: of %s sets no trust and no dscp-priority", nl->link);
+        r = trust_read(q, lp, &v);
+        if (r < 0)
+                return r;
+        return trust_evaluate(nl, lp, &v, out);
 }
 
 int check_qos_dcb_evaluate(
