@@ -526,10 +526,11 @@ int check_rdma(const NodeContext *c, CheckList *out) {
                 check_rdma_gid_port,    check_rdma_mtu_port,
         };
         bool required = c->profile->rdma.required;
-        FabricPort *ports = NULL;
+        _cleanup_(fabric_ports_done) FabricPorts found = {};
+        FabricPort *ports;
         RdmaPort *rdma = NULL;
         const char *skip = NULL;
-        size_t n = 0;
+        size_t n;
         int r = 0;
 
         if (!c->profile->rdma.present) {
@@ -546,24 +547,23 @@ int check_rdma(const NodeContext *c, CheckList *out) {
                 /* With --root the devices still come from libibverbs (the running kernel), matched to
                  * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
                  * fixture tree and a fake libibverbs together. */
-                r = fabric_ports_find(c, &ports, &n);
+                r = fabric_ports_find(c, &found);
                 if (r < 0)
                         return r;
-                if (n == 0)
+                if (found.n == 0)
                         skip = "the profile names no links, so there is no fabric netdev to check";
         }
         if (skip) {
                 for (size_t i = 0; i < ELEMENTSOF(ids) && r >= 0; i++)
                         r = check_list_add(out, ids[i], CHECK_SKIP, NULL, NULL, "%s", skip);
-                fabric_ports_free(ports, n);
                 return r < 0 ? r : check_rdma_memlock(c, out);
         }
 
+        ports = found.ports;
+        n = found.n;
         rdma = calloc(n, sizeof(RdmaPort));
-        if (!rdma) {
-                fabric_ports_free(ports, n);
+        if (!rdma)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < n; i++) {
                 rdma[i] = (RdmaPort){ .port = &ports[i], .error = -ENODEV };
                 if (ports[i].ifname || ports[i].pci) {
@@ -594,6 +594,5 @@ int check_rdma(const NodeContext *c, CheckList *out) {
         for (size_t i = 0; i < n; i++)
                 rdma_device_free(rdma[i].device);
         free(rdma);
-        fabric_ports_free(ports, n);
         return r < 0 ? r : check_rdma_memlock(c, out);
 }

@@ -160,9 +160,8 @@ static int derive(const NodeContext *c, CdiSpec *s, FabricPort *ports, size_t n)
 }
 
 int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
-        FabricPort *ports = NULL;
+        _cleanup_(fabric_ports_done) FabricPorts ports = {};
         CdiSpec s = {};
-        size_t n = 0;
         int r;
 
         if (!c->node || !c->profile)
@@ -171,10 +170,9 @@ int cdi_spec_derive(const NodeContext *c, CdiSpec *ret) {
         s.host_root = strdup(host_is_running_system(c->host) ? "" : c->host->root);
         if (!s.host_root)
                 return -ENOMEM;
-        r = fabric_ports_find(c, &ports, &n);
+        r = fabric_ports_find(c, &ports);
         if (r >= 0)
-                r = derive(c, &s, ports, n);
-        fabric_ports_free(ports, n);
+                r = derive(c, &s, ports.ports, ports.n);
         if (r < 0) {
                 cdi_spec_done(&s);
                 return r;

@@ -210,21 +210,21 @@ static int derive_qos(const NodeContext *c, const char *link, FabricEnv *e) {
 int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *ret) {
         _cleanup_(strv_freep) char **ifnames = NULL, **hcas = NULL;
         const FabricPort *first = NULL;
-        FabricPort *ports = NULL;
+        _cleanup_(fabric_ports_done) FabricPorts ports = {};
         FabricEnv e = {};
         long gid_index = -1;
-        size_t n = 0, n_used = 0;
+        size_t n_used = 0;
         int r;
 
         if (!c->node || !c->profile)
                 return -EINVAL;
 
-        r = fabric_ports_find(c, &ports, &n);
+        r = fabric_ports_find(c, &ports);
         if (r < 0)
                 return r;
 
-        for (size_t i = 0; i < n; i++) {
-                const FabricPort *port = &ports[i];
+        for (size_t i = 0; i < ports.n; i++) {
+                const FabricPort *port = &ports.ports[i];
 
                 if (link && !streq(port->link, link))
                         continue;
@@ -300,14 +300,12 @@ int fabric_env_derive_link(const NodeContext *c, const char *link, FabricEnv *re
                         goto oom;
         }
 
-        fabric_ports_free(ports, n);
         *ret = e;
         return 0;
 
 oom:
         r = -ENOMEM;
 fail:
-        fabric_ports_free(ports, n);
         fabric_env_done(&e);
         return r;
 }

@@ -162,9 +162,13 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
         parts &= ~s->parts;
 
         if (parts & SNAPSHOT_PORTS) {
-                r = fabric_ports_resolve(s->context, &s->ports, &s->n_ports);
+                FabricPorts ports = {};
+
+                r = fabric_ports_resolve(s->context, &ports);
                 if (r < 0)
                         return r;
+                s->ports = ports.ports;
+                s->n_ports = ports.n;
                 s->parts |= SNAPSHOT_PORTS;
         }
         if (parts & SNAPSHOT_LINKS) {
