@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The gpu. checks: gpu.vram, gpu.gtt, gpu.devices; and the amdgpu cards they look at. */
+/* The gpu. checks: gpu.vram, gpu.gtt, gpu.devices; the amdgpu cards they look at are amdgpu-cards.h. */
 #pragma once
 
 #include "basic/gtt-size.h" /* TTM_PAGES_PER_MIB, TTM_PAGE_SIZE: the rule the profile shares */
+#include "check/amdgpu-cards.h"
 #include "check/checks.h"
-
-#define DRM_CLASS_DIR "/sys/class/drm"
 
 int check_gpu(const NodeContext *c, CheckList *out);
 
@@ -13,14 +12,3 @@ int check_gpu(const NodeContext *c, CheckList *out);
 int check_gpu_vram(const NodeContext *c, CheckList *out);
 int check_gpu_gtt(const NodeContext *c, CheckList *out);
 int check_gpu_devices(const NodeContext *c, CheckList *out);
-
-/* The DRM cards ("card1") that the amdgpu driver drives, in number order (NULL when none). Returns
- * 0, or the errno of listing DRM_CLASS_DIR (-ENOENT when it is absent: no GPU driver at all). */
-int amdgpu_cards_find(const Host *h, char ***ret);
-/* Reads one of amdgpu's byte counts of a card (mem_info_vram_total, mem_info_gtt_total) into ret, and
- * the attribute's path and text (NULL when unread) for messages. Returns 0, the errno of reading, or
- * -EBADMSG when it holds no decimal byte count. */
-int amdgpu_card_read_bytes(
-        const Host *h, const char *card, const char *attribute, char **ret_path, char **ret_text, uint64_t *ret);
-/* The PCI address of a DRM card ("0000:c3:00.0"), from its device link. */
-int drm_card_pci_address(const Host *h, const char *card, char **ret);

@@ -6,21 +6,11 @@
 #include "boot/cmdline.h"
 #include "check/check-ports.h"
 #include "check/checks.h"
+#include "check/kernel-params.h"
 
 int check_kernel(const NodeContext *c, CheckList *out);
 /* kernel.iommu and kernel.aspm, which look at the fabric NIC's PCI device (the snapshot's ports). */
 int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out);
-
-/* True when the profile's kernel.cmdline requires name=value (value NULL: name with any value or
- * none); names compare as the kernel compares them ('-' and '_' alike). */
-bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value);
-
-/* The running kernel's command line (/proc/cmdline below the host root): 1 and the parsed line (and
- * the raw one when ret_raw is not NULL); 0 with *ret_error set when it cannot be read or parsed;
- * -ENOMEM. For kernel.cmdline and kernel.cmdline-next. */
-int kernel_load_running_cmdline(const Host *h, KernelCmdline **ret, char **ret_raw, int *ret_error);
-/* The profile's kernel.cmdline; NULL when it asks for none. */
-char **kernel_required_params(const NodeContext *c);
 
 /* The parts, for tests. */
 int check_kernel_cmdline(const NodeContext *c, CheckList *out);
