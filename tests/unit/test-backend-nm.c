@@ -34,13 +34,13 @@ static void assert_nothing_heavy_loaded(void) {
 }
 
 static LinkPlan rdma0(void) {
-        LinkPlan cfg = { .link = (char *) "rdma0",
-                         .ifname = (char *) "enp194s0f0np0",
-                         .address.prefixlen = 30,
-                         .want.mtu = 9000 };
+        LinkPlan lp = { .link = (char *) "rdma0",
+                        .ifname = (char *) "enp194s0f0np0",
+                        .address.prefixlen = 30,
+                        .want.mtu = 9000 };
 
-        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &cfg.address.address), 1);
-        return cfg;
+        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &lp.address.address), 1);
+        return lp;
 }
 
 static void test_choosing_loads_nothing(void) {
@@ -128,7 +128,7 @@ static void test_module_that_cannot_be_used(void) {
                 const char *dir = cases[i].dir ?: "/nonexistent-test-backend-nm";
                 _cleanup_(freep) char *error = NULL, *load_error = NULL, *path = NULL, *expected = NULL;
                 const NmModule *m = NULL;
-                LinkPlan cfg = rdma0();
+                LinkPlan lp = rdma0();
 
                 fprintf(stderr, "module: %s\n", cases[i].what);
                 ASSERT_INT_EQ(setenv(NM_MODULE_DIR_ENV, dir, 1), 0);
@@ -138,7 +138,7 @@ static void test_module_that_cannot_be_used(void) {
                 ASSERT_INT_EQ(nm_module_load(&m, &load_error), cases[i].error);
                 ASSERT_TRUE(m == NULL);
                 /* The backend reports it; NetworkManager does not run here, so no "NetworkManager runs but". */
-                ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), cases[i].error);
+                ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), cases[i].error);
                 ASSERT_STR_EQ(error, load_error);
                 fprintf(stderr, "  %s\n", error);
 
@@ -166,15 +166,15 @@ static void test_module_that_cannot_be_used(void) {
 static void test_module_loads_on_first_apply(const char *build_module_dir) {
         _cleanup_(freep) char *error = NULL;
         const NmModule *m = NULL, *again = NULL;
-        LinkPlan cfg = rdma0();
+        LinkPlan lp = rdma0();
 
         ASSERT_TRUE(build_module_dir);
         ASSERT_INT_EQ(setenv(NM_MODULE_DIR_ENV, build_module_dir, 1), 0);
         assert_nothing_heavy_loaded();
 
         /* An incomplete link is the module's to refuse: it answers, so it is loaded. */
-        cfg.address.prefixlen = 0;
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), -EINVAL);
+        lp.address.prefixlen = 0;
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), -EINVAL);
         ASSERT_TRUE(error && strstr(error, "incomplete link configuration"));
         ASSERT_TRUE(library_loaded("libnm.so.0"));
         /* haloctl unadopt goes through the same module (NmModule.unadopt_link). */
@@ -212,14 +212,14 @@ static void test_default_module_dir(void) {
 
 static void test_built_without_libnm(void) {
         _cleanup_(freep) char *error = NULL;
-        LinkPlan cfg = rdma0();
+        LinkPlan lp = rdma0();
 
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, &error), -EOPNOTSUPP);
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), -EOPNOTSUPP);
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         ASSERT_TRUE(strstr(error, "enp194s0f0np0"));
         ASSERT_TRUE(strstr(error, "halod --backend netlink"));
         error = mfree(error);
-        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(cfg.link, cfg.ifname, &error), -EOPNOTSUPP);
+        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(lp.link, lp.ifname, &error), -EOPNOTSUPP);
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         assert_nothing_heavy_loaded();
 }
