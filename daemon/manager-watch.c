@@ -39,19 +39,19 @@ void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n) {
 
 void manager_watch_refresh_ports(Manager *m) {
         NodeContext ctx = { .host = &m->host, .profile = m->profile, .node = m->node };
-        FabricPort *ports = NULL;
-        size_t n = 0;
+        _cleanup_(fabric_ports_done) FabricPorts ports = {};
         int r;
 
         if (!m->profile)
                 return;
-        r = fabric_ports_find(&ctx, &ports, &n);
+        r = fabric_ports_find(&ctx, &ports);
         if (r < 0) {
                 /* Without the map every event counts as ours: slower, never blind. */
                 log_warning_errno(r, "Failed to resolve the links' netdevs, watching every interface: %m");
                 return;
         }
-        manager_watch_set_ports(m, ports, n);
+        manager_watch_set_ports(m, TAKE_PTR(ports.ports), ports.n);
+        ports.n = 0;
 }
 
 static const FabricPort *port_by_event(Manager *m, const RtnlEvent *e) {

@@ -190,7 +190,11 @@ static void work_execute(Work *w) {
                         w->profile_path, w->node_name, &res->loaded, &res->loaded_node, &res->load_error);
 
         if ((w->steps & WORK_PORTS) && w->profile) {
-                w->ports_result = fabric_ports_find(&w->context, &w->ports, &w->n_ports);
+                FabricPorts ports = {};
+
+                w->ports_result = fabric_ports_find(&w->context, &ports);
+                w->ports = ports.ports;
+                w->n_ports = ports.n;
                 w->ports_ready = w->ports_result >= 0;
         }
 

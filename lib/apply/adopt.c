@@ -172,8 +172,7 @@ static int unadopt_link(
         if (!adoptions_has(&found, nl->link, /* kept= */ true))
                 return 0;
 
-        LinkConfig cfg = { .link = nl->link, .ifname = ifname };
-        r = backend->unadopt_link(&cfg, &e);
+        r = backend->unadopt_link(nl->link, ifname, &e);
         if (r < 0)
                 return errorf(ret_error, r, "%s (%s): %s", nl->link, ifname, e ?: strerror(-r));
 

@@ -93,18 +93,14 @@ static int backend_failed(const LinkPlan *lp, const ApplyDcbUndo *undo, int r, c
         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
 }
 
-static int apply_links(
-        const NodeContext *c, const Backend *backend, const Plan *p, const Adoptions *adoptions, char **ret_error) {
+static int apply_links(const NodeContext *c, const Backend *backend, const Plan *p, char **ret_error) {
         for (size_t i = 0; i < p->n_links; i++) {
                 const LinkPlan *lp = &p->links[i];
-                const ProfileLink *pl = profile_find_link(c->profile, lp->link);
                 _cleanup_(freep) char *e = NULL, *label = NULL;
-                bool adopt = adoptions_has(adoptions, lp->link, /* kept= */ false);
                 ApplyDcbUndo undo;
-                LinkConfig cfg;
                 int r;
 
-                if (link_plan_is_empty(lp) && !adopt)
+                if (link_plan_is_empty(lp) && !lp->adopt)
                         continue;
                 /* DCB first (lib/apply/apply-qos-dcb.c says why); it puts itself back when it fails. */
                 r = apply_qos_dcb_link(lp, &undo, &e);
@@ -114,22 +110,9 @@ static int apply_links(
                 }
                 /* The backend only when it has something to do: a qos-only change is not its business, a
                  * routes-only change only when it carries the routes. */
-                if (!link_plan_settings_are_empty(lp) || adopt ||
+                if (!link_plan_settings_are_empty(lp) || lp->adopt ||
                     (backend->carries_routes && !link_plan_routes_is_empty(lp->routes))) {
-                        cfg = (LinkConfig){
-                                .link = lp->link,
-                                .ifname = lp->ifname,
-                                .mtu = pl->mtu,
-                                .address = lp->address,
-                                .zone = pl->firewall_zone,
-                                .ipv6 = pl->ipv6,
-                                .drift = link_plan_drift(lp),
-                                .adopt = adopt,
-                                .routes = c->node->routes,
-                                .n_routes = c->node->n_routes,
-                                .forwarding = c->node->forwarding,
-                        };
-                        r = backend->apply_link(&cfg, lp, &e);
+                        r = backend->apply_link(lp, &e);
                         if (r < 0)
                                 return backend_failed(lp, &undo, r, e, ret_error);
                 }
@@ -196,13 +179,15 @@ int apply_node(
                 r = adoptions_to_changes(&adoptions, &changes);
                 if (r < 0)
                         return r;
+                for (size_t i = 0; i < p.n_links; i++)
+                        p.links[i].adopt = adoptions_has(&adoptions, p.links[i].link, /* kept= */ false);
         }
         r = plan_changes(&p, &changes);
         if (r < 0)
                 return r;
 
         if (changes.n_changes > 0) {
-                r = apply_links(c, backend, &p, &adoptions, ret_error);
+                r = apply_links(c, backend, &p, ret_error);
                 if (r < 0) {
                         /* Rolled back, or half: either way no longer what the snapshot says. */
                         snapshot_forget(snapshot, SNAPSHOT_LINKS);

@@ -27,7 +27,6 @@ typedef struct Undo {
 } Undo;
 
 typedef struct Apply {
-        const LinkConfig *cfg;
         const LinkPlan *plan;
         Rtnl *rtnl;
         sd_bus *bus; /* NULL: firewalld does not run */
@@ -51,7 +50,7 @@ static const char *reason(const char *ext_ack, int r) {
 
 static void rollback(Apply *a, char ***errors) {
         Undo *u = &a->undo;
-        const char *ifname = a->cfg->ifname;
+        const char *ifname = a->plan->ifname;
         char *e = NULL;
 
         /* Best effort, newest change first; what cannot be undone is named in the error. */
@@ -74,8 +73,8 @@ static void rollback(Apply *a, char ***errors) {
                 (void) strv_extendf(errors, "restoring MTU %u failed: %s", u->mtu_before, strna(e));
         e = mfree(e);
         if (u->added &&
-            rtnl_delete_address(a->rtnl, u->ifindex, &a->cfg->address.address, a->cfg->address.prefixlen, &e) <
-                    0)
+            rtnl_delete_address(
+                    a->rtnl, u->ifindex, &a->plan->address.address, a->plan->address.prefixlen, &e) < 0)
                 (void) strv_extendf(errors, "removing the added address failed: %s", strna(e));
         e = mfree(e);
         /* Reverse order: primaries were removed last and must come back first, or a secondary
@@ -95,13 +94,12 @@ static void rollback(Apply *a, char ***errors) {
 }
 
 static int apply_addresses(Apply *a, char **ret_error) {
-        const LinkConfig *cfg = a->cfg;
         const LinkPlan *lp = a->plan;
         char want[IPV4_PREFIX_STRING_MAX];
         _cleanup_(freep) char *e = NULL;
         int r;
 
-        ipv4_prefix_to_string(&cfg->address, want);
+        ipv4_prefix_to_string(&lp->address, want);
         a->undo.removed = calloc(lp->n_remove_addresses ?: 1, sizeof(RtnlAddress));
         if (!a->undo.removed)
                 return -ENOMEM;
@@ -123,22 +121,21 @@ static int apply_addresses(Apply *a, char **ret_error) {
                                 "cannot remove stray address %s/%u from %s: %s",
                                 inet_ntoa(old->address),
                                 old->prefixlen,
-                                cfg->ifname,
+                                lp->ifname,
                                 reason(e, r));
                 a->undo.removed[a->undo.n_removed++] = *old;
         }
 
         if (!lp->add_address)
                 return 0;
-        r = rtnl_add_address(a->rtnl, lp->ifindex, &cfg->address.address, cfg->address.prefixlen, &e);
+        r = rtnl_add_address(a->rtnl, lp->ifindex, &lp->address.address, lp->address.prefixlen, &e);
         if (r < 0)
-                return errorf(ret_error, r, "cannot add address %s to %s: %s", want, cfg->ifname, reason(e, r));
+                return errorf(ret_error, r, "cannot add address %s to %s: %s", want, lp->ifname, reason(e, r));
         a->undo.added = true;
         return 0;
 }
 
 static int apply_mtu_and_up(Apply *a, char **ret_error) {
-        const LinkConfig *cfg = a->cfg;
         const LinkPlan *lp = a->plan;
         _cleanup_(freep) char *e = NULL;
         int r;
@@ -152,17 +149,12 @@ static int apply_mtu_and_up(Apply *a, char **ret_error) {
                                         r,
                                         "cannot set MTU %u on %s: %s (the largest MTU %s takes is %u)",
                                         lp->mtu_to,
-                                        cfg->ifname,
+                                        lp->ifname,
                                         reason(e, r),
-                                        cfg->ifname,
+                                        lp->ifname,
                                         lp->max_mtu);
                         return errorf(
-                                ret_error,
-                                r,
-                                "cannot set MTU %u on %s: %s",
-                                lp->mtu_to,
-                                cfg->ifname,
-                                reason(e, r));
+                                ret_error, r, "cannot set MTU %u on %s: %s", lp->mtu_to, lp->ifname, reason(e, r));
                 }
                 a->undo.mtu_before = lp->mtu_from;
         }
@@ -170,72 +162,72 @@ static int apply_mtu_and_up(Apply *a, char **ret_error) {
         if (lp->set_up) {
                 r = rtnl_set_link_up(a->rtnl, lp->ifindex, true, &e);
                 if (r < 0)
-                        return errorf(ret_error, r, "cannot set %s up: %s", cfg->ifname, reason(e, r));
+                        return errorf(ret_error, r, "cannot set %s up: %s", lp->ifname, reason(e, r));
                 a->undo.set_up = true;
         }
         return 0;
 }
 
 static int apply_zone(Apply *a, char **ret_error) {
-        const LinkConfig *cfg = a->cfg;
+        const LinkPlan *lp = a->plan;
         _cleanup_(freep) char *permanent = NULL, *e = NULL;
         int r;
 
-        if (!cfg->zone || !a->bus)
+        if (!lp->want.zone || !a->bus)
                 return 0;
 
-        if (a->plan->zone_to) {
-                r = firewalld_change_zone_of_interface(a->bus, a->plan->zone_to, cfg->ifname, &e);
+        if (lp->zone_to) {
+                r = firewalld_change_zone_of_interface(a->bus, lp->zone_to, lp->ifname, &e);
                 if (r < 0)
                         return errorf(
                                 ret_error,
                                 r,
                                 "cannot move %s into firewall zone %s: %s",
-                                cfg->ifname,
-                                a->plan->zone_to,
+                                lp->ifname,
+                                lp->zone_to,
                                 reason(e, r));
-                a->undo.zone_before = strdup(strempty(a->plan->zone_from));
+                a->undo.zone_before = strdup(strempty(lp->zone_from));
                 if (!a->undo.zone_before)
                         return -ENOMEM;
         }
 
         /* The permanent configuration too, or `firewall-cmd --reload` would undo the runtime change. */
-        r = firewalld_get_permanent_zone_of_interface(a->bus, cfg->ifname, &permanent, &e);
+        r = firewalld_get_permanent_zone_of_interface(a->bus, lp->ifname, &permanent, &e);
         if (r < 0)
                 return errorf(
                         ret_error,
                         r,
                         "cannot read the permanent firewall zone of %s: %s",
-                        cfg->ifname,
+                        lp->ifname,
                         reason(e, r));
-        if (!streq(permanent, cfg->zone)) {
-                r = firewalld_set_permanent_zone_of_interface(a->bus, cfg->zone, cfg->ifname, &e);
+        if (!streq(permanent, lp->want.zone)) {
+                r = firewalld_set_permanent_zone_of_interface(a->bus, lp->want.zone, lp->ifname, &e);
                 if (r < 0)
                         return errorf(
                                 ret_error,
                                 r,
                                 "cannot put %s into firewall zone %s permanently: %s",
-                                cfg->ifname,
-                                cfg->zone,
+                                lp->ifname,
+                                lp->want.zone,
                                 reason(e, r));
                 a->undo.permanent_before = TAKE_PTR(permanent);
         }
         return 0;
 }
 
-static int netlink_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
+static int netlink_apply_link(const LinkPlan *lp, char **ret_error) {
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(strv_freep) char **rollback_errors = NULL;
         _cleanup_(freep) char *error = NULL;
-        Apply a = { .cfg = cfg, .plan = lp };
+        Apply a = { .plan = lp };
         int r;
 
         if (ret_error)
                 *ret_error = NULL;
         /* The plan was checked before: the netdev is in the kernel, the address on no other link, the
          * zone one firewalld has. */
-        if (!cfg || !cfg->ifname || !lp || lp->error || lp->ifindex <= 0)
+        if (!lp || !lp->ifname || lp->error || lp->ifindex <= 0)
                 return -EINVAL;
 
         r = rtnl_open(&rtnl);
@@ -245,7 +237,7 @@ static int netlink_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **
         a.undo.ifindex = lp->ifindex;
         /* The permanent zone is not in the plan (firewalld's runtime zone is what counts), so a change to
          * the link makes it match too, or `firewall-cmd --reload` would undo the runtime zone. */
-        if (cfg->zone && firewalld_connect(&bus) > 0)
+        if (lp->want.zone && firewalld_connect(&bus) > 0)
                 a.bus = bus;
 
         r = apply_addresses(&a, &error);
@@ -260,7 +252,7 @@ static int netlink_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **
                                 _cleanup_(freep) char *j = strv_join(rollback_errors, "; ");
                                 (void) errorf(ret_error, r, "%s; rolling back: %s", strna(error), strna(j));
                         } else
-                                (void) errorf(ret_error, r, "%s; %s left as it was", strna(error), cfg->ifname);
+                                (void) errorf(ret_error, r, "%s; %s left as it was", strna(error), lp->ifname);
                 }
         }
         undo_done(&a.undo);

@@ -35,7 +35,6 @@ static bool networkd_available(void) {
 }
 
 typedef struct NetworkdApply {
-        const LinkConfig *cfg;
         const LinkPlan *lp;
         sd_bus *bus;
         char *path;     /* /etc/systemd/network/05-halod-<link>.network */
@@ -47,7 +46,7 @@ static void networkd_apply_done(NetworkdApply *a) {
         free(a->previous);
 }
 
-/* Whether the kernel shows what cfg asks of the link: its MTU and address. *ret_what: what differs. */
+/* Whether the kernel shows what the plan wants of the link: its MTU and address. *ret_what: what differs. */
 static int kernel_matches(const NetworkdApply *a, bool *ret, char **ret_what) {
         _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
         _cleanup_(rtnl_state_done) RtnlState s = {};
@@ -64,21 +63,21 @@ static int kernel_matches(const NetworkdApply *a, bool *ret, char **ret_what) {
                 return r;
         l = rtnl_state_find_by_index(&s, a->lp->ifindex);
         if (!l)
-                return errorf(ret_what, 0, "%s is gone from the kernel", a->cfg->ifname);
-        if (a->cfg->mtu > 0 && l->mtu != a->cfg->mtu)
-                return errorf(ret_what, 0, "the kernel shows MTU %u, not %u", l->mtu, a->cfg->mtu);
-        if (!rtnl_link_find_address(l, &a->cfg->address.address, a->cfg->address.prefixlen))
+                return errorf(ret_what, 0, "%s is gone from the kernel", a->lp->ifname);
+        if (a->lp->want.mtu > 0 && l->mtu != a->lp->want.mtu)
+                return errorf(ret_what, 0, "the kernel shows MTU %u, not %u", l->mtu, a->lp->want.mtu);
+        if (!rtnl_link_find_address(l, &a->lp->address.address, a->lp->address.prefixlen))
                 return errorf(
                         ret_what,
                         0,
                         "the kernel does not show address %s",
-                        ipv4_prefix_to_string(&a->cfg->address, want));
+                        ipv4_prefix_to_string(&a->lp->address, want));
         *ret = true;
         return 0;
 }
 
-/* Polls networkd's AdministrativeState and the kernel until the link is "configured" and shows cfg,
- * or networkd says "failed", or the time is up. */
+/* Polls networkd's AdministrativeState and the kernel until the link is "configured" and shows the plan's
+ * want, or networkd says "failed", or the time is up. */
 static int wait_configured(NetworkdApply *a, char **ret_error) {
         usec_t deadline = now(CLOCK_MONOTONIC) + NETWORKD_APPLY_TIMEOUT_USEC, configured_at = 0;
         _cleanup_(freep) char *state = NULL, *what = NULL, *e = NULL;
@@ -97,7 +96,7 @@ static int wait_configured(NetworkdApply *a, char **ret_error) {
                                 -EIO,
                                 "systemd-networkd failed to configure %s (its journal says why: journalctl -u "
                                 "systemd-networkd)",
-                                a->cfg->ifname);
+                                a->lp->ifname);
                 if (streq(state, "configured")) {
                         r = kernel_matches(a, &matches, &what);
                         if (r < 0)
@@ -105,7 +104,7 @@ static int wait_configured(NetworkdApply *a, char **ret_error) {
                                         ret_error,
                                         r,
                                         "cannot read %s back from the kernel: %s",
-                                        a->cfg->ifname,
+                                        a->lp->ifname,
                                         strerror(-r));
                         if (matches)
                                 return 0;
@@ -124,13 +123,13 @@ static int wait_configured(NetworkdApply *a, char **ret_error) {
                         ret_error,
                         -EIO,
                         "systemd-networkd says %s is configured, but %s",
-                        a->cfg->ifname,
+                        a->lp->ifname,
                         strna(what));
         return errorf(
                 ret_error,
                 -ETIMEDOUT,
                 "systemd-networkd did not configure %s within %u s (its state is %s)",
-                a->cfg->ifname,
+                a->lp->ifname,
                 (unsigned) (NETWORKD_APPLY_TIMEOUT_USEC / USEC_PER_SEC),
                 strna(state));
 }
@@ -188,19 +187,19 @@ static void restore_kernel(const NetworkdApply *a, char ***errors) {
          * took it over from the file, may just have dropped it with the file. */
         if (lp->add_address)
                 (void) rtnl_delete_address(
-                        rtnl, lp->ifindex, &a->cfg->address.address, a->cfg->address.prefixlen, NULL);
-        else if (a->cfg->address.prefixlen > 0) {
+                        rtnl, lp->ifindex, &a->lp->address.address, a->lp->address.prefixlen, NULL);
+        else if (a->lp->address.prefixlen > 0) {
                 /* Put back as an address of nobody's (protocol unspecified), as it was found. */
                 RtnlAddress before = { .ifindex = lp->ifindex,
-                                       .address = a->cfg->address.address,
-                                       .prefixlen = a->cfg->address.prefixlen };
+                                       .address = a->lp->address.address,
+                                       .prefixlen = a->lp->address.prefixlen };
                 char buf[IPV4_PREFIX_STRING_MAX];
 
                 if (rtnl_restore_address(rtnl, &before, &e) < 0)
                         (void) strv_extendf(
                                 errors,
                                 "restoring address %s failed: %s",
-                                ipv4_prefix_to_string(&a->cfg->address, buf),
+                                ipv4_prefix_to_string(&a->lp->address, buf),
                                 strna(e));
         }
         for (size_t i = lp->n_remove_addresses; i > 0; i--)
@@ -227,7 +226,7 @@ static void rollback(NetworkdApply *a, char ***errors) {
                 e = mfree(e);
         } else if (a->previous && networkd_reconfigure_link(a->bus, a->lp->ifindex, &e) < 0)
                 (void) strv_extendf(
-                        errors, "asking networkd to reconfigure %s failed: %s", a->cfg->ifname, strna(e));
+                        errors, "asking networkd to reconfigure %s failed: %s", a->lp->ifname, strna(e));
         if (!a->previous)
                 restore_kernel(a, errors);
 }
@@ -253,7 +252,7 @@ static int networkd_forwarding_key(sd_bus *bus) {
 }
 
 static int write_file(NetworkdApply *a, char **ret_error) {
-        const LinkConfig *cfg = a->cfg;
+        const LinkPlan *lp = a->lp;
         _cleanup_(freep) char *text = NULL, *name = NULL;
         char permanent[18];
         NetworkdFileConfig fc;
@@ -261,31 +260,31 @@ static int write_file(NetworkdApply *a, char **ret_error) {
 
         /* A veth and other virtual devices have no permanent address: Name= then (halod(8)). Any other
          * failure is an error, not Name=: the name is one halod can change. */
-        r = networkd_match_on_permanent(ethtool_get_permanent_address(cfg->ifname, permanent));
+        r = networkd_match_on_permanent(ethtool_get_permanent_address(lp->ifname, permanent));
         if (r < 0)
                 return errorf(
                         ret_error,
                         r,
                         "cannot read the permanent address of %s (SIOCETHTOOL on an AF_INET socket): %s; "
                         "not writing a file that would match on its name",
-                        cfg->ifname,
+                        lp->ifname,
                         strerror(-r));
         fc = (NetworkdFileConfig){
-                .link = cfg->link,
-                .ifname = cfg->ifname,
+                .link = lp->link,
+                .ifname = lp->ifname,
                 .permanent_mac = r > 0 ? permanent : NULL,
-                .mtu = cfg->mtu,
-                .address = cfg->address,
-                .routes = cfg->routes,
-                .n_routes = cfg->n_routes,
-                .forwarding = cfg->forwarding,
+                .mtu = lp->want.mtu,
+                .address = lp->address,
+                .routes = lp->want.routes,
+                .n_routes = lp->want.n_routes,
+                .forwarding = lp->want.forwarding,
                 .forwarding_key = networkd_forwarding_key(a->bus),
         };
         r = networkd_file_text(&fc, &text);
         if (r < 0)
                 return r;
 
-        name = networkd_file_name(cfg->link);
+        name = networkd_file_name(lp->link);
         if (!name || asprintf(&a->path, NETWORKD_FILE_DIR "/%s", name) < 0)
                 return -ENOMEM;
         r = read_regular_file(a->path, NETWORKD_FILE_MAX, &a->previous, NULL);
@@ -309,9 +308,9 @@ static int write_file(NetworkdApply *a, char **ret_error) {
         return 0;
 }
 
-static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
+static int networkd_apply_link(const LinkPlan *lp, char **ret_error) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(networkd_apply_done) NetworkdApply a = { .cfg = cfg, .lp = lp };
+        _cleanup_(networkd_apply_done) NetworkdApply a = { .lp = lp };
         _cleanup_(strv_freep) char **rollback_errors = NULL;
         _cleanup_(freep) char *error = NULL;
         bool written = false;
@@ -319,7 +318,7 @@ static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char *
 
         if (ret_error)
                 *ret_error = NULL;
-        if (!cfg || !cfg->link || !cfg->ifname || !lp || lp->error || lp->ifindex <= 0)
+        if (!lp || !lp->link || !lp->ifname || lp->error || lp->ifindex <= 0)
                 return -EINVAL;
 
         r = sd_bus_open_system(&bus);
@@ -338,7 +337,7 @@ static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char *
                         "configured through it; start systemd-networkd.service, or choose another backend "
                         "(--backend)",
                         NETWORKD_BUS_NAME,
-                        cfg->ifname);
+                        lp->ifname);
 
         r = write_file(&a, &error);
         written = r >= 0;
@@ -351,7 +350,7 @@ static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char *
         if (r >= 0 && lp->zone_to) {
                 LinkPlan z = zone_only_plan(lp);
 
-                r = backend_netlink.apply_link(cfg, &z, &error);
+                r = backend_netlink.apply_link(&z, &error);
         }
         if (r >= 0)
                 return 0;
@@ -374,9 +373,9 @@ static int networkd_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char *
                         "%s; put the previous %s back and %s with it",
                         strna(error),
                         a.path,
-                        cfg->ifname);
+                        lp->ifname);
         return errorf(
-                ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, cfg->ifname);
+                ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, lp->ifname);
 }
 
 const Backend backend_networkd = {

@@ -43,7 +43,7 @@ static int load_module(const NmModule **ret, char **ret_error) {
 }
 #endif
 
-int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+int nm_apply_link(const LinkPlan *lp, unsigned timeout_ms, char **ret_error) {
 #if HAVE_LIBNM
         const NmModule *module;
         int r;
@@ -51,7 +51,7 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) 
         r = load_module(&module, ret_error);
         if (r < 0)
                 return r;
-        return module->apply_link(cfg, timeout_ms, ret_error);
+        return module->apply_link(lp, timeout_ms, ret_error);
 #else
         return errorf(
                 ret_error,
@@ -60,11 +60,11 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) 
                 "time), so it cannot configure %s through NetworkManager; install a halod built with libnm, or "
                 "use the netlink backend (halod --backend netlink) with NetworkManager stopped or not managing "
                 "the interface",
-                cfg && cfg->ifname ? cfg->ifname : "links");
+                lp && lp->ifname ? lp->ifname : "links");
 #endif
 }
 
-int nm_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
+int nm_unadopt_link(const char *link, const char *ifname, unsigned timeout_ms, char **ret_error) {
 #if HAVE_LIBNM
         const NmModule *module;
         int r;
@@ -72,7 +72,7 @@ int nm_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error
         r = load_module(&module, ret_error);
         if (r < 0)
                 return r;
-        return module->unadopt_link(cfg, timeout_ms, ret_error);
+        return module->unadopt_link(link, ifname, timeout_ms, ret_error);
 #else
         return errorf(
                 ret_error,
@@ -80,7 +80,7 @@ int nm_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error
                 "halod was built without NetworkManager support (meson -Dlibnm=disabled, or no libnm at build "
                 "time), so it cannot give %s back to its NetworkManager connection; restore it with nmcli "
                 "(the connection's user data io.halod.* says its name and autoconnect)",
-                cfg && cfg->ifname ? cfg->ifname : "links");
+                ifname ?: "links");
 #endif
 }
 
@@ -89,14 +89,14 @@ static bool networkmanager_available(void) {
         return HAVE_LIBNM && nm_running();
 }
 
-static int networkmanager_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
-        /* NetworkManager makes the changes from the whole profile; what the plan found drifted on the
-         * host reaches the module as cfg->drift (apply_node() fills it from lp). */
-        return nm_apply_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
+static int networkmanager_apply_link(const LinkPlan *lp, char **ret_error) {
+        /* NetworkManager makes the changes from the whole profile (lp->want); what the plan found drifted
+         * on the host tells the module whether to reapply (link_plan_shows_settings()). */
+        return nm_apply_link(lp, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
 }
 
-static int networkmanager_unadopt_link(const LinkConfig *cfg, char **ret_error) {
-        return nm_unadopt_link(cfg, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
+static int networkmanager_unadopt_link(const char *link, const char *ifname, char **ret_error) {
+        return nm_unadopt_link(link, ifname, NM_APPLY_TIMEOUT_MS_DEFAULT, ret_error);
 }
 
 const Backend backend_networkmanager = {

@@ -68,17 +68,3 @@ char *backend_names(void) {
                 return mfree(names);
         return names;
 }
-
-uint32_t link_plan_drift(const LinkPlan *lp) {
-        uint32_t drift = 0;
-
-        if (!lp)
-                return 0;
-        if (lp->mtu_from != lp->mtu_to)
-                drift |= LINK_DRIFT_MTU;
-        if (lp->add_address)
-                drift |= LINK_DRIFT_ADDRESS;
-        if (lp->zone_to)
-                drift |= LINK_DRIFT_ZONE;
-        return drift;
-}

@@ -3,40 +3,9 @@
 #pragma once
 
 #include <stdbool.h>
-#include <stdint.h>
 
 #include "plan/plan.h"
 #include "profile/profile.h"
-
-/* What of a LinkConfig the host does not show now, as the plan found it: the backend acts on it
- * instead of comparing again. */
-typedef enum LinkDrift {
-        LINK_DRIFT_MTU = 1 << 0,     /* the netdev's MTU is not cfg->mtu */
-        LINK_DRIFT_ADDRESS = 1 << 1, /* the netdev lacks cfg->address */
-        LINK_DRIFT_ZONE = 1 << 2,    /* firewalld has the netdev in another zone than cfg->zone */
-} LinkDrift;
-
-/* What the profile wants of one link on this node, with the netdev it resolved to. */
-typedef struct LinkConfig {
-        const char *link;   /* logical name, "rdma0" */
-        const char *ifname; /* resolved netdev, "enp194s0f0np0" */
-        uint32_t mtu;       /* 0: leave alone */
-        Ipv4Prefix address;
-        const char *zone; /* NULL: leave alone */
-        bool ipv6;
-        uint32_t drift; /* LinkDrift flags; 0 also when unknown */
-        /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
-         * lib/apply/adopt.h) instead of refusing; halod itself never sets it. */
-        bool adopt;
-        /* The node's routes (those of link count) and whether it forwards: for a backend that carries
-         * them (Backend.carries_routes). */
-        const NodeRoute *routes;
-        size_t n_routes;
-        bool forwarding;
-} LinkConfig;
-
-/* The LinkDrift flags of a link's plan. */
-uint32_t link_plan_drift(const LinkPlan *lp) _pure_;
 
 /* lib/apply/adopt.h */
 typedef struct Adoptions Adoptions;
@@ -45,20 +14,20 @@ typedef struct Backend {
         const char *name; /* "networkmanager", "networkd", "netlink" */
         /* True when the backend can run on this host now (NetworkManager answers on the bus, ...). */
         bool (*available)(void);
-        /* Makes the link match cfg by carrying out lp, the link's plan (the changes it lists, from the
-         * state it was computed from: the backend does not read the link's state again), and returns 0;
-         * on failure leaves the link as it was, returns negative errno and a one-line message for the
-         * user in ret_error (the kernel's extended ack, NetworkManager's reason). The NetworkManager
-         * backend takes lp NULL (it then goes by NetworkManager's own view and cfg->drift). */
-        int (*apply_link)(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error);
-        /* What apply_link() with cfg->adopt would take over on ifname, and what it took over for link
+        /* Makes the link what its plan says: the changes it lists, from the state it was computed from
+         * (the backend does not read the link's state again), and lp->want for a backend that configures
+         * the link whole; with lp->adopt taking the link over (lib/apply/adopt.h) instead of refusing.
+         * Returns 0; on failure leaves the link as it was, returns negative errno and a one-line message
+         * for the user in ret_error (the kernel's extended ack, NetworkManager's reason). */
+        int (*apply_link)(const LinkPlan *lp, char **ret_error);
+        /* What apply_link() with lp->adopt would take over on ifname, and what it took over for link
          * before, appended to list; without ret_error set on success. NULL when the backend takes
          * nothing over (netlink: the kernel's state is nobody's configuration). */
         int (*find_adoptions)(const char *link, const char *ifname, Adoptions *list, char **ret_error);
-        /* Gives the link back to what apply_link() with cfg->adopt took it over from; -ENOENT when it
-         * took nothing over. NULL together with find_adoptions. */
-        int (*unadopt_link)(const LinkConfig *cfg, char **ret_error);
-        /* The backend makes the link's routes and forwarding itself, from cfg (networkd drops routes it
+        /* Gives link (on ifname) back to what apply_link() with lp->adopt took it over from; -ENOENT when
+         * it took nothing over. NULL together with find_adoptions. */
+        int (*unadopt_link)(const char *link, const char *ifname, char **ret_error);
+        /* The backend makes the link's routes and forwarding itself, from lp->want (networkd drops routes it
          * was not told of): apply_node() then calls it for a routes-only change too and does not set them
          * over rtnetlink. */
         bool carries_routes;

@@ -30,7 +30,7 @@ static int host_firewall_check_zone(const char *zone, char **ret_error) {
 static const NmModuleHost host = {
         .abi_version = NM_MODULE_ABI_VERSION,
         .size = sizeof(NmModuleHost),
-        .link_config_size = sizeof(LinkConfig),
+        .link_plan_size = sizeof(LinkPlan),
         .firewall_check_zone = host_firewall_check_zone,
 };
 

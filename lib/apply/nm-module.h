@@ -10,8 +10,8 @@
 #include "apply/backend.h"
 
 /* Raise on any change to NmModuleHost, NmModule, the entry function or the types they pass
- * (LinkConfig, Ipv4Prefix). Both sides refuse a partner of another version. */
-#define NM_MODULE_ABI_VERSION 3U
+ * (LinkPlan and what it holds, Ipv4Prefix). Both sides refuse a partner of another version. */
+#define NM_MODULE_ABI_VERSION 4U
 
 /* The module's file name in its directory, and the directory: $HALOD_MODULE_DIR (a testing aid for
  * the build tree, halod(8)), else the one it is installed in (libdir/halod). */
@@ -24,10 +24,10 @@
 typedef struct NmModuleHost {
         uint32_t abi_version; /* NM_MODULE_ABI_VERSION */
         uint32_t size;        /* sizeof(NmModuleHost) */
-        uint32_t link_config_size;
+        uint32_t link_plan_size;
         /* Asks firewalld whether it has zone: 0 when it does, or does not run (or cannot be asked);
          * -ENOENT and a message for the user in *ret_error when it runs and has no such zone. Whether
-         * the interface is in another zone now is the plan's to say (LinkConfig.drift). */
+         * the interface is in another zone now is the plan's to say (link_plan_shows_settings()). */
         int (*firewall_check_zone)(const char *zone, char **ret_error);
 } NmModuleHost;
 
@@ -37,9 +37,9 @@ typedef struct NmModule {
         uint32_t size;        /* sizeof(NmModule) */
         const char *version;  /* PACKAGE_VERSION of the build it comes from */
         /* nm_apply_link() of lib/apply/nm.h. */
-        int (*apply_link)(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+        int (*apply_link)(const LinkPlan *lp, unsigned timeout_ms, char **ret_error);
         /* nm_unadopt_link() of lib/apply/nm.h. */
-        int (*unadopt_link)(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+        int (*unadopt_link)(const char *link, const char *ifname, unsigned timeout_ms, char **ret_error);
 } NmModule;
 
 /* The module's one exported symbol, found with one dlsym(). Returns NULL when it does not speak

@@ -48,23 +48,23 @@ static inline bool nm_adopt_takes_over(
  * honoured). Answers within about a second even when the bus is slow. Plain sd-bus: loads no module. */
 bool nm_running(void);
 
-/* Makes NetworkManager's "halod-<link>" profile match cfg (creating or updating it in place) and
- * activates it on cfg->ifname, waiting at most timeout_ms in total for NetworkManager. Returns 0 when
- * the link is active with these settings (also when nothing had to change). On failure the profile
- * is rolled back (restored, or deleted when this call created it), and a negative errno is returned
+/* Makes NetworkManager's "halod-<link>" profile match lp->want and lp->address (creating or updating
+ * it in place) and activates it on lp->ifname, waiting at most timeout_ms in total for NetworkManager.
+ * Returns 0 when the link is active with these settings (also when nothing had to change). On failure the
+ * profile is rolled back (restored, or deleted when this call created it), and a negative errno is returned
  * with a one-line message for the user in ret_error:
  *   -ETIMEDOUT    NetworkManager did not answer in time
  *   -ENOTCONN     NetworkManager is not running
  *   -ENODEV       NetworkManager does not know the interface, or does not manage it
- *   -EBUSY        another (not halod's) connection is active on the interface, and cfg->adopt is off
+ *   -EBUSY        another (not halod's) connection is active on the interface, and lp->adopt is off
  *   -ENOTUNIQ     several profiles are called "halod-<link>"
- *   -ENOENT       firewalld runs and has no zone cfg->zone
+ *   -ENOENT       firewalld runs and has no zone lp->want.zone
  *   -EIO          NetworkManager refused the profile or the activation failed (its reason is given)
- *   -EINVAL       cfg is incomplete
+ *   -EINVAL       lp is incomplete
  *   -ELIBACC      halod's NetworkManager module (or libnm) could not be loaded
  *   -ELIBBAD      the module is not one of this halod
  *   -EOPNOTSUPP   halod was built without NetworkManager support */
-int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+int nm_apply_link(const LinkPlan *lp, unsigned timeout_ms, char **ret_error);
 
 /* What haloctl apply --adopt would take over on ifname for link (nm_adopt_takes_over()), and what it
  * took over for link before (Adoption.kept), appended to list (lib/apply/adopt.h). Asks
@@ -73,9 +73,9 @@ int nm_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
  * errno and a message for the user in ret_error (-ETIMEDOUT: NetworkManager did not answer). */
 int nm_find_adoptions(const char *link, const char *ifname, Adoptions *list, char **ret_error);
 
-/* Gives cfg->link back to the connections haloctl apply --adopt took it over from: their id and
- * autoconnect restored and the marks removed, the one that was active activated again on cfg->ifname,
+/* Gives link back to the connections haloctl apply --adopt took it over from: their id and
+ * autoconnect restored and the marks removed, the one that was active activated again on ifname,
  * and halod's profile deleted. On failure the connections are put back as they were (taken over, and
  * halod's profile active again). Errors as nm_apply_link(), and -ENOENT when nothing was taken over
- * for cfg->link. */
-int nm_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+ * for link. */
+int nm_unadopt_link(const char *link, const char *ifname, unsigned timeout_ms, char **ret_error);

@@ -42,15 +42,123 @@ static int netplan_owners(const Host *h, const NetdevIdentity *id, char ***owner
         return 0;
 }
 
-int check_link_owner(
-        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
-        static const char *const dirs[] = { NETWORKD_DIRS };
-        _cleanup_(strv_freep) char **files = NULL, **foreign = NULL;
-        _cleanup_(freep) char *own_name = NULL, *label = NULL, *joined = NULL, *own_path = NULL;
-        const char *used = NULL;
+/* What the link's netdev is to networkd's [Match] and netplan's match:; id's strings point into the rest
+ * and into the snapshot's netdev list. */
+typedef struct OwnerIdentity {
+        NetdevIdentity id;
         char permanent[18];
         EthtoolDriverInfo info;
-        NetdevIdentity id;
+} OwnerIdentity;
+
+static void owner_identity_read(const Host *h, const NetdevList *netdevs, const char *ifname, OwnerIdentity *o) {
+        *o = (OwnerIdentity){ .id = { .ifname = ifname, .type = "ether" } };
+        for (size_t i = 0; i < netdevs->n; i++)
+                if (streq(netdevs->netdevs[i].name, ifname)) {
+                        o->id.mac = netdevs->netdevs[i].mac;
+                        o->id.driver = netdevs->netdevs[i].driver;
+                }
+        /* The permanent address, and the driver of a device without a parent in sysfs (a veth: networkd
+         * matches Driver= against ethtool's answer), are only asked of the running kernel. */
+        if (host_is_running_system(h)) {
+                if (ethtool_get_permanent_address(ifname, o->permanent) >= 0)
+                        o->id.permanent_mac = o->permanent;
+                if (!o->id.driver && ethtool_get_driver_info(ifname, &o->info) >= 0)
+                        o->id.driver = o->info.driver;
+        }
+}
+
+/* The files that take the netdev: halod's own, the others, and the one networkd uses. */
+typedef struct LinkOwners {
+        char *own_path; /* halod's .network file, when it takes the netdev */
+        char **foreign; /* the other .network files and netplan ethernets */
+        char *used;     /* the .network file networkd uses: the first that matches; NULL: none */
+} LinkOwners;
+
+static void link_owners_done(LinkOwners *o) {
+        free(o->own_path);
+        strv_free(o->foreign);
+        free(o->used);
+}
+
+/* Every .network file networkd would read, in the order in which it tries them. */
+static int networkd_owners(const Host *h, const NetdevIdentity *id, const char *own_name, LinkOwners *o) {
+        static const char *const dirs[] = { NETWORKD_DIRS };
+        _cleanup_(strv_freep) char **files = NULL;
+        int r;
+
+        r = host_conf_files(h, dirs, ELEMENTSOF(dirs), ".network", &files);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(f, files) {
+                _cleanup_(freep) char *text = NULL;
+                bool matches;
+
+                r = host_read_file(h, *f, NETWORK_FILE_MAX, &text, NULL);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* unreadable: networkd cannot read it either */
+                r = networkd_file_matches(text, id, &matches);
+                if (r < 0)
+                        return r;
+                if (!matches)
+                        continue;
+                if (!o->used && !(o->used = strdup(*f)))
+                        return -ENOMEM;
+                if (streq(strrchr(*f, '/') + 1, own_name)) {
+                        free(o->own_path);
+                        o->own_path = strdup(*f);
+                        if (!o->own_path)
+                                return -ENOMEM;
+                } else if (strv_extend(&o->foreign, *f) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int owner_evaluate(
+        const NodeLink *nl, const char *label, const char *own_name, const LinkOwners *o, CheckList *out) {
+        _cleanup_(freep) char *joined = NULL;
+
+        if (!o->foreign) {
+                if (o->own_path)
+                        return check_list_add_link(
+                                out,
+                                nl->link,
+                                "owner",
+                                CHECK_PASS,
+                                o->own_path,
+                                o->own_path,
+                                "%s is configured by halod's %s only",
+                                label,
+                                o->own_path);
+                return check_list_skip_link(
+                        out, nl->link, "owner", "no systemd-networkd or netplan file configures %s", label);
+        }
+        joined = strv_join(o->foreign, ", ");
+        if (!joined)
+                return -ENOMEM;
+        return check_list_add_link(
+                out,
+                nl->link,
+                "owner",
+                CHECK_WARN,
+                o->own_path ?: "",
+                joined,
+                "%s is also configured by %s; systemd-networkd uses %s%s; remove the interface from them (or "
+                "narrow their [Match]/match:) so that one configuration owns it",
+                label,
+                joined,
+                o->used ?: "none of the .network files",
+                o->used && !streq(strrchr(o->used, '/') + 1, own_name) && o->own_path ? ", not halod's file"
+                                                                                      : "");
+}
+
+int check_link_owner(
+        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        OwnerIdentity id;
+        _cleanup_(link_owners_done) LinkOwners owners = {};
+        _cleanup_(freep) char *own_name = NULL, *label = NULL;
         int r;
 
         if (!lp->ifname)
@@ -60,90 +168,11 @@ int check_link_owner(
         if (!label || !own_name)
                 return -ENOMEM;
 
-        id = (NetdevIdentity){ .ifname = lp->ifname, .type = "ether" };
-        for (size_t i = 0; i < netdevs->n; i++)
-                if (streq(netdevs->netdevs[i].name, lp->ifname)) {
-                        id.mac = netdevs->netdevs[i].mac;
-                        id.driver = netdevs->netdevs[i].driver;
-                }
-        /* The permanent address, and the driver of a device without a parent in sysfs (a veth: networkd
-         * matches Driver= against ethtool's answer), are only asked of the running kernel. */
-        if (host_is_running_system(c->host)) {
-                if (ethtool_get_permanent_address(lp->ifname, permanent) >= 0)
-                        id.permanent_mac = permanent;
-                if (!id.driver && ethtool_get_driver_info(lp->ifname, &info) >= 0)
-                        id.driver = info.driver;
-        }
-
-        /* Every .network file networkd would read, in the order in which it tries them. */
-        r = host_conf_files(c->host, dirs, ELEMENTSOF(dirs), ".network", &files);
-        STRV_FOREACH(f, files) {
-                _cleanup_(freep) char *text = NULL;
-                bool matches;
-
-                if (r < 0)
-                        break;
-                r = host_read_file(c->host, *f, NETWORK_FILE_MAX, &text, NULL);
-                if (r == -ENOMEM)
-                        break;
-                if (r < 0) {
-                        r = 0; /* unreadable: networkd cannot read it either */
-                        continue;
-                }
-                r = networkd_file_matches(text, &id, &matches);
-                if (r < 0)
-                        break;
-                if (!matches)
-                        continue;
-                used = used ?: *f;
-                if (streq(strrchr(*f, '/') + 1, own_name)) {
-                        own_path = strdup(*f);
-                        if (!own_path)
-                                r = -ENOMEM;
-                } else
-                        r = strv_extend(&foreign, *f);
-        }
+        owner_identity_read(c->host, netdevs, lp->ifname, &id);
+        r = networkd_owners(c->host, &id.id, own_name, &owners);
         if (r >= 0)
-                r = netplan_owners(c->host, &id, &foreign);
+                r = netplan_owners(c->host, &id.id, &owners.foreign);
         if (r < 0)
                 return r;
-
-        if (!foreign) {
-                if (own_path)
-                        return check_list_add_link(
-                                out,
-                                nl->link,
-                                "owner",
-                                CHECK_PASS,
-                                own_path,
-                                own_path,
-                                "%s is configured by halod's %s only",
-                                label,
-                                own_path);
-                return check_list_add_link(
-                        out,
-                        nl->link,
-                        "owner",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "no systemd-networkd or netplan file configures %s",
-                        label);
-        }
-        joined = strv_join(foreign, ", ");
-        if (!joined)
-                return -ENOMEM;
-        return check_list_add_link(
-                out,
-                nl->link,
-                "owner",
-                CHECK_WARN,
-                own_path ?: "",
-                joined,
-                "%s is also configured by %s; systemd-networkd uses %s%s; remove the interface from them (or "
-                "narrow their [Match]/match:) so that one configuration owns it",
-                label,
-                joined,
-                used ?: "none of the .network files",
-                used && !streq(strrchr(used, '/') + 1, own_name) && own_path ? ", not halod's file" : "");
+        return owner_evaluate(nl, label, own_name, &owners, out);
 }

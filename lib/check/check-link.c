@@ -127,8 +127,8 @@ static int check_zone(
         const char *want = pl->firewall_zone;
 
         if (!want)
-                return check_list_add_link(
-                        out, nl->link, "zone", CHECK_SKIP, "", "", "the profile sets no firewall zone for %s", label);
+                return check_list_skip_link(
+                        out, nl->link, "zone", "the profile sets no firewall zone for %s", label);
         if (!fw || !fw->running)
                 return check_list_add_link(
                         out, nl->link, "zone", CHECK_SKIP, want, "", "skip: firewalld not running");
@@ -171,6 +171,40 @@ static int check_zone(
                 want);
 }
 
+/* link.<name>.present; *ret_skip: why the state checks cannot look (NULL: they can). */
+static int check_present(
+        const ProfileLink *pl,
+        const NodeLink *nl,
+        const char *label,
+        const LinkPlan *lp,
+        const RtnlLink *link,
+        const char *state_note,
+        CheckList *out,
+        const char **ret_skip) {
+        _cleanup_(freep) char *expected = NULL;
+
+        expected = link_match_describe(link_match_is_empty(&nl->match) ? &pl->match : &nl->match);
+        if (!expected)
+                return -ENOMEM;
+        *ret_skip = "not present";
+        if (!lp->ifname)
+                return check_list_add_link(
+                        out, nl->link, "present", CHECK_FAIL, expected, "", "%s: %s", nl->link, strna(lp->error));
+        if (!state_note && !link)
+                return check_list_add_link(
+                        out,
+                        nl->link,
+                        "present",
+                        CHECK_FAIL,
+                        expected,
+                        lp->ifname,
+                        "%s is in /sys/class/net but not in the kernel's link table",
+                        label);
+        *ret_skip = state_note;
+        return check_list_add_link(
+                out, nl->link, "present", CHECK_PASS, expected, lp->ifname, "%s is %s", nl->link, lp->ifname);
+}
+
 int check_link_evaluate(
         const ProfileLink *pl,
         const NodeLink *nl,
@@ -181,7 +215,7 @@ int check_link_evaluate(
         const char *fw_error,
         CheckList *out) {
         static const char *const state_checks[] = { "up", "mtu", "address", "zone" };
-        _cleanup_(freep) char *label = NULL, *expected = NULL;
+        _cleanup_(freep) char *label = NULL;
         const char *skip = NULL;
         int r;
 
@@ -195,54 +229,15 @@ int check_link_evaluate(
                         "",
                         "the node names link %s, which the profile's links: section lacks",
                         nl->link);
-
-        expected = link_match_describe(link_match_is_empty(&nl->match) ? &pl->match : &nl->match);
-        if (!expected)
+        if (lp->ifname && !(label = link_plan_label(lp)))
                 return -ENOMEM;
-        if (!lp->ifname) {
-                r = check_list_add_link(
-                        out, nl->link, "present", CHECK_FAIL, expected, "", "%s: %s", nl->link, strna(lp->error));
-                skip = "not present";
-        } else {
-                label = link_plan_label(lp);
-                if (!label)
-                        return -ENOMEM;
-                if (!state_note && !link) {
-                        r = check_list_add_link(
-                                out,
-                                nl->link,
-                                "present",
-                                CHECK_FAIL,
-                                expected,
-                                lp->ifname,
-                                "%s is in /sys/class/net but not in the kernel's link table",
-                                label);
-                        skip = "not present";
-                } else {
-                        r = check_list_add_link(
-                                out,
-                                nl->link,
-                                "present",
-                                CHECK_PASS,
-                                expected,
-                                lp->ifname,
-                                "%s is %s",
-                                nl->link,
-                                lp->ifname);
-                        skip = state_note;
-                }
-        }
+        r = check_present(pl, nl, label, lp, link, state_note, out, &skip);
         if (r < 0)
                 return r;
-
         if (skip) {
-                for (size_t i = 0; i < ELEMENTSOF(state_checks); i++) {
-                        r = check_list_add_link(
-                                out, nl->link, state_checks[i], CHECK_SKIP, "", "", "%s %s", nl->link, skip);
-                        if (r < 0)
-                                return r;
-                }
-                return 0;
+                for (size_t i = 0; r >= 0 && i < ELEMENTSOF(state_checks); i++)
+                        r = check_list_skip_link(out, nl->link, state_checks[i], "%s %s", nl->link, skip);
+                return r;
         }
 
         r = check_up(nl, label, lp, link, out);

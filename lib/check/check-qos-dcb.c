@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* qos.<link>.pfc and qos.<link>.trust: the driver's DCB state (DCB netlink: PFC, the APP trust order,
  * the DSCP entries of the APP table) against the link's qos:, reported from the DCB part of the plan;
- * and, for an E810, whether its firmware LLDP agent overrides the host's settings. */
+ * and, for an E810, whether its firmware LLDP agent overrides the host's settings. qos.<link>.trust
+ * is judged in check-qos-trust.c. */
 #include <stdio.h>
 
 #include "basic/strv.h"
@@ -12,22 +13,11 @@ static const char *const qos_dcb_checks[] = { "pfc", "trust" };
 
 static int skip_all(CheckList *out, const char *link, const char *why) {
         for (size_t i = 0; i < ELEMENTSOF(qos_dcb_checks); i++) {
-                int r = check_list_add_qos(out, link, qos_dcb_checks[i], CHECK_SKIP, "", "", "%s", why);
+                int r = check_list_skip_qos(out, link, qos_dcb_checks[i], "%s", why);
                 if (r < 0)
                         return r;
         }
         return 0;
-}
-
-static const char *lldp_hint(const LinkPlan *lp, char *buf, size_t size) {
-        (void) snprintf(
-                buf,
-                size,
-                "the firmware LLDP agent of %s is on, so the switch's DCBX settings win over the host's; "
-                "turn it off with ethtool --set-priv-flags %s fw-lldp-agent off",
-                lp->ifname,
-                lp->ifname);
-        return buf;
 }
 
 /* The priorities set in a but not in b, "3,4"; "" for none. */
@@ -44,8 +34,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
         uint8_t en;
 
         if (!q->has_pfc)
-                return check_list_add_qos(
-                        out, nl->link, "pfc", CHECK_SKIP, "", "", "the qos: of %s sets no pfc", nl->link);
+                return check_list_skip_qos(out, nl->link, "pfc", "the qos: of %s sets no pfc", nl->link);
         dcb_pfc_to_string(q->pfc, want);
         if (!d->before.has_pfc)
                 return check_list_add_qos(
@@ -71,7 +60,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
                                 "PFC is on priorities %s of %s as the profile asks, but %s",
                                 have,
                                 lp->ifname,
-                                lldp_hint(lp, hint, sizeof(hint)));
+                                qos_dcb_lldp_hint(lp, hint, sizeof(hint)));
                 if (q->pfc == 0)
                         return check_list_add_qos(
                                 out,
@@ -110,246 +99,7 @@ static int check_pfc(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp
                          !isempty(missing) && !isempty(extra) ? ", " : "",
                          isempty(extra) ? "" : "extra: ",
                          extra,
-                         d->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
-}
-
-/* "26:3 46:5", the profile's DSCP map. */
-static int dscp_map_string(const ProfileQos *q, const DcbState *s, bool actual, char **ret) {
-        _cleanup_(strv_freep) char **l = NULL;
-
-        for (unsigned dscp = 0; dscp < QOS_DSCP_VALUES; dscp++) {
-                int p;
-
-                if (q->dscp_priority[dscp] < 0)
-                        continue;
-                if (!actual)
-                        p = q->dscp_priority[dscp];
-                else {
-                        p = dcb_state_app_priority(s, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t) dscp);
-                        if (p == -ENOTUNIQ) {
-                                if (strv_extendf(&l, "%u:several", dscp) < 0)
-                                        return -ENOMEM;
-                                continue;
-                        }
-                }
-                if ((p < 0 ? strv_extendf(&l, "%u:none", dscp) : strv_extendf(&l, "%u:%d", dscp, p)) < 0)
-                        return -ENOMEM;
-        }
-        *ret = l ? strv_join(l, " ") : strdup("");
-        return *ret ? 0 : -ENOMEM;
-}
-
-/* The priorities that should be lossless: the profile's pfc:, else what the driver has on. */
-static uint8_t lossless_mask(const ProfileQos *q, const DcbState *b) {
-        if (q->has_pfc)
-                return q->pfc;
-        return b->has_pfc ? b->pfc.pfc_en : 0;
-}
-
-/* Where the DSCP of roce-tos lands, judged from the APP table the kernel reports, when the profile
- * leaves it to the NIC (its dscp-priority: does not map that DSCP): validate cannot know a NIC's
- * default map. mlx5 in trust dscp puts its whole firmware map (by default DSCP >> 3, 26 → 3) into the
- * APP table (en_dcbnl.c, mlx5e_dcbnl_dscp_app()); ice lists only the entries it was given and sends
- * any other DSCP on priority 0 (its DSCP map starts zeroed when it switches to DSCP mode). Adds a
- * problem, or sets *ret_note to what passed; nothing when there is nothing to judge. */
-static int judge_roce_dscp(
-        const ProfileQos *q, const LinkPlan *lp, char ***problems, char **ret_landing, char **ret_note) {
-        const DcbState *b = &lp->dcb->before;
-        uint8_t mask = lossless_mask(q, b);
-        unsigned tos, dscp;
-        char pfc[16];
-        int p;
-
-        if (q->roce_tos < 0 || q->trust != QOS_TRUST_DSCP || mask == 0)
-                return 0;
-        tos = (unsigned) q->roce_tos;
-        dscp = tos >> 2;
-        if (q->dscp_priority[dscp] >= 0) /* the profile's own map: validate and the map check judge it */
-                return 0;
-        if (dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP) == 0)
-                return 0; /* not trusting DSCP at all: the trust problem says so */
-
-        dcb_pfc_to_string(mask, pfc);
-        p = dcb_state_app_priority(b, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t) dscp);
-        if (p == -ENOTUNIQ)
-                return strv_extendf(
-                        problems,
-                        "its APP table has several priorities for DSCP %u of roce-tos %u, and the driver picks "
-                        "one; map it in the profile (dscp-priority: { %u: %u }) and haloctl apply sets it",
-                        dscp,
-                        tos,
-                        dscp,
-                        qos_suggested_roce_priority(mask));
-        if (p == -ENOENT) {
-                if (asprintf(ret_landing, "%u:none", dscp) < 0)
-                        return -ENOMEM;
-                if (mask & 1U)
-                        return asprintf(
-                                       ret_note,
-                                       "; DSCP %u of roce-tos %u has no entry and goes to priority 0 (ice), "
-                                       "which has PFC",
-                                       dscp,
-                                       tos) < 0
-                                ? -ENOMEM
-                                : 0;
-                return strv_extendf(
-                        problems,
-                        "its APP table has DSCP entries but none for DSCP %u of roce-tos %u, so RoCE leaves on "
-                        "the driver's default priority (ice: 0), without PFC (pfc %s); add dscp-priority: { %u: "
-                        "%u } to the link's qos: and haloctl apply sets it",
-                        dscp,
-                        tos,
-                        pfc,
-                        dscp,
-                        qos_suggested_roce_priority(mask));
-        }
-        if (p < 0)
-                return p;
-        if (asprintf(ret_landing, "%u:%d", dscp, p) < 0)
-                return -ENOMEM;
-        if (mask & (1U << p))
-                return asprintf(
-                               ret_note,
-                               "; DSCP %u of roce-tos %u lands on priority %d (the APP table's entry), which has "
-                               "PFC",
-                               dscp,
-                               tos,
-                               p) < 0
-                        ? -ENOMEM
-                        : 0;
-        return strv_extendf(
-                problems,
-                "DSCP %u of roce-tos %u lands on priority %d (the APP table's entry), which has no PFC (pfc %s): "
-                "RoCE would be dropped at the first congestion; add dscp-priority: { %u: %u } to the link's "
-                "qos: and haloctl apply sets it",
-                dscp,
-                tos,
-                p,
-                pfc,
-                dscp,
-                qos_suggested_roce_priority(mask));
-}
-
-static int check_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
-        const LinkPlanDcb *d = lp->dcb;
-        const DcbState *b = &d->before;
-        _cleanup_(strv_freep) char **problems = NULL;
-        _cleanup_(freep) char *want_map = NULL, *have_map = NULL, *expected = NULL, *actual = NULL,
-                              *joined = NULL, *landing = NULL, *landing_note = NULL;
-        char order[DCB_TRUST_STRING_MAX], hint[256];
-        size_t n_dscp = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP);
-        const char *trust = q->trust >= 0 ? qos_trust_to_string(q->trust) : NULL;
-        const char *note = "";
-        int r;
-
-        if (!trust && !q->has_dscp_map)
-                return check_list_add_qos(
-                        out,
-                        nl->link,
-                        "trust",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "the qos: of %s sets no trust and no dscp-priority",
-                        nl->link);
-        r = dscp_map_string(q, b, false, &want_map);
-        if (r >= 0)
-                r = dscp_map_string(q, b, true, &have_map);
-        if (r < 0)
-                return r;
-
-        if (b->has_trust)
-                dcb_trust_to_string(b->trust, b->n_trust, order);
-        else {
-                (void) snprintf(order, sizeof(order), "%s", n_dscp > 0 ? "dscp" : "pcp");
-                note = " (the driver has no APP trust table: it trusts DSCP while its APP table has DSCP "
-                       "entries, which is what is checked)";
-        }
-        if (trust) {
-                uint8_t want = q->trust == QOS_TRUST_DSCP ? IEEE_8021QAZ_APP_SEL_DSCP : DCBNL_APP_SEL_PCP;
-                bool ok = b->has_trust ? b->n_trust > 0 && b->trust[0] == want
-                                       : (q->trust == QOS_TRUST_DSCP) == (n_dscp > 0);
-
-                if (!ok &&
-                    strv_extendf(
-                            &problems, "%s trusts %s first, the profile wants %s", lp->ifname, order, trust) <
-                            0)
-                        return -ENOMEM;
-        }
-        if (d->n_add > 0 || d->n_remove > 0) {
-                if (strv_extendf(
-                            &problems,
-                            "its APP table maps dscp-priority %s, the profile wants %s",
-                            have_map,
-                            want_map) < 0)
-                        return -ENOMEM;
-        }
-
-        r = judge_roce_dscp(q, lp, &problems, &landing, &landing_note);
-        if (r < 0)
-                return r;
-        if (landing) { /* the entry RoCE's DSCP lands on, beside the profile's map */
-                char *joined_map;
-
-                if (asprintf(&joined_map, "%s%s%s", have_map, isempty(have_map) ? "" : " ", landing) < 0)
-                        return -ENOMEM;
-                free(have_map);
-                have_map = joined_map;
-        }
-
-        if (asprintf(
-                    &expected,
-                    "%s%s%s%s",
-                    trust ? "trust " : "",
-                    strempty(trust),
-                    trust && !isempty(want_map) ? "; " : "",
-                    isempty(want_map) ? "" : want_map) < 0 ||
-            asprintf(&actual, "trust %s%s%s", order, isempty(have_map) ? "" : "; ", isempty(have_map) ? "" : have_map) <
-                    0)
-                return -ENOMEM;
-
-        if (!problems) {
-                if (d->lldp_agent)
-                        return check_list_add_qos(
-                                out,
-                                nl->link,
-                                "trust",
-                                CHECK_WARN,
-                                expected,
-                                actual,
-                                "%s trusts %s%s as the profile asks, but %s",
-                                lp->ifname,
-                                order,
-                                note,
-                                lldp_hint(lp, hint, sizeof(hint)));
-                return check_list_add_qos(
-                        out,
-                        nl->link,
-                        "trust",
-                        CHECK_PASS,
-                        expected,
-                        actual,
-                        "%s trusts %s%s%s%s%s",
-                        lp->ifname,
-                        order,
-                        isempty(have_map) ? "" : " and maps dscp-priority ",
-                        have_map,
-                        strempty(landing_note),
-                        note);
-        }
-        joined = strv_join(problems, "; ");
-        if (!joined)
-                return -ENOMEM;
-        return check_list_add_qos(out,
-                         nl->link,
-                         "trust",
-                         CHECK_FAIL,
-                         expected,
-                         actual,
-                         "%s%s; %s",
-                         joined,
-                         note,
-                         d->lldp_agent ? lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
+                         d->lldp_agent ? qos_dcb_lldp_hint(lp, hint, sizeof(hint)) : lp->error ?: "haloctl apply sets it");
 }
 
 int check_qos_dcb_evaluate(
@@ -409,7 +159,7 @@ int check_qos_dcb_evaluate(
 
         r = check_pfc(&pl->qos, nl, lp, out);
         if (r >= 0)
-                r = check_trust(&pl->qos, nl, lp, out);
+                r = check_qos_trust(&pl->qos, nl, lp, out);
         return r;
 }
 

@@ -20,3 +20,8 @@ int check_qos_dcb_evaluate(
         const SnapshotDcb *sd,
         const char *state_note,
         CheckList *out);
+
+/* The parts (check-qos-trust.c): qos.<link>.trust of a link whose DCB state was read (lp->dcb), and
+ * the words for an E810 whose firmware LLDP agent is on, into buf. */
+int check_qos_trust(const ProfileQos *q, const NodeLink *nl, const LinkPlan *lp, CheckList *out);
+const char *qos_dcb_lldp_hint(const LinkPlan *lp, char *buf, size_t size);

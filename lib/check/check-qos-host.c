@@ -13,55 +13,50 @@ static const char *on_off(bool on) {
         return on ? "on" : "off";
 }
 
-int check_qos_ecn_evaluate(
-        const char *link, const char *label, const ProfileQos *q, const SnapshotQosHost *sq, CheckList *out) {
-        _cleanup_(strv_freep) char **expected = NULL, **actual = NULL, **off = NULL;
-        _cleanup_(freep) char *e = NULL, *a = NULL, *o = NULL;
-        uint8_t wanted = roce_ecn_wanted_priorities(q);
-        bool on = q->ecn > 0;
+/* Why qos.<link>.ecn cannot be judged (a skip), in *ret_reason; NULL when it can. */
+static int ecn_unjudged(
+        const char *link, const char *label, const ProfileQos *q, const SnapshotQosHost *sq, char **ret_reason) {
+        int r = 0;
 
+        *ret_reason = NULL;
         if (!q->present)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
-        if (q->ecn < 0)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "the qos: of %s sets no ecn", link);
-        if (!sq || sq->ecn_error == -ENOMEDIUM)
-                return check_list_add_qos(
-                        out, link, "ecn", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
-        if (sq->ecn_error == -ENOENT)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
+                r = asprintf(ret_reason, "the profile sets no qos: for %s", link);
+        else if (q->ecn < 0)
+                r = asprintf(ret_reason, "the qos: of %s sets no ecn", link);
+        else if (!sq || sq->ecn_error == -ENOMEDIUM)
+                r = asprintf(ret_reason, "%s has no netdev to look at", label);
+        else if (sq->ecn_error == -ENOENT)
+                r = asprintf(
+                        ret_reason,
                         "%s has no ECN switches in sysfs (ecn/roce_np, ecn/roce_rp): only the ConnectX "
                         "driver of NVIDIA's MLNX_OFED/DOCA-OFED has them; with the in-tree mlx5 or an "
                         "E810, ECN is the firmware's and the RDMA driver's setting, which halod cannot read",
                         label);
-        if (sq->ecn_error < 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
+        else if (sq->ecn_error < 0)
+                r = asprintf(
+                        ret_reason,
                         "could not look: cannot read the ECN switches of %s: %s",
                         label,
                         strerror(-sq->ecn_error));
-        if (wanted == 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "ecn",
-                        CHECK_SKIP,
-                        "",
-                        "",
+        else if (roce_ecn_wanted_priorities(q) == 0)
+                r = asprintf(
+                        ret_reason,
                         "the qos: of %s gives PFC to no priority (pfc: []), so ECN is asked for none",
                         link);
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int check_qos_ecn_evaluate(
+        const char *link, const char *label, const ProfileQos *q, const SnapshotQosHost *sq, CheckList *out) {
+        _cleanup_(strv_freep) char **expected = NULL, **actual = NULL, **off = NULL;
+        _cleanup_(freep) char *e = NULL, *a = NULL, *o = NULL, *why = NULL;
+        uint8_t wanted = roce_ecn_wanted_priorities(q);
+        bool on = q->ecn > 0;
+
+        if (ecn_unjudged(link, label, q, sq, &why) < 0)
+                return -ENOMEM;
+        if (why)
+                return check_list_skip_qos(out, link, "ecn", "%s", why);
 
         for (unsigned p = 0; p < QOS_PRIORITIES; p++) {
                 bool np = sq->ecn.on[ROCE_ECN_NP] & (1U << p), rp = sq->ecn.on[ROCE_ECN_RP] & (1U << p);
@@ -111,76 +106,51 @@ int check_qos_ecn_evaluate(
                 on_off(on));
 }
 
-int check_qos_tos_evaluate(
-        const char *link, const char *label, const ProfileQos *q, const SnapshotQosHost *sq, CheckList *out) {
-        char want[16], have[16];
+/* Why rdma_cm's default ToS of the link cannot be seen, in *ret_reason with the outcome (a skip, or a
+ * warning where halod can make it visible); NULL when it can be seen. */
+static int tos_unseen(
+        const char *label,
+        const ProfileQos *q,
+        const SnapshotQosHost *sq,
+        CheckOutcome *ret_outcome,
+        char **ret_reason) {
+        int r = 0;
 
-        if (!q->present)
-                return check_list_add_qos(
-                        out, link, "tos", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
-        if (q->roce_tos < 0)
-                return check_list_add_qos(
-                        out, link, "tos", CHECK_SKIP, "", "", "the qos: of %s sets no roce-tos", link);
-        (void) snprintf(want, sizeof(want), "%d", q->roce_tos);
+        *ret_outcome = CHECK_SKIP;
+        *ret_reason = NULL;
         if (!sq || (sq->rdma_error == -ENOMEDIUM && !sq->rdma_device))
-                return check_list_add_qos(
-                        out, link, "tos", CHECK_SKIP, want, "", "%s has no netdev to look at", label);
-        if (sq->rdma_error == -ENODEV)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "tos",
-                        CHECK_SKIP,
-                        want,
-                        "",
+                r = asprintf(ret_reason, "%s has no netdev to look at", label);
+        else if (sq->rdma_error == -ENODEV)
+                r = asprintf(
+                        ret_reason,
                         "%s has no RDMA device (/sys/class/infiniband), so no RoCE ToS to look at; "
                         "rdma.device says why",
                         label);
-        if (sq->rdma_error < 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "tos",
-                        CHECK_SKIP,
-                        want,
-                        "",
+        else if (sq->rdma_error < 0)
+                r = asprintf(
+                        ret_reason,
                         "could not look: cannot find the RDMA device of %s: %s",
                         label,
                         strerror(-sq->rdma_error));
-        if (sq->cm_error < 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "tos",
-                        CHECK_SKIP,
-                        want,
-                        "",
+        else if (sq->cm_error < 0)
+                r = asprintf(
+                        ret_reason,
                         "could not look: cannot read rdma_cm's configfs for %s port %u: %s",
                         sq->rdma_device,
                         sq->rdma_port,
                         strerror(-sq->cm_error));
-        switch (sq->cm.state) {
-        case RDMA_CM_NO_CONFIGFS:
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "tos",
-                        CHECK_SKIP,
-                        want,
-                        "",
+        else if (sq->cm.state == RDMA_CM_NO_CONFIGFS)
+                r = asprintf(
+                        ret_reason,
                         "cannot see the default RoCE ToS of %s: " RDMA_CM_CONFIGFS_DIR
                         " is not there; mount configfs (mount -t configfs none /sys/kernel/config) and "
                         "load rdma_cm (modprobe rdma_ucm), then halod creates the device's directory in "
                         "enforce mode",
                         sq->rdma_device);
-        case RDMA_CM_NO_DEVICE_DIR:
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "tos",
-                        CHECK_WARN,
-                        want,
-                        "",
+        else if (sq->cm.state == RDMA_CM_NO_DEVICE_DIR) {
+                *ret_outcome = CHECK_WARN;
+                r = asprintf(
+                        ret_reason,
                         "cannot see the default RoCE ToS of %s port %u: rdma_cm's configfs has no "
                         "directory for it; haloctl apply (or halod in enforce mode) creates it and sets "
                         "%d, or by hand: mkdir " RDMA_CM_CONFIGFS_DIR
@@ -192,9 +162,26 @@ int check_qos_tos_evaluate(
                         q->roce_tos,
                         sq->rdma_device,
                         sq->rdma_port);
-        default:
-                break;
         }
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int check_qos_tos_evaluate(
+        const char *link, const char *label, const ProfileQos *q, const SnapshotQosHost *sq, CheckList *out) {
+        _cleanup_(freep) char *why = NULL;
+        char want[16], have[16];
+        CheckOutcome outcome;
+
+        if (!q->present)
+                return check_list_skip_qos(out, link, "tos", "the profile sets no qos: for %s", link);
+        if (q->roce_tos < 0)
+                return check_list_skip_qos(out, link, "tos", "the qos: of %s sets no roce-tos", link);
+        (void) snprintf(want, sizeof(want), "%d", q->roce_tos);
+        if (tos_unseen(label, q, sq, &outcome, &why) < 0)
+                return -ENOMEM;
+        if (why) /* what the profile wants, beside why it cannot be seen */
+                return check_list_add_qos(out, link, "tos", outcome, want, "", "%s", why);
+
         (void) snprintf(have, sizeof(have), "%u", sq->cm.tos);
         if (sq->cm.tos == (unsigned) q->roce_tos)
                 return check_list_add_qos(
@@ -226,6 +213,64 @@ int check_qos_tos_evaluate(
                 q->roce_tos >> 2);
 }
 
+/* Why qos.<link>.pause cannot be judged from this sample (a skip), in *ret_reason; NULL when it can. */
+static int pause_unjudged(
+        const char *link,
+        const char *label,
+        const char *ifname,
+        const ProfileQos *q,
+        const SnapshotQosCounters *sc,
+        bool history_kept,
+        const PauseSample *prev,
+        char **ret_reason) {
+        uint64_t pause;
+        int r = 0;
+
+        *ret_reason = NULL;
+        if (!q->present)
+                return asprintf(ret_reason, "the profile sets no qos: for %s", link) < 0 ? -ENOMEM : 0;
+        if (!sc || !ifname)
+                return asprintf(ret_reason, "%s has no netdev to look at", label) < 0 ? -ENOMEM : 0;
+        if (sc->pause_error == -ENOMEDIUM)
+                return (*ret_reason = strdup("pause counters are not read under --root (ethtool answers for the "
+                                             "running system only)"))
+                        ? 0
+                        : -ENOMEM;
+        if (sc->pause_error < 0 || sc->packets_error < 0)
+                r = asprintf(
+                        ret_reason,
+                        "could not look: cannot read the %s counters of %s: %s",
+                        sc->pause_error < 0 ? "ethtool" : "packet",
+                        label,
+                        strerror(-(sc->pause_error < 0 ? sc->pause_error : sc->packets_error)));
+        else if (sc->pause.known == 0)
+                r = asprintf(
+                        ret_reason,
+                        "the driver of %s counts no per-priority pause frames (ethtool -S %s)",
+                        label,
+                        ifname);
+        else if (!history_kept)
+                r = asprintf(
+                        ret_reason,
+                        "a pause storm shows between two samples: halod compares each verify with the one "
+                        "before, haloctl check takes one (%" PRIu64 " pause frames on %s so far)",
+                        pause_counters_total(&sc->pause),
+                        label);
+        else if (!prev)
+                r = asprintf(
+                        ret_reason,
+                        "first sample of %s (%" PRIu64 " pause frames so far): judged from the next verify on",
+                        label,
+                        pause_counters_total(&sc->pause));
+        else if ((pause = pause_counters_total(&sc->pause)) < prev->pause || sc->packets < prev->packets)
+                r = asprintf(
+                        ret_reason,
+                        "the counters of %s went back since the last verify (driver reloaded?): judged "
+                        "from the next verify on",
+                        label);
+        return r < 0 ? -ENOMEM : 0;
+}
+
 int check_qos_pause_evaluate(
         const char *link,
         const char *label,
@@ -235,84 +280,16 @@ int check_qos_pause_evaluate(
         bool history_kept,
         const PauseSample *prev,
         CheckList *out) {
-        uint64_t pause, d_pause, d_packets;
+        _cleanup_(freep) char *why = NULL;
+        uint64_t d_pause, d_packets;
         char actual[96];
 
-        if (!q->present)
-                return check_list_add_qos(
-                        out, link, "pause", CHECK_SKIP, "", "", "the profile sets no qos: for %s", link);
-        if (!sc || !ifname)
-                return check_list_add_qos(
-                        out, link, "pause", CHECK_SKIP, "", "", "%s has no netdev to look at", label);
-        if (sc->pause_error == -ENOMEDIUM)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "pause counters are not read under --root (ethtool answers for the running "
-                        "system only)");
-        if (sc->pause_error < 0 || sc->packets_error < 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "could not look: cannot read the %s counters of %s: %s",
-                        sc->pause_error < 0 ? "ethtool" : "packet",
-                        label,
-                        strerror(-(sc->pause_error < 0 ? sc->pause_error : sc->packets_error)));
-        if (sc->pause.known == 0)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "the driver of %s counts no per-priority pause frames (ethtool -S %s)",
-                        label,
-                        ifname);
-        pause = pause_counters_total(&sc->pause);
-        if (!history_kept)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "a pause storm shows between two samples: halod compares each verify with the one "
-                        "before, haloctl check takes one (%" PRIu64 " pause frames on %s so far)",
-                        pause,
-                        label);
-        if (!prev)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "first sample of %s (%" PRIu64 " pause frames so far): judged from the next verify on",
-                        label,
-                        pause);
-        if (pause < prev->pause || sc->packets < prev->packets)
-                return check_list_add_qos(
-                        out,
-                        link,
-                        "pause",
-                        CHECK_SKIP,
-                        "",
-                        "",
-                        "the counters of %s went back since the last verify (driver reloaded?): judged "
-                        "from the next verify on",
-                        label);
-        d_pause = pause - prev->pause;
+        if (pause_unjudged(link, label, ifname, q, sc, history_kept, prev, &why) < 0)
+                return -ENOMEM;
+        if (why)
+                return check_list_skip_qos(out, link, "pause", "%s", why);
+
+        d_pause = pause_counters_total(&sc->pause) - prev->pause;
         d_packets = sc->packets - prev->packets;
         (void) snprintf(
                 actual,
@@ -376,13 +353,10 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
 
                 if (!pl) {
                         for (size_t k = 0; k < ELEMENTSOF(qos_host_checks); k++) {
-                                r = check_list_add_qos(
+                                r = check_list_skip_qos(
                                         out,
                                         nl->link,
                                         qos_host_checks[k],
-                                        CHECK_SKIP,
-                                        "",
-                                        "",
                                         "the profile's links: section lacks %s",
                                         nl->link);
                                 if (r < 0)

@@ -134,8 +134,8 @@ int check_link_routes(
         if (skip) {
                 for (size_t i = 0; r >= 0 && i < ELEMENTSOF(route_checks); i++)
                         if (i == 0 ? has_routes : node->forwarding)
-                                r = check_list_add_link(
-                                        out, nl->link, route_checks[i], CHECK_SKIP, "", "", "%s %s", nl->link, skip);
+                                r = check_list_skip_link(
+                                        out, nl->link, route_checks[i], "%s %s", nl->link, skip);
                 return r;
         }
         if (has_routes)

@@ -124,10 +124,10 @@ int hosts_plan_changes(const HostsPlan *hp, PlanChanges *l) {
         if (!hp || hp->error)
                 return 0;
         STRV_FOREACH(s, hp->remove)
-                if (plan_changes_add(l, ETC_HOSTS_PATH, NULL, LINK_FIELD_HOSTS, *s, "") < 0)
+                if (plan_changes_add_item(l, ETC_HOSTS_PATH, NULL, LINK_FIELD_HOSTS, /* add= */ false, *s) < 0)
                         return -ENOMEM;
         STRV_FOREACH(s, hp->add)
-                if (plan_changes_add(l, ETC_HOSTS_PATH, NULL, LINK_FIELD_HOSTS, "", *s) < 0)
+                if (plan_changes_add_item(l, ETC_HOSTS_PATH, NULL, LINK_FIELD_HOSTS, /* add= */ true, *s) < 0)
                         return -ENOMEM;
         return 0;
 }

@@ -51,6 +51,7 @@ void link_plan_done(LinkPlan *lp) {
         free(lp->remove_addresses);
         free(lp->zone_from);
         free(lp->zone_to);
+        free(lp->want.zone);
         link_plan_dcb_free(lp->dcb);
         link_plan_qos_host_free(lp->qos_host);
         link_plan_routes_free(lp->routes);
@@ -146,6 +147,8 @@ int link_plan_compute(
                 r = errorf(&lp.error, 0, "%s", resolve_error ?: "the link's match names no network interface");
         else if (!(lp.ifname = strdup(ifname)))
                 r = -ENOMEM;
+        else if (pl->firewall_zone && !(lp.want.zone = strdup(pl->firewall_zone)))
+                r = -ENOMEM;
         else if (!(link = rtnl_state_find_by_name(state, ifname)))
                 r = errorf(
                         &lp.error,
@@ -154,6 +157,8 @@ int link_plan_compute(
                         "have it; was it just renamed or removed?",
                         ifname);
         else {
+                lp.want.mtu = pl->mtu;
+                lp.want.ipv6 = pl->ipv6;
                 lp.ifindex = link->ifindex;
                 lp.max_mtu = link->max_mtu;
                 lp.mtu_from = lp.mtu_to = link->mtu;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A plan as change records (link, field, from, to), and as the lines haloctl and the journal show. */
+/* A plan as change records (plan/change-record.h), in apply's order, and as the lines haloctl and the
+ * journal show: the parts' records and words come from the parts' files. */
 #include <stdio.h>
 
 #include "basic/etc-hosts.h"
@@ -8,62 +9,6 @@
 #include "plan/plan.h"
 #include "plan/qos-plan-host.h"
 #include "plan/route-plan.h"
-
-static const char *const link_field_table[_LINK_FIELD_MAX] = {
-        [LINK_FIELD_MTU] = "mtu",
-        [LINK_FIELD_UP] = "up",
-        [LINK_FIELD_ADDRESS] = "address",
-        [LINK_FIELD_ZONE] = "zone",
-        [LINK_FIELD_OWNER] = "owner",
-        [LINK_FIELD_QOS_PFC] = "qos-pfc",
-        [LINK_FIELD_QOS_TRUST] = "qos-trust",
-        [LINK_FIELD_QOS_DSCP] = "qos-dscp",
-        [LINK_FIELD_QOS_ECN] = "qos-ecn",
-        [LINK_FIELD_QOS_TOS] = "qos-tos",
-        [LINK_FIELD_HOSTS] = "hosts",
-        [LINK_FIELD_ROUTE] = "route",
-        [LINK_FIELD_FORWARDING] = "forwarding",
-};
-
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(link_field, LinkField);
-
-static void plan_change_done(PlanChange *c) {
-        free(c->link);
-        free(c->ifname);
-        free(c->from);
-        free(c->to);
-}
-
-void plan_changes_done(PlanChanges *c) {
-        if (!c)
-                return;
-        for (size_t i = 0; i < c->n_changes; i++)
-                plan_change_done(&c->changes[i]);
-        c->changes = mfree(c->changes);
-        c->n_changes = 0;
-}
-
-int plan_changes_add(
-        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to) {
-        PlanChange c = {
-                .link = strdup(link),
-                .ifname = strdup(strempty(ifname)),
-                .field = field,
-                .from = strdup(from),
-                .to = strdup(to),
-        };
-        PlanChange *a;
-
-        a = reallocarray(l->changes, l->n_changes + 1, sizeof(PlanChange));
-        if (a)
-                l->changes = a;
-        if (!a || !c.link || !c.ifname || !c.from || !c.to) {
-                plan_change_done(&c);
-                return -ENOMEM;
-        }
-        l->changes[l->n_changes++] = c;
-        return 0;
-}
 
 static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const char *from, const char *to) {
         return plan_changes_add(l, lp->link, lp->ifname, field, from, to);
@@ -86,10 +31,22 @@ static int link_plan_changes(const LinkPlan *lp, PlanChanges *l) {
                 const RtnlAddress *old = &lp->remove_addresses[i];
                 Ipv4Prefix p = { .address = old->address, .prefixlen = old->prefixlen };
 
-                r = add_change(l, lp, LINK_FIELD_ADDRESS, ipv4_prefix_to_string(&p, a), "");
+                r = plan_changes_add_item(
+                        l,
+                        lp->link,
+                        lp->ifname,
+                        LINK_FIELD_ADDRESS,
+                        /* add= */ false,
+                        ipv4_prefix_to_string(&p, a));
         }
         if (r >= 0 && lp->add_address)
-                r = add_change(l, lp, LINK_FIELD_ADDRESS, "", ipv4_prefix_to_string(&lp->address, b));
+                r = plan_changes_add_item(
+                        l,
+                        lp->link,
+                        lp->ifname,
+                        LINK_FIELD_ADDRESS,
+                        /* add= */ true,
+                        ipv4_prefix_to_string(&lp->address, b));
         if (r >= 0 && lp->zone_to)
                 r = add_change(l, lp, LINK_FIELD_ZONE, strempty(lp->zone_from), lp->zone_to);
         /* After the backend's part: apply writes them last (lib/apply/apply-qos-host.c). */
@@ -136,8 +93,8 @@ char *plan_change_describe(const PlanChange *c) {
                 break;
         case LINK_FIELD_ADDRESS:
         case LINK_FIELD_HOSTS:
-                r = isempty(c->to) ? asprintf(&s, "%s: - %s", label, c->from)
-                                   : asprintf(&s, "%s: + %s", label, c->to);
+                r = c->op == PLAN_CHANGE_REMOVE ? asprintf(&s, "%s: - %s", label, c->from)
+                                                : asprintf(&s, "%s: + %s", label, c->to);
                 break;
         case LINK_FIELD_ZONE:
                 r = asprintf(&s, "%s: zone %s → %s", label, isempty(c->from) ? "(none)" : c->from, c->to);

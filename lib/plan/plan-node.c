@@ -30,6 +30,9 @@ int link_plan_from_snapshot(const Snapshot *s, size_t i, LinkPlan *ret) {
                 pl, nl, s->ports[i].ifname, s->ports[i].resolve_error, &s->kernel, &fw, fw_error, ret);
         if (r < 0)
                 return r;
+        ret->want.routes = c->node->routes;
+        ret->want.n_routes = c->node->n_routes;
+        ret->want.forwarding = c->node->forwarding;
         r = link_plan_dcb_compute(pl, s->dcb && (s->parts & SNAPSHOT_DCB) ? &s->dcb[i] : NULL, ret);
         if (r < 0) {
                 link_plan_done(ret);

@@ -3,13 +3,15 @@
  * link by link. The link checks report from it, apply carries out its changes through a backend, and
  * the journal gets its change records. link-plan.c is the pure half (one link's plan from an observed
  * state, the rule for stray addresses; no I/O, so that it is unit-tested); plan-change.c turns plans
- * into change records and lines; plan-node.c plans every link of a node from a snapshot. */
+ * into change records (plan/change-record.h) and lines; plan-node.c plans every link of a node from a
+ * snapshot. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "net/rtnl.h"
+#include "plan/change-record.h"
 #include "plan/qos-plan-dcb.h"
 #include "profile/node-context.h"
 #include "snapshot/snapshot.h"
@@ -20,6 +22,19 @@ typedef struct LinkPlanQosHost LinkPlanQosHost;
 typedef struct HostsPlan HostsPlan;
 /* plan/route-plan.h */
 typedef struct LinkPlanRoutes LinkPlanRoutes;
+
+/* What the profile wants of the link as a whole: a backend that configures a link whole (networkd's
+ * file, NetworkManager's profile) writes it all, whatever the comparison found. */
+typedef struct LinkWant {
+        uint32_t mtu; /* 0: leave alone */
+        char *zone;   /* the firewall zone; NULL: leave alone */
+        bool ipv6;
+        /* The node's routes (those of every link) and whether it forwards; borrowed from the profile,
+         * which outlives the plan. */
+        const NodeRoute *routes;
+        size_t n_routes;
+        bool forwarding;
+} LinkWant;
 
 typedef struct LinkPlan {
         char *link;       /* logical name */
@@ -40,6 +55,11 @@ typedef struct LinkPlan {
                            * was not read */
         LinkPlanQosHost *qos_host; /* ECN and the RoCE ToS to change; NULL: nothing */
         LinkPlanRoutes *routes;    /* routes and forwarding to change (plan/route-plan.h); NULL: nothing */
+
+        LinkWant want;
+        /* Take the link over from the configuration that holds it now (haloctl apply --adopt,
+         * lib/apply/adopt.h) instead of refusing: apply_node() sets it, halod itself never does. */
+        bool adopt;
 
         char *error; /* why this link cannot be applied, or NULL */
 } LinkPlan;
@@ -101,60 +121,19 @@ bool link_plan_is_empty(const LinkPlan *lp) _pure_;
 /* The same for what the backend carries out (MTU, up, addresses, zone), the qos parts (DCB, ECN, the
  * RoCE ToS) and the routes and forwarding left aside. */
 bool link_plan_settings_are_empty(const LinkPlan *lp) _pure_;
+/* True when the link shows what the profile asks of its MTU, address and zone, as the plan compared
+ * them with the kernel and firewalld (NetworkManager then reapplies nothing). Inline: the NetworkManager
+ * module (lib/apply/nm-module.h) takes headers only. */
+static inline bool link_plan_shows_settings(const LinkPlan *lp) {
+        return lp->mtu_from == lp->mtu_to && !lp->add_address && !lp->zone_to;
+}
 
 /* "rdma0 (veth0)" or "rdma0" when it did not resolve. */
 char *link_plan_label(const LinkPlan *lp);
-
-/* One change a plan makes to one field of a link, as the journal records it. */
-typedef enum LinkField {
-        LINK_FIELD_MTU,     /* "1500" → "9000" */
-        LINK_FIELD_UP,      /* "down" → "up" */
-        LINK_FIELD_ADDRESS, /* "192.168.100.5/30" → "" (removed), "" → "192.168.100.1/30" (added) */
-        LINK_FIELD_ZONE,    /* "public" or "" (none) → "trusted" */
-        /* haloctl apply --adopt: the configuration that held the link → what became of it:
-         * "NetworkManager connection \"rdma0\" (uuid …)" → "kept as \"rdma0 (before halod)\", autoconnect off" */
-        LINK_FIELD_OWNER,
-        /* DCB (plan/qos-plan-dcb.h): the PFC priorities "none" → "3"; the APP trust order "pcp" →
-         * "dscp,pcp"; one DSCP's priorities in the APP table "26:none" or "26:0" → "26:3" */
-        LINK_FIELD_QOS_PFC,
-        LINK_FIELD_QOS_TRUST,
-        LINK_FIELD_QOS_DSCP,
-        /* plan/qos-plan-host.h: one priority's ECN "3:off/on" → "3:on/on" (notification point/reaction
-         * point); the default RoCE ToS "0" (or "" before rdma_cm's directory exists) → "106" */
-        LINK_FIELD_QOS_ECN,
-        LINK_FIELD_QOS_TOS,
-        /* plan/hosts-plan.h: a line of halod's block in /etc/hosts (link "/etc/hosts", no ifname): "" →
-         * "192.168.100.2 halo-2" (added), or the other way (removed) */
-        LINK_FIELD_HOSTS,
-        /* plan/route-plan.h: a route "" → "10.0.3.0/24 via 10.0.2.3" (added), the kernel's → the
-         * profile's (replaced), halod's old one → "" (removed); the forwarding switch "off" → "on" */
-        LINK_FIELD_ROUTE,
-        LINK_FIELD_FORWARDING,
-        _LINK_FIELD_MAX,
-        _LINK_FIELD_INVALID = -EINVAL,
-} LinkField;
-
-const char *link_field_to_string(LinkField f) _pure_;
-
-typedef struct PlanChange {
-        char *link;   /* logical name */
-        char *ifname; /* the netdev */
-        LinkField field;
-        char *from, *to;
-} PlanChange;
-
-typedef struct PlanChanges {
-        PlanChange *changes;
-        size_t n_changes;
-} PlanChanges;
 
 /* Appends to *ret (empty, or the records before them) the changes of every link that can be applied, link by
  * link in the order apply makes them (the DCB part first: PFC, DSCP entries, trust; then MTU, up,
  * addresses removed, added, zone; then ECN, the RoCE ToS). */
 int plan_changes(const Plan *p, PlanChanges *ret);
-/* Appends one change record; copies the strings. */
-int plan_changes_add(
-        PlanChanges *l, const char *link, const char *ifname, LinkField field, const char *from, const char *to);
-void plan_changes_done(PlanChanges *c);
 /* "rdma0 (veth0): mtu 1500 → 9000", "rdma0 (veth0): + 192.168.100.1/30", ... */
 char *plan_change_describe(const PlanChange *c);

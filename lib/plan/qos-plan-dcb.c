@@ -168,18 +168,42 @@ static int add_change(PlanChanges *l, const LinkPlan *lp, LinkField field, const
         return plan_changes_add(l, lp->link, lp->ifname, field, from, to);
 }
 
-/* "26:0" or "26:0,5": the priorities the table has for dscp; "26:none" without any. */
-static void dscp_from(const DcbState *b, uint16_t dscp, char *buf, size_t size) {
-        int n = snprintf(buf, size, "%u:", dscp);
-        bool any = false;
+/* The record of one DSCP entry to add: the priorities the table has for it now, in the table's order. */
+static PlanChangeDscp dscp_change(const DcbState *b, const struct dcb_app *add) {
+        PlanChangeDscp d = { .dscp = (uint8_t) add->protocol, .to = add->priority };
 
-        for (size_t i = 0; i < b->n_apps && n > 0 && (size_t) n < size; i++)
-                if (b->apps[i].selector == IEEE_8021QAZ_APP_SEL_DSCP && b->apps[i].protocol == dscp) {
-                        n += snprintf(buf + n, size - n, "%s%u", any ? "," : "", b->apps[i].priority);
-                        any = true;
-                }
-        if (!any && n > 0 && (size_t) n < size)
-                (void) snprintf(buf + n, size - n, "none");
+        for (size_t i = 0; i < b->n_apps && d.n_from < ELEMENTSOF(d.from); i++)
+                if (b->apps[i].selector == IEEE_8021QAZ_APP_SEL_DSCP && b->apps[i].protocol == add->protocol)
+                        d.from[d.n_from++] = b->apps[i].priority;
+        return d;
+}
+
+/* "0" or "0,5": the priorities; "none" without any. */
+static const char *dscp_priorities(const uint8_t *prios, size_t n, char *buf, size_t size) {
+        int k = 0;
+
+        (void) snprintf(buf, size, "none");
+        for (size_t i = 0; i < n && k >= 0 && (size_t) k < size; i++)
+                k += snprintf(buf + k, size - k, "%s%u", i > 0 ? "," : "", prios[i]);
+        return buf;
+}
+
+static int add_dscp_change(PlanChanges *l, const LinkPlan *lp, const struct dcb_app *add) {
+        PlanChangeDscp d = dscp_change(&lp->dcb->before, add);
+        char prios[32], from[48], to[16];
+
+        /* The journal's words: "26:0" or "26:0,5", "26:none" without any; "26:3". */
+        (void) snprintf(
+                from, sizeof(from), "%u:%s", d.dscp, dscp_priorities(d.from, d.n_from, prios, sizeof(prios)));
+        (void) snprintf(to, sizeof(to), "%u:%u", d.dscp, d.to);
+        return plan_changes_push(
+                l,
+                &(PlanChange){ .link = lp->link,
+                               .ifname = lp->ifname,
+                               .field = LINK_FIELD_QOS_DSCP,
+                               .from = from,
+                               .to = to,
+                               .dscp = d });
 }
 
 int link_plan_dcb_changes(const LinkPlan *lp, PlanChanges *l) {
@@ -198,13 +222,8 @@ int link_plan_dcb_changes(const LinkPlan *lp, PlanChanges *l) {
                         dcb_pfc_to_string(d->before.pfc.pfc_en, a),
                         dcb_pfc_to_string(d->pfc_to, b));
         }
-        for (size_t i = 0; r >= 0 && i < d->n_add; i++) {
-                char from[64], to[16];
-
-                dscp_from(&d->before, d->add[i].protocol, from, sizeof(from));
-                (void) snprintf(to, sizeof(to), "%u:%u", d->add[i].protocol, d->add[i].priority);
-                r = add_change(l, lp, LINK_FIELD_QOS_DSCP, from, to);
-        }
+        for (size_t i = 0; r >= 0 && i < d->n_add; i++)
+                r = add_dscp_change(l, lp, &d->add[i]);
         if (r >= 0 && d->trust_change) {
                 char a[DCB_TRUST_STRING_MAX], b[DCB_TRUST_STRING_MAX];
 
@@ -219,7 +238,7 @@ int link_plan_dcb_changes(const LinkPlan *lp, PlanChanges *l) {
 }
 
 char *plan_change_dcb_describe(const PlanChange *c, const char *label) {
-        const char *colon;
+        char prios[32];
         char *s = NULL;
         int r = -1;
 
@@ -231,19 +250,14 @@ char *plan_change_dcb_describe(const PlanChange *c, const char *label) {
                 r = asprintf(&s, "%s: trust %s → %s", label, c->from, c->to);
                 break;
         case LINK_FIELD_QOS_DSCP:
-                /* from "26:0", to "26:3": "dscp-priority 26: 0 → 3" */
-                colon = strchr(c->to, ':');
-                if (colon && strchr(c->from, ':'))
-                        r = asprintf(
-                                &s,
-                                "%s: dscp-priority %.*s: %s → %s",
-                                label,
-                                (int) (colon - c->to),
-                                c->to,
-                                strchr(c->from, ':') + 1,
-                                colon + 1);
-                else
-                        r = asprintf(&s, "%s: dscp-priority %s → %s", label, c->from, c->to);
+                /* "dscp-priority 26: 0 → 3" */
+                r = asprintf(
+                        &s,
+                        "%s: dscp-priority %u: %s → %u",
+                        label,
+                        c->dscp.dscp,
+                        dscp_priorities(c->dscp.from, c->dscp.n_from, prios, sizeof(prios)),
+                        c->dscp.to);
                 break;
         default:
                 break;

@@ -8,11 +8,10 @@
 #include <stdint.h>
 
 #include "net/dcb.h"
+#include "plan/change-record.h"
 #include "profile/profile.h"
 
 typedef struct LinkPlan LinkPlan;
-typedef struct PlanChanges PlanChanges;
-typedef struct PlanChange PlanChange;
 typedef struct SnapshotDcb SnapshotDcb;
 
 typedef struct LinkPlanDcb {

@@ -77,6 +77,11 @@ static const char *on_off(bool on) {
         return on ? "on" : "off";
 }
 
+/* "3:off/on": the journal's words for one priority's two points. */
+static void ecn_words(unsigned prio, bool np, bool rp, char buf[static 32]) {
+        (void) snprintf(buf, 32, "%u:%s/%s", prio, on_off(np), on_off(rp));
+}
+
 int link_plan_qos_host_changes(const LinkPlan *lp, PlanChanges *l) {
         const LinkPlanQosHost *p = lp->qos_host;
         int r;
@@ -87,6 +92,7 @@ int link_plan_qos_host_changes(const LinkPlan *lp, PlanChanges *l) {
         for (unsigned prio = 0; prio < QOS_PRIORITIES; prio++) {
                 bool changes[_ROCE_ECN_POINT_MAX] = {}, any = false, on = false;
                 char from[32], to[32];
+                PlanChangeEcn e;
 
                 for (size_t i = 0; i < p->n_ecn; i++)
                         if (p->ecn[i].priority == prio) {
@@ -95,15 +101,22 @@ int link_plan_qos_host_changes(const LinkPlan *lp, PlanChanges *l) {
                         }
                 if (!any)
                         continue;
-                (void) snprintf(
-                        from,
-                        sizeof(from),
-                        "%u:%s/%s",
-                        prio,
-                        on_off(changes[ROCE_ECN_NP] ? !on : on),
-                        on_off(changes[ROCE_ECN_RP] ? !on : on));
-                (void) snprintf(to, sizeof(to), "%u:%s/%s", prio, on_off(on), on_off(on));
-                r = plan_changes_add(l, lp->link, lp->ifname, LINK_FIELD_QOS_ECN, from, to);
+                e = (PlanChangeEcn){
+                        .priority = prio,
+                        .np_from = changes[ROCE_ECN_NP] ? !on : on,
+                        .rp_from = changes[ROCE_ECN_RP] ? !on : on,
+                        .on = on,
+                };
+                ecn_words(prio, e.np_from, e.rp_from, from);
+                ecn_words(prio, on, on, to);
+                r = plan_changes_push(
+                        l,
+                        &(PlanChange){ .link = lp->link,
+                                       .ifname = lp->ifname,
+                                       .field = LINK_FIELD_QOS_ECN,
+                                       .from = from,
+                                       .to = to,
+                                       .ecn = e });
                 if (r < 0)
                         return r;
         }
@@ -113,48 +126,53 @@ int link_plan_qos_host_changes(const LinkPlan *lp, PlanChanges *l) {
                 if (p->tos_from >= 0)
                         (void) snprintf(from, sizeof(from), "%d", p->tos_from);
                 (void) snprintf(to, sizeof(to), "%d", p->tos_to);
-                r = plan_changes_add(l, lp->link, lp->ifname, LINK_FIELD_QOS_TOS, from, to);
+                r = plan_changes_push(
+                        l,
+                        &(PlanChange){ .link = lp->link,
+                                       .ifname = lp->ifname,
+                                       .field = LINK_FIELD_QOS_TOS,
+                                       .op = p->tos_from >= 0 ? PLAN_CHANGE_SET : PLAN_CHANGE_CREATE,
+                                       .from = from,
+                                       .to = to });
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-/* "3:off/on" into the priority and the two points' words. */
-static bool parse_ecn(const char *s, unsigned *ret_prio, char ret_np[8], char ret_rp[8]) {
-        return sscanf(s, "%u:%7[a-z]/%7[a-z]", ret_prio, ret_np, ret_rp) == 3;
-}
-
 char *plan_change_qos_host_describe(const PlanChange *c, const char *label) {
-        char np_from[8], rp_from[8], np_to[8], rp_to[8];
-        unsigned prio, prio_to;
+        const PlanChangeEcn *e = &c->ecn;
         char *s = NULL;
         int r = -1;
 
         switch (c->field) {
         case LINK_FIELD_QOS_ECN:
-                if (!parse_ecn(c->from, &prio, np_from, rp_from) || !parse_ecn(c->to, &prio_to, np_to, rp_to))
-                        r = asprintf(&s, "%s: ecn %s → %s", label, c->from, c->to);
-                else if (streq(np_from, rp_from))
-                        r = asprintf(&s, "%s: ecn %s → %s (priority %u)", label, np_from, np_to, prio);
+                if (e->np_from == e->rp_from)
+                        r = asprintf(
+                                &s,
+                                "%s: ecn %s → %s (priority %u)",
+                                label,
+                                on_off(e->np_from),
+                                on_off(e->on),
+                                e->priority);
                 else
                         r = asprintf(
                                 &s,
                                 "%s: ecn %s (notification point), %s (reaction point) → %s (priority %u)",
                                 label,
-                                np_from,
-                                rp_from,
-                                np_to,
-                                prio);
+                                on_off(e->np_from),
+                                on_off(e->rp_from),
+                                on_off(e->on),
+                                e->priority);
                 break;
         case LINK_FIELD_QOS_TOS:
-                r = isempty(c->from) ? asprintf(
-                                               &s,
-                                               "%s: roce-tos → %s (creating rdma_cm's configfs directory for "
-                                               "the device first)",
-                                               label,
-                                               c->to)
-                                     : asprintf(&s, "%s: roce-tos %s → %s", label, c->from, c->to);
+                r = c->op == PLAN_CHANGE_CREATE ? asprintf(
+                                                          &s,
+                                                          "%s: roce-tos → %s (creating rdma_cm's configfs "
+                                                          "directory for the device first)",
+                                                          label,
+                                                          c->to)
+                                                : asprintf(&s, "%s: roce-tos %s → %s", label, c->from, c->to);
                 break;
         default:
                 break;

@@ -128,16 +128,28 @@ int link_plan_routes_changes(const LinkPlan *lp, PlanChanges *l) {
                 return 0;
         /* In the order apply makes them (lib/apply/apply-routes.c): routes, then forwarding. */
         for (size_t i = 0; r >= 0 && i < p->n_add; i++)
-                r = plan_changes_add(
+                r = p->add[i].replaces ? plan_changes_add(
+                                                 l,
+                                                 lp->link,
+                                                 lp->ifname,
+                                                 LINK_FIELD_ROUTE,
+                                                 rtnl_route_to_string(&p->add[i].from, a),
+                                                 rtnl_route_to_string(&p->add[i].route, b))
+                                       : plan_changes_add_item(
+                                                 l,
+                                                 lp->link,
+                                                 lp->ifname,
+                                                 LINK_FIELD_ROUTE,
+                                                 /* add= */ true,
+                                                 rtnl_route_to_string(&p->add[i].route, b));
+        for (size_t i = 0; r >= 0 && i < p->n_remove; i++)
+                r = plan_changes_add_item(
                         l,
                         lp->link,
                         lp->ifname,
                         LINK_FIELD_ROUTE,
-                        p->add[i].replaces ? rtnl_route_to_string(&p->add[i].from, a) : "",
-                        rtnl_route_to_string(&p->add[i].route, b));
-        for (size_t i = 0; r >= 0 && i < p->n_remove; i++)
-                r = plan_changes_add(
-                        l, lp->link, lp->ifname, LINK_FIELD_ROUTE, rtnl_route_to_string(&p->remove[i], a), "");
+                        /* add= */ false,
+                        rtnl_route_to_string(&p->remove[i], a));
         if (r >= 0 && p->enable_forwarding)
                 r = plan_changes_add(l, lp->link, lp->ifname, LINK_FIELD_FORWARDING, "off", "on");
         return r;
@@ -150,9 +162,9 @@ char *plan_change_routes_describe(const PlanChange *c, const char *label) {
         if (c->field == LINK_FIELD_FORWARDING)
                 r = asprintf(&s, "%s: forwarding %s → %s", label, c->from, c->to);
         else if (c->field == LINK_FIELD_ROUTE) {
-                if (isempty(c->from))
+                if (c->op == PLAN_CHANGE_ADD)
                         r = asprintf(&s, "%s: route + %s", label, c->to);
-                else if (isempty(c->to))
+                else if (c->op == PLAN_CHANGE_REMOVE)
                         r = asprintf(&s, "%s: route - %s (halod's, no longer in the profile)", label, c->from);
                 else
                         r = asprintf(&s, "%s: route %s → %s", label, c->from, c->to);

@@ -224,26 +224,36 @@ static const LinkMatch *port_match(const NodeContext *c, size_t i) {
         return &c->profile->links[i].match;
 }
 
-int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
+void fabric_ports_done(FabricPorts *p) {
+        if (!p)
+                return;
+        fabric_ports_free(p->ports, p->n);
+        *p = (FabricPorts){};
+}
+
+int fabric_ports_resolve(const NodeContext *c, FabricPorts *ret) {
         _cleanup_(netdev_list_done) NetdevList netdevs = {};
         int r;
 
         r = netdev_list_read(c->host, &netdevs);
         if (r < 0)
                 return r;
-        return fabric_ports_resolve_in(c, &netdevs, ret, ret_n);
+        return fabric_ports_resolve_in(c, &netdevs, ret);
 }
 
-int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n) {
-        FabricPort *ports = NULL;
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPorts *ret) {
+        _cleanup_(fabric_ports_done) FabricPorts p = {};
         size_t n = c->node ? c->node->n_links : c->profile->n_links;
+        FabricPort *ports;
         int r;
 
         if (n > 0) {
-                ports = calloc(n, sizeof(FabricPort));
-                if (!ports)
+                p.ports = calloc(n, sizeof(FabricPort));
+                if (!p.ports)
                         return -ENOMEM;
+                p.n = n;
         }
+        ports = p.ports;
         for (size_t i = 0; i < n; i++) {
                 if (c->node) {
                         const NodeLink *nl = &c->node->links[i];
@@ -254,13 +264,11 @@ int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, Fab
                 } else
                         r = fabric_port_resolve(
                                 netdevs, c->profile->links[i].name, port_match(c, i), &ports[i]);
-                if (r < 0) {
-                        fabric_ports_free(ports, n);
+                if (r < 0)
                         return r;
-                }
         }
-        *ret = ports;
-        *ret_n = n;
+        *ret = p;
+        p = (FabricPorts){};
         return 0;
 }
 
@@ -273,20 +281,16 @@ int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n) {
         return 0;
 }
 
-int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n) {
-        FabricPort *ports = NULL;
-        size_t n = 0;
+int fabric_ports_find(const NodeContext *c, FabricPorts *ret) {
+        _cleanup_(fabric_ports_done) FabricPorts p = {};
         int r;
 
-        r = fabric_ports_resolve(c, &ports, &n);
+        r = fabric_ports_resolve(c, &p);
+        if (r >= 0)
+                r = fabric_ports_locate(c, p.ports, p.n);
         if (r < 0)
                 return r;
-        r = fabric_ports_locate(c, ports, n);
-        if (r < 0) {
-                fabric_ports_free(ports, n);
-                return r;
-        }
-        *ret = ports;
-        *ret_n = n;
+        *ret = p;
+        p = (FabricPorts){};
         return 0;
 }

@@ -26,14 +26,22 @@ typedef struct FabricPort {
                                  * another errno: sysfs could not be read; 0 when ifname is set */
 } FabricPort;
 
+typedef struct FabricPorts {
+        FabricPort *ports;
+        size_t n;
+} FabricPorts;
+
 /* One port for each link of the node (or of the profile when no node is selected), in profile
  * order. A link whose NIC cannot be found still gets a port, with problem set. Returns -ENOMEM only.
  * fabric_ports_resolve() and fabric_ports_locate() are its two halves: each link's netdev (all the
  * link checks and the plan need), then the netdev's PCI device and ifindex, or for a link without
  * netdev the PCI device its match describes (what the NIC and RDMA checks need). */
-int fabric_ports_find(const NodeContext *c, FabricPort **ret, size_t *ret_n);
-int fabric_ports_resolve(const NodeContext *c, FabricPort **ret, size_t *ret_n);
+int fabric_ports_find(const NodeContext *c, FabricPorts *ret);
+int fabric_ports_resolve(const NodeContext *c, FabricPorts *ret);
 /* fabric_ports_resolve() against a netdev list already read (snapshot/link-match.h). */
-int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPort **ret, size_t *ret_n);
+int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPorts *ret);
 int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n);
+/* Frees the ports and leaves p empty; for _cleanup_. */
+void fabric_ports_done(FabricPorts *p);
+/* The same for an array of n ports that a structure keeps. */
 void fabric_ports_free(FabricPort *ports, size_t n);

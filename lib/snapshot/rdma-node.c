@@ -12,24 +12,22 @@ RdmaGidType rdma_node_gid_type(const NodeContext *c) {
 int rdma_link_device(
         const NodeContext *c, const char *link, RdmaDevice **ret_device, struct in_addr *ret_address) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
-        FabricPort *ports = NULL;
+        _cleanup_(fabric_ports_done) FabricPorts p = {};
         struct in_addr address = {};
-        size_t n = 0;
         int r = -EADDRNOTAVAIL;
 
-        r = fabric_ports_find(c, &ports, &n);
+        r = fabric_ports_find(c, &p);
         if (r < 0)
                 return r;
         r = -EADDRNOTAVAIL;
-        for (size_t i = 0; i < n && !d; i++) {
-                if (!streq(ports[i].link, link) || !ports[i].has_address)
+        for (size_t i = 0; i < p.n && !d; i++) {
+                if (!streq(p.ports[i].link, link) || !p.ports[i].has_address)
                         continue;
-                address = ports[i].address;
-                r = ports[i].ifname || ports[i].pci
-                        ? rdma_device_find(c->host, ports[i].pci, ports[i].ifindex, &d)
+                address = p.ports[i].address;
+                r = p.ports[i].ifname || p.ports[i].pci
+                        ? rdma_device_find(c->host, p.ports[i].pci, p.ports[i].ifindex, &d)
                         : -ENODEV;
         }
-        fabric_ports_free(ports, n);
         if (r < 0)
                 return r;
         *ret_device = TAKE_PTR(d);
@@ -39,30 +37,28 @@ int rdma_link_device(
 
 int rdma_responder_new_for_node(const NodeContext *c, RdmaResponder **ret) {
         _cleanup_(rdma_responder_freep) RdmaResponder *responder = NULL;
-        FabricPort *ports = NULL;
-        size_t n = 0;
+        _cleanup_(fabric_ports_done) FabricPorts p = {};
         int r, first_error = 0;
 
         r = rdma_responder_new(&responder);
         if (r < 0)
                 return r;
-        r = fabric_ports_find(c, &ports, &n);
+        r = fabric_ports_find(c, &p);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < p.n; i++) {
                 RdmaDevice *d = NULL;
 
-                if (!ports[i].has_address || (!ports[i].ifname && !ports[i].pci))
+                if (!p.ports[i].has_address || (!p.ports[i].ifname && !p.ports[i].pci))
                         continue;
-                r = rdma_device_find(c->host, ports[i].pci, ports[i].ifindex, &d);
+                r = rdma_device_find(c->host, p.ports[i].pci, p.ports[i].ifindex, &d);
                 if (r >= 0)
-                        r = rdma_responder_add(responder, ports[i].address, d, rdma_node_gid_type(c));
+                        r = rdma_responder_add(responder, p.ports[i].address, d, rdma_node_gid_type(c));
                 if (r == -ENOMEM)
                         break;
                 if (r < 0 && first_error == 0)
                         first_error = r;
         }
-        fabric_ports_free(ports, n);
         if (r == -ENOMEM)
                 return r;
         if (rdma_responder_n_devices(responder) == 0)

@@ -198,13 +198,17 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 return r;
 
         if (parts & SNAPSHOT_PORTS) {
+                FabricPorts ports = {};
+
                 r = netdev_list_read(s->context->host, &s->netdevs);
                 if (r >= 0)
-                        r = fabric_ports_resolve_in(s->context, &s->netdevs, &s->ports, &s->n_ports);
+                        r = fabric_ports_resolve_in(s->context, &s->netdevs, &ports);
                 if (r < 0) {
                         netdev_list_done(&s->netdevs);
                         return r;
                 }
+                s->ports = ports.ports;
+                s->n_ports = ports.n;
                 s->parts |= SNAPSHOT_PORTS;
         }
         if (parts & SNAPSHOT_LINKS) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzzes what the host's qos part parses: a driver's ethtool statistic names (the pause counters
- * picked out of them) and the plan's ECN and ToS change records (turned into words). The input is
- * split at newlines: each line a statistic name, and the first two also a change's from and to. */
+ * picked out of them); and puts the plan's ECN and ToS change records into words (typed records, read
+ * by their values: the first byte gives the priority, the switches and the op). The input is split at
+ * newlines: each line a statistic name, and the first two also a change's from and to. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void) pause_counters_total(&p);
 
         for (LinkField f = LINK_FIELD_QOS_ECN; f <= LINK_FIELD_QOS_TOS; f++) {
+                uint8_t bits = size > 0 ? data[0] : 0;
                 PlanChange c = { .link = (char *) "rdma0",
                                  .ifname = (char *) "eth0",
                                  .field = f,
+                                 .op = (bits >> 6) % _PLAN_CHANGE_OP_MAX,
                                  .from = lines[0],
-                                 .to = lines[1] };
+                                 .to = lines[1],
+                                 .ecn = { .priority = bits & 7U,
+                                          .np_from = bits & 8U,
+                                          .rp_from = bits & 16U,
+                                          .on = bits & 32U } };
 
                 free(plan_change_describe(&c));
         }

@@ -24,7 +24,6 @@ static int apply_link(char *argv[]) {
         Profile p = { .mode = PROFILE_MODE_ENFORCE, .links = &pl, .n_links = 1, .nodes = &node, .n_nodes = 1 };
         Host h = HOST_SYSTEM;
         NodeContext c = { .host = &h, .profile = &p, .node = &node };
-        LinkConfig cfg;
         usec_t t;
         int r;
 
@@ -37,15 +36,8 @@ static int apply_link(char *argv[]) {
                 fprintf(stderr, "plan: %s\n", r < 0 ? strerror(-r) : plan.links[0].error);
                 return EXIT_FAILURE;
         }
-        cfg = (LinkConfig){
-                .link = pl.name,
-                .ifname = plan.links[0].ifname,
-                .mtu = pl.mtu,
-                .address = nl.address,
-                .drift = link_plan_drift(&plan.links[0]),
-        };
         t = now(CLOCK_MONOTONIC);
-        r = backend_netlink.apply_link(&cfg, &plan.links[0], &error);
+        r = backend_netlink.apply_link(&plan.links[0], &error);
         t = now(CLOCK_MONOTONIC) - t;
         if (r < 0) {
                 fprintf(stderr, "apply_link: %s\n", error ?: strerror(-r));

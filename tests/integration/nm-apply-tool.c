@@ -52,20 +52,20 @@ int main(int argc, char *argv[]) {
                 { "timeout-ms", required_argument, NULL, 't' },
                 {},
         };
-        LinkConfig cfg = {};
+        LinkPlan lp = {};
         unsigned long timeout_ms = 0;
         int c;
 
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
                 case 'm':
-                        cfg.mtu = (uint32_t) strtoul(optarg, NULL, 10);
+                        lp.want.mtu = (uint32_t) strtoul(optarg, NULL, 10);
                         break;
                 case 'z':
-                        cfg.zone = optarg;
+                        lp.want.zone = optarg;
                         break;
                 case '6':
-                        cfg.ipv6 = true;
+                        lp.want.ipv6 = true;
                         break;
                 case 't':
                         timeout_ms = strtoul(optarg, NULL, 10);
@@ -81,25 +81,25 @@ int main(int argc, char *argv[]) {
         }
         if (optind + 4 != argc || !streq(argv[optind], "apply"))
                 return usage();
-        cfg.link = argv[optind + 1];
-        cfg.ifname = argv[optind + 2];
-        if (parse_prefix(argv[optind + 3], &cfg.address) < 0) {
+        lp.link = argv[optind + 1];
+        lp.ifname = argv[optind + 2];
+        if (parse_prefix(argv[optind + 3], &lp.address) < 0) {
                 fprintf(stderr, "Invalid address '%s': expected a.b.c.d/len\n", argv[optind + 3]);
                 return 2;
         }
 
         _cleanup_(freep) char *error = NULL;
-        int r = timeout_ms > 0 ? nm_apply_link(&cfg, (unsigned) timeout_ms, &error)
-                               : backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error);
+        int r = timeout_ms > 0 ? nm_apply_link(&lp, (unsigned) timeout_ms, &error)
+                               : backend_networkmanager.apply_link(&lp, &error);
         if (r < 0) {
                 fprintf(stderr,
                         "Failed to apply %s on %s: %s (%s)\n",
-                        cfg.link,
-                        cfg.ifname,
+                        lp.link,
+                        lp.ifname,
                         strna(error),
                         strerror(-r));
                 return 1;
         }
-        printf("%s applied on %s\n", cfg.link, cfg.ifname);
+        printf("%s applied on %s\n", lp.link, lp.ifname);
         return 0;
 }

@@ -19,7 +19,7 @@ static bool fake_available(void) {
         return true;
 }
 
-static int fake_apply_link(const LinkConfig *cfg, const LinkPlan *lp, char **ret_error) {
+static int fake_apply_link(const LinkPlan *lp, char **ret_error) {
         abort(); /* the link needs nothing */
 }
 

@@ -33,11 +33,14 @@ static void assert_nothing_heavy_loaded(void) {
         ASSERT_TRUE(!library_loaded("libgio-2.0.so.0"));
 }
 
-static LinkConfig rdma0(void) {
-        LinkConfig cfg = { .link = "rdma0", .ifname = "enp194s0f0np0", .mtu = 9000, .address.prefixlen = 30 };
+static LinkPlan rdma0(void) {
+        LinkPlan lp = { .link = (char *) "rdma0",
+                        .ifname = (char *) "enp194s0f0np0",
+                        .address.prefixlen = 30,
+                        .want.mtu = 9000 };
 
-        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &cfg.address.address), 1);
-        return cfg;
+        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &lp.address.address), 1);
+        return lp;
 }
 
 static void test_choosing_loads_nothing(void) {
@@ -118,14 +121,14 @@ static void test_module_that_cannot_be_used(void) {
                 { "another build",
                   module_dir_with(other_abi, NULL),
                   -ELIBBAD,
-                  "it is from another build of halod (module ABI 4, this halod's ABI 3)" },
+                  "it is from another build of halod (module ABI 5, this halod's ABI 4)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 const char *dir = cases[i].dir ?: "/nonexistent-test-backend-nm";
                 _cleanup_(freep) char *error = NULL, *load_error = NULL, *path = NULL, *expected = NULL;
                 const NmModule *m = NULL;
-                LinkConfig cfg = rdma0();
+                LinkPlan lp = rdma0();
 
                 fprintf(stderr, "module: %s\n", cases[i].what);
                 ASSERT_INT_EQ(setenv(NM_MODULE_DIR_ENV, dir, 1), 0);
@@ -135,7 +138,7 @@ static void test_module_that_cannot_be_used(void) {
                 ASSERT_INT_EQ(nm_module_load(&m, &load_error), cases[i].error);
                 ASSERT_TRUE(m == NULL);
                 /* The backend reports it; NetworkManager does not run here, so no "NetworkManager runs but". */
-                ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), cases[i].error);
+                ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), cases[i].error);
                 ASSERT_STR_EQ(error, load_error);
                 fprintf(stderr, "  %s\n", error);
 
@@ -163,20 +166,20 @@ static void test_module_that_cannot_be_used(void) {
 static void test_module_loads_on_first_apply(const char *build_module_dir) {
         _cleanup_(freep) char *error = NULL;
         const NmModule *m = NULL, *again = NULL;
-        LinkConfig cfg = rdma0();
+        LinkPlan lp = rdma0();
 
         ASSERT_TRUE(build_module_dir);
         ASSERT_INT_EQ(setenv(NM_MODULE_DIR_ENV, build_module_dir, 1), 0);
         assert_nothing_heavy_loaded();
 
         /* An incomplete link is the module's to refuse: it answers, so it is loaded. */
-        cfg.address.prefixlen = 0;
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), -EINVAL);
+        lp.address.prefixlen = 0;
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), -EINVAL);
         ASSERT_TRUE(error && strstr(error, "incomplete link configuration"));
         ASSERT_TRUE(library_loaded("libnm.so.0"));
         /* haloctl unadopt goes through the same module (NmModule.unadopt_link). */
         error = mfree(error);
-        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(&(LinkConfig){ .link = "rdma0" }, &error), -EINVAL);
+        ASSERT_INT_EQ(backend_networkmanager.unadopt_link("rdma0", /* ifname= */ NULL, &error), -EINVAL);
         ASSERT_TRUE(error && strstr(error, "a link and an interface are needed"));
         ASSERT_TRUE(library_loaded("libglib-2.0.so.0"));
         /* RTLD_LOCAL: libnm's symbols stay out of the program's scope. */
@@ -209,14 +212,14 @@ static void test_default_module_dir(void) {
 
 static void test_built_without_libnm(void) {
         _cleanup_(freep) char *error = NULL;
-        LinkConfig cfg = rdma0();
+        LinkPlan lp = rdma0();
 
-        ASSERT_INT_EQ(backend_networkmanager.apply_link(&cfg, /* lp= */ NULL, &error), -EOPNOTSUPP);
+        ASSERT_INT_EQ(backend_networkmanager.apply_link(&lp, &error), -EOPNOTSUPP);
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         ASSERT_TRUE(strstr(error, "enp194s0f0np0"));
         ASSERT_TRUE(strstr(error, "halod --backend netlink"));
         error = mfree(error);
-        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(&cfg, &error), -EOPNOTSUPP);
+        ASSERT_INT_EQ(backend_networkmanager.unadopt_link(lp.link, lp.ifname, &error), -EOPNOTSUPP);
         ASSERT_TRUE(error && startswith(error, "halod was built without NetworkManager support"));
         assert_nothing_heavy_loaded();
 }

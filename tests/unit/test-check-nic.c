@@ -666,15 +666,13 @@ static void test_node_nic_picks_device(void) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 Host h = { .root = root };
                 NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, cases[i].node) };
-                FabricPort *ports = NULL;
-                size_t n = 0;
+                _cleanup_(fabric_ports_done) FabricPorts ports = {};
 
                 ASSERT_TRUE(!cases[i].node || c.node);
-                ASSERT_OK(fabric_ports_find(&c, &ports, &n));
-                ASSERT_INT_EQ(n, 1);
-                ASSERT_STR_EQ(ports[0].pci, cases[i].pci);
-                ASSERT_TRUE(!ports[0].ifname);
-                fabric_ports_free(ports, n);
+                ASSERT_OK(fabric_ports_find(&c, &ports));
+                ASSERT_INT_EQ(ports.n, 1);
+                ASSERT_STR_EQ(ports.ports[0].pci, cases[i].pci);
+                ASSERT_TRUE(!ports.ports[0].ifname);
         }
         remove_tree(root);
 }

@@ -68,16 +68,15 @@ static const char keyfile_dummy[] =
         "[ipv6]\n"
         "method=disabled\n";
 
-static LinkConfig rdma0(void) {
-        LinkConfig cfg = {
-                .link = "rdma0",
-                .ifname = "enp194s0f0np0",
-                .mtu = 9000,
+static LinkPlan rdma0(void) {
+        LinkPlan lp = {
+                .link = (char *) "rdma0",
+                .ifname = (char *) "enp194s0f0np0",
                 .address.prefixlen = 30,
-                .zone = "trusted",
+                .want = { .mtu = 9000, .zone = (char *) "trusted" },
         };
-        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &cfg.address.address), 1);
-        return cfg;
+        ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.1", &lp.address.address), 1);
+        return lp;
 }
 
 static NMConnection *read_keyfile(const char *text) {
@@ -92,9 +91,9 @@ static NMConnection *read_keyfile(const char *text) {
         return c;
 }
 
-static NMConnection *build(const LinkConfig *cfg, NMConnection *base) {
+static NMConnection *build(const LinkPlan *lp, NMConnection *base) {
         g_autoptr(GError) error = NULL;
-        NMConnection *c = nm_profile_build(cfg, base, &error);
+        NMConnection *c = nm_profile_build(lp, base, &error);
 
         if (!c)
                 fprintf(stderr, "nm_profile_build: %s\n", error->message);
@@ -111,8 +110,8 @@ static const char *ip4_address(NMConnection *c) {
 }
 
 static void test_new_profile(void) {
-        LinkConfig cfg = rdma0();
-        g_autoptr(NMConnection) c = build(&cfg, NULL);
+        LinkPlan lp = rdma0();
+        g_autoptr(NMConnection) c = build(&lp, NULL);
         NMSettingConnection *s_con = nm_connection_get_setting_connection(c);
         NMSettingIPConfig *s_ip4 = nm_connection_get_setting_ip4_config(c);
 
@@ -129,16 +128,16 @@ static void test_new_profile(void) {
         ASSERT_STR_EQ(nm_setting_ip_config_get_method(nm_connection_get_setting_ip6_config(c)), "disabled");
 
         /* Two new profiles are two profiles. */
-        g_autoptr(NMConnection) other = build(&cfg, NULL);
+        g_autoptr(NMConnection) other = build(&lp, NULL);
         ASSERT_TRUE(!streq(nm_connection_get_uuid(c), nm_connection_get_uuid(other)));
 }
 
 static void test_leave_alone_and_ipv6(void) {
-        LinkConfig cfg = rdma0();
-        cfg.mtu = 0;
-        cfg.zone = NULL;
-        cfg.ipv6 = true;
-        g_autoptr(NMConnection) c = build(&cfg, NULL);
+        LinkPlan lp = rdma0();
+        lp.want.mtu = 0;
+        lp.want.zone = NULL;
+        lp.want.ipv6 = true;
+        g_autoptr(NMConnection) c = build(&lp, NULL);
 
         ASSERT_INT_EQ(nm_setting_wired_get_mtu(nm_connection_get_setting_wired(c)), 0);
         ASSERT_TRUE(nm_setting_connection_get_zone(nm_connection_get_setting_connection(c)) == NULL);
@@ -147,9 +146,9 @@ static void test_leave_alone_and_ipv6(void) {
 }
 
 static void test_existing_profile_kept(void) {
-        LinkConfig cfg = rdma0();
+        LinkPlan lp = rdma0();
         g_autoptr(NMConnection) base = read_keyfile(keyfile_halod_tweaked);
-        g_autoptr(NMConnection) c = build(&cfg, base);
+        g_autoptr(NMConnection) c = build(&lp, base);
 
         /* Same settings: no change, and what halod does not own survives an update. */
         ASSERT_TRUE(nm_profile_owned_equal(c, base));
@@ -157,17 +156,17 @@ static void test_existing_profile_kept(void) {
         ASSERT_INT_EQ(nm_setting_ip_config_get_num_dns(nm_connection_get_setting_ip4_config(c)), 1);
         ASSERT_INT_EQ(nm_setting_wired_get_wake_on_lan(nm_connection_get_setting_wired(c)), 0);
 
-        cfg.mtu = 4000;
-        g_autoptr(NMConnection) changed = build(&cfg, base);
+        lp.want.mtu = 4000;
+        g_autoptr(NMConnection) changed = build(&lp, base);
         ASSERT_TRUE(!nm_profile_owned_equal(changed, base));
         ASSERT_STR_EQ(nm_connection_get_uuid(changed), "8e1647fa-d338-4640-8b8f-ecdaec0965fa");
         ASSERT_INT_EQ(nm_setting_ip_config_get_num_dns(nm_connection_get_setting_ip4_config(changed)), 1);
 }
 
 static void test_other_type_replaced(void) {
-        LinkConfig cfg = rdma0();
+        LinkPlan lp = rdma0();
         g_autoptr(NMConnection) base = read_keyfile(keyfile_dummy);
-        g_autoptr(NMConnection) c = build(&cfg, base);
+        g_autoptr(NMConnection) c = build(&lp, base);
 
         ASSERT_STR_EQ(nm_connection_get_connection_type(c), "802-3-ethernet");
         ASSERT_STR_EQ(nm_connection_get_uuid(c), "0e65b596-07d3-4372-948a-61f83c777b41");
@@ -179,44 +178,44 @@ static const char *const owned_changes[] = {
         "link", "interface", "mtu", "zone", "ipv6", "prefix", "address",
 };
 
-static void change_owned(LinkConfig *cfg, const char *what) {
+static void change_owned(LinkPlan *lp, const char *what) {
         if (streq(what, "link"))
-                cfg->link = "rdma1";
+                lp->link = (char *) "rdma1";
         else if (streq(what, "interface"))
-                cfg->ifname = "enp194s0f1np1";
+                lp->ifname = (char *) "enp194s0f1np1";
         else if (streq(what, "mtu"))
-                cfg->mtu = 1500;
+                lp->want.mtu = 1500;
         else if (streq(what, "zone"))
-                cfg->zone = "internal";
+                lp->want.zone = (char *) "internal";
         else if (streq(what, "ipv6"))
-                cfg->ipv6 = true;
+                lp->want.ipv6 = true;
         else if (streq(what, "prefix"))
-                cfg->address.prefixlen = 24;
+                lp->address.prefixlen = 24;
         else if (streq(what, "address"))
-                ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.5", &cfg->address.address), 1);
+                ASSERT_INT_EQ(inet_pton(AF_INET, "192.168.100.5", &lp->address.address), 1);
         else
                 abort();
 }
 
 static void test_owned_differences(void) {
         g_autoptr(NMConnection) base = read_keyfile(keyfile_halod);
-        LinkConfig same = rdma0();
+        LinkPlan same = rdma0();
         g_autoptr(NMConnection) unchanged = build(&same, base);
 
         ASSERT_TRUE(nm_profile_owned_equal(unchanged, base));
 
         /* An MTU or zone the profile leaves alone is not halod's to change either. */
-        same.mtu = 0;
-        same.zone = NULL;
+        same.want.mtu = 0;
+        same.want.zone = NULL;
         g_autoptr(NMConnection) alone = build(&same, base);
         ASSERT_TRUE(nm_profile_owned_equal(alone, base));
         ASSERT_INT_EQ(nm_setting_wired_get_mtu(nm_connection_get_setting_wired(alone)), 9000);
         ASSERT_STR_EQ(nm_setting_connection_get_zone(nm_connection_get_setting_connection(alone)), "trusted");
 
         for (size_t i = 0; i < ELEMENTSOF(owned_changes); i++) {
-                LinkConfig cfg = rdma0();
-                change_owned(&cfg, owned_changes[i]);
-                g_autoptr(NMConnection) c = build(&cfg, base);
+                LinkPlan lp = rdma0();
+                change_owned(&lp, owned_changes[i]);
+                g_autoptr(NMConnection) c = build(&lp, base);
                 if (nm_profile_owned_equal(c, base)) {
                         fprintf(stderr, "a change of %s was not seen\n", owned_changes[i]);
                         abort();

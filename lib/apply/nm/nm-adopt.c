@@ -64,7 +64,7 @@ static bool active_on_device(NmApply *a, NMRemoteConnection *c) {
 int nm_adopt_find(NmApply *a) {
         const GPtrArray *connections = nm_client_get_connections(a->session->client);
 
-        if (!a->cfg->adopt)
+        if (!a->lp->adopt)
                 return 0;
         for (guint i = 0; i < connections->len; i++) {
                 NMRemoteConnection *c = connections->pdata[i];
@@ -76,7 +76,7 @@ int nm_adopt_find(NmApply *a) {
                             nm_setting_connection_get_id(s),
                             nm_remote_connection_get_flags(c),
                             here,
-                            streq_ptr(nm_setting_connection_get_interface_name(s), a->cfg->ifname),
+                            streq_ptr(nm_setting_connection_get_interface_name(s), a->lp->ifname),
                             nm_setting_connection_get_autoconnect(s),
                             user_data(NM_CONNECTION(c), NM_ADOPT_KEY_LINK) != NULL))
                         add_adoptee(a, c, here);
@@ -270,7 +270,7 @@ int nm_adopt_keep(NmApply *a) {
                 NmAdoptee *t = a->adoptees->pdata[i];
                 g_autoptr(GError) error = NULL;
                 GVariant *kept = settings_or_null(nm_adopt_kept_connection(
-                        NM_CONNECTION(t->connection), a->cfg->link, t->was_active, &error));
+                        NM_CONNECTION(t->connection), a->lp->link, t->was_active, &error));
                 int r;
 
                 if (!kept)
@@ -370,7 +370,7 @@ static int unadopt_in_session(NmApply *a) {
         for (guint i = 0; i < connections->len; i++) {
                 NMRemoteConnection *c = connections->pdata[i];
 
-                if (streq_ptr(user_data(NM_CONNECTION(c), NM_ADOPT_KEY_LINK), a->cfg->link))
+                if (streq_ptr(user_data(NM_CONNECTION(c), NM_ADOPT_KEY_LINK), a->lp->link))
                         add_adoptee(a, c, streq_ptr(user_data(NM_CONNECTION(c), NM_ADOPT_KEY_ACTIVE), "yes"));
         }
         if (!a->adoptees)
@@ -379,8 +379,8 @@ static int unadopt_in_session(NmApply *a) {
                         -ENOENT,
                         "no NetworkManager connection was taken over for %s (none has " NM_ADOPT_KEY_LINK
                         "=%s in its user data); nothing was changed",
-                        a->cfg->link,
-                        a->cfg->link);
+                        a->lp->link,
+                        a->lp->link);
 
         r = give_back_settings(a);
         if (r < 0)
@@ -420,7 +420,7 @@ static int unadopt_in_session(NmApply *a) {
                                 timed_out ? -ETIMEDOUT : -EIO,
                                 "NetworkManager could not activate connection \"%s\" on %s (%s); %s",
                                 activate_again->name,
-                                a->cfg->ifname,
+                                a->lp->ifname,
                                 why,
                                 outcome);
                 }
@@ -450,12 +450,15 @@ static int unadopt_in_session(NmApply *a) {
         return 0;
 }
 
-int nm_module_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
-        if (!cfg || isempty(cfg->link) || isempty(cfg->ifname) || timeout_ms == 0) {
+int nm_module_unadopt_link(const char *link, const char *ifname, unsigned timeout_ms, char **ret_error) {
+        /* The session takes a plan: this one names the link and nothing to change. */
+        LinkPlan lp = { .link = (char *) link, .ifname = (char *) ifname };
+
+        if (isempty(link) || isempty(ifname) || timeout_ms == 0) {
                 if (ret_error)
                         *ret_error = strdup(
                                 "incomplete link configuration: a link and an interface are needed");
                 return -EINVAL;
         }
-        return nm_apply_run(cfg, timeout_ms, unadopt_in_session, ret_error);
+        return nm_apply_run(&lp, timeout_ms, unadopt_in_session, ret_error);
 }

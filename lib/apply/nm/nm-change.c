@@ -85,9 +85,9 @@ bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted) {
 }
 
 /* True when the link still shows the applied settings, as the plan compared them with the kernel and
- * firewalld (cfg->drift): someone may have changed them behind NetworkManager's back. */
+ * firewalld: someone may have changed them behind NetworkManager's back. */
 bool nm_change_link_shows_settings(const NmApply *a) {
-        return !(a->cfg->drift & (LINK_DRIFT_MTU | LINK_DRIFT_ADDRESS | LINK_DRIFT_ZONE));
+        return link_plan_shows_settings(a->lp);
 }
 
 /* Puts the applied settings back on the link (MTU, addresses, firewalld zone) without taking it down. */
@@ -145,7 +145,7 @@ int nm_change_activate(NmApply *a) {
                         "NetworkManager did not complete the activation of %s on %s within %u ms; see "
                         "journalctl -u NetworkManager",
                         a->id,
-                        a->cfg->ifname,
+                        a->lp->ifname,
                         a->timeout_ms);
         if (nm_active_connection_get_state(ac) == NM_ACTIVE_CONNECTION_STATE_ACTIVATED)
                 return 0;
@@ -159,7 +159,7 @@ int nm_change_activate(NmApply *a) {
                 "NetworkManager could not activate %s on %s: %s (reason %u; device: %s); see journalctl -u "
                 "NetworkManager",
                 a->id,
-                a->cfg->ifname,
+                a->lp->ifname,
                 nm_active_state_reason_to_string(reason),
                 reason,
                 strna(device_reason));

@@ -12,9 +12,9 @@
 #include "basic/macro.h"
 
 /* The module's apply (NmModule.apply_link): see nm_apply_link() in lib/apply/nm.h. */
-int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+int nm_module_apply_link(const LinkPlan *lp, unsigned timeout_ms, char **ret_error);
 /* The module's unadopt (NmModule.unadopt_link): see nm_unadopt_link() in lib/apply/nm.h. */
-int nm_module_unadopt_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error);
+int nm_module_unadopt_link(const char *link, const char *ifname, unsigned timeout_ms, char **ret_error);
 /* What the program lent the module at halod_nm_module_init(); NULL before (in the unit tests). */
 const NmModuleHost *nm_module_host(void);
 
@@ -68,7 +68,7 @@ typedef struct NmAdoptee {
 /* One apply in progress, and what it takes to undo it. */
 typedef struct NmApply {
         NmSession *session;
-        const LinkConfig *cfg;
+        const LinkPlan *lp;
         unsigned timeout_ms;
         char *id;
         const char *step; /* what we wait for, for the timeout message */
@@ -77,14 +77,14 @@ typedef struct NmApply {
         bool created;                /* rollback: delete profile */
         GVariant *previous;          /* rollback: restore these settings (floating ref sunk) */
         bool was_active;             /* the profile was active on the device before we touched it */
-        GPtrArray *adoptees;         /* NmAdoptee: what cfg->adopt takes over; rollback: put back */
+        GPtrArray *adoptees;         /* NmAdoptee: what lp->adopt takes over; rollback: put back */
         char *error;
 } NmApply;
 
-/* Opens a session, runs fn on a new NmApply for cfg, closes the session; the error of fn (or of the
+/* Opens a session, runs fn on a new NmApply for lp, closes the session; the error of fn (or of the
  * session) goes to ret_error. */
-int nm_apply_run(const LinkConfig *cfg, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error);
-/* Checks that NetworkManager runs and manages cfg->ifname, and sets a->device. */
+int nm_apply_run(const LinkPlan *lp, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error);
+/* Checks that NetworkManager runs and manages lp->ifname, and sets a->device. */
 int nm_apply_find_device(NmApply *a);
 /* Finds halod's profile for the link (a->profile, or NULL); -ENOTUNIQ when there are several. */
 int nm_apply_find_profile(NmApply *a);
@@ -98,7 +98,7 @@ int nm_apply_fail_call(NmApply *a, const GError *error);
 int nm_change_write_profile(NmApply *a, NMConnection *wanted, bool *ret_changed);
 /* True when the profile is active on the device with what we want applied. */
 bool nm_change_active_as_wanted(NmApply *a, NMConnection *wanted);
-/* True when the plan found nothing of cfg drifted on the link (MTU, address, zone: cfg->drift). */
+/* True when the plan found nothing drifted on the link (MTU, address, zone: link_plan_shows_settings()). */
 bool nm_change_link_shows_settings(const NmApply *a);
 /* Puts the applied settings back on the link without taking it down. */
 int nm_change_reapply(NmApply *a);
@@ -107,7 +107,7 @@ int nm_change_activate(NmApply *a);
 /* Puts the profile back as it was before this apply. Returns a phrase for the error message. */
 const char *nm_change_rollback(NmApply *a);
 
-/* With cfg->adopt: finds the connections to take over (nm_adopt_takes_over()) into a->adoptees. */
+/* With lp->adopt: finds the connections to take over (nm_adopt_takes_over()) into a->adoptees. */
 int nm_adopt_find(NmApply *a);
 /* Keeps each of a->adoptees renamed, with autoconnect off and marked; on failure puts back those done
  * and says so in the message. */
@@ -129,15 +129,15 @@ NMConnection *nm_adopt_given_back_connection(NMConnection *c, GError **error);
 /* "halod-<link>", g_free() it. */
 char *nm_profile_id(const char *link);
 bool nm_profile_id_is_halod(const char *id);
-/* The connection halod wants for cfg. With base (an existing halod profile of type ethernet), starts
- * from a copy of it and sets only the properties halod owns, so that NetworkManager's own defaults and
- * anything else stay as they are; without base, a new profile with a new UUID. */
-NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError **error);
+/* The connection halod wants for lp (lp->want, lp->address). With base (an existing halod profile of type
+ * ethernet), starts from a copy of it and sets only the properties halod owns, so that NetworkManager's own
+ * defaults and anything else stay as they are; without base, a new profile with a new UUID. */
+NMConnection *nm_profile_build(const LinkPlan *lp, NMConnection *base, GError **error);
 /* True when every property halod owns (id, type, interface, autoconnect, zone, MTU, IPv4 method and
- * addresses, IPv6 method) is the same in a and b. A zone or MTU the LinkConfig leaves alone is copied
+ * addresses, IPv6 method) is the same in a and b. A zone or MTU the profile leaves alone is copied
  * from base by nm_profile_build(), so it never counts as a difference. */
 bool nm_profile_owned_equal(NMConnection *a, NMConnection *b);
-/* What ipv6.method halod uses for cfg->ipv6. */
+/* What ipv6.method halod uses for lp->want.ipv6. */
 const char *nm_profile_ipv6_method(bool ipv6);
 
 /* NetworkManager's reason for an active connection's state, for people ("the device's IP

@@ -22,7 +22,7 @@ const NmModuleHost *nm_module_host(void) {
 
 __attribute__((visibility("default"))) const NmModule *halod_nm_module_init(const NmModuleHost *h) {
         if (!h || h->abi_version != NM_MODULE_ABI_VERSION || h->size != sizeof(NmModuleHost) ||
-            h->link_config_size != sizeof(LinkConfig))
+            h->link_plan_size != sizeof(LinkPlan))
                 return NULL;
         host = h;
         return &module;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The NetworkManager connection profile halod wants for one link: built from a LinkConfig, and
- * compared on the properties halod owns. */
+/* The NetworkManager connection profile halod wants for one link: built from the link's plan (its want
+ * and address), and compared on the properties halod owns. */
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -34,13 +34,13 @@ static NMSetting *ensure_setting(NMConnection *c, GType type) {
         return s;
 }
 
-NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError **error) {
+NMConnection *nm_profile_build(const LinkPlan *lp, NMConnection *base, GError **error) {
         g_autoptr(NMConnection) c = NULL;
-        g_autofree char *id = nm_profile_id(cfg->link);
+        g_autofree char *id = nm_profile_id(lp->link);
         g_autofree char *uuid = NULL;
         char address[INET_ADDRSTRLEN];
 
-        if (!inet_ntop(AF_INET, &cfg->address.address, address, sizeof address)) {
+        if (!inet_ntop(AF_INET, &lp->address.address, address, sizeof address)) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "invalid IPv4 address");
                 return NULL;
         }
@@ -62,7 +62,7 @@ NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError
                 NM_SETTING_CONNECTION_TYPE,
                 NM_SETTING_WIRED_SETTING_NAME,
                 NM_SETTING_CONNECTION_INTERFACE_NAME,
-                cfg->ifname,
+                lp->ifname,
                 NM_SETTING_CONNECTION_AUTOCONNECT,
                 TRUE,
                 NULL);
@@ -71,14 +71,14 @@ NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError
 
         /* A zone or MTU the profile leaves alone is not halod's: an existing profile keeps its own, a new
          * one gets NetworkManager's default (no zone: firewalld's default zone; MTU 0: leave it). */
-        if (cfg->zone)
-                g_object_set(s_con, NM_SETTING_CONNECTION_ZONE, cfg->zone, NULL);
+        if (lp->want.zone)
+                g_object_set(s_con, NM_SETTING_CONNECTION_ZONE, lp->want.zone, NULL);
         NMSetting *s_wired = ensure_setting(c, NM_TYPE_SETTING_WIRED);
-        if (cfg->mtu > 0)
-                g_object_set(s_wired, NM_SETTING_WIRED_MTU, (guint) cfg->mtu, NULL);
+        if (lp->want.mtu > 0)
+                g_object_set(s_wired, NM_SETTING_WIRED_MTU, (guint) lp->want.mtu, NULL);
 
         NMSettingIPConfig *s_ip4 = NM_SETTING_IP_CONFIG(ensure_setting(c, NM_TYPE_SETTING_IP4_CONFIG));
-        NMIPAddress *a = nm_ip_address_new(AF_INET, address, cfg->address.prefixlen, error);
+        NMIPAddress *a = nm_ip_address_new(AF_INET, address, lp->address.prefixlen, error);
         if (!a)
                 return NULL;
         g_object_set(s_ip4, NM_SETTING_IP_CONFIG_METHOD, NM_SETTING_IP4_CONFIG_METHOD_MANUAL, NULL);
@@ -91,7 +91,7 @@ NMConnection *nm_profile_build(const LinkConfig *cfg, NMConnection *base, GError
         g_object_set(
                 s_ip6,
                 NM_SETTING_IP_CONFIG_METHOD,
-                nm_profile_ipv6_method(cfg->ipv6),
+                nm_profile_ipv6_method(lp->want.ipv6),
                 NM_SETTING_IP_CONFIG_GATEWAY,
                 NULL,
                 NULL);

@@ -40,14 +40,14 @@ int nm_apply_fail_call(NmApply *a, const GError *error) {
                         a->timeout_ms,
                         a->step,
                         a->id,
-                        a->cfg->ifname);
+                        a->lp->ifname);
         return nm_apply_failf(
                 a,
                 r,
                 "NetworkManager reported an error while %s for %s on %s: %s",
                 a->step,
                 a->id,
-                a->cfg->ifname,
+                a->lp->ifname,
                 error ? error->message : "no reason given");
 }
 
@@ -82,7 +82,7 @@ int nm_apply_find_profile(NmApply *a) {
 }
 
 /* Decides about the connection that is active on the device now. Returns -EBUSY when it is a user's,
- * unless the apply is to take it over (cfg->adopt: nm_adopt_find() finds it). */
+ * unless the apply is to take it over (lp->adopt: nm_adopt_find() finds it). */
 static int check_device_holder(NmApply *a) {
         NMActiveConnection *ac = nm_device_get_active_connection(a->device);
         NMRemoteConnection *holder = ac ? nm_active_connection_get_connection(ac) : NULL;
@@ -101,7 +101,7 @@ static int check_device_holder(NmApply *a) {
             (nm_remote_connection_get_flags(holder) &
              (NM_SETTINGS_CONNECTION_FLAG_NM_GENERATED | NM_SETTINGS_CONNECTION_FLAG_EXTERNAL)))
                 return 0;
-        if (nm_profile_id_is_halod(nm_active_connection_get_id(ac)) || a->cfg->adopt)
+        if (nm_profile_id_is_halod(nm_active_connection_get_id(ac)) || a->lp->adopt)
                 return 0;
         return nm_apply_failf(
                 a,
@@ -112,7 +112,7 @@ static int check_device_holder(NmApply *a) {
                 "haloctl plan --adopt shows the change first), or take it off the interface yourself (nmcli "
                 "connection down uuid %s, and nmcli connection modify uuid %s connection.autoconnect no) and "
                 "apply again",
-                a->cfg->ifname,
+                a->lp->ifname,
                 strna(nm_active_connection_get_id(ac)),
                 strna(nm_active_connection_get_uuid(ac)),
                 strna(nm_active_connection_get_id(ac)),
@@ -129,9 +129,9 @@ static int check_firewall(NmApply *a) {
         _cleanup_(freep) char *message = NULL;
 
         /* firewalld is asked through the program's sd-bus (NmModuleHost): the module links only libnm. */
-        if (!a->cfg->zone || !host)
+        if (!a->lp->want.zone || !host)
                 return 0;
-        if (host->firewall_check_zone(a->cfg->zone, &message) == -ENOENT)
+        if (host->firewall_check_zone(a->lp->want.zone, &message) == -ENOENT)
                 return nm_apply_failf(a, -ENOENT, "%s; %s was not changed", strna(message), a->id);
         return 0;
 }
@@ -154,14 +154,14 @@ int nm_apply_find_device(NmApply *a) {
                         "with the netlink backend",
                         a->id);
 
-        a->device = nm_client_get_device_by_iface(a->session->client, a->cfg->ifname);
+        a->device = nm_client_get_device_by_iface(a->session->client, a->lp->ifname);
         if (!a->device)
                 return nm_apply_failf(
                         a,
                         -ENODEV,
                         "NetworkManager does not know interface %s; nothing was changed. Check nmcli device "
                         "status",
-                        a->cfg->ifname);
+                        a->lp->ifname);
         if (nm_device_get_state(a->device) == NM_DEVICE_STATE_UNMANAGED)
                 return nm_apply_failf(
                         a,
@@ -169,8 +169,8 @@ int nm_apply_find_device(NmApply *a) {
                         "NetworkManager does not manage %s; nothing was changed. Let it manage the interface "
                         "(nmcli device set %s managed yes, and no unmanaged-devices entry for it), or stop "
                         "NetworkManager so that halod uses the netlink backend",
-                        a->cfg->ifname,
-                        a->cfg->ifname);
+                        a->lp->ifname,
+                        a->lp->ifname);
         return 0;
 }
 
@@ -196,7 +196,7 @@ static int apply_in_session(NmApply *a) {
         if (r < 0)
                 return r;
 
-        wanted = nm_profile_build(a->cfg, a->profile ? NM_CONNECTION(a->profile) : NULL, &error);
+        wanted = nm_profile_build(a->lp, a->profile ? NM_CONNECTION(a->profile) : NULL, &error);
         if (!wanted)
                 return nm_apply_failf(
                         a, -EINVAL, "cannot build NetworkManager profile %s: %s", a->id, error->message);
@@ -230,16 +230,16 @@ static int apply_in_session(NmApply *a) {
         return 0;
 }
 
-int nm_apply_run(const LinkConfig *cfg, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error) {
+int nm_apply_run(const LinkPlan *lp, unsigned timeout_ms, int (*fn)(NmApply *a), char **ret_error) {
         g_autoptr(GError) error = NULL;
         NmSession session;
         int r;
 
         _cleanup_(apply_done) NmApply a = {
                 .session = &session,
-                .cfg = cfg,
+                .lp = lp,
                 .timeout_ms = timeout_ms,
-                .id = nm_profile_id(cfg->link),
+                .id = nm_profile_id(lp->link),
                 .step = "connecting",
         };
         r = nm_session_open(&session, timeout_ms, &error);
@@ -263,14 +263,14 @@ int nm_apply_run(const LinkConfig *cfg, unsigned timeout_ms, int (*fn)(NmApply *
         return r;
 }
 
-int nm_module_apply_link(const LinkConfig *cfg, unsigned timeout_ms, char **ret_error) {
-        if (!cfg || isempty(cfg->link) || isempty(cfg->ifname) || cfg->address.prefixlen < 1 ||
-            cfg->address.prefixlen > 32 || timeout_ms == 0) {
+int nm_module_apply_link(const LinkPlan *lp, unsigned timeout_ms, char **ret_error) {
+        if (!lp || isempty(lp->link) || isempty(lp->ifname) || lp->address.prefixlen < 1 ||
+            lp->address.prefixlen > 32 || timeout_ms == 0) {
                 if (ret_error)
                         *ret_error = strdup(
                                 "incomplete link configuration: a link, an interface and an IPv4 "
                                 "address with a prefix length are needed");
                 return -EINVAL;
         }
-        return nm_apply_run(cfg, timeout_ms, apply_in_session, ret_error);
+        return nm_apply_run(lp, timeout_ms, apply_in_session, ret_error);
 }
