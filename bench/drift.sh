@@ -32,9 +32,9 @@ netns_pair
 P=$TEST_DIR/halod.yaml
 dm_write_profile "$P" verify 10.77.0.1/30 10.77.0.2/30
 ip -n "$NS_A" addr add 10.77.0.1/30 dev "$IF_A"
-ip -n "$NS_A" link set "$IF_A" mtu 9000
+ip -n "$NS_A" link set "$IF_A" mtu 9000 up
 ip -n "$NS_B" addr add 10.77.0.2/30 dev "$IF_B"
-ip -n "$NS_B" link set "$IF_B" mtu 9000
+ip -n "$NS_B" link set "$IF_B" mtu 9000 up
 
 # run_turn TAG HALOD: start HALOD as node a until Health=healthy, drift REPETITIONS times, stop it;
 # appends the probe's per-drift figures (µs) to $TEST_DIR/TAG.down and TAG.up.
