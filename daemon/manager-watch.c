@@ -3,6 +3,7 @@
  * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
@@ -16,9 +17,11 @@
 #include "manager-watch.h"
 #include "manager.h"
 
-/* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
- * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
-#define RECHECK_DELAY_USEC (2 * USEC_PER_MSEC)
+/* A re-check starts at once, on the loop's next turn: the events of one change (an address and its
+ * prefix route) are queued together and taken in before it, and the events that come while it runs
+ * are taken in right before it reads the kernel, or fold into the one re-check that follows it
+ * (manager_watch_host_idle()). Waiting for more would only delay the report of a drift. */
+#define RECHECK_DELAY_USEC 0
 /* Event-driven re-checks: a burst of 5 at once (a drift and its repair, NetworkManager re-activating
  * a link), then at most 10 a second: a storm of events (100 links flapping, a NIC reset) costs a
  * bounded share of a core and the bus stays responsive. */
@@ -144,6 +147,13 @@ void manager_watch_take_events(Manager *m) {
          * (manager_watch_verified()). */
         if (m->rtnl)
                 take_events(m, /* max_reads= */ 0);
+}
+
+bool manager_watch_events_queued(const Manager *m) {
+        struct pollfd p = { .fd = m->rtnl ? rtnl_monitor_fd(m->rtnl) : -EBADF, .events = POLLIN };
+
+        /* poll() only looks: the socket stays the loop's to read. Unsure counts as queued. */
+        return p.fd >= 0 && poll(&p, 1, 0) != 0;
 }
 
 void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {

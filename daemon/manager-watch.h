@@ -23,6 +23,8 @@ void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n);
 /* Takes in the rtnetlink events queued until now (on the loop): a verify job's snapshot asks for it
  * right before it reads the kernel, so that what it reads reflects every event taken in. */
 void manager_watch_take_events(Manager *m);
+/* Whether rtnetlink events wait to be taken in: from any thread (it only looks). */
+bool manager_watch_events_queued(const Manager *m);
 /* The host lane ran empty: a re-check that came due meanwhile runs now. */
 void manager_watch_host_idle(Manager *m);
 /* After a verify from s that selected only: the events taken in before s last read the kernel are
