@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check/peer-status-change.h"
+#include "check/verify-summary.h"
 #include "log.h"
 #include "manager-bus.h"
 #include "manager-job.h"
@@ -204,7 +205,7 @@ static int copy_previous(Manager *m, PeerJob *j) {
         if (m->peers_generation != m->profile_generation)
                 return 0;
         for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (startswith(m->checks.checks[i].id, "peer.")) {
+                if (check_replaced_by_run(m->checks.checks[i].id, NULL, /* peers= */ true)) {
                         r = check_list_add_copy(&j->previous, &m->checks.checks[i]);
                         if (r < 0)
                                 return r;
@@ -214,7 +215,7 @@ static int copy_previous(Manager *m, PeerJob *j) {
 
 static bool has_peer_checks(Manager *m) {
         for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (startswith(m->checks.checks[i].id, "peer."))
+                if (check_replaced_by_run(m->checks.checks[i].id, NULL, /* peers= */ true))
                         return true;
         return false;
 }

@@ -43,12 +43,12 @@ static const Check *find_indexed(const Check **index, size_t n, const char *id) 
 }
 
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
-        _cleanup_(check_list_done) CheckList merged = {};
+        _cleanup_(check_list_done) CheckList merged = {}, previous = {};
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *summary = NULL;
         _cleanup_(freep) const Check **old = NULL;
         bool drift = m->health != HEALTH_STARTING;
-        Health health;
+        Health health, old_health = m->health;
         int r;
 
         /* Every local run says what it found of the helper's part (manager-helper.c), whatever it selects. */
@@ -62,10 +62,11 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         if (r < 0)
                 return r;
 
+        /* The bus first, the journal after: a client waiting for the signal does not wait for the
+         * journal's socket. */
         for (size_t i = 0; i < merged.n_checks; i++) {
                 const Check *c = &merged.checks[i], *o = find_indexed(old, m->checks.n_checks, c->id);
 
-                manager_journal_transition(m, c, o, drift);
                 if (!o || o->outcome != c->outcome)
                         manager_bus_emit_check_changed(m, c, o ? check_outcome_to_string(o->outcome) : "");
         }
@@ -78,26 +79,32 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
                 (void) strv_extend(&changed, "Summary");
         (void) strv_extend(&changed, "LastVerifyUSec");
 
-        check_list_done(&m->checks);
+        /* The old list stays until the journal has compared with it (old points into it). */
+        previous = m->checks;
         m->checks = merged;
         merged = (CheckList){};
         free(m->summary);
         m->summary = TAKE_PTR(summary);
         m->last_verify_usec = now(CLOCK_REALTIME);
+        m->health = health;
+        manager_bus_emit_changed(m, changed);
 
-        if (health != m->health) {
+        for (size_t i = 0; i < m->checks.n_checks; i++)
+                manager_journal_transition(
+                        m,
+                        &m->checks.checks[i],
+                        find_indexed(old, previous.n_checks, m->checks.checks[i].id),
+                        drift);
+        if (health != old_health)
                 log_struct(
                         health == HEALTH_HEALTHY ? LOG_NOTICE : LOG_WARNING,
                         NULL,
                         "Health %s → %s: %s",
-                        health_to_string(m->health),
+                        health_to_string(old_health),
                         health_to_string(health),
                         m->summary);
-                m->health = health;
-        }
         if (strv_contains(changed, "Summary"))
                 (void) sd_notifyf(false, "STATUS=%s", m->summary);
-        manager_bus_emit_changed(m, changed);
 
         /* What the other nodes' probes hear from this one. */
         manager_peer_channel_set_health(m);

@@ -8,6 +8,7 @@
 
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "check/verify-summary.h"
 #include "log.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
@@ -159,16 +160,11 @@ bool manager_watch_events_queued(const Manager *m) {
 void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
         _cleanup_(strv_freep) char **left = NULL;
 
-        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || !checks_group_selected("link.", only))
+        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0)
                 return;
-        STRV_FOREACH(l, m->dirty_links) {
-                _cleanup_(freep) char *id = NULL;
-
-                if (asprintf(&id, "link.%s.present", *l) < 0)
+        STRV_FOREACH(l, m->dirty_links)
+                if (!check_selection_covers_link(*l, only) && strv_extend(&left, *l) < 0)
                         return;
-                if (!check_id_selected(id, only) && strv_extend(&left, *l) < 0)
-                        return;
-        }
         strv_free(m->dirty_links);
         m->dirty_links = TAKE_PTR(left);
         /* A resync (a netdev appeared, events were dropped) re-resolves the links: it stays. */
@@ -256,7 +252,6 @@ static void on_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
 }
 
 static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
-        _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
         bool ports = false;
@@ -275,19 +270,16 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
                 return 0;
         }
 
+        /* Nothing left (a verify in between covered it). */
+        if (!m->resync && !m->dirty_links)
+                return 0;
         peers = drift_concerns_peers(m);
-        if (m->resync) {
-                ports = true;
-                only = strdup("link.");
-        } else {
-                STRV_FOREACH(l, m->dirty_links)
-                        if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
-                                return 0;
-                only = strv_join(prefixes, ",");
-        }
+        ports = m->resync;
+        if (check_selection_for_links(m->resync ? NULL : m->dirty_links, &only) < 0)
+                return 0;
         m->resync = false;
         m->dirty_links = strv_free(m->dirty_links);
-        /* Nothing left (a verify in between covered it): an empty selection would select every check. */
+        /* An empty selection would select every check. */
         if (isempty(only))
                 return 0;
         log_debug(

@@ -134,6 +134,13 @@ static const char *rate_limited_hint(const PeerRun *run) {
                "their own";
 }
 
+/* r from adding a check: marks that check pending (its probes had not ended). */
+static int mark_pending(CheckList *out, int r) {
+        if (r >= 0)
+                out->checks[out->n_checks - 1].pending = true;
+        return r;
+}
+
 /* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
 static int check_reachable(PeerRun *run, CheckList *out) {
         const char *cluster = run->c->profile->cluster ?: "";
@@ -147,17 +154,19 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 return -ENOMEM;
 
         if (r == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, "reachable"),
-                        CHECK_SKIP,
-                        expected,
-                        "pending",
-                        "Pending: %s (%s) was still being probed when this round of peer checks ended after "
-                        "%.1f s; it is probed again in the next round",
-                        node,
-                        run->remote,
-                        (double) run->round_usec / 1e6);
+                        check_list_add(
+                                out,
+                                check_id(run, "reachable"),
+                                CHECK_SKIP,
+                                expected,
+                                "pending",
+                                "Pending: %s (%s) was still being probed when this round of peer checks ended after "
+                                "%.1f s; it is probed again in the next round",
+                                node,
+                                run->remote,
+                                (double) run->round_usec / 1e6));
         if (r < 0)
                 return check_list_add(
                         out,
@@ -303,8 +312,7 @@ static bool has_measurement(const PeerOptions *o, const PeerRun *run) {
         const PeerStatus *row = previous_row(o, run);
 
         return row && row->reachable && !row->pending && latency &&
-                (latency->outcome == CHECK_PASS || latency->outcome == CHECK_WARN) && mtu &&
-                !streq_ptr(mtu->actual, "pending");
+                (latency->outcome == CHECK_PASS || latency->outcome == CHECK_WARN) && mtu && !mtu->pending;
 }
 
 /* An unmeasured peer that answers: its latency or mtu check as the last measurement left it. */
@@ -328,16 +336,18 @@ static int skip_unreachable(PeerRun *run, const char *what, const char *not_done
         const char *node = run->n->node->name;
 
         if (run->echo_status == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, what),
-                        CHECK_SKIP,
-                        NULL,
-                        "pending",
-                        "%s: the probes of %s are pending (see peer.%s.reachable)",
-                        not_done,
-                        node,
-                        node);
+                        check_list_add(
+                                out,
+                                check_id(run, what),
+                                CHECK_SKIP,
+                                NULL,
+                                "pending",
+                                "%s: the probes of %s are pending (see peer.%s.reachable)",
+                                not_done,
+                                node,
+                                node));
         return check_list_add(
                 out,
                 check_id(run, what),
@@ -460,18 +470,20 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                 return -ENOMEM;
 
         if (r == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, "mtu"),
-                        CHECK_SKIP,
-                        expected,
-                        "pending",
-                        "Pending: the %" PRIu32
-                        "-byte probes of %s had not ended when this round of peer checks ended after %.1f s; "
-                        "they run again in the next round",
-                        mtu,
-                        node,
-                        (double) run->round_usec / 1e6);
+                        check_list_add(
+                                out,
+                                check_id(run, "mtu"),
+                                CHECK_SKIP,
+                                expected,
+                                "pending",
+                                "Pending: the %" PRIu32
+                                "-byte probes of %s had not ended when this round of peer checks ended after %.1f s; "
+                                "they run again in the next round",
+                                mtu,
+                                node,
+                                (double) run->round_usec / 1e6));
         if (r == -EMSGSIZE)
                 return check_list_add(
                         out,

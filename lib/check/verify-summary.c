@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "basic/macro.h"
+#include "basic/strv.h"
+#include "check/checks.h"
 #include "check/verify-summary.h"
 
 bool check_replaced_by_run(const char *id, const char *only, bool peers) {
@@ -54,6 +56,28 @@ fail:
         return r;
 }
 
+bool check_selection_covers_link(const char *link, const char *only) {
+        char id[CHECK_ID_MAX];
+        int n = snprintf(id, sizeof(id), "link.%s.present", link);
+
+        return n > 0 && (size_t) n < sizeof(id) && checks_group_selected("link.", only) &&
+                check_id_selected(id, only);
+}
+
+int check_selection_for_links(char *const *links, char **ret) {
+        _cleanup_(strv_freep) char **prefixes = NULL;
+
+        if (!links) {
+                *ret = strdup("link.");
+                return *ret ? 0 : -ENOMEM;
+        }
+        for (char *const *l = links; *l; l++)
+                if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
+                        return -ENOMEM;
+        *ret = prefixes ? strv_join(prefixes, ",") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
 bool check_list_equal(const CheckList *a, const CheckList *b) {
         if (a->n_checks != b->n_checks)
                 return false;
@@ -67,8 +91,8 @@ bool check_list_equal(const CheckList *a, const CheckList *b) {
         return true;
 }
 
-/* The peers whose probes had not ended when their round did (see check-peer.h): peer.<node>.reachable
- * skipped with the actual value "pending". */
+/* The peers whose probes had not ended when their round did (see check-peer.h): their
+ * peer.<node>.reachable check is pending. */
 static size_t count_pending_peers(const CheckList *l) {
         size_t n = 0;
 
@@ -76,8 +100,8 @@ static size_t count_pending_peers(const CheckList *l) {
                 const Check *c = &l->checks[i];
                 size_t len = strlen(c->id), suffix = strlen(".reachable");
 
-                if (c->outcome == CHECK_SKIP && streq(c->actual, "pending") && startswith(c->id, "peer.") &&
-                    len > suffix && streq(c->id + len - suffix, ".reachable"))
+                if (c->pending && startswith(c->id, "peer.") && len > suffix &&
+                    streq(c->id + len - suffix, ".reachable"))
                         n++;
         }
         return n;

@@ -22,6 +22,12 @@ int check_list_merge(
         const char *always_id,
         CheckList *fresh,
         CheckList *ret);
+/* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
+ * checks): then it read what an event on that link changed. */
+bool check_selection_covers_link(const char *link, const char *only) _pure_;
+/* The selection that re-checks the logical links (every link when links is NULL: a resync), for
+ * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
+int check_selection_for_links(char *const *links, char **ret);
 /* Same ids, outcomes and texts in the same order. */
 bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and
