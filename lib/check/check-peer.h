@@ -70,8 +70,8 @@ int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret);
  * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes, which run
  * for all neighbours at once (about 20 round trips for a peer that answers, about 1.2 s for one that
  * does not) and end with the round (o->round_usec): a check whose probes had not ended by then says
- * "pending" (outcome skip, actual "pending", Check.pending set). Returns -ECANCELED when o->cancel_fd became readable,
- * other negative errno only for local failures (-ENOMEM). */
+ * "pending" (outcome skip, actual "pending", Check.pending set). Returns -ECANCELED when o->cancel_fd became
+ * readable, other negative errno only for local failures (-ENOMEM). */
 int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out);
 /* The same, and the Peers rows (ret_status may be NULL; it is replaced on success). */
 int check_peers_with_status(
