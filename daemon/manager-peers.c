@@ -34,12 +34,11 @@ typedef struct PeerJob {
         Profile *owned_profile;
         PeerOptions options;
 
-        /* The last round's peer checks and rows, copied for the thread: what the peers this round does
-         * not measure in full repeat. */
-        CheckList previous;
+        /* The last round's rows with their measurements, copied for the worker: the peers this round
+         * does not measure in full are rendered from them. */
         PeerStatusList previous_peers;
 
-        /* Its outputs, written before it signals the eventfd. */
+        /* Its outputs, written on the worker. */
         int result;
         CheckList checks;
         PeerStatusList peers;
@@ -55,7 +54,6 @@ static PeerJob *peer_job_free(PeerJob *j) {
         profile_free(j->owned_profile);
         check_list_done(&j->checks);
         peer_status_list_done(&j->peers);
-        check_list_done(&j->previous);
         peer_status_list_done(&j->previous_peers);
         return mfree(j);
 }
@@ -198,18 +196,11 @@ static bool has_neighbours(Manager *m) {
         return m->profile->health.peers && peer_neighbours(m->profile, m->node, &neighbours, &n) >= 0 && n > 0;
 }
 
-/* Gives the job the last round's results of this profile; none after a reload (all are measured). */
+/* Gives the job the last round's measurements of this profile; none after a reload (all are
+ * measured). */
 static int copy_previous(Manager *m, PeerJob *j) {
-        int r;
-
         if (m->peers_generation != m->profile_generation)
                 return 0;
-        for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (check_replaced_by_run(m->checks.checks[i].id, NULL, /* peers= */ true)) {
-                        r = check_list_add_copy(&j->previous, &m->checks.checks[i]);
-                        if (r < 0)
-                                return r;
-                }
         return peer_status_list_copy(&m->peers_measured, &j->previous_peers);
 }
 
@@ -263,7 +254,6 @@ static int start_job(Manager *m) {
                 manager_bus_answer_waiters(m, run);
                 return log_error_errno(r, "Failed to start the peer checks: %m");
         }
-        j->options.previous = &j->previous;
         j->options.previous_peers = &j->previous_peers;
 
         j->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "check/checks.h"
 #include "peer/peer-wire.h"
+#include "peer/peer.h"
 
 /* peer.<node>.latency warns above either bound. A direct DAC link answers in 20-100 µs and a veth
  * in 10-50 µs; a millisecond median means the path crosses something it should not (a routed hop,
@@ -37,17 +38,26 @@ typedef struct PeerOptions {
 
         /* halod's rounds (lib/peer/peer-schedule.h): every peer gets liveness probes in every round,
          * and only measure_per_round of them (0: all, as haloctl check does) the echo run and the MTU
-         * probes, the window moving with round. An unmeasured peer that answers repeats its
-         * latency and mtu checks from previous and its round trips from previous_peers; one without
+         * probes, the window moving with round. An unmeasured peer that answers renders its latency
+         * and mtu checks and its round trips from its last measurement in previous_peers; one without
          * a measurement there (new, back from a loss, never measured) is measured whatever the
          * window says. */
         unsigned measure_per_round;
         uint64_t round;
-        const CheckList *previous;
         const struct PeerStatusList *previous_peers;
 } PeerOptions;
 
-/* One row of halod's Peers D-Bus property, a(ssbtt). */
+/* A peer's last full measurement (its echo run and MTU run, both ended): the data from which a round
+ * that only checks the peer's liveness renders its latency and mtu checks and its round trips. */
+typedef struct PeerMeasurement {
+        bool valid; /* measured, answered by the right node, and its MTU run not pending */
+        PeerProbeResult echo;
+        uint32_t mtu; /* what the MTU run probed; 0: none */
+        int mtu_status;
+        PeerProbeResult mtu_result;
+} PeerMeasurement;
+
+/* One row of halod's Peers D-Bus property, a(ssbtt), with the measurement it was rendered from. */
 typedef struct PeerStatus {
         char *node;
         char address[INET_ADDRSTRLEN];
@@ -55,6 +65,7 @@ typedef struct PeerStatus {
         bool pending; /* its probes had not ended when the round did: reachable says nothing */
         uint64_t rtt_median_usec;
         uint64_t rtt_p99_usec;
+        PeerMeasurement measured;
 } PeerStatus;
 
 typedef struct PeerStatusList {
