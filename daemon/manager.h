@@ -101,7 +101,7 @@ typedef struct Manager {
         uint16_t probe_port;
         char *probe_guard_error; /* logged once until it changes */
 
-        /* The peer checks, run by a worker thread (manager-peers.c). */
+        /* The peer checks, run by peer-round jobs on the peer lane (manager-peers.c). */
         bool peer_rerun;            /* another run was asked for while one ran */
         uint64_t peer_runs_started; /* also the round number that moves the measured window */
         bool peer_measure_all;      /* the next run measures every peer in full (a link event) */
