@@ -5,9 +5,9 @@
 #include "basic/strv.h"
 #include "log.h"
 #include "manager-bus.h"
+#include "manager-job-verify.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
-#include "manager-work.h"
 #include "manager.h"
 
 #define BUS_NAME "io.halod1"
@@ -324,7 +324,7 @@ static void reply_failed(sd_bus_message *call, int r) {
                 log_debug("Failed to answer %s: %s", sd_bus_message_get_member(call), strerror(-r));
 }
 
-static void on_verified(Manager *m, WorkResult *result, void *userdata) {
+static void on_verified(Manager *m, const VerifyOutcome *o, void *userdata) {
         int r;
 
         r = reply_after_peers(userdata, m, /* reply_summary= */ true);
@@ -336,8 +336,7 @@ static void on_verified(Manager *m, WorkResult *result, void *userdata) {
 static int action_verify(sd_bus_message *call, Manager *m, sd_bus_error *error) {
         int r;
 
-        r = manager_work_submit(
-                m, WORK_CHECKS, /* only= */ NULL, on_verified, sd_bus_message_ref(call), call_unref);
+        r = manager_verify_submit(m, &(VerifyRequest){}, on_verified, sd_bus_message_ref(call), call_unref);
         if (r < 0) {
                 sd_bus_message_unref(call);
                 return r;
@@ -345,13 +344,13 @@ static int action_verify(sd_bus_message *call, Manager *m, sd_bus_error *error) 
         return 1;
 }
 
-static void on_applied(Manager *m, WorkResult *result, void *userdata) {
+static void on_applied(Manager *m, const VerifyOutcome *o, void *userdata) {
         sd_bus_message *call = userdata;
         int r;
 
-        if (result->apply_result < 0)
+        if (o->apply_result < 0)
                 r = sd_bus_reply_method_errorf(
-                        call, ERROR_APPLY_FAILED, "Apply failed: %s", strna(result->apply_error));
+                        call, ERROR_APPLY_FAILED, "Apply failed: %s", strna(o->apply_error));
         else
                 r = reply_after_peers(call, m, /* reply_summary= */ false);
         if (r < 0)
@@ -369,8 +368,8 @@ static int action_apply(sd_bus_message *call, Manager *m, sd_bus_error *error) {
                         "and reload, or run `haloctl apply --force` once.",
                         m->profile_path);
 
-        r = manager_work_submit(
-                m, WORK_APPLY | WORK_CHECKS, /* only= */ NULL, on_applied, sd_bus_message_ref(call), call_unref);
+        r = manager_verify_submit(
+                m, &(VerifyRequest){ .apply = true }, on_applied, sd_bus_message_ref(call), call_unref);
         if (r < 0) {
                 sd_bus_message_unref(call);
                 return r;

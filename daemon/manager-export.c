@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What halod leaves on disk after each verify: fabric.env for launchers, the CDI spec for container
- * runtimes, the Prometheus textfile, written by a work job off the loop (manager-work.c). */
+ * runtimes, the Prometheus textfile, written by an export job of its own on the host lane, off the loop
+ * (manager-job.h). */
 #include "manager-export.h"
 #include "basic/errorf.h"
 #include "export/cdi.h"
@@ -8,8 +9,8 @@
 #include "export/metrics.h"
 #include "log.h"
 #include "manager-helper.h"
+#include "manager-job.h"
 #include "manager-verify.h"
-#include "manager-work.h"
 #include "manager.h"
 #include "profile/profile-digest.h"
 
@@ -227,14 +228,75 @@ void manager_export_report(Manager *m, const ExportJob *e) {
         report(&m->metrics_error, NULL, "the Prometheus textfile", e->profile->health.prometheus_textfile);
 }
 
+/* The export job: what it was asked for, and the ExportJob it fills when it starts. */
+typedef struct ExportRequest {
+        bool fabric_env;
+        ExportJob export;
+} ExportRequest;
+
+static void export_request_free(void *data) {
+        ExportRequest *q = data;
+
+        export_job_done(&q->export);
+        free(q);
+}
+
+static int export_capture(Manager *m, void *data) {
+        ExportRequest *q = data;
+
+        if (!m->profile)
+                return -ESTALE;
+        return export_job_init(&q->export, m, q->fabric_env);
+}
+
+static void export_run(Job *job, void *data) {
+        ExportRequest *q = data;
+
+        export_job_run(&q->export);
+}
+
+static void export_publish(Manager *m, void *data) {
+        ExportRequest *q = data;
+
+        manager_export_report(m, &q->export);
+}
+
+static void export_fail(Manager *m, void *data, int error) {
+        if (error != -ESTALE)
+                log_warning_errno(error, "Failed to write fabric.env and the Prometheus textfile: %m");
+}
+
+static const JobType export_job_type = {
+        .name = "export",
+        .run = export_run,
+        .publish = export_publish,
+        .free = export_request_free,
+        .capture = export_capture,
+        .fail = export_fail,
+};
+
 void manager_export(Manager *m, bool local) {
+        ExportRequest *q;
         int r;
 
         if (!m->profile)
                 return;
-        /* fabric.env depends on the host only, not on what the peers answer. */
-        r = manager_work_submit(
-                m, WORK_EXPORT | (local ? WORK_EXPORT_ENV : 0), /* only= */ NULL, /* done= */ NULL, NULL, NULL);
+        /* An export waiting to start reads the latest state when it starts: a second one adds nothing
+         * but, after local checks, fabric.env (which depends on the host only, not on the peers). */
+        q = job_lane_find_queued(&m->host_jobs, &export_job_type, NULL);
+        if (q) {
+                q->fabric_env = q->fabric_env || local;
+                return;
+        }
+        q = calloc(1, sizeof(ExportRequest));
+        if (!q)
+                r = -ENOMEM;
+        else {
+                q->fabric_env = local;
+                r = job_submit(m, &m->host_jobs, &export_job_type, q);
+                if (r < 0)
+                        free(q);
+        }
         if (r < 0)
                 log_warning_errno(r, "Failed to write fabric.env and the Prometheus textfile: %m");
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fabric.env, the CDI spec and the Prometheus textfile after each verify, written by a work job, which
- * reads the NIC facts for the metrics itself, off the loop (manager-export.c). */
+/* fabric.env, the CDI spec and the Prometheus textfile after each verify, written by an export job,
+ * which reads the NIC facts for the metrics itself, off the loop (manager-export.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -19,7 +19,7 @@ void manager_export(Manager *m, bool local);
  * devices and variables that nothing keeps right any more. */
 void manager_export_remove(Manager *m);
 
-/* The export step's inputs, copied from the manager when the job starts, and its outputs
+/* The export job's inputs, copied from the manager when the job starts, and its outputs
  * (daemon/manager-export.c). */
 typedef struct ExportJob {
         Host host;

@@ -11,14 +11,14 @@
 #include "check/helper-ask.h"
 #include "log.h"
 #include "manager-helper-watch.h"
-#include "manager-work.h"
+#include "manager-job-verify.h"
 #include "manager.h"
 
 #define HELPER_RUNTIME_PARENT "/run"
 
 static int watch_runtime_dir(Manager *m);
 
-static void on_helper_rechecked(Manager *m, WorkResult *result, void *userdata) {
+static void on_helper_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
         m->helper_recheck_queued = false;
 }
 
@@ -29,7 +29,8 @@ static void helper_recheck(Manager *m) {
 
         if (!m->profile || m->helper_recheck_queued)
                 return;
-        r = manager_work_submit(m, WORK_CHECKS, HELPER_CHECK_ID, on_helper_rechecked, NULL, NULL);
+        r = manager_verify_submit(
+                m, &(VerifyRequest){ .only = HELPER_CHECK_ID }, on_helper_rechecked, NULL, NULL);
         if (r < 0) {
                 log_warning_errno(
                         r, "Failed to re-run the helper check after halod-helper.service ran, ignoring: %m");

@@ -32,12 +32,12 @@ void helper_state_done(HelperState *s);
 bool manager_dir_writable(const char *dir);
 
 typedef struct Manager Manager;
-/* One step, on the worker thread (jobs never overlap, and only they touch m->helper): finds what of the
- * helper's is wrong (the CDI spec of m->cdi_dir when halod may not write it, the /etc/hosts block when it
- * may not write /etc, networkd_wrong: the links that the networkd backend was to change), asks when it is
- * a new difference or the back-off ran out, and adds the "helper" check to checks when with_check.
- * Returns 1 when it asked, 0 when not, -ENOENT when there is nothing of the helper's, or negative
- * errno. */
+/* One step, on the worker thread (the host lane's jobs never overlap, and only they touch m->helper): finds
+ * what of the helper's is wrong (the CDI spec of m->cdi_dir when halod may not write it, the /etc/hosts
+ * block when it may not write /etc, networkd_wrong: the links that the networkd backend was to change), asks
+ * when it is a new difference or the back-off ran out, and adds the "helper" check to checks when
+ * with_check. Returns 1 when it asked, 0 when not, -ENOENT when there is nothing of the helper's, or
+ * negative errno. */
 int manager_helper_step(
         Manager *m, const NodeContext *c, const char *networkd_wrong, bool with_check, CheckList *checks);
 /* On the loop, with a step's result: says so when halod starts or stops asking, or cannot. */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer checks off the event loop: a worker thread runs check_peers_with_status(), which probes all
- * peers at once for one round (about 1.2 s when some are silent, PEER_ROUND_USEC_DEFAULT at most), and
- * hands the result back through an eventfd; the loop publishes it. The bus and the responder never
- * wait for a probe, and a second eventfd stops the round at once (a reload, SIGTERM). */
-#include <pthread.h>
+/* The peer round, a job on the peer lane (manager-job.h): check_peers_with_status() probes all peers
+ * at once for one round (about 1.2 s when some are silent, PEER_ROUND_USEC_DEFAULT at most) on the
+ * worker; the loop publishes the result. The bus and the responder never wait for a probe, and an
+ * eventfd stops the round at once (a reload, SIGTERM). */
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "check/peer-status-change.h"
+#include "check/verify-summary.h"
 #include "log.h"
 #include "manager-bus.h"
+#include "manager-job.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager.h"
@@ -19,17 +21,8 @@
  * that boots later than this one is seen within seconds, a dead one costs little. */
 #define PEER_RETRY_FIRST_USEC USEC_PER_SEC
 
-/* The Peers property changes only materially (see io.halod1(5)): reachability, the set of rows, or a
- * round trip that moved by more than a quarter and by more than 50 µs from the published value. The
- * latency check in Checks carries every run's numbers. */
-#define PEERS_RTT_CHANGE_MIN_USEC 50U
-#define PEERS_RTT_CHANGE_MIN_PERCENT 25U
-
-struct PeerJob {
-        pthread_t thread;
-        int event_fd;  /* the thread signals the loop: done */
-        int cancel_fd; /* the loop signals the thread: stop probing */
-        sd_event_source *source;
+typedef struct PeerJob {
+        int cancel_fd; /* the loop signals the worker: stop probing */
         uint64_t run;
         uint64_t generation;
 
@@ -41,16 +34,15 @@ struct PeerJob {
         Profile *owned_profile;
         PeerOptions options;
 
-        /* The last round's peer checks and rows, copied for the thread: what the peers this round does
-         * not measure in full repeat. */
-        CheckList previous;
+        /* The last round's rows with their measurements, copied for the worker: the peers this round
+         * does not measure in full are rendered from them. */
         PeerStatusList previous_peers;
 
-        /* Its outputs, written before it signals the eventfd. */
+        /* Its outputs, written on the worker. */
         int result;
         CheckList checks;
         PeerStatusList peers;
-};
+} PeerJob;
 
 static PeerJob *peer_job_free(PeerJob *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PeerJob *, peer_job_free);
@@ -58,79 +50,34 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PeerJob *, peer_job_free);
 static PeerJob *peer_job_free(PeerJob *j) {
         if (!j)
                 return NULL;
-        sd_event_source_disable_unref(j->source);
-        safe_close(j->event_fd);
         safe_close(j->cancel_fd);
         profile_free(j->owned_profile);
         check_list_done(&j->checks);
         peer_status_list_done(&j->peers);
-        check_list_done(&j->previous);
         peer_status_list_done(&j->previous_peers);
         return mfree(j);
 }
 
-static void *peer_job_run(void *userdata) {
-        PeerJob *j = userdata;
+static void peer_job_run(Job *job, void *data) {
+        PeerJob *j = data;
         NodeContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
 
         j->result = check_peers_with_status(&c, &j->options, &j->checks, &j->peers);
-        /* The thread's last act: from here on the loop owns everything in j. */
-        (void) eventfd_write(j->event_fd, 1);
-        return NULL;
 }
 
-/* Stops the job's probes: the thread returns -ECANCELED within a moment. */
-static void peer_job_cancel(PeerJob *j) {
+/* Stops the job's probes: the worker returns -ECANCELED within a moment. */
+static void peer_job_cancel(void *data) {
+        PeerJob *j = data;
+
         if (eventfd_write(j->cancel_fd, 1) < 0)
                 log_debug("Failed to cancel the peer checks, they end with their round: %s", strerror(errno));
-}
-
-static bool rtt_moved(uint64_t published, uint64_t measured) {
-        uint64_t d = published > measured ? published - measured : measured - published;
-
-        return d > PEERS_RTT_CHANGE_MIN_USEC && d * 100 > published * PEERS_RTT_CHANGE_MIN_PERCENT;
-}
-
-static bool peers_changed_materially(const PeerStatusList *published, const PeerStatusList *measured) {
-        if (published->n_peers != measured->n_peers)
-                return true;
-        for (size_t i = 0; i < measured->n_peers; i++) {
-                const PeerStatus *a = &published->peers[i], *b = &measured->peers[i];
-
-                if (!streq(a->node, b->node) || !streq(a->address, b->address) ||
-                    a->reachable != b->reachable || rtt_moved(a->rtt_median_usec, b->rtt_median_usec) ||
-                    rtt_moved(a->rtt_p99_usec, b->rtt_p99_usec))
-                        return true;
-        }
-        return false;
-}
-
-/* A pending peer's row says what the run before found (nothing new is known), still marked pending. */
-static void carry_pending(const PeerStatusList *previous, PeerStatusList *measured) {
-        for (size_t i = 0; i < measured->n_peers; i++) {
-                PeerStatus *p = &measured->peers[i];
-
-                if (!p->pending)
-                        continue;
-                /* The rows come in the profile's order: the same place first, then anywhere. */
-                for (size_t j = 0; j < previous->n_peers; j++) {
-                        const PeerStatus *q = &previous->peers[(i + j) % previous->n_peers];
-
-                        if (streq(q->node, p->node) && streq(q->address, p->address)) {
-                                p->reachable = q->reachable;
-                                p->rtt_median_usec = q->rtt_median_usec;
-                                p->rtt_p99_usec = q->rtt_p99_usec;
-                                break;
-                        }
-                }
-        }
 }
 
 /* Publishes a run's rows and checks. measured is taken over. */
 static void publish_peers(Manager *m, CheckList *checks, PeerStatusList *measured) {
         char *changed[] = { (char *) "Peers", NULL };
 
-        carry_pending(&m->peers_measured, measured);
+        peer_status_carry_pending(&m->peers_measured, measured);
 
         if (peers_changed_materially(&m->peers, measured)) {
                 PeerStatusList copy;
@@ -201,19 +148,16 @@ static void schedule_retry(Manager *m) {
 
 static int start_job(Manager *m);
 
-static int on_peer_job_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        Manager *m = userdata;
-        PeerJob *j = TAKE_PTR(m->peer_job);
+static void peer_job_publish(Manager *m, void *data) {
+        PeerJob *j = data;
         uint64_t run = j->run;
 
-        (void) pthread_join(j->thread, NULL);
         if (j->result == -ECANCELED) {
                 /* Stopped for a newer run (a reload): the callers waiting are answered by that one. */
                 log_debug("Peer checks cancelled.");
-                peer_job_free(j);
                 m->peer_rerun = false;
                 (void) start_job(m);
-                return 0;
+                return;
         }
         if (j->result < 0)
                 log_warning_errno(j->result, "Failed to run the peer checks: %m");
@@ -223,7 +167,6 @@ static int on_peer_job_done(sd_event_source *s, int fd, uint32_t revents, void *
                 publish_peers(m, &j->checks, &j->peers);
                 m->peers_generation = j->generation;
         }
-        peer_job_free(j);
 
         manager_bus_answer_waiters(m, run);
         schedule_retry(m);
@@ -232,8 +175,19 @@ static int on_peer_job_done(sd_event_source *s, int fd, uint32_t revents, void *
                 m->peer_rerun = false;
                 (void) start_job(m);
         }
-        return 0;
 }
+
+static void peer_job_free_data(void *data) {
+        peer_job_free(data);
+}
+
+static const JobType peer_job_type = {
+        .name = "peer round",
+        .run = peer_job_run,
+        .publish = peer_job_publish,
+        .free = peer_job_free_data,
+        .cancel = peer_job_cancel,
+};
 
 static bool has_neighbours(Manager *m) {
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
@@ -242,24 +196,17 @@ static bool has_neighbours(Manager *m) {
         return m->profile->health.peers && peer_neighbours(m->profile, m->node, &neighbours, &n) >= 0 && n > 0;
 }
 
-/* Gives the job the last round's results of this profile; none after a reload (all are measured). */
+/* Gives the job the last round's measurements of this profile; none after a reload (all are
+ * measured). */
 static int copy_previous(Manager *m, PeerJob *j) {
-        int r;
-
         if (m->peers_generation != m->profile_generation)
                 return 0;
-        for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (startswith(m->checks.checks[i].id, "peer.")) {
-                        r = check_list_add_copy(&j->previous, &m->checks.checks[i]);
-                        if (r < 0)
-                                return r;
-                }
         return peer_status_list_copy(&m->peers_measured, &j->previous_peers);
 }
 
 static bool has_peer_checks(Manager *m) {
         for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (startswith(m->checks.checks[i].id, "peer."))
+                if (check_replaced_by_run(m->checks.checks[i].id, NULL, /* peers= */ true))
                         return true;
         return false;
 }
@@ -288,7 +235,6 @@ static int start_job(Manager *m) {
                 return log_error_errno(ENOMEM, "Failed to start the peer checks: %m");
         }
         *j = (PeerJob){
-                .event_fd = -EBADF,
                 .cancel_fd = -EBADF,
                 .run = run,
                 .generation = m->profile_generation,
@@ -308,25 +254,16 @@ static int start_job(Manager *m) {
                 manager_bus_answer_waiters(m, run);
                 return log_error_errno(r, "Failed to start the peer checks: %m");
         }
-        j->options.previous = &j->previous;
         j->options.previous_peers = &j->previous_peers;
 
-        j->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         j->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         j->options.cancel_fd = j->cancel_fd;
-        if (j->event_fd < 0 || j->cancel_fd < 0)
-                r = -errno;
-        else
-                r = sd_event_add_io(m->event, &j->source, j->event_fd, EPOLLIN, on_peer_job_done, m);
-        if (r >= 0)
-                /* The thread inherits the loop's blocked signals: they stay with the signalfd. */
-                r = -pthread_create(&j->thread, NULL, peer_job_run, j);
+        r = j->cancel_fd < 0 ? -errno : job_submit(m, &m->peer_jobs, &peer_job_type, j);
         if (r < 0) {
                 manager_bus_answer_waiters(m, run);
                 return log_error_errno(r, "Failed to start the peer checks: %m");
         }
-
-        m->peer_job = TAKE_PTR(j);
+        TAKE_PTR(j);
         return 1;
 }
 
@@ -338,7 +275,7 @@ void manager_peers_request_all(Manager *m) {
 void manager_peers_request(Manager *m) {
         if (!m->profile || !m->node)
                 return;
-        if (m->peer_job) {
+        if (job_lane_busy(&m->peer_jobs)) {
                 m->peer_rerun = true;
                 return;
         }
@@ -346,18 +283,20 @@ void manager_peers_request(Manager *m) {
 }
 
 uint64_t manager_peers_pending_run(const Manager *m) {
-        if (!m->peer_job)
+        if (!job_lane_busy(&m->peer_jobs))
                 return 0;
         return m->peer_runs_started + (m->peer_rerun ? 1 : 0);
 }
 
 void manager_peers_keep_profile(Manager *m, Profile **old) {
-        if (!*old || !m->peer_job || m->peer_job->profile != *old)
+        PeerJob *j = job_lane_running(&m->peer_jobs, &peer_job_type);
+
+        if (!*old || !j || j->profile != *old)
                 return;
-        profile_free(m->peer_job->owned_profile);
-        m->peer_job->owned_profile = TAKE_PTR(*old);
+        profile_free(j->owned_profile);
+        j->owned_profile = TAKE_PTR(*old);
         /* Its results would be dropped: stop it, and probe for the new profile as soon as it ends. */
-        peer_job_cancel(m->peer_job);
+        peer_job_cancel(j);
         m->peer_rerun = true;
 }
 
@@ -375,12 +314,10 @@ bool manager_peers_use_link(Manager *m, const char *link) {
 }
 
 void manager_peers_done(Manager *m) {
-        if (m->peer_job) {
-                /* Stopping: the thread leaves its probes at once. */
-                peer_job_cancel(m->peer_job);
-                (void) pthread_join(m->peer_job->thread, NULL);
-                m->peer_job = peer_job_free(m->peer_job);
-        }
+        /* Stopping: the worker leaves its probes at once (the job's cancel). */
+        job_lane_stop(&m->peer_jobs, JOB_STOP_GRACE_USEC);
+        if (m->peer_jobs.abandoned)
+                return;
         m->peer_retry_source = sd_event_source_disable_unref(m->peer_retry_source);
         peer_status_list_done(&m->peers);
         peer_status_list_done(&m->peers_measured);

@@ -3,21 +3,26 @@
  * NetworkManager (re)starting or firewalld reloading re-check every link, a timer re-checks everything. */
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
 #include "check/checks.h"
+#include "check/verify-summary.h"
 #include "log.h"
+#include "manager-job-verify.h"
+#include "manager-job.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
-#include "manager-work.h"
 #include "manager.h"
 
-/* Long enough to fold a burst of events (an address and a route, NetworkManager re-activating a
- * link) into one re-check, short enough that drift shows on the bus within milliseconds. */
-#define RECHECK_DELAY_USEC (2 * USEC_PER_MSEC)
+/* A re-check starts at once, on the loop's next turn: the events of one change (an address and its
+ * prefix route) are queued together and taken in before it, and the events that come while it runs
+ * are taken in right before it reads the kernel, or fold into the one re-check that follows it
+ * (manager_watch_host_idle()). Waiting for more would only delay the report of a drift. */
+#define RECHECK_DELAY_USEC 0
 /* Event-driven re-checks: a burst of 5 at once (a drift and its repair, NetworkManager re-activating
  * a link), then at most 10 a second: a storm of events (100 links flapping, a NIC reset) costs a
  * bounded share of a core and the bus stays responsive. */
@@ -145,19 +150,21 @@ void manager_watch_take_events(Manager *m) {
                 take_events(m, /* max_reads= */ 0);
 }
 
+bool manager_watch_events_queued(const Manager *m) {
+        struct pollfd p = { .fd = m->rtnl ? rtnl_monitor_fd(m->rtnl) : -EBADF, .events = POLLIN };
+
+        /* poll() only looks: the socket stays the loop's to read. Unsure counts as queued. */
+        return p.fd >= 0 && poll(&p, 1, 0) != 0;
+}
+
 void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
         _cleanup_(strv_freep) char **left = NULL;
 
-        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || !checks_group_selected("link.", only))
+        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0)
                 return;
-        STRV_FOREACH(l, m->dirty_links) {
-                _cleanup_(freep) char *id = NULL;
-
-                if (asprintf(&id, "link.%s.present", *l) < 0)
+        STRV_FOREACH(l, m->dirty_links)
+                if (!check_selection_covers_link(*l, only) && strv_extend(&left, *l) < 0)
                         return;
-                if (!check_id_selected(id, only) && strv_extend(&left, *l) < 0)
-                        return;
-        }
         strv_free(m->dirty_links);
         m->dirty_links = TAKE_PTR(left);
         /* A resync (a netdev appeared, events were dropped) re-resolves the links: it stays. */
@@ -167,42 +174,34 @@ void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
         }
 }
 
-static bool selection_has_bad_link_checks(Manager *m, const char *only) {
-        for (size_t i = 0; i < m->checks.n_checks; i++) {
-                const Check *c = &m->checks.checks[i];
-
-                if (startswith(c->id, "link.") && check_id_selected(c->id, only) &&
-                    (c->outcome == CHECK_FAIL || c->outcome == CHECK_WARN))
-                        return true;
-        }
-        return false;
-}
-
-/* Whether a job may re-apply what it finds drifted: in enforce mode, within AUTO_APPLY_BURST per
- * window. Decided when the job is queued; the job applies only when its checks find a link wrong. */
-static bool may_enforce(Manager *m) {
+/* What a verify job does about drift: in enforce mode it judges from its plan whether what it read
+ * drifted (plan_drifted()), and re-applies when it did, within AUTO_APPLY_BURST per window. The budget
+ * is decided when the job is queued. */
+static VerifyRequest enforce_request(Manager *m, const char *only, bool ports) {
+        VerifyRequest req = { .only = only, .ports = ports };
         usec_t t = now(CLOCK_MONOTONIC);
 
         if (!profile_may_change_host(m->profile, /* force= */ false))
-                return false;
+                return req;
+        req.judge = true;
         if (t >= m->auto_apply_window_usec + AUTO_APPLY_WINDOW_USEC) {
                 m->auto_apply_window_usec = t;
                 m->auto_apply_count = 0;
         }
-        return m->auto_apply_count < AUTO_APPLY_BURST;
+        req.enforce = m->auto_apply_count < AUTO_APPLY_BURST;
+        return req;
 }
 
 /* After a job's checks, in enforce mode: count its re-apply, or, when none was allowed while links
  * are wrong, say once that re-applies pause. */
-static void count_enforced(Manager *m, const char *only, const WorkResult *result) {
+static void count_enforced(Manager *m, const VerifyOutcome *o) {
         if (!profile_may_change_host(m->profile, /* force= */ false))
                 return;
-        if (result->enforce_attempted) {
+        if (o->enforce_attempted) {
                 m->auto_apply_count++;
                 return;
         }
-        if (m->auto_apply_count >= AUTO_APPLY_BURST && selection_has_bad_link_checks(m, only) &&
-            m->auto_apply_count++ == AUTO_APPLY_BURST)
+        if (m->auto_apply_count >= AUTO_APPLY_BURST && o->drifted && m->auto_apply_count++ == AUTO_APPLY_BURST)
                 log_warning(
                         "Something keeps undoing the profile (%u re-applies within %llus); pausing "
                         "re-applies until the next health check. Is another tool managing these links?",
@@ -236,10 +235,10 @@ static void recheck_free(void *p) {
 
 /* The re-check's checks are in, and in enforce mode what drifted was put back and checked again from
  * what the apply read back (one job, one snapshot). */
-static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
+static void on_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
         Recheck *rc = userdata;
 
-        count_enforced(m, rc->only, result);
+        count_enforced(m, o);
         /* After the re-apply: probe the path as it is now, not as it was before. */
         if (rc->peers) {
                 log_debug("Re-checked %s: probing the peers over these links again.", rc->only);
@@ -253,10 +252,9 @@ static void on_rechecked(Manager *m, WorkResult *result, void *userdata) {
 }
 
 static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
-        _cleanup_(strv_freep) char **prefixes = NULL;
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
-        unsigned steps = WORK_CHECKS;
+        bool ports = false;
         Recheck *rc;
         bool peers;
         int r;
@@ -267,36 +265,32 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
 
         /* Work under way (a verify, an apply): this re-check follows it, with the events of meanwhile
          * folded in, and what that work's verify covered left out (manager_watch_verified()). */
-        if (manager_work_busy(m)) {
+        if (job_lane_busy(&m->host_jobs)) {
                 m->recheck_after_work = true;
                 return 0;
         }
 
+        /* Nothing left (a verify in between covered it). */
+        if (!m->resync && !m->dirty_links)
+                return 0;
         peers = drift_concerns_peers(m);
-        if (m->resync) {
-                steps |= WORK_PORTS;
-                only = strdup("link.");
-        } else {
-                STRV_FOREACH(l, m->dirty_links)
-                        if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
-                                return 0;
-                only = strv_join(prefixes, ",");
-        }
+        ports = m->resync;
+        if (check_selection_for_links(m->resync ? NULL : m->dirty_links, &only) < 0)
+                return 0;
         m->resync = false;
         m->dirty_links = strv_free(m->dirty_links);
-        /* Nothing left (a verify in between covered it): an empty selection would select every check. */
+        /* An empty selection would select every check. */
         if (isempty(only))
                 return 0;
         log_debug(
                 "Re-checking %s after rtnetlink events or a firewalld or NetworkManager restart or reload.",
                 only);
 
-        if (may_enforce(m))
-                steps |= WORK_ENFORCE;
         rc = calloc(1, sizeof(Recheck));
         if (rc) {
                 *rc = (Recheck){ .only = TAKE_PTR(only), .peers = peers, .dumps = rtnl_dump_count() };
-                r = manager_work_submit(m, steps, rc->only, on_rechecked, rc, recheck_free);
+                VerifyRequest req = enforce_request(m, rc->only, ports);
+                r = manager_verify_submit(m, &req, on_rechecked, rc, recheck_free);
                 if (r < 0)
                         recheck_free(rc);
         } else
@@ -306,7 +300,7 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void manager_watch_work_idle(Manager *m) {
+void manager_watch_host_idle(Manager *m) {
         if (!m->recheck_after_work)
                 return;
         m->recheck_after_work = false;
@@ -314,20 +308,18 @@ void manager_watch_work_idle(Manager *m) {
                 schedule_recheck(m);
 }
 
-static void on_interval_checked(Manager *m, WorkResult *result, void *userdata) {
-        count_enforced(m, /* only= */ NULL, result);
+static void on_interval_checked(Manager *m, const VerifyOutcome *o, void *userdata) {
+        count_enforced(m, o);
 }
 
 static int on_interval(sd_event_source *source, uint64_t usec, void *userdata) {
         Manager *m = userdata;
-        unsigned steps = WORK_PORTS | WORK_CHECKS;
         int r;
 
         if (m->profile) {
                 m->auto_apply_count = 0; /* a new chance for paused re-applies */
-                if (may_enforce(m))
-                        steps |= WORK_ENFORCE;
-                r = manager_work_submit(m, steps, /* only= */ NULL, on_interval_checked, NULL, NULL);
+                VerifyRequest req = enforce_request(m, /* only= */ NULL, /* ports= */ true);
+                r = manager_verify_submit(m, &req, on_interval_checked, NULL, NULL);
                 if (r < 0)
                         log_warning_errno(r, "Failed to run the checks at health.interval: %m");
         }

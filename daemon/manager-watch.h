@@ -15,16 +15,18 @@ int manager_watch_setup(Manager *m);
 int manager_watch_bus_setup(Manager *m);
 /* (Re)arms the health.interval timer from the profile in force and keeps the peer channel current. */
 int manager_watch_reset(Manager *m);
-/* Resolves the links' netdevs now, on this thread: at start, before the loop runs (work jobs do it
- * afterwards, see WORK_PORTS). */
+/* Resolves the links' netdevs now, on this thread: at start, before the loop runs (verify jobs do it
+ * afterwards, see VerifyRequest.ports). */
 void manager_watch_refresh_ports(Manager *m);
-/* Takes over the links' netdevs that a work job resolved: which rtnetlink events are ours. */
+/* Takes over the links' netdevs that a verify job resolved: which rtnetlink events are ours. */
 void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n);
-/* Takes in the rtnetlink events queued until now (on the loop): a work job's snapshot asks for it
+/* Takes in the rtnetlink events queued until now (on the loop): a verify job's snapshot asks for it
  * right before it reads the kernel, so that what it reads reflects every event taken in. */
 void manager_watch_take_events(Manager *m);
-/* The work queue ran empty: a re-check that came due meanwhile runs now. */
-void manager_watch_work_idle(Manager *m);
+/* Whether rtnetlink events wait to be taken in: from any thread (it only looks). */
+bool manager_watch_events_queued(const Manager *m);
+/* The host lane ran empty: a re-check that came due meanwhile runs now. */
+void manager_watch_host_idle(Manager *m);
 /* After a verify from s that selected only: the events taken in before s last read the kernel are
  * reflected in it, so the links it re-checked need no re-check for them. */
 void manager_watch_verified(Manager *m, const char *only, const Snapshot *s);

@@ -12,11 +12,13 @@
 #include "manager-bus.h"
 #include "manager-export.h"
 #include "manager-helper-watch.h"
+#include "manager-job-load.h"
+#include "manager-job-verify.h"
+#include "manager-job.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
-#include "manager-work.h"
 #include "manager.h"
 #include "profile/profile-trust.h"
 
@@ -29,6 +31,8 @@ int manager_new(Manager **ret) {
         m->host = HOST_SYSTEM;
         m->health = HEALTH_STARTING;
         m->probe_guard_fd = -EBADF;
+        m->host_jobs = (JobLane){ .name = "host", .idle = manager_watch_host_idle };
+        m->peer_jobs = (JobLane){ .name = "peer" };
         m->summary = strdup("starting");
         if (!m->summary)
                 return manager_free(m), -ENOMEM;
@@ -39,11 +43,15 @@ int manager_new(Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        manager_work_done(m);
+        /* Promptly: a worker stuck in a blocking call is left to the exit, and so is everything it may
+         * still read (the manager's state), rather than holding the stop for it. */
+        job_lane_stop(&m->host_jobs, JOB_STOP_GRACE_USEC);
+        manager_peers_done(m);
+        if (m->host_jobs.abandoned || m->peer_jobs.abandoned)
+                return NULL;
         /* After the worker, which may be writing it; only when this halod did (a second one that is
          * refused the bus name must not take the first one's away). */
         manager_export_remove(m);
-        manager_peers_done(m);
         manager_peer_channel_done(m);
         manager_watch_done(m);
         manager_helper_watch_done(m);
@@ -206,7 +214,6 @@ static void notify_status(Manager *m, const char *prefix) {
 }
 
 int manager_start(Manager *m) {
-        _cleanup_(work_result_done) WorkResult result = {};
         _cleanup_(freep) char *error = NULL;
         int r;
 
@@ -254,11 +261,8 @@ int manager_start(Manager *m) {
         /* Here, before the loop runs: nothing waits for it yet. One job, one snapshot for the apply and
          * the checks, which report from what the apply read back. A failed apply is not fatal: the
          * checks say what is wrong, and the watch retries. */
-        r = manager_work_run(
-                m,
-                (profile_may_change_host(m->profile, /* force= */ false) ? WORK_APPLY : 0) | WORK_CHECKS,
-                /* only= */ NULL,
-                &result);
+        r = manager_verify_run_now(
+                m, &(VerifyRequest){ .apply = profile_may_change_host(m->profile, /* force= */ false) });
         if (r < 0)
                 return log_error_errno(r, "Failed to run the checks: %m");
 
@@ -314,20 +318,19 @@ static void reload_finish(Manager *m, ReloadCall *c, int r, const char *error) {
                 c->done(m, r, error, c->userdata);
 }
 
-static void on_reload_checked(Manager *m, WorkResult *result, void *userdata) {
+static void on_reload_checked(Manager *m, const VerifyOutcome *o, void *userdata) {
         (void) manager_watch_reset(m);
         reload_finish(m, userdata, 0, NULL);
 }
 
-static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
+static void on_reload_loaded(
+        Manager *m, int r, Profile **loaded, const ProfileNode *loaded_node, const char *error, void *userdata) {
         _cleanup_(profile_freep) Profile *old = NULL;
         _cleanup_(strv_freep) char **changed = NULL;
         const Backend *old_backend = m->backend, *backend = NULL;
         const ProfileNode *old_node = m->node;
         LogFields f = { .message_id = HALOD_MESSAGE_PROFILE_RELOADED };
-        const char *error = result->load_error;
         ReloadCall *c = userdata, *next;
-        int r = result->load_result;
 
         if (r >= 0 && !(backend = pick_backend(m))) {
                 r = -EINVAL;
@@ -341,8 +344,8 @@ static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
         }
 
         old = TAKE_PTR(m->profile);
-        m->profile = TAKE_PTR(result->loaded);
-        m->node = result->loaded_node;
+        m->profile = TAKE_PTR(*loaded);
+        m->node = loaded_node;
         m->backend = backend;
         m->profile_generation++;
         changed = changed_identity(old, old_node, old_backend, m);
@@ -362,11 +365,12 @@ static void on_reload_loaded(Manager *m, WorkResult *result, void *userdata) {
                 m->backend->name);
 
         next = reload_call_move(c);
-        r = next ? manager_work_submit(
+        r = next ? manager_verify_submit(
                            m,
-                           (profile_may_change_host(m->profile, /* force= */ false) ? WORK_APPLY : 0) |
-                                   WORK_PORTS | WORK_CHECKS,
-                           /* only= */ NULL,
+                           &(VerifyRequest){
+                                   .apply = profile_may_change_host(m->profile, /* force= */ false),
+                                   .ports = true,
+                           },
                            on_reload_checked,
                            next,
                            reload_call_free)
@@ -391,7 +395,7 @@ int manager_reload(Manager *m, ReloadDoneFunc done, void *userdata, void (*destr
         *c = (ReloadCall){ .done = done, .userdata = userdata, .destroy = destroy };
 
         (void) sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long) now(CLOCK_MONOTONIC));
-        r = manager_work_submit(m, WORK_LOAD, /* only= */ NULL, on_reload_loaded, c, reload_call_free);
+        r = manager_load_submit(m, on_reload_loaded, c, reload_call_free);
         if (r < 0) {
                 free(c); /* the caller keeps userdata */
                 notify_status(m, "READY=1\n");

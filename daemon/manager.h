@@ -14,6 +14,7 @@
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "manager-helper.h"
+#include "manager-job.h"
 #include "net/rtnl.h"
 #include "peer/health.h"
 #include "peer/peer-ratelimit.h"
@@ -23,6 +24,10 @@
 #include "snapshot/fabric.h"
 #include "snapshot/snapshot.h"
 
+/* How long a stop waits for a running job: a verify ends in milliseconds, a cancelled peer round at
+ * once; an apply stuck on a bus or the kernel is left to the exit. */
+#define JOB_STOP_GRACE_USEC (2 * USEC_PER_SEC)
+
 /* The daemon's exit status for a profile that cannot be used (sysexits' EX_CONFIG). */
 #define EXIT_PROFILE_INVALID 78
 
@@ -30,8 +35,6 @@
  * otherwise. */
 #define HALOD_RUNTIME_DIR_DEFAULT "/run/halod"
 
-typedef struct PeerJob PeerJob;
-typedef struct Work Work;
 typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
 
@@ -64,7 +67,7 @@ typedef struct Manager {
         PeerStatusList peers;          /* the Peers property: changes only materially (manager-peers.c) */
         PeerStatusList peers_measured; /* the latest probe run, for the metrics */
         PauseHistory pause_history;    /* each netdev's pause frames at the last verify (qos.<link>.pause),
-                                        * read and updated by the work job that runs the checks */
+                                        * read and updated by the verify job that runs the checks */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 
@@ -98,8 +101,7 @@ typedef struct Manager {
         uint16_t probe_port;
         char *probe_guard_error; /* logged once until it changes */
 
-        /* The peer checks, run by a worker thread (manager-peers.c). */
-        PeerJob *peer_job;          /* the running one, or NULL */
+        /* The peer checks, run by peer-round jobs on the peer lane (manager-peers.c). */
         bool peer_rerun;            /* another run was asked for while one ran */
         uint64_t peer_runs_started; /* also the round number that moves the measured window */
         bool peer_measure_all;      /* the next run measures every peer in full (a link event) */
@@ -108,9 +110,10 @@ typedef struct Manager {
         usec_t peer_retry_usec; /* the back-off while a peer does not answer; 0: none */
         BusWaiter *waiters;     /* method calls answered when the peer checks they asked for are in */
 
-        /* Host work off the loop (manager-work.c): the job running, those waiting after it. */
-        Work *work;
-        Work *work_queue;
+        /* Work off the loop (manager-job.h): the host lane runs the load, apply+verify and export jobs
+         * one at a time (none replaces the profile another reads); the peer lane the peer rounds. */
+        JobLane host_jobs;
+        JobLane peer_jobs;
         bool recheck_after_work; /* a re-check came due while a job ran: it runs after them */
 
         /* Exports (manager-export.c): the last errors, logged once until they change. */

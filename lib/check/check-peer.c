@@ -52,7 +52,8 @@ typedef struct PeerRun {
         char gateway[128]; /* for a routed peer: "node2", or the gateway's address when no node holds it */
         char id[CHECK_ID_MAX];
 
-        bool measure;    /* the full echo run and the MTU probes; else liveness probes only */
+        bool measure;                /* the full echo run and the MTU probes; else liveness probes only */
+        const PeerMeasurement *last; /* the last round's measurement (previous_peers), or NULL */
         int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
         PeerProbeResult echo;
         bool reachable; /* the right node answered */
@@ -130,6 +131,13 @@ static const char *rate_limited_hint(const PeerRun *run) {
                "their own";
 }
 
+/* r from adding a check: marks that check pending (its probes had not ended). */
+static int mark_pending(CheckList *out, int r) {
+        if (r >= 0)
+                out->checks[out->n_checks - 1].pending = true;
+        return r;
+}
+
 /* peer.<node>.reachable from the echo run; sets run->reachable when the right node answered. */
 static int check_reachable(PeerRun *run, CheckList *out) {
         const char *cluster = run->c->profile->cluster ?: "";
@@ -143,17 +151,19 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 return -ENOMEM;
 
         if (r == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, "reachable"),
-                        CHECK_SKIP,
-                        expected,
-                        "pending",
-                        "Pending: %s (%s) was still being probed when this round of peer checks ended after "
-                        "%.1f s; it is probed again in the next round",
-                        node,
-                        run->remote,
-                        (double) run->round_usec / 1e6);
+                        check_list_add(
+                                out,
+                                check_id(run, "reachable"),
+                                CHECK_SKIP,
+                                expected,
+                                "pending",
+                                "Pending: %s (%s) was still being probed when this round of peer checks ended after "
+                                "%.1f s; it is probed again in the next round",
+                                node,
+                                run->remote,
+                                (double) run->round_usec / 1e6));
         if (r < 0)
                 return check_list_add(
                         out,
@@ -269,18 +279,6 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 strna(health_to_string(res->peer.health)));
 }
 
-static const Check *previous_check(const PeerOptions *o, const char *node, const char *what) {
-        char id[CHECK_ID_MAX];
-
-        if (!o->previous)
-                return NULL;
-        (void) snprintf(id, sizeof(id), "peer.%s.%s", node, what);
-        for (size_t i = 0; i < o->previous->n_checks; i++)
-                if (streq(o->previous->checks[i].id, id))
-                        return &o->previous->checks[i];
-        return NULL;
-}
-
 static const PeerStatus *previous_row(const PeerOptions *o, const PeerRun *run) {
         for (size_t i = 0; o->previous_peers && i < o->previous_peers->n_peers; i++) {
                 const PeerStatus *s = &o->previous_peers->peers[i];
@@ -291,32 +289,21 @@ static const PeerStatus *previous_row(const PeerOptions *o, const PeerRun *run) 
         return NULL;
 }
 
-/* Whether the last round left a measurement of the peer to repeat: it answered then, and its latency
- * was measured and its MTU judged. */
-static bool has_measurement(const PeerOptions *o, const PeerRun *run) {
-        const char *node = run->n->node->name;
-        const Check *latency = previous_check(o, node, "latency"), *mtu = previous_check(o, node, "mtu");
+/* The peer's last measurement, when the last round left one to render from: it answered then, and its
+ * latency was measured and its MTU run ended. */
+static const PeerMeasurement *last_measurement(const PeerOptions *o, const PeerRun *run) {
         const PeerStatus *row = previous_row(o, run);
 
-        return row && row->reachable && !row->pending && latency &&
-                (latency->outcome == CHECK_PASS || latency->outcome == CHECK_WARN) && mtu &&
-                !streq_ptr(mtu->actual, "pending");
+        return row && row->reachable && !row->pending && row->measured.valid ? &row->measured : NULL;
 }
 
-/* An unmeasured peer that answers: its latency or mtu check as the last measurement left it. */
-static int repeat_check(PeerRun *run, const char *what, CheckList *out) {
-        const Check *c = previous_check(run->o, run->n->node->name, what);
-
-        if (!c) /* not reached: such a peer is measured (has_measurement()) */
-                return check_list_add(
-                        out,
-                        check_id(run, what),
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not measured in this round: %s answers; it is measured in a later one",
-                        run->n->node->name);
-        return check_list_add_copy(out, c);
+/* An unmeasured peer without a measurement to render from (not reached: such a peer is measured). */
+static int not_measured(PeerRun *run, const char *what, CheckList *out) {
+        return check_list_skip(
+                out,
+                check_id(run, what),
+                "Not measured in this round: %s answers; it is measured in a later one",
+                run->n->node->name);
 }
 
 /* The check what, skipped because the echo run found no peer to measure (or has not ended). */
@@ -324,16 +311,18 @@ static int skip_unreachable(PeerRun *run, const char *what, const char *not_done
         const char *node = run->n->node->name;
 
         if (run->echo_status == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, what),
-                        CHECK_SKIP,
-                        NULL,
-                        "pending",
-                        "%s: the probes of %s are pending (see peer.%s.reachable)",
-                        not_done,
-                        node,
-                        node);
+                        check_list_add(
+                                out,
+                                check_id(run, what),
+                                CHECK_SKIP,
+                                NULL,
+                                "pending",
+                                "%s: the probes of %s are pending (see peer.%s.reachable)",
+                                not_done,
+                                node,
+                                node));
         return check_list_add(
                 out,
                 check_id(run, what),
@@ -347,7 +336,8 @@ static int skip_unreachable(PeerRun *run, const char *what, const char *not_done
 }
 
 static int check_latency(PeerRun *run, CheckList *out) {
-        const PeerProbeResult *res = &run->echo;
+        /* An unmeasured peer's latency is its last measurement's, rendered again. */
+        const PeerProbeResult *res = run->measure ? &run->echo : run->last ? &run->last->echo : NULL;
         uint64_t warn_median = run->o->latency_warn_median_usec ?: PEER_LATENCY_WARN_MEDIAN_USEC;
         uint64_t warn_p99 = run->o->latency_warn_p99_usec ?: PEER_LATENCY_WARN_P99_USEC;
         _cleanup_(freep) char *expected = NULL, *actual = NULL;
@@ -355,8 +345,8 @@ static int check_latency(PeerRun *run, CheckList *out) {
 
         if (!run->reachable)
                 return skip_unreachable(run, "latency", "Not measured", out);
-        if (!run->measure)
-                return repeat_check(run, "latency", out);
+        if (!res)
+                return not_measured(run, "latency", out);
 
         lost = res->sent - res->answered;
         if (asprintf(&expected, "median <= %" PRIu64 " us, p99 <= %" PRIu64 " us, no loss", warn_median, warn_p99) <
@@ -420,19 +410,27 @@ static uint32_t mtu_to_probe(PeerRun *run) {
 static int check_mtu(PeerRun *run, CheckList *out) {
         _cleanup_(freep) char *expected = NULL;
         const char *node = run->n->node->name;
-        const PeerProbeResult *res = &run->mtu_result;
+        /* An unmeasured peer's MTU run is its last measurement's, rendered again. */
+        const PeerMeasurement now = { .mtu = run->mtu,
+                                      .mtu_status = run->mtu_status,
+                                      .mtu_result = run->mtu_result };
+        const PeerMeasurement *m = run->measure ? &now : run->last;
+        const PeerProbeResult *res;
         uint32_t mtu = run->n->mtu;
-        int r = run->mtu_status;
+        int r;
 
         if (!run->reachable)
                 return skip_unreachable(run, "mtu", "Not probed", out);
-        if (!run->measure)
-                return repeat_check(run, "mtu", out);
-        if (run->mtu == 0) {
-                r = mtu == 0 ? local_mtu(run, &mtu) : 0;
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
+        if (!m)
+                return not_measured(run, "mtu", out);
+        res = &m->mtu_result;
+        r = m->mtu_status;
+        if (m->mtu == 0) {
+                int k = mtu == 0 ? local_mtu(run, &mtu) : 0;
+
+                if (k == -ENOMEM)
+                        return k;
+                if (k < 0)
                         return check_list_add(
                                 out,
                                 check_id(run, "mtu"),
@@ -454,24 +452,26 @@ static int check_mtu(PeerRun *run, CheckList *out) {
                         PEER_IPV4_UDP_OVERHEAD + PEER_REQUEST_SIZE_MIN,
                         PEER_IPV4_UDP_OVERHEAD + PEER_MESSAGE_SIZE_MAX);
         }
-        mtu = run->mtu;
+        mtu = m->mtu;
 
         if (asprintf(&expected, "%" PRIu32 "-byte datagrams cross both ways unfragmented", mtu) < 0)
                 return -ENOMEM;
 
         if (r == -EINPROGRESS)
-                return check_list_add(
+                return mark_pending(
                         out,
-                        check_id(run, "mtu"),
-                        CHECK_SKIP,
-                        expected,
-                        "pending",
-                        "Pending: the %" PRIu32
-                        "-byte probes of %s had not ended when this round of peer checks ended after %.1f s; "
-                        "they run again in the next round",
-                        mtu,
-                        node,
-                        (double) run->round_usec / 1e6);
+                        check_list_add(
+                                out,
+                                check_id(run, "mtu"),
+                                CHECK_SKIP,
+                                expected,
+                                "pending",
+                                "Pending: the %" PRIu32
+                                "-byte probes of %s had not ended when this round of peer checks ended after %.1f s; "
+                                "they run again in the next round",
+                                mtu,
+                                node,
+                                (double) run->round_usec / 1e6));
         if (r == -EMSGSIZE)
                 return check_list_add(
                         out,
@@ -594,6 +594,18 @@ static void peer_runs_free(PeerRun *runs, size_t n) {
 
 static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
         const PeerStatus *before = run->measure ? NULL : previous_row(run->o, run);
+        PeerMeasurement measured = {};
+
+        if (run->measure && run->reachable && run->mtu_status != -EINPROGRESS)
+                measured = (PeerMeasurement){
+                        .valid = true,
+                        .echo = run->echo,
+                        .mtu = run->mtu,
+                        .mtu_status = run->mtu_status,
+                        .mtu_result = run->mtu_result,
+                };
+        else if (!run->measure && run->reachable && run->last)
+                measured = *run->last;
 
         *ret = (PeerStatus){
                 .node = strdup(run->n->node->name),
@@ -601,6 +613,7 @@ static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
                 .pending = run->echo_status == -EINPROGRESS,
                 .rtt_median_usec = run->reachable ? run->echo.rtt_median_usec : 0,
                 .rtt_p99_usec = run->reachable ? run->echo.rtt_p99_usec : 0,
+                .measured = measured,
         };
         if (!ret->node)
                 return -ENOMEM;
@@ -701,7 +714,8 @@ static int check_neighbours(
                 (void) inet_ntop(AF_INET, &neighbours[i].local, runs[i].local, sizeof(runs[i].local));
                 (void) inet_ntop(AF_INET, &neighbours[i].remote, runs[i].remote, sizeof(runs[i].remote));
                 format_path(&runs[i]);
-                forced[i] = !has_measurement(o, &runs[i]);
+                runs[i].last = last_measurement(o, &runs[i]);
+                forced[i] = !runs[i].last;
         }
         (void) peer_schedule_measure(n, o->measure_per_round, o->round, forced, measure);
         for (size_t i = 0; i < n; i++) {

@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "check/checks.h"
 #include "peer/peer-wire.h"
+#include "peer/peer.h"
 
 /* peer.<node>.latency warns above either bound. A direct DAC link answers in 20-100 µs and a veth
  * in 10-50 µs; a millisecond median means the path crosses something it should not (a routed hop,
@@ -37,13 +38,12 @@ typedef struct PeerOptions {
 
         /* halod's rounds (lib/peer/peer-schedule.h): every peer gets liveness probes in every round,
          * and only measure_per_round of them (0: all, as haloctl check does) the echo run and the MTU
-         * probes, the window moving with round. An unmeasured peer that answers repeats its
-         * latency and mtu checks from previous and its round trips from previous_peers; one without
+         * probes, the window moving with round. An unmeasured peer that answers renders its latency
+         * and mtu checks and its round trips from its last measurement in previous_peers; one without
          * a measurement there (new, back from a loss, never measured) is measured whatever the
          * window says. */
         unsigned measure_per_round;
         uint64_t round;
-        const CheckList *previous;
         const struct PeerStatusList *previous_peers;
 
         /* The snapshot of the host to read the local MTU from (a link whose MTU the profile leaves
@@ -51,7 +51,17 @@ typedef struct PeerOptions {
         Snapshot *snapshot;
 } PeerOptions;
 
-/* One row of halod's Peers D-Bus property, a(ssbtt). */
+/* A peer's last full measurement (its echo run and MTU run, both ended): the data from which a round
+ * that only checks the peer's liveness renders its latency and mtu checks and its round trips. */
+typedef struct PeerMeasurement {
+        bool valid; /* measured, answered by the right node, and its MTU run not pending */
+        PeerProbeResult echo;
+        uint32_t mtu; /* what the MTU run probed; 0: none */
+        int mtu_status;
+        PeerProbeResult mtu_result;
+} PeerMeasurement;
+
+/* One row of halod's Peers D-Bus property, a(ssbtt), with the measurement it was rendered from. */
 typedef struct PeerStatus {
         char *node;
         char address[INET_ADDRSTRLEN];
@@ -59,6 +69,7 @@ typedef struct PeerStatus {
         bool pending; /* its probes had not ended when the round did: reachable says nothing */
         uint64_t rtt_median_usec;
         uint64_t rtt_p99_usec;
+        PeerMeasurement measured;
 } PeerStatus;
 
 typedef struct PeerStatusList {
@@ -74,8 +85,8 @@ int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret);
  * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes, which run
  * for all neighbours at once (about 20 round trips for a peer that answers, about 1.2 s for one that
  * does not) and end with the round (o->round_usec): a check whose probes had not ended by then says
- * "pending" (outcome skip, actual "pending"). Returns -ECANCELED when o->cancel_fd became readable,
- * other negative errno only for local failures (-ENOMEM). */
+ * "pending" (outcome skip, actual "pending", Check.pending set). Returns -ECANCELED when o->cancel_fd became
+ * readable, other negative errno only for local failures (-ENOMEM). */
 int check_peers(const NodeContext *c, const PeerOptions *o, CheckList *out);
 /* The same, and the Peers rows (ret_status may be NULL; it is replaced on success). */
 int check_peers_with_status(

@@ -172,6 +172,7 @@ int check_list_add_copy(CheckList *l, const Check *c) {
                 .summary = strdup(c->summary),
                 .expected = strdup(c->expected),
                 .actual = strdup(c->actual),
+                .pending = c->pending,
         };
 
         if (c->link && !copy.link) {

@@ -31,6 +31,9 @@ typedef struct Check {
         char *summary;  /* one line, for the person at the terminal */
         char *expected; /* "" when it does not apply */
         char *actual;
+        /* Its measurement had not ended when the run did (a peer's probes, check-peer.h): the outcome is
+         * skip and actual says "pending" to the reader; code asks this flag, never the text. */
+        bool pending;
 } Check;
 
 typedef struct CheckList {

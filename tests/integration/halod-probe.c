@@ -49,6 +49,25 @@ static void report(const char *what, uint64_t *v, unsigned n) {
                n);
 }
 
+/* With $HALOD_PROBE_RAW set to a path prefix, appends each sample (µs, one a line) to PREFIX.SUFFIX:
+ * bench/drift.sh pools several runs before it takes the median. */
+static void save_raw(const char *suffix, const uint64_t *v, unsigned n) {
+        const char *prefix = getenv("HALOD_PROBE_RAW");
+        char path[4096];
+        FILE *f;
+
+        if (!prefix || snprintf(path, sizeof(path), "%s.%s", prefix, suffix) >= (int) sizeof(path))
+                return;
+        f = fopen(path, "ae");
+        if (!f) {
+                fprintf(stderr, "cannot append to %s: %m\n", path);
+                return;
+        }
+        for (unsigned i = 0; i < n; i++)
+                fprintf(f, "%llu\n", (unsigned long long) v[i]);
+        fclose(f);
+}
+
 static int run_ready(unsigned count, char **argv) {
         char path[] = "/tmp/halod-probe-XXXXXX", sock_path[64], env[160], buf[4096];
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -229,6 +248,8 @@ static int run_drift(unsigned count, const char *ifname, const char *prefix) {
                 up[n++] = now(CLOCK_MONOTONIC) - t0;
                 usleep(DRIFT_SPACING_USEC);
         }
+        save_raw("down", down, n);
+        save_raw("up", up, n);
         report("drift: RTM_DELADDR to PropertiesChanged Health=degraded", down, n);
         report("repair seen: RTM_NEWADDR to PropertiesChanged Health=healthy", up, n);
         sd_bus_flush_close_unref(bus);

@@ -359,7 +359,6 @@ static void test_sampled_rounds(void) {
         ASSERT_INT_EQ(find_check(&first, "peer.spare.mtu")->outcome, CHECK_PASS);
 
         /* Round 0's window is worker: spare answers one liveness probe and repeats the rest. */
-        o.previous = &first;
         o.previous_peers = &s1;
         ASSERT_OK(check_peers_with_status(&c, &o, &second, &s2));
         ASSERT_INT_EQ(second.n_checks, 8);
@@ -381,7 +380,6 @@ static void test_sampled_rounds(void) {
          * lost and seen lost in this very round. */
         stop(spare);
         o.round = 2;
-        o.previous = &second;
         o.previous_peers = &s2;
         ASSERT_OK(check_peers_with_status(&c, &o, &third, &s3));
         ASSERT_INT_EQ(find_check(&third, "peer.spare.reachable")->outcome, CHECK_FAIL);

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* The apply+verify job: every step reads one snapshot of the host (snapshot/snapshot.h), so the checks
+ * report from what the apply read back, and an enforcing re-apply is planned from what the checks
+ * read. Right before the snapshot reads the kernel, the loop takes in the rtnetlink events queued
+ * until then (job_call_loop()), so that the job's verify covers them. The profile it reads stays in
+ * force until it ends: only a load job replaces it, and the host lane runs one job at a time. */
+#include <assert.h>
+
+#include "apply/apply.h"
+#include "basic/errorf.h"
+#include "basic/strv.h"
+#include "check/checks.h"
+#include "check/enforce-decide.h"
+#include "log.h"
+#include "manager-helper.h"
+#include "manager-job-verify.h"
+#include "manager-job.h"
+#include "manager-verify.h"
+#include "manager-watch.h"
+#include "plan/hosts-plan.h"
+
+typedef struct VerifyJob {
+        Job *job; /* while it runs */
+        Manager *manager;
+        VerifyRequest req;
+        char *only;
+        VerifyDoneFunc done;
+        void *userdata;
+        void (*destroy)(void *);
+
+        /* Inputs, taken from the manager when the job starts (verify_job_capture()). */
+        Host host;
+        const Profile *profile;
+        const ProfileNode *node;
+        const Backend *backend;
+        NodeContext context;
+        Snapshot snapshot;
+        bool hosts_writable;    /* halod may write /etc itself (not in the shipped unit's sandbox) */
+        bool networkd_writable; /* the same for networkd's files: else halod-helper.service applies */
+        char *networkd_wrong;   /* then, after an apply: what the links lack ("": nothing), for the helper */
+
+        /* Outputs, written on the worker. */
+        VerifyOutcome outcome;
+        char *apply_error;
+        PlanChanges changes;
+        int ports_result;
+        bool ports_ready; /* ports are resolved: the loop may take them over before the job ends */
+        FabricPort *ports;
+        size_t n_ports;
+        CheckList checks;
+        PlanChanges enforce_changes;
+        char *enforce_error;
+        int checks_after_result;
+        CheckList checks_after; /* after an enforcing apply that changed something */
+        bool helper_ran;        /* a run of checks, or links to change through halod-helper.service */
+        int helper_result;      /* then: manager_helper_step()'s result (manager-helper.h) */
+} VerifyJob;
+
+static void verify_job_free(void *data) {
+        VerifyJob *j = data;
+
+        if (j->destroy)
+                j->destroy(j->userdata);
+        free(j->only);
+        snapshot_done(&j->snapshot);
+        free(j->apply_error);
+        plan_changes_done(&j->changes);
+        fabric_ports_free(j->ports, j->n_ports);
+        check_list_done(&j->checks);
+        plan_changes_done(&j->enforce_changes);
+        free(j->enforce_error);
+        free(j->networkd_wrong);
+        check_list_done(&j->checks_after);
+        free(j);
+}
+
+/* On the loop, right before the job reads the kernel: takes over the ports the job resolved (so that
+ * their events count as ours) and the events queued until now. */
+static void take_events(Manager *m, void *userdata) {
+        VerifyJob *j = userdata;
+
+        if (j->ports_ready && j->ports) {
+                manager_watch_set_ports(m, TAKE_PTR(j->ports), j->n_ports);
+                j->n_ports = 0;
+        }
+        manager_watch_take_events(m);
+}
+
+static void before_kernel_read(void *userdata) {
+        VerifyJob *j = userdata;
+
+        /* Nothing queued (the loop took in what came before the job) and no ports to hand over: no
+         * round trip to the loop, two thread wake-ups fewer on the path from a drift to its report. */
+        if (!(j->ports_ready && j->ports) && !manager_watch_events_queued(j->manager))
+                return;
+        job_call_loop(j->job, take_events, j);
+}
+
+/* The networkd backend where halod may not write networkd's files: halod-helper.service applies the
+ * links as root from the profile (haloctl apply --only networkd), with its rollback; halod only says
+ * what differs, for the request and the helper check, and verifies from the kernel afterwards. */
+static int delegate_networkd(VerifyJob *j, char **error) {
+        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        int r;
+
+        r = plan_from_snapshot(&j->snapshot, &plan);
+        if (r < 0)
+                return errorf(error, r, "cannot read the link state from the kernel: %s", strerror(-r));
+        plan.hosts = hosts_plan_free(plan.hosts);
+        r = plan_describe(&plan, &lines);
+        if (r < 0)
+                return r;
+        free(j->networkd_wrong);
+        j->networkd_wrong = strv_join(lines, "; ");
+        return j->networkd_wrong ? 0 : -ENOMEM;
+}
+
+static bool delegates_networkd(const VerifyJob *j) {
+        return j->profile && j->backend == &backend_networkd && !j->networkd_writable &&
+                profile_may_change_host(j->profile, false);
+}
+
+/* Applies through the backend from the job's snapshot; returns the number of changes, or negative
+ * errno with *error set. */
+static int apply(VerifyJob *j, PlanChanges *changes, char **error) {
+        int r;
+
+        if (!j->profile)
+                return -ESTALE;
+        if (delegates_networkd(j))
+                r = delegate_networkd(j, error);
+        else
+                /* halod in its sandbox may not write /etc: the block is halod-helper.service's (after the
+                 * checks). */
+                r = apply_node(
+                        &j->context,
+                        j->backend,
+                        j->hosts_writable ? 0 : APPLY_NO_HOSTS,
+                        &j->snapshot,
+                        changes,
+                        error);
+        if (r < 0 && !*error)
+                *error = strdup(strerror(-r));
+        return r < 0 ? r : (int) changes->n_changes;
+}
+
+/* Whether what the checks read differs from the profile where they looked: from the plan of the same
+ * snapshot (nothing ran in between). A plan that cannot be made counts as drifted: the apply then
+ * says why. */
+static bool drifted(VerifyJob *j) {
+        _cleanup_(plan_done) Plan plan = {};
+
+        if (plan_from_snapshot(&j->snapshot, &plan) < 0)
+                return true;
+        return plan_drifted(&plan, j->only);
+}
+
+static void enforce(VerifyJob *j) {
+        VerifyOutcome *o = &j->outcome;
+
+        o->drifted = drifted(j);
+        if (!o->drifted || !j->req.enforce)
+                return;
+        o->enforce_attempted = true;
+        o->enforce_result = apply(j, &j->enforce_changes, &j->enforce_error);
+        j->checks_after_result = 1;
+        if (o->enforce_result > 0)
+                j->checks_after_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks_after);
+}
+
+static void verify_job_run(Job *job, void *data) {
+        VerifyJob *j = data;
+        VerifyOutcome *o = &j->outcome;
+
+        j->job = job;
+        j->context = (NodeContext){ .host = &j->host, .profile = j->profile, .node = j->node };
+        snapshot_init(&j->snapshot, &j->context);
+        j->snapshot.before_kernel_read = before_kernel_read;
+        j->snapshot.userdata = j;
+        /* The host lane runs one job at a time: the one running is the only one to read and update it. */
+        j->snapshot.pause_history = &j->manager->pause_history;
+        j->hosts_writable = manager_dir_writable("/etc");
+        j->networkd_writable = manager_dir_writable("/etc/systemd/network");
+
+        if (j->req.ports) {
+                FabricPorts ports = {};
+
+                j->ports_result = fabric_ports_find(&j->context, &ports);
+                j->ports = ports.ports;
+                j->n_ports = ports.n;
+                j->ports_ready = j->ports_result >= 0;
+        }
+        if (j->req.apply)
+                o->apply_result = apply(j, &j->changes, &j->apply_error);
+
+        o->checks_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks);
+        if (j->req.judge && o->checks_result >= 0)
+                enforce(j);
+
+        /* After every run of local checks, a one-link recheck too: that is when the helper's work on the
+         * links shows; the CDI spec and the /etc/hosts block are read again with them. Every run says
+         * what networkd's links lack, not only one that applies: else a Verify() or an interval with
+         * re-applies paused would drop the networkd part from the request (and pass), and the next
+         * enforce job would ask anew, resetting the back-off. A job that cannot read the links leaves
+         * the part out: the link checks say why. */
+        if (!j->networkd_wrong && delegates_networkd(j)) {
+                _cleanup_(freep) char *error = NULL;
+                (void) delegate_networkd(j, &error);
+        }
+        j->helper_ran = true;
+        j->helper_result = manager_helper_step(
+                j->manager, &j->context, j->networkd_wrong, /* checks= */ true, &j->checks);
+        j->job = NULL;
+}
+
+static void verify_job_publish(Manager *m, void *data) {
+        VerifyJob *j = data;
+
+        if (j->req.ports) {
+                if (j->ports_result < 0)
+                        /* Without the map every event counts as ours: slower, never blind. */
+                        log_warning_errno(
+                                j->ports_result,
+                                "Failed to resolve the links' netdevs, watching every interface: %m");
+                else if (j->ports) {
+                        manager_watch_set_ports(m, TAKE_PTR(j->ports), j->n_ports);
+                        j->n_ports = 0;
+                }
+        }
+        if (j->req.apply)
+                manager_apply_report(m, j->outcome.apply_result, &j->changes, j->apply_error);
+
+        if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, &j->snapshot) < 0)
+                log_warning("Failed to publish the checks: out of memory.");
+        if (j->helper_ran)
+                manager_helper_report(m, j->helper_result);
+
+        if (j->outcome.enforce_attempted) {
+                manager_apply_report(m, j->outcome.enforce_result, &j->enforce_changes, j->enforce_error);
+                if (j->checks_after_result <= 0 &&
+                    manager_publish_local_checks(
+                            m, j->only, j->checks_after_result, &j->checks_after, &j->snapshot) < 0)
+                        log_warning("Failed to publish the checks: out of memory.");
+        }
+
+        j->outcome.apply_error = j->apply_error;
+        if (j->done)
+                j->done(m, &j->outcome, j->userdata);
+}
+
+/* Takes the inputs from the manager when the job starts: a queued job sees the state of then. Without
+ * a profile (none in force yet) nothing runs. */
+static int verify_job_capture(Manager *m, void *data) {
+        VerifyJob *j = data;
+
+        if (!m->profile)
+                return -ESTALE;
+        j->manager = m;
+        j->host = m->host;
+        j->profile = m->profile;
+        j->node = m->node;
+        j->backend = m->backend;
+        return 0;
+}
+
+static void verify_job_fail(Manager *m, void *data, int error) {
+        VerifyJob *j = data;
+
+        j->outcome = (VerifyOutcome){ .apply_result = error, .checks_result = error };
+        if (j->done)
+                j->done(m, &j->outcome, j->userdata);
+}
+
+static const JobType verify_job_type = {
+        .name = "verify",
+        .run = verify_job_run,
+        .publish = verify_job_publish,
+        .free = verify_job_free,
+        .capture = verify_job_capture,
+        .fail = verify_job_fail,
+};
+
+static VerifyJob *verify_job_new(
+        const VerifyRequest *req, VerifyDoneFunc done, void *userdata, void (*destroy)(void *)) {
+        VerifyJob *j = calloc(1, sizeof(VerifyJob));
+
+        if (!j)
+                return NULL;
+        *j = (VerifyJob){ .req = *req, .done = done, .userdata = userdata, .destroy = destroy };
+        if (req->only) {
+                j->only = strdup(req->only);
+                if (!j->only) {
+                        j->destroy = NULL; /* the caller keeps userdata on failure */
+                        verify_job_free(j);
+                        return NULL;
+                }
+        }
+        j->req.only = j->only;
+        return j;
+}
+
+int manager_verify_submit(
+        Manager *m, const VerifyRequest *req, VerifyDoneFunc done, void *userdata, void (*destroy)(void *)) {
+        VerifyJob *j = verify_job_new(req, done, userdata, destroy);
+        int r;
+
+        if (!j)
+                return -ENOMEM;
+        r = job_submit(m, &m->host_jobs, &verify_job_type, j);
+        if (r < 0) {
+                j->destroy = NULL;
+                verify_job_free(j);
+        }
+        return r;
+}
+
+int manager_verify_run_now(Manager *m, const VerifyRequest *req) {
+        VerifyJob *j = verify_job_new(req, NULL, NULL, NULL);
+
+        if (!j)
+                return -ENOMEM;
+        return job_run_now(m, &m->host_jobs, &verify_job_type, j);
+}

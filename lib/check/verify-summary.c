@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* The published check list after a run, and Health with its summary: pure decisions of the daemon's
+ * verify, here so that case tables test them (tests/unit/test-verify-summary.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macro.h"
+#include "basic/strv.h"
+#include "check/checks.h"
+#include "check/verify-summary.h"
+
+bool check_replaced_by_run(const char *id, const char *only, bool peers) {
+        if (peers)
+                return startswith(id, "peer.");
+        /* The two kinds run apart (the peer checks by a job of their own), so each keeps the other's. */
+        return !startswith(id, "peer.") && check_id_selected(id, only);
+}
+
+int check_list_merge(
+        const CheckList *old,
+        const char *only,
+        bool peers,
+        const char *always_id,
+        CheckList *fresh,
+        CheckList *ret) {
+        CheckList merged = {};
+        bool inserted = false;
+        bool fresh_always = !peers && always_id && check_list_find(fresh, always_id);
+        int r;
+
+        for (size_t i = 0; i < old->n_checks; i++) {
+                const Check *c = &old->checks[i];
+
+                if (check_replaced_by_run(c->id, only, peers) || (fresh_always && streq(c->id, always_id))) {
+                        if (!inserted) {
+                                r = check_list_take(&merged, fresh);
+                                if (r < 0)
+                                        goto fail;
+                                inserted = true;
+                        }
+                        continue;
+                }
+                r = check_list_add_copy(&merged, c);
+                if (r < 0)
+                        goto fail;
+        }
+        r = check_list_take(&merged, fresh);
+        if (r < 0)
+                goto fail;
+        *ret = merged;
+        return 0;
+fail:
+        check_list_done(&merged);
+        return r;
+}
+
+bool check_selection_covers_link(const char *link, const char *only) {
+        char id[CHECK_ID_MAX];
+        int n = snprintf(id, sizeof(id), "link.%s.present", link);
+
+        return n > 0 && (size_t) n < sizeof(id) && checks_group_selected("link.", only) &&
+                check_id_selected(id, only);
+}
+
+int check_selection_for_links(char *const *links, char **ret) {
+        _cleanup_(strv_freep) char **prefixes = NULL;
+
+        if (!links) {
+                *ret = strdup("link.");
+                return *ret ? 0 : -ENOMEM;
+        }
+        for (char *const *l = links; *l; l++)
+                if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
+                        return -ENOMEM;
+        *ret = prefixes ? strv_join(prefixes, ",") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
+bool check_list_equal(const CheckList *a, const CheckList *b) {
+        if (a->n_checks != b->n_checks)
+                return false;
+        for (size_t i = 0; i < a->n_checks; i++) {
+                const Check *x = &a->checks[i], *y = &b->checks[i];
+
+                if (x->outcome != y->outcome || !streq(x->id, y->id) || !streq(x->summary, y->summary) ||
+                    !streq(x->expected, y->expected) || !streq(x->actual, y->actual))
+                        return false;
+        }
+        return true;
+}
+
+/* The peers whose probes had not ended when their round did (see check-peer.h): their
+ * peer.<node>.reachable check is pending. */
+static size_t count_pending_peers(const CheckList *l) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n_checks; i++) {
+                const Check *c = &l->checks[i];
+                size_t len = strlen(c->id), suffix = strlen(".reachable");
+
+                if (c->pending && startswith(c->id, "peer.") && len > suffix &&
+                    streq(c->id + len - suffix, ".reachable"))
+                        n++;
+        }
+        return n;
+}
+
+/* Names the worst check first: that is what the person reading STATUS= has to fix. */
+static const Check *worst_check(const CheckList *l) {
+        for (int o = CHECK_FAIL; o >= CHECK_WARN; o--)
+                for (size_t i = 0; i < l->n_checks; i++)
+                        if ((int) l->checks[i].outcome == o)
+                                return &l->checks[i];
+        return NULL;
+}
+
+int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary) {
+        size_t n_pass = check_list_count(l, CHECK_PASS), n_skip = check_list_count(l, CHECK_SKIP);
+        size_t n_bad = l->n_checks - n_pass - n_skip, n_pending = count_pending_peers(l);
+        const Check *profile = check_list_find(l, "profile"), *first;
+        char skipped[64] = "", pending[64] = "";
+        int r;
+
+        if (run_failed) {
+                *ret_health = HEALTH_FAILED;
+                *ret_summary = strdup("failed: the checks could not run, see the journal");
+                return *ret_summary ? 0 : -ENOMEM;
+        }
+
+        if (n_pending > 0)
+                (void) snprintf(
+                        pending,
+                        sizeof(pending),
+                        "; %zu peer%s still being probed",
+                        n_pending,
+                        n_pending == 1 ? "" : "s");
+
+        if (n_bad == 0) {
+                if (n_skip > 0)
+                        (void) snprintf(skipped, sizeof(skipped), ", %zu skipped", n_skip);
+                *ret_health = HEALTH_HEALTHY;
+                r = asprintf(ret_summary, "healthy: %zu/%zu checks pass%s%s", n_pass, n_pass, skipped, pending);
+                return r < 0 ? -ENOMEM : 0;
+        }
+
+        first = worst_check(l);
+        *ret_health = profile && profile->outcome == CHECK_FAIL ? HEALTH_FAILED : HEALTH_DEGRADED;
+        if (n_bad > 1)
+                r = asprintf(
+                        ret_summary,
+                        "%s: %s: %s (and %zu more checks failing or warning%s)",
+                        health_to_string(*ret_health),
+                        first->id,
+                        first->summary,
+                        n_bad - 1,
+                        pending);
+        else
+                r = asprintf(
+                        ret_summary,
+                        "%s: %s: %s%s",
+                        health_to_string(*ret_health),
+                        first->id,
+                        first->summary,
+                        pending);
+        return r < 0 ? -ENOMEM : 0;
+}

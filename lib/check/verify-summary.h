@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* What a verify publishes, decided from the checks alone (lib/check/verify-summary.c): the published
+ * list after a run (the old one with the checks the run replaces replaced in place), and Health with
+ * its one-line summary. Pure: the daemon calls these on its loop, the unit tests with case tables. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "check/check.h"
+#include "peer/health.h"
+
+/* Whether a fresh run replaces the published check id: a peer run (peers true) replaces every peer.*
+ * check, a local run the local checks that only selects (NULL: all). */
+bool check_replaced_by_run(const char *id, const char *only, bool peers) _pure_;
+/* The published list after a run: old with the checks the run replaces (and, for a local run that
+ * brings one, the check always_id, which every local run reports whatever it selects; may be NULL)
+ * replaced in place by fresh, which is taken over (emptied); fresh checks old did not have go last. */
+int check_list_merge(
+        const CheckList *old,
+        const char *only,
+        bool peers,
+        const char *always_id,
+        CheckList *fresh,
+        CheckList *ret);
+/* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
+ * checks): then it read what an event on that link changed. */
+bool check_selection_covers_link(const char *link, const char *only) _pure_;
+/* The selection that re-checks the logical links (every link when links is NULL: a resync), for
+ * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
+int check_selection_for_links(char *const *links, char **ret);
+/* Same ids, outcomes and texts in the same order. */
+bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
+/* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and
+ * 2 more checks failing or warning)"); run_failed: the local checks could not run. */
+int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary);
