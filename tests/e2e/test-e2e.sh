@@ -55,6 +55,7 @@ IFNAME=fab0               # the fabric interface in each container, matched by n
 T0=$SECONDS
 
 step() {
+        HARNESS_STEP=$* # named again in the failure summary (tests/integration/lib.sh)
         log "[$((SECONDS - T0)) s] $*"
 }
 
