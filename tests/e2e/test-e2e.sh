@@ -905,6 +905,11 @@ run_rc 0 ct "$HEAD" systemctl enable --now halod
 wait_healthy "$HEAD"
 assert_fabric_configured "$HEAD" 192.168.100.1/30
 ct_reboot "$HEAD"
+# The boot before: halod stopped on its SIGTERM, not on systemd's SIGKILL (a hang shorter than the
+# reboot's 30 s shows here too).
+run_rc 0 ct "$HEAD" journalctl -b -1 -u halod --no-pager -o cat
+assert_contains "$OUT" "Received Terminated, stopping." "halod's journal of the boot before the reboot"
+assert_not_contains "$OUT" "timed out" "halod's journal of the boot before the reboot"
 wait_until 30 unit_active "$HEAD"
 wait_healthy "$HEAD"
 assert_fabric_configured "$HEAD" 192.168.100.1/30
