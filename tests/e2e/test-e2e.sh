@@ -463,7 +463,14 @@ for n in "$HEAD" "$WORKER"; do
         # Type=notify: enable --now returned only after READY=1, with halod's STATUS= line.
         status_text=$(unit_prop "$n" StatusText)
         [ -n "$status_text" ] || fail "halod on $n sent no STATUS= line"
-        run_rc 0 ct "$n" systemctl status --no-pager halod
+        # The line may change between the two reads (the helper's first run ends a few hundred ms
+        # after READY=1 and the helper check passes): read again until both reads agree.
+        for _ in $(seq 10); do
+                run_rc 0 ct "$n" systemctl status --no-pager halod
+                now=$(unit_prop "$n" StatusText)
+                [ "$now" = "$status_text" ] && break
+                status_text=$now
+        done
         assert_contains "$OUT" "Status: \"$status_text\"" "systemctl status halod on $n"
 done
 
