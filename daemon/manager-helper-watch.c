@@ -3,7 +3,7 @@
  * else what the helper just wrote shows only at the next health.interval, and every start of halod
  * (whose ExecStopPost= removed the CDI spec) stays degraded until then. The stamps' directory exists
  * only after the helper's first run since boot (RuntimeDirectoryPreserve=yes keeps it): until then the
- * parent is watched for it. */
+ * parent is watched for it. No inotify source here is ever left disabled: every one is on or freed. */
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -51,7 +51,11 @@ static int on_runtime_parent(sd_event_source *s, const struct inotify_event *ev,
         if (ev->len == 0 || !streq(ev->name, HELPER_RUNTIME_DIR + strlen(HELPER_RUNTIME_PARENT "/")))
                 return 0;
         if (watch_runtime_dir(m) >= 0) {
-                (void) sd_event_source_set_enabled(m->helper_parent_source, SD_EVENT_OFF);
+                /* Dropped, not disabled: a disabled source keeps its kernel watch on /run, and libsystemd
+                 * before 258 (systemd#38265) then spins in sd_event_wait() on the next entry made in
+                 * /run (/run/nologin at shutdown), never to read SIGTERM again. The watch goes now,
+                 * the source after this callback; what else was read for /run is dropped. */
+                m->helper_parent_source = sd_event_source_disable_unref(m->helper_parent_source);
                 /* The directory comes before the run: a check now would find the run not begun
                  * ("has not run since"). Only a run that ended before the watch was set. */
                 if (access(HELPER_RUNTIME_DIR "/" HELPER_STAMP_RESULT, F_OK) >= 0)
@@ -79,7 +83,7 @@ int manager_helper_watch_start(Manager *m) {
         if (r != -ENOENT)
                 return r;
         if (m->helper_parent_source)
-                return sd_event_source_set_enabled(m->helper_parent_source, SD_EVENT_ON);
+                return 0;
         return sd_event_add_inotify(
                 m->event,
                 &m->helper_parent_source,

@@ -7,7 +7,8 @@
 
 # e2e_build: builds halod with prefix /usr and sysconfdir /etc and sets E2E_BUILD to its build
 # directory: the calling build when it installs there and has no sanitizer, else a plain build of the
-# same tree in $BUILD_DIR/e2e-usr (kept between runs). Logs go to $TEST_DIR/logs.
+# same tree in $BUILD_DIR/e2e-usr (kept between runs). Logs go to $TEST_DIR/build-logs (not logs/,
+# whose ends the harness prints on any failure: a build that failed prints its own).
 e2e_build() {
         local settings
         E2E_BUILD=$BUILD_DIR
@@ -15,19 +16,19 @@ e2e_build() {
 import json, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
 print(o["prefix"], o["sysconfdir"], o.get("b_sanitize", "none"))') || fail "cannot read the meson options of $BUILD_DIR"
-        mkdir -p "$TEST_DIR/logs"
+        mkdir -p "$TEST_DIR/build-logs"
         if [ "$settings" != "/usr /etc none" ]; then
                 E2E_BUILD=$BUILD_DIR/e2e-usr
                 pkg-config --exists libnm || skip "libnm (pkg-config libnm) not found; the e2e tests need the NetworkManager backend: tools/deps test"
                 if [ ! -f "$E2E_BUILD/build.ninja" ]; then
                         rm -rf "$E2E_BUILD"
                         meson setup "$E2E_BUILD" "$SOURCE_DIR" -Dprefix=/usr -Dsysconfdir=/etc -Dlibnm=enabled \
-                                >"$TEST_DIR/logs/meson-setup.log" 2>&1 ||
-                                fail "meson setup of $E2E_BUILD failed (see $TEST_DIR/logs/meson-setup.log)"
+                                >"$TEST_DIR/build-logs/meson-setup.log" 2>&1 ||
+                                fail "meson setup of $E2E_BUILD failed (see $TEST_DIR/build-logs/meson-setup.log)"
                 fi
         fi
-        if ! ninja -C "$E2E_BUILD" >"$TEST_DIR/logs/ninja.log" 2>&1; then
-                tail -n 40 "$TEST_DIR/logs/ninja.log" >&2
+        if ! ninja -C "$E2E_BUILD" >"$TEST_DIR/build-logs/ninja.log" 2>&1; then
+                tail -n 40 "$TEST_DIR/build-logs/ninja.log" >&2
                 fail "building $E2E_BUILD failed"
         fi
 }
@@ -69,10 +70,10 @@ build_package() {
         dir=$BUILD_DIR/e2e-deb/$key
         if [ ! -f "$dir/halod.deb" ]; then
                 rm -rf "$BUILD_DIR/e2e-deb"
-                mkdir -p "$dir.tmp"
+                mkdir -p "$dir.tmp" "$TEST_DIR/build-logs"
                 log "building the Debian package (packaging/build-deb.sh --nocheck) into $dir"
-                deb=$(bash "$SOURCE_DIR/packaging/build-deb.sh" --nocheck "$dir.tmp" 2>"$TEST_DIR/logs/build-deb.log") || {
-                        cat "$TEST_DIR/logs/build-deb.log" >&2
+                deb=$(bash "$SOURCE_DIR/packaging/build-deb.sh" --nocheck "$dir.tmp" 2>"$TEST_DIR/build-logs/build-deb.log") || {
+                        cat "$TEST_DIR/build-logs/build-deb.log" >&2
                         return 1
                 }
                 mv "$deb" "$dir.tmp/halod.deb"

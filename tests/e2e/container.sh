@@ -166,7 +166,8 @@ ct_reboot() {
                 kill -0 "$nsp" 2>/dev/null || break
                 sleep 0.1
         done
-        kill -0 "$nsp" 2>/dev/null && fail "container $name did not go down within 30 s of systemctl reboot"
+        kill -0 "$nsp" 2>/dev/null &&
+                fail "container $name did not go down within 30 s of systemctl reboot:"$'\n'"$(ct_stuck_report "$name")"
         wait "$nsp" || rc=$?
         [ "$rc" -eq 133 ] || fail "systemd-nspawn for $name exited $rc on reboot, expected 133 (rebooted)"
         _ct_start "$name"
@@ -181,32 +182,81 @@ ct_poweroff() {
                 kill -0 "$nsp" 2>/dev/null || break
                 sleep 0.1
         done
-        kill -0 "$nsp" 2>/dev/null && fail "container $name did not power off within 30 s"
+        kill -0 "$nsp" 2>/dev/null &&
+                fail "container $name did not power off within 30 s:"$'\n'"$(ct_stuck_report "$name")"
         wait "$nsp" || rc=$?
         unset "CT_NSPAWN[$name]" "CT_PID[$name]"
         [ "$rc" -eq 0 ] || fail "systemd-nspawn for $name exited $rc after poweroff (its console log follows)"
 }
 
-# ct_dump NAME: print what explains a failure in container NAME: its failed units, halod's status
-# and journal, the journal of this boot, and the console log.
+# ct_console_clean FILE: the console log as text: terminal control (escape sequences, carriage
+# returns) gone, and each run of systemd's progress spinner ("[ ***  ] Job halod.service/stop running
+# (12s / 1min 30s)", redrawn twice a second) folded into its last line.
+ct_console_clean() {
+        sed -e 's/\r/\n/g' "$1" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[A-Za-z]//g' |
+                awk '/^\[[ *]+\] (Job |A (start|stop) job )/ { spin = $0; next }
+                        /^[[:space:]]*$/ { next }
+                        { if (spin != "") print spin; spin = ""; print }
+                        END { if (spin != "") print spin }'
+}
+
+# ct_stuck_report NAME: for each stop job still running in container NAME, the service's main
+# process as the kernel sees it: its state, and whether SIGTERM reached it (pending, blocked, caught).
+# Says whether a service ignores SIGTERM, never reads it, or was never sent it.
+ct_stuck_report() {
+        local name=$1 unit pid status state mask pending blocked caught
+        for unit in $(timeout 20 nsenter -t "${CT_PID[$name]}" -a systemctl list-jobs --no-legend --no-pager 2>/dev/null |
+                awk '$3 == "stop" && $4 == "running" { print $2 }'); do
+                pid=$(timeout 20 nsenter -t "${CT_PID[$name]}" -a systemctl show -P MainPID "$unit" 2>/dev/null)
+                if [ -z "$pid" ] || [ "$pid" = 0 ]; then
+                        echo "$unit: stopping, no main process"
+                        continue
+                fi
+                # The container's /proc, with its own pid numbers.
+                status=$(timeout 20 nsenter -t "${CT_PID[$name]}" -a cat "/proc/$pid/status" 2>/dev/null) || {
+                        echo "$unit: stopping, main pid $pid gone"
+                        continue
+                }
+                state=$(sed -n 's/^State:[[:space:]]*//p' <<<"$status")
+                # Hex masks of signals, SIGTERM (15) is bit 14: pending for the process or the thread.
+                pending=no blocked=no caught=no
+                for mask in $(sed -n 's/^\(ShdPnd\|SigPnd\):[[:space:]]*//p' <<<"$status"); do
+                        if ((0x$mask & 0x4000)); then pending=yes; fi
+                done
+                mask=$(sed -n 's/^SigBlk:[[:space:]]*//p' <<<"$status")
+                if ((0x${mask:-0} & 0x4000)); then blocked=yes; fi
+                mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' <<<"$status")
+                if ((0x${mask:-0} & 0x4000)); then caught=yes; fi
+                echo "$unit: stopping, main pid $pid in state $state; SIGTERM pending: $pending, blocked: $blocked, caught: $caught"
+        done
+}
+
+# ct_dump NAME: what explains a failure in container NAME, kept short (a failed test shows only the
+# end of its output): failed units and running jobs, halod's state and its journal, the end of the
+# console with the spinner folded. The whole journal of the boot goes to $TEST_DIR/journal-NAME.txt.
 ct_dump() {
         local name=$1 pid=${CT_PID[$1]:-}
         echo "======== container $name ========" >&2
         if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+                timeout 30 nsenter -t "$pid" -a journalctl -b --no-pager -o short-precise \
+                        >"$TEST_DIR/journal-$name.txt" 2>&1
                 {
-                        echo "---- systemctl --failed ----"
-                        nsenter -t "$pid" -a systemctl --no-pager --failed
-                        echo "---- systemctl status halod ----"
-                        nsenter -t "$pid" -a systemctl --no-pager -l status halod
-                        echo "---- journalctl -b -u halod (last 60 lines) ----"
-                        nsenter -t "$pid" -a journalctl -b -u halod --no-pager -n 60
-                        echo "---- journalctl -b (last 100 lines) ----"
-                        nsenter -t "$pid" -a journalctl -b --no-pager -n 100
+                        echo "---- systemctl --failed; the jobs running (not those waiting for them) ----"
+                        timeout 20 nsenter -t "$pid" -a systemctl --no-pager --no-legend --failed
+                        timeout 20 nsenter -t "$pid" -a systemctl --no-pager --no-legend list-jobs |
+                                awk '$4 == "running"'
+                        echo "---- halod.service ----"
+                        timeout 20 nsenter -t "$pid" -a systemctl show -p ActiveState -p SubState -p MainPID \
+                                -p StatusText -p Result halod
+                        echo "---- journalctl -b -u halod -u halod-helper (last 40 lines) ----"
+                        timeout 20 nsenter -t "$pid" -a journalctl -b -u halod -u halod-helper --no-pager \
+                                -o short-precise -n 40
                 } >&2 2>&1 || true
+                echo "(the whole journal of this boot: $TEST_DIR/journal-$name.txt)" >&2
         fi
         if [ -s "${CT_CONSOLE[$name]:-}" ]; then
-                echo "---- console log (last 80 lines of ${CT_CONSOLE[$name]}) ----" >&2
-                tail -n 80 "${CT_CONSOLE[$name]}" >&2
+                echo "---- console (last 25 lines of ${CT_CONSOLE[$name]}, spinner folded) ----" >&2
+                ct_console_clean "${CT_CONSOLE[$name]}" | tail -n 25 >&2
         fi
 }
 

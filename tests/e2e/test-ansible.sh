@@ -26,6 +26,7 @@ PAYLOAD=$TEST_DIR/payload
 IFNAME=fab0
 T0=$SECONDS
 step() {
+        HARNESS_STEP=$* # named again in the failure summary (tests/integration/lib.sh)
         log "[$((SECONDS - T0)) s] $*"
 }
 

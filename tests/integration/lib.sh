@@ -37,15 +37,29 @@ _HARNESS_PIDS=()   # started processes, stopped in reverse order
 _HARNESS_NETNS=()  # namespaces, deleted at exit
 _HARNESS_CLEANUPS=() # extra commands (eval'ed) run at exit before the processes are stopped
 _HARNESS_FAILED=0
+# The step the test is in (a test that has steps sets it, test-e2e.sh's step()); the failure summary
+# names it.
+HARNESS_STEP=
+_HARNESS_LAST_ERR= # the last top-level command that failed (the ERR trap), for an exit without fail
 
 # log MESSAGE...: one progress line on stderr, prefixed with the test's name.
 log() {
         echo "[$(basename "$0")] $*" >&2
 }
 
-# fail MESSAGE...: the test failed; say why and exit 1 (the exit trap tears everything down).
+# _harness_note_failure LINE...: keep why the test failed for the summary that ends its output; in
+# a file too, as fail may run in a subshell ($(...)) whose variables the teardown never sees.
+_harness_note_failure() {
+        if [ -n "$TEST_DIR" ] && [ -d "$TEST_DIR" ]; then
+                printf '%s\n' "$*" >>"$TEST_DIR/fail-reason" 2>/dev/null || true
+        fi
+}
+
+# fail MESSAGE...: the test failed; say why and exit 1 (the exit trap tears everything down; the
+# reason is repeated as the last lines of the output, after the logs it prints).
 fail() {
         echo "FAIL: $*" >&2
+        _harness_note_failure "FAIL: $*"
         _HARNESS_FAILED=1
         exit 1
 }
@@ -55,6 +69,7 @@ fail() {
 skip() {
         if [ "${CI:-}" = true ]; then
                 echo "FAIL (CI=true, prerequisite missing): $*" >&2
+                _harness_note_failure "FAIL (CI=true, prerequisite missing): $*"
                 _HARNESS_FAILED=1
                 exit 1
         fi
@@ -102,6 +117,8 @@ harness_init() {
         export TEST_DIR
         trap _harness_teardown EXIT
         trap 'exit 130' INT TERM
+        # Not inherited by functions (no set -E): a function that fails shows as its call's line.
+        trap '_HARNESS_LAST_ERR="line $LINENO: $BASH_COMMAND"' ERR
 }
 
 # harness_on_exit COMMAND: run COMMAND (eval'ed) at teardown, before the processes are stopped.
@@ -154,7 +171,20 @@ _harness_teardown() {
                         rm -rf "$TEST_DIR"
                 fi
         fi
+        [ "$_HARNESS_FAILED" = 1 ] && _harness_summary "$rc"
         return "$rc"
+}
+
+# _harness_summary RC: the last lines of a failed test's output, after every dump: the step it was
+# in and why it failed (meson shows only the end of a failed test's output).
+_harness_summary() {
+        local rc=$1 reason=''
+        [ -z "$TEST_DIR" ] || reason=$(cat "$TEST_DIR/fail-reason" 2>/dev/null)
+        [ -n "$reason" ] ||
+                reason="FAIL: exit status $rc without a FAIL message; the last command that failed: ${_HARNESS_LAST_ERR:-unknown}"
+        echo "======== $(basename "$0") failed ========" >&2
+        [ -z "$HARNESS_STEP" ] || echo "in step: $HARNESS_STEP" >&2
+        echo "$reason" >&2
 }
 
 # wait_until TIMEOUT_SECONDS COMMAND...: poll COMMAND every 50 ms until it succeeds; fail the test
