@@ -119,6 +119,21 @@ static int describe_address(const Profile *p, struct in_addr a, char ***l) {
         return strv_extendf(l, "%s (the management network?)", buf);
 }
 
+/* Why a lookup failed, in getaddrinfo()'s words when it gave an error code, else the errno's. */
+static char *lookup_failure(int r, int gai_error) {
+        char *reason;
+
+        if (gai_error == 0)
+                return strdup(strerror(-r));
+        if (asprintf(
+                    &reason,
+                    "getaddrinfo() failed with %s (%s)",
+                    gai_error_name(gai_error),
+                    gai_strerror(gai_error)) < 0)
+                return NULL;
+        return reason;
+}
+
 /* The lookup of peer's hostname failed (r, and getaddrinfo()'s gai_error): says why, and how to fix it.
  * want is the address the name should have. */
 static int hosts_lookup_failed(
@@ -134,23 +149,12 @@ static int hosts_lookup_failed(
 
         /* A lookup that fails is what Ray, vLLM and RCCL get too: their getaddrinfo() fails the same
          * way, so the name is as good as missing until a file answers for it. */
-        if (gai_error != 0)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_WARN,
-                        expected,
-                        NULL,
-                        "could not resolve %s (node %s) through NSS: getaddrinfo() failed with %s (%s); the "
-                        "workload's lookup fails the same way: add \"%s %s\" to /etc/hosts, or set health.hosts: "
-                        "manage",
-                        peer->hostname,
-                        peer->name,
-                        gai_error_name(gai_error),
-                        gai_strerror(gai_error),
-                        want,
-                        peer->hostname);
-        if (host_is_running_system(c->host))
+        if (gai_error != 0 || host_is_running_system(c->host)) {
+                _cleanup_(freep) char *reason = NULL;
+
+                reason = lookup_failure(r, gai_error);
+                if (!reason)
+                        return -ENOMEM;
                 return check_list_add(
                         out,
                         id,
@@ -161,9 +165,10 @@ static int hosts_lookup_failed(
                         "way: add \"%s %s\" to /etc/hosts, or set health.hosts: manage",
                         peer->hostname,
                         peer->name,
-                        strerror(-r),
+                        reason,
                         want,
                         peer->hostname);
+        }
         /* --root: a file halod cannot read says nothing of what the workload gets on that system. */
         if (host_path(c->host, ETC_HOSTS_PATH, &source) < 0)
                 return -ENOMEM;
