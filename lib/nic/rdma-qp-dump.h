@@ -4,7 +4,10 @@
  * port, number, type, state, and who holds it. The kernel names a kernel holder (kern-name, e.g.
  * ib_core's GSI QP) and gives a user holder's pid only, in the pid namespace of the socket's opener:
  * its name is /proc/PID/comm's, which a caller in another pid namespace, or with /proc hidden
- * (ProtectProc=, ProcSubset=pid), cannot read. rdma_qp_holders() groups the QPs by holder.
+ * (ProtectProc=, ProcSubset=pid), cannot read. The kernel shows a user QP only to a reader in whose
+ * pid namespace its process has a pid, and kernel QPs only to the initial pid namespace (restrack.c's
+ * rdma_is_visible_in_pid_ns): halod in the host's pid namespace sees the QPs of containers' processes,
+ * under their host pids. rdma_qp_holders() groups the QPs by holder.
  * The parsers are pure; rdma_qp_dump() talks to the kernel. */
 #pragma once
 

@@ -13,9 +13,9 @@ harness_init vmcap
 . "$SOURCE_DIR/tests/vm/lib.sh"
 
 OUT=${OUT:-$SOURCE_DIR/tests/data/rdma/capture}
-require_build_file tests/vm-rdma-capture
+require_build_file tests/vm-rdma-capture tests/vm-rdma-qps
 vm_prepare
-install -m 0755 "$BUILD_DIR/tests/vm-rdma-capture" "$VM_SHARE/"
+install -m 0755 "$BUILD_DIR/tests/vm-rdma-capture" "$BUILD_DIR/tests/vm-rdma-qps" "$VM_SHARE/"
 vm_boot
 for n in 1 2; do
         gx "vm$n" 600 <<EOF || fail "vm$n: link or rxe setup failed"
@@ -59,6 +59,9 @@ rdma -j res show qp >/io/cap/rdma-res-show-qp.json || true
 for c in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "\${c##*/} \$(cat \$c)"; done >/io/cap/hw_counters.txt || true
 uname -r >/io/cap/kernel
 cat /io/cap/comm.txt /io/cap/rdma-res-show-qp.txt
+# halod's reader, as root and as an unprivileged user (halod's unit runs as user halod)
+/host/vm-rdma-qps | tee /io/cap/vm-rdma-qps.txt
+setpriv --reuid=65534 --regid=65534 --clear-groups /host/vm-rdma-qps | tee /io/cap/vm-rdma-qps-nobody.txt || true
 EOF
         mkdir -p "$OUT/vm$n"
         cp "$VM_RUN/vm$n/cap/"* "$OUT/vm$n/"
