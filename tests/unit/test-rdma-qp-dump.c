@@ -132,6 +132,7 @@ static void test_holders(void) {
         ASSERT_INT_EQ(holders[1].other_state, 1);
         ASSERT_TRUE(holders[2].kernel);
 
+        holders = mfree(holders);
         ASSERT_OK(rdma_qp_holders(NULL, 0, NULL, NULL, &holders, &n));
         ASSERT_INT_EQ(n, 0);
         ASSERT_TRUE(rdma_qp_state_to_string(7) == NULL);
@@ -139,8 +140,8 @@ static void test_holders(void) {
 }
 
 int main(void) {
-        test_guest("vm1", 373, 3 /* RTS */);
-        test_guest("vm2", 375, 2 /* RTR */);
+        test_guest("vm1", 377, 3 /* RTS */);
+        test_guest("vm2", 388, 2 /* RTR */);
         test_devices();
         test_holders();
         qps = mfree(qps);
