@@ -2,9 +2,9 @@
 /* sock-diag-tool [--raw FILE] LOCAL PEER...: what halod's TCP watch (lib/net/sock-diag.h,
  * lib/net/tcp-peer-bytes.h) sees in the caller's network namespace. Takes a first dump and prints
  * "dumped N", waits for a line on stdin, takes a second and prints, per peer,
- * "peer ADDR sockets N sent BYTES received BYTES", then "other ADDR:PORT" for each socket from LOCAL
- * to an address that is not a peer. --raw FILE: the second dump's reply messages as the kernel sent
- * them (a fuzz seed). */
+ * "peer ADDR sockets N sent BYTES received BYTES", then for each socket of the second dump from LOCAL
+ * "seen ADDR:PORT acked BYTES received BYTES" (to a peer: tcp_info's totals) or "other ADDR:PORT". --raw
+ * FILE: the second dump's reply messages as the kernel sent them (a fuzz seed). */
 #include <arpa/inet.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -99,7 +99,13 @@ int main(int argc, char *argv[]) {
 
                 for (size_t j = 0; j < n_peers; j++)
                         peer = peer || peers[j].peer.s_addr == after[i].remote.s_addr;
-                if (!peer)
+                if (peer)
+                        printf("seen %s:%u acked %llu received %llu\n",
+                               inet_ntoa(after[i].remote),
+                               after[i].remote_port,
+                               (unsigned long long) after[i].bytes_acked,
+                               (unsigned long long) after[i].bytes_received);
+                else
                         printf("other %s:%u\n", inet_ntoa(after[i].remote), after[i].remote_port);
         }
         return 0;
