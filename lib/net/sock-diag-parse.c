@@ -3,6 +3,7 @@
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <linux/tcp.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +12,11 @@
 
 /* tcp_info grew over the years; bytes_received is the last field we read (Linux 4.1 added both). */
 #define TCP_INFO_BYTES_END (offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(uint64_t))
+
+/* ::ffff:a.b.c.d, as the four big-endian words of inet_diag_sockid */
+static bool is_v4_mapped(const __be32 a[4]) {
+        return a[0] == 0 && a[1] == 0 && a[2] == htonl(0xffffU);
+}
 
 static int info_attr_cb(const struct nlattr *attr, void *data) {
         const struct nlattr **info = data;
@@ -32,12 +38,17 @@ int sock_diag_parse_tcp(const struct nlmsghdr *nlh, SockDiagTcp *ret) {
         if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN || mnl_nlmsg_get_payload_len(nlh) < sizeof(msg))
                 return -EBADMSG;
         memcpy(&msg, mnl_nlmsg_get_payload(nlh), sizeof(msg));
-        if (msg.idiag_family != AF_INET)
+        /* inet_diag_sockid: ports and addresses in network order, cookie as two host-order halves. An
+         * IPv4 connection accepted by a dual-stack AF_INET6 listener (iperf3's, python's with
+         * IPV6_V6ONLY off) is an AF_INET6 socket with IPv4-mapped addresses: the same IPv4 peer. */
+        if (msg.idiag_family == AF_INET) {
+                memcpy(&t.local, &msg.id.idiag_src[0], sizeof(t.local));
+                memcpy(&t.remote, &msg.id.idiag_dst[0], sizeof(t.remote));
+        } else if (msg.idiag_family == AF_INET6 && is_v4_mapped(msg.id.idiag_src) && is_v4_mapped(msg.id.idiag_dst)) {
+                memcpy(&t.local, &msg.id.idiag_src[3], sizeof(t.local));
+                memcpy(&t.remote, &msg.id.idiag_dst[3], sizeof(t.remote));
+        } else
                 return -EAFNOSUPPORT;
-
-        /* inet_diag_sockid: ports and addresses in network order, cookie as two host-order halves */
-        memcpy(&t.local, &msg.id.idiag_src[0], sizeof(t.local));
-        memcpy(&t.remote, &msg.id.idiag_dst[0], sizeof(t.remote));
         t.local_port = ntohs(msg.id.idiag_sport);
         t.remote_port = ntohs(msg.id.idiag_dport);
         t.state = msg.idiag_state;

@@ -8,6 +8,8 @@
 
 #include "net/sock-diag.h"
 
+#define IN_SET_NOSUPPORT(r) ((r) == -ENOENT || (r) == -EAFNOSUPPORT || (r) == -EOPNOTSUPP)
+
 typedef struct Dump {
         struct in_addr local;
         SockDiagTcp *records;
@@ -42,6 +44,7 @@ static int reply_cb(const struct nlmsghdr *nlh, void *userdata) {
 
 int sock_diag_dump_tcp(
         NetlinkSocket *s, struct in_addr local, SockDiagTcp **ret, size_t *ret_n, bool *ret_interrupted) {
+        static const uint8_t families[] = { AF_INET, AF_INET6 };
         _cleanup_(freep) SockDiagTcp *records = NULL;
         struct inet_diag_req_v2 *req;
         struct nlmsghdr *nlh;
@@ -52,17 +55,26 @@ int sock_diag_dump_tcp(
         if (!s || !ret || !ret_n)
                 return -EINVAL;
 
-        nlh = netlink_request_new(s, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
-        req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-        req->sdiag_family = AF_INET;
-        req->sdiag_protocol = IPPROTO_TCP;
-        req->idiag_states = ~(1U << TCP_LISTEN);
-        req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
+        /* AF_INET6 too: there an IPv4 connection accepted by a dual-stack listener lives */
+        for (size_t i = 0; i < ELEMENTSOF(families); i++) {
+                bool intr = false;
 
-        r = netlink_transact(s, nlh, reply_cb, &d, &interrupted, /* ret_error= */ NULL);
+                nlh = netlink_request_new(s, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
+                req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+                req->sdiag_family = families[i];
+                req->sdiag_protocol = IPPROTO_TCP;
+                req->idiag_states = ~(1U << TCP_LISTEN);
+                req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
+
+                r = netlink_transact(s, nlh, reply_cb, &d, &intr, /* ret_error= */ NULL);
+                records = d.records;
+                /* a kernel without IPv6 has no AF_INET6 sockets to report */
+                if (r < 0 && !(families[i] == AF_INET6 && IN_SET_NOSUPPORT(r)))
+                        return r;
+                d.records = TAKE_PTR(records);
+                interrupted = interrupted || intr;
+        }
         records = d.records;
-        if (r < 0)
-                return r;
 
         *ret = TAKE_PTR(records);
         *ret_n = d.n;

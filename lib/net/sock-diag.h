@@ -2,6 +2,8 @@
 /* The kernel's TCP sockets over IPv4, from socket diagnostics (NETLINK_SOCK_DIAG, inet_diag_req_v2
  * with INET_DIAG_INFO): per socket its addresses and ports, state, and tcp_info's bytes_acked and
  * bytes_received (the bytes this end sent that the peer acknowledged, and the bytes it received).
+ * Both families are dumped: an IPv4 connection accepted by a dual-stack AF_INET6 listener (iperf3's
+ * server, many Python servers) is an AF_INET6 socket with IPv4-mapped addresses, kept as IPv4.
  *
  * Filtering is in user space, not with an inet_diag bytecode: the dump is asked for every state but
  * LISTEN (listeners move nothing), and the records outside the local address are dropped as they are
@@ -28,8 +30,9 @@ typedef struct SockDiagTcp {
 } SockDiagTcp;
 
 /* Parses one reply message of an inet_diag dump. Returns 0, -ENODATA for a message that is not a
- * socket record (NLMSG_DONE, NLMSG_ERROR, another type), -EAFNOSUPPORT for a record that is not an
- * IPv4 socket, -EBADMSG when the message is cut short or its attributes are malformed. Pure. */
+ * socket record (NLMSG_DONE, NLMSG_ERROR, another type), -EAFNOSUPPORT for a record that is neither
+ * an IPv4 socket nor an IPv6 one between IPv4-mapped addresses, -EBADMSG when the message is cut short or
+ * its attributes are malformed. Pure. */
 int sock_diag_parse_tcp(const struct nlmsghdr *nlh, SockDiagTcp *ret);
 
 /* Dumps the TCP sockets of the caller's network namespace whose local address is local (INADDR_ANY:

@@ -4,7 +4,8 @@
  * "dumped N", waits for a line on stdin, takes a second and prints, per peer,
  * "peer ADDR sockets N sent BYTES received BYTES", then for each socket of the second dump from LOCAL
  * "seen ADDR:PORT acked BYTES received BYTES" (to a peer: tcp_info's totals) or "other ADDR:PORT". --raw
- * FILE: the second dump's reply messages as the kernel sent them (a fuzz seed). */
+ * FILE: a third dump's socket records (AF_INET, then AF_INET6) as the kernel sent them (a fuzz
+ * seed). */
 #include <arpa/inet.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -29,13 +30,20 @@ static int dump_raw(NetlinkSocket *s, const char *path) {
 
         if (!f)
                 return -errno;
-        nlh = netlink_request_new(s, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
-        req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-        req->sdiag_family = AF_INET;
-        req->sdiag_protocol = IPPROTO_TCP;
-        req->idiag_states = ~(1U << TCP_LISTEN);
-        req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
-        return netlink_transact(s, nlh, write_raw, f, NULL, NULL);
+        for (int family = AF_INET; family >= 0; family = family == AF_INET ? AF_INET6 : -1) {
+                int r;
+
+                nlh = netlink_request_new(s, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
+                req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+                req->sdiag_family = (uint8_t) family;
+                req->sdiag_protocol = IPPROTO_TCP;
+                req->idiag_states = ~(1U << TCP_LISTEN);
+                req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
+                r = netlink_transact(s, nlh, write_raw, f, NULL, NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 int main(int argc, char *argv[]) {

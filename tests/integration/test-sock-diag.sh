@@ -4,7 +4,8 @@
 # namespaces joined by a veth, a python3 sink in B on two addresses, and in A a connection to the peer
 # that moves 5 MB before the first dump and 20 MB between the two, and one that moves 20 MB to the
 # other address. The peer's bytes must grow by at least the 20 MB and not count the 5 MB; the socket
-# to the other address must be seen but not counted; user nobody must see the same socket's bytes.
+# to the other address must be seen but not counted; user nobody must see the same socket's bytes;
+# in B, the sink's end (accepted by a dual-stack listener: AF_INET6, IPv4-mapped) counts as from A.
 # SEED=DIR (optional): keep the second dump's raw reply as a fuzz seed there.
 set -euo pipefail
 . "${SOURCE_DIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -22,11 +23,13 @@ ip -n "$NS_B" addr add "$OTHER/24" dev "$IF_B"
 
 SIZE=$((20 * 1000 * 1000))
 EARLY=$((5 * 1000 * 1000))
-# The sink: on each connection, answers "ok" to every run of bytes that ends in a newline.
+# The sink: on each connection, answers "ok" to every run of bytes that ends in a newline. Its listener
+# is dual-stack, as iperf3's is: the connections it accepts are AF_INET6 with IPv4-mapped addresses.
 cat >"$TEST_DIR/sink.py" <<'PY'
 import socket, threading
-srv = socket.socket(); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("0.0.0.0", 5001)); srv.listen(8)
+srv = socket.socket(socket.AF_INET6); srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+srv.bind(("::", 5001)); srv.listen(8)
 print("listening", flush=True)
 def serve(c):
     while True:
@@ -108,5 +111,17 @@ read -r _ _ _ acked _ _ < <(grep "^seen $B:5001 " "$TEST_DIR/nobody.out") ||
         fail "as nobody, no socket to $B: $(cat "$TEST_DIR/nobody.out")"
 [ "$acked" -ge $((SIZE + EARLY)) ] || fail "as nobody, the socket to $B shows $acked bytes acked, $((SIZE + EARLY)) were"
 log "as nobody: the socket to $B with $acked bytes acked"
+
+# The sink's end of the same connection, in B: an AF_INET6 socket between IPv4-mapped addresses.
+ip netns exec "$NS_B" ss -H -6 -tn state established | grep -q "::ffff:$B]:5001" ||
+        fail "the sink's socket is not IPv4-mapped IPv6; the test does not test what it says: $(ip netns exec "$NS_B" ss -tn)"
+raw=()
+[ -z "${SEED:-}" ] || raw=(--raw "$SEED/tcp-dump-v4-mapped")
+echo go | ip netns exec "$NS_B" "$BUILD_DIR/tests/sock-diag-tool" "${raw[@]}" "$B" "$A" >"$TEST_DIR/sink-side.out" 2>&1 ||
+        fail "sock-diag-tool in B failed: $(cat "$TEST_DIR/sink-side.out")"
+read -r _ _ _ _ _ received < <(grep "^seen $A:" "$TEST_DIR/sink-side.out") ||
+        fail "in B, no socket to $A (the IPv4-mapped one): $(cat "$TEST_DIR/sink-side.out")"
+[ "$received" -ge $((SIZE + EARLY)) ] || fail "in B, the socket from $A shows $received bytes received, $((SIZE + EARLY)) were sent"
+log "in B: the dual-stack listener's socket from $A with $received bytes received"
 exec 4>&-
 wait $client || true

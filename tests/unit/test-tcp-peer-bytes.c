@@ -4,6 +4,8 @@
  * test-sock-diag.sh; its raw reply: the fuzz corpus fuzz-sock-diag.) */
 #include <arpa/inet.h>
 
+#include "../fuzz/netlink-walk.h"
+#include "basic/fileio.h"
 #include "basic/macro.h"
 #include "net/tcp-peer-bytes.h"
 #include "tests.h"
@@ -83,7 +85,55 @@ static void test_edges(void) {
         ASSERT_INT_EQ(tcp_peer_bytes(NULL, 1, NULL, 0, ip("10.0.0.1"), &peer, 1), -EINVAL);
 }
 
+/* The real kernel's records, as test-sock-diag.sh kept them (tests/fuzz/corpus/fuzz-sock-diag): in A
+ * the client's AF_INET sockets to 10.77.0.2 (25 MB acked) and 10.77.0.3; in B the dual-stack
+ * listener's AF_INET6 ones, between IPv4-mapped addresses, from 10.77.0.1. */
+static SockDiagTcp parsed[8];
+static size_t n_parsed;
+
+static void parse_one(const struct nlmsghdr *nlh) {
+        if (n_parsed < ELEMENTSOF(parsed))
+                ASSERT_OK(sock_diag_parse_tcp(nlh, &parsed[n_parsed++]));
+}
+
+static void parse_file(const char *name) {
+        _cleanup_(freep) char *path = NULL, *data = NULL;
+        size_t size;
+
+        ASSERT_TRUE(asprintf(&path, "%s/fuzz/corpus/fuzz-sock-diag/%s", TEST_DATA_DIR "/..", name) > 0);
+        ASSERT_OK(read_full_file(path, 1024 * 1024, &data, &size));
+        n_parsed = 0;
+        fuzz_netlink_walk((const uint8_t *) data, size, parse_one);
+}
+
+static void test_real_records(void) {
+        char a[INET_ADDRSTRLEN];
+
+        parse_file("tcp-dump");
+        ASSERT_INT_EQ(n_parsed, 2);
+        for (size_t i = 0; i < n_parsed; i++) {
+                ASSERT_STR_EQ(inet_ntop(AF_INET, &parsed[i].local, a, sizeof(a)), "10.77.0.1");
+                ASSERT_INT_EQ(parsed[i].remote_port, 5001);
+                ASSERT_INT_EQ(parsed[i].state, 1 /* TCP_ESTABLISHED */);
+                ASSERT_TRUE(parsed[i].has_bytes);
+                ASSERT_TRUE(parsed[i].bytes_acked >= 20000000);
+                ASSERT_TRUE(parsed[i].cookie != 0);
+        }
+        ASSERT_TRUE(
+                parsed[0].remote.s_addr == ip("10.77.0.2").s_addr ||
+                parsed[1].remote.s_addr == ip("10.77.0.2").s_addr);
+
+        parse_file("tcp-dump-v4-mapped");
+        ASSERT_INT_EQ(n_parsed, 2);
+        for (size_t i = 0; i < n_parsed; i++) {
+                ASSERT_STR_EQ(inet_ntop(AF_INET, &parsed[i].remote, a, sizeof(a)), "10.77.0.1");
+                ASSERT_INT_EQ(parsed[i].local_port, 5001);
+                ASSERT_TRUE(parsed[i].bytes_received >= 20000000);
+        }
+}
+
 int main(void) {
+        test_real_records();
         test_two_dumps();
         test_edges();
         return 0;
