@@ -57,6 +57,8 @@ mkdir -p /io/cap
 rdma res show qp >/io/cap/rdma-res-show-qp.txt
 rdma -j res show qp >/io/cap/rdma-res-show-qp.json || true
 for c in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "\${c##*/} \$(cat \$c)"; done >/io/cap/hw_counters.txt || true
+for c in /sys/class/infiniband/rxe0/ports/1/counters/*; do echo "\${c##*/} \$(cat \$c 2>&1)"; done >/io/cap/counters.txt 2>&1 || true
+rdma statistic show link rxe0/1 >/io/cap/rdma-statistic.txt 2>&1 || true
 uname -r >/io/cap/kernel
 cat /io/cap/comm.txt /io/cap/rdma-res-show-qp.txt
 # halod's reader, as root and as an unprivileged user (halod's unit runs as user halod)
