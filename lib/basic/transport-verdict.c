@@ -15,8 +15,16 @@ static uint64_t rate_bps(uint64_t bytes, uint64_t interval_usec) {
         return (uint64_t) ((long double) bytes * 8.0L * 1e6L / (long double) window);
 }
 
+static uint64_t rdma_volume(const TransportInput *in) {
+        uint64_t mtu = in->rdma_mtu > 0 ? in->rdma_mtu : TRANSPORT_RDMA_MTU_DEFAULT;
+
+        if (in->rdma_bytes > 0 || in->rdma_packets == 0)
+                return in->rdma_bytes;
+        return in->rdma_packets > UINT64_MAX / mtu ? UINT64_MAX : in->rdma_packets * mtu;
+}
+
 int transport_verdict(const TransportInput *in, TransportVerdict *ret) {
-        uint64_t threshold, tcp_bytes;
+        uint64_t threshold, tcp_bytes, rdma_bytes;
         TransportUse use;
         bool bulk_tcp;
 
@@ -28,13 +36,15 @@ int transport_verdict(const TransportInput *in, TransportVerdict *ret) {
         if (tcp_bytes < in->tcp_bytes_sent) /* saturate rather than wrap */
                 tcp_bytes = UINT64_MAX;
 
+        rdma_bytes = rdma_volume(in);
+
         TransportVerdict v = {
                 .tcp_bps = rate_bps(tcp_bytes, in->interval_usec),
-                .rdma_bps = rate_bps(in->rdma_bytes, in->interval_usec),
+                .rdma_bps = rate_bps(rdma_bytes, in->interval_usec),
         };
 
         bulk_tcp = v.tcp_bps >= threshold;
-        if (bulk_tcp && in->rdma_bytes < tcp_bytes / TRANSPORT_RDMA_SHARE_MIN)
+        if (bulk_tcp && rdma_bytes < tcp_bytes / TRANSPORT_RDMA_SHARE_MIN)
                 use = TRANSPORT_FALLBACK;
         else if (v.rdma_bps >= threshold)
                 use = TRANSPORT_RDMA;

@@ -35,6 +35,7 @@
 #define TRANSPORT_RATE_WINDOW_MIN_USEC (10ULL * 1000ULL * 1000ULL)
 /* RDMA must move at least 1/TRANSPORT_RDMA_SHARE_MIN of the TCP volume not to count as "nothing". */
 #define TRANSPORT_RDMA_SHARE_MIN 10ULL
+#define TRANSPORT_RDMA_MTU_DEFAULT 4096U
 
 typedef enum TransportUse {
         TRANSPORT_IDLE,     /* pass: no bulk either way (control traffic at most) */
@@ -65,8 +66,13 @@ typedef struct TransportInput {
         uint64_t tcp_bytes_sent;     /* tcp_info's bytes_acked, summed over the sockets to the peer */
         uint64_t tcp_bytes_received; /* tcp_info's bytes_received */
         uint64_t rdma_bytes;         /* the RDMA port's bytes, both directions, over the interval */
-        uint64_t interval_usec;      /* > 0 */
-        uint64_t threshold_bps;      /* 0: TRANSPORT_THRESHOLD_BPS_DEFAULT */
+        /* For a device that counts packets only (rxe: hw_counters sent_pkts and rcvd_pkts), with
+         * rdma_bytes 0: packets × rdma_mtu (0: 4096) stands for the bytes. An upper bound (ACKs are
+         * counted as full packets), so it errs towards "RDMA in use", never towards a false warning. */
+        uint64_t rdma_packets;
+        unsigned rdma_mtu;
+        uint64_t interval_usec; /* > 0 */
+        uint64_t threshold_bps; /* 0: TRANSPORT_THRESHOLD_BPS_DEFAULT */
         const TransportHolder *holders;
         size_t n_holders;
         bool was_fallback; /* the previous interval's verdict was TRANSPORT_FALLBACK */

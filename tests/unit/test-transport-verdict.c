@@ -206,6 +206,35 @@ static void test_boundaries(void) {
         }
 }
 
+/* rxe counts packets, not bytes: the packets rxe0 had counted in vm1 when the QP dump was captured
+ * during ib_write_bw (tests/data/rdma/res-qp-rxe-6.1.0-56/vm1/hw_counters.txt: sent_pkts 33390,
+ * rcvd_pkts 1759; MTU 4096), taken as one 60 s interval's, are RDMA in use. */
+static void test_packets_only(void) {
+        TransportInput in = {
+                .tcp_bytes_sent = 4000,
+                .rdma_packets = 33390 + 1759,
+                .rdma_mtu = 4096,
+                .interval_usec = 60 * SEC,
+        };
+        TransportVerdict v;
+
+        ASSERT_OK(transport_verdict(&in, &v));
+        ASSERT_INT_EQ(v.use, TRANSPORT_RDMA);
+        ASSERT_INT_EQ(v.rdma_bps, (33390ULL + 1759ULL) * 4096ULL * 8ULL / 60ULL);
+
+        /* bytes, when the device has them, win over packets */
+        in.rdma_bytes = 1000;
+        ASSERT_OK(transport_verdict(&in, &v));
+        ASSERT_INT_EQ(v.use, TRANSPORT_IDLE);
+
+        /* the MTU defaults to 4096 and the product saturates */
+        in = (TransportInput){ .tcp_bytes_sent = UINT64_MAX / 2,
+                               .rdma_packets = UINT64_MAX,
+                               .interval_usec = SEC };
+        ASSERT_OK(transport_verdict(&in, &v));
+        ASSERT_INT_EQ(v.use, TRANSPORT_RDMA);
+}
+
 static void test_text(void) {
         static const TransportHolder holders[] = {
                 { .comm = "ib_write_bw", .pid = 812, .n_qps = 2 },
@@ -261,6 +290,7 @@ static void test_invalid(void) {
 int main(void) {
         test_table();
         test_boundaries();
+        test_packets_only();
         test_text();
         test_invalid();
         return 0;
