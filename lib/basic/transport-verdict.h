@@ -38,9 +38,9 @@
 #define TRANSPORT_RDMA_MTU_DEFAULT 4096U
 
 typedef enum TransportUse {
-        TRANSPORT_IDLE,     /* pass: no bulk either way (control traffic at most) */
-        TRANSPORT_RDMA,     /* pass: bulk over RDMA (TCP may move too) */
-        TRANSPORT_TCP_BULK, /* pass: bulk over TCP while RDMA moved as much or more (both in use) */
+        TRANSPORT_IDLE, /* pass: no bulk either way (control traffic at most) */
+        TRANSPORT_RDMA, /* pass: bulk over RDMA (TCP may move too) */
+        TRANSPORT_TCP_BULK, /* pass: bulk over TCP beside RDMA that moved at least a tenth as much, under the threshold */
         TRANSPORT_FALLBACK, /* warn: bulk over TCP, RDMA almost nothing: fell back to sockets */
         _TRANSPORT_USE_MAX,
         _TRANSPORT_USE_INVALID = -EINVAL,
