@@ -12,6 +12,7 @@
 #include "check/checks.h"
 #include "check/enforce-decide.h"
 #include "log.h"
+#include "manager-export.h"
 #include "manager-helper.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
@@ -216,6 +217,11 @@ static void verify_job_run(Job *job, void *data) {
 
 static void verify_job_publish(Manager *m, void *data) {
         VerifyJob *j = data;
+        /* Whether the job read the kernel's links, for the watch: asked before the snapshot goes. */
+        bool kernel_read = snapshot_read_kernel(&j->snapshot);
+
+        /* First, as publishing the checks starts the export job, which reads it on its worker. */
+        manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
 
         if (j->req.ports) {
                 if (j->ports_result < 0)
@@ -231,7 +237,7 @@ static void verify_job_publish(Manager *m, void *data) {
         if (j->req.apply)
                 manager_apply_report(m, j->outcome.apply_result, &j->changes, j->apply_error);
 
-        if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, &j->snapshot) < 0)
+        if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, kernel_read) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
         if (j->helper_ran)
                 manager_helper_report(m, j->helper_result);
@@ -240,7 +246,7 @@ static void verify_job_publish(Manager *m, void *data) {
                 manager_apply_report(m, j->outcome.enforce_result, &j->enforce_changes, j->enforce_error);
                 if (j->checks_after_result <= 0 &&
                     manager_publish_local_checks(
-                            m, j->only, j->checks_after_result, &j->checks_after, &j->snapshot) < 0)
+                            m, j->only, j->checks_after_result, &j->checks_after, kernel_read) < 0)
                         log_warning("Failed to publish the checks: out of memory.");
         }
 

@@ -37,6 +37,7 @@
 
 typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
+typedef struct VerifiedSnapshot VerifiedSnapshot;
 
 typedef struct Manager {
         sd_event *event;
@@ -121,6 +122,8 @@ typedef struct Manager {
         char *cdi_spec_error;
         char *metrics_error;
         bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
+        VerifiedSnapshot *verified; /* the latest verify's snapshot, for the exports; NULL while an export
+                                     * job has it, or before the first verify */
         HelperState helper;    /* what halod asked halod-helper.service for (manager-helper.h) */
         sd_event_source *helper_stamp_source;  /* the helper's result stamp (manager-helper-watch.c) */
         sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
