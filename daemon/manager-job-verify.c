@@ -16,6 +16,7 @@
 #include "manager-helper.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
+#include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
 #include "plan/hosts-plan.h"
@@ -53,8 +54,10 @@ typedef struct VerifyJob {
         char *enforce_error;
         int checks_after_result;
         CheckList checks_after; /* after an enforcing apply that changed something */
-        bool helper_ran;        /* a run of checks, or links to change through halod-helper.service */
-        int helper_result;      /* then: manager_helper_step()'s result (manager-helper.h) */
+        bool link_mtus_read;    /* link_mtus holds the links' MTUs, for the peer rounds */
+        PeerLinkMtus link_mtus;
+        bool helper_ran;   /* a run of checks, or links to change through halod-helper.service */
+        int helper_result; /* then: manager_helper_step()'s result (manager-helper.h) */
 } VerifyJob;
 
 static void verify_job_free(void *data) {
@@ -72,6 +75,7 @@ static void verify_job_free(void *data) {
         free(j->enforce_error);
         free(j->networkd_wrong);
         check_list_done(&j->checks_after);
+        peer_link_mtus_done(&j->link_mtus);
         free(j);
 }
 
@@ -170,6 +174,15 @@ static void enforce(VerifyJob *j) {
                 j->checks_after_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks_after);
 }
 
+/* The links' MTUs for the peer rounds, which run on the peer lane and may not read this snapshot: a
+ * copy, when the job looked at the links (from its link dump when it read one). A job that did not
+ * leaves the peer rounds the copy of the one before. */
+static void read_link_mtus(VerifyJob *j) {
+        if (!j->profile->health.peers || !j->node || !(j->snapshot.parts & SNAPSHOT_PORTS))
+                return;
+        j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
+}
+
 static void verify_job_run(Job *job, void *data) {
         VerifyJob *j = data;
         VerifyOutcome *o = &j->outcome;
@@ -212,6 +225,7 @@ static void verify_job_run(Job *job, void *data) {
         j->helper_ran = true;
         j->helper_result = manager_helper_step(
                 j->manager, &j->context, j->networkd_wrong, /* checks= */ true, &j->checks);
+        read_link_mtus(j);
         j->job = NULL;
 }
 
@@ -222,6 +236,9 @@ static void verify_job_publish(Manager *m, void *data) {
 
         /* First, as publishing the checks starts the export job, which reads it on its worker. */
         manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
+        /* Before the checks are published, which asks for a peer round. */
+        if (j->link_mtus_read)
+                manager_peers_set_link_mtus(m, &j->link_mtus);
 
         if (j->req.ports) {
                 if (j->ports_result < 0)
