@@ -200,7 +200,10 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.ports) {
                 FabricPorts ports = {};
 
-                j->ports_result = fabric_ports_find(&j->context, &ports);
+                /* From the snapshot: the netdev list the checks resolve against, read once. */
+                j->ports_result = snapshot_read(&j->snapshot, SNAPSHOT_LOCATED);
+                if (j->ports_result >= 0)
+                        j->ports_result = fabric_ports_copy(j->snapshot.ports, j->snapshot.n_ports, &ports);
                 j->ports = ports.ports;
                 j->n_ports = ports.n;
                 j->ports_ready = j->ports_result >= 0;
