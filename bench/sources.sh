@@ -14,6 +14,7 @@
 #   veth       `haloctl check` on a veth in a network namespace (the running kernel: rtnetlink)
 #   verify     one Verify() of halod (verify mode) on that veth, on a private system bus: from the
 #              call until its reply
+#   drift      one drift re-check of that halod (the address deleted) and the export after it, 1 s
 #   peers      one Verify() of halod with health.peers: true, a second halod (node worker) answering:
 #              the verify and the peer round that follows it on the peer lane (2 s after the reply)
 # Usage (root): BUILD_DIR=build bench/sources.sh
@@ -113,6 +114,15 @@ busctl call "${HALOD_BUS[@]}" Verify >/dev/null
 sleep 0.5
 tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/verify.log"
 count "$TEST_DIR/verify.log"
+
+echo
+echo "== one drift re-check of that halod (RTM_DELADDR) and the export after it"
+before=$(wc -l <"$STRACE_LOG")
+ip -n "$NS_A" addr del 10.77.0.1/30 dev "$IF_A"
+sleep 1
+tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/drift.log"
+count "$TEST_DIR/drift.log"
+printf '  %-42s %s\n' "opens and access(2) probes, all paths" "$(grep -cE '^[0-9]+ +(openat|access|faccessat2?)\(' "$TEST_DIR/drift.log" || true)"
 # The peer round (health.peers: true, no MTU in the profile: the MTU probe takes the local netdev's),
 # which runs on halod's peer lane after the verify's checks, with node worker's halod answering.
 P_HEAD=$TEST_DIR/head.yaml
