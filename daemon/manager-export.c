@@ -200,6 +200,12 @@ void export_job_run(ExportJob *e) {
                 e->cdi_spec_result = write_cdi_spec(e, ctx, s);
         if (e->profile->health.prometheus_textfile)
                 e->metrics_result = write_metrics(e, ctx, s);
+        /* The RDMA devices stay open while a snapshot holds them (RdmaDevice.context, a uverbs fd):
+         * closed now rather than at the next verify, so that the driver's module is not kept in use for
+         * an interval. An export after the peer round reads them again for the GIDs, as each export did
+         * before. */
+        if (e->verified)
+                snapshot_forget(s, SNAPSHOT_RDMA);
 }
 
 void manager_export_report(Manager *m, const ExportJob *e) {
