@@ -14,6 +14,9 @@
 #   veth       `haloctl check` on a veth in a network namespace (the running kernel: rtnetlink)
 #   verify     one Verify() of halod (verify mode) on that veth, on a private system bus: from the
 #              call until its reply
+#   drift      one drift re-check of that halod (the address deleted) and the export after it, 1 s
+#   peers      one Verify() of halod with health.peers: true, a second halod (node worker) answering:
+#              the verify and the peer round that follows it on the peer lane (2 s after the reply)
 # Usage (root): BUILD_DIR=build bench/sources.sh
 SOURCE_DIR=$(cd "$(dirname "$0")/.." && pwd)
 export SOURCE_DIR
@@ -111,3 +114,48 @@ busctl call "${HALOD_BUS[@]}" Verify >/dev/null
 sleep 0.5
 tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/verify.log"
 count "$TEST_DIR/verify.log"
+
+echo
+echo "== one drift re-check of that halod (RTM_DELADDR) and the export after it"
+before=$(wc -l <"$STRACE_LOG")
+ip -n "$NS_A" addr del 10.77.0.1/30 dev "$IF_A"
+sleep 1
+tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/drift.log"
+count "$TEST_DIR/drift.log"
+printf '  %-42s %s\n' "opens and access(2) probes, all paths" "$(grep -cE '^[0-9]+ +(openat|access|faccessat2?)\(' "$TEST_DIR/drift.log" || true)"
+# The peer round (health.peers: true, no MTU in the profile: the MTU probe takes the local netdev's),
+# which runs on halod's peer lane after the verify's checks, with node worker's halod answering.
+P_HEAD=$TEST_DIR/head.yaml
+P_WORKER=$TEST_DIR/worker.yaml
+netns_pair p
+ip -n "$NS_A" addr add 10.77.0.1/30 dev "$IF_A"
+ip -n "$NS_A" link set "$IF_A" up mtu 9000
+ip -n "$NS_B" addr add 10.77.0.2/30 dev "$IF_B"
+ip -n "$NS_B" link set "$IF_B" up mtu 9000
+for f in "$P_HEAD" "$P_WORKER"; do
+        cat >"$f" <<EOF2
+cluster: src-test
+mode: verify
+links: { fab0: {} }
+nodes:
+  head: { links: { fab0: { address: 10.77.0.1/30, match: { name: $IF_A } } } }
+  worker: { links: { fab0: { address: 10.77.0.2/30, match: { name: $IF_B } } } }
+health: { interval: 600s, peers: true }
+EOF2
+done
+dm_two_buses
+echo
+echo "== one Verify() of halod with health.peers: true and the peer round after it (a second halod answering)"
+on worker dm_start_halod "$NS_B" worker "$P_WORKER"
+wait_notify "$NOTIFY_OUT" 'READY=1' 30
+STRACE_LOG=$TEST_DIR/halod-head.log
+on head dm_start_halod "$NS_A" head "$P_HEAD" "${STRACE[@]}" -o "$STRACE_LOG"
+wait_notify "$NOTIFY_OUT" 'READY=1' 30
+sleep 2
+before=$(wc -l <"$STRACE_LOG")
+on head busctl call "${HALOD_BUS[@]}" Verify >/dev/null
+# The peer round's probes end within a few milliseconds with a peer that answers; 2 s covers it.
+sleep 2
+tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/verify-peers.log"
+count "$TEST_DIR/verify-peers.log"
+on head busctl get-property "${HALOD_BUS[@]}" Checks | grep -o 'peer.worker.mtu" "[a-z]*' || true

@@ -34,6 +34,37 @@ static int cdi_spec_path(const char *cdi_dir, char **ret) {
         return asprintf(ret, "%s/" CDI_SPEC_FILE, cdi_dir) < 0 ? -ENOMEM : 0;
 }
 
+VerifiedSnapshot *verified_snapshot_free(VerifiedSnapshot *v) {
+        if (!v)
+                return NULL;
+        snapshot_done(&v->snapshot);
+        return mfree(v);
+}
+
+void manager_export_keep_snapshot(Manager *m, const Host *host, const NodeContext *c, Snapshot *s) {
+        VerifiedSnapshot *v = calloc(1, sizeof(VerifiedSnapshot));
+
+        m->verified = verified_snapshot_free(m->verified);
+        if (!v) {
+                /* The export then reads its own, as it did before there was one to share. */
+                snapshot_done(s);
+                return;
+        }
+        v->profile_generation = m->profile_generation;
+        v->host = *host;
+        v->context = *c;
+        v->context.host = &v->host;
+        v->snapshot = *s;
+        *s = (Snapshot){};
+        v->snapshot.context = &v->context;
+        /* What pointed into the verify job: its hand-over of rtnetlink events, and the pause counters of
+         * the verify before, which only the verify's qos.<link>.pause reads and updates. */
+        v->snapshot.before_kernel_read = NULL;
+        v->snapshot.userdata = NULL;
+        v->snapshot.pause_history = NULL;
+        m->verified = v;
+}
+
 int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         int r;
 
@@ -53,6 +84,10 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .last_verify_usec = m->last_verify_usec,
                 .metrics_result = 1,
         };
+        /* Only the snapshot read for the profile in force (a reload drops it too). */
+        if (m->verified && m->verified->profile_generation == m->profile_generation)
+                e->verified = TAKE_PTR(m->verified);
+        m->verified = verified_snapshot_free(m->verified);
         if (fabric_env && e->cdi_dir)
                 m->cdi_spec_written = true;
         if (!m->profile->health.prometheus_textfile)
@@ -66,6 +101,7 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
 }
 
 void export_job_done(ExportJob *e) {
+        e->verified = verified_snapshot_free(e->verified);
         check_list_done(&e->checks);
         peer_status_list_done(&e->peers);
 }
@@ -149,18 +185,27 @@ static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
 }
 
 void export_job_run(ExportJob *e) {
-        NodeContext ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
-        _cleanup_(snapshot_done) Snapshot s = {};
+        NodeContext own_ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
+        _cleanup_(snapshot_done) Snapshot own = {};
+        const NodeContext *ctx = e->verified ? &e->verified->context : &own_ctx;
+        Snapshot *s = e->verified ? &e->verified->snapshot : &own;
 
-        /* One snapshot for the three (the ports, NIC facts, RDMA devices and counters read once): its
-         * own, as the verify's is gone by the time this job runs. */
-        snapshot_init(&s, &ctx);
+        /* One snapshot for the three: the verify's, which this job alone reads while it runs (what the
+         * verify did not read, it reads into it once); its own only before the first verify. */
+        if (!e->verified)
+                snapshot_init(&own, &own_ctx);
         if (e->fabric_env)
-                e->fabric_env_result = write_fabric_env(e, &ctx, &s);
+                e->fabric_env_result = write_fabric_env(e, ctx, s);
         if (e->fabric_env && e->cdi_dir && e->node)
-                e->cdi_spec_result = write_cdi_spec(e, &ctx, &s);
+                e->cdi_spec_result = write_cdi_spec(e, ctx, s);
         if (e->profile->health.prometheus_textfile)
-                e->metrics_result = write_metrics(e, &ctx, &s);
+                e->metrics_result = write_metrics(e, ctx, s);
+        /* The RDMA devices stay open while a snapshot holds them (RdmaDevice.context, a uverbs fd):
+         * closed now rather than at the next verify, so that the driver's module is not kept in use for
+         * an interval. An export after the peer round reads them again for the GIDs, as each export did
+         * before. */
+        if (e->verified)
+                snapshot_forget(s, SNAPSHOT_RDMA);
 }
 
 void manager_export_report(Manager *m, const ExportJob *e) {
@@ -259,6 +304,10 @@ static void export_publish(Manager *m, void *data) {
         ExportRequest *q = data;
 
         manager_export_report(m, &q->export);
+        /* Back to the manager for the next export, unless a verify published a newer one meanwhile. */
+        if (!m->verified && q->export.verified &&
+            q->export.verified->profile_generation == m->profile_generation)
+                m->verified = TAKE_PTR(q->export.verified);
 }
 
 static void export_fail(Manager *m, void *data, int error) {

@@ -12,9 +12,11 @@
 #include "check/checks.h"
 #include "check/enforce-decide.h"
 #include "log.h"
+#include "manager-export.h"
 #include "manager-helper.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
+#include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
 #include "plan/hosts-plan.h"
@@ -52,8 +54,10 @@ typedef struct VerifyJob {
         char *enforce_error;
         int checks_after_result;
         CheckList checks_after; /* after an enforcing apply that changed something */
-        bool helper_ran;        /* a run of checks, or links to change through halod-helper.service */
-        int helper_result;      /* then: manager_helper_step()'s result (manager-helper.h) */
+        bool link_mtus_read;    /* link_mtus holds the links' MTUs, for the peer rounds */
+        PeerLinkMtus link_mtus;
+        bool helper_ran;   /* a run of checks, or links to change through halod-helper.service */
+        int helper_result; /* then: manager_helper_step()'s result (manager-helper.h) */
 } VerifyJob;
 
 static void verify_job_free(void *data) {
@@ -71,6 +75,7 @@ static void verify_job_free(void *data) {
         free(j->enforce_error);
         free(j->networkd_wrong);
         check_list_done(&j->checks_after);
+        peer_link_mtus_done(&j->link_mtus);
         free(j);
 }
 
@@ -169,6 +174,15 @@ static void enforce(VerifyJob *j) {
                 j->checks_after_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks_after);
 }
 
+/* The links' MTUs for the peer rounds, which run on the peer lane and may not read this snapshot: a
+ * copy, when the job looked at the links (from its link dump when it read one). A job that did not
+ * leaves the peer rounds the copy of the one before. */
+static void read_link_mtus(VerifyJob *j) {
+        if (!j->profile->health.peers || !j->node || !(j->snapshot.parts & SNAPSHOT_PORTS))
+                return;
+        j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
+}
+
 static void verify_job_run(Job *job, void *data) {
         VerifyJob *j = data;
         VerifyOutcome *o = &j->outcome;
@@ -186,7 +200,10 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.ports) {
                 FabricPorts ports = {};
 
-                j->ports_result = fabric_ports_find(&j->context, &ports);
+                /* From the snapshot: the netdev list the checks resolve against, read once. */
+                j->ports_result = snapshot_read(&j->snapshot, SNAPSHOT_LOCATED);
+                if (j->ports_result >= 0)
+                        j->ports_result = fabric_ports_copy(j->snapshot.ports, j->snapshot.n_ports, &ports);
                 j->ports = ports.ports;
                 j->n_ports = ports.n;
                 j->ports_ready = j->ports_result >= 0;
@@ -211,11 +228,20 @@ static void verify_job_run(Job *job, void *data) {
         j->helper_ran = true;
         j->helper_result = manager_helper_step(
                 j->manager, &j->context, j->networkd_wrong, /* checks= */ true, &j->checks);
+        read_link_mtus(j);
         j->job = NULL;
 }
 
 static void verify_job_publish(Manager *m, void *data) {
         VerifyJob *j = data;
+        /* Whether the job read the kernel's links, for the watch: asked before the snapshot goes. */
+        bool kernel_read = snapshot_read_kernel(&j->snapshot);
+
+        /* First, as publishing the checks starts the export job, which reads it on its worker. */
+        manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
+        /* Before the checks are published, which asks for a peer round. */
+        if (j->link_mtus_read)
+                manager_peers_set_link_mtus(m, &j->link_mtus);
 
         if (j->req.ports) {
                 if (j->ports_result < 0)
@@ -231,7 +257,7 @@ static void verify_job_publish(Manager *m, void *data) {
         if (j->req.apply)
                 manager_apply_report(m, j->outcome.apply_result, &j->changes, j->apply_error);
 
-        if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, &j->snapshot) < 0)
+        if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, kernel_read) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
         if (j->helper_ran)
                 manager_helper_report(m, j->helper_result);
@@ -240,7 +266,7 @@ static void verify_job_publish(Manager *m, void *data) {
                 manager_apply_report(m, j->outcome.enforce_result, &j->enforce_changes, j->enforce_error);
                 if (j->checks_after_result <= 0 &&
                     manager_publish_local_checks(
-                            m, j->only, j->checks_after_result, &j->checks_after, &j->snapshot) < 0)
+                            m, j->only, j->checks_after_result, &j->checks_after, kernel_read) < 0)
                         log_warning("Failed to publish the checks: out of memory.");
         }
 

@@ -37,6 +37,8 @@ typedef struct PeerJob {
         /* The last round's rows with their measurements, copied for the worker: the peers this round
          * does not measure in full are rendered from them. */
         PeerStatusList previous_peers;
+        /* The links' MTUs as the latest verify read them, copied for the worker (PeerOptions.link_mtus). */
+        PeerLinkMtus link_mtus;
 
         /* Its outputs, written on the worker. */
         int result;
@@ -55,6 +57,7 @@ static PeerJob *peer_job_free(PeerJob *j) {
         check_list_done(&j->checks);
         peer_status_list_done(&j->peers);
         peer_status_list_done(&j->previous_peers);
+        peer_link_mtus_done(&j->link_mtus);
         return mfree(j);
 }
 
@@ -255,6 +258,15 @@ static int start_job(Manager *m) {
                 return log_error_errno(r, "Failed to start the peer checks: %m");
         }
         j->options.previous_peers = &j->previous_peers;
+        /* The verify's MTUs, when one of this profile read them; else the round reads its own. */
+        if (m->peer_link_mtus_generation == m->profile_generation) {
+                r = peer_link_mtus_copy(&m->peer_link_mtus, &j->link_mtus);
+                if (r < 0) {
+                        manager_bus_answer_waiters(m, run);
+                        return log_error_errno(r, "Failed to start the peer checks: %m");
+                }
+                j->options.link_mtus = &j->link_mtus;
+        }
 
         j->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         j->options.cancel_fd = j->cancel_fd;
@@ -300,6 +312,13 @@ void manager_peers_keep_profile(Manager *m, Profile **old) {
         m->peer_rerun = true;
 }
 
+void manager_peers_set_link_mtus(Manager *m, PeerLinkMtus *mtus) {
+        peer_link_mtus_done(&m->peer_link_mtus);
+        m->peer_link_mtus = *mtus;
+        *mtus = (PeerLinkMtus){};
+        m->peer_link_mtus_generation = m->profile_generation;
+}
+
 bool manager_peers_use_link(Manager *m, const char *link) {
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
         size_t n = 0;
@@ -321,4 +340,5 @@ void manager_peers_done(Manager *m) {
         m->peer_retry_source = sd_event_source_disable_unref(m->peer_retry_source);
         peer_status_list_done(&m->peers);
         peer_status_list_done(&m->peers_measured);
+        peer_link_mtus_done(&m->peer_link_mtus);
 }

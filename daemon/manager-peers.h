@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "check/peer-link-mtu.h"
 #include "profile/profile.h"
 
 typedef struct Manager Manager;
@@ -19,6 +20,10 @@ uint64_t manager_peers_pending_run(const Manager *m) _pure_;
 /* Keeps *old alive while the running job reads it, taking it over (and setting *old to NULL), and
  * stops that job: a run for the profile now in force follows at once. */
 void manager_peers_keep_profile(Manager *m, Profile **old);
+/* On the loop, when a verify job of the profile in force publishes: the MTUs of the links it read,
+ * taken over (*mtus is left empty), which the following peer rounds get a copy of instead of reading
+ * them again. */
+void manager_peers_set_link_mtus(Manager *m, PeerLinkMtus *mtus);
 /* True when the drift of the logical link is one that peers are probed over. */
 bool manager_peers_use_link(Manager *m, const char *link);
 void manager_peers_done(Manager *m);

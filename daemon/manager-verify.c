@@ -112,7 +112,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         return 0;
 }
 
-int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, const Snapshot *s) {
+int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList *fresh, bool kernel_read) {
         if (r < 0)
                 log_error_errno(r, "Failed to run the checks: %m");
         m->run_failed = r < 0;
@@ -120,8 +120,8 @@ int manager_publish_local_checks(Manager *m, const char *only, int r, CheckList 
         r = manager_publish_checks(m, only, /* peers= */ false, fresh);
         if (r < 0)
                 return r;
-        if (s)
-                manager_watch_verified(m, only, s);
+        if (kernel_read)
+                manager_watch_verified(m, only);
 
         /* A full verify probes the peers too, off the loop: they join the published list when in. */
         if (isempty(only))

@@ -157,11 +157,9 @@ bool manager_watch_events_queued(const Manager *m) {
         return p.fd >= 0 && poll(&p, 1, 0) != 0;
 }
 
-void manager_watch_verified(Manager *m, const char *only, const Snapshot *s) {
+void manager_watch_verified(Manager *m, const char *only) {
         _cleanup_(strv_freep) char **left = NULL;
 
-        if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0)
-                return;
         STRV_FOREACH(l, m->dirty_links)
                 if (!check_selection_covers_link(*l, only) && strv_extend(&left, *l) < 0)
                         return;

@@ -27,7 +27,8 @@ void manager_watch_take_events(Manager *m);
 bool manager_watch_events_queued(const Manager *m);
 /* The host lane ran empty: a re-check that came due meanwhile runs now. */
 void manager_watch_host_idle(Manager *m);
-/* After a verify from s that selected only: the events taken in before s last read the kernel are
- * reflected in it, so the links it re-checked need no re-check for them. */
-void manager_watch_verified(Manager *m, const char *only, const Snapshot *s);
+/* After a verify that selected only, from a snapshot that read the kernel's links
+ * (snapshot_read_kernel()): the events taken in before it last read the kernel are reflected in it,
+ * so the links it re-checked need no re-check for them. */
+void manager_watch_verified(Manager *m, const char *only);
 void manager_watch_done(Manager *m);

@@ -52,6 +52,7 @@ Manager *manager_free(Manager *m) {
         /* After the worker, which may be writing it; only when this halod did (a second one that is
          * refused the bus name must not take the first one's away). */
         manager_export_remove(m);
+        m->verified = verified_snapshot_free(m->verified);
         manager_peer_channel_done(m);
         manager_watch_done(m);
         manager_helper_watch_done(m);
@@ -343,6 +344,8 @@ static void on_reload_loaded(
                 return;
         }
 
+        /* The snapshot the exports share was read for the old profile, and points into it. */
+        m->verified = verified_snapshot_free(m->verified);
         old = TAKE_PTR(m->profile);
         m->profile = TAKE_PTR(*loaded);
         m->node = loaded_node;

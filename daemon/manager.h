@@ -13,6 +13,7 @@
 #include "basic/time-util.h"
 #include "check/check-peer.h"
 #include "check/check.h"
+#include "check/peer-link-mtu.h"
 #include "manager-helper.h"
 #include "manager-job.h"
 #include "net/rtnl.h"
@@ -37,6 +38,7 @@
 
 typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
+typedef struct VerifiedSnapshot VerifiedSnapshot;
 
 typedef struct Manager {
         sd_event *event;
@@ -107,8 +109,10 @@ typedef struct Manager {
         bool peer_measure_all;      /* the next run measures every peer in full (a link event) */
         uint64_t peers_generation;  /* the profile generation of the published peer checks */
         sd_event_source *peer_retry_source;
-        usec_t peer_retry_usec; /* the back-off while a peer does not answer; 0: none */
-        BusWaiter *waiters;     /* method calls answered when the peer checks they asked for are in */
+        usec_t peer_retry_usec;      /* the back-off while a peer does not answer; 0: none */
+        BusWaiter *waiters;          /* method calls answered when the peer checks they asked for are in */
+        PeerLinkMtus peer_link_mtus; /* the links' MTUs as the latest verify read them */
+        uint64_t peer_link_mtus_generation; /* the profile they were read for; 0: none yet */
 
         /* Work off the loop (manager-job.h): the host lane runs the load, apply+verify and export jobs
          * one at a time (none replaces the profile another reads); the peer lane the peer rounds. */
@@ -120,8 +124,10 @@ typedef struct Manager {
         char *fabric_env_error;
         char *cdi_spec_error;
         char *metrics_error;
-        bool cdi_spec_written; /* a job may have written the CDI spec: removed when halod stops */
-        HelperState helper;    /* what halod asked halod-helper.service for (manager-helper.h) */
+        bool cdi_spec_written;      /* a job may have written the CDI spec: removed when halod stops */
+        VerifiedSnapshot *verified; /* the latest verify's snapshot, for the exports; NULL while an export
+                                     * job has it, or before the first verify */
+        HelperState helper;         /* what halod asked halod-helper.service for (manager-helper.h) */
         sd_event_source *helper_stamp_source;  /* the helper's result stamp (manager-helper-watch.c) */
         sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
         bool helper_recheck_queued;            /* a helper check after a run is queued */

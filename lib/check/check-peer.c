@@ -64,12 +64,18 @@ typedef struct PeerRun {
 } PeerRun;
 
 /* The MTU of the netdev of the link the probes leave by, from the snapshot (sysfs below the host
- * root): what an MTU probe proves when the profile leaves the MTU alone. -ENOENT when the link has no
- * netdev whose MTU could be read. */
+ * root), or the copy of a verify's (PeerOptions.link_mtus): what an MTU probe proves when the profile
+ * leaves the MTU alone. -ENOENT when the link has no netdev whose MTU could be read. */
 static int local_mtu(PeerRun *run, uint32_t *ret) {
         size_t i;
         int r;
 
+        if (run->o->link_mtus) {
+                r = peer_link_mtus_find(run->o->link_mtus, run->n->link, ret);
+                if (r < 0)
+                        return r;
+                return *ret > 0 ? 0 : -ENOENT;
+        }
         r = snapshot_read(run->snapshot, SNAPSHOT_MTU);
         if (r < 0)
                 return r;

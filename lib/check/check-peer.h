@@ -10,6 +10,7 @@
 
 #include "check/check.h"
 #include "check/checks.h"
+#include "check/peer-link-mtu.h"
 #include "peer/peer-wire.h"
 #include "peer/peer.h"
 
@@ -49,6 +50,9 @@ typedef struct PeerOptions {
         /* The snapshot of the host to read the local MTU from (a link whose MTU the profile leaves
          * alone): the verify's, used on the caller's thread only; NULL: the round reads its own. */
         Snapshot *snapshot;
+        /* Instead, on another thread than the verify's: the MTUs it read, copied (halod's peer lane);
+         * NULL: from snapshot. */
+        const PeerLinkMtus *link_mtus;
 } PeerOptions;
 
 /* A peer's last full measurement (its echo run and MTU run, both ended): the data from which a round

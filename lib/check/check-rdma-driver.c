@@ -66,7 +66,13 @@ static int check_rdma_driver_blocked(const char *module, int loaded, const Modul
                 module);
 }
 
-int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret) {
+int check_rdma_driver_evaluate(
+        const Host *h,
+        const KernelCmdline *cmdline,
+        int cmdline_error,
+        const char *nic_driver,
+        const char *module,
+        PortCheck *ret) {
         _cleanup_(module_block_done) ModuleBlock block = {};
         _cleanup_(strv_freep) char **unreadable = NULL;
         _cleanup_(freep) char *blind = NULL;
@@ -84,7 +90,7 @@ int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char
         loaded = module_is_loaded(h, module);
         if (loaded == -ENOMEM)
                 return loaded;
-        blocked = module_find_block(h, module, &block, &unreadable);
+        blocked = module_find_block_with_cmdline(h, cmdline, cmdline_error, module, &block, &unreadable);
         if (blocked < 0)
                 return blocked;
 

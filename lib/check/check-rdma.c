@@ -13,6 +13,7 @@
 /* One port as the rdma.* checks see it: the snapshot's facts, borrowed. */
 typedef struct RdmaPort {
         const FabricPort *port;
+        Snapshot *snapshot; /* for the host's facts, read when a check asks for them */
         RdmaDevice *device; /* NULL: error says why */
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
@@ -200,7 +201,9 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
 
 static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         _cleanup_(freep) char *link = NULL, *driver = NULL;
-        NicFamily family;
+        const SnapshotHost *h = &p->snapshot->host;
+        const char *module = nic_family_rdma_module(p->family);
+        int r;
 
         if (!p->port->pci)
                 return port_check_set(
@@ -214,9 +217,20 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        family = p->family;
+        /* The command line kernel.cmdline judges too, read once: only when there is a module to look
+         * for on it. */
+        if (module) {
+                r = snapshot_read(p->snapshot, SNAPSHOT_CMDLINE);
+                if (r < 0)
+                        return r;
+        }
         return check_rdma_driver_evaluate(
-                c->host, driver ?: nic_family_driver(family), nic_family_rdma_module(family), ret);
+                c->host,
+                h->cmdline_parsed,
+                h->cmdline ? 0 : h->cmdline_error,
+                driver ?: nic_family_driver(p->family),
+                module,
+                ret);
 }
 
 typedef int (*RdmaPortCheck)(const NodeContext *c, RdmaPort *p, PortCheck *ret);
@@ -312,6 +326,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         for (size_t i = 0; i < s->n_ports; i++) {
                 rdma[i] = (RdmaPort){
                         .port = &s->ports[i],
+                        .snapshot = s,
                         .mtu = snapshot_port_mtu(s, i),
                         .family = nic_family_of_pci(c->host, s->ports[i].pci),
                 };

@@ -14,8 +14,15 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
  * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading
- * at boot (boot/modprobe-conf.h). */
-int check_rdma_driver_evaluate(const Host *h, const char *nic_driver, const char *module, PortCheck *ret);
+ * at boot (boot/modprobe-conf.h), with the running kernel's command line as the snapshot read it
+ * (Snapshot.host: cmdline NULL when it could not be read, cmdline_error the errno of reading it). */
+int check_rdma_driver_evaluate(
+        const Host *h,
+        const KernelCmdline *cmdline,
+        int cmdline_error,
+        const char *nic_driver,
+        const char *module,
+        PortCheck *ret);
 
 /* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. The device of a known
  * driver must show what its rule gives (basic/rdma-mtu.h); of an unknown one, what any rule gives. */

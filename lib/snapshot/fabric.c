@@ -218,6 +218,36 @@ void fabric_ports_free(FabricPort *ports, size_t n) {
         free(ports);
 }
 
+/* strdup() of s, NULL for NULL; false when out of memory. */
+static bool dup_string(const char *s, char **ret) {
+        *ret = s ? strdup(s) : NULL;
+        return !s || *ret;
+}
+
+int fabric_ports_copy(const FabricPort *ports, size_t n, FabricPorts *ret) {
+        _cleanup_(fabric_ports_done) FabricPorts p = {};
+
+        if (n > 0) {
+                p.ports = calloc(n, sizeof(FabricPort));
+                if (!p.ports)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                FabricPort *c = &p.ports[i];
+
+                *c = ports[i];
+                c->link = c->pci = c->ifname = c->problem = c->resolve_error = NULL;
+                p.n++;
+                if (!dup_string(ports[i].link, &c->link) || !dup_string(ports[i].pci, &c->pci) ||
+                    !dup_string(ports[i].ifname, &c->ifname) || !dup_string(ports[i].problem, &c->problem) ||
+                    !dup_string(ports[i].resolve_error, &c->resolve_error))
+                        return -ENOMEM;
+        }
+        *ret = p;
+        p = (FabricPorts){};
+        return 0;
+}
+
 static const LinkMatch *port_match(const NodeContext *c, size_t i) {
         if (c->node)
                 return profile_node_link_match(c->profile, &c->node->links[i]);

@@ -41,6 +41,8 @@ int fabric_ports_resolve(const NodeContext *c, FabricPorts *ret);
 /* fabric_ports_resolve() against a netdev list already read (snapshot/link-match.h). */
 int fabric_ports_resolve_in(const NodeContext *c, const NetdevList *netdevs, FabricPorts *ret);
 int fabric_ports_locate(const NodeContext *c, FabricPort *ports, size_t n);
+/* A deep copy of n ports (a snapshot's), for a holder that outlives it. Returns 0 or -ENOMEM. */
+int fabric_ports_copy(const FabricPort *ports, size_t n, FabricPorts *ret);
 /* Frees the ports and leaves p empty; for _cleanup_. */
 void fabric_ports_done(FabricPorts *p);
 /* The same for an array of n ports that a structure keeps. */

@@ -85,6 +85,10 @@ void snapshot_done(Snapshot *s) {
         snapshot_forget(s, SNAPSHOT_PORTS | SNAPSHOT_HOST_PARTS);
 }
 
+bool snapshot_read_kernel(const Snapshot *s) {
+        return (s->parts & SNAPSHOT_LINKS) && s->kernel_error >= 0;
+}
+
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) {
         if (!(s->parts & SNAPSHOT_LINKS) || s->kernel_error < 0 || i >= s->n_ports || !s->ports[i].ifname)
                 return NULL;

@@ -148,5 +148,7 @@ void snapshot_forget_dcb(Snapshot *s);
 int snapshot_read_host(Snapshot *s, SnapshotPart parts);
 void snapshot_forget_host(Snapshot *s, SnapshotPart parts);
 
+/* Whether the kernel's links were read, and could be (SNAPSHOT_LINKS without kernel_error). */
+bool snapshot_read_kernel(const Snapshot *s) _pure_;
 /* The kernel's view of port i's netdev; NULL when it has none, or the kernel was not read. */
 const RtnlLink *snapshot_kernel_link(const Snapshot *s, size_t i) _pure_;

@@ -405,17 +405,28 @@ static const char loopback_no_mtu[] =
         "  worker: { links: { rdma0: 192.168.100.2/30 } }\n"
         "health: { peers: true, port: %u }\n";
 
-static const Check *mtu_check_below(const char *yaml, const char *root, CheckList *l) {
-        static const PeerOptions quick = {
+/* copied: the round gets the MTUs as a copy of a snapshot's that is gone by then (halod's peer lane,
+ * PeerOptions.link_mtus), not the snapshot. */
+static const Check *mtu_check_below(const char *yaml, const char *root, bool copied, CheckList *l) {
+        PeerOptions quick = {
                 .probes = 5,
                 .timeout_usec = 5000000,
                 .latency_warn_median_usec = 10000000,
                 .latency_warn_p99_usec = 10000000,
         };
         _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
+        _cleanup_(peer_link_mtus_done) PeerLinkMtus mtus = {};
         Host h = { .root = root };
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
+        if (copied) {
+                _cleanup_(snapshot_done) Snapshot s = {};
+
+                snapshot_init(&s, &c);
+                ASSERT_OK(peer_link_mtus_from_snapshot(&s, &mtus));
+                ASSERT_INT_EQ(mtus.n, 1);
+                quick.link_mtus = &mtus;
+        }
         ASSERT_OK(check_peers(&c, &quick, l));
         for (size_t i = 0; i < l->n_checks; i++)
                 if (streq(l->checks[i].id, "peer.worker.mtu"))
@@ -444,7 +455,14 @@ static void test_local_mtu(void) {
         {
                 _cleanup_(check_list_done) CheckList l = {};
 
-                m = mtu_check_below(yaml, root, &l);
+                m = mtu_check_below(yaml, root, /* copied= */ false, &l);
+                ASSERT_INT_EQ(m->outcome, CHECK_PASS);
+                ASSERT_TRUE(strstr(m->summary, "1500"));
+        }
+        {
+                _cleanup_(check_list_done) CheckList l = {};
+
+                m = mtu_check_below(yaml, root, /* copied= */ true, &l);
                 ASSERT_INT_EQ(m->outcome, CHECK_PASS);
                 ASSERT_TRUE(strstr(m->summary, "1500"));
         }
@@ -455,7 +473,7 @@ static void test_local_mtu(void) {
 
                 /* The running kernel's lo: 65536 unless someone changed it. */
                 ASSERT_OK(host_read_line(&HOST_SYSTEM, "/sys/class/net/lo/mtu", &lo));
-                m = mtu_check_below(yaml, "", &l);
+                m = mtu_check_below(yaml, "", /* copied= */ false, &l);
                 ASSERT_TRUE(asprintf(&want, "MTU of %s", lo) > 0);
                 ASSERT_TRUE(strstr(m->summary, want));
         }
@@ -465,7 +483,14 @@ static void test_local_mtu(void) {
                 cmd = mfree(cmd);
                 ASSERT_TRUE(asprintf(&cmd, "rm '%s/sys/class/net/lo/mtu'", root) > 0);
                 ASSERT_INT_EQ(system(cmd), 0);
-                m = mtu_check_below(yaml, root, &l);
+                m = mtu_check_below(yaml, root, /* copied= */ false, &l);
+                ASSERT_INT_EQ(m->outcome, CHECK_SKIP);
+                ASSERT_TRUE(strstr(m->summary, "could not be read"));
+        }
+        {
+                _cleanup_(check_list_done) CheckList l = {};
+
+                m = mtu_check_below(yaml, root, /* copied= */ true, &l);
                 ASSERT_INT_EQ(m->outcome, CHECK_SKIP);
                 ASSERT_TRUE(strstr(m->summary, "could not be read"));
         }

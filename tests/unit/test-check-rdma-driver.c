@@ -6,6 +6,7 @@
 
 #include "basic/fileio.h"
 #include "check/check-rdma.h"
+#include "snapshot/snapshot.h"
 #include "tests.h"
 
 static char root[] = "/tmp/test-check-rdma-driver.XXXXXX";
@@ -27,9 +28,15 @@ static void write_tree_file(const char *path, const char *text) {
 
 static void expect(const char *nic_driver, const char *module, CheckOutcome outcome, const char *summary) {
         Host h = { .root = root };
+        NodeContext ctx = { .host = &h };
+        _cleanup_(snapshot_done) Snapshot s = {};
         PortCheck c = {};
 
-        ASSERT_OK(check_rdma_driver_evaluate(&h, nic_driver, module, &c));
+        /* The command line as the checks get it: read by the snapshot, below the tree. */
+        snapshot_init(&s, &ctx);
+        ASSERT_OK(snapshot_read(&s, SNAPSHOT_CMDLINE));
+        ASSERT_OK(check_rdma_driver_evaluate(
+                &h, s.host.cmdline_parsed, s.host.cmdline ? 0 : s.host.cmdline_error, nic_driver, module, &c));
         ASSERT_STR_EQ(c.summary, summary);
         ASSERT_INT_EQ(c.outcome, outcome);
         port_check_done(&c);

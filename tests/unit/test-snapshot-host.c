@@ -141,7 +141,32 @@ static void test_etc_hosts(void) {
         remove_tree(root);
 }
 
+/* The ports a verify hands to halod's watch: a copy of the snapshot's located ports that outlives it. */
+static void test_ports_copy(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(fabric_ports_done) FabricPorts copy = {};
+        Host h = { .root = TEST_DATA_DIR "/hosts/gpu-strix-ok" };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+
+                snapshot_init(&s, &c);
+                ASSERT_OK(snapshot_read(&s, SNAPSHOT_LOCATED));
+                ASSERT_INT_EQ(s.n_ports, 1);
+                ASSERT_TRUE(s.ports[0].ifname && s.ports[0].pci);
+                ASSERT_OK(fabric_ports_copy(s.ports, s.n_ports, &copy));
+                ASSERT_TRUE(copy.ports[0].ifname != s.ports[0].ifname);
+        }
+        ASSERT_INT_EQ(copy.n, 1);
+        ASSERT_STR_EQ(copy.ports[0].link, "rdma0");
+        ASSERT_TRUE(copy.ports[0].has_address);
+        ASSERT_TRUE(copy.ports[0].ifname && copy.ports[0].pci);
+        ASSERT_TRUE(!copy.ports[0].problem && !copy.ports[0].resolve_error);
+}
+
 int main(void) {
+        test_ports_copy();
         test_read_once();
         test_etc_hosts();
         test_nothing_there();
