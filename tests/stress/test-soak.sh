@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Soak: one halod serves many Verify() calls and reloads that alternate a valid and a broken profile.
-# Its resident memory and open fds at the end must equal those after the warm-up (the first 100
-# verifies and 12 reloads): within 64 KiB, and to the fd. Then a shorter run under valgrind
+# Its open fds at the end must equal those after the warm-up (the first 100 verifies and 12 reloads),
+# to the fd; its resident memory must not grow over the second half of the soak by more than 64 KiB:
+# a leak grows it in both halves alike, while the heap's and the stacks' first touch of pages settles
+# in the first (that alone moved RSS by 36 to 68 KiB over the whole soak, before and after issue 25's
+# jobs, with valgrind finding no leak). Then a shorter run under valgrind
 # --leak-check=full (LeakSanitizer on a sanitizer build) must end with no leak and exit 0.
 # Short: 500 verifies, 100 reloads (memcheck: 100 and 20). Long: 10,000 and 1,000 (500 and 100).
 . "$SOURCE_DIR/tests/stress/stress-lib.sh"
@@ -57,15 +60,20 @@ dm_wait_prop Health healthy
         fail "Reload() of a profile with a syntax error did not answer ProfileInvalid"
 rss_start=$(st_rss "$HALOD_PID")
 fds_start=$(st_fds "$HALOD_PID")
+half_cycles=$(((CYCLES - WARM_CYCLES) / 2))
+half_reloads=$(((RELOADS - WARM_RELOADS - 2) / 4 * 2))
 t0=$(date +%s%N)
-soak_run $((CYCLES - WARM_CYCLES)) $((RELOADS - WARM_RELOADS - 2))
+soak_run "$half_cycles" "$half_reloads"
+rss_mid=$(st_rss "$HALOD_PID")
+soak_run $((CYCLES - WARM_CYCLES - half_cycles)) $((RELOADS - WARM_RELOADS - 2 - half_reloads))
 t1=$(date +%s%N)
 rss_end=$(st_rss "$HALOD_PID")
 fds_end=$(st_fds "$HALOD_PID")
-log "after the warm-up: ${rss_start} KiB, $fds_start fds; at the end: ${rss_end} KiB, $fds_end fds"
+log "after the warm-up: ${rss_start} KiB, $fds_start fds; half-way: ${rss_mid} KiB; at the end: ${rss_end} KiB, $fds_end fds"
 st_record cycles "$CYCLES"
 st_record reloads "$RELOADS"
 st_record rss_start_kib "$rss_start"
+st_record rss_mid_kib "$rss_mid"
 st_record rss_end_kib "$rss_end"
 st_record fds_start "$fds_start"
 st_record fds_end "$fds_end"
@@ -74,12 +82,13 @@ assert_eq "$(dm_prop Health)" healthy "Health after the soak"
 assert_eq "$(grep -c 'rejected, the previous profile stays in force' "$HALOD_LOG")" \
         "$((RELOADS / 2))" "rejections logged (one per broken reload)"
 [ "$fds_end" -eq "$fds_start" ] || fail "open fds grew from $fds_start to $fds_end: $(ls -l /proc/$HALOD_PID/fd)"
-growth=$((rss_end - rss_start))
+growth=$((rss_end - rss_mid))
 if grep -q __asan_init "$BUILD_DIR/daemon/halod"; then
         # AddressSanitizer's quarantine holds freed memory back on purpose: RSS says nothing here.
         log "sanitizer build: RSS not compared (LeakSanitizer judges leaks below)"
 else
-        [ "${growth#-}" -le 64 ] || fail "RSS moved by ${growth} KiB (from $rss_start to $rss_end KiB), more than 64 KiB"
+        [ "$growth" -le 64 ] ||
+                fail "RSS grew by ${growth} KiB over the second half of the soak (from $rss_mid to $rss_end KiB; $rss_start after the warm-up), more than 64 KiB"
 fi
 kill -TERM "$HALOD_PID"
 dm_wait_exit "$HALOD_PID" 10
