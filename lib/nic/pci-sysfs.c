@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading a PCI device's ids and netdevs and a netdev's numeric attributes from sysfs. */
+/* Reading a PCI device's ids and a netdev's numeric attributes from sysfs. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "nic/pci-sysfs.h"
-
-int pci_netdevs(const Host *h, const char *pci, char ***ret) {
-        _cleanup_(freep) char *path = NULL;
-
-        if (asprintf(&path, "/sys/bus/pci/devices/%s/net", pci) < 0)
-                return -ENOMEM;
-        return host_list_directory(h, path, ret);
-}
 
 int netdev_read_uint(const Host *h, const char *ifname, const char *attribute, unsigned *ret) {
         _cleanup_(freep) char *path = NULL, *s = NULL;

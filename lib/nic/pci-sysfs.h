@@ -8,8 +8,6 @@
 #include "basic/host.h"
 #include "basic/pci-id.h"
 
-/* The netdevs of a PCI device: the entries of <root>/sys/bus/pci/devices/<pci>/net/, sorted. */
-int pci_netdevs(const Host *h, const char *pci, char ***ret);
 /* The vendor and device id sysfs shows for the PCI device pci ("0000:c2:00.0"). */
 int pci_sysfs_id(const Host *h, const char *pci, PciId *ret);
 /* The same, of a device directory ("/sys/class/net/X/device", "/sys/bus/pci/devices/A"). */
