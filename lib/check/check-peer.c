@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* peer.<node>.reachable|mtu|latency|profile: one echo run and one MTU run per neighbour, judged. */
+/* peer.<node>.reachable|mtu|latency|profile|rdma: one echo run and one MTU run per neighbour, then an RC
+ * queue-pair exchange with each one measured this round, judged. */
 #include <inttypes.h>
 #include <net/if.h>
+#include <poll.h>
 
 #include "check/check-peer.h"
 #include "peer/peer-profile.h"
@@ -9,6 +11,7 @@
 #include "peer/peer.h"
 #include "profile/profile-digest.h"
 #include "snapshot/fabric.h"
+#include "snapshot/rdma-node.h"
 #include "snapshot/snapshot-rdma.h"
 
 void peer_status_list_done(PeerStatusList *l) {
@@ -60,7 +63,8 @@ typedef struct PeerRun {
         uint32_t mtu;   /* what the MTU run probes, 0: none (see check_mtu()) */
         int mtu_status;
         PeerProbeResult mtu_result;
-        CheckList checks; /* this neighbour's four checks, in order */
+        PeerRdmaMeasurement rdma; /* this round's exchange (measured peers only) */
+        CheckList checks;         /* this neighbour's five checks, in order */
 } PeerRun;
 
 /* The MTU of the netdev of the link the probes leave by, from the snapshot (sysfs below the host
@@ -592,6 +596,86 @@ static int check_profile_digest(PeerRun *run, CheckList *out) {
                 mine);
 }
 
+/* The RC queue-pair exchange with a measured peer that answers: a few SENDs and one RDMA WRITE of the
+ * path MTU through the peer's halod, as haloctl probe does it at length. */
+static void exchange_rdma(PeerRun *run) {
+        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+        struct in_addr address;
+        RdmaProbeParams params;
+        int r;
+
+        r = rdma_link_device(run->c, run->n->link, &dev, &address);
+        if (r < 0) {
+                run->rdma = (PeerRdmaMeasurement){
+                        .outcome = r == -EOPNOTSUPP ? PEER_RDMA_NO_VERBS
+                                : r == -ENOSYS      ? PEER_RDMA_NO_KERNEL
+                                                    : PEER_RDMA_NO_LOCAL_DEVICE,
+                        .error = r,
+                };
+                return;
+        }
+        run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_EXCHANGED };
+        (void) snprintf(run->rdma.device, sizeof(run->rdma.device), "%s", dev->name);
+        params = (RdmaProbeParams){
+                .device = dev,
+                .gid_type = rdma_node_gid_type(run->c),
+                .local = run->n->local,
+                .remote = run->n->remote,
+                .port = run->port,
+                .self = run->self,
+                .pings = PEER_RDMA_PINGS,
+                .echo_timeout_usec = PEER_RDMA_ECHO_TIMEOUT_USEC,
+                .write_path_mtu = true,
+        };
+        run->rdma.error = rdma_probe(&params, &run->rdma.error_text, &run->rdma.result);
+}
+
+static bool cancelled(const PeerOptions *o) {
+        struct pollfd p = { .fd = o->cancel_fd, .events = POLLIN };
+
+        return o->cancel_fd > 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Exchanges with the measured peers that answer, one after the other (the peer's responder serves one
+ * probe at a time, and each exchange takes a few round trips). Returns -ECANCELED when cancel_fd
+ * became readable in between. */
+static int exchange_rdma_all(PeerRun *runs, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                PeerRun *run = &runs[i];
+
+                if (!run->measure || !run->reachable)
+                        continue;
+                if (!run->c->profile->rdma.present) {
+                        run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_NO_SECTION };
+                        continue;
+                }
+                if (cancelled(run->o))
+                        return -ECANCELED;
+                exchange_rdma(run);
+        }
+        return 0;
+}
+
+static int check_rdma(PeerRun *run, CheckList *out) {
+        const PeerRdmaMeasurement *m = run->measure ? &run->rdma : run->last ? &run->last->rdma : NULL;
+        PeerRdmaCheckContext c = {
+                .node = run->n->node->name,
+                .path = run->path,
+                .required = run->c->profile->rdma.required,
+                .reachable = run->reachable,
+                .pending = run->echo_status == -EINPROGRESS,
+                .remeasured = !run->measure,
+        };
+
+        /* Not to check whatever the round did: said the same way every round. */
+        if (!run->c->profile->rdma.present) {
+                static const PeerRdmaMeasurement none = { .outcome = PEER_RDMA_NO_SECTION };
+
+                m = &none;
+        }
+        return check_peer_rdma(&c, m, out);
+}
+
 static void peer_runs_free(PeerRun *runs, size_t n) {
         for (size_t i = 0; runs && i < n; i++)
                 check_list_done(&runs[i].checks);
@@ -609,6 +693,7 @@ static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
                         .mtu = run->mtu,
                         .mtu_status = run->mtu_status,
                         .mtu_result = run->mtu_result,
+                        .rdma = run->rdma,
                 };
         else if (!run->measure && run->reachable && run->last)
                 measured = *run->last;
@@ -754,6 +839,9 @@ static int check_neighbours(
         r = probe_round(runs, n, params, &round, /* mtu= */ true);
         if (r < 0)
                 goto finish;
+        r = exchange_rdma_all(runs, n);
+        if (r < 0)
+                goto finish;
 
         for (size_t i = 0; i < n; i++) {
                 r = check_mtu(&runs[i], &runs[i].checks);
@@ -761,6 +849,8 @@ static int check_neighbours(
                         r = check_latency(&runs[i], &runs[i].checks);
                 if (r >= 0)
                         r = check_profile_digest(&runs[i], &runs[i].checks);
+                if (r >= 0)
+                        r = check_rdma(&runs[i], &runs[i].checks);
                 if (r >= 0)
                         r = check_list_take(out, &runs[i].checks);
                 if (r >= 0)

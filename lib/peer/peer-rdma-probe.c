@@ -129,12 +129,16 @@ static int
         result->rtt_p99_nsec = percentile_usec(rtts, pings, 99);
         result->rtt_max_nsec = rtts[pings - 1];
 
-        r = rdma_qp_write_run(
-                qp,
-                p->write_bytes > 0 ? p->write_bytes : RDMA_PROBE_WRITE_BYTES_DEFAULT,
-                p->write_usec > 0 ? p->write_usec : RDMA_PROBE_WRITE_USEC_DEFAULT,
-                error,
-                &w);
+        if (p->write_path_mtu)
+                /* One WRITE of one packet: proves the peer's buffer takes a full-MTU write. */
+                r = rdma_qp_write_run(qp, result->path_mtu, RDMA_PROBE_WRITE_USEC_DEFAULT, error, &w);
+        else
+                r = rdma_qp_write_run(
+                        qp,
+                        p->write_bytes > 0 ? p->write_bytes : RDMA_PROBE_WRITE_BYTES_DEFAULT,
+                        p->write_usec > 0 ? p->write_usec : RDMA_PROBE_WRITE_USEC_DEFAULT,
+                        error,
+                        &w);
         if (r < 0)
                 return r;
         result->write_bytes = w.bytes;
@@ -169,6 +173,7 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                         address,
                         r == -EAGAIN ? " that stays put (the table kept changing)" : "");
         result.gid_index = gid.index;
+        result.gid = gid.gid;
 
         r = rdma_qp_new(p->device, gid.index, RDMA_QP_WRITE_CHUNK, /* expose= */ false, error, &qp);
         if (r < 0)
@@ -187,6 +192,7 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                 return 0;
         }
         result.peer_gid_index = remote.gid_index;
+        memcpy(&result.peer_gid, remote.gid, sizeof(result.peer_gid));
         result.active_mtu = local.mtu;
         result.peer_active_mtu = remote.mtu;
         result.path_mtu = remote.mtu < local.mtu ? remote.mtu : local.mtu;

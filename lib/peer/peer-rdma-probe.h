@@ -4,6 +4,7 @@
 #pragma once
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "peer/peer-wire.h"
@@ -40,6 +41,8 @@ typedef struct RdmaProbeParams {
         uint64_t echo_timeout_usec; /* 0: RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT */
         uint64_t write_usec;        /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
         uint64_t write_bytes;       /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
+        bool write_path_mtu;        /* one RDMA WRITE of the path MTU instead of the bandwidth run (halod's
+                                     * peer round: write_bytes and write_usec are ignored) */
 } RdmaProbeParams;
 
 typedef struct RdmaProbeResult {
@@ -47,6 +50,8 @@ typedef struct RdmaProbeResult {
         PeerIdentity peer;
         uint32_t gid_index;       /* this end's */
         uint32_t peer_gid_index;  /* the peer's */
+        struct in6_addr gid;      /* this end's GID (the IPv4-mapped address for RoCE v2) */
+        struct in6_addr peer_gid; /* the peer's, from its rdma-hello */
         unsigned path_mtu;        /* bytes: the smaller active MTU of the two ports */
         unsigned active_mtu;      /* bytes: this end's port's (NICs differ: mlx5 runs a smaller RDMA
                                    * MTU than irdma on the same netdev MTU) */
