@@ -47,9 +47,11 @@ static int render_peer_refused(
                 problem(c),
                 "an RC queue pair connects",
                 peer_rdma_status_to_string(m->result.peer_status),
-                "No RDMA to %s: %s; see 'haloctl check --only rdma.device' on %s",
+                "No RDMA to %s: %s; see %s on %s",
                 c->node,
                 peer_status_text(m->result.peer_status),
+                m->result.peer_status == PEER_RDMA_FAILED ? "journalctl -u halod"
+                                                          : "'haloctl check --only rdma.device'",
                 c->node);
 }
 
@@ -101,6 +103,17 @@ static int render_exchanged(
                 (double) res->rtt_median_nsec / 1000.0,
                 res->pings,
                 res->write_bytes);
+}
+
+PeerRdmaOutcome peer_rdma_outcome_of_device(int r) {
+        switch (r) {
+        case -EOPNOTSUPP:
+                return PEER_RDMA_NO_VERBS;
+        case -ENOSYS:
+                return PEER_RDMA_NO_KERNEL;
+        default:
+                return PEER_RDMA_NO_LOCAL_DEVICE;
+        }
 }
 
 int check_peer_rdma(const PeerRdmaCheckContext *c, const PeerRdmaMeasurement *m, CheckList *out) {

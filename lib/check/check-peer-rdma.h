@@ -42,5 +42,9 @@ typedef struct PeerRdmaCheckContext {
         bool remeasured;  /* m is from an earlier round (the moving window) */
 } PeerRdmaCheckContext;
 
+/* What rdma_link_device()'s error r means for the check: no libibverbs, no RDMA in the kernel, or no
+ * device (or address) on the link here. */
+PeerRdmaOutcome peer_rdma_outcome_of_device(int r) _pure_;
+
 /* Adds peer.<node>.rdma for m (NULL: not measured yet). Returns what check_list_add() returns. */
 int check_peer_rdma(const PeerRdmaCheckContext *c, const PeerRdmaMeasurement *m, CheckList *out);

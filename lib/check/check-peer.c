@@ -607,9 +607,7 @@ static void exchange_rdma(PeerRun *run) {
         r = rdma_link_device(run->c, run->n->link, &dev, &address);
         if (r < 0) {
                 run->rdma = (PeerRdmaMeasurement){
-                        .outcome = r == -EOPNOTSUPP ? PEER_RDMA_NO_VERBS
-                                : r == -ENOSYS      ? PEER_RDMA_NO_KERNEL
-                                                    : PEER_RDMA_NO_LOCAL_DEVICE,
+                        .outcome = peer_rdma_outcome_of_device(r),
                         .error = r,
                 };
                 return;
