@@ -67,9 +67,10 @@ static int render_exchanged(
                         problem(c),
                         "an RC queue pair connects",
                         strerror(-m->error),
-                        "RDMA to %s over %s from %s fails while the peer channel answers: %s",
+                        "RDMA to %s over %s%s from %s fails while the peer channel answers: %s",
                         c->node,
                         c->path,
+                        c->remeasured ? " (last round that measured it)" : "",
                         isempty(m->device) ? "this node" : m->device,
                         isempty(m->error_text.message) ? strerror(-m->error) : m->error_text.message);
         if (res->peer_status != PEER_RDMA_OK)

@@ -654,16 +654,32 @@ static int exchange_rdma_all(PeerRun *runs, size_t n) {
         return 0;
 }
 
+/* The exchange peer.<node>.rdma renders: this round's, or the last one measured when this round did
+ * not measure the peer (the moving window) or found its responder busy. A failed exchange leaves the
+ * peer's session open until it falls idle (10 s, longer than a round): without this, a broken path
+ * would read fail, skip, fail... and Health would flap with it. ret_earlier says which. */
+static const PeerRdmaMeasurement *rdma_measurement(const PeerRun *run, bool *ret_earlier) {
+        const PeerRdmaMeasurement *earlier = run->last && run->last->rdma.outcome != PEER_RDMA_NOT_RUN
+                ? &run->last->rdma
+                : NULL;
+        bool busy = run->rdma.outcome == PEER_RDMA_EXCHANGED && run->rdma.error >= 0 &&
+                run->rdma.result.peer_status == PEER_RDMA_BUSY;
+
+        *ret_earlier = !run->measure || (busy && earlier);
+        if (*ret_earlier)
+                return earlier;
+        return &run->rdma;
+}
+
 static int check_rdma(PeerRun *run, CheckList *out) {
-        const PeerRdmaMeasurement *m = run->measure ? &run->rdma : run->last ? &run->last->rdma : NULL;
         PeerRdmaCheckContext c = {
                 .node = run->n->node->name,
                 .path = run->path,
                 .required = run->c->profile->rdma.required,
                 .reachable = run->reachable,
                 .pending = run->echo_status == -EINPROGRESS,
-                .remeasured = !run->measure,
         };
+        const PeerRdmaMeasurement *m = rdma_measurement(run, &c.remeasured);
 
         /* Not to check whatever the round did: said the same way every round. */
         if (!run->c->profile->rdma.present) {
@@ -684,16 +700,19 @@ static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
         const PeerStatus *before = run->measure ? NULL : previous_row(run->o, run);
         PeerMeasurement measured = {};
 
-        if (run->measure && run->reachable && run->mtu_status != -EINPROGRESS)
+        if (run->measure && run->reachable && run->mtu_status != -EINPROGRESS) {
+                bool earlier;
+                const PeerRdmaMeasurement *rdma = rdma_measurement(run, &earlier);
+
                 measured = (PeerMeasurement){
                         .valid = true,
                         .echo = run->echo,
                         .mtu = run->mtu,
                         .mtu_status = run->mtu_status,
                         .mtu_result = run->mtu_result,
-                        .rdma = run->rdma,
+                        .rdma = rdma ? *rdma : (PeerRdmaMeasurement){},
                 };
-        else if (!run->measure && run->reachable && run->last)
+        } else if (!run->measure && run->reachable && run->last)
                 measured = *run->last;
 
         *ret = (PeerStatus){
