@@ -15,6 +15,9 @@
  * only delays the round; a path that drops RoCE v2 fails within it. */
 #define PEER_RDMA_ECHO_TIMEOUT_USEC (2U * 1000U * 1000U)
 
+/* An exchange is not started with less than this left of the round: the hello alone may take 3 tries. */
+#define PEER_RDMA_EXCHANGE_MIN_USEC (300U * 1000U)
+
 typedef enum PeerRdmaOutcome {
         PEER_RDMA_NOT_RUN = 0,     /* nothing measured yet */
         PEER_RDMA_NO_SECTION,      /* the profile has no rdma: section: not checked */

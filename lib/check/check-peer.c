@@ -598,8 +598,9 @@ static int check_profile_digest(PeerRun *run, CheckList *out) {
 
 /* The RC queue-pair exchange with a measured peer that answers: a few SENDs and one RDMA WRITE of the
  * path MTU through the peer's halod, as haloctl probe does it at length. */
-static void exchange_rdma(PeerRun *run) {
+static void exchange_rdma(PeerRun *run, uint64_t deadline) {
         _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+        uint64_t t = now(CLOCK_MONOTONIC), left = deadline > t ? deadline - t : 0;
         struct in_addr address;
         RdmaProbeParams params;
         int r;
@@ -622,7 +623,10 @@ static void exchange_rdma(PeerRun *run) {
                 .port = run->port,
                 .self = run->self,
                 .pings = PEER_RDMA_PINGS,
-                .echo_timeout_usec = PEER_RDMA_ECHO_TIMEOUT_USEC,
+                .timeout_usec = left / RDMA_HELLO_TRIES < RDMA_PROBE_TIMEOUT_USEC_DEFAULT
+                        ? left / RDMA_HELLO_TRIES
+                        : RDMA_PROBE_TIMEOUT_USEC_DEFAULT,
+                .echo_timeout_usec = left < PEER_RDMA_ECHO_TIMEOUT_USEC ? left : PEER_RDMA_ECHO_TIMEOUT_USEC,
                 .write_path_mtu = true,
         };
         run->rdma.error = rdma_probe(&params, &run->rdma.error_text, &run->rdma.result);
@@ -635,9 +639,11 @@ static bool cancelled(const PeerOptions *o) {
 }
 
 /* Exchanges with the measured peers that answer, one after the other (the peer's responder serves one
- * probe at a time, and each exchange takes a few round trips). Returns -ECANCELED when cancel_fd
- * became readable in between. */
-static int exchange_rdma_all(PeerRun *runs, size_t n) {
+ * probe at a time, and each exchange takes a few round trips), in what is left of the round: its
+ * waits are cut to that, and one that cannot start before the round's deadline is left for the next
+ * round (the check repeats the last exchange). Returns -ECANCELED when cancel_fd became readable in
+ * between. */
+static int exchange_rdma_all(PeerRun *runs, size_t n, uint64_t deadline) {
         for (size_t i = 0; i < n; i++) {
                 PeerRun *run = &runs[i];
 
@@ -649,23 +655,26 @@ static int exchange_rdma_all(PeerRun *runs, size_t n) {
                 }
                 if (cancelled(run->o))
                         return -ECANCELED;
-                exchange_rdma(run);
+                if (now(CLOCK_MONOTONIC) + PEER_RDMA_EXCHANGE_MIN_USEC > deadline)
+                        continue;
+                exchange_rdma(run, deadline);
         }
         return 0;
 }
 
 /* The exchange peer.<node>.rdma renders: this round's, or the last one measured when this round did
- * not measure the peer (the moving window) or found its responder busy. A failed exchange leaves the
- * peer's session open until it falls idle (10 s, longer than a round): without this, a broken path
- * would read fail, skip, fail... and Health would flap with it. ret_earlier says which. */
+ * not measure the peer (the moving window), had no time left for it, or found its responder busy. A failed
+ * exchange leaves the peer's session open until it falls idle (10 s, longer than a round): without this, a
+ * broken path would read fail, skip, fail... and Health would flap with it. ret_earlier says which. */
 static const PeerRdmaMeasurement *rdma_measurement(const PeerRun *run, bool *ret_earlier) {
         const PeerRdmaMeasurement *earlier = run->last && run->last->rdma.outcome != PEER_RDMA_NOT_RUN
                 ? &run->last->rdma
                 : NULL;
         bool busy = run->rdma.outcome == PEER_RDMA_EXCHANGED && run->rdma.error >= 0 &&
                 run->rdma.result.peer_status == PEER_RDMA_BUSY;
+        bool not_run = run->rdma.outcome == PEER_RDMA_NOT_RUN; /* no time left in the round */
 
-        *ret_earlier = !run->measure || (busy && earlier);
+        *ret_earlier = !run->measure || ((busy || not_run) && earlier);
         if (*ret_earlier)
                 return earlier;
         return &run->rdma;
@@ -856,7 +865,7 @@ static int check_neighbours(
         r = probe_round(runs, n, params, &round, /* mtu= */ true);
         if (r < 0)
                 goto finish;
-        r = exchange_rdma_all(runs, n);
+        r = exchange_rdma_all(runs, n, round.deadline);
         if (r < 0)
                 goto finish;
 
