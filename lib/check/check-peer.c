@@ -627,6 +627,9 @@ static void exchange_rdma(PeerRun *run, uint64_t deadline) {
                         ? left / RDMA_HELLO_TRIES
                         : RDMA_PROBE_TIMEOUT_USEC_DEFAULT,
                 .echo_timeout_usec = left < PEER_RDMA_ECHO_TIMEOUT_USEC ? left : PEER_RDMA_ECHO_TIMEOUT_USEC,
+                /* Another prober's exchange (a node's round) ends within a few round trips; a
+                 * haloctl probe's run takes seconds, and then this round says busy. */
+                .busy_wait_usec = left / 4 > 0 ? left / 4 : UINT64_MAX,
                 .write_path_mtu = true,
         };
         run->rdma.error = rdma_probe(&params, &run->rdma.error_text, &run->rdma.result);

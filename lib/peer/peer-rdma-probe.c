@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
@@ -146,6 +147,26 @@ static int
         return rdma_qp_bye(qp, timeout, error);
 }
 
+/* peer_rdma_hello(), asked again while the peer answers busy, up to p->busy_wait_usec. */
+static int hello_until_not_busy(
+        const RdmaProbeParams *p,
+        const PeerRdmaHello *local,
+        uint64_t timeout,
+        PeerIdentity *ret_peer,
+        PeerRdmaHello *ret_reply) {
+        uint64_t wait = p->busy_wait_usec > 0 ? p->busy_wait_usec : RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT;
+        uint64_t end = wait == UINT64_MAX ? 0 : now(CLOCK_MONOTONIC) + wait;
+        int r;
+
+        for (;;) {
+                r = peer_rdma_hello(p->local, p->remote, p->port, p->self, local, timeout, ret_peer, ret_reply);
+                if (r < 0 || ret_reply->status != PEER_RDMA_BUSY ||
+                    now(CLOCK_MONOTONIC) + RDMA_PROBE_BUSY_RETRY_USEC > end)
+                        return r;
+                (void) usleep(RDMA_PROBE_BUSY_RETRY_USEC);
+        }
+}
+
 int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret) {
         _cleanup_(rdma_qp_freep) RdmaQp *qp = NULL;
         unsigned pings = p->pings > 0 ? p->pings : RDMA_PROBE_PINGS_DEFAULT;
@@ -180,7 +201,7 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                 return r;
         rdma_qp_local(qp, &local);
 
-        r = peer_rdma_hello(p->local, p->remote, p->port, p->self, &local, timeout, &result.peer, &remote);
+        r = hello_until_not_busy(p, &local, timeout, &result.peer, &remote);
         if (r < 0) {
                 (void) inet_ntop(AF_INET, &p->remote, address, sizeof(address));
                 return rdma_error_set(

@@ -27,6 +27,11 @@
 #define RDMA_PROBE_WRITE_USEC_DEFAULT (2U * 1000U * 1000U)
 #define RDMA_PROBE_WRITE_BYTES_DEFAULT (16ULL << 30)
 #define RDMA_HELLO_TRIES 3U
+/* A peer whose responder is busy (it serves one probe at a time: another node's, or halod's own RDMA
+ * peer check, which holds it for a few round trips every health.interval) is asked again every
+ * RDMA_PROBE_BUSY_RETRY_USEC for this long before the probe reports it busy. */
+#define RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT (3U * 1000U * 1000U)
+#define RDMA_PROBE_BUSY_RETRY_USEC (100U * 1000U)
 
 typedef struct RdmaProbeParams {
         RdmaDevice *device;    /* this node's device on the link (borrowed) */
@@ -41,6 +46,7 @@ typedef struct RdmaProbeParams {
         uint64_t echo_timeout_usec; /* 0: RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT */
         uint64_t write_usec;        /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
         uint64_t write_bytes;       /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
+        uint64_t busy_wait_usec;    /* 0: RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT; UINT64_MAX: ask once */
         bool write_path_mtu;        /* one RDMA WRITE of the path MTU instead of the bandwidth run (halod's
                                      * peer round: write_bytes and write_usec are ignored) */
 } RdmaProbeParams;
