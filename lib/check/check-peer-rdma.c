@@ -55,6 +55,15 @@ static int render_peer_refused(
                 c->node);
 }
 
+/* After the hello crossed (UDP on the peer channel's port), an echo that never comes means RoCE v2's own
+ * packets do not: RC retransmits for several seconds before its completion says so. */
+static const char *exchange_hint(int error) {
+        if (error == -ETIMEDOUT)
+                return "; the hello crossed, so RoCE v2's packets (UDP port 4791) are dropped on the way: a "
+                       "firewall on either node (nft list ruleset), an ACL, or a GID that does not route";
+        return "";
+}
+
 static int render_exchanged(
         const PeerRdmaCheckContext *c, const PeerRdmaMeasurement *m, const char *id, CheckList *out) {
         const RdmaProbeResult *res = &m->result;
@@ -67,12 +76,13 @@ static int render_exchanged(
                         problem(c),
                         "an RC queue pair connects",
                         strerror(-m->error),
-                        "RDMA to %s over %s%s from %s fails while the peer channel answers: %s",
+                        "RDMA to %s over %s%s from %s fails while the peer channel answers: %s%s",
                         c->node,
                         c->path,
                         c->remeasured ? " (last round that measured it)" : "",
                         isempty(m->device) ? "this node" : m->device,
-                        isempty(m->error_text.message) ? strerror(-m->error) : m->error_text.message);
+                        isempty(m->error_text.message) ? strerror(-m->error) : m->error_text.message,
+                        exchange_hint(m->error));
         if (res->peer_status != PEER_RDMA_OK)
                 return render_peer_refused(c, m, id, out);
 
