@@ -334,6 +334,48 @@ static void test_short_exchange_and_busy(void) {
         ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
 }
 
+/* halod's responder looks its device up for each session (rdma_responder_add_lookup()) and holds no
+ * context open between sessions: a device that goes away (rdma link delete) is not held up by
+ * halod's open uverbs file, and a hello then says no-device. */
+static void test_responder_lookup(void) {
+        static const Host h = { .root = "" };
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaResponder *rr = NULL;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        ASSERT_OK(rdma_responder_new(&rr));
+        ASSERT_OK(rdma_responder_add_lookup(
+                rr, addr("127.0.0.1"), &h, NULL, FAKE_PAIR_RESPONDER_IFINDEX, RDMA_GID_ROCE_V2));
+        ASSERT_INT_EQ(rdma_responder_add_lookup(rr, addr("127.0.0.1"), &h, NULL, 0, RDMA_GID_ROCE_V2), -EINVAL);
+        responder_start(&r, rr);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+        p.pings = 8;
+        p.write_path_mtu = true;
+
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.pings, 8);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 1);
+        /* Only the prober's device is open: the responder's went with its session. */
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1);
+
+        /* And the next session finds it again. */
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 2);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1);
+
+        responder_stop(&r);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
 /* A peer without an RDMA device answers so, and the probe reports it without measuring. */
 static void test_peer_without_rdma(void) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
@@ -419,6 +461,7 @@ int main(void) {
         test_probe_mixed_nics();
         test_busy_and_timeout();
         test_short_exchange_and_busy();
+        test_responder_lookup();
         test_peer_without_rdma();
         test_hello_no_answer();
         test_no_local_gid();
