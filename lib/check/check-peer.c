@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* peer.<node>.reachable|mtu|latency|profile: one echo run and one MTU run per neighbour, judged. */
+/* peer.<node>.reachable|mtu|latency|profile|rdma: one echo run and one MTU run per neighbour, then an RC
+ * queue-pair exchange with each one measured this round, judged. */
 #include <inttypes.h>
 #include <net/if.h>
+#include <poll.h>
 
 #include "check/check-peer.h"
 #include "peer/peer-profile.h"
@@ -9,6 +11,7 @@
 #include "peer/peer.h"
 #include "profile/profile-digest.h"
 #include "snapshot/fabric.h"
+#include "snapshot/rdma-node.h"
 #include "snapshot/snapshot-rdma.h"
 
 void peer_status_list_done(PeerStatusList *l) {
@@ -60,7 +63,8 @@ typedef struct PeerRun {
         uint32_t mtu;   /* what the MTU run probes, 0: none (see check_mtu()) */
         int mtu_status;
         PeerProbeResult mtu_result;
-        CheckList checks; /* this neighbour's four checks, in order */
+        PeerRdmaMeasurement rdma; /* this round's exchange (measured peers only) */
+        CheckList checks;         /* this neighbour's five checks, in order */
 } PeerRun;
 
 /* The MTU of the netdev of the link the probes leave by, from the snapshot (sysfs below the host
@@ -592,6 +596,112 @@ static int check_profile_digest(PeerRun *run, CheckList *out) {
                 mine);
 }
 
+/* The RC queue-pair exchange with a measured peer that answers: a few SENDs and one RDMA WRITE of the
+ * path MTU through the peer's halod, as haloctl probe does it at length. */
+static void exchange_rdma(PeerRun *run, uint64_t deadline) {
+        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+        uint64_t t = now(CLOCK_MONOTONIC), left = deadline > t ? deadline - t : 0;
+        struct in_addr address;
+        RdmaProbeParams params;
+        int r;
+
+        r = rdma_link_device(run->c, run->n->link, &dev, &address);
+        if (r < 0) {
+                run->rdma = (PeerRdmaMeasurement){
+                        .outcome = peer_rdma_outcome_of_device(r),
+                        .error = r,
+                };
+                return;
+        }
+        run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_EXCHANGED };
+        (void) snprintf(run->rdma.device, sizeof(run->rdma.device), "%s", dev->name);
+        params = (RdmaProbeParams){
+                .device = dev,
+                .gid_type = rdma_node_gid_type(run->c),
+                .local = run->n->local,
+                .remote = run->n->remote,
+                .port = run->port,
+                .self = run->self,
+                .pings = PEER_RDMA_PINGS,
+                .timeout_usec = left / RDMA_HELLO_TRIES < RDMA_PROBE_TIMEOUT_USEC_DEFAULT
+                        ? left / RDMA_HELLO_TRIES
+                        : RDMA_PROBE_TIMEOUT_USEC_DEFAULT,
+                .echo_timeout_usec = left < PEER_RDMA_ECHO_TIMEOUT_USEC ? left : PEER_RDMA_ECHO_TIMEOUT_USEC,
+                /* Another prober's exchange (a node's round) ends within a few round trips; a
+                 * haloctl probe's run takes seconds, and then this round says busy. */
+                .busy_wait_usec = left / 4 > 0 ? left / 4 : UINT64_MAX,
+                .write_path_mtu = true,
+        };
+        run->rdma.error = rdma_probe(&params, &run->rdma.error_text, &run->rdma.result);
+}
+
+static bool cancelled(const PeerOptions *o) {
+        struct pollfd p = { .fd = o->cancel_fd, .events = POLLIN };
+
+        return o->cancel_fd > 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Exchanges with the measured peers that answer, one after the other (the peer's responder serves one
+ * probe at a time, and each exchange takes a few round trips), in what is left of the round: its
+ * waits are cut to that, and one that cannot start before the round's deadline is left for the next
+ * round (the check repeats the last exchange). Returns -ECANCELED when cancel_fd became readable in
+ * between. */
+static int exchange_rdma_all(PeerRun *runs, size_t n, uint64_t deadline) {
+        for (size_t i = 0; i < n; i++) {
+                PeerRun *run = &runs[i];
+
+                if (!run->measure || !run->reachable)
+                        continue;
+                if (!run->c->profile->rdma.present) {
+                        run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_NO_SECTION };
+                        continue;
+                }
+                if (cancelled(run->o))
+                        return -ECANCELED;
+                if (now(CLOCK_MONOTONIC) + PEER_RDMA_EXCHANGE_MIN_USEC > deadline)
+                        continue;
+                exchange_rdma(run, deadline);
+        }
+        return 0;
+}
+
+/* The exchange peer.<node>.rdma renders: this round's, or the last one measured when this round did
+ * not measure the peer (the moving window), had no time left for it, or found its responder busy. A failed
+ * exchange leaves the peer's session open until it falls idle (10 s, longer than a round): without this, a
+ * broken path would read fail, skip, fail... and Health would flap with it. ret_earlier says which. */
+static const PeerRdmaMeasurement *rdma_measurement(const PeerRun *run, bool *ret_earlier) {
+        const PeerRdmaMeasurement *earlier = run->last && run->last->rdma.outcome != PEER_RDMA_NOT_RUN
+                ? &run->last->rdma
+                : NULL;
+        bool busy = run->rdma.outcome == PEER_RDMA_EXCHANGED && run->rdma.error >= 0 &&
+                run->rdma.result.peer_status == PEER_RDMA_BUSY;
+        bool not_run = run->rdma.outcome == PEER_RDMA_NOT_RUN; /* no time left in the round */
+
+        *ret_earlier = !run->measure || ((busy || not_run) && earlier);
+        if (*ret_earlier)
+                return earlier;
+        return &run->rdma;
+}
+
+static int check_rdma(PeerRun *run, CheckList *out) {
+        PeerRdmaCheckContext c = {
+                .node = run->n->node->name,
+                .path = run->path,
+                .required = run->c->profile->rdma.required,
+                .reachable = run->reachable,
+                .pending = run->echo_status == -EINPROGRESS,
+        };
+        const PeerRdmaMeasurement *m = rdma_measurement(run, &c.remeasured);
+
+        /* Not to check whatever the round did: said the same way every round. */
+        if (!run->c->profile->rdma.present) {
+                static const PeerRdmaMeasurement none = { .outcome = PEER_RDMA_NO_SECTION };
+
+                m = &none;
+        }
+        return check_peer_rdma(&c, m, out);
+}
+
 static void peer_runs_free(PeerRun *runs, size_t n) {
         for (size_t i = 0; runs && i < n; i++)
                 check_list_done(&runs[i].checks);
@@ -602,15 +712,19 @@ static int peer_status_from_run(const PeerRun *run, PeerStatus *ret) {
         const PeerStatus *before = run->measure ? NULL : previous_row(run->o, run);
         PeerMeasurement measured = {};
 
-        if (run->measure && run->reachable && run->mtu_status != -EINPROGRESS)
+        if (run->measure && run->reachable && run->mtu_status != -EINPROGRESS) {
+                bool earlier;
+                const PeerRdmaMeasurement *rdma = rdma_measurement(run, &earlier);
+
                 measured = (PeerMeasurement){
                         .valid = true,
                         .echo = run->echo,
                         .mtu = run->mtu,
                         .mtu_status = run->mtu_status,
                         .mtu_result = run->mtu_result,
+                        .rdma = rdma ? *rdma : (PeerRdmaMeasurement){},
                 };
-        else if (!run->measure && run->reachable && run->last)
+        } else if (!run->measure && run->reachable && run->last)
                 measured = *run->last;
 
         *ret = (PeerStatus){
@@ -754,6 +868,9 @@ static int check_neighbours(
         r = probe_round(runs, n, params, &round, /* mtu= */ true);
         if (r < 0)
                 goto finish;
+        r = exchange_rdma_all(runs, n, round.deadline);
+        if (r < 0)
+                goto finish;
 
         for (size_t i = 0; i < n; i++) {
                 r = check_mtu(&runs[i], &runs[i].checks);
@@ -761,6 +878,8 @@ static int check_neighbours(
                         r = check_latency(&runs[i], &runs[i].checks);
                 if (r >= 0)
                         r = check_profile_digest(&runs[i], &runs[i].checks);
+                if (r >= 0)
+                        r = check_rdma(&runs[i], &runs[i].checks);
                 if (r >= 0)
                         r = check_list_take(out, &runs[i].checks);
                 if (r >= 0)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer checks: peer.<node>.reachable|mtu|latency|profile for every node that shares a link with
+/* The peer checks: peer.<node>.reachable|mtu|latency|profile|rdma for every node that shares a link with
  * this one. They need the network (probes over the fabric), so they are not in checks.c's table:
  * halod and haloctl call check_peers() beside checks_run(). */
 #pragma once
@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "check/check-peer-rdma.h"
 #include "check/check.h"
 #include "check/checks.h"
 #include "check/peer-link-mtu.h"
@@ -63,6 +64,7 @@ typedef struct PeerMeasurement {
         uint32_t mtu; /* what the MTU run probed; 0: none */
         int mtu_status;
         PeerProbeResult mtu_result;
+        PeerRdmaMeasurement rdma; /* peer.<node>.rdma's exchange of the same round */
 } PeerMeasurement;
 
 /* One row of halod's Peers D-Bus property, a(ssbtt), with the measurement it was rendered from. */
@@ -85,7 +87,7 @@ void peer_status_list_done(PeerStatusList *l);
 /* A deep copy of l, for a reader on another thread. Returns 0 or -ENOMEM. */
 int peer_status_list_copy(const PeerStatusList *l, PeerStatusList *ret);
 
-/* Adds the four checks for each neighbour of c->node (nothing when no node is selected or the
+/* Adds the five checks for each neighbour of c->node (nothing when no node is selected or the
  * profile says health.peers: false). o may be NULL for the defaults. Blocks for the probes, which run
  * for all neighbours at once (about 20 round trips for a peer that answers, about 1.2 s for one that
  * does not) and end with the round (o->round_usec): a check whose probes had not ended by then says

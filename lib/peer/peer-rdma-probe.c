@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
@@ -129,17 +130,41 @@ static int
         result->rtt_p99_nsec = percentile_usec(rtts, pings, 99);
         result->rtt_max_nsec = rtts[pings - 1];
 
-        r = rdma_qp_write_run(
-                qp,
-                p->write_bytes > 0 ? p->write_bytes : RDMA_PROBE_WRITE_BYTES_DEFAULT,
-                p->write_usec > 0 ? p->write_usec : RDMA_PROBE_WRITE_USEC_DEFAULT,
-                error,
-                &w);
+        if (p->write_path_mtu)
+                /* One WRITE of one packet: proves the peer's buffer takes a full-MTU write. */
+                r = rdma_qp_write_run(qp, result->path_mtu, RDMA_PROBE_WRITE_USEC_DEFAULT, error, &w);
+        else
+                r = rdma_qp_write_run(
+                        qp,
+                        p->write_bytes > 0 ? p->write_bytes : RDMA_PROBE_WRITE_BYTES_DEFAULT,
+                        p->write_usec > 0 ? p->write_usec : RDMA_PROBE_WRITE_USEC_DEFAULT,
+                        error,
+                        &w);
         if (r < 0)
                 return r;
         result->write_bytes = w.bytes;
         result->write_nsec = w.nsec;
         return rdma_qp_bye(qp, timeout, error);
+}
+
+/* peer_rdma_hello(), asked again while the peer answers busy, up to p->busy_wait_usec. */
+static int hello_until_not_busy(
+        const RdmaProbeParams *p,
+        const PeerRdmaHello *local,
+        uint64_t timeout,
+        PeerIdentity *ret_peer,
+        PeerRdmaHello *ret_reply) {
+        uint64_t wait = p->busy_wait_usec > 0 ? p->busy_wait_usec : RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT;
+        uint64_t end = wait == UINT64_MAX ? 0 : now(CLOCK_MONOTONIC) + wait;
+        int r;
+
+        for (;;) {
+                r = peer_rdma_hello(p->local, p->remote, p->port, p->self, local, timeout, ret_peer, ret_reply);
+                if (r < 0 || ret_reply->status != PEER_RDMA_BUSY ||
+                    now(CLOCK_MONOTONIC) + RDMA_PROBE_BUSY_RETRY_USEC > end)
+                        return r;
+                (void) usleep(RDMA_PROBE_BUSY_RETRY_USEC);
+        }
 }
 
 int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret) {
@@ -169,13 +194,14 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                         address,
                         r == -EAGAIN ? " that stays put (the table kept changing)" : "");
         result.gid_index = gid.index;
+        result.gid = gid.gid;
 
         r = rdma_qp_new(p->device, gid.index, RDMA_QP_WRITE_CHUNK, /* expose= */ false, error, &qp);
         if (r < 0)
                 return r;
         rdma_qp_local(qp, &local);
 
-        r = peer_rdma_hello(p->local, p->remote, p->port, p->self, &local, timeout, &result.peer, &remote);
+        r = hello_until_not_busy(p, &local, timeout, &result.peer, &remote);
         if (r < 0) {
                 (void) inet_ntop(AF_INET, &p->remote, address, sizeof(address));
                 return rdma_error_set(
@@ -187,6 +213,7 @@ int rdma_probe(const RdmaProbeParams *p, RdmaError *error, RdmaProbeResult *ret)
                 return 0;
         }
         result.peer_gid_index = remote.gid_index;
+        memcpy(&result.peer_gid, remote.gid, sizeof(result.peer_gid));
         result.active_mtu = local.mtu;
         result.peer_active_mtu = remote.mtu;
         result.path_mtu = remote.mtu < local.mtu ? remote.mtu : local.mtu;

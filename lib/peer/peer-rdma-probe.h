@@ -4,6 +4,7 @@
 #pragma once
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "peer/peer-wire.h"
@@ -26,6 +27,11 @@
 #define RDMA_PROBE_WRITE_USEC_DEFAULT (2U * 1000U * 1000U)
 #define RDMA_PROBE_WRITE_BYTES_DEFAULT (16ULL << 30)
 #define RDMA_HELLO_TRIES 3U
+/* A peer whose responder is busy (it serves one probe at a time: another node's, or halod's own RDMA
+ * peer check, which holds it for a few round trips every health.interval) is asked again every
+ * RDMA_PROBE_BUSY_RETRY_USEC for this long before the probe reports it busy. */
+#define RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT (3U * 1000U * 1000U)
+#define RDMA_PROBE_BUSY_RETRY_USEC (100U * 1000U)
 
 typedef struct RdmaProbeParams {
         RdmaDevice *device;    /* this node's device on the link (borrowed) */
@@ -40,6 +46,9 @@ typedef struct RdmaProbeParams {
         uint64_t echo_timeout_usec; /* 0: RDMA_PROBE_ECHO_TIMEOUT_USEC_DEFAULT */
         uint64_t write_usec;        /* 0: RDMA_PROBE_WRITE_USEC_DEFAULT */
         uint64_t write_bytes;       /* 0: RDMA_PROBE_WRITE_BYTES_DEFAULT */
+        uint64_t busy_wait_usec;    /* 0: RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT; UINT64_MAX: ask once */
+        bool write_path_mtu;        /* one RDMA WRITE of the path MTU instead of the bandwidth run (halod's
+                                     * peer round: write_bytes and write_usec are ignored) */
 } RdmaProbeParams;
 
 typedef struct RdmaProbeResult {
@@ -47,6 +56,8 @@ typedef struct RdmaProbeResult {
         PeerIdentity peer;
         uint32_t gid_index;       /* this end's */
         uint32_t peer_gid_index;  /* the peer's */
+        struct in6_addr gid;      /* this end's GID (the IPv4-mapped address for RoCE v2) */
+        struct in6_addr peer_gid; /* the peer's, from its rdma-hello */
         unsigned path_mtu;        /* bytes: the smaller active MTU of the two ports */
         unsigned active_mtu;      /* bytes: this end's port's (NICs differ: mlx5 runs a smaller RDMA
                                    * MTU than irdma on the same netdev MTU) */

@@ -292,6 +292,9 @@ int rdma_qp_write_run(RdmaQp *q, uint64_t max_bytes, uint64_t max_usec, RdmaErro
                 chunk = RDMA_QP_WRITE_CHUNK;
         if (chunk > q->remote.length)
                 chunk = q->remote.length;
+        /* A run smaller than one chunk (the peer round's single path-MTU write) writes just that. */
+        if (max_bytes > 0 && chunk > max_bytes)
+                chunk = max_bytes;
         slots = q->remote.length / chunk;
         /* A pattern, so that the peer (and a test) can tell written bytes from its zeros. */
         for (size_t i = 0; i < chunk; i++)

@@ -10,12 +10,16 @@
 
 typedef struct RdmaEndpoint {
         struct in_addr local;
-        RdmaDevice *device;
+        RdmaDevice *device; /* NULL: looked up for each session (rdma_responder_add_lookup()) */
+        const Host *host;
+        char *pci;
+        int ifindex;
         RdmaGidType gid_type;
 } RdmaEndpoint;
 
 typedef struct RdmaSession {
-        RdmaQp *qp; /* owned by the thread while it runs; freed by it */
+        RdmaQp *qp;         /* owned by the thread while it runs; freed by it */
+        RdmaDevice *device; /* the device looked up for this session, or NULL; freed after qp */
         struct in_addr source;
         PeerRdmaHello request, reply;
         uint64_t idle_usec, deadline_usec;
@@ -76,8 +80,10 @@ RdmaResponder *rdma_responder_free(RdmaResponder *r) {
         (void) pthread_mutex_lock(&r->lock);
         session_reap(r, /* stop= */ true);
         (void) pthread_mutex_unlock(&r->lock);
-        for (size_t i = 0; i < r->n_endpoints; i++)
+        for (size_t i = 0; i < r->n_endpoints; i++) {
                 rdma_device_free(r->endpoints[i].device);
+                free(r->endpoints[i].pci);
+        }
         free(r->endpoints);
         (void) pthread_mutex_destroy(&r->lock);
         return mfree(r);
@@ -105,6 +111,37 @@ int rdma_responder_add(RdmaResponder *r, struct in_addr local, RdmaDevice *devic
         return 0;
 }
 
+int rdma_responder_add_lookup(
+        RdmaResponder *r,
+        struct in_addr local,
+        const Host *host,
+        const char *pci,
+        int ifindex,
+        RdmaGidType gid_type) {
+        _cleanup_(freep) char *p = NULL;
+        RdmaEndpoint *e;
+
+        if (!host || (!pci && ifindex <= 0))
+                return -EINVAL;
+        if (pci) {
+                p = strdup(pci);
+                if (!p)
+                        return -ENOMEM;
+        }
+        e = reallocarray(r->endpoints, r->n_endpoints + 1, sizeof(RdmaEndpoint));
+        if (!e)
+                return -ENOMEM;
+        r->endpoints = e;
+        r->endpoints[r->n_endpoints++] = (RdmaEndpoint){
+                .local = local,
+                .host = host,
+                .pci = TAKE_PTR(p),
+                .ifindex = ifindex,
+                .gid_type = gid_type,
+        };
+        return 0;
+}
+
 size_t rdma_responder_n_devices(const RdmaResponder *r) {
         return r->n_endpoints;
 }
@@ -122,6 +159,7 @@ static void *session_run(void *userdata) {
         /* The queue pair goes at once: a finished session holds no pinned memory until the next
          * hello reaps it. */
         s->qp = rdma_qp_free(s->qp);
+        s->device = rdma_device_free(s->device);
         atomic_store(&s->done, true);
         return NULL;
 }
@@ -129,14 +167,24 @@ static void *session_run(void *userdata) {
 /* Sets up and starts a session for request on e. Returns the status for the reply. Lock held. */
 static PeerRdmaStatus session_start(
         RdmaResponder *r, const RdmaEndpoint *e, struct in_addr source, const PeerRdmaHello *request) {
+        /* Declared first, freed last: the queue pair refers to it. */
+        _cleanup_(rdma_device_freep) RdmaDevice *found = NULL;
         _cleanup_(rdma_qp_freep) RdmaQp *qp = NULL;
         _cleanup_(freep) RdmaSession *s = NULL;
+        RdmaDevice *device = e->device;
         RdmaError error = {};
         RdmaGid gid;
         int k;
 
+        if (!device) {
+                if (rdma_device_find(e->host, e->pci, e->ifindex, &found) < 0) {
+                        r->stats.no_device++;
+                        return PEER_RDMA_NO_DEVICE;
+                }
+                device = found;
+        }
         /* Afresh each time: the table moves when addresses come and go. */
-        if (rdma_device_find_gid(e->device, e->gid_type, e->local, &gid) < 0) {
+        if (rdma_device_find_gid(device, e->gid_type, e->local, &gid) < 0) {
                 r->stats.no_device++;
                 return PEER_RDMA_NO_DEVICE;
         }
@@ -147,7 +195,7 @@ static PeerRdmaStatus session_start(
                 r->stats.failed++;
                 return PEER_RDMA_FAILED;
         }
-        if (rdma_qp_new(e->device, gid.index, RDMA_QP_EXPOSED_SIZE, /* expose= */ true, &error, &qp) < 0 ||
+        if (rdma_qp_new(device, gid.index, RDMA_QP_EXPOSED_SIZE, /* expose= */ true, &error, &qp) < 0 ||
             rdma_qp_connect(qp, request, &error) < 0) {
                 (void) snprintf(r->last_error, sizeof(r->last_error), "%s", error.message);
                 r->stats.failed++;
@@ -162,6 +210,7 @@ static PeerRdmaStatus session_start(
                 (r->timeout_usec > RDMA_RESPONDER_SESSION_MAX_USEC ? r->timeout_usec
                                                                    : RDMA_RESPONDER_SESSION_MAX_USEC);
         s->qp = qp;
+        s->device = found;
         k = pthread_create(&s->thread, NULL, session_run, s);
         if (k != 0) {
                 (void) snprintf(
@@ -169,7 +218,8 @@ static PeerRdmaStatus session_start(
                 r->stats.failed++;
                 return PEER_RDMA_FAILED;
         }
-        TAKE_PTR(qp); /* the thread's now */
+        TAKE_PTR(qp); /* the thread's now, and found with it */
+        TAKE_PTR(found);
         r->session = TAKE_PTR(s);
         r->stats.sessions++;
         return PEER_RDMA_OK;

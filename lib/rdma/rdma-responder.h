@@ -40,6 +40,18 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaResponder *, rdma_responder_free);
 /* Serves hellos that arrive on the address local with device (taken over, also on failure), from
  * the GID entry of local of type gid_type, looked up afresh at every hello. */
 int rdma_responder_add(RdmaResponder *r, struct in_addr local, RdmaDevice *device, RdmaGidType gid_type);
+/* The same, with the device looked up (rdma_device_find(host, pci, ifindex)) at every hello and closed
+ * when its session ends: between sessions the responder holds no uverbs file open, so that the
+ * device can go away (`rdma link delete`, a driver unloaded: the kernel waits for every open context
+ * of a driver that cannot disassociate them, soft-RoCE's among them), and one that comes back is
+ * found again. host is borrowed and must outlive the responder; pci may be NULL. */
+int rdma_responder_add_lookup(
+        RdmaResponder *r,
+        struct in_addr local,
+        const Host *host,
+        const char *pci,
+        int ifindex,
+        RdmaGidType gid_type);
 size_t rdma_responder_n_devices(const RdmaResponder *r) _pure_;
 void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec);
 

@@ -51,9 +51,18 @@ int rdma_responder_new_for_node(const NodeContext *c, RdmaResponder **ret) {
 
                 if (!p.ports[i].has_address || (!p.ports[i].ifname && !p.ports[i].pci))
                         continue;
+                /* Found now, so that a node without RDMA says so at once; then looked up again for
+                 * each session, so that no uverbs file stays open between them. */
                 r = rdma_device_find(c->host, p.ports[i].pci, p.ports[i].ifindex, &d);
+                d = rdma_device_free(d);
                 if (r >= 0)
-                        r = rdma_responder_add(responder, p.ports[i].address, d, rdma_node_gid_type(c));
+                        r = rdma_responder_add_lookup(
+                                responder,
+                                p.ports[i].address,
+                                c->host,
+                                p.ports[i].pci,
+                                p.ports[i].ifindex,
+                                rdma_node_gid_type(c));
                 if (r == -ENOMEM)
                         break;
                 if (r < 0 && first_error == 0)

@@ -17,6 +17,8 @@ int rdma_link_device(const NodeContext *c, const char *link, RdmaDevice **ret_de
 RdmaGidType rdma_node_gid_type(const NodeContext *c) _pure_;
 
 /* A responder for every fabric link of c->node that has an address and an RDMA device, answering
- * from the GID of the profile's rdma.gid type (RoCE v2 by default). The same errors as
+ * from the GID of the profile's rdma.gid type (RoCE v2 by default). It looks the device up again for
+ * each session and holds none open between them (rdma_responder_add_lookup()): c->host must outlive
+ * it. The same errors as
  * rdma_link_device() when no link has a device (the first one met, -ENODEV when none). */
 int rdma_responder_new_for_node(const NodeContext *c, RdmaResponder **ret);

@@ -234,7 +234,8 @@ static void test_checks(void) {
                 _cleanup_(freep) char *got = run_checks(yaml, &status);
                 ASSERT_STR_EQ(
                         got,
-                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, pass peer.worker.profile");
+                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, pass peer.worker.profile, "
+                        "skip peer.worker.rdma");
         }
         ASSERT_INT_EQ(status.n_peers, 1);
         ASSERT_STR_EQ(status.peers[0].node, "worker");
@@ -248,7 +249,8 @@ static void test_checks(void) {
                 _cleanup_(freep) char *got = run_checks(yaml, &status);
                 ASSERT_STR_EQ(
                         got,
-                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, warn peer.worker.profile");
+                        "pass peer.worker.reachable, pass peer.worker.mtu, pass peer.worker.latency, warn peer.worker.profile, "
+                        "skip peer.worker.rdma");
         }
         stop(pid);
 
@@ -256,7 +258,8 @@ static void test_checks(void) {
                 _cleanup_(freep) char *got = run_checks(yaml, &status);
                 ASSERT_STR_EQ(
                         got,
-                        "fail peer.worker.reachable, skip peer.worker.mtu, skip peer.worker.latency, skip peer.worker.profile");
+                        "fail peer.worker.reachable, skip peer.worker.mtu, skip peer.worker.latency, skip peer.worker.profile, "
+                        "skip peer.worker.rdma");
         }
         ASSERT_INT_EQ(status.n_peers, 1);
         ASSERT_TRUE(!status.peers[0].reachable);
@@ -277,7 +280,7 @@ static void test_checks(void) {
                 ASSERT_STR_EQ(
                         got,
                         "skip peer.worker.reachable=pending, skip peer.worker.mtu=pending, "
-                        "skip peer.worker.latency=pending, skip peer.worker.profile=pending");
+                        "skip peer.worker.latency=pending, skip peer.worker.profile=pending, skip peer.worker.rdma");
                 ASSERT_INT_EQ(status.n_peers, 1);
                 ASSERT_TRUE(status.peers[0].pending);
                 ASSERT_TRUE(!status.peers[0].reachable);
@@ -353,7 +356,7 @@ static void test_sampled_rounds(void) {
         /* Nothing measured before: both are measured, the window notwithstanding. */
         o.round = 0;
         ASSERT_OK(check_peers_with_status(&c, &o, &first, &s1));
-        ASSERT_INT_EQ(first.n_checks, 8);
+        ASSERT_INT_EQ(first.n_checks, 10);
         ASSERT_TRUE(strstr(find_check(&first, "peer.worker.reachable")->summary, "(5/5 probes)"));
         ASSERT_TRUE(strstr(find_check(&first, "peer.spare.reachable")->summary, "(5/5 probes)"));
         ASSERT_INT_EQ(find_check(&first, "peer.spare.mtu")->outcome, CHECK_PASS);
@@ -361,7 +364,7 @@ static void test_sampled_rounds(void) {
         /* Round 0's window is worker: spare answers one liveness probe and repeats the rest. */
         o.previous_peers = &s1;
         ASSERT_OK(check_peers_with_status(&c, &o, &second, &s2));
-        ASSERT_INT_EQ(second.n_checks, 8);
+        ASSERT_INT_EQ(second.n_checks, 10);
         ASSERT_TRUE(strstr(find_check(&second, "peer.worker.reachable")->summary, "(5/5 probes)"));
         ASSERT_INT_EQ(find_check(&second, "peer.spare.reachable")->outcome, CHECK_PASS);
         ASSERT_TRUE(strstr(find_check(&second, "peer.spare.reachable")->summary, "(1/1 probes)"));

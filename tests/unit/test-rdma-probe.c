@@ -278,6 +278,104 @@ static void test_busy_and_timeout(void) {
         ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
 }
 
+/* halod's peer.<node>.rdma exchange: 8 pings and one RDMA WRITE of the path MTU, the GIDs of both
+ * ends in the result. A responder held by another prober's session answers busy: asked once, the
+ * probe reports it; allowed to wait, it gets the session once the other one timed out. */
+static void test_short_exchange_and_busy(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        _cleanup_(rdma_qp_freep) RdmaQp *held = NULL;
+        PeerIdentity self = identity("worker"), peer;
+        PeerRdmaHello h, reply;
+        RdmaResponder *rr;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        rr = rdma_responder(300U * 1000U);
+        responder_start(&r, rr);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+        p.pings = 8;
+        p.write_path_mtu = true;
+
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.pings, 8);
+        ASSERT_INT_EQ(res.path_mtu, 1024);
+        ASSERT_INT_EQ(res.write_bytes, 1024);
+        ASSERT_INT_EQ(fake_verbs_bytes_written(), 1024);
+        ASSERT_TRUE(memcmp(&res.peer_gid, fake_pair_responder_gids[FAKE_PAIR_GID_INDEX].gid.raw, 16) == 0);
+        ASSERT_TRUE(IN6_IS_ADDR_V4MAPPED(&res.gid));
+        ASSERT_INT_EQ(wait_idle(rr).completed, 1);
+
+        /* Another prober holds the responder (it never connects: the session times out). */
+        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &held));
+        rdma_qp_local(held, &h);
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h, 1000000, &peer, &reply));
+        ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
+
+        p.busy_wait_usec = UINT64_MAX;
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_BUSY);
+        ASSERT_INT_EQ(res.pings, 0);
+
+        /* Far beyond the session's timeout: the wait ends when the responder is free, not at its bound. */
+        p.busy_wait_usec = 60U * 1000U * 1000U;
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.pings, 8);
+        ASSERT_TRUE(wait_idle(rr).busy >= 2);
+
+        responder_stop(&r);
+        held = rdma_qp_free(held);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
+/* halod's responder looks its device up for each session (rdma_responder_add_lookup()) and holds no
+ * context open between sessions: a device that goes away (rdma link delete) is not held up by
+ * halod's open uverbs file, and a hello then says no-device. */
+static void test_responder_lookup(void) {
+        static const Host h = { .root = "" };
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        PeerIdentity self = identity("worker");
+        RdmaResponder *rr = NULL;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        ASSERT_OK(rdma_responder_new(&rr));
+        ASSERT_OK(rdma_responder_add_lookup(
+                rr, addr("127.0.0.1"), &h, NULL, FAKE_PAIR_RESPONDER_IFINDEX, RDMA_GID_ROCE_V2));
+        ASSERT_INT_EQ(rdma_responder_add_lookup(rr, addr("127.0.0.1"), &h, NULL, 0, RDMA_GID_ROCE_V2), -EINVAL);
+        responder_start(&r, rr);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        p = params(d, &self, r.port);
+        p.pings = 8;
+        p.write_path_mtu = true;
+
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.pings, 8);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 1);
+        /* Only the prober's device is open: the responder's went with its session. */
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1);
+
+        /* And the next session finds it again. */
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(wait_idle(rr).completed, 2);
+        ASSERT_INT_EQ(fake_verbs_open_contexts(), 1);
+
+        responder_stop(&r);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
 /* A peer without an RDMA device answers so, and the probe reports it without measuring. */
 static void test_peer_without_rdma(void) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
@@ -362,6 +460,8 @@ int main(void) {
         test_probe();
         test_probe_mixed_nics();
         test_busy_and_timeout();
+        test_short_exchange_and_busy();
+        test_responder_lookup();
         test_peer_without_rdma();
         test_hello_no_answer();
         test_no_local_gid();

@@ -15,6 +15,8 @@
 VM_GUEST_PACKAGES=(
         systemd systemd-sysv udev dbus polkitd kmod initramfs-tools iproute2 procps util-linux
         rdma-core ibverbs-utils ibverbs-providers perftest ethtool pciutils iputils-ping
+        # the guest's firewall, for the peer.<node>.rdma step (step-peer-rdma.sh)
+        nftables
         # halod's own dependencies (packaging/debian/control and what its shlibs pull): the package is
         # installed offline, with dpkg -i, in the booted guest
         libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0 acl

@@ -16,6 +16,8 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/lib.sh"
 # shellcheck source=step-devlink.sh
 . "$SOURCE_DIR/tests/vm/step-devlink.sh"
+# shellcheck source=step-peer-rdma.sh
+. "$SOURCE_DIR/tests/vm/step-peer-rdma.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 require_build_file tests/vm-regmr tests/vm-devlink
@@ -100,6 +102,8 @@ if [ ${#failures[@]} -gt 0 ]; then
         fail "$measured of $PROBES probes measured the RDMA path (failures above)"
 fi
 log "all $PROBES probes measured the RC QP path (pings and RDMA WRITEs)"
+
+step_peer_rdma
 
 # ---- the fabric link down: rdma.port fails, and passes again when it is back ----
 gx vm2 120 <<EOF >"$TEST_DIR/logs/link-down.log" 2>&1 || fail "taking the link down in vm2 failed"
