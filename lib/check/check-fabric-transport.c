@@ -204,6 +204,12 @@ static int summary_of(
                 note = " (this node's fabric links have no RDMA device)";
         else if (now->qp_error < 0)
                 note = " (the QPs' holders could not be read from RDMA netlink)";
+        else
+                for (size_t i = 0; i < now->n_holders; i++)
+                        if (isempty(now->holders[i].name))
+                                /* halod's unit hides other users' /proc/PID (ProtectProc=invisible). */
+                                note = " (a holder's name could not be read from /proc: sudo rdma res show qp "
+                                       "names it)";
         return asprintf(ret, "%s%s", text, note) < 0 ? -ENOMEM : 0;
 }
 
