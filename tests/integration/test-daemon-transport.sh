@@ -77,6 +77,8 @@ wait_notify "$NOTIFY_OUT" 'READY=1'
 wait_until $PROGRESS sh -c "busctl --json=short get-property ${HALOD_BUS[*]} Checks | jq -e '.data[] | select(.[0] == \"fabric.b.transport\" and .[1] == \"pass\")'"
 OUT=$(check_of fabric.b.transport)
 assert_contains "$OUT" "idle: TCP to b"
+run_rc 0 "$HALOCTL" status
+assert_contains "$OUT" "Fabric use: ● b  idle: TCP to b"
 assert_eq "$(check_of fabric.a.transport)" "" "no check for the node itself"
 
 log "a small request/response exchange over TCP, kept open over several verifies: no warning"
@@ -117,6 +119,10 @@ echo "$OUT"
 assert_contains "$OUT" "warn bulk traffic to b over TCP" "the second verify after the transfer started"
 assert_contains "$OUT" "fell back to sockets"
 assert_contains "$OUT" "NET/Socket"
+run_rc 1 "$HALOCTL" status
+echo "$OUT"
+assert_contains "$OUT" "Fabric use: ● b  bulk traffic to b over TCP"
+assert_not_contains "$(grep 'Fabric use:' <<<"$OUT")" "Likely causes" "the Fabric use row"
 next_verify
 assert_eq "$(dm_prop Health)" degraded Health
 assert_eq "$(grep -c 'Fabric use towards b fell back to TCP' "$HALOD_LOG")" 1 "transitions into the fallback logged"
