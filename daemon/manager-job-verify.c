@@ -57,6 +57,8 @@ typedef struct VerifyJob {
         bool link_mtus_read;    /* link_mtus holds the links' MTUs, for the peer rounds */
         PeerLinkMtus link_mtus;
         FabricTransportChanges transport_changes; /* into and out of the fallback, for the journal */
+        bool transport_ran;
+        FabricTransportState transport_copy; /* then: the manager's state after it, for the metrics */
         bool helper_ran;   /* a run of checks, or links to change through halod-helper.service */
         int helper_result; /* then: manager_helper_step()'s result (manager-helper.h) */
 } VerifyJob;
@@ -78,6 +80,7 @@ static void verify_job_free(void *data) {
         check_list_done(&j->checks_after);
         peer_link_mtus_done(&j->link_mtus);
         fabric_transport_changes_done(&j->transport_changes);
+        fabric_transport_state_done(&j->transport_copy);
         free(j);
 }
 
@@ -201,6 +204,10 @@ static int check_transport(VerifyJob *j) {
                 &j->context, &j->manager->transport, &sample, &checks, &j->transport_changes);
         if (r < 0)
                 return r;
+        r = fabric_transport_state_copy(&j->manager->transport, &j->transport_copy);
+        if (r < 0)
+                return r;
+        j->transport_ran = true;
         return check_list_take_selected(&j->checks, &checks, j->only);
 }
 
@@ -292,6 +299,12 @@ static void verify_job_publish(Manager *m, void *data) {
 
         /* First, as publishing the checks starts the export job, which reads it on its worker. */
         manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
+        /* Before the checks are published, which starts the export job that copies it. */
+        if (j->transport_ran) {
+                fabric_transport_state_done(&m->transport_published);
+                m->transport_published = j->transport_copy;
+                j->transport_copy = (FabricTransportState){};
+        }
         /* Before the checks are published, which asks for a peer round. */
         if (j->link_mtus_read)
                 manager_peers_set_link_mtus(m, &j->link_mtus);

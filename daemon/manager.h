@@ -73,6 +73,8 @@ typedef struct Manager {
                                          * read and updated by the verify job that runs the checks */
         FabricTransportState transport; /* the fabric's use at the last verify (fabric.<node>.transport),
                                          * likewise the verify job's */
+        FabricTransportState transport_published; /* a copy of it from the latest verify that ran the
+                                                   * check, the loop's, for the metrics */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 

@@ -29,6 +29,44 @@ void fabric_transport_state_done(FabricTransportState *s) {
         *s = (FabricTransportState){};
 }
 
+int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportState *ret) {
+        FabricTransportState c = { .has_sample = s->has_sample, .last = s->last };
+
+        /* Shallow first; each pointer is then replaced by a copy (or NULL) before c can be freed. */
+        c.last.tcp = NULL;
+        c.last.n_tcp = 0;
+        c.last.rdma_devices = NULL;
+        c.last.holders = NULL;
+        c.last.n_holders = 0;
+        STRV_FOREACH(d, s->last.rdma_devices)
+                if (strv_extend(&c.last.rdma_devices, *d) < 0)
+                        goto oom;
+        if (s->last.n_holders > 0) {
+                c.last.holders = calloc(s->last.n_holders, sizeof(RdmaQpHolder));
+                if (!c.last.holders)
+                        goto oom;
+                memcpy(c.last.holders, s->last.holders, s->last.n_holders * sizeof(RdmaQpHolder));
+                c.last.n_holders = s->last.n_holders;
+        }
+        if (s->n_peers > 0) {
+                c.peers = calloc(s->n_peers, sizeof(FabricTransportPeer));
+                if (!c.peers)
+                        goto oom;
+                for (size_t i = 0; i < s->n_peers; i++) {
+                        c.peers[i] = s->peers[i];
+                        c.peers[i].node = strdup(s->peers[i].node);
+                        if (!c.peers[i].node)
+                                goto oom;
+                        c.n_peers++;
+                }
+        }
+        *ret = c;
+        return 0;
+oom:
+        fabric_transport_state_done(&c);
+        return -ENOMEM;
+}
+
 const FabricTransportPeer *fabric_transport_state_peer(const FabricTransportState *s, const char *node) {
         for (size_t i = 0; s && i < s->n_peers; i++)
                 if (streq(s->peers[i].node, node))
@@ -201,7 +239,7 @@ static int summary_of(
         if (r < 0)
                 return r;
         if (now->rdma_error == -ENODEV)
-                note = " (this node's fabric links have no RDMA device)";
+                note = " (this node's fabric links have no RDMA device: RDMA counted as 0)";
         else if (now->qp_error < 0)
                 note = " (the QPs' holders could not be read from RDMA netlink)";
         else
@@ -210,7 +248,11 @@ static int summary_of(
                                 /* halod's unit hides other users' /proc/PID (ProtectProc=invisible). */
                                 note = " (a holder's name could not be read from /proc: sudo rdma res show qp "
                                        "names it)";
-        return asprintf(ret, "%s%s", text, note) < 0 ? -ENOMEM : 0;
+        /* The note belongs to what moved, before the causes of a fallback. */
+        const char *causes = strstr(text, ". Likely causes");
+        int k = causes ? (int) (causes - text) : (int) strlen(text);
+
+        return asprintf(ret, "%.*s%s%s", k, text, note, text + k) < 0 ? -ENOMEM : 0;
 }
 
 static int check_peer(

@@ -62,6 +62,9 @@ typedef struct FabricTransportState {
 } FabricTransportState;
 
 void fabric_transport_state_done(FabricTransportState *s);
+/* A copy for the metrics, which another thread writes: the peers and the last sample without its
+ * sockets. Returns 0 or -ENOMEM. */
+int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportState *ret);
 const FabricTransportPeer *fabric_transport_state_peer(const FabricTransportState *s, const char *node) _pure_;
 
 /* A transition into or out of the fallback, for the journal (which logs each once). */

@@ -34,9 +34,10 @@ links:
 nodes:
   a: { links: { fab0: { address: $A_ADDR/30, match: { name: $IF_A } } } }
   b: { links: { fab0: { address: $B_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 2s, peers: false }
+health: { interval: 2s, peers: false, prometheus-textfile: $TEST_DIR/prom/halod.prom }
 EOF
 ip -n "$NS_B" link set "$IF_B" mtu 9000 up
+mkdir -p "$TEST_DIR/prom"
 
 # check_of ID: "OUTCOME SUMMARY" of the published check ID.
 check_of() {
@@ -125,6 +126,10 @@ assert_contains "$OUT" "Fabric use: ● b  bulk traffic to b over TCP"
 assert_not_contains "$(grep 'Fabric use:' <<<"$OUT")" "Likely causes" "the Fabric use row"
 next_verify
 assert_eq "$(dm_prop Health)" degraded Health
+# The metrics: the fallback and the TCP bytes to b (the 100 MB the transfer has moved at the least).
+wait_until $PROGRESS grep -q '^halod_fabric_tcp_fallback{peer="b"} 1$' "$TEST_DIR/prom/halod.prom"
+sent=$(sed -n 's/^halod_fabric_tcp_sent_bytes_total{peer="b"} //p' "$TEST_DIR/prom/halod.prom")
+[ "${sent:-0}" -gt 10000000 ] || fail "halod_fabric_tcp_sent_bytes_total{peer=\"b\"} is ${sent:-absent}"
 assert_eq "$(grep -c 'Fabric use towards b fell back to TCP' "$HALOD_LOG")" 1 "transitions into the fallback logged"
 
 log "the transfer stops: the check passes again, the return logged once"
@@ -137,5 +142,6 @@ next_verify
 assert_eq "$(grep -c 'Fabric use towards b is off the TCP fallback' "$HALOD_LOG")" 1 "transitions out of the fallback logged"
 assert_eq "$(grep -c 'Fabric use towards b fell back to TCP' "$HALOD_LOG")" 1 "transitions into the fallback logged"
 assert_eq "$(dm_prop Health)" healthy Health
+wait_until $PROGRESS grep -q '^halod_fabric_tcp_fallback{peer="b"} 0$' "$TEST_DIR/prom/halod.prom"
 
 pass

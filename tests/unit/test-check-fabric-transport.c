@@ -11,6 +11,7 @@
 
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
+#include "export/metrics.h"
 #include "tests.h"
 
 static const char profile_text[] =
@@ -186,10 +187,48 @@ static void test_profile_threshold(void) {
         run_done(&r);
 }
 
+/* The metrics of the state after a fallback: TCP bytes and the fallback per peer, RDMA bytes, QPs. */
+static void test_metrics(void) {
+        _cleanup_(freep) char *text = NULL;
+        FabricTransportState copy;
+        size_t size;
+        FILE *f;
+        Run r;
+
+        run_init(&r, 10);
+        (void) verify(&r, 0, 0, 0, true);
+        (void) verify(&r, 60, 750 * MB, 1000, true);
+        ASSERT_OK(fabric_transport_state_copy(&r.state, &copy));
+        run_done(&r);
+
+        f = open_memstream(&text, &size);
+        ASSERT_TRUE(f);
+        metrics_render_transport(f, &copy);
+        ASSERT_INT_EQ(fclose(f), 0);
+        fabric_transport_state_done(&copy);
+        ASSERT_TRUE(strstr(text, "# TYPE halod_fabric_tcp_sent_bytes_total counter\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_tcp_sent_bytes_total{peer=\"worker\"} 750000000\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_tcp_received_bytes_total{peer=\"third\"} 0\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_tcp_fallback{peer=\"worker\"} 1\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_tcp_fallback{peer=\"third\"} 0\n"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_rdma_bytes_total 1000\n"));
+        ASSERT_TRUE(!strstr(text, "halod_fabric_rdma_packets_total"));
+        ASSERT_TRUE(strstr(text, "\nhalod_fabric_qps{process=\"ib_write_bw\",pid=\"4242\"} 2\n"));
+
+        /* Nothing measured yet: nothing rendered. */
+        text = mfree(text);
+        f = open_memstream(&text, &size);
+        ASSERT_TRUE(f);
+        metrics_render_transport(f, &(FabricTransportState){});
+        ASSERT_INT_EQ(fclose(f), 0);
+        ASSERT_STR_EQ(text, "");
+}
+
 int main(void) {
         test_fallback_into_and_out();
         test_skip_keeps_fallback();
         test_rdma_carries_the_bulk();
         test_profile_threshold();
+        test_metrics();
         return 0;
 }
