@@ -232,8 +232,8 @@ static int holders_of(const FabricTransportSample *now, TransportHolder **ret) {
 static int summary_of(
         const TransportInput *in, const TransportVerdict *v, const FabricTransportSample *now, char **ret) {
         _cleanup_(freep) char *text = NULL;
-        const char *note = "";
-        int r;
+        const char *note = "", *causes;
+        int r, k;
 
         r = transport_verdict_text(in, v, &text);
         if (r < 0)
@@ -249,8 +249,8 @@ static int summary_of(
                                 note = " (a holder's name could not be read from /proc: sudo rdma res show qp "
                                        "names it)";
         /* The note belongs to what moved, before the causes of a fallback. */
-        const char *causes = strstr(text, ". Likely causes");
-        int k = causes ? (int) (causes - text) : (int) strlen(text);
+        causes = strstr(text, ". Likely causes");
+        k = causes ? (int) (causes - text) : (int) strlen(text);
 
         return asprintf(ret, "%.*s%s%s", k, text, note, text + k) < 0 ? -ENOMEM : 0;
 }

@@ -15,13 +15,17 @@ static bool node_has(const ProfileNode *node, struct in_addr a) {
         return node && profile_node_has_address(node, a);
 }
 
-/* Keeps the sockets from one of the node's addresses to another node's: the ones the check counts. */
+/* Keeps the sockets from one of the node's addresses to another node's: the ones the check counts.
+ * halod's own throughput sink (haloctl probe, TCP on the peer channel's port) is not the workload's. */
 static void keep_fabric_sockets(const NodeContext *c, SockDiagTcp *tcp, size_t *n) {
+        uint16_t port = c->profile->health.port;
         size_t k = 0;
 
         for (size_t i = 0; i < *n; i++) {
                 const ProfileNode *peer = profile_find_node_by_address(c->profile, tcp[i].remote);
 
+                if (tcp[i].local_port == port || tcp[i].remote_port == port)
+                        continue;
                 if (node_has(c->node, tcp[i].local) && peer && peer != c->node)
                         tcp[k++] = tcp[i];
         }
