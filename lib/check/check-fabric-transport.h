@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/host.h"
 #include "basic/time-util.h"
 #include "basic/transport-verdict.h"
 #include "check/check.h"
@@ -85,6 +86,13 @@ void fabric_transport_changes_done(FabricTransportChanges *c);
  * devices, the node's links give its fabric addresses and the profile's other nodes the peers'. Errors
  * reading one source stay in the sample (the check says what it could not read); returns 0 or -ENOMEM. */
 int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret);
+
+/* Adds what one RDMA device port moved (both directions) to s: its PMA counters when it has them
+ * (counters/port_xmit_data and port_rcv_data, mlx5), else irdma's hw_counters ip4InOctets,
+ * ip4OutOctets, ip6InOctets, ip6OutOctets, else rxe's hw_counters sent_pkts and rcvd_pkts (packets,
+ * *ret_bytes false). Returns 0, -ENOENT when it counts none of them, or the error of reading one. */
+int fabric_transport_add_port_volume(
+        const Host *h, const char *dev, unsigned port, FabricTransportSample *s, bool *ret_bytes);
 
 /* The checks fabric.<peer>.transport from the state's last sample and now (taken over: it becomes the
  * state's last), appended to out, and the transitions to ret_changes. The first sample gives skipped

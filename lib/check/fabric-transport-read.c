@@ -49,10 +49,9 @@ static void read_tcp(const NodeContext *c, FabricTransportSample *s) {
         keep_fabric_sockets(c, s->tcp, &s->n_tcp);
 }
 
-/* Adds one device port's volume: the PMA counters when it has them (port_xmit_data and port_rcv_data
- * count 4-byte words, as the InfiniBand PortCounters attribute does), else irdma's ip4/ip6 octets, else
- * rxe's packets. -ENOENT when it counts none of them. */
-static int add_port_volume(
+/* The PMA counters port_xmit_data and port_rcv_data count 4-byte words, as the InfiniBand
+ * PortCounters attribute does. */
+int fabric_transport_add_port_volume(
         const Host *h, const char *dev, unsigned port, FabricTransportSample *s, bool *ret_bytes) {
         static const char *const irdma[] = { "ip4InOctets", "ip4OutOctets", "ip6InOctets", "ip6OutOctets" };
         uint64_t a, b;
@@ -113,7 +112,7 @@ static int read_rdma(const NodeContext *c, Snapshot *snapshot, FabricTransportSa
                 if (r == -ENODEV || r == -ENOENT)
                         continue;
                 if (r >= 0)
-                        r = add_port_volume(c->host, dev, port, s, &bytes);
+                        r = fabric_transport_add_port_volume(c->host, dev, port, s, &bytes);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)

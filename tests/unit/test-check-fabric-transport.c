@@ -5,9 +5,12 @@
  * traffic passes, leaving the fallback is a transition once, a skip in between does not interrupt it,
  * RDMA carrying the bulk passes naming the QPs' holders, and the profile's threshold is the one used. */
 #include <arpa/inet.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
@@ -224,11 +227,71 @@ static void test_metrics(void) {
         ASSERT_STR_EQ(text, "");
 }
 
+static void put(const char *root, const char *path, const char *value) {
+        _cleanup_(freep) char *full = NULL;
+        FILE *f;
+
+        ASSERT_TRUE(asprintf(&full, "%s%s", root, path) > 0);
+        for (char *p = strchr(full + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
+                *p = '\0';
+                (void) mkdir(full, 0755);
+                *p = '/';
+        }
+        f = fopen(full, "we");
+        ASSERT_TRUE(f);
+        fprintf(f, "%s\n", value);
+        ASSERT_INT_EQ(fclose(f), 0);
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        return remove(path);
+}
+
+/* The RDMA volume from each driver's counters, in a scratch sysfs tree: mlx5's PMA counters (4-byte
+ * words), irdma's octets, rxe's packets, and a device that counts none of them. */
+static void test_port_volume(void) {
+        char root[] = "/tmp/test-fabric-transport-XXXXXX";
+        FabricTransportSample s = {};
+        Host h;
+        bool bytes;
+
+        ASSERT_TRUE(mkdtemp(root));
+        h = (Host){ .root = root };
+        put(root, "/sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "100");
+        put(root, "/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data", "50");
+        /* Its hw_counters are not volumes: only the PMA counters are added. */
+        put(root, "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence", "9");
+        put(root, "/sys/class/infiniband/irdma0/ports/1/hw_counters/ip4InOctets", "1000");
+        put(root, "/sys/class/infiniband/irdma0/ports/1/hw_counters/ip4OutOctets", "2000");
+        put(root, "/sys/class/infiniband/irdma0/ports/1/hw_counters/ip6InOctets", "0");
+        put(root, "/sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts", "7");
+        put(root, "/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts", "3");
+        put(root, "/sys/class/infiniband/other0/ports/1/hw_counters/whatever", "1");
+
+        ASSERT_OK(fabric_transport_add_port_volume(&h, "mlx5_0", 1, &s, &bytes));
+        ASSERT_TRUE(bytes);
+        ASSERT_TRUE(s.rdma_bytes == 600);
+        ASSERT_OK(fabric_transport_add_port_volume(&h, "irdma0", 1, &s, &bytes));
+        ASSERT_TRUE(bytes);
+        ASSERT_TRUE(s.rdma_bytes == 3600);
+        ASSERT_OK(fabric_transport_add_port_volume(&h, "rxe0", 1, &s, &bytes));
+        ASSERT_TRUE(!bytes);
+        ASSERT_TRUE(s.rdma_packets == 10);
+        ASSERT_INT_EQ(fabric_transport_add_port_volume(&h, "other0", 1, &s, &bytes), -ENOENT);
+        ASSERT_INT_EQ(fabric_transport_add_port_volume(&h, "gone0", 1, &s, &bytes), -ENOENT);
+        ASSERT_TRUE(s.rdma_bytes == 3600 && s.rdma_packets == 10);
+
+        put(root, "/sys/class/infiniband/bad0/ports/1/counters/port_xmit_data", "lots");
+        ASSERT_INT_EQ(fabric_transport_add_port_volume(&h, "bad0", 1, &s, &bytes), -EBADMSG);
+        ASSERT_INT_EQ(nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 int main(void) {
         test_fallback_into_and_out();
         test_skip_keeps_fallback();
         test_rdma_carries_the_bulk();
         test_profile_threshold();
         test_metrics();
+        test_port_volume();
         return 0;
 }
