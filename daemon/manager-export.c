@@ -97,6 +97,9 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 if (r < 0)
                         return r;
         }
+        r = fabric_transport_state_copy(&m->transport_published, &e->transport);
+        if (r < 0)
+                return r;
         return peer_status_list_copy(&m->peers_measured, &e->peers);
 }
 
@@ -104,6 +107,7 @@ void export_job_done(ExportJob *e) {
         e->verified = verified_snapshot_free(e->verified);
         check_list_done(&e->checks);
         peer_status_list_done(&e->peers);
+        fabric_transport_state_done(&e->transport);
 }
 
 static int write_fabric_env(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot) {
@@ -176,6 +180,7 @@ static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
                 .gids = gids,
                 .n_gids = n_gids,
                 .last_verify_usec = e->last_verify_usec,
+                .transport = &e->transport,
         };
         r = metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
         metrics_nics_free(nics, n_nics);

@@ -7,6 +7,7 @@
 
 #include "basic/host.h"
 #include "basic/time-util.h"
+#include "check/check-fabric-transport.h"
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "profile/profile.h"
@@ -48,6 +49,7 @@ typedef struct ExportJob {
                               * local checks */
         CheckList checks;
         PeerStatusList peers;
+        FabricTransportState transport; /* a copy of the manager's transport_published */
         Health health;
         usec_t last_verify_usec;
         VerifiedSnapshot *verified; /* the latest verify's, taken from the manager; NULL: none for this

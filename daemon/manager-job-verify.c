@@ -56,6 +56,9 @@ typedef struct VerifyJob {
         CheckList checks_after; /* after an enforcing apply that changed something */
         bool link_mtus_read;    /* link_mtus holds the links' MTUs, for the peer rounds */
         PeerLinkMtus link_mtus;
+        FabricTransportChanges transport_changes; /* into and out of the fallback, for the journal */
+        bool transport_ran;
+        FabricTransportState transport_copy; /* then: the manager's state after it, for the metrics */
         bool helper_ran;   /* a run of checks, or links to change through halod-helper.service */
         int helper_result; /* then: manager_helper_step()'s result (manager-helper.h) */
 } VerifyJob;
@@ -76,6 +79,8 @@ static void verify_job_free(void *data) {
         free(j->networkd_wrong);
         check_list_done(&j->checks_after);
         peer_link_mtus_done(&j->link_mtus);
+        fabric_transport_changes_done(&j->transport_changes);
+        fabric_transport_state_done(&j->transport_copy);
         free(j);
 }
 
@@ -183,6 +188,29 @@ static void read_link_mtus(VerifyJob *j) {
         j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
 }
 
+/* fabric.<node>.transport: compares with the sample of the verify before, which the manager keeps. A
+ * failure to read is the check's to say; only memory runs out here. */
+static int check_transport(VerifyJob *j) {
+        _cleanup_(fabric_transport_sample_done) FabricTransportSample sample = {};
+        _cleanup_(check_list_done) CheckList checks = {};
+        int r;
+
+        if (!checks_group_selected("fabric.", j->only))
+                return 0;
+        r = fabric_transport_sample_read(&j->context, &j->snapshot, &sample);
+        if (r < 0)
+                return r;
+        r = check_fabric_transport(
+                &j->context, &j->manager->transport, &sample, &checks, &j->transport_changes);
+        if (r < 0)
+                return r;
+        r = fabric_transport_state_copy(&j->manager->transport, &j->transport_copy);
+        if (r < 0)
+                return r;
+        j->transport_ran = true;
+        return check_list_take_selected(&j->checks, &checks, j->only);
+}
+
 static void verify_job_run(Job *job, void *data) {
         VerifyJob *j = data;
         VerifyOutcome *o = &j->outcome;
@@ -212,6 +240,8 @@ static void verify_job_run(Job *job, void *data) {
                 o->apply_result = apply(j, &j->changes, &j->apply_error);
 
         o->checks_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks);
+        if (o->checks_result >= 0)
+                o->checks_result = check_transport(j);
         if (j->req.judge && o->checks_result >= 0)
                 enforce(j);
 
@@ -232,6 +262,36 @@ static void verify_job_run(Job *job, void *data) {
         j->job = NULL;
 }
 
+/* Once each, from the verdict's own transitions (manager_journal_transition() leaves these checks
+ * alone): a verify that cannot judge (a skip in between) neither ends nor restarts the fallback. */
+static void log_transport_changes(const FabricTransportChanges *c) {
+        for (size_t i = 0; i < c->n; i++) {
+                const FabricTransportChange *t = &c->changes[i];
+                _cleanup_(freep) char *id = NULL;
+                bool into = t->transition == TRANSPORT_TRANSITION_INTO_FALLBACK;
+                LogFields f = {
+                        .message_id = into ? HALOD_MESSAGE_CHECK_FAILED : HALOD_MESSAGE_CHECK_RECOVERED,
+                };
+
+                if (asprintf(&id, "fabric.%s.transport", t->node) >= 0)
+                        f.check = id;
+                if (into)
+                        log_struct(
+                                LOG_WARNING,
+                                &f,
+                                "Fabric use towards %s fell back to TCP: %s",
+                                t->node,
+                                t->summary);
+                else
+                        log_struct(
+                                LOG_NOTICE,
+                                &f,
+                                "Fabric use towards %s is off the TCP fallback: %s",
+                                t->node,
+                                t->summary);
+        }
+}
+
 static void verify_job_publish(Manager *m, void *data) {
         VerifyJob *j = data;
         /* Whether the job read the kernel's links, for the watch: asked before the snapshot goes. */
@@ -239,6 +299,12 @@ static void verify_job_publish(Manager *m, void *data) {
 
         /* First, as publishing the checks starts the export job, which reads it on its worker. */
         manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
+        /* Before the checks are published, which starts the export job that copies it. */
+        if (j->transport_ran) {
+                fabric_transport_state_done(&m->transport_published);
+                m->transport_published = j->transport_copy;
+                j->transport_copy = (FabricTransportState){};
+        }
         /* Before the checks are published, which asks for a peer round. */
         if (j->link_mtus_read)
                 manager_peers_set_link_mtus(m, &j->link_mtus);
@@ -261,6 +327,7 @@ static void verify_job_publish(Manager *m, void *data) {
                 log_warning("Failed to publish the checks: out of memory.");
         if (j->helper_ran)
                 manager_helper_report(m, j->helper_result);
+        log_transport_changes(&j->transport_changes);
 
         if (j->outcome.enforce_attempted) {
                 manager_apply_report(m, j->outcome.enforce_result, &j->enforce_changes, j->enforce_error);

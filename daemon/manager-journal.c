@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The journal's account of a verify: each check that fails, drifts or recovers, once per transition. */
-#include "manager-journal.h"
+#include <string.h>
+
 #include "log.h"
+#include "manager-journal.h"
 
 static bool outcome_is_bad(CheckOutcome o) {
         return o == CHECK_FAIL || o == CHECK_WARN;
@@ -55,7 +57,18 @@ static void log_check_recovered(const Check *c, const Check *old) {
                 c->summary);
 }
 
+/* fabric.<node>.transport: the verify job logs its verdict's own transitions into and out of the
+ * fallback, which a verify that cannot judge (a skip) does not interrupt. */
+static bool logged_by_verdict(const char *id) {
+        size_t n = strlen(id);
+
+        return startswith(id, "fabric.") && n > strlen(".transport") &&
+                streq(id + n - strlen(".transport"), ".transport");
+}
+
 void manager_journal_transition(Manager *m, const Check *c, const Check *old, bool drift) {
+        if (logged_by_verdict(c->id))
+                return;
         if (outcome_is_bad(c->outcome) && (!old || old->outcome != c->outcome))
                 /* A check that was never seen before is not drift: it is how things were. */
                 log_check_failed(c, drift && old);

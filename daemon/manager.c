@@ -62,6 +62,8 @@ Manager *manager_free(Manager *m) {
         profile_free(m->profile);
         check_list_done(&m->checks);
         pause_history_done(&m->pause_history);
+        fabric_transport_state_done(&m->transport);
+        fabric_transport_state_done(&m->transport_published);
         free(m->summary);
         free(m->last_apply_error);
         free(m->fabric_env_error);

@@ -356,6 +356,7 @@ int metrics_render(const MetricsInput *in, char **ret) {
         r = render_nics(f, in->nics, in->n_nics);
         metrics_render_qos(f, in->qos, in->n_qos);
         metrics_render_gids(f, in->gids, in->n_gids);
+        metrics_render_transport(f, in->transport);
         if (ferror(f))
                 r = -ENOMEM;
         if (fclose(f) != 0)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check/check-fabric-transport.h"
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "nic/pause-counters.h"
@@ -84,6 +85,10 @@ int metrics_gids_gather(const NodeContext *c, Snapshot *s, MetricsGid **ret, siz
 /* halod_rdma_gid_index (metrics_render() calls it). */
 void metrics_render_gids(FILE *f, const MetricsGid *g, size_t n);
 
+/* The halod_fabric_* families (metrics-transport.c; metrics_render() calls it): TCP bytes per peer,
+ * the fallback per peer, the RDMA devices' bytes or packets, the QPs per process. t may be NULL. */
+void metrics_render_transport(FILE *f, const FabricTransportState *t);
+
 typedef struct MetricsInput {
         const char *cluster; /* NULL: no halod_node_info */
         const char *node;
@@ -98,6 +103,7 @@ typedef struct MetricsInput {
         const MetricsGid *gids; /* NULL: none */
         size_t n_gids;
         uint64_t last_verify_usec; /* CLOCK_REALTIME µs of the verify the checks come from; 0: none */
+        const FabricTransportState *transport; /* the fabric's use (a copy of the daemon's); NULL: none */
 } MetricsInput;
 
 /* The exposition text, each family with its HELP and TYPE lines, families in a fixed order and

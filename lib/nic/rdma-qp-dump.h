@@ -67,5 +67,6 @@ int rdma_qp_holders(
 /* /proc/PID/comm, for rdma_qp_holders(). */
 int rdma_comm_from_proc(uint32_t pid, char *buf, size_t size, void *userdata);
 
-const char *rdma_qp_state_to_string(uint8_t state);
-const char *rdma_qp_type_to_string(uint8_t type);
+/* Named for the kernel's resource tracking (res-qp), apart from rdma/'s libibverbs names. */
+const char *rdma_res_qp_state_to_string(uint8_t state);
+const char *rdma_res_qp_type_to_string(uint8_t type);

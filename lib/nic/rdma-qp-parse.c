@@ -145,14 +145,14 @@ int rdma_qp_parse(const struct nlmsghdr *nlh, RdmaQp **qps, size_t *n_qps) {
         return 0;
 }
 
-const char *rdma_qp_state_to_string(uint8_t state) {
+const char *rdma_res_qp_state_to_string(uint8_t state) {
         static const char *const table[RDMA_QP_STATE_MAX + 1] = { "RESET", "INIT", "RTR", "RTS",
                                                                   "SQD",   "SQE",  "ERR" };
 
         return state <= RDMA_QP_STATE_MAX ? table[state] : NULL;
 }
 
-const char *rdma_qp_type_to_string(uint8_t type) {
+const char *rdma_res_qp_type_to_string(uint8_t type) {
         /* enum ib_qp_type (include/rdma/ib_verbs.h), as iproute2's rdma prints them */
         switch (type) {
         case 0:

@@ -88,6 +88,17 @@ int rdma_sysfs_find_device(
         return 0;
 }
 
+int rdma_sysfs_read_port_counter(
+        const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (isempty(device) || strchr(device, '/') || isempty(name) || strchr(name, '/') || port == 0)
+                return -EINVAL;
+        if (asprintf(&path, INFINIBAND_DIR "/%s/ports/%u/counters/%s", device, port, name) < 0)
+                return -ENOMEM;
+        return host_attr_read_u64(h, path, ret);
+}
+
 int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret) {
         _cleanup_(freep) char *path = NULL;
 

@@ -20,6 +20,11 @@ int rdma_sysfs_find_device(
 /* /sys/class/infiniband/DEV/ports/N/hw_counters/NAME. Returns 0, -ENOENT when the device has no such
  * counter, -EBADMSG, or the errno of reading it. */
 int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret);
+/* /sys/class/infiniband/DEV/ports/N/counters/NAME, the port's PMA counters (ib_core makes them for a
+ * device with a MAD interface: mlx5_ib has them, rxe and irdma do not). Returns 0, -ENOENT, -EBADMSG or
+ * the errno of reading it. */
+int rdma_sysfs_read_port_counter(
+        const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret);
 /* The counter of family c under whichever of its names (rdma_hw_counter_names()) the device has.
  * Returns 0, -ENOENT when it has none of them, or the error of reading the one it has. */
 int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret);

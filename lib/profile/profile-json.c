@@ -227,6 +227,7 @@ void profile_dump_json(const Profile *p, JsonWriter *w) {
         json_kv_uint(w, "port", p->health.port);
         json_kv_string(w, "prometheus-textfile", p->health.prometheus_textfile);
         json_kv_string(w, "hosts", hosts_policy_to_string(p->health.hosts));
+        json_kv_uint(w, "tcp-bulk-mbit", p->health.tcp_bulk_bps / (1000ULL * 1000ULL));
         json_end_object(w);
         json_end_object(w);
 }

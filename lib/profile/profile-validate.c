@@ -7,6 +7,7 @@
 #include "basic/rdma-mtu.h"
 #include "basic/strv.h"
 #include "basic/time-util.h"
+#include "basic/transport-verdict.h"
 #include "profile/profile-internal.h"
 
 #define LINK_MTU_EXPECTED \
@@ -233,7 +234,8 @@ static int build_kernel(ProfileErrors *e, const YNode *n, Profile *p) {
 }
 
 static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
-        static const char *const keys[] = { "interval", "peers", "port", "prometheus-textfile", "hosts", NULL };
+        static const char *const keys[] = { "interval", "peers",         "port", "prometheus-textfile",
+                                            "hosts",    "tcp-bulk-mbit", NULL };
         static const char *const hosts_policies[] = { "check", "manage", NULL };
         char buf[MESSAGE_TEXT_BUF];
         const YNode *v;
@@ -244,7 +246,10 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
         if (ynode_is_null(n))
                 return;
         if (!ynode_require_mapping(
-                    e, n, "health", "a mapping with interval:, peers:, port:, prometheus-textfile:, hosts:"))
+                    e,
+                    n,
+                    "health",
+                    "a mapping with interval:, peers:, port:, prometheus-textfile:, hosts:, tcp-bulk-mbit:"))
                 return;
         ynode_check_keys(e, n, "health", keys);
 
@@ -312,6 +317,14 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
         v = ynode_map_get(n, "hosts");
         if (v && (i = ynode_get_choice(e, v, "health.hosts", hosts_policies, "check or manage")) >= 0)
                 h->hosts = (HostsPolicy) i;
+
+        /* Whole Mbit/s: the control traffic that must never trip it is well under 1 Mbit/s, and a
+         * 100 Gbit/s link is the most a node has. */
+        v = ynode_map_get(n, "tcp-bulk-mbit");
+        if (v &&
+            ynode_get_uint(
+                    e, v, "health.tcp-bulk-mbit", 1, 100000, "a rate in Mbit/s from 1 to 100000, like 10", &u))
+                h->tcp_bulk_bps = u * 1000ULL * 1000ULL;
 }
 
 int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
@@ -327,7 +340,8 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
         p->rdma = (ProfileRdma){ .required = true, .gid = RDMA_GID_ROCE_V2 };
         p->health = (ProfileHealth){ .interval_usec = 60 * USEC_PER_SEC,
                                      .peers = true,
-                                     .port = PROFILE_DEFAULT_PEER_PORT };
+                                     .port = PROFILE_DEFAULT_PEER_PORT,
+                                     .tcp_bulk_bps = TRANSPORT_THRESHOLD_BPS_DEFAULT };
 
         if (root->type == YNODE_INVALID || ynode_is_null(root)) {
                 profile_errors_add(

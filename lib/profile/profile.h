@@ -182,6 +182,9 @@ typedef struct ProfileHealth {
         uint16_t port;             /* the peer channel's UDP port */
         char *prometheus_textfile; /* absolute path of node_exporter's textfile; NULL: none */
         HostsPolicy hosts;
+        /* fabric.transport: TCP to a peer at or above this average (bit/s) while RDMA moves less than a
+         * tenth as much is a fallback to sockets (basic/transport-verdict.h). */
+        uint64_t tcp_bulk_bps;
 } ProfileHealth;
 
 typedef struct Profile {

@@ -103,6 +103,9 @@ for what in $names; do
 done
 grep -qF '"hosts.%s"' "$root/lib/check/check-hosts.c" || fail "lib/check/check-hosts.c no longer says hosts.%s: update this test"
 documented haloctl.1.scd "*hosts.*_NODE_" "the check id hosts.NODE"
+grep -qF '"fabric.%s.transport"' "$root/lib/check/check-fabric-transport.c" || fail "lib/check/check-fabric-transport.c no longer says fabric.%s.transport: update this test"
+documented haloctl.1.scd "*fabric.*_NODE_*.transport*" "the check id fabric.NODE.transport"
+documented halod.8.scd "# FABRIC USE" "the section FABRIC USE that halod.yaml(5) and haloctl(1) point to"
 grep -qF '#define HELPER_CHECK_ID "helper"' "$root/daemon/manager-helper.h" || fail "daemon/manager-helper.h no longer names the check helper: update this test"
 documented haloctl.1.scd "*helper*" "the check id helper"
 names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)

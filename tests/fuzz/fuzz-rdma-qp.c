@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_netlink_walk(data, size, parse_one);
         (void) rdma_qp_holders(qps, n_qps, NULL, NULL, &holders, &n_holders);
         for (size_t i = 0; i < n_qps; i++)
-                (void) rdma_qp_type_to_string(qps[i].type);
+                (void) rdma_res_qp_type_to_string(qps[i].type);
         qps = mfree(qps);
         return 0;
 }

@@ -72,6 +72,21 @@ int main(int argc, char *argv[]) {
         MetricsGid gids[] = {
                 { .link = (char *) "rdma1", .device = (char *) "mlx5_0", .port = 1, .index = 3 },
         };
+        FabricTransportPeer transport_peers[] = {
+                { .node = (char *) "worker",
+                  .tcp_sent_total = 750000000,
+                  .tcp_received_total = 1200,
+                  .fallback = true },
+        };
+        RdmaQpHolder holders[] = { { .pid = 4242, .name = "ib_write_bw", .n_qps = 2 } };
+        FabricTransportState transport = { .has_sample = true,
+                                           .last = { .rdma_has_bytes = true,
+                                                     .rdma_bytes = 123456789,
+                                                     .rdma_devices = (char *[]){ (char *) "mlx5_0/1", NULL },
+                                                     .holders = holders,
+                                                     .n_holders = ELEMENTSOF(holders) },
+                                           .peers = transport_peers,
+                                           .n_peers = ELEMENTSOF(transport_peers) };
         CheckList l = {};
         MetricsInput in = { .cluster = "strix-halo",
                             .node = "head",
@@ -85,7 +100,8 @@ int main(int argc, char *argv[]) {
                             .n_qos = ELEMENTSOF(qos),
                             .gids = gids,
                             .n_gids = ELEMENTSOF(gids),
-                            .last_verify_usec = 1732240000123456ULL };
+                            .last_verify_usec = 1732240000123456ULL,
+                            .transport = &transport };
         int r;
 
         if (argc != 2) {

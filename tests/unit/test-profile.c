@@ -135,6 +135,7 @@ static void test_reference_profile(void) {
         ASSERT_INT_EQ(p->health.interval_usec, 60000000);
         ASSERT_TRUE(p->health.peers);
         ASSERT_INT_EQ(p->health.port, PROFILE_DEFAULT_PEER_PORT);
+        ASSERT_TRUE(p->health.tcp_bulk_bps == 10ULL * 1000 * 1000);
 }
 
 static void test_daisy_chain(void) {
@@ -210,6 +211,7 @@ static void test_full_profile(void) {
         ASSERT_TRUE(!p->health.peers);
         ASSERT_INT_EQ(p->health.port, 65535);
         ASSERT_INT_EQ(p->health.hosts, HOSTS_POLICY_MANAGE);
+        ASSERT_TRUE(p->health.tcp_bulk_bps == 250ULL * 1000 * 1000);
 
         n = profile_find_node(p, "b_2");
         ASSERT_TRUE(n && !n->hostname);
@@ -457,7 +459,7 @@ static void test_all_errors_in_file_order(void) {
                 "t.yaml:3:63: nodes.head.links.rdma1: link 'rdma1' is not defined under links: (expected one of: rdma0)",
                 "t.yaml:5:41: links.rdma0.mtu: 10000 is out of range (expected an MTU from 68 to 9216, like 9000)",
                 "t.yaml:7:21: health.interval: 0s is out of range (expected a duration from 1s to 24h)",
-                "t.yaml:7:25: health.peerz: unknown key 'peerz', did you mean 'peers'? (expected one of: interval, peers, port, prometheus-textfile, hosts)",
+                "t.yaml:7:25: health.peerz: unknown key 'peerz', did you mean 'peers'? (expected one of: interval, peers, port, prometheus-textfile, hosts, tcp-bulk-mbit)",
         };
         _cleanup_(strv_freep) char **errors = NULL;
         Profile *p = NULL;

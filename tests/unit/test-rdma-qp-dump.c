@@ -76,15 +76,15 @@ static void test_guest(const char *vm, uint32_t pid, uint8_t state) {
         ASSERT_INT_EQ(qps[1].dev_index, 0);
         ASSERT_INT_EQ(qps[1].port, 1);
         ASSERT_INT_EQ(qps[1].lqpn, 1);
-        ASSERT_STR_EQ(rdma_qp_type_to_string(qps[1].type), "GSI");
-        ASSERT_STR_EQ(rdma_qp_state_to_string(qps[1].state), "RTS");
+        ASSERT_STR_EQ(rdma_res_qp_type_to_string(qps[1].type), "GSI");
+        ASSERT_STR_EQ(rdma_res_qp_state_to_string(qps[1].state), "RTS");
         ASSERT_TRUE(!qps[1].has_pid);
         ASSERT_STR_EQ(qps[1].kern_name, "ib_core");
 
         ASSERT_STR_EQ(qps[0].dev_name, "rxe0");
         ASSERT_INT_EQ(qps[0].port, 1);
         ASSERT_INT_EQ(qps[0].lqpn, 17);
-        ASSERT_STR_EQ(rdma_qp_type_to_string(qps[0].type), "RC");
+        ASSERT_STR_EQ(rdma_res_qp_type_to_string(qps[0].type), "RC");
         ASSERT_INT_EQ(qps[0].state, state);
         ASSERT_TRUE(qps[0].has_pid);
         ASSERT_INT_EQ(qps[0].pid, pid);
@@ -135,8 +135,8 @@ static void test_holders(void) {
         holders = mfree(holders);
         ASSERT_OK(rdma_qp_holders(NULL, 0, NULL, NULL, &holders, &n));
         ASSERT_INT_EQ(n, 0);
-        ASSERT_TRUE(rdma_qp_state_to_string(7) == NULL);
-        ASSERT_TRUE(rdma_qp_type_to_string(7) == NULL);
+        ASSERT_TRUE(rdma_res_qp_state_to_string(7) == NULL);
+        ASSERT_TRUE(rdma_res_qp_type_to_string(7) == NULL);
 }
 
 int main(void) {

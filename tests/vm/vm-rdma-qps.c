@@ -28,8 +28,8 @@ int main(void) {
                 return 1;
         }
         for (size_t i = 0; i < n; i++) {
-                const char *type = rdma_qp_type_to_string(qps[i].type),
-                           *state = rdma_qp_state_to_string(qps[i].state);
+                const char *type = rdma_res_qp_type_to_string(qps[i].type),
+                           *state = rdma_res_qp_state_to_string(qps[i].state);
 
                 printf("qp %s/%u %u %s %s ", qps[i].dev_name, qps[i].port, qps[i].lqpn, type ?: "?", state ?: "?");
                 if (qps[i].has_pid)

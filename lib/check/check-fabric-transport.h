@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* fabric.<node>.transport (issue 27): per peer, what moved between two verifies over TCP between this
+ * node's fabric addresses and the peer's, and over the node's RDMA devices, judged by
+ * basic/transport-verdict.h. It needs the sample of the verify before, so only the daemon runs it: it
+ * keeps a FabricTransportState across verifies (the host lane runs one verify at a time, the only one to
+ * read and update it).
+ *
+ * One check per peer rather than one fabric.transport with a line per peer: each peer has its own
+ * verdict and its own transition into and out of the fallback, --only selects one peer, and the
+ * metrics, the alert and `haloctl status` read one check per peer as they do for peer.<node>.*. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/host.h"
+#include "basic/time-util.h"
+#include "basic/transport-verdict.h"
+#include "check/check.h"
+#include "net/sock-diag.h"
+#include "nic/rdma-qp-dump.h"
+#include "profile/node-context.h"
+#include "snapshot/snapshot.h"
+
+/* What one verify read. */
+typedef struct FabricTransportSample {
+        usec_t at; /* CLOCK_MONOTONIC */
+        /* The TCP sockets between the node's fabric addresses and the other nodes' (sock_diag). */
+        int tcp_error; /* 0, or why they could not be dumped */
+        SockDiagTcp *tcp;
+        size_t n_tcp;
+        /* The node's RDMA devices (the ports of its links), their counters added up. */
+        int rdma_error;        /* 0; -ENODEV: the links have no RDMA device; else why not read */
+        char **rdma_devices;   /* "rxe0/1": device and port */
+        bool rdma_has_bytes;   /* the devices count bytes (counters/port_*_data, irdma's ip*Octets) */
+        uint64_t rdma_bytes;   /* both directions */
+        uint64_t rdma_packets; /* of the devices that count packets only (rxe's sent_pkts, rcvd_pkts) */
+        /* The processes that hold QPs on those devices (RDMA netlink); kernel holders left out. */
+        int qp_error;
+        RdmaQpHolder *holders;
+        size_t n_holders;
+} FabricTransportSample;
+
+void fabric_transport_sample_done(FabricTransportSample *s);
+
+/* A peer's state across verifies. */
+typedef struct FabricTransportPeer {
+        char *node;
+        bool fallback;           /* its last verdict was TRANSPORT_FALLBACK */
+        TransportUse use;        /* its last verdict; _TRANSPORT_USE_INVALID: none yet */
+        uint64_t tcp_sent_total; /* bytes over TCP to it since halod started, for the metrics */
+        uint64_t tcp_received_total;
+        uint64_t tcp_bps; /* the last verdict's rates */
+        uint64_t rdma_bps;
+} FabricTransportPeer;
+
+typedef struct FabricTransportState {
+        bool has_sample;
+        FabricTransportSample last;
+        FabricTransportPeer *peers;
+        size_t n_peers;
+} FabricTransportState;
+
+void fabric_transport_state_done(FabricTransportState *s);
+/* A copy for the metrics, which another thread writes: the peers and the last sample without its
+ * sockets. Returns 0 or -ENOMEM. */
+int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportState *ret);
+const FabricTransportPeer *fabric_transport_state_peer(const FabricTransportState *s, const char *node) _pure_;
+
+/* A transition into or out of the fallback, for the journal (which logs each once). */
+typedef struct FabricTransportChange {
+        char *node;
+        TransportTransition transition;
+        char *summary;
+} FabricTransportChange;
+
+typedef struct FabricTransportChanges {
+        FabricTransportChange *changes;
+        size_t n;
+} FabricTransportChanges;
+
+void fabric_transport_changes_done(FabricTransportChanges *c);
+
+/* Reads the sample of now: the snapshot's ports (SNAPSHOT_LOCATED, read here when not yet) name the RDMA
+ * devices, the node's links give its fabric addresses and the profile's other nodes the peers'. Errors
+ * reading one source stay in the sample (the check says what it could not read); returns 0 or -ENOMEM. */
+int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret);
+
+/* Adds what one RDMA device port moved (both directions) to s: its PMA counters when it has them
+ * (counters/port_xmit_data and port_rcv_data, mlx5), else irdma's hw_counters ip4InOctets,
+ * ip4OutOctets, ip6InOctets, ip6OutOctets, else rxe's hw_counters sent_pkts and rcvd_pkts (packets,
+ * *ret_bytes false). Returns 0, -ENOENT when it counts none of them, or the error of reading one. */
+int fabric_transport_add_port_volume(
+        const Host *h, const char *dev, unsigned port, FabricTransportSample *s, bool *ret_bytes);
+
+/* The checks fabric.<peer>.transport from the state's last sample and now (taken over: it becomes the
+ * state's last), appended to out, and the transitions to ret_changes. The first sample gives skipped
+ * checks ("measuring"); so does a sample whose RDMA devices differ from the last one's. The threshold
+ * is the profile's health.tcp-bulk-mbit. Returns 0 or -ENOMEM. */
+int check_fabric_transport(
+        const NodeContext *c,
+        FabricTransportState *state,
+        FabricTransportSample *now,
+        CheckList *out,
+        FabricTransportChanges *ret_changes);

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* The sample fabric.<node>.transport compares with the one before: the TCP sockets on the fabric
+ * (sock_diag), the RDMA devices' port counters (sysfs) and the processes holding QPs on them (RDMA
+ * netlink). */
+#include <linux/netlink.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/strv.h"
+#include "check/check-fabric-transport.h"
+#include "nic/rdma-sysfs.h"
+
+/* Whether a is the address of one of node's links. */
+static bool node_has(const ProfileNode *node, struct in_addr a) {
+        return node && profile_node_has_address(node, a);
+}
+
+/* Keeps the sockets from one of the node's addresses to another node's: the ones the check counts.
+ * halod's own throughput sink (haloctl probe, TCP on the peer channel's port) is not the workload's. */
+static void keep_fabric_sockets(const NodeContext *c, SockDiagTcp *tcp, size_t *n) {
+        uint16_t port = c->profile->health.port;
+        size_t k = 0;
+
+        for (size_t i = 0; i < *n; i++) {
+                const ProfileNode *peer = profile_find_node_by_address(c->profile, tcp[i].remote);
+
+                if (tcp[i].local_port == port || tcp[i].remote_port == port)
+                        continue;
+                if (node_has(c->node, tcp[i].local) && peer && peer != c->node)
+                        tcp[k++] = tcp[i];
+        }
+        *n = k;
+}
+
+static void read_tcp(const NodeContext *c, FabricTransportSample *s) {
+        _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
+        /* One link: the kernel's records of other addresses are dropped as they are parsed. */
+        struct in_addr local = { .s_addr = c->node->n_links == 1 ? c->node->links[0].address.address.s_addr
+                                                                 : htonl(INADDR_ANY) };
+        int r;
+
+        r = netlink_socket_open(NETLINK_SOCK_DIAG, &nl);
+        if (r >= 0)
+                r = sock_diag_dump_tcp(nl, local, &s->tcp, &s->n_tcp, NULL);
+        if (r < 0) {
+                s->tcp_error = r;
+                return;
+        }
+        keep_fabric_sockets(c, s->tcp, &s->n_tcp);
+}
+
+/* The PMA counters port_xmit_data and port_rcv_data count 4-byte words, as the InfiniBand
+ * PortCounters attribute does. */
+int fabric_transport_add_port_volume(
+        const Host *h, const char *dev, unsigned port, FabricTransportSample *s, bool *ret_bytes) {
+        static const char *const irdma[] = { "ip4InOctets", "ip4OutOctets", "ip6InOctets", "ip6OutOctets" };
+        uint64_t a, b;
+        bool any = false;
+        int r;
+
+        r = rdma_sysfs_read_port_counter(h, dev, port, "port_xmit_data", &a);
+        if (r >= 0)
+                r = rdma_sysfs_read_port_counter(h, dev, port, "port_rcv_data", &b);
+        if (r >= 0) {
+                s->rdma_bytes += (a + b) * 4;
+                *ret_bytes = true;
+                return 0;
+        }
+        if (r != -ENOENT)
+                return r;
+
+        for (size_t i = 0; i < ELEMENTSOF(irdma); i++) {
+                r = rdma_sysfs_read_hw_counter(h, dev, port, irdma[i], &a);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                s->rdma_bytes += a;
+                any = true;
+        }
+        if (any) {
+                *ret_bytes = true;
+                return 0;
+        }
+
+        r = rdma_sysfs_read_hw_counter(h, dev, port, "sent_pkts", &a);
+        if (r >= 0)
+                r = rdma_sysfs_read_hw_counter(h, dev, port, "rcvd_pkts", &b);
+        if (r < 0)
+                return r;
+        s->rdma_packets += a + b;
+        *ret_bytes = false;
+        return 0;
+}
+
+static int read_rdma(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *s) {
+        bool all_bytes = true;
+        int r;
+
+        r = snapshot_read(snapshot, SNAPSHOT_LOCATED);
+        if (r < 0 && r != -ENOMEM)
+                return (void) (s->rdma_error = r), 0;
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < snapshot->n_ports; i++) {
+                const FabricPort *p = &snapshot->ports[i];
+                _cleanup_(freep) char *dev = NULL;
+                unsigned port;
+                bool bytes;
+
+                r = rdma_sysfs_find_device(c->host, p->pci, p->ifname, &dev, &port);
+                if (r == -ENODEV || r == -ENOENT)
+                        continue;
+                if (r >= 0)
+                        r = fabric_transport_add_port_volume(c->host, dev, port, s, &bytes);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return (void) (s->rdma_error = r), 0;
+                all_bytes = all_bytes && bytes;
+                r = strv_extendf(&s->rdma_devices, "%s/%u", dev, port);
+                if (r < 0)
+                        return r;
+        }
+        if (!s->rdma_devices)
+                s->rdma_error = -ENODEV;
+        s->rdma_has_bytes = s->rdma_devices && all_bytes;
+        return 0;
+}
+
+/* Whether the QP is on one of the sample's devices ("dev/port"). */
+static bool on_fabric(const FabricTransportSample *s, const RdmaQp *qp) {
+        size_t n = strlen(qp->dev_name);
+
+        STRV_FOREACH(d, s->rdma_devices)
+                if (n > 0 && strncmp(*d, qp->dev_name, n) == 0 && (*d)[n] == '/')
+                        return true;
+        return false;
+}
+
+static int read_qps(FabricTransportSample *s) {
+        _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
+        _cleanup_(freep) RdmaQp *qps = NULL;
+        size_t n = 0, k = 0;
+        int r;
+
+        if (!s->rdma_devices)
+                return 0;
+        r = netlink_socket_open(NETLINK_RDMA, &nl);
+        if (r >= 0)
+                r = rdma_qp_dump(nl, &qps, &n);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return (void) (s->qp_error = r), 0;
+        /* Processes only: the kernel's own QPs (ib_core's GSI QP) move no workload. */
+        for (size_t i = 0; i < n; i++)
+                if (qps[i].has_pid && on_fabric(s, &qps[i]))
+                        qps[k++] = qps[i];
+        return rdma_qp_holders(qps, k, rdma_comm_from_proc, NULL, &s->holders, &s->n_holders);
+}
+
+int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret) {
+        FabricTransportSample s = { .at = now(CLOCK_MONOTONIC) };
+        int r = 0;
+
+        if (c->node) {
+                read_tcp(c, &s);
+                r = read_rdma(c, snapshot, &s);
+                if (r >= 0)
+                        r = read_qps(&s);
+        }
+        if (r < 0) {
+                fabric_transport_sample_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
