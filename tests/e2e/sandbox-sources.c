@@ -13,6 +13,7 @@
 #include <systemd/sd-bus.h>
 
 #include "basic/host.h"
+#include "basic/netlink.h"
 #include "basic/strv.h"
 #include "boot/bootcfg.h"
 #include "boot/modprobe-conf.h"
@@ -20,9 +21,11 @@
 #include "check/memlock-sources.h"
 #include "net/firewalld.h"
 #include "net/rtnl.h"
+#include "net/sock-diag.h"
 #include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
+#include "nic/rdma-qp-dump.h"
 
 static const Host host = { .root = "" };
 
@@ -263,6 +266,92 @@ static void probe_firewalld(void) {
         report("firewalld (D-Bus)", "link.*.zone", r < 0 ? r : r > 0 ? 0 : 1, NULL);
 }
 
+/* fabric.<node>.transport's TCP side: every TCP socket of the namespace with tcp_info, as the check
+ * dumps them (all local addresses here: only whether the kernel answers matters). */
+static void probe_sock_diag(void) {
+        _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
+        _cleanup_(freep) SockDiagTcp *tcp = NULL;
+        size_t n = 0;
+        int r;
+
+        r = netlink_socket_open(NETLINK_SOCK_DIAG, &nl);
+        if (r >= 0)
+                r = sock_diag_dump_tcp(nl, (struct in_addr){ .s_addr = htonl(INADDR_ANY) }, &tcp, &n, NULL);
+        report("NETLINK_SOCK_DIAG (TCP sockets with tcp_info)", "fabric.*.transport", r, NULL);
+}
+
+/* The first RDMA device of the host, 1 when it has none. */
+static int first_rdma_device(char **ret) {
+        _cleanup_(strv_freep) char **devices = NULL;
+        int r = absent_if_enoent(host_list_directory(&host, "/sys/class/infiniband", &devices));
+
+        if (r != 0)
+                return r;
+        if (!devices)
+                return 1;
+        *ret = strdup(devices[0]);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* fabric.<node>.transport's QP holders: RDMA netlink's resource tracking (rdma res show qp), where
+ * the host has an RDMA device (without one there is nothing to dump, and no ib_core to answer). */
+static void probe_rdma_qps(void) {
+        _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
+        _cleanup_(freep) RdmaQp *qps = NULL;
+        _cleanup_(freep) char *dev = NULL;
+        size_t n = 0;
+        int r = first_rdma_device(&dev);
+
+        if (r == 0)
+                r = netlink_socket_open(NETLINK_RDMA, &nl);
+        if (r == 0)
+                r = rdma_qp_dump(nl, &qps, &n);
+        report("RDMA netlink (RDMA_NLDEV_CMD_RES_QP_GET)", "fabric.*.transport", r, NULL);
+}
+
+/* One counter of the first RDMA device's first port below DIRECTORY (counters or hw_counters):
+ * fabric.<node>.transport reads the port's volume from there. */
+static void probe_rdma_counters(const char *directory) {
+        _cleanup_(strv_freep) char **ports = NULL, **counters = NULL;
+        _cleanup_(freep) char *dev = NULL, *ports_dir = NULL, *dir = NULL, *path = NULL, *text = NULL,
+                              *source = NULL;
+        int r = first_rdma_device(&dev);
+
+        if (r == 0 && asprintf(&ports_dir, "/sys/class/infiniband/%s/ports", dev) < 0)
+                abort();
+        if (r == 0)
+                r = absent_if_enoent(host_list_directory(&host, ports_dir, &ports));
+        if (r == 0 && !ports)
+                r = 1;
+        if (r == 0 && asprintf(&dir, "%s/%s/%s", ports_dir, ports[0], directory) < 0)
+                abort();
+        if (r == 0)
+                r = absent_if_enoent(host_list_directory(&host, dir, &counters));
+        if (r == 0 && !counters)
+                r = 1;
+        if (r == 0 && asprintf(&path, "%s/%s", dir, counters[0]) < 0)
+                abort();
+        if (r == 0)
+                r = absent_if_enoent(host_read_line(&host, path, &text));
+        if (asprintf(&source, "/sys/class/infiniband/*/ports/*/%s", directory) < 0)
+                abort();
+        report(source, "fabric.*.transport", r, path);
+}
+
+/* The name of a process that holds QPs, which fabric.<node>.transport reads from /proc/PID/comm. The
+ * workload runs as another user than halod: PID 1 (root's) stands in for it. */
+static void probe_other_comm(void) {
+        _cleanup_(freep) char *text = NULL;
+        int r = host_read_line(&host, "/proc/1/comm", &text);
+
+        /* With ProtectProc=invisible another user's /proc/PID is not there at all: ENOENT means
+         * hidden here, since PID 1 always exists. */
+        report("/proc/PID/comm of another user's process",
+               "fabric.*.transport",
+               r == -ENOENT ? -EACCES : r,
+               r == -ENOENT ? "/proc/1 is invisible" : NULL);
+}
+
 int main(int argc, char *argv[]) {
         if (argc != 2) {
                 fprintf(stderr, "Usage: %s IFNAME\n", program_invocation_short_name);
@@ -296,5 +385,10 @@ int main(int argc, char *argv[]) {
         probe_systemd();
         probe_rtnetlink();
         probe_firewalld();
+        probe_sock_diag();
+        probe_rdma_qps();
+        probe_rdma_counters("counters");
+        probe_rdma_counters("hw_counters");
+        probe_other_comm();
         return EXIT_SUCCESS;
 }

@@ -786,6 +786,19 @@ while IFS= read -r path; do
         grep -qF -- "$path" <<<"$hidden" ||
                 fail "halod(8) SECURITY lists '$path' as hidden from the checks, but halod's sandbox shows it"
 done <<<"$documented"
+# fabric.<node>.transport's sources, as halod(8) FABRIC USE says: the TCP sockets with tcp_info, and
+# where the host has an RDMA device its QPs and port counters, are visible in the unit (AF_NETLINK,
+# sysfs); another user's /proc/PID/comm is not (ProtectProc=invisible, listed above).
+assert_eq "$(awk -F'\t' '$2 == "NETLINK_SOCK_DIAG (TCP sockets with tcp_info)" { print $1 }' <<<"$in_unit")" readable \
+        "the TCP socket dump in halod's sandbox"
+for source in "RDMA netlink (RDMA_NLDEV_CMD_RES_QP_GET)" "/sys/class/infiniband/*/ports/*/counters" \
+        "/sys/class/infiniband/*/ports/*/hw_counters"; do
+        state=$(awk -F'\t' -v s="$source" '$2 == s { print $1 }' <<<"$in_unit")
+        root_state=$(awk -F'\t' -v s="$source" '$2 == s { print $1 }' <<<"$as_root")
+        assert_eq "$state" "$root_state" "$source in halod's sandbox (root: $root_state)"
+done
+assert_eq "$(awk -F'\t' '$2 == "/proc/PID/comm of another user'"'"'s process" { print $1 }' <<<"$in_unit")" hidden \
+        "another user's /proc/PID/comm in halod's sandbox"
 # Every check, with the whole shipped profile: none passes in the sandbox that fails for root, and
 # each that could not look names a documented source.
 OUT=$(in_sandbox "$HEAD" haloctl check --json --node head /opt/halod-e2e/halod-full.yaml) || true
