@@ -245,9 +245,10 @@ static int summary_of(
         else
                 for (size_t i = 0; i < now->n_holders; i++)
                         if (isempty(now->holders[i].name))
-                                /* halod's unit hides other users' /proc/PID (ProtectProc=invisible). */
-                                note = " (a holder's name could not be read from /proc: sudo rdma res show qp "
-                                       "names it)";
+                                /* Neither /proc (ProtectProc=invisible hides other users' processes)
+                                 * nor the kernel's task statistics (not in a container) named it. */
+                                note = " (a holder's name could not be read from /proc or the kernel's task "
+                                       "statistics: sudo rdma res show qp names it)";
         /* The note belongs to what moved, before the causes of a fallback. */
         causes = strstr(text, ". Likely causes");
         k = causes ? (int) (causes - text) : (int) strlen(text);

@@ -9,6 +9,7 @@
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
 #include "nic/rdma-sysfs.h"
+#include "nic/taskstats.h"
 
 /* Whether a is the address of one of node's links. */
 static bool node_has(const ProfileNode *node, struct in_addr a) {
@@ -140,6 +141,7 @@ static bool on_fabric(const FabricTransportSample *s, const RdmaQp *qp) {
 
 static int read_qps(FabricTransportSample *s) {
         _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
+        _cleanup_(taskstats_closep) Taskstats *taskstats = NULL;
         _cleanup_(freep) RdmaQp *qps = NULL;
         size_t n = 0, k = 0;
         int r;
@@ -157,7 +159,10 @@ static int read_qps(FabricTransportSample *s) {
         for (size_t i = 0; i < n; i++)
                 if (qps[i].has_pid && on_fabric(s, &qps[i]))
                         qps[k++] = qps[i];
-        return rdma_qp_holders(qps, k, rdma_comm_from_proc, NULL, &s->holders, &s->n_holders);
+        /* Under halod's unit the workload's /proc/PID is hidden (ProtectProc=invisible): the kernel's
+         * task statistics name it then. */
+        return rdma_qp_holders(
+                qps, k, rdma_comm_from_proc_or_taskstats, &taskstats, &s->holders, &s->n_holders);
 }
 
 int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret) {

@@ -26,6 +26,7 @@
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
 #include "nic/rdma-qp-dump.h"
+#include "nic/taskstats.h"
 
 static const Host host = { .root = "" };
 
@@ -352,6 +353,24 @@ static void probe_other_comm(void) {
                r == -ENOENT ? "/proc/1 is invisible" : NULL);
 }
 
+/* Where /proc hides it, fabric.<node>.transport names a QP holder from the kernel's task statistics
+ * (generic netlink, CAP_NET_ADMIN), which answer only in the host's network and pid namespaces: a
+ * container has none to ask. */
+static void probe_taskstats(void) {
+        _cleanup_(taskstats_closep) Taskstats *t = NULL;
+        char name[64];
+        int r = taskstats_open(&t);
+
+        if (r >= 0)
+                r = taskstats_comm(t, 1, name, sizeof(name));
+        report("taskstats (generic netlink) name of another user's process",
+               "fabric.*.transport",
+               r == -ENOENT || r == -EINVAL ? 1 : r,
+               r == -ENOENT           ? "no TASKSTATS family in this network namespace"
+                       : r == -EINVAL ? "not the host's pid namespace"
+                                      : NULL);
+}
+
 int main(int argc, char *argv[]) {
         if (argc != 2) {
                 fprintf(stderr, "Usage: %s IFNAME\n", program_invocation_short_name);
@@ -390,5 +409,6 @@ int main(int argc, char *argv[]) {
         probe_rdma_counters("counters");
         probe_rdma_counters("hw_counters");
         probe_other_comm();
+        probe_taskstats();
         return EXIT_SUCCESS;
 }

@@ -788,11 +788,13 @@ while IFS= read -r path; do
 done <<<"$documented"
 # fabric.<node>.transport's sources, as halod(8) FABRIC USE says: the TCP sockets with tcp_info, and
 # where the host has an RDMA device its QPs and port counters, are visible in the unit (AF_NETLINK,
-# sysfs); another user's /proc/PID/comm is not (ProtectProc=invisible, listed above).
+# sysfs), and so is the kernel's taskstats where it answers (the host's namespaces, not a container:
+# there both say absent; tests/unit/test-taskstats.c proves it under hidepid=invisible); another
+# user's /proc/PID/comm is not (ProtectProc=invisible, listed above).
 assert_eq "$(awk -F'\t' '$2 == "NETLINK_SOCK_DIAG (TCP sockets with tcp_info)" { print $1 }' <<<"$in_unit")" readable \
         "the TCP socket dump in halod's sandbox"
 for source in "RDMA netlink (RDMA_NLDEV_CMD_RES_QP_GET)" "/sys/class/infiniband/*/ports/*/counters" \
-        "/sys/class/infiniband/*/ports/*/hw_counters"; do
+        "/sys/class/infiniband/*/ports/*/hw_counters" "taskstats (generic netlink) name of another user's process"; do
         state=$(awk -F'\t' -v s="$source" '$2 == s { print $1 }' <<<"$in_unit")
         root_state=$(awk -F'\t' -v s="$source" '$2 == s { print $1 }' <<<"$as_root")
         assert_eq "$state" "$root_state" "$source in halod's sandbox (root: $root_state)"

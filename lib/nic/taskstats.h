@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* A process's name from the kernel's per-task statistics (generic netlink family "TASKSTATS",
+ * TASKSTATS_CMD_GET with TASKSTATS_CMD_ATTR_PID: struct taskstats' ac_comm), for when /proc/PID is
+ * hidden: halod's unit mounts /proc with ProtectProc=invisible, so the workload's processes, which run
+ * as other users, have no /proc entry there. The kernel answers that command to CAP_NET_ADMIN only
+ * (GENL_ADMIN_PERM), which halod holds, and only in the host's network and pid namespaces (the family
+ * is not network-namespace aware, and a pid is looked up in the caller's pid namespace): a caller in a
+ * container gets -ENOENT (no such family) or the kernel's -EINVAL. */
+#pragma once
+
+#include <libmnl/libmnl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+
+typedef struct Taskstats Taskstats;
+
+/* Opens a generic netlink socket and resolves the family. Returns 0, -ENOENT (no TASKSTATS family in
+ * this network namespace: a container, or a kernel without CONFIG_TASKSTATS), or socket()'s errno. */
+int taskstats_open(Taskstats **ret);
+Taskstats *taskstats_close(Taskstats *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Taskstats *, taskstats_close);
+
+/* The name of task pid (a process or a thread) into buf (size > 0, NUL-terminated, cut to fit).
+ * Returns 0, -ESRCH (no such task), -EPERM (no CAP_NET_ADMIN), -EINVAL (outside the host's pid
+ * namespace), -EBADMSG for a malformed reply. */
+int taskstats_comm(Taskstats *t, uint32_t pid, char *buf, size_t size);
+
+/* The name in one reply message of TASKSTATS_CMD_GET for pid. Returns 0, -ENODATA for a message that
+ * is not such a reply (another command, another pid), -EBADMSG for a malformed one. Pure. */
+int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, size_t size);
+
+/* An RdmaCommFunc (nic/rdma-qp-dump.h): /proc/PID/comm, and where /proc hides the process the
+ * kernel's task statistics, through *userdata (a Taskstats **, opened on first use, the caller's to
+ * close; NULL: /proc only). */
+int rdma_comm_from_proc_or_taskstats(uint32_t pid, char *buf, size_t size, void *userdata);

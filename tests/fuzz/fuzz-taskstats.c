@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Fuzzes the taskstats reply parser (lib/nic/taskstats.h): a run of netlink messages, each parsed for
+ * the pid of the seed's reply and for the pid the message itself names (when it names one). */
+#include <libmnl/libmnl.h>
+#include <stdint.h>
+
+#include "netlink-walk.h"
+#include "nic/taskstats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void parse_one(const struct nlmsghdr *nlh) {
+        char name[64], tiny[2];
+
+        (void) taskstats_comm_parse(nlh, 14569, name, sizeof(name));
+        (void) taskstats_comm_parse(nlh, nlh->nlmsg_pid, tiny, sizeof(tiny));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        fuzz_netlink_walk(data, size, parse_one);
+        return 0;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests the name of a QP holder from the kernel's task statistics (lib/nic/taskstats.h): the parser on
+ * a reply this kernel sent (tests/fuzz/corpus/fuzz-taskstats/reply-pid, kernel 6.18, a process named
+ * "qp-holder") and on replies built as taskstats.c's mk_reply() frames them; then the real kernel, as
+ * root: a child named by prctl(), a pid that is gone, and the case halod's unit makes, /proc mounted
+ * with hidepid=invisible (ProtectProc=invisible) and the caller another user with only CAP_NET_ADMIN,
+ * where /proc/1/comm is not there and taskstats still names PID 1. */
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/genetlink.h>
+#include <linux/taskstats.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "nic/rdma-qp-dump.h"
+#include "nic/taskstats.h"
+#include "tests.h"
+
+#define CAPTURED_PID 14569U /* the pid the captured reply is for */
+
+static void test_captured(void) {
+        _cleanup_(freep) char *data = NULL;
+        char name[RDMA_QP_NAME_MAX], tiny[4];
+        size_t size;
+
+        ASSERT_OK(read_full_file(TEST_DATA_DIR "/../fuzz/corpus/fuzz-taskstats/reply-pid", 4096, &data, &size));
+        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, name, sizeof(name)));
+        ASSERT_STR_EQ(name, "qp-holder");
+        /* cut to the caller's buffer */
+        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, tiny, sizeof(tiny)));
+        ASSERT_STR_EQ(tiny, "qp-");
+        ASSERT_INT_EQ(
+                taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID + 1, name, sizeof(name)),
+                -ENODATA);
+}
+
+/* A reply as mk_reply() builds it: AGGR_PID { PID, [NULL pad,] STATS }, the stats cut to stats_len. */
+static struct nlmsghdr *build(char *buf, uint8_t cmd, uint32_t pid, bool pad, size_t stats_len, const char *comm) {
+        struct taskstats st = {};
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        struct genlmsghdr *g;
+        struct nlattr *nest;
+
+        nlh->nlmsg_type = 0x1f;
+        g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+        g->cmd = cmd;
+        g->version = TASKSTATS_GENL_VERSION;
+        snprintf(st.ac_comm, sizeof(st.ac_comm), "%s", comm);
+        nest = mnl_attr_nest_start(nlh, TASKSTATS_TYPE_AGGR_PID);
+        mnl_attr_put_u32(nlh, TASKSTATS_TYPE_PID, pid);
+        if (pad)
+                mnl_attr_put(nlh, TASKSTATS_TYPE_NULL, 0, NULL);
+        mnl_attr_put(nlh, TASKSTATS_TYPE_STATS, stats_len, &st);
+        mnl_attr_nest_end(nlh, nest);
+        return nlh;
+}
+
+static void test_built(void) {
+        static char buf[8192] __attribute__((aligned(8)));
+        const size_t comm_end = offsetof(struct taskstats, ac_comm) + TS_COMM_LEN;
+        char name[RDMA_QP_NAME_MAX];
+
+        ASSERT_OK(taskstats_comm_parse(
+                build(buf, TASKSTATS_CMD_NEW, 42, true, sizeof(struct taskstats), "python3"),
+                42,
+                name,
+                sizeof(name)));
+        ASSERT_STR_EQ(name, "python3");
+        /* The first version's length holds the name: an old kernel's reply is fine. */
+        ASSERT_OK(taskstats_comm_parse(
+                build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "ib_write_bw"), 42, name, sizeof(name)));
+        ASSERT_STR_EQ(name, "ib_write_bw");
+        ASSERT_INT_EQ(
+                taskstats_comm_parse(
+                        build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end - 1, "x"), 42, name, sizeof(name)),
+                -EBADMSG);
+        ASSERT_INT_EQ(
+                taskstats_comm_parse(
+                        build(buf, TASKSTATS_CMD_GET, 42, false, comm_end, "x"), 42, name, sizeof(name)),
+                -ENODATA);
+        ASSERT_INT_EQ(
+                taskstats_comm_parse(
+                        build(buf, TASKSTATS_CMD_NEW, 43, false, comm_end, "x"), 42, name, sizeof(name)),
+                -ENODATA);
+}
+
+/* A child that names itself and waits for the end of the test; its pid. */
+static pid_t named_child(const char *name) {
+        int p[2];
+        char c;
+        pid_t pid;
+
+        ASSERT_TRUE(pipe2(p, O_CLOEXEC) == 0);
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_NAME, name);
+                (void) write(p[1], "x", 1);
+                pause();
+                _exit(0);
+        }
+        ASSERT_TRUE(read(p[0], &c, 1) == 1);
+        close(p[0]);
+        close(p[1]);
+        return pid;
+}
+
+/* In a child: /proc as ProtectProc=invisible mounts it, the user nobody with CAP_NET_ADMIN alone (as
+ * halod's AmbientCapabilities=), then PID 1's name both ways. Exit 0 when taskstats named it where
+ * /proc did not. */
+static int hidden_proc_child(const char *pid1_comm) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = {};
+        _cleanup_(taskstats_closep) Taskstats *t = NULL;
+        char name[RDMA_QP_NAME_MAX];
+
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") < 0)
+                return 77;
+        if (prctl(PR_SET_KEEPCAPS, 1) < 0 || setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+            setresuid(65534, 65534, 65534) < 0)
+                return 10;
+        d[CAP_NET_ADMIN / 32].effective = d[CAP_NET_ADMIN / 32].permitted = 1U << (CAP_NET_ADMIN % 32);
+        if (syscall(SYS_capset, &h, d) < 0)
+                return 11;
+        if (rdma_comm_from_proc(1, name, sizeof(name), NULL) != -ENOENT)
+                return 12; /* /proc/1 must be invisible here, as in halod's unit */
+        if (rdma_comm_from_proc_or_taskstats(1, name, sizeof(name), &t) < 0)
+                return 13;
+        return streq(name, pid1_comm) ? 0 : 14;
+}
+
+static int test_kernel(void) {
+        _cleanup_(taskstats_closep) Taskstats *t = NULL;
+        _cleanup_(freep) char *self = NULL, *pid1 = NULL;
+        char name[RDMA_QP_NAME_MAX];
+        int status, r;
+        pid_t child;
+
+        if (geteuid() != 0) {
+                ASSERT_TRUE(!getenv("CI")); /* CI runs the suite as root */
+                fprintf(stderr, "skipping the kernel's taskstats: not root (CAP_NET_ADMIN)\n");
+                return 77;
+        }
+        r = taskstats_open(&t);
+        if (r == -ENOENT && !getenv("CI")) {
+                /* a container's network namespace, or no CONFIG_TASKSTATS */
+                fprintf(stderr, "skipping the kernel's taskstats: no TASKSTATS family here\n");
+                return 77;
+        }
+        ASSERT_OK(r);
+
+        ASSERT_OK(read_full_file("/proc/self/comm", 64, &self, NULL));
+        self[strcspn(self, "\n")] = 0;
+        ASSERT_OK(taskstats_comm(t, (uint32_t) getpid(), name, sizeof(name)));
+        ASSERT_STR_EQ(name, self);
+
+        child = named_child("qp-holder-test");
+        ASSERT_OK(taskstats_comm(t, (uint32_t) child, name, sizeof(name)));
+        ASSERT_STR_EQ(name, "qp-holder-test");
+        ASSERT_TRUE(kill(child, SIGKILL) == 0);
+        ASSERT_TRUE(waitpid(child, NULL, 0) == child);
+        ASSERT_INT_EQ(taskstats_comm(t, (uint32_t) child, name, sizeof(name)), -ESRCH);
+
+        /* /proc visible: /proc's name, no socket opened */
+        ASSERT_OK(read_full_file("/proc/1/comm", 64, &pid1, NULL));
+        pid1[strcspn(pid1, "\n")] = 0;
+        {
+                Taskstats *lazy = NULL;
+
+                ASSERT_OK(rdma_comm_from_proc_or_taskstats(1, name, sizeof(name), &lazy));
+                ASSERT_STR_EQ(name, pid1);
+                ASSERT_TRUE(!lazy);
+        }
+
+        child = fork();
+        ASSERT_TRUE(child >= 0);
+        if (child == 0)
+                _exit(hidden_proc_child(pid1));
+        ASSERT_TRUE(waitpid(child, &status, 0) == child);
+        ASSERT_TRUE(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 77) {
+                ASSERT_TRUE(!getenv("CI"));
+                fprintf(stderr, "skipping the hidden /proc case: cannot mount /proc with hidepid here\n");
+                return 0;
+        }
+        ASSERT_INT_EQ(WEXITSTATUS(status), 0);
+        return 0;
+}
+
+int main(void) {
+        test_captured();
+        test_built();
+        return test_kernel();
+}
