@@ -20,6 +20,7 @@ int main(int argc, char *argv[]) {
                 { "peer.worker.reachable", CHECK_PASS },
                 { "peer.worker.mtu", CHECK_PASS },
                 { "peer.worker.profile", CHECK_PASS },
+                { "peer.worker.rdma", CHECK_PASS },
                 { "rdma.port", CHECK_PASS },
                 { "rdma.gid", CHECK_PASS },
                 { "qos.rdma1.pause", CHECK_WARN },
