@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Keeps the man pages true to the code: every option of `haloctl --help` and `halod --help`, every
 # haloctl verb, every profile key the validator accepts, every check id the checks emit, every metric, every
-# io.halod1 property, method, signal and error, and every journal MESSAGE_ID (in the catalog too)
-# is documented where a reader looks for it; and each page converts with scdoc.
+# io.halod1 property, method, signal and error, every alerting rule, health.tcp-bulk-mbit's default,
+# and every journal MESSAGE_ID (in the catalog too) is documented where a reader looks for it; and each page converts with scdoc.
 # Usage: test-docs.sh HALOCTL HALOD SOURCE_ROOT [SCDOC]
 set -uo pipefail
 haloctl=$1
@@ -114,6 +114,25 @@ for what in $names; do
         documented haloctl.1.scd "*peer.*_NODE_*.$what*" "the check id peer.NODE.$what"
 done
 
+# The per-peer check ids built from a format ("peer.%s.rdma", "fabric.%s.transport").
+names=$(grep -ohE '"(peer|fabric)\.%s\.[a-z-]+"' "$root"/lib/check/*.c | tr -d '"' | sort -u)
+at_least 2 "per-peer check id formats" $names
+for format in $names; do
+        group=${format%%.*} what=${format##*.}
+        documented haloctl.1.scd "*$group.*_NODE_*.$what*" "the check id $group.NODE.$what"
+done
+
+# health.tcp-bulk-mbit's default, as the validator fills it in, in every page that gives it.
+f=${TMPDIR:-/tmp}/halod-docs-bulk.$$.yaml
+printf 'cluster: c\nlinks:\n  rdma0: { match: { name: "x*" } }\nnodes:\n  a: { links: { rdma0: 10.0.0.1/24 } }\n' >"$f"
+bulk=$("$haloctl" --json validate "$f" | grep -oE '"tcp-bulk-mbit": *[0-9]+' | grep -oE '[0-9]+$')
+rm -f "$f"
+[ -n "$bulk" ] || fail "haloctl --json validate printed no health.tcp-bulk-mbit"
+documented halod.yaml.5.scd "*tcp-bulk-mbit:* _INTEGER_ (1 to 100000; default: *$bulk*)" "health.tcp-bulk-mbit's default $bulk"
+documented halod.8.scd "*health.tcp-bulk-mbit* (default $bulk Mbit/s)" "health.tcp-bulk-mbit's default $bulk"
+documented haloctl.1.scd "(default $bulk Mbit/s" "health.tcp-bulk-mbit's default $bulk"
+grep -qF "(default $bulk Mbit/s" "$root/README.md" || fail "README.md does not give health.tcp-bulk-mbit's default $bulk"
+
 # -- metrics (halod(8), METRICS) --
 names=$(cat "$root"/lib/export/metrics*.c | grep -oE '"halod_[a-z_]+"' | tr -d '"' | sort -u)
 at_least 20 "metric names" $names
@@ -134,6 +153,13 @@ names=$(grep -oE '"io\.halod1\.Error\.[A-Za-z]+"' "$bus" | tr -d '"' | sort -u)
 at_least 3 "io.halod1 errors" $names
 for error in $names; do
         documented io.halod1.5.scd "$error" "the D-Bus error $error"
+done
+
+# -- alerting rules (halod(8), Alerting rules) --
+names=$(grep -oE '^ *- alert: [A-Za-z]+' "$root/conf/prometheus/halod-alerts.yml" | grep -oE '[A-Za-z]+$' | sort -u)
+at_least 10 "alerting rules" $names
+for name in $names; do
+        documented halod.8.scd "*$name*" "the alert $name"
 done
 
 # -- journal MESSAGE_IDs: halod(8) and the catalog --
