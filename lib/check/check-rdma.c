@@ -199,6 +199,32 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                 ret);
 }
 
+/* ice in Safe Mode gives irdma no device to bind (its RDMA capability is off), so irdma is not loaded
+ * for it and loading it by hand changes nothing: the fix is nic.driver's. */
+static int rdma_driver_safe_mode(const NodeContext *c, const RdmaPort *p, const char *module, PortCheck *ret) {
+        _cleanup_(freep) char *detail = NULL, *blind = NULL;
+        IceDdpState ddp = ICE_DDP_UNKNOWN;
+        IceDdpSource source = ICE_DDP_SOURCE_NONE;
+        int r;
+
+        r = read_ddp(c, p, &ddp, &source, &detail, &blind);
+        if (r < 0 || ddp != ICE_DDP_SAFE_MODE)
+                return r;
+        port_check_done(ret);
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "loaded, and loads at boot",
+                "not loaded",
+                "%s is not loaded: ice runs %s in Safe Mode (%s; %s), which offers %s no RDMA device, so "
+                "loading it by hand changes nothing; see nic.driver for the fix",
+                module,
+                p->port->pci,
+                ice_ddp_cause_to_string(ice_ddp_safe_mode_cause(detail)),
+                ice_ddp_source_to_string(source),
+                module);
+}
+
 static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         _cleanup_(freep) char *link = NULL, *driver = NULL;
         const SnapshotHost *h = &p->snapshot->host;
@@ -224,13 +250,16 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 if (r < 0)
                         return r;
         }
-        return check_rdma_driver_evaluate(
+        r = check_rdma_driver_evaluate(
                 c->host,
                 h->cmdline_parsed,
                 h->cmdline ? 0 : h->cmdline_error,
                 driver ?: nic_family_driver(p->family),
                 module,
                 ret);
+        if (r < 0 || ret->outcome != CHECK_FAIL || !streq_ptr(ret->actual, "not loaded"))
+                return r;
+        return rdma_driver_safe_mode(c, p, module, ret);
 }
 
 typedef int (*RdmaPortCheck)(const NodeContext *c, RdmaPort *p, PortCheck *ret);
