@@ -246,7 +246,7 @@ static int summary_of(
                 for (size_t i = 0; i < now->n_holders; i++)
                         if (isempty(now->holders[i].name))
                                 /* Neither /proc (ProtectProc=invisible hides other users' processes)
-                                 * nor the kernel's task statistics (not in a container) named it. */
+                                 * nor the kernel's task statistics (CONFIG_TASKSTATS) named it. */
                                 note = " (a holder's name could not be read from /proc or the kernel's task "
                                        "statistics: sudo rdma res show qp names it)";
         /* The note belongs to what moved, before the causes of a fallback. */

@@ -3,9 +3,8 @@
  * TASKSTATS_CMD_GET with TASKSTATS_CMD_ATTR_PID: struct taskstats' ac_comm), for when /proc/PID is
  * hidden: halod's unit mounts /proc with ProtectProc=invisible, so the workload's processes, which run
  * as other users, have no /proc entry there. The kernel answers that command to CAP_NET_ADMIN only
- * (GENL_ADMIN_PERM), which halod holds, and only in the host's network and pid namespaces (the family
- * is not network-namespace aware, and a pid is looked up in the caller's pid namespace): a caller in a
- * container gets -ENOENT (no such family) or the kernel's -EINVAL. */
+ * (GENL_ADMIN_PERM), which halod holds, in any network namespace, and looks the pid up in the caller's
+ * pid namespace, as RDMA netlink gives it. A kernel without CONFIG_TASKSTATS has no such family. */
 #pragma once
 
 #include <libmnl/libmnl.h>
@@ -16,15 +15,14 @@
 
 typedef struct Taskstats Taskstats;
 
-/* Opens a generic netlink socket and resolves the family. Returns 0, -ENOENT (no TASKSTATS family in
- * this network namespace: a container, or a kernel without CONFIG_TASKSTATS), or socket()'s errno. */
+/* Opens a generic netlink socket and resolves the family. Returns 0, -ENOENT (no TASKSTATS family: a
+ * kernel without CONFIG_TASKSTATS), or socket()'s errno. */
 int taskstats_open(Taskstats **ret);
 Taskstats *taskstats_close(Taskstats *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Taskstats *, taskstats_close);
 
 /* The name of task pid (a process or a thread) into buf (size > 0, NUL-terminated, cut to fit).
- * Returns 0, -ESRCH (no such task), -EPERM (no CAP_NET_ADMIN), -EINVAL (outside the host's pid
- * namespace), -EBADMSG for a malformed reply. */
+ * Returns 0, -ESRCH (no such task), -EPERM (no CAP_NET_ADMIN), -EBADMSG for a malformed reply. */
 int taskstats_comm(Taskstats *t, uint32_t pid, char *buf, size_t size);
 
 /* The name in one reply message of TASKSTATS_CMD_GET for pid. Returns 0, -ENODATA for a message that

@@ -788,9 +788,9 @@ while IFS= read -r path; do
 done <<<"$documented"
 # fabric.<node>.transport's sources, as halod(8) FABRIC USE says: the TCP sockets with tcp_info, and
 # where the host has an RDMA device its QPs and port counters, are visible in the unit (AF_NETLINK,
-# sysfs), and so is the kernel's taskstats where it answers (the host's namespaces, not a container:
-# there both say absent; tests/unit/test-taskstats.c proves it under hidepid=invisible); another
-# user's /proc/PID/comm is not (ProtectProc=invisible, listed above).
+# sysfs), and so are the kernel's task statistics (CAP_NET_ADMIN; tests/unit/test-taskstats.c proves
+# them under hidepid=invisible too); another user's /proc/PID/comm is not (ProtectProc=invisible,
+# listed above).
 assert_eq "$(awk -F'\t' '$2 == "NETLINK_SOCK_DIAG (TCP sockets with tcp_info)" { print $1 }' <<<"$in_unit")" readable \
         "the TCP socket dump in halod's sandbox"
 for source in "RDMA netlink (RDMA_NLDEV_CMD_RES_QP_GET)" "/sys/class/infiniband/*/ports/*/counters" \

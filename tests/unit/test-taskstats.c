@@ -154,7 +154,7 @@ static int test_kernel(void) {
         }
         r = taskstats_open(&t);
         if (r == -ENOENT && !getenv("CI")) {
-                /* a container's network namespace, or no CONFIG_TASKSTATS */
+                /* a kernel without CONFIG_TASKSTATS */
                 fprintf(stderr, "skipping the kernel's taskstats: no TASKSTATS family here\n");
                 return 77;
         }
