@@ -18,30 +18,47 @@ bool check_replaced_by_run(const char *id, const char *only, bool peers) {
         return !startswith(id, "peer.") && check_id_selected(id, only);
 }
 
+/* Whether a run replaces the published check c: own_id (the check a job of its own publishes) only
+ * when the run brings it, or selects it alone (that job found nothing to check). */
+static bool merge_replaces(const Check *c, const char *only, bool peers, const char *own_id, bool fresh_own) {
+        if (!own_id || !streq(c->id, own_id))
+                return check_replaced_by_run(c->id, only, peers);
+        return !peers && (fresh_own || streq_ptr(only, own_id));
+}
+
+/* Where a local run's checks go when they replace none: before the peer checks, which a peer round
+ * (another job) may have published first. */
+static size_t first_peer_check(const CheckList *l) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (startswith(l->checks[i].id, "peer."))
+                        return i;
+        return l->n_checks;
+}
+
 int check_list_merge(
-        const CheckList *old,
-        const char *only,
-        bool peers,
-        const char *always_id,
-        CheckList *fresh,
-        CheckList *ret) {
+        const CheckList *old, const char *only, bool peers, const char *own_id, CheckList *fresh, CheckList *ret) {
         CheckList merged = {};
         bool inserted = false;
-        bool fresh_always = !peers && always_id && check_list_find(fresh, always_id);
+        bool fresh_own = !peers && own_id && check_list_find(fresh, own_id);
+        size_t at = peers ? old->n_checks : first_peer_check(old);
         int r;
 
+        for (size_t i = 0; i < old->n_checks; i++)
+                if (merge_replaces(&old->checks[i], only, peers, own_id, fresh_own)) {
+                        at = i;
+                        break;
+                }
         for (size_t i = 0; i < old->n_checks; i++) {
                 const Check *c = &old->checks[i];
 
-                if (check_replaced_by_run(c->id, only, peers) || (fresh_always && streq(c->id, always_id))) {
-                        if (!inserted) {
-                                r = check_list_take(&merged, fresh);
-                                if (r < 0)
-                                        goto fail;
-                                inserted = true;
-                        }
-                        continue;
+                if (i == at && !inserted) {
+                        r = check_list_take(&merged, fresh);
+                        if (r < 0)
+                                goto fail;
+                        inserted = true;
                 }
+                if (merge_replaces(c, only, peers, own_id, fresh_own))
+                        continue;
                 r = check_list_add_copy(&merged, c);
                 if (r < 0)
                         goto fail;

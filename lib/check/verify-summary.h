@@ -12,16 +12,13 @@
 /* Whether a fresh run replaces the published check id: a peer run (peers true) replaces every peer.*
  * check, a local run the local checks that only selects (NULL: all). */
 bool check_replaced_by_run(const char *id, const char *only, bool peers) _pure_;
-/* The published list after a run: old with the checks the run replaces (and, for a local run that
- * brings one, the check always_id, which every local run reports whatever it selects; may be NULL)
- * replaced in place by fresh, which is taken over (emptied); fresh checks old did not have go last. */
+/* The published list after a run: old with the checks the run replaces replaced in place by fresh,
+ * which is taken over (emptied). own_id (may be NULL) is a local check that a job of its own publishes
+ * (the daemon's helper check): a local run replaces it only when it brings it or selects only it
+ * (that job found nothing to check), and keeps it otherwise. Fresh checks that replace none go last
+ * for a peer run, before the first peer check for a local run. */
 int check_list_merge(
-        const CheckList *old,
-        const char *only,
-        bool peers,
-        const char *always_id,
-        CheckList *fresh,
-        CheckList *ret);
+        const CheckList *old, const char *only, bool peers, const char *own_id, CheckList *fresh, CheckList *ret);
 /* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
  * checks): then it read what an event on that link changed. */
 bool check_selection_covers_link(const char *link, const char *only) _pure_;

@@ -92,6 +92,27 @@ static void test_merge(void) {
                   NULL,
                   true,
                   "helper:f,peer.b.reachable:p,helper:p" },
+                /* The daemon's hosts job publishes the helper check alone: a full local run without it
+                 * keeps it where it was. */
+                { "profile:p,helper:w,peer.b.reachable:p",
+                  "profile:f",
+                  NULL,
+                  false,
+                  "profile:f,helper:w,peer.b.reachable:p" },
+                /* The hosts job replaces it in place... */
+                { "profile:p,helper:w,peer.b.reachable:p",
+                  "helper:p",
+                  "helper",
+                  false,
+                  "profile:p,helper:p,peer.b.reachable:p" },
+                /* ...removes it when nothing is the helper's any more... */
+                { "profile:p,helper:w,peer.b.reachable:p", "", "helper", false, "profile:p,peer.b.reachable:p" },
+                /* ...and brings its first one before the peer checks that a peer round published first. */
+                { "profile:p,link.a.mtu:p,peer.b.reachable:p",
+                  "helper:w",
+                  "helper",
+                  false,
+                  "profile:p,link.a.mtu:p,helper:w,peer.b.reachable:p" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
