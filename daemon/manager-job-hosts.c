@@ -64,7 +64,6 @@ static void hosts_job_run(Job *job, void *data) {
 static void hosts_job_publish(Manager *m, void *data) {
         HostsJob *j = data;
 
-        log_debug("hosts job: %d %s node=%p w=%d", j->result, strna(m->cdi_dir), (void*) j->node, manager_dir_writable(m->cdi_dir));
         manager_helper_report(m, j->result);
         /* Nothing of the helper's, and no check of it published: nothing to announce. */
         if (j->result != -ENOENT || check_list_find(&m->checks, HELPER_CHECK_ID))
