@@ -86,6 +86,8 @@ typedef struct Manager {
         sd_event_source *recheck_source;
         sd_event_source *interval_source;
         char **dirty_links;         /* logical links to re-check on the next recheck */
+        char **link_events;         /* those of them that had a link event (not only addresses or
+                                     * routes): re-checked whole (check_selection_for_drift()) */
         bool resync;                /* re-check every link on the next recheck */
         TokenBucket recheck_bucket; /* bounds event-driven re-checks (manager-watch.c) */
         bool recheck_owes_token;    /* the pending re-check waits for a token it takes when it runs */

@@ -95,6 +95,46 @@ int check_selection_for_links(char *const *links, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+/* The checks of a link that an address or route event can change: its addresses, and its routes (the
+ * kernel drops the routes of an address it deletes). The others read what only a link event (flags,
+ * MTU, name), firewalld, sysctl or files change: link.<link>.owner alone reads every networkd and
+ * netplan file, which is most of a re-check's reads. */
+static const char *const address_event_checks[] = { "address", "routes" };
+
+int check_selection_for_drift(char *const *links, char *const *link_events, char **ret) {
+        _cleanup_(strv_freep) char **prefixes = NULL;
+
+        if (!links)
+                return check_selection_for_links(NULL, ret);
+        for (char *const *l = links; *l; l++) {
+                if (strv_contains(link_events, *l)) {
+                        if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                for (size_t i = 0; i < ELEMENTSOF(address_event_checks); i++)
+                        if (strv_extendf(&prefixes, "link.%s.%s", *l, address_event_checks[i]) < 0)
+                                return -ENOMEM;
+        }
+        *ret = prefixes ? strv_join(prefixes, ",") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
+bool check_selection_covers_drift(const char *link, bool link_event, const char *only) {
+        if (check_selection_covers_link(link, only))
+                return true;
+        if (link_event || !checks_group_selected("link.", only))
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(address_event_checks); i++) {
+                char id[CHECK_ID_MAX];
+                int n = snprintf(id, sizeof(id), "link.%s.%s", link, address_event_checks[i]);
+
+                if (n <= 0 || (size_t) n >= sizeof(id) || !check_id_selected(id, only))
+                        return false;
+        }
+        return true;
+}
+
 bool check_list_equal(const CheckList *a, const CheckList *b) {
         if (a->n_checks != b->n_checks)
                 return false;

@@ -25,6 +25,14 @@ bool check_selection_covers_link(const char *link, const char *only) _pure_;
 /* The selection that re-checks the logical links (every link when links is NULL: a resync), for
  * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
 int check_selection_for_links(char *const *links, char **ret);
+/* What a re-check after rtnetlink events selects: every check of the links in link_events (a link
+ * event: flags, MTU, name, or one of unknown kind), and only the checks an address or route event can
+ * change (link.<link>.address and .routes) of the other links; every link when links is NULL (a
+ * resync). Returns 0 or -ENOMEM; *ret is "" when links is empty. */
+int check_selection_for_drift(char *const *links, char *const *link_events, char **ret);
+/* Whether a verify that selected only covered the events on link: all of link.<link>. for a link event
+ * (link_event), its address and route checks for the others. */
+bool check_selection_covers_drift(const char *link, bool link_event, const char *only) _pure_;
 /* Same ids, outcomes and texts in the same order. */
 bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and

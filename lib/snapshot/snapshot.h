@@ -114,6 +114,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* The checks that the checks_run() reading it now selects (NULL: all): a group may leave out the
+         * reads of a check it does not select, which would be dropped anyway. */
+        const char *selection;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 

@@ -128,6 +128,54 @@ static void test_merge(void) {
         }
 }
 
+static void test_selection_for_drift(void) {
+        static char *none[] = { NULL }, *fab0[] = { (char *) "fab0", NULL },
+                    *both[] = { (char *) "fab0", (char *) "fab1", NULL }, *fab1[] = { (char *) "fab1", NULL };
+        static const struct {
+                char **links; /* NULL: a resync */
+                char **link_events;
+                const char *expected;
+        } table[] = {
+                /* An address or route event: only what it can change, not the owner's file reads. */
+                { fab0, none, "link.fab0.address,link.fab0.routes" },
+                /* A link event: the whole link. */
+                { fab0, fab0, "link.fab0." },
+                { both, fab1, "link.fab0.address,link.fab0.routes,link.fab1." },
+                { NULL, none, "link." },
+                { none, none, "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(freep) char *got = NULL;
+
+                ASSERT_OK(check_selection_for_drift(table[i].links, table[i].link_events, &got));
+                ASSERT_STR_EQ(got, table[i].expected);
+        }
+}
+
+static void test_selection_covers_drift(void) {
+        static const struct {
+                const char *link;
+                bool link_event;
+                const char *only;
+                bool expected;
+        } table[] = {
+                { "fab0", false, "link.fab0.address,link.fab0.routes", true },
+                { "fab0", true, "link.fab0.address,link.fab0.routes", false },
+                { "fab0", true, "link.fab0.", true },
+                { "fab0", false, "link.fab0.", true },
+                { "fab0", false, NULL, true },
+                { "fab0", false, "link.fab1.address,link.fab1.routes", false },
+                { "fab0", false, "link.fab0.address", false },
+                { "fab0", false, "helper", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                ASSERT_INT_EQ(
+                        check_selection_covers_drift(table[i].link, table[i].link_event, table[i].only),
+                        table[i].expected);
+}
+
 static void test_summary(void) {
         static const struct {
                 const char *checks;
@@ -190,6 +238,8 @@ static void test_equal(void) {
 
 int main(void) {
         test_merge();
+        test_selection_for_drift();
+        test_selection_covers_drift();
         test_summary();
         test_equal();
         return 0;
