@@ -228,9 +228,9 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.judge && o->checks_result >= 0)
                 enforce(j);
 
-        /* After every run of local checks, a one-link recheck too, the hosts job follows (published by
-         * the loop): that is when the helper's work on the links shows, and an address event changes
-         * the CDI spec's GID index. Every run says what networkd's links lack, not only one that
+        /* A hosts job follows every run of local checks, a one-link re-check's too (submit_hosts()):
+         * that is when the helper's work on the links shows, and an address event changes the CDI
+         * spec's GID index. Every run says what networkd's links lack, not only one that
          * applies: else a Verify() or an interval with re-applies paused would drop the networkd part
          * from the request (and pass), and the next enforce job would ask anew, resetting the
          * back-off. A job that cannot read the links leaves the part out: the link checks say why. */

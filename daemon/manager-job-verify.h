@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The apply+verify job (daemon/manager-job-verify.c): from one snapshot of the host, resolve the
  * links' netdevs, apply the profile, run the local checks, and in enforce mode put back what drifted
- * and check again; then ask halod-helper.service for what halod may not write. On the host lane. */
+ * and check again; then, when something is halod-helper.service's to write, queue the hosts job
+ * (manager-job-hosts.h), to which the caller's done passes. On the host lane. */
 #pragma once
 
 #include "manager.h"
@@ -25,7 +26,8 @@ typedef struct VerifyOutcome {
         int enforce_result;      /* then: the number of changes, or negative errno */
 } VerifyOutcome;
 
-/* Runs on the loop once the results are published; userdata is the caller's. */
+/* Runs on the loop once the results are published, the helper check's too when a hosts job follows;
+ * userdata is the caller's. */
 typedef void (*VerifyDoneFunc)(Manager *m, const VerifyOutcome *o, void *userdata);
 
 /* Queues the job on the host lane. done may be NULL; destroy (may be NULL) releases userdata, also
