@@ -35,6 +35,7 @@ typedef struct VerifyJob {
         const Backend *backend;
         NodeContext context;
         Snapshot snapshot;
+        FabricPorts seed;        /* req.seed_ports: a copy of the watch's ports, taken when the job starts */
         bool hosts_writable;     /* halod may write /etc itself (not in the shipped unit's sandbox) */
         bool networkd_delegated; /* halod may not write networkd's files: halod-helper.service applies */
         char *networkd_wrong;    /* then: what the links lack ("": nothing), for the hosts job */
@@ -67,6 +68,7 @@ static void verify_job_free(void *data) {
                 j->destroy(j->userdata);
         free(j->only);
         snapshot_done(&j->snapshot);
+        fabric_ports_done(&j->seed);
         free(j->apply_error);
         plan_changes_done(&j->changes);
         fabric_ports_free(j->ports, j->n_ports);
@@ -202,6 +204,9 @@ static void verify_job_run(Job *job, void *data) {
         j->context = (NodeContext){ .host = &j->host, .profile = j->profile, .node = j->node };
         snapshot_init(&j->snapshot, &j->context);
         j->snapshot.before_kernel_read = before_kernel_read;
+        /* Another profile's ports (a reload in between) are refused: the snapshot lists the netdevs. */
+        if (j->seed.ports)
+                (void) snapshot_seed_ports(&j->snapshot, j->seed.ports, j->seed.n);
         j->snapshot.userdata = j;
         /* The host lane runs one job at a time: the one running is the only one to read and update it. */
         j->snapshot.pause_history = &j->manager->pause_history;
@@ -407,6 +412,9 @@ static int verify_job_capture(Manager *m, void *data) {
         j->profile = m->profile;
         j->node = m->node;
         j->backend = m->backend;
+        /* Without a copy (out of memory, or no map) the snapshot lists the netdevs itself. */
+        if (j->req.seed_ports && m->ports)
+                (void) fabric_ports_copy(m->ports, m->n_ports, &j->seed);
         return 0;
 }
 

@@ -14,6 +14,8 @@ typedef struct VerifyRequest {
         bool apply;       /* apply the profile in force through the backend first */
         bool judge;       /* decide from the plan whether what the checks read drifted (enforce mode) */
         bool enforce;     /* and when it did, re-apply and check again (the caller's budget allows) */
+        bool seed_ports;  /* take the links' netdevs as the watch has them instead of listing the
+                           * netdevs (a re-check after address and route events, which move none) */
 } VerifyRequest;
 
 /* What it found, for its caller: the checks are published and the changes logged already. */

@@ -263,7 +263,7 @@ static void on_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
 static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
-        bool ports = false;
+        bool ports = false, seed_ports;
         Recheck *rc;
         bool peers;
         int r;
@@ -284,6 +284,8 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
                 return 0;
         peers = drift_concerns_peers(m);
         ports = m->resync;
+        /* Address and route events move no netdev: the ports resolved before still hold. */
+        seed_ports = !m->resync && !m->link_events;
         if (check_selection_for_drift(m->resync ? NULL : m->dirty_links, m->link_events, &only) < 0)
                 return 0;
         m->resync = false;
@@ -300,6 +302,7 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         if (rc) {
                 *rc = (Recheck){ .only = TAKE_PTR(only), .peers = peers, .dumps = rtnl_dump_count() };
                 VerifyRequest req = enforce_request(m, rc->only, ports);
+                req.seed_ports = seed_ports;
                 r = manager_verify_submit(m, &req, on_rechecked, rc, recheck_free);
                 if (r < 0)
                         recheck_free(rc);
