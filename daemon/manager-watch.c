@@ -109,6 +109,10 @@ static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
                 if (!e->address && !e->route && !strv_contains(m->link_events, p->link) &&
                     strv_extend(&m->link_events, p->link) < 0)
                         m->resync = true;
+                /* A renamed netdev may no longer be the link's (a match by name), and the watch's ports,
+                 * which an address re-check takes as they are, name it as it was: resolve again. */
+                if (e->link && p->ifname && !streq(p->ifname, e->link->name))
+                        m->resync = true;
                 log_debug(
                         "%s on %s (link %s): re-checking.",
                         rtnl_event_type_to_string(e->type),
