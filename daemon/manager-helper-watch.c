@@ -11,32 +11,22 @@
 #include "check/helper-ask.h"
 #include "log.h"
 #include "manager-helper-watch.h"
-#include "manager-job-verify.h"
+#include "manager-job-hosts.h"
 #include "manager.h"
 
 #define HELPER_RUNTIME_PARENT "/run"
 
 static int watch_runtime_dir(Manager *m);
 
-static void on_helper_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
-        m->helper_recheck_queued = false;
-}
-
-/* The helper check alone: it reads the spec, the block and networkd's links back, and asks again for
- * what the run missed. One at a time: a run's stamp is enough. */
+/* The helper check alone, from a hosts job that reads the spec, the block and networkd's links back,
+ * and asks again for what the run missed. One waiting to start is enough for a run's stamp. */
 static void helper_recheck(Manager *m) {
         int r;
 
-        if (!m->profile || m->helper_recheck_queued)
-                return;
-        r = manager_verify_submit(
-                m, &(VerifyRequest){ .only = HELPER_CHECK_ID }, on_helper_rechecked, NULL, NULL);
-        if (r < 0) {
+        r = manager_hosts_recheck(m);
+        if (r < 0)
                 log_warning_errno(
                         r, "Failed to re-run the helper check after halod-helper.service ran, ignoring: %m");
-                return;
-        }
-        m->helper_recheck_queued = true;
 }
 
 static int on_helper_stamp(sd_event_source *s, const struct inotify_event *ev, void *userdata) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/errorf.h"
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
@@ -17,6 +18,7 @@
 #include "manager-helper.h"
 #include "manager.h"
 #include "plan/hosts-plan.h"
+#include "plan/plan.h"
 #include "profile/profile.h"
 
 void helper_state_done(HelperState *s) {
@@ -42,14 +44,53 @@ typedef struct HelperFindings {
         FILE *state;
 } HelperFindings;
 
+/* The helper writes only /run/cdi: another --cdi-dir is halod's own to write (it logs when it cannot,
+ * manager-export.c). */
+static bool cdi_in_play(Manager *m, const NodeContext *c) {
+        return c->node && streq_ptr(m->cdi_dir, CDI_DIR_DEFAULT) && !manager_dir_writable(m->cdi_dir);
+}
+
+static bool hosts_in_play(const NodeContext *c) {
+        return c->profile && c->profile->health.hosts == HOSTS_POLICY_MANAGE &&
+                profile_may_change_host(c->profile, false) && !manager_dir_writable("/etc");
+}
+
+bool manager_helper_delegates_networkd(const Profile *p, const Backend *backend) {
+        return p && backend == &backend_networkd && profile_may_change_host(p, false) &&
+                !manager_dir_writable("/etc/systemd/network");
+}
+
+bool manager_helper_in_play(Manager *m, const NodeContext *c, bool networkd) {
+        return networkd || cdi_in_play(m, c) || hosts_in_play(c);
+}
+
+int manager_helper_networkd_wrong(Snapshot *s, char **ret, char **error) {
+        _cleanup_(plan_done) Plan plan = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        char *text;
+        int r;
+
+        r = plan_from_snapshot(s, &plan);
+        if (r < 0)
+                return errorf(error, r, "cannot read the link state from the kernel: %s", strerror(-r));
+        plan.hosts = hosts_plan_free(plan.hosts);
+        r = plan_describe(&plan, &lines);
+        if (r < 0)
+                return r;
+        text = strv_join(lines, "; ");
+        if (!text)
+                return -ENOMEM;
+        free(*ret);
+        *ret = text;
+        return 0;
+}
+
 static int find_cdi(Manager *m, const NodeContext *c, HelperFindings *f) {
         _cleanup_(freep) char *path = NULL, *text = NULL, *data = NULL;
         _cleanup_(cdi_spec_done) CdiSpec spec = {};
         int r;
 
-        /* The helper writes only /run/cdi: another --cdi-dir is halod's own to write (it logs when it
-         * cannot, manager-export.c). */
-        if (!c->node || !streq_ptr(m->cdi_dir, CDI_DIR_DEFAULT) || manager_dir_writable(m->cdi_dir))
+        if (!cdi_in_play(m, c))
                 return 0;
         if (asprintf(&path, "%s/" CDI_SPEC_FILE, m->cdi_dir) < 0)
                 return -ENOMEM;
@@ -80,8 +121,7 @@ static int find_hosts(const NodeContext *c, HelperFindings *f) {
         _cleanup_(hosts_plan_freep) HostsPlan *hp = NULL;
         int r;
 
-        if (!c->profile || c->profile->health.hosts != HOSTS_POLICY_MANAGE ||
-            !profile_may_change_host(c->profile, false) || manager_dir_writable("/etc"))
+        if (!hosts_in_play(c))
                 return 0;
         r = strv_extend(&f->parts, "its /etc/hosts block");
         if (r < 0)

@@ -8,9 +8,12 @@
 
 #include <stdbool.h>
 
+#include "apply/backend.h"
 #include "basic/time-util.h"
 #include "check/checks.h"
 #include "check/helper-ask.h"
+#include "profile/profile.h"
+#include "snapshot/snapshot.h"
 
 /* The file in halod's runtime directory whose change starts halod-helper.service. */
 #define HELPER_REQUEST_FILE "request"
@@ -32,6 +35,15 @@ void helper_state_done(HelperState *s);
 bool manager_dir_writable(const char *dir);
 
 typedef struct Manager Manager;
+/* Whether halod-helper.service applies the links: the networkd backend where halod may not write
+ * networkd's files. */
+bool manager_helper_delegates_networkd(const Profile *p, const Backend *backend);
+/* Whether anything is the helper's to write for c (networkd: it applies the links): the conditions of
+ * manager_helper_step()'s parts, without reading what they compare. */
+bool manager_helper_in_play(Manager *m, const NodeContext *c, bool networkd);
+/* What the links lack, from the plan of s, for the helper's request and check ("": nothing); *ret is
+ * replaced. Returns 0, or negative errno with *error set when the kernel could not be read. */
+int manager_helper_networkd_wrong(Snapshot *s, char **ret, char **error);
 /* One step, on the worker thread (the host lane's jobs never overlap, and only they touch m->helper): finds
  * what of the helper's is wrong (the CDI spec of m->cdi_dir when halod may not write it, the /etc/hosts
  * block when it may not write /etc, networkd_wrong: the links that the networkd backend was to change), asks

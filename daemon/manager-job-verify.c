@@ -7,19 +7,17 @@
 #include <assert.h>
 
 #include "apply/apply.h"
-#include "basic/errorf.h"
-#include "basic/strv.h"
 #include "check/checks.h"
 #include "check/enforce-decide.h"
 #include "log.h"
 #include "manager-export.h"
 #include "manager-helper.h"
+#include "manager-job-hosts.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
 #include "manager-watch.h"
-#include "plan/hosts-plan.h"
 
 typedef struct VerifyJob {
         Job *job; /* while it runs */
@@ -37,9 +35,10 @@ typedef struct VerifyJob {
         const Backend *backend;
         NodeContext context;
         Snapshot snapshot;
-        bool hosts_writable;    /* halod may write /etc itself (not in the shipped unit's sandbox) */
-        bool networkd_writable; /* the same for networkd's files: else halod-helper.service applies */
-        char *networkd_wrong;   /* then, after an apply: what the links lack ("": nothing), for the helper */
+        FabricPorts seed;        /* req.seed_ports: a copy of the watch's ports, taken when the job starts */
+        bool hosts_writable;     /* halod may write /etc itself (not in the shipped unit's sandbox) */
+        bool networkd_delegated; /* halod may not write networkd's files: halod-helper.service applies */
+        char *networkd_wrong;    /* then: what the links lack ("": nothing), for the hosts job */
 
         /* Outputs, written on the worker. */
         VerifyOutcome outcome;
@@ -59,8 +58,7 @@ typedef struct VerifyJob {
         FabricTransportChanges transport_changes; /* into and out of the fallback, for the journal */
         bool transport_ran;
         FabricTransportState transport_copy; /* then: the manager's state after it, for the metrics */
-        bool helper_ran;   /* a run of checks, or links to change through halod-helper.service */
-        int helper_result; /* then: manager_helper_step()'s result (manager-helper.h) */
+        bool helper_in_play; /* something is halod-helper.service's to write: a hosts job follows */
 } VerifyJob;
 
 static void verify_job_free(void *data) {
@@ -70,6 +68,7 @@ static void verify_job_free(void *data) {
                 j->destroy(j->userdata);
         free(j->only);
         snapshot_done(&j->snapshot);
+        fabric_ports_done(&j->seed);
         free(j->apply_error);
         plan_changes_done(&j->changes);
         fabric_ports_free(j->ports, j->n_ports);
@@ -110,25 +109,11 @@ static void before_kernel_read(void *userdata) {
  * links as root from the profile (haloctl apply --only networkd), with its rollback; halod only says
  * what differs, for the request and the helper check, and verifies from the kernel afterwards. */
 static int delegate_networkd(VerifyJob *j, char **error) {
-        _cleanup_(plan_done) Plan plan = {};
-        _cleanup_(strv_freep) char **lines = NULL;
-        int r;
-
-        r = plan_from_snapshot(&j->snapshot, &plan);
-        if (r < 0)
-                return errorf(error, r, "cannot read the link state from the kernel: %s", strerror(-r));
-        plan.hosts = hosts_plan_free(plan.hosts);
-        r = plan_describe(&plan, &lines);
-        if (r < 0)
-                return r;
-        free(j->networkd_wrong);
-        j->networkd_wrong = strv_join(lines, "; ");
-        return j->networkd_wrong ? 0 : -ENOMEM;
+        return manager_helper_networkd_wrong(&j->snapshot, &j->networkd_wrong, error);
 }
 
 static bool delegates_networkd(const VerifyJob *j) {
-        return j->profile && j->backend == &backend_networkd && !j->networkd_writable &&
-                profile_may_change_host(j->profile, false);
+        return j->networkd_delegated;
 }
 
 /* Applies through the backend from the job's snapshot; returns the number of changes, or negative
@@ -219,11 +204,14 @@ static void verify_job_run(Job *job, void *data) {
         j->context = (NodeContext){ .host = &j->host, .profile = j->profile, .node = j->node };
         snapshot_init(&j->snapshot, &j->context);
         j->snapshot.before_kernel_read = before_kernel_read;
+        /* Another profile's ports (a reload in between) are refused: the snapshot lists the netdevs. */
+        if (j->seed.ports)
+                (void) snapshot_seed_ports(&j->snapshot, j->seed.ports, j->seed.n);
         j->snapshot.userdata = j;
         /* The host lane runs one job at a time: the one running is the only one to read and update it. */
         j->snapshot.pause_history = &j->manager->pause_history;
         j->hosts_writable = manager_dir_writable("/etc");
-        j->networkd_writable = manager_dir_writable("/etc/systemd/network");
+        j->networkd_delegated = manager_helper_delegates_networkd(j->profile, j->backend);
 
         if (j->req.ports) {
                 FabricPorts ports = {};
@@ -245,19 +233,17 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.judge && o->checks_result >= 0)
                 enforce(j);
 
-        /* After every run of local checks, a one-link recheck too: that is when the helper's work on the
-         * links shows; the CDI spec and the /etc/hosts block are read again with them. Every run says
-         * what networkd's links lack, not only one that applies: else a Verify() or an interval with
-         * re-applies paused would drop the networkd part from the request (and pass), and the next
-         * enforce job would ask anew, resetting the back-off. A job that cannot read the links leaves
-         * the part out: the link checks say why. */
+        /* A hosts job follows every run of local checks, a one-link re-check's too (submit_hosts()):
+         * that is when the helper's work on the links shows, and an address event changes the CDI
+         * spec's GID index. Every run says what networkd's links lack, not only one that
+         * applies: else a Verify() or an interval with re-applies paused would drop the networkd part
+         * from the request (and pass), and the next enforce job would ask anew, resetting the
+         * back-off. A job that cannot read the links leaves the part out: the link checks say why. */
         if (!j->networkd_wrong && delegates_networkd(j)) {
                 _cleanup_(freep) char *error = NULL;
                 (void) delegate_networkd(j, &error);
         }
-        j->helper_ran = true;
-        j->helper_result = manager_helper_step(
-                j->manager, &j->context, j->networkd_wrong, /* checks= */ true, &j->checks);
+        j->helper_in_play = manager_helper_in_play(j->manager, &j->context, delegates_networkd(j));
         read_link_mtus(j);
         j->job = NULL;
 }
@@ -292,6 +278,79 @@ static void log_transport_changes(const FabricTransportChanges *c) {
         }
 }
 
+/* The caller's done, handed to the hosts job that follows: it runs once the helper check is in too.
+ * Verify() returns the Summary of every check (io.halod1(5)), the helper check's included, and Apply()
+ * and Reload() answer when their checks are in; none of them may answer with the helper's verdict of
+ * before. The drift's announcement does not wait: the verify publishes its checks first. */
+typedef struct VerifyDone {
+        VerifyOutcome outcome;
+        char *apply_error;
+        VerifyDoneFunc done;
+        void *userdata;
+        void (*destroy)(void *);
+} VerifyDone;
+
+static void verify_done_free(void *p) {
+        VerifyDone *d = p;
+
+        if (d->destroy)
+                d->destroy(d->userdata);
+        free(d->apply_error);
+        free(d);
+}
+
+static void verify_done_call(Manager *m, void *p) {
+        VerifyDone *d = p;
+
+        d->outcome.apply_error = d->apply_error;
+        if (d->done)
+                d->done(m, &d->outcome, d->userdata);
+}
+
+/* Whether a hosts job follows: something is the helper's now, or was at its last step (halod asked, or
+ * its check is published), which the next step then takes back. Else nothing of the helper's changed,
+ * and no thread is woken for it. */
+static bool hosts_follow(Manager *m, const VerifyJob *j) {
+        return j->helper_in_play || m->helper.asked || check_list_find(&m->checks, HELPER_CHECK_ID);
+}
+
+/* Queues the hosts job with the links this job read, before the checks are published: the export
+ * job that publishing starts then follows it, and exports the helper check too. Returns true when the
+ * hosts job took the caller's done over. */
+static bool submit_hosts(Manager *m, VerifyJob *j) {
+        VerifyDone *d;
+        int r = -ENOMEM;
+
+        if (!hosts_follow(m, j))
+                return false;
+        d = calloc(1, sizeof(VerifyDone));
+        if (!d)
+                goto fail;
+        *d = (VerifyDone){
+                .outcome = j->outcome, .done = j->done, .userdata = j->userdata, .destroy = j->destroy
+        };
+        if (j->apply_error) {
+                d->apply_error = strdup(j->apply_error);
+                if (!d->apply_error) {
+                        free(d);
+                        goto fail;
+                }
+        }
+        r = manager_hosts_submit(
+                m, /* links_read= */ true, &j->networkd_wrong, verify_done_call, d, verify_done_free);
+        if (r < 0) {
+                free(d->apply_error);
+                free(d);
+                goto fail;
+        }
+        j->done = NULL;
+        j->destroy = NULL;
+        return true;
+fail:
+        log_warning_errno(r, "Failed to ask halod-helper.service for what halod may not write, ignoring: %m");
+        return false;
+}
+
 static void verify_job_publish(Manager *m, void *data) {
         VerifyJob *j = data;
         /* Whether the job read the kernel's links, for the watch: asked before the snapshot goes. */
@@ -323,10 +382,9 @@ static void verify_job_publish(Manager *m, void *data) {
         if (j->req.apply)
                 manager_apply_report(m, j->outcome.apply_result, &j->changes, j->apply_error);
 
+        (void) submit_hosts(m, j);
         if (manager_publish_local_checks(m, j->only, j->outcome.checks_result, &j->checks, kernel_read) < 0)
                 log_warning("Failed to publish the checks: out of memory.");
-        if (j->helper_ran)
-                manager_helper_report(m, j->helper_result);
         log_transport_changes(&j->transport_changes);
 
         if (j->outcome.enforce_attempted) {
@@ -354,6 +412,9 @@ static int verify_job_capture(Manager *m, void *data) {
         j->profile = m->profile;
         j->node = m->node;
         j->backend = m->backend;
+        /* Without a copy (out of memory, or no map) the snapshot lists the netdevs itself. */
+        if (j->req.seed_ports && m->ports)
+                (void) fabric_ports_copy(m->ports, m->n_ports, &j->seed);
         return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The apply+verify job (daemon/manager-job-verify.c): from one snapshot of the host, resolve the
  * links' netdevs, apply the profile, run the local checks, and in enforce mode put back what drifted
- * and check again; then ask halod-helper.service for what halod may not write. On the host lane. */
+ * and check again; then, when something is halod-helper.service's to write, queue the hosts job
+ * (manager-job-hosts.h), to which the caller's done passes. On the host lane. */
 #pragma once
 
 #include "manager.h"
@@ -13,6 +14,8 @@ typedef struct VerifyRequest {
         bool apply;       /* apply the profile in force through the backend first */
         bool judge;       /* decide from the plan whether what the checks read drifted (enforce mode) */
         bool enforce;     /* and when it did, re-apply and check again (the caller's budget allows) */
+        bool seed_ports;  /* take the links' netdevs as the watch has them instead of listing the
+                           * netdevs (a re-check after address and route events, which move none) */
 } VerifyRequest;
 
 /* What it found, for its caller: the checks are published and the changes logged already. */
@@ -25,7 +28,8 @@ typedef struct VerifyOutcome {
         int enforce_result;      /* then: the number of changes, or negative errno */
 } VerifyOutcome;
 
-/* Runs on the loop once the results are published; userdata is the caller's. */
+/* Runs on the loop once the results are published, the helper check's too when a hosts job follows;
+ * userdata is the caller's. */
 typedef void (*VerifyDoneFunc)(Manager *m, const VerifyOutcome *o, void *userdata);
 
 /* Queues the job on the host lane. done may be NULL; destroy (may be NULL) releases userdata, also

@@ -206,16 +206,18 @@ int job_run_now(Manager *m, JobLane *lane, const JobType *type, void *data) {
                 return -ENOMEM;
         }
         assert(!lane->running);
-        /* Jobs that publishing submits are queued meanwhile, and run here too, after this one. */
+        /* Jobs that publishing submits are queued meanwhile (the lane counts as busy until the job is
+         * freed), and run here too, after this one: the hosts job that a verify's publishing submits
+         * has published the helper check before halod says READY=1. */
         do {
                 r = j->type->capture ? j->type->capture(m, j->data) : 0;
+                lane->running = j;
                 if (r >= 0) {
-                        lane->running = j;
                         j->on_loop_thread = true;
                         j->type->run(j, j->data);
-                        lane->running = NULL;
                 }
                 job_finish(m, j, r);
+                lane->running = NULL;
         } while ((j = lane_pop(lane)));
         return 0;
 }

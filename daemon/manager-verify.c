@@ -51,7 +51,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         Health health, old_health = m->health;
         int r;
 
-        /* Every local run says what it found of the helper's part (manager-helper.c), whatever it selects. */
+        /* The helper check is the hosts job's (manager-job-hosts.c): a verify keeps the one published. */
         r = check_list_merge(&m->checks, only, peers, HELPER_CHECK_ID, fresh, &merged);
         if (r < 0)
                 return r;

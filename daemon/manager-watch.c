@@ -105,6 +105,14 @@ static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
         if (p) {
                 if (!strv_contains(m->dirty_links, p->link) && strv_extend(&m->dirty_links, p->link) < 0)
                         m->resync = true;
+                /* An address or route event re-checks only what it can change; any other, the link. */
+                if (!e->address && !e->route && !strv_contains(m->link_events, p->link) &&
+                    strv_extend(&m->link_events, p->link) < 0)
+                        m->resync = true;
+                /* A renamed netdev may no longer be the link's (a match by name), and the watch's ports,
+                 * which an address re-check takes as they are, name it as it was: resolve again. */
+                if (e->link && p->ifname && !streq(p->ifname, e->link->name))
+                        m->resync = true;
                 log_debug(
                         "%s on %s (link %s): re-checking.",
                         rtnl_event_type_to_string(e->type),
@@ -158,13 +166,20 @@ bool manager_watch_events_queued(const Manager *m) {
 }
 
 void manager_watch_verified(Manager *m, const char *only) {
-        _cleanup_(strv_freep) char **left = NULL;
+        _cleanup_(strv_freep) char **left = NULL, **left_events = NULL;
 
-        STRV_FOREACH(l, m->dirty_links)
-                if (!check_selection_covers_link(*l, only) && strv_extend(&left, *l) < 0)
+        STRV_FOREACH(l, m->dirty_links) {
+                bool link_event = strv_contains(m->link_events, *l);
+
+                if (check_selection_covers_drift(*l, link_event, only))
+                        continue;
+                if (strv_extend(&left, *l) < 0 || (link_event && strv_extend(&left_events, *l) < 0))
                         return;
+        }
         strv_free(m->dirty_links);
         m->dirty_links = TAKE_PTR(left);
+        strv_free(m->link_events);
+        m->link_events = TAKE_PTR(left_events);
         /* A resync (a netdev appeared, events were dropped) re-resolves the links: it stays. */
         if (!m->resync && !m->dirty_links && m->recheck_source) {
                 (void) sd_event_source_set_enabled(m->recheck_source, SD_EVENT_OFF);
@@ -252,7 +267,7 @@ static void on_rechecked(Manager *m, const VerifyOutcome *o, void *userdata) {
 static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         _cleanup_(freep) char *only = NULL;
         Manager *m = userdata;
-        bool ports = false;
+        bool ports = false, seed_ports;
         Recheck *rc;
         bool peers;
         int r;
@@ -273,10 +288,13 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
                 return 0;
         peers = drift_concerns_peers(m);
         ports = m->resync;
-        if (check_selection_for_links(m->resync ? NULL : m->dirty_links, &only) < 0)
+        /* Address and route events move no netdev: the ports resolved before still hold. */
+        seed_ports = !m->resync && !m->link_events;
+        if (check_selection_for_drift(m->resync ? NULL : m->dirty_links, m->link_events, &only) < 0)
                 return 0;
         m->resync = false;
         m->dirty_links = strv_free(m->dirty_links);
+        m->link_events = strv_free(m->link_events);
         /* An empty selection would select every check. */
         if (isempty(only))
                 return 0;
@@ -288,6 +306,7 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
         if (rc) {
                 *rc = (Recheck){ .only = TAKE_PTR(only), .peers = peers, .dumps = rtnl_dump_count() };
                 VerifyRequest req = enforce_request(m, rc->only, ports);
+                req.seed_ports = seed_ports;
                 r = manager_verify_submit(m, &req, on_rechecked, rc, recheck_free);
                 if (r < 0)
                         recheck_free(rc);
@@ -492,4 +511,5 @@ void manager_watch_done(Manager *m) {
         m->ports = NULL;
         m->n_ports = 0;
         m->dirty_links = strv_free(m->dirty_links);
+        m->link_events = strv_free(m->link_events);
 }

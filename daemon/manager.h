@@ -86,6 +86,8 @@ typedef struct Manager {
         sd_event_source *recheck_source;
         sd_event_source *interval_source;
         char **dirty_links;         /* logical links to re-check on the next recheck */
+        char **link_events;         /* those of them that had a link event (not only addresses or
+                                     * routes): re-checked whole (check_selection_for_drift()) */
         bool resync;                /* re-check every link on the next recheck */
         TokenBucket recheck_bucket; /* bounds event-driven re-checks (manager-watch.c) */
         bool recheck_owes_token;    /* the pending re-check waits for a token it takes when it runs */
@@ -119,8 +121,8 @@ typedef struct Manager {
         PeerLinkMtus peer_link_mtus; /* the links' MTUs as the latest verify read them */
         uint64_t peer_link_mtus_generation; /* the profile they were read for; 0: none yet */
 
-        /* Work off the loop (manager-job.h): the host lane runs the load, apply+verify and export jobs
-         * one at a time (none replaces the profile another reads); the peer lane the peer rounds. */
+        /* Work off the loop (manager-job.h): the host lane runs the load, apply+verify, hosts and export
+         * jobs one at a time (none replaces the profile another reads); the peer lane the peer rounds. */
         JobLane host_jobs;
         JobLane peer_jobs;
         bool recheck_after_work; /* a re-check came due while a job ran: it runs after them */
@@ -135,7 +137,6 @@ typedef struct Manager {
         HelperState helper;         /* what halod asked halod-helper.service for (manager-helper.h) */
         sd_event_source *helper_stamp_source;  /* the helper's result stamp (manager-helper-watch.c) */
         sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
-        bool helper_recheck_queued;            /* a helper check after a run is queued */
 } Manager;
 
 int manager_new(Manager **ret);

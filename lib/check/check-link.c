@@ -250,6 +250,18 @@ int check_link_evaluate(
         return r;
 }
 
+/* link.<name>.owner reads every networkd and netplan file: not for a run that leaves it out (the
+ * re-check after an address event). */
+static int check_link_owner_selected(
+        const NodeContext *c, const Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        char id[CHECK_ID_MAX];
+        int n = snprintf(id, sizeof(id), "link.%s.owner", nl->link);
+
+        if (n > 0 && (size_t) n < sizeof(id) && !check_id_selected(id, s->selection))
+                return 0;
+        return check_link_owner(c, &s->netdevs, nl, lp, out);
+}
+
 int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) char *note = NULL;
@@ -305,7 +317,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out);
                 if (r < 0)
                         return r;
-                r = check_link_owner(c, &s->netdevs, nl, &lp, out);
+                r = check_link_owner_selected(c, s, nl, &lp, out);
                 if (r < 0)
                         return r;
         }

@@ -18,7 +18,7 @@ typedef struct RdmaPort {
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
         RoceMtuDriver mtu_driver;
-        NicFamily family; /* of the port's PCI device (nic_family_of_pci()) */
+        NicFamily family; /* of the port's PCI device (nic_facts_family()) */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -338,7 +338,8 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out);
 
         s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU);
+        /* The NIC facts name each port's driver (one reader of it, shared with the nic. checks). */
+        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS);
         if (r < 0)
                 return r;
         if (s->n_ports == 0)
@@ -357,7 +358,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         .port = &s->ports[i],
                         .snapshot = s,
                         .mtu = snapshot_port_mtu(s, i),
-                        .family = nic_family_of_pci(c->host, s->ports[i].pci),
+                        .family = nic_facts_family(&s->nics[i]),
                 };
                 rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
                 if (rdma[i].device)

@@ -66,7 +66,9 @@ int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, Check
                 if (!checks_group_selected(check_groups[i].prefix, only))
                         continue;
 
+                snapshot->selection = only;
                 r = check_groups[i].run(c, snapshot, &group);
+                snapshot->selection = NULL; /* the caller's snapshot outlives this run */
                 if (r < 0)
                         return r;
                 r = check_list_take_selected(out, &group, only);

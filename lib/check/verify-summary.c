@@ -18,30 +18,47 @@ bool check_replaced_by_run(const char *id, const char *only, bool peers) {
         return !startswith(id, "peer.") && check_id_selected(id, only);
 }
 
+/* Whether a run replaces the published check c: own_id (the check a job of its own publishes) only
+ * when the run brings it, or selects it alone (that job found nothing to check). */
+static bool merge_replaces(const Check *c, const char *only, bool peers, const char *own_id, bool fresh_own) {
+        if (!own_id || !streq(c->id, own_id))
+                return check_replaced_by_run(c->id, only, peers);
+        return !peers && (fresh_own || streq_ptr(only, own_id));
+}
+
+/* Where a local run's checks go when they replace none: before the peer checks, which a peer round
+ * (another job) may have published first. */
+static size_t first_peer_check(const CheckList *l) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (startswith(l->checks[i].id, "peer."))
+                        return i;
+        return l->n_checks;
+}
+
 int check_list_merge(
-        const CheckList *old,
-        const char *only,
-        bool peers,
-        const char *always_id,
-        CheckList *fresh,
-        CheckList *ret) {
+        const CheckList *old, const char *only, bool peers, const char *own_id, CheckList *fresh, CheckList *ret) {
         CheckList merged = {};
         bool inserted = false;
-        bool fresh_always = !peers && always_id && check_list_find(fresh, always_id);
+        bool fresh_own = !peers && own_id && check_list_find(fresh, own_id);
+        size_t at = peers ? old->n_checks : first_peer_check(old);
         int r;
 
+        for (size_t i = 0; i < old->n_checks; i++)
+                if (merge_replaces(&old->checks[i], only, peers, own_id, fresh_own)) {
+                        at = i;
+                        break;
+                }
         for (size_t i = 0; i < old->n_checks; i++) {
                 const Check *c = &old->checks[i];
 
-                if (check_replaced_by_run(c->id, only, peers) || (fresh_always && streq(c->id, always_id))) {
-                        if (!inserted) {
-                                r = check_list_take(&merged, fresh);
-                                if (r < 0)
-                                        goto fail;
-                                inserted = true;
-                        }
-                        continue;
+                if (i == at && !inserted) {
+                        r = check_list_take(&merged, fresh);
+                        if (r < 0)
+                                goto fail;
+                        inserted = true;
                 }
+                if (merge_replaces(c, only, peers, own_id, fresh_own))
+                        continue;
                 r = check_list_add_copy(&merged, c);
                 if (r < 0)
                         goto fail;
@@ -76,6 +93,46 @@ int check_selection_for_links(char *const *links, char **ret) {
                         return -ENOMEM;
         *ret = prefixes ? strv_join(prefixes, ",") : strdup("");
         return *ret ? 0 : -ENOMEM;
+}
+
+/* The checks of a link that an address or route event can change: its addresses, and its routes (the
+ * kernel drops the routes of an address it deletes). The others read what only a link event (flags,
+ * MTU, name), firewalld, sysctl or files change: link.<link>.owner alone reads every networkd and
+ * netplan file, which is most of a re-check's reads. */
+static const char *const address_event_checks[] = { "address", "routes" };
+
+int check_selection_for_drift(char *const *links, char *const *link_events, char **ret) {
+        _cleanup_(strv_freep) char **prefixes = NULL;
+
+        if (!links)
+                return check_selection_for_links(NULL, ret);
+        for (char *const *l = links; *l; l++) {
+                if (strv_contains(link_events, *l)) {
+                        if (strv_extendf(&prefixes, "link.%s.", *l) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                for (size_t i = 0; i < ELEMENTSOF(address_event_checks); i++)
+                        if (strv_extendf(&prefixes, "link.%s.%s", *l, address_event_checks[i]) < 0)
+                                return -ENOMEM;
+        }
+        *ret = prefixes ? strv_join(prefixes, ",") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
+bool check_selection_covers_drift(const char *link, bool link_event, const char *only) {
+        if (check_selection_covers_link(link, only))
+                return true;
+        if (link_event || !checks_group_selected("link.", only))
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(address_event_checks); i++) {
+                char id[CHECK_ID_MAX];
+                int n = snprintf(id, sizeof(id), "link.%s.%s", link, address_event_checks[i]);
+
+                if (n <= 0 || (size_t) n >= sizeof(id) || !check_id_selected(id, only))
+                        return false;
+        }
+        return true;
 }
 
 bool check_list_equal(const CheckList *a, const CheckList *b) {

@@ -12,22 +12,27 @@
 /* Whether a fresh run replaces the published check id: a peer run (peers true) replaces every peer.*
  * check, a local run the local checks that only selects (NULL: all). */
 bool check_replaced_by_run(const char *id, const char *only, bool peers) _pure_;
-/* The published list after a run: old with the checks the run replaces (and, for a local run that
- * brings one, the check always_id, which every local run reports whatever it selects; may be NULL)
- * replaced in place by fresh, which is taken over (emptied); fresh checks old did not have go last. */
+/* The published list after a run: old with the checks the run replaces replaced in place by fresh,
+ * which is taken over (emptied). own_id (may be NULL) is a local check that a job of its own publishes
+ * (the daemon's helper check): a local run replaces it only when it brings it or selects only it
+ * (that job found nothing to check), and keeps it otherwise. Fresh checks that replace none go last
+ * for a peer run, before the first peer check for a local run. */
 int check_list_merge(
-        const CheckList *old,
-        const char *only,
-        bool peers,
-        const char *always_id,
-        CheckList *fresh,
-        CheckList *ret);
+        const CheckList *old, const char *only, bool peers, const char *own_id, CheckList *fresh, CheckList *ret);
 /* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
  * checks): then it read what an event on that link changed. */
 bool check_selection_covers_link(const char *link, const char *only) _pure_;
 /* The selection that re-checks the logical links (every link when links is NULL: a resync), for
  * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
 int check_selection_for_links(char *const *links, char **ret);
+/* What a re-check after rtnetlink events selects: every check of the links in link_events (a link
+ * event: flags, MTU, name, or one of unknown kind), and only the checks an address or route event can
+ * change (link.<link>.address and .routes) of the other links; every link when links is NULL (a
+ * resync). Returns 0 or -ENOMEM; *ret is "" when links is empty. */
+int check_selection_for_drift(char *const *links, char *const *link_events, char **ret);
+/* Whether a verify that selected only covered the events on link: all of link.<link>. for a link event
+ * (link_event), its address and route checks for the others. */
+bool check_selection_covers_drift(const char *link, bool link_event, const char *only) _pure_;
 /* Same ids, outcomes and texts in the same order. */
 bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and

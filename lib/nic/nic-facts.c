@@ -139,3 +139,11 @@ const char *nic_facts_driver(const NicFacts *f) {
                 return f->device->driver;
         return f->sysfs_driver;
 }
+
+NicFamily nic_facts_family(const NicFacts *f) {
+        NicFamily family = nic_family_from_driver(nic_facts_driver(f));
+
+        if (family == NIC_FAMILY_UNKNOWN && f->device)
+                return nic_family_from_pci_id(f->device->id);
+        return family;
+}

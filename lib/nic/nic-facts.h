@@ -7,6 +7,7 @@
 #include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-family.h"
 #include "nic/pci.h"
 
 typedef struct NicFacts {
@@ -52,3 +53,6 @@ int nic_facts_read_ddp(const Host *h, const char *pci, NicFacts *f);
 /* The driver the facts name: the driver's own report, else devlink's, else libpci's, else sysfs's;
  * NULL when none. */
 const char *nic_facts_driver(const NicFacts *f) _pure_;
+/* The port's NIC family from what was read: the driver (nic_facts_driver()), else the PCI ids (unbound,
+ * or bound to vfio-pci), as nic_family_of_pci() says from sysfs. Without libpci only the driver. */
+NicFamily nic_facts_family(const NicFacts *f) _pure_;

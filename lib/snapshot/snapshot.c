@@ -185,6 +185,26 @@ static int read_nics(Snapshot *s) {
         return 0;
 }
 
+int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n) {
+        const ProfileNode *node = s->context->node;
+        FabricPorts copy = {};
+        int r;
+
+        if (!node || n != node->n_links || (s->parts & (SNAPSHOT_PORTS | SNAPSHOT_LOCATED)))
+                return -ESTALE;
+        for (size_t i = 0; i < n; i++)
+                if (!streq_ptr(ports[i].link, node->links[i].link) || !ports[i].has_address ||
+                    ports[i].address.s_addr != node->links[i].address.address.s_addr)
+                        return -ESTALE;
+        r = fabric_ports_copy(ports, n, &copy);
+        if (r < 0)
+                return r;
+        s->ports = copy.ports;
+        s->n_ports = copy.n;
+        s->parts |= SNAPSHOT_PORTS | SNAPSHOT_LOCATED;
+        return 0;
+}
+
 int snapshot_read(Snapshot *s, SnapshotPart parts) {
         int r;
 

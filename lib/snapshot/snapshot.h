@@ -114,6 +114,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* The checks that the checks_run() reading it now selects (NULL: all): a group may leave out the
+         * reads of a check it does not select, which would be dropped anyway. */
+        const char *selection;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
@@ -131,6 +134,12 @@ void snapshot_init(Snapshot *s, const NodeContext *c);
 /* s when the caller passed its snapshot (what it has read is not read again), else own, initialised for
  * c: the caller's own, which it frees with snapshot_done(). */
 Snapshot *snapshot_or_own(Snapshot *s, Snapshot *own, const NodeContext *c);
+/* The ports as resolved and located before (fabric_ports_find(), or a snapshot's SNAPSHOT_LOCATED),
+ * instead of listing the netdevs and their PCI devices again: for a re-check after events that move
+ * no netdev (addresses, routes). A copy is taken; the netdev list stays empty, so the owner and NIC
+ * checks, which read it, must not be asked for. Returns 0, -ESTALE when ports are not one per node
+ * link in its order with its address (another profile's), or -ENOMEM. */
+int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n);
 /* Reads the parts that are asked for and not read yet. What the host does wrong is recorded for the
  * plan and the checks to report; returns 0, or -ENOMEM. */
 int snapshot_read(Snapshot *s, SnapshotPart parts);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "basic/macro.h"
+#include "nic/nic-facts.h"
 #include "nic/nic-family.h"
 #include "tests.h"
 
@@ -54,6 +55,47 @@ static void test_pci_ids(void) {
                 ASSERT_INT_EQ(nic_family_from_pci_id(cases[i].id), cases[i].family);
                 ASSERT_INT_EQ(nic_line_rate_from_id(cases[i].id), cases[i].gbit);
         }
+}
+
+/* check_rdma's family per port, from the snapshot's NIC facts (nic_facts_family()): the driver they
+ * read, else the PCI ids, as nic_family_of_pci() says from sysfs. */
+static void test_facts_family(void) {
+        PciDevice vfio = { .id = { 0x8086, 0x1592 }, .driver = (char *) "vfio-pci" };
+        PciDevice unbound = { .id = { 0x15b3, 0x1017 } };
+        PciDevice ice = { .id = { 0x8086, 0x1592 }, .driver = (char *) "ice" };
+        PciDevice other = { .id = { 0x10ec, 0x8125 }, .driver = (char *) "r8169" };
+        static const int not_asked = -ENOMEDIUM;
+        const struct {
+                NicFacts facts;
+                NicFamily family;
+        } cases[] = {
+                /* The driver libpci names. */
+                { { .device = &ice, .info_error = not_asked, .devlink_error = not_asked }, NIC_FAMILY_E810 },
+                /* Bound to vfio-pci, or to nothing: the ids still say. */
+                { { .device = &vfio, .info_error = not_asked, .devlink_error = not_asked }, NIC_FAMILY_E810 },
+                { { .device = &unbound, .info_error = not_asked, .devlink_error = not_asked },
+                  NIC_FAMILY_CONNECTX },
+                /* ethtool's driver first, as nic_facts_driver() says. */
+                { { .device = &unbound,
+                    .info = { .driver = "mlx5_core" },
+                    .info_error = 0,
+                    .devlink_error = not_asked },
+                  NIC_FAMILY_CONNECTX },
+                /* Without libpci: the driver sysfs names. */
+                { { .sysfs_driver = (char *) "mlx5_core",
+                    .device_error = -ELIBACC,
+                    .info_error = not_asked,
+                    .devlink_error = not_asked },
+                  NIC_FAMILY_CONNECTX },
+                { { .device = &other, .info_error = not_asked, .devlink_error = not_asked },
+                  NIC_FAMILY_UNKNOWN },
+                /* No PCI device for the port (a veth). */
+                { { .device_error = -ENODEV, .info_error = not_asked, .devlink_error = not_asked },
+                  NIC_FAMILY_UNKNOWN },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ASSERT_INT_EQ(nic_facts_family(&cases[i].facts), cases[i].family);
 }
 
 static void test_what_is_said(void) {
@@ -141,6 +183,7 @@ static void test_host_with_both(void) {
 int main(void) {
         test_from_driver_and_name();
         test_pci_ids();
+        test_facts_family();
         test_what_is_said();
         test_host_trees();
         test_host_with_both();

@@ -165,8 +165,48 @@ static void test_ports_copy(void) {
         ASSERT_TRUE(!copy.ports[0].problem && !copy.ports[0].resolve_error);
 }
 
+/* The watch's ports seed a re-check's snapshot (snapshot_seed_ports()): taken as read and located,
+ * and refused when they are not the node's links (another profile's), or the ports were read. */
+static void test_seed_ports(void) {
+        static const char other_profile[] =
+                "cluster: strix-halo\n"
+                "links: { fab0: { match: { driver: ice } } }\n"
+                "nodes: { head: { hostname: halo-1, links: { fab0: 192.168.100.1/30 } } }\n";
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full),
+                                         *q = test_profile_load(other_profile);
+        _cleanup_(fabric_ports_done) FabricPorts ports = {};
+        Host h = { .root = TEST_DATA_DIR "/hosts/gpu-strix-ok" };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        NodeContext other = { .host = &h, .profile = q, .node = profile_find_node(q, "head") };
+
+        ASSERT_OK(fabric_ports_find(&c, &ports));
+        ASSERT_INT_EQ(ports.n, 1);
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+
+                snapshot_init(&s, &c);
+                ASSERT_OK(snapshot_seed_ports(&s, ports.ports, ports.n));
+                ASSERT_INT_EQ(s.parts & (SNAPSHOT_PORTS | SNAPSHOT_LOCATED), SNAPSHOT_PORTS | SNAPSHOT_LOCATED);
+                ASSERT_TRUE(s.ports[0].ifname != ports.ports[0].ifname);
+                ASSERT_STR_EQ(s.ports[0].ifname, ports.ports[0].ifname);
+                ASSERT_STR_EQ(s.ports[0].pci, ports.ports[0].pci);
+                ASSERT_INT_EQ(s.netdevs.n, 0);
+                /* Read already: not seeded twice. */
+                ASSERT_INT_EQ(snapshot_seed_ports(&s, ports.ports, ports.n), -ESTALE);
+        }
+        {
+                _cleanup_(snapshot_done) Snapshot s = {};
+
+                snapshot_init(&s, &other);
+                ASSERT_INT_EQ(snapshot_seed_ports(&s, ports.ports, ports.n), -ESTALE);
+                ASSERT_INT_EQ(snapshot_seed_ports(&s, ports.ports, 0), -ESTALE);
+                ASSERT_INT_EQ(s.parts & SNAPSHOT_PORTS, 0);
+        }
+}
+
 int main(void) {
         test_ports_copy();
+        test_seed_ports();
         test_read_once();
         test_etc_hosts();
         test_nothing_there();

@@ -92,6 +92,27 @@ static void test_merge(void) {
                   NULL,
                   true,
                   "helper:f,peer.b.reachable:p,helper:p" },
+                /* The daemon's hosts job publishes the helper check alone: a full local run without it
+                 * keeps it where it was. */
+                { "profile:p,helper:w,peer.b.reachable:p",
+                  "profile:f",
+                  NULL,
+                  false,
+                  "profile:f,helper:w,peer.b.reachable:p" },
+                /* The hosts job replaces it in place... */
+                { "profile:p,helper:w,peer.b.reachable:p",
+                  "helper:p",
+                  "helper",
+                  false,
+                  "profile:p,helper:p,peer.b.reachable:p" },
+                /* ...removes it when nothing is the helper's any more... */
+                { "profile:p,helper:w,peer.b.reachable:p", "", "helper", false, "profile:p,peer.b.reachable:p" },
+                /* ...and brings its first one before the peer checks that a peer round published first. */
+                { "profile:p,link.a.mtu:p,peer.b.reachable:p",
+                  "helper:w",
+                  "helper",
+                  false,
+                  "profile:p,link.a.mtu:p,helper:w,peer.b.reachable:p" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(table); i++) {
@@ -105,6 +126,54 @@ static void test_merge(void) {
                 list_to(&merged, got, sizeof(got));
                 ASSERT_STR_EQ(got, table[i].expected);
         }
+}
+
+static void test_selection_for_drift(void) {
+        static char *none[] = { NULL }, *fab0[] = { (char *) "fab0", NULL },
+                    *both[] = { (char *) "fab0", (char *) "fab1", NULL }, *fab1[] = { (char *) "fab1", NULL };
+        static const struct {
+                char **links; /* NULL: a resync */
+                char **link_events;
+                const char *expected;
+        } table[] = {
+                /* An address or route event: only what it can change, not the owner's file reads. */
+                { fab0, none, "link.fab0.address,link.fab0.routes" },
+                /* A link event: the whole link. */
+                { fab0, fab0, "link.fab0." },
+                { both, fab1, "link.fab0.address,link.fab0.routes,link.fab1." },
+                { NULL, none, "link." },
+                { none, none, "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                _cleanup_(freep) char *got = NULL;
+
+                ASSERT_OK(check_selection_for_drift(table[i].links, table[i].link_events, &got));
+                ASSERT_STR_EQ(got, table[i].expected);
+        }
+}
+
+static void test_selection_covers_drift(void) {
+        static const struct {
+                const char *link;
+                bool link_event;
+                const char *only;
+                bool expected;
+        } table[] = {
+                { "fab0", false, "link.fab0.address,link.fab0.routes", true },
+                { "fab0", true, "link.fab0.address,link.fab0.routes", false },
+                { "fab0", true, "link.fab0.", true },
+                { "fab0", false, "link.fab0.", true },
+                { "fab0", false, NULL, true },
+                { "fab0", false, "link.fab1.address,link.fab1.routes", false },
+                { "fab0", false, "link.fab0.address", false },
+                { "fab0", false, "helper", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                ASSERT_INT_EQ(
+                        check_selection_covers_drift(table[i].link, table[i].link_event, table[i].only),
+                        table[i].expected);
 }
 
 static void test_summary(void) {
@@ -169,6 +238,8 @@ static void test_equal(void) {
 
 int main(void) {
         test_merge();
+        test_selection_for_drift();
+        test_selection_covers_drift();
         test_summary();
         test_equal();
         return 0;
