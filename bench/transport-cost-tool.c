@@ -55,7 +55,7 @@ static int dump_once(const NodeContext *c) {
         r = netlink_socket_open(NETLINK_SOCK_DIAG, &nl);
         if (r < 0)
                 return r;
-        return sock_diag_dump_tcp(nl, c->node->links[0].address.address, &tcp, &n, NULL);
+        return sock_diag_dump_tcp(nl, &c->node->links[0].address.address, 1, &tcp, &n, NULL);
 }
 
 int main(int argc, char *argv[]) {

@@ -77,7 +77,7 @@ int main(int argc, char *argv[]) {
 
         r = netlink_socket_open(NETLINK_SOCK_DIAG, &s);
         if (r >= 0)
-                r = sock_diag_dump_tcp(s, local, &before, &n_before, NULL);
+                r = sock_diag_dump_tcp(s, &local, 1, &before, &n_before, NULL);
         if (r < 0) {
                 fprintf(stderr, "first dump: %s\n", strerror(-r));
                 return 1;
@@ -87,7 +87,7 @@ int main(int argc, char *argv[]) {
         if (!fgets(line, sizeof(line), stdin))
                 return 1;
 
-        r = sock_diag_dump_tcp(s, local, &after, &n_after, NULL);
+        r = sock_diag_dump_tcp(s, &local, 1, &after, &n_after, NULL);
         if (r >= 0 && raw)
                 r = dump_raw(s, raw);
         if (r >= 0)
