@@ -8,7 +8,8 @@
 
 /* One S_COND: the op, its host condition and the address that follows it (net/ipv4/inet_diag.c's
  * valid_hostcond()); a JMP is an op alone. */
-#define COND_SIZE (sizeof(struct inet_diag_bc_op) + sizeof(struct inet_diag_hostcond) + sizeof(struct in_addr))
+#define COND_SIZE \
+        (sizeof(struct inet_diag_bc_op) + sizeof(struct inet_diag_hostcond) + sizeof(struct in_addr))
 #define JMP_SIZE sizeof(struct inet_diag_bc_op)
 
 size_t sock_diag_filter_size(size_t n_locals) {

@@ -47,7 +47,8 @@ static int put_filter(struct nlmsghdr *nlh, const struct in_addr *locals, size_t
 
         if (n_locals == 0)
                 return 0;
-        if (size > UINT16_MAX - MNL_ATTR_HDRLEN || nlh->nlmsg_len + MNL_ATTR_HDRLEN + size > NETLINK_BUFFER_SIZE)
+        if (size > UINT16_MAX - MNL_ATTR_HDRLEN ||
+            nlh->nlmsg_len + MNL_ATTR_HDRLEN + size > NETLINK_BUFFER_SIZE)
                 return -E2BIG;
         attr = (struct nlattr *) mnl_nlmsg_get_payload_tail(nlh);
         attr->nla_type = INET_DIAG_REQ_BYTECODE;

@@ -35,9 +35,9 @@ typedef struct SockDiagTcp {
 } SockDiagTcp;
 
 /* Parses one reply message of an inet_diag dump (SOCK_DIAG_BY_FAMILY or TCPDIAG_GETSOCK). Returns 0,
- * -ENODATA for a message that is not a socket record (NLMSG_DONE, NLMSG_ERROR, another type), -EAFNOSUPPORT for a record that is neither
- * an IPv4 socket nor an IPv6 one between IPv4-mapped addresses, -EBADMSG when the message is cut short or
- * its attributes are malformed. Pure. */
+ * -ENODATA for a message that is not a socket record (NLMSG_DONE, NLMSG_ERROR, another type), -EAFNOSUPPORT
+ * for a record that is neither an IPv4 socket nor an IPv6 one between IPv4-mapped addresses, -EBADMSG when
+ * the message is cut short or its attributes are malformed. Pure. */
 int sock_diag_parse_tcp(const struct nlmsghdr *nlh, SockDiagTcp *ret);
 
 /* The inet_diag bytecode (INET_DIAG_REQ_BYTECODE) that keeps the sockets whose local address is one of
