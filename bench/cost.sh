@@ -125,7 +125,7 @@ run_one() { # P
         done
 
         # verify: each halod in turn, on its own bus
-        local i h r pids=() buses=()
+        local i h pids=() buses=()
         for i in "${!HALODS[@]}"; do
                 rm -rf "$TEST_DIR/dbus-h$i"
                 start_dbus "h$i"
@@ -142,7 +142,7 @@ run_one() { # P
         done
         local ticks=() pkts=() t0 p0
         for i in "${!HALODS[@]}"; do ticks+=(0) pkts+=("0 0"); done
-        for r in $(seq "$ROUNDS"); do
+        for _ in $(seq "$ROUNDS"); do
                 for i in "${!HALODS[@]}"; do
                         t0=$(cpu_ticks "${pids[i]}")
                         p0=$(iface_packets "$ns_s" "$if_s")
