@@ -164,7 +164,6 @@ run_one() { # P
                 h=${HALODS[i]}
                 VERIFY_ROWS+=("$p|$h|$(awk -v t="${ticks[i]}" -v hz="$hz" -v n="$calls" 'BEGIN { printf "%.2f", t / hz * 1000 / n }')|${pkts[i]}|$rss|$hwm|$calls")
                 log "$p peers, $h: $(awk -v t="${ticks[i]}" -v hz="$hz" -v n="$calls" 'BEGIN { printf "%.2f", t / hz * 1000 / n }') ms CPU per Verify() over $calls, packets tx rx ${pkts[i]}, VmRSS $rss KiB, VmHWM $hwm KiB"
-                grep -q "fabric.p2.transport\|Check fabric" "$TEST_DIR/logs/halod-$p-$i.log" || true
         done
         for i in "${!HALODS[@]}"; do stop_pid "${pids[i]}"; done
 }
