@@ -9,7 +9,7 @@
 #   round    halod's CPU (utime + stime of all its threads, /proc/PID/stat) and the fabric NIC's
 #            packets (tx + rx, /sys/class/net) over WINDOW intervals, per interval (one verify and
 #            one peer round each)
-#   verify   halod's CPU per Verify() called VERIFIES times over D-Bus (halodctl's verify alone)
+#   verify   halod's CPU per Verify() called VERIFIES times over D-Bus (a verify and the peer round it causes)
 #   watch    bench/transport-cost-tool in vm1 (root, the profile with rdma:): the transport watch's
 #            CPU per verify with rxe0's counters and the RDMA netlink QP dump, on an idle fabric, then
 #            while ib_write_bw holds QPs between the guests; and its sock_diag dump alone.
