@@ -35,14 +35,21 @@ static void keep_fabric_sockets(const NodeContext *c, SockDiagTcp *tcp, size_t *
 
 static void read_tcp(const NodeContext *c, FabricTransportSample *s) {
         _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
-        /* One link: the kernel's records of other addresses are dropped as they are parsed. */
-        struct in_addr local = { .s_addr = c->node->n_links == 1 ? c->node->links[0].address.address.s_addr
-                                                                 : htonl(INADDR_ANY) };
+        _cleanup_(freep) struct in_addr *locals = NULL;
+        size_t n = c->node->n_links;
         int r;
 
+        /* The kernel keeps only the sockets on the node's addresses (sock-diag.h says why). */
+        locals = calloc(n > 0 ? n : 1, sizeof(struct in_addr));
+        if (!locals) {
+                s->tcp_error = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                locals[i] = c->node->links[i].address.address;
         r = netlink_socket_open(NETLINK_SOCK_DIAG, &nl);
         if (r >= 0)
-                r = sock_diag_dump_tcp(nl, local, &s->tcp, &s->n_tcp, NULL);
+                r = sock_diag_dump_tcp(nl, locals, n, &s->tcp, &s->n_tcp, NULL);
         if (r < 0) {
                 s->tcp_error = r;
                 return;

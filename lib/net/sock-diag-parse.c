@@ -33,7 +33,7 @@ int sock_diag_parse_tcp(const struct nlmsghdr *nlh, SockDiagTcp *ret) {
 
         if (!nlh || !ret)
                 return -EINVAL;
-        if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+        if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY && nlh->nlmsg_type != TCPDIAG_GETSOCK)
                 return -ENODATA;
         if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN || mnl_nlmsg_get_payload_len(nlh) < sizeof(msg))
                 return -EBADMSG;

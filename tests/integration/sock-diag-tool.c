@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* sock-diag-tool [--raw FILE] LOCAL PEER...: what halod's TCP watch (lib/net/sock-diag.h,
- * lib/net/tcp-peer-bytes.h) sees in the caller's network namespace. Takes a first dump and prints
+/* sock-diag-tool [--raw FILE] LOCAL[,LOCAL...] PEER...: what halod's TCP watch (lib/net/sock-diag.h,
+ * lib/net/tcp-peer-bytes.h) sees in the caller's network namespace, the kernel keeping the sockets on
+ * the LOCAL addresses. Takes a first dump and prints
  * "dumped N", waits for a line on stdin, takes a second and prints, per peer,
  * "peer ADDR sockets N sent BYTES received BYTES", then for each socket of the second dump from LOCAL
  * "seen ADDR:PORT acked BYTES received BYTES" (to a peer: tcp_info's totals) or "other ADDR:PORT". --raw
- * FILE: a third dump's socket records (AF_INET, then AF_INET6) as the kernel sent them (a fuzz
- * seed). */
+ * FILE: a third dump's socket records as the kernel sent them to halod's request (a fuzz seed). */
 #include <arpa/inet.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
@@ -23,27 +23,29 @@ static int write_raw(const struct nlmsghdr *nlh, void *userdata) {
         return fwrite(nlh, 1, nlh->nlmsg_len, userdata) == nlh->nlmsg_len ? 0 : -EIO;
 }
 
-static int dump_raw(NetlinkSocket *s, const char *path) {
+/* The request halod sends (lib/net/sock-diag.c): inet_diag's compat TCPDIAG_GETSOCK, both families in
+ * one walk, the kernel keeping the sockets on locals. */
+static int dump_raw(NetlinkSocket *s, const struct in_addr *locals, size_t n_locals, const char *path) {
         _cleanup_(fclosep) FILE *f = fopen(path, "we");
-        struct inet_diag_req_v2 *req;
+        size_t size = sock_diag_filter_size(n_locals);
+        struct inet_diag_req *req;
         struct nlmsghdr *nlh;
+        struct nlattr *attr;
 
         if (!f)
                 return -errno;
-        for (int family = AF_INET; family >= 0; family = family == AF_INET ? AF_INET6 : -1) {
-                int r;
-
-                nlh = netlink_request_new(s, SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
-                req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
-                req->sdiag_family = (uint8_t) family;
-                req->sdiag_protocol = IPPROTO_TCP;
-                req->idiag_states = ~(1U << TCP_LISTEN);
-                req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
-                r = netlink_transact(s, nlh, write_raw, f, NULL, NULL);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        nlh = netlink_request_new(s, TCPDIAG_GETSOCK, NLM_F_DUMP);
+        req = mnl_nlmsg_put_extra_header(nlh, sizeof(*req));
+        req->idiag_family = AF_UNSPEC;
+        req->idiag_states = ~(1U << TCP_LISTEN);
+        req->idiag_ext = 1U << (INET_DIAG_INFO - 1);
+        attr = (struct nlattr *) mnl_nlmsg_get_payload_tail(nlh);
+        attr->nla_type = INET_DIAG_REQ_BYTECODE;
+        attr->nla_len = (uint16_t) (MNL_ATTR_HDRLEN + size);
+        if (sock_diag_filter_build(locals, n_locals, mnl_attr_get_payload(attr), size) < 0)
+                return -EINVAL;
+        nlh->nlmsg_len += MNL_ALIGN(attr->nla_len);
+        return netlink_transact(s, nlh, write_raw, f, NULL, NULL);
 }
 
 int main(int argc, char *argv[]) {
@@ -52,7 +54,8 @@ int main(int argc, char *argv[]) {
         _cleanup_(freep) TcpPeerBytes *peers = NULL;
         const char *raw = NULL;
         size_t n_before, n_after, n_peers;
-        struct in_addr local;
+        struct in_addr local, locals[8];
+        size_t n_locals = 0;
         char line[64];
         int r;
 
@@ -61,10 +64,21 @@ int main(int argc, char *argv[]) {
                 argv += 2;
                 argc -= 2;
         }
-        if (argc < 3 || inet_pton(AF_INET, argv[1], &local) != 1) {
-                fprintf(stderr, "usage: sock-diag-tool [--raw FILE] LOCAL PEER...\n");
+        if (argc < 3) {
+                fprintf(stderr, "usage: sock-diag-tool [--raw FILE] LOCAL[,LOCAL...] PEER...\n");
                 return 2;
         }
+        for (char *a = argv[1], *next; a; a = next) {
+                next = strchr(a, ',');
+                if (next)
+                        *next++ = '\0';
+                if (n_locals == ELEMENTSOF(locals) || inet_pton(AF_INET, a, &locals[n_locals++]) != 1) {
+                        fprintf(stderr, "%s: not an IPv4 address, or more than %zu\n", a, ELEMENTSOF(locals));
+                        return 2;
+                }
+        }
+        /* the bytes per peer from any of them */
+        local = n_locals == 1 ? locals[0] : (struct in_addr){ .s_addr = htonl(INADDR_ANY) };
         n_peers = (size_t) argc - 2;
         peers = calloc(n_peers, sizeof(TcpPeerBytes));
         if (!peers)
@@ -77,7 +91,7 @@ int main(int argc, char *argv[]) {
 
         r = netlink_socket_open(NETLINK_SOCK_DIAG, &s);
         if (r >= 0)
-                r = sock_diag_dump_tcp(s, local, &before, &n_before, NULL);
+                r = sock_diag_dump_tcp(s, locals, n_locals, &before, &n_before, NULL);
         if (r < 0) {
                 fprintf(stderr, "first dump: %s\n", strerror(-r));
                 return 1;
@@ -87,9 +101,9 @@ int main(int argc, char *argv[]) {
         if (!fgets(line, sizeof(line), stdin))
                 return 1;
 
-        r = sock_diag_dump_tcp(s, local, &after, &n_after, NULL);
+        r = sock_diag_dump_tcp(s, locals, n_locals, &after, &n_after, NULL);
         if (r >= 0 && raw)
-                r = dump_raw(s, raw);
+                r = dump_raw(s, locals, n_locals, raw);
         if (r >= 0)
                 r = tcp_peer_bytes(before, n_before, after, n_after, local, peers, n_peers);
         if (r < 0) {

@@ -5,7 +5,8 @@
 # that moves 5 MB before the first dump and 20 MB between the two, and one that moves 20 MB to the
 # other address. The peer's bytes must grow by at least the 20 MB and not count the 5 MB; the socket
 # to the other address must be seen but not counted; user nobody must see the same socket's bytes;
-# in B, the sink's end (accepted by a dual-stack listener: AF_INET6, IPv4-mapped) counts as from A.
+# in B, the sink's end (accepted by a dual-stack listener: AF_INET6, IPv4-mapped) counts as from A, and the
+# kernel's filter keeps only the sockets on the addresses asked for (one of the two, then both).
 # SEED=DIR (optional): keep the second dump's raw reply as a fuzz seed there.
 set -euo pipefail
 . "${SOURCE_DIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
@@ -123,5 +124,14 @@ read -r _ _ _ _ _ received < <(grep "^seen $A:" "$TEST_DIR/sink-side.out") ||
         fail "in B, no socket to $A (the IPv4-mapped one): $(cat "$TEST_DIR/sink-side.out")"
 [ "$received" -ge $((SIZE + EARLY)) ] || fail "in B, the socket from $A shows $received bytes received, $((SIZE + EARLY)) were sent"
 log "in B: the dual-stack listener's socket from $A with $received bytes received"
+# The kernel's filter (an inet_diag bytecode): in B the sink holds a socket on $B and one on $OTHER, both
+# from $A; asked for $B, the dump has only the first; asked for both, it has both.
+[ "$(grep -c "^seen $A:" "$TEST_DIR/sink-side.out")" = 1 ] ||
+        fail "in B, the dump for $B holds other sockets than those on $B: $(cat "$TEST_DIR/sink-side.out")"
+echo go | ip netns exec "$NS_B" "$BUILD_DIR/tests/sock-diag-tool" "$B,$OTHER" "$A" >"$TEST_DIR/sink-both.out" 2>&1 ||
+        fail "sock-diag-tool in B for $B and $OTHER failed: $(cat "$TEST_DIR/sink-both.out")"
+[ "$(grep -c "^seen $A:" "$TEST_DIR/sink-both.out")" = 2 ] ||
+        fail "in B, the dump for $B and $OTHER does not hold the sockets on both: $(cat "$TEST_DIR/sink-both.out")"
+log "in B: the kernel kept the socket on $B alone, then those on $B and $OTHER"
 exec 4>&-
 wait $client || true
