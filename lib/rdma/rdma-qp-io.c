@@ -19,10 +19,11 @@ enum {
 };
 
 /* Empty polls between looks at the clock (and at the stop flag). The loop spins without yielding,
- * as perftest's does: a sched_yield() every few polls handed the CPU to any runnable thread (halod's
- * job worker, the guest's other processes) while a message waited in the completion queue, and the
- * probe's round trip came out about 1.3 times ib_send_lat's over the same link (bench/RESULTS.md).
- * The scheduler still preempts the spinning thread at the end of its slice. */
+ * as perftest's does: a sched_yield() every 64 polls could hand the CPU to any runnable thread
+ * (halod's job worker, the guest's other processes) while a message waited in the completion queue.
+ * It was the one difference from ib_send_lat's loop when the probe's round trip measured about 1.3
+ * times ib_send_lat's over the same link (bench/RESULTS.md; the re-run after this change was too
+ * noisy to show its effect). The scheduler still preempts the spinning thread when its slice ends. */
 #        define RDMA_POLL_BATCH 64U
 
 static void put_be32(uint8_t *p, uint32_t v) {
