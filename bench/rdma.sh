@@ -63,6 +63,15 @@ grep -c -e libibverbs -e librxe /proc/$pid/maps
 EOF
 )
 read -r rss_kib maps <<<"$(echo $rss)"
+# What the RSS is made of: anonymous and file-backed, and each mapping's KiB (smaps' Rss summed by
+# path), the largest first.
+breakdown=$(gx vm2 60 <<'EOF'
+pid=$(systemctl show -p MainPID --value halod.service)
+grep -E '^(RssAnon|RssFile|Threads)' /proc/$pid/status | tr -s ' \t' ' ' | paste -sd' '
+awk '/^[0-9a-f]+-[0-9a-f]+ /{ n = $6 == "" ? "[anon]" : $6 } /^Rss:/{ r[n] += $2 }
+        END { for (n in r) if (r[n] > 0) print r[n], n }' /proc/$pid/smaps | sort -rn
+EOF
+)
 
 echo
 echo "accelerator: $VM_ACCEL_NAME, guest kernel $VM_KVER, rxe over virtio-net at MTU 9000"
@@ -76,3 +85,5 @@ for r in "${rows[@]}"; do
 done
 echo
 echo "halod's RSS in the responder guest after serving the probes: $rss_kib KiB ($maps mappings of libibverbs/librxe)"
+echo
+echo "$breakdown" | sed '1s/^/    /;2,$s/^/    KiB /'

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* peer.<node>.reachable|mtu|latency|profile|rdma: one echo run and one MTU run per neighbour, then an RC
  * queue-pair exchange with each one measured this round, judged. */
+#include <assert.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <poll.h>
@@ -596,27 +597,52 @@ static int check_profile_digest(PeerRun *run, CheckList *out) {
                 mine);
 }
 
+/* This round's RDMA device on one link, shared by the exchanges with every peer behind it: looked up
+ * once per round (the lookup reads the fabric ports and opens the devices to match their GIDs) and
+ * closed when the round's exchanges are done, so that no uverbs file stays open between rounds (see
+ * halod(8), PEER CHECKS: a held one keeps `rdma link delete` from finishing). */
+typedef struct RoundDevice {
+        const char *link; /* the profile's link name; NULL: slot unused */
+        RdmaDevice *device;
+        struct in_addr address;
+        int error; /* rdma_link_device()'s */
+} RoundDevice;
+
+static void round_devices_free(RoundDevice *devices, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                devices[i].device = rdma_device_free(devices[i].device);
+}
+
+/* The round's device of run's link, looked up on the first exchange over that link. */
+static const RoundDevice *round_device(PeerRun *run, RoundDevice *devices, size_t n) {
+        size_t i;
+
+        for (i = 0; i < n && devices[i].link; i++)
+                if (streq(devices[i].link, run->n->link))
+                        return &devices[i];
+        assert(i < n); /* one slot per peer: never more links than that */
+        devices[i] = (RoundDevice){ .link = run->n->link };
+        devices[i].error = rdma_link_device(run->c, run->n->link, &devices[i].device, &devices[i].address);
+        return &devices[i];
+}
+
 /* The RC queue-pair exchange with a measured peer that answers: a few SENDs and one RDMA WRITE of the
  * path MTU through the peer's halod, as haloctl probe does it at length. */
-static void exchange_rdma(PeerRun *run, uint64_t deadline) {
-        _cleanup_(rdma_device_freep) RdmaDevice *dev = NULL;
+static void exchange_rdma(PeerRun *run, const RoundDevice *rd, uint64_t deadline) {
         uint64_t t = now(CLOCK_MONOTONIC), left = deadline > t ? deadline - t : 0;
-        struct in_addr address;
         RdmaProbeParams params;
-        int r;
 
-        r = rdma_link_device(run->c, run->n->link, &dev, &address);
-        if (r < 0) {
+        if (rd->error < 0) {
                 run->rdma = (PeerRdmaMeasurement){
-                        .outcome = peer_rdma_outcome_of_device(r),
-                        .error = r,
+                        .outcome = peer_rdma_outcome_of_device(rd->error),
+                        .error = rd->error,
                 };
                 return;
         }
         run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_EXCHANGED };
-        (void) snprintf(run->rdma.device, sizeof(run->rdma.device), "%s", dev->name);
+        (void) snprintf(run->rdma.device, sizeof(run->rdma.device), "%s", rd->device->name);
         params = (RdmaProbeParams){
-                .device = dev,
+                .device = rd->device,
                 .gid_type = rdma_node_gid_type(run->c),
                 .local = run->n->local,
                 .remote = run->n->remote,
@@ -647,6 +673,14 @@ static bool cancelled(const PeerOptions *o) {
  * round (the check repeats the last exchange). Returns -ECANCELED when cancel_fd became readable in
  * between. */
 static int exchange_rdma_all(PeerRun *runs, size_t n, uint64_t deadline) {
+        _cleanup_(freep) RoundDevice *devices = NULL;
+        int r = 0;
+
+        if (n == 0)
+                return 0;
+        devices = calloc(n, sizeof(RoundDevice));
+        if (!devices)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 PeerRun *run = &runs[i];
 
@@ -656,13 +690,16 @@ static int exchange_rdma_all(PeerRun *runs, size_t n, uint64_t deadline) {
                         run->rdma = (PeerRdmaMeasurement){ .outcome = PEER_RDMA_NO_SECTION };
                         continue;
                 }
-                if (cancelled(run->o))
-                        return -ECANCELED;
+                if (cancelled(run->o)) {
+                        r = -ECANCELED;
+                        break;
+                }
                 if (now(CLOCK_MONOTONIC) + PEER_RDMA_EXCHANGE_MIN_USEC > deadline)
                         continue;
-                exchange_rdma(run, deadline);
+                exchange_rdma(run, round_device(run, devices, n), deadline);
         }
-        return 0;
+        round_devices_free(devices, n);
+        return r;
 }
 
 /* The exchange peer.<node>.rdma renders: this round's, or the last one measured when this round did

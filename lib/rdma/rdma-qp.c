@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 
 #include "basic/rdma-mtu.h"
@@ -73,7 +74,8 @@ RdmaQp *rdma_qp_free(RdmaQp *q) {
                 (void) sym_ibv_dereg_mr(q->mr);
         if (q->pd)
                 (void) sym_ibv_dealloc_pd(q->pd);
-        free(q->buffer);
+        if (q->buffer)
+                (void) munmap(q->buffer, q->buffer_size);
         return mfree(q);
 }
 
@@ -194,10 +196,16 @@ int rdma_qp_new(
                 q->psn = (uint32_t) (uintptr_t) q;
         q->psn &= 0xffffffU;
 
+        /* Mapped, not malloc()ed: glibc raises its mmap threshold to the size of the first such
+         * buffer it frees, so the next 1 MiB responder buffer came from the thread's heap and stayed
+         * resident there after the session (halod's RSS on an RDMA node, bench/RESULTS.md). A mapping
+         * goes back to the kernel when the queue pair does, and starts page-aligned and zeroed. */
         q->buffer_size = RDMA_CONTROL_SIZE + write_area;
-        if (posix_memalign((void **) &q->buffer, 4096, q->buffer_size) != 0)
+        q->buffer = mmap(NULL, q->buffer_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (q->buffer == MAP_FAILED) {
+                q->buffer = NULL;
                 return rdma_error_set(error, -ENOMEM, "Out of memory for the RDMA buffer.");
-        memset(q->buffer, 0, q->buffer_size);
+        }
 
         q->pd = sym_ibv_alloc_pd(q->context);
         if (!q->pd)

@@ -10,6 +10,7 @@
 
 #if HAVE_LIBIBVERBS
 #        include "rdma/dlopen-verbs.h"
+#        include "rdma/verbs-provider.h"
 #endif
 
 const char *rdma_port_state_to_string(int state, char *buf) {
@@ -235,6 +236,8 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
         r = dlopen_verbs(/* ret_error= */ NULL);
         if (r < 0)
                 return r;
+        /* Only the providers of the devices there are, not all of rdma-core's (RSS). */
+        (void) verbs_provider_preload();
 
         errno = 0;
         list = sym_ibv_get_device_list(&n);
