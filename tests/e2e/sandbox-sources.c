@@ -268,7 +268,7 @@ static void probe_firewalld(void) {
 }
 
 /* fabric.<node>.transport's TCP side: every TCP socket of the namespace with tcp_info, as the check
- * dumps them (all local addresses here: only whether the kernel answers matters). */
+ * dumps them (no address filter here: only whether the kernel answers matters). */
 static void probe_sock_diag(void) {
         _cleanup_(netlink_socket_closep) NetlinkSocket *nl = NULL;
         _cleanup_(freep) SockDiagTcp *tcp = NULL;
@@ -277,7 +277,7 @@ static void probe_sock_diag(void) {
 
         r = netlink_socket_open(NETLINK_SOCK_DIAG, &nl);
         if (r >= 0)
-                r = sock_diag_dump_tcp(nl, (struct in_addr){ .s_addr = htonl(INADDR_ANY) }, &tcp, &n, NULL);
+                r = sock_diag_dump_tcp(nl, NULL, 0, &tcp, &n, NULL);
         report("NETLINK_SOCK_DIAG (TCP sockets with tcp_info)", "fabric.*.transport", r, NULL);
 }
 

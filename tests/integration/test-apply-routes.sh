@@ -153,12 +153,21 @@ for node in node2 node3; do
         track_pid $!
         wait_until 10 test -e "$TEST_DIR/$node.ready"
 done
-run_rc 0 haloctl_on node1 check --only peer. "$P"
+# The peer checks but peer.*.latency, whose verdict follows the shared machine's load (a p99 over
+# 10 ms warns), not the routes this test is about.
+peer_checks() {
+        local node ids=""
+        for node in "$@"; do
+                ids+="${ids:+,}peer.$node.reachable,peer.$node.mtu,peer.$node.profile,peer.$node.rdma"
+        done
+        echo "$ids"
+}
+run_rc 0 haloctl_on node1 check --only "$(peer_checks node2 node3)" "$P"
 assert_contains "$OUT" "pass  peer.node2.reachable"
 assert_contains "$OUT" "pass  peer.node3.reachable"
 assert_contains "$OUT" "node3 answers at 10.0.2.3 over left via 10.0.1.2 (node2)"
 assert_contains "$OUT" "pass  peer.node3.profile"
-run_rc 0 haloctl_on node1 check --only peer. --json "$P"
+run_rc 0 haloctl_on node1 check --only "$(peer_checks node2 node3)" --json "$P"
 assert_contains "$OUT" '"peer.node3.reachable"'
 log "node3 probes node1 back the same way (its route names the link: right)"
 ip netns exec "$N1" "$BUILD_DIR/tests/peer-responder" "$P" node1 --ready "$TEST_DIR/node1.ready" \
@@ -166,7 +175,7 @@ ip netns exec "$N1" "$BUILD_DIR/tests/peer-responder" "$P" node1 --ready "$TEST_
 RESPONDER1=$!
 track_pid "$RESPONDER1"
 wait_until 10 test -e "$TEST_DIR/node1.ready"
-run_rc 0 haloctl_on node3 check --only peer. "$P"
+run_rc 0 haloctl_on node3 check --only "$(peer_checks node1)" "$P"
 assert_contains "$OUT" "node1 answers at 10.0.1.1 over right via 10.0.2.2 (node2)"
 
 log "node2 stops forwarding: node3 is unreachable from node1, and the message names node2"
@@ -178,7 +187,7 @@ assert_contains "$OUT" "node3 (10.0.2.3) did not answer"
 assert_contains "$OUT" "over left via 10.0.1.2 (node2)"
 assert_contains "$OUT" "does node2 forward"
 ip netns exec "$N2" sysctl -qw net.ipv4.conf."$L2".forwarding=1
-run_rc 0 haloctl_on node1 check --only peer. "$P"
+run_rc 0 haloctl_on node1 check --only "$(peer_checks node2 node3)" "$P"
 assert_contains "$OUT" "pass  peer.node3.reachable"
 kill "$RESPONDER1" # halod binds node1's peer port below
 wait "$RESPONDER1" || true
