@@ -17,6 +17,9 @@ VM_GUEST_PACKAGES=(
         rdma-core ibverbs-utils ibverbs-providers perftest ethtool pciutils iputils-ping
         # the guest's firewall, for the peer.<node>.rdma step (step-peer-rdma.sh)
         nftables
+        # TCP between the fabric addresses for the fabric.<node>.transport step
+        # (step-fabric-transport.sh): bulk (iperf3) and a small request/response exchange (socat)
+        iperf3 socat
         # halod's own dependencies (packaging/debian/control and what its shlibs pull): the package is
         # installed offline, with dpkg -i, in the booted guest
         libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0 acl
