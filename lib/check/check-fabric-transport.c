@@ -245,7 +245,8 @@ static int summary_of(
         else
                 for (size_t i = 0; i < now->n_holders; i++)
                         if (isempty(now->holders[i].name))
-                                /* halod's unit hides other users' /proc/PID (ProtectProc=invisible). */
+                                /* It exited after the dump, or /proc hides other users' PIDs (hidepid=, a
+                                 * unit's ProtectProc=invisible; the shipped one shows them). */
                                 note = " (a holder's name could not be read from /proc: sudo rdma res show qp "
                                        "names it)";
         /* The note belongs to what moved, before the causes of a fallback. */
