@@ -53,7 +53,7 @@ EOF
         # Both sides run until killed (perftest's --run_infinitely), the server in vm2, the client in vm1.
         server=$(gsubmit vm2 <<EOF
 rm -f /io/stop-ib_write_bw
-exec timeout 900 ib_write_bw -d rxe0 -x $gid -F --run_infinitely >/io/ib_write_bw-server.log 2>&1
+exec timeout 900 ib_write_bw -d rxe0 -x $gid -F -u 18 -t 16 --run_infinitely >/io/ib_write_bw-server.log 2>&1
 EOF
 )
         sleep 5
@@ -61,7 +61,7 @@ EOF
         client=$(gsubmit vm1 <<EOF
 rm -f /io/stop-ib_write_bw
 for i in \$(seq 60); do
-        timeout 900 ib_write_bw -d rxe0 -x $gid -F --run_infinitely ${VM_ADDR[1]} >>/io/ib_write_bw-client.log 2>&1
+        timeout 900 ib_write_bw -d rxe0 -x $gid -F -u 18 -t 16 --run_infinitely ${VM_ADDR[1]} >>/io/ib_write_bw-client.log 2>&1
         [ -e /io/stop-ib_write_bw ] && exit 0
         sleep 2
 done
@@ -173,13 +173,13 @@ while :; do echo "\$req"; sleep 0.25; done | timeout 900 socat - TCP:${VM_ADDR[1
 EOF
 )
         log "a request/response exchange over TCP from ${VM_ADDR[0]} to ${VM_ADDR[1]}:7000 (1000 bytes echoed, 4 a second)"
-        # over at least five verdicts: none warns, and the check sees the connection's bytes
-        for _ in $(seq 60); do
+        # ten polls that see the connection's bytes (two verdicts at least: one per 10 s), none a warning
+        for _ in $(seq 90); do
                 FT_DOC=$(status_of vm1)
                 s=$(ft_summary)
                 [ "$(outcome "$FT_DOC" $TRANSPORT_ID)" = warn ] && warned=$s
                 case $s in "idle: TCP to worker "[1-9]*) seen=$((seen + 1)) ;; esac
-                [ "$seen" -ge 5 ] && break
+                [ "$seen" -ge 10 ] && break
                 sleep 2
         done
         echo "$FT_DOC" >"$TEST_DIR/logs/transport-control.json"
@@ -188,7 +188,7 @@ EOF
         gwait vm1 "$client" 120 >/dev/null || true
         gwait vm2 "$server" 120 >/dev/null || true
         [ -z "$warned" ] || fail "a small request/response exchange made $TRANSPORT_ID warn: $warned"
-        [ "$seen" -ge 5 ] || fail "during the request/response exchange $TRANSPORT_ID did not see its TCP bytes in 5 verdicts (idle with a TCP rate above 0): $(ft_summary)"
+        [ "$seen" -ge 10 ] || fail "during the request/response exchange $TRANSPORT_ID saw its TCP bytes (idle with a TCP rate above 0) in $seen polls of 10: $(ft_summary)"
         log "request/response over TCP: no warning; $TRANSPORT_ID: $s"
 }
 
