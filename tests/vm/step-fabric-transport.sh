@@ -167,9 +167,11 @@ exec timeout 900 socat TCP-LISTEN:7000,bind=${VM_ADDR[1]},reuseaddr EXEC:cat >/i
 EOF
 )
         sleep 3
+        # The loop ends on echo's error: vm-agent.service ignores SIGPIPE (systemd's IgnoreSIGPIPE=yes),
+        # so a killed socat would not end a "while :" loop.
         client=$(gsubmit vm1 <<EOF
 req=\$(printf '%0999d' 0)
-while :; do echo "\$req"; sleep 0.25; done | timeout 900 socat - TCP:${VM_ADDR[1]}:7000,bind=${VM_ADDR[0]} | wc -c >/io/socat-client.log 2>&1
+while echo "\$req"; do sleep 0.25; done | timeout 900 socat - TCP:${VM_ADDR[1]}:7000,bind=${VM_ADDR[0]} | wc -c >/io/socat-client.log 2>&1
 EOF
 )
         log "a request/response exchange over TCP from ${VM_ADDR[0]} to ${VM_ADDR[1]}:7000 (1000 bytes echoed, 4 a second)"
