@@ -23,8 +23,10 @@ void fabric_transport_state_done(FabricTransportState *s) {
         if (!s)
                 return;
         fabric_transport_sample_done(&s->last);
-        for (size_t i = 0; i < s->n_peers; i++)
+        for (size_t i = 0; i < s->n_peers; i++) {
                 free(s->peers[i].node);
+                free(s->peers[i].summary);
+        }
         free(s->peers);
         *s = (FabricTransportState){};
 }
@@ -54,6 +56,7 @@ int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportSt
                         goto oom;
                 for (size_t i = 0; i < s->n_peers; i++) {
                         c.peers[i] = s->peers[i];
+                        c.peers[i].summary = NULL;
                         c.peers[i].node = strdup(s->peers[i].node);
                         if (!c.peers[i].node)
                                 goto oom;
@@ -256,15 +259,53 @@ static int summary_of(
         return asprintf(ret, "%.*s%s%s", k, text, note, text + k) < 0 ? -ENOMEM : 0;
 }
 
+static char *expected_text(const NodeContext *c) {
+        uint64_t bps = c->profile->health.tcp_bulk_bps ?: TRANSPORT_THRESHOLD_BPS_DEFAULT;
+        char *s;
+
+        if (asprintf(
+                    &s,
+                    "bulk traffic over RDMA: TCP to the peer under %" PRIu64
+                    " Mbit/s, or RDMA moving at least a tenth as much",
+                    bps / (1000 * 1000)) < 0)
+                return NULL;
+        return s;
+}
+
+/* A verify within the rate window of the last sample: the peer's last verdict again, or "measuring". */
+static int repeat_verdict(const NodeContext *c, const FabricTransportPeer *p, const char *id, CheckList *out) {
+        _cleanup_(freep) char *expected = NULL;
+
+        if (!p->summary || p->use < 0)
+                return check_list_skip(
+                        out,
+                        id,
+                        "measuring: the verdict needs %llu s of TCP and RDMA volumes since the first sample",
+                        (unsigned long long) (TRANSPORT_RATE_WINDOW_MIN_USEC / USEC_PER_SEC));
+        expected = expected_text(c);
+        if (!expected)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                id,
+                p->use == TRANSPORT_FALLBACK ? CHECK_WARN : CHECK_PASS,
+                expected,
+                transport_use_to_string(p->use),
+                "%s",
+                p->summary);
+}
+
 static int check_peer(
         const NodeContext *c,
         const ProfileNode *peer,
         FabricTransportState *state,
         const FabricTransportSample *now,
+        const char *reason,
+        bool repeat,
         const TransportHolder *holders,
         CheckList *out,
         FabricTransportChanges *changes) {
-        _cleanup_(freep) char *id = NULL, *reason = NULL, *summary = NULL, *expected = NULL;
+        _cleanup_(freep) char *id = NULL, *summary = NULL, *expected = NULL;
         FabricTransportPeer *p = state_peer(state, peer->name);
         const FabricTransportSample *last = &state->last;
         TransportVerdict v;
@@ -274,11 +315,10 @@ static int check_peer(
 
         if (!p || asprintf(&id, "fabric.%s.transport", peer->name) < 0)
                 return -ENOMEM;
-        r = no_verdict_reason(state, now, &reason);
-        if (r < 0)
-                return r;
         if (reason)
                 return check_list_skip(out, id, "%s", reason);
+        if (repeat)
+                return repeat_verdict(c, p, id, out);
 
         r = tcp_to_peer(c->node, peer, last, now, &sent, &received);
         if (r < 0)
@@ -301,11 +341,12 @@ static int check_peer(
         r = summary_of(&in, &v, now, &summary);
         if (r < 0)
                 return r;
-        if (asprintf(
-                    &expected,
-                    "bulk traffic over RDMA: TCP to the peer under %" PRIu64
-                    " Mbit/s, or RDMA moving at least a tenth as much",
-                    (uint64_t) ((in.threshold_bps ?: TRANSPORT_THRESHOLD_BPS_DEFAULT) / (1000 * 1000))) < 0)
+        expected = expected_text(c);
+        if (!expected)
+                return -ENOMEM;
+        free(p->summary);
+        p->summary = strdup(summary);
+        if (!p->summary)
                 return -ENOMEM;
 
         p->fallback = v.use == TRANSPORT_FALLBACK;
@@ -336,10 +377,17 @@ int check_fabric_transport(
         CheckList *out,
         FabricTransportChanges *ret_changes) {
         _cleanup_(freep) TransportHolder *holders = NULL;
+        _cleanup_(freep) char *reason = NULL;
+        bool repeat = false;
         int r = 0;
 
         if (!c->node || !c->profile)
                 goto done;
+        r = no_verdict_reason(state, now, &reason);
+        if (r < 0)
+                goto done;
+        /* now->at < last.at (a clock that went back) counts as too soon too. */
+        repeat = !reason && now->at < state->last.at + TRANSPORT_RATE_WINDOW_MIN_USEC;
         r = holders_of(now, &holders);
         if (r < 0)
                 goto done;
@@ -348,9 +396,15 @@ int check_fabric_transport(
 
                 if (peer == c->node || streq(peer->name, c->node->name))
                         continue;
-                r = check_peer(c, peer, state, now, holders, out, ret_changes);
+                r = check_peer(c, peer, state, now, reason, repeat, holders, out, ret_changes);
                 if (r < 0)
                         goto done;
+        }
+        if (repeat) {
+                /* The last sample stays the base of the next verdict. */
+                holders = mfree(holders);
+                fabric_transport_sample_done(now);
+                return 0;
         }
 done:
         /* The holders point into the old sample's names only through now: replace last after. */

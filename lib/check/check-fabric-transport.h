@@ -53,6 +53,7 @@ typedef struct FabricTransportPeer {
         uint64_t tcp_received_total;
         uint64_t tcp_bps; /* the last verdict's rates */
         uint64_t rdma_bps;
+        char *summary; /* the last verdict's text; NULL in a copy for the metrics */
 } FabricTransportPeer;
 
 typedef struct FabricTransportState {
@@ -96,8 +97,12 @@ int fabric_transport_add_port_volume(
 
 /* The checks fabric.<peer>.transport from the state's last sample and now (taken over: it becomes the
  * state's last), appended to out, and the transitions to ret_changes. The first sample gives skipped
- * checks ("measuring"); so does a sample whose RDMA devices differ from the last one's. The threshold
- * is the profile's health.tcp-bulk-mbit. Returns 0 or -ENOMEM. */
+ * checks ("measuring"); so does a sample whose RDMA devices differ from the last one's. A sample taken
+ * less than TRANSPORT_RATE_WINDOW_MIN_USEC after the last one judges nothing: each peer's last verdict
+ * is repeated and the last sample stays, so that every verdict covers at least that window (a verify
+ * asked for right after another, or a health.interval under 10 s, would otherwise judge a steady
+ * transfer by a fraction of its rate, and a fallback would end and start again in the journal). The
+ * threshold is the profile's health.tcp-bulk-mbit. Returns 0 or -ENOMEM. */
 int check_fabric_transport(
         const NodeContext *c,
         FabricTransportState *state,

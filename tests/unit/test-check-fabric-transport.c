@@ -162,6 +162,55 @@ static void test_skip_keeps_fallback(void) {
         run_done(&r);
 }
 
+/* Verifies closer together than the rate window (health.interval 5 s in the vm suite, or a verify
+ * asked for): a verdict always covers at least 10 s, in between the last one is repeated, and a
+ * steady transfer neither leaves the fallback nor enters it again. */
+static void test_short_intervals(void) {
+        Run r;
+        const Check *c;
+
+        run_init(&r, 10);
+        (void) verify(&r, 0, 0, 0, false);
+        c = verify(&r, 5, 62 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_SKIP);
+        ASSERT_TRUE(strstr(c->summary, "measuring: the verdict needs 10 s"));
+        ASSERT_INT_EQ(r.changes.n, 0);
+
+        /* 100 Mbit/s since 0: judged over 12 s. */
+        c = verify(&r, 12, 150 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_WARN);
+        ASSERT_INT_EQ(r.changes.n, 1);
+        ASSERT_TRUE(strstr(c->summary, "(100.0 Mbit/s)"));
+
+        /* 2 s later: the same verdict, no transition, not a rate over 2 s floored to 10. */
+        c = verify(&r, 14, 175 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_WARN);
+        ASSERT_TRUE(strstr(c->summary, "(100.0 Mbit/s)"));
+        ASSERT_INT_EQ(r.changes.n, 0);
+        ASSERT_TRUE(fabric_transport_state_peer(&r.state, "worker")->tcp_sent_total == 150 * MB);
+
+        /* 10 s after the verdict, from its sample (12 s), not from the repeated one (14 s). */
+        c = verify(&r, 22, 275 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_WARN);
+        ASSERT_TRUE(strstr(c->summary, "(100.0 Mbit/s)"));
+        ASSERT_INT_EQ(r.changes.n, 0);
+        ASSERT_TRUE(fabric_transport_state_peer(&r.state, "worker")->tcp_sent_total == 275 * MB);
+
+        /* The transfer stopped: out of the fallback once, at the next verdict. */
+        c = verify(&r, 27, 275 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_WARN);
+        ASSERT_INT_EQ(r.changes.n, 0);
+        c = verify(&r, 32, 275 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_PASS);
+        ASSERT_STR_EQ(c->actual, "idle");
+        ASSERT_INT_EQ(r.changes.n, 1);
+        ASSERT_INT_EQ(r.changes.changes[0].transition, TRANSPORT_TRANSITION_OUT_OF_FALLBACK);
+        c = verify(&r, 35, 275 * MB, 0, false);
+        ASSERT_INT_EQ(c->outcome, CHECK_PASS);
+        ASSERT_INT_EQ(r.changes.n, 0);
+        run_done(&r);
+}
+
 static void test_rdma_carries_the_bulk(void) {
         Run r;
         const Check *c;
@@ -288,6 +337,7 @@ static void test_port_volume(void) {
 
 int main(void) {
         test_fallback_into_and_out();
+        test_short_intervals();
         test_skip_keeps_fallback();
         test_rdma_carries_the_bulk();
         test_profile_threshold();

@@ -17,6 +17,9 @@ VM_GUEST_PACKAGES=(
         rdma-core ibverbs-utils ibverbs-providers perftest ethtool pciutils iputils-ping
         # the guest's firewall, for the peer.<node>.rdma step (step-peer-rdma.sh)
         nftables
+        # TCP between the fabric addresses for the fabric.<node>.transport step
+        # (step-fabric-transport.sh): bulk (iperf3) and a small request/response exchange (socat)
+        iperf3 socat
         # halod's own dependencies (packaging/debian/control and what its shlibs pull): the package is
         # installed offline, with dpkg -i, in the booted guest
         libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0 acl
@@ -90,6 +93,19 @@ vm_netdevsim() {
         cp "$src/drivers/net/netdevsim/netdevsim.ko" "$d/netdevsim.ko"
 }
 
+# vm_image_evict ROOT KEY: the cache's other images go (each is about 2 GB sparse), but not one that
+# another run is building (its .tmp changed within the hour) or whose guests are up (a QEMU process
+# names its base.img): several engineers' trees share the cache, with different image keys.
+vm_image_evict() {
+        local d
+        for d in "$1"/*; do
+                [ -d "$d" ] && [ "${d##*/}" != "$2" ] && [ "${d##*/}" != "$2.tmp" ] || continue
+                [ -n "$(find "$d" -maxdepth 0 -name '*.tmp' -mmin -60)" ] && continue
+                grep -qsF "$d/base.img" /proc/[0-9]*/cmdline && continue
+                rm -rf "$d"
+        done
+}
+
 # vm_image: builds (or finds) the image; sets VM_IMAGE_DIR.
 vm_image() {
         local root key dir fs sources=()
@@ -105,8 +121,7 @@ vm_image() {
         [ "$(id -u)" = 0 ] || fail "building the guest image needs root (mmdebstrap --mode=root)"
         log "guest image: building $dir (kernel $VM_KVER $VM_KPKGVER; a few minutes, once per content)"
         mkdir -p "$root"
-        # one build at a time per cache; older images go (each is about 2 GB sparse)
-        find "$root" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+        vm_image_evict "$root" "$key"
         rm -rf "$dir.tmp"
         mkdir -p "$dir.tmp"
         vm_netdevsim "$dir.tmp"

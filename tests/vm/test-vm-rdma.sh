@@ -18,6 +18,8 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-devlink.sh"
 # shellcheck source=step-peer-rdma.sh
 . "$SOURCE_DIR/tests/vm/step-peer-rdma.sh"
+# shellcheck source=step-fabric-transport.sh
+. "$SOURCE_DIR/tests/vm/step-fabric-transport.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 require_build_file tests/vm-regmr tests/vm-devlink
@@ -104,6 +106,7 @@ fi
 log "all $PROBES probes measured the RC QP path (pings and RDMA WRITEs)"
 
 step_peer_rdma
+step_fabric_transport
 
 # ---- the fabric link down: rdma.port fails, and passes again when it is back ----
 gx vm2 120 <<EOF >"$TEST_DIR/logs/link-down.log" 2>&1 || fail "taking the link down in vm2 failed"
