@@ -9,6 +9,7 @@
 
 #include "peer/peer-wire.h"
 #include "rdma/rdma-qp.h"
+#include "rdma/rdma-responder.h"
 #include "rdma/rdma.h"
 
 #define RDMA_PROBE_PINGS_DEFAULT 1000U
@@ -29,8 +30,10 @@
 #define RDMA_HELLO_TRIES 3U
 /* A peer whose responder is busy (it serves one probe at a time: another node's, or halod's own RDMA
  * peer check, which holds it for a few round trips every health.interval) is asked again every
- * RDMA_PROBE_BUSY_RETRY_USEC for this long before the probe reports it busy. */
-#define RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT (3U * 1000U * 1000U)
+ * RDMA_PROBE_BUSY_RETRY_USEC for this long before the probe reports it busy: longer than the
+ * responder's idle timeout, since an exchange that failed holds its session until then. 3 s, less
+ * than that, failed one haloctl probe in 50 in the vm suite against halod's own peer.<node>.rdma. */
+#define RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT (RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT + 2U * 1000U * 1000U)
 #define RDMA_PROBE_BUSY_RETRY_USEC (100U * 1000U)
 
 typedef struct RdmaProbeParams {
