@@ -32,8 +32,14 @@ int sock_diag_filter_build(const struct in_addr *locals, size_t n_locals, uint8_
                         .yes = COND_SIZE,
                         .no = COND_SIZE + JMP_SIZE,
                 };
-                struct inet_diag_hostcond cond = { .family = AF_INET, .prefix_len = 32, .port = -1 };
+                struct inet_diag_hostcond cond;
 
+                /* memset, not an initializer: the two bytes of padding after prefix_len would go into
+                 * the request uninitialised (valgrind saw them in the sendto()). */
+                memset(&cond, 0, sizeof(cond));
+                cond.family = AF_INET;
+                cond.prefix_len = 32;
+                cond.port = -1;
                 memcpy(buf + at, &op, sizeof(op));
                 memcpy(buf + at + sizeof(op), &cond, sizeof(cond));
                 memcpy(buf + at + sizeof(op) + sizeof(cond), &locals[i], sizeof(struct in_addr));
