@@ -20,10 +20,7 @@ typedef struct HostsJob {
         void (*destroy)(void *);
 
         /* Inputs, taken from the manager when the job starts. */
-        Host host;
-        const Profile *profile;
-        const ProfileNode *node;
-        const Backend *backend;
+        ManagerInputs in;
 
         /* Outputs. */
         int result; /* manager_helper_step()'s */
@@ -46,7 +43,7 @@ static void read_networkd_wrong(HostsJob *j, const NodeContext *c) {
         _cleanup_(freep) char *error = NULL;
         Snapshot s;
 
-        if (j->links_read || !manager_helper_delegates_networkd(j->profile, j->backend))
+        if (j->links_read || !manager_helper_delegates_networkd(j->in.profile, j->in.backend))
                 return;
         snapshot_init(&s, c);
         (void) manager_helper_networkd_wrong(&s, &j->networkd_wrong, &error);
@@ -55,7 +52,7 @@ static void read_networkd_wrong(HostsJob *j, const NodeContext *c) {
 
 static void hosts_job_run(Job *job, void *data) {
         HostsJob *j = data;
-        NodeContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
+        NodeContext c = { .host = &j->in.host, .profile = j->in.profile, .node = j->in.node };
 
         read_networkd_wrong(j, &c);
         j->result = manager_helper_step(j->manager, &c, j->networkd_wrong, /* with_check= */ true, &j->checks);
@@ -75,14 +72,11 @@ static void hosts_job_publish(Manager *m, void *data) {
 
 static int hosts_job_capture(Manager *m, void *data) {
         HostsJob *j = data;
+        int r = manager_inputs_capture(m, &j->in);
 
-        if (!m->profile)
-                return -ESTALE;
+        if (r < 0)
+                return r;
         j->manager = m;
-        j->host = m->host;
-        j->profile = m->profile;
-        j->node = m->node;
-        j->backend = m->backend;
         /* A load job ran in between: the links were read for another profile. */
         if (j->profile_generation != m->profile_generation) {
                 j->links_read = false;

@@ -29,10 +29,7 @@ typedef struct VerifyJob {
         void (*destroy)(void *);
 
         /* Inputs, taken from the manager when the job starts (verify_job_capture()). */
-        Host host;
-        const Profile *profile;
-        const ProfileNode *node;
-        const Backend *backend;
+        ManagerInputs in;
         NodeContext context;
         Snapshot snapshot;
         FabricPorts seed;        /* req.seed_ports: a copy of the watch's ports, taken when the job starts */
@@ -121,7 +118,7 @@ static bool delegates_networkd(const VerifyJob *j) {
 static int apply(VerifyJob *j, PlanChanges *changes, char **error) {
         int r;
 
-        if (!j->profile)
+        if (!j->in.profile)
                 return -ESTALE;
         if (delegates_networkd(j))
                 r = delegate_networkd(j, error);
@@ -130,7 +127,7 @@ static int apply(VerifyJob *j, PlanChanges *changes, char **error) {
                  * checks). */
                 r = apply_node(
                         &j->context,
-                        j->backend,
+                        j->in.backend,
                         j->hosts_writable ? 0 : APPLY_NO_HOSTS,
                         &j->snapshot,
                         changes,
@@ -168,7 +165,7 @@ static void enforce(VerifyJob *j) {
  * copy, when the job looked at the links (from its link dump when it read one). A job that did not
  * leaves the peer rounds the copy of the one before. */
 static void read_link_mtus(VerifyJob *j) {
-        if (!j->profile->health.peers || !j->node || !(j->snapshot.parts & SNAPSHOT_PORTS))
+        if (!j->in.profile->health.peers || !j->in.node || !(j->snapshot.parts & SNAPSHOT_PORTS))
                 return;
         j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
 }
@@ -201,7 +198,7 @@ static void verify_job_run(Job *job, void *data) {
         VerifyOutcome *o = &j->outcome;
 
         j->job = job;
-        j->context = (NodeContext){ .host = &j->host, .profile = j->profile, .node = j->node };
+        j->context = (NodeContext){ .host = &j->in.host, .profile = j->in.profile, .node = j->in.node };
         snapshot_init(&j->snapshot, &j->context);
         j->snapshot.before_kernel_read = before_kernel_read;
         /* Another profile's ports (a reload in between) are refused: the snapshot lists the netdevs. */
@@ -211,7 +208,7 @@ static void verify_job_run(Job *job, void *data) {
         /* The host lane runs one job at a time: the one running is the only one to read and update it. */
         j->snapshot.pause_history = &j->manager->pause_history;
         j->hosts_writable = manager_dir_writable("/etc");
-        j->networkd_delegated = manager_helper_delegates_networkd(j->profile, j->backend);
+        j->networkd_delegated = manager_helper_delegates_networkd(j->in.profile, j->in.backend);
 
         if (j->req.ports) {
                 FabricPorts ports = {};
@@ -357,7 +354,7 @@ static void verify_job_publish(Manager *m, void *data) {
         bool kernel_read = snapshot_read_kernel(&j->snapshot);
 
         /* First, as publishing the checks starts the export job, which reads it on its worker. */
-        manager_export_keep_snapshot(m, &j->host, &j->context, &j->snapshot);
+        manager_export_keep_snapshot(m, &j->in.host, &j->context, &j->snapshot);
         /* Before the checks are published, which starts the export job that copies it. */
         if (j->transport_ran) {
                 fabric_transport_state_done(&m->transport_published);
@@ -404,14 +401,11 @@ static void verify_job_publish(Manager *m, void *data) {
  * a profile (none in force yet) nothing runs. */
 static int verify_job_capture(Manager *m, void *data) {
         VerifyJob *j = data;
+        int r = manager_inputs_capture(m, &j->in);
 
-        if (!m->profile)
-                return -ESTALE;
+        if (r < 0)
+                return r;
         j->manager = m;
-        j->host = m->host;
-        j->profile = m->profile;
-        j->node = m->node;
-        j->backend = m->backend;
         /* Without a copy (out of memory, or no map) the snapshot lists the netdevs itself. */
         if (j->req.seed_ports && m->ports)
                 (void) fabric_ports_copy(m->ports, m->n_ports, &j->seed);

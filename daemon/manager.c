@@ -96,6 +96,18 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+int manager_inputs_capture(const Manager *m, ManagerInputs *ret) {
+        if (!m->profile)
+                return -ESTALE;
+        *ret = (ManagerInputs){
+                .host = m->host,
+                .profile = m->profile,
+                .node = m->node,
+                .backend = m->backend,
+        };
+        return 0;
+}
+
 int manager_setup(Manager *m) {
         int r;
 

@@ -139,6 +139,18 @@ typedef struct Manager {
         sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
 } Manager;
 
+/* What a host job reads of the manager, taken when it leaves the queue (its JobType.capture): a queued
+ * job sees the profile in force then, which stays in force while its lane runs. */
+typedef struct ManagerInputs {
+        Host host;
+        const Profile *profile;
+        const ProfileNode *node;
+        const Backend *backend;
+} ManagerInputs;
+
+/* Fills *ret from m; -ESTALE when no profile is in force yet (nothing to run). */
+int manager_inputs_capture(const Manager *m, ManagerInputs *ret);
+
 int manager_new(Manager **ret);
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
