@@ -93,21 +93,27 @@ void rdma_responder_destroy(void *userdata) {
         rdma_responder_free(userdata);
 }
 
+/* Appends e, whose device and pci the responder owns from then on; -ENOMEM leaves them the caller's. */
+static int endpoint_append(RdmaResponder *r, RdmaEndpoint e) {
+        RdmaEndpoint *a = reallocarray(r->endpoints, r->n_endpoints + 1, sizeof(RdmaEndpoint));
+
+        if (!a)
+                return -ENOMEM;
+        r->endpoints = a;
+        r->endpoints[r->n_endpoints++] = e;
+        return 0;
+}
+
 int rdma_responder_add(RdmaResponder *r, struct in_addr local, RdmaDevice *device, RdmaGidType gid_type) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = device;
-        RdmaEndpoint *e;
+        int k;
 
         if (!d)
                 return -EINVAL;
-        e = reallocarray(r->endpoints, r->n_endpoints + 1, sizeof(RdmaEndpoint));
-        if (!e)
-                return -ENOMEM;
-        r->endpoints = e;
-        r->endpoints[r->n_endpoints++] = (RdmaEndpoint){
-                .local = local,
-                .device = TAKE_PTR(d),
-                .gid_type = gid_type,
-        };
+        k = endpoint_append(r, (RdmaEndpoint){ .local = local, .device = d, .gid_type = gid_type });
+        if (k < 0)
+                return k;
+        TAKE_PTR(d);
         return 0;
 }
 
@@ -119,7 +125,7 @@ int rdma_responder_add_lookup(
         int ifindex,
         RdmaGidType gid_type) {
         _cleanup_(freep) char *p = NULL;
-        RdmaEndpoint *e;
+        int k;
 
         if (!host || (!pci && ifindex <= 0))
                 return -EINVAL;
@@ -128,17 +134,13 @@ int rdma_responder_add_lookup(
                 if (!p)
                         return -ENOMEM;
         }
-        e = reallocarray(r->endpoints, r->n_endpoints + 1, sizeof(RdmaEndpoint));
-        if (!e)
-                return -ENOMEM;
-        r->endpoints = e;
-        r->endpoints[r->n_endpoints++] = (RdmaEndpoint){
-                .local = local,
-                .host = host,
-                .pci = TAKE_PTR(p),
-                .ifindex = ifindex,
-                .gid_type = gid_type,
-        };
+        k = endpoint_append(
+                r,
+                (RdmaEndpoint){
+                        .local = local, .host = host, .pci = p, .ifindex = ifindex, .gid_type = gid_type });
+        if (k < 0)
+                return k;
+        TAKE_PTR(p);
         return 0;
 }
 
