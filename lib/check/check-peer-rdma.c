@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "check/check-peer-rdma.h"
+#include "check/check-peer-skip.h"
 
 static const char *check_id(const PeerRdmaCheckContext *c, char id[static CHECK_ID_MAX]) {
         (void) snprintf(id, CHECK_ID_MAX, "peer.%s.rdma", c->node);
@@ -133,49 +134,16 @@ int check_peer_rdma(const PeerRdmaCheckContext *c, const PeerRdmaMeasurement *m,
         (void) check_id(c, id);
         /* The two reasons not to check at all hold whatever the peer does. */
         if (m && m->outcome == PEER_RDMA_NO_SECTION)
-                return check_list_add(
-                        out, id, CHECK_SKIP, NULL, NULL, "Not checked: the profile has no rdma: section");
+                return check_list_skip(out, id, "Not checked: the profile has no rdma: section");
         if (m && m->outcome == PEER_RDMA_NO_VERBS)
-                return check_list_add(
+                return check_list_skip(
                         out,
                         id,
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
                         "Not checked: this halod was built without libibverbs (meson -Dlibibverbs=enabled)");
-        if (c->pending) {
-                int r = check_list_add(
-                        out,
-                        id,
-                        CHECK_SKIP,
-                        NULL,
-                        "pending",
-                        "Not exchanged: the probes of %s are pending (see peer.%s.reachable)",
-                        c->node,
-                        c->node);
-                if (r >= 0)
-                        out->checks[out->n_checks - 1].pending = true;
-                return r;
-        }
-        if (!c->reachable)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not exchanged: %s does not answer (see peer.%s.reachable)",
-                        c->node,
-                        c->node);
+        if (c->pending || !c->reachable)
+                return check_peer_skip_unanswered(out, id, "Not exchanged", c->node, c->pending);
         if (!m || m->outcome == PEER_RDMA_NOT_RUN)
-                return check_list_add(
-                        out,
-                        id,
-                        CHECK_SKIP,
-                        NULL,
-                        NULL,
-                        "Not exchanged yet: %s is measured in a coming round",
-                        c->node);
+                return check_list_skip(out, id, "Not exchanged yet: %s is measured in a coming round", c->node);
 
         switch (m->outcome) {
         case PEER_RDMA_NO_KERNEL:

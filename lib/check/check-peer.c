@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <poll.h>
 
+#include "check/check-peer-skip.h"
 #include "check/check-peer.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-schedule.h"
@@ -319,31 +320,8 @@ static int not_measured(PeerRun *run, const char *what, CheckList *out) {
 
 /* The check what, skipped because the echo run found no peer to measure (or has not ended). */
 static int skip_unreachable(PeerRun *run, const char *what, const char *not_done, CheckList *out) {
-        const char *node = run->n->node->name;
-
-        if (run->echo_status == -EINPROGRESS)
-                return mark_pending(
-                        out,
-                        check_list_add(
-                                out,
-                                check_id(run, what),
-                                CHECK_SKIP,
-                                NULL,
-                                "pending",
-                                "%s: the probes of %s are pending (see peer.%s.reachable)",
-                                not_done,
-                                node,
-                                node));
-        return check_list_add(
-                out,
-                check_id(run, what),
-                CHECK_SKIP,
-                NULL,
-                NULL,
-                "%s: %s does not answer (see peer.%s.reachable)",
-                not_done,
-                node,
-                node);
+        return check_peer_skip_unanswered(
+                out, check_id(run, what), not_done, run->n->node->name, run->echo_status == -EINPROGRESS);
 }
 
 static int check_latency(PeerRun *run, CheckList *out) {
