@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply/backend.h"
+#include "apply/networkd-file-scope.h"
 #include "apply/networkd-file.h"
 #include "basic/errorf.h"
 #include "basic/fileio.h"
@@ -251,6 +252,46 @@ static int networkd_forwarding_key(sd_bus *bus) {
                                                   : NETWORKD_FORWARDING_IPFORWARD;
 }
 
+/* Tries the file's [Match] against every link of the kernel, with the permanent address of each that
+ * has one, as networkd would: it must take the plan's link and nothing else. */
+static int check_scope(const NetworkdApply *a, const char *text, char **ret_error) {
+        _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
+        _cleanup_(rtnl_state_done) RtnlState s = {};
+        char **permanent = NULL;
+        int r;
+
+        r = rtnl_open(&rtnl);
+        if (r >= 0)
+                r = rtnl_dump(rtnl, &s, NULL);
+        if (r < 0)
+                return errorf(
+                        ret_error,
+                        r,
+                        "cannot list the links to try the file's [Match] against them: %s",
+                        strerror(-r));
+        permanent = calloc(s.n_links ?: 1, sizeof(char *));
+        if (!permanent)
+                return -ENOMEM;
+        for (size_t i = 0; i < s.n_links; i++) {
+                char mac[18];
+
+                if (ethtool_get_permanent_address(s.links[i].name, mac) >= 0) {
+                        permanent[i] = strdup(mac);
+                        if (!permanent[i]) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                }
+        }
+        r = networkd_file_check_scope(
+                text, a->lp->link, a->lp->ifindex, s.links, s.n_links, permanent, ret_error);
+finish:
+        for (size_t i = 0; i < s.n_links; i++)
+                free(permanent[i]);
+        free(permanent);
+        return r;
+}
+
 static int write_file(NetworkdApply *a, char **ret_error) {
         const LinkPlan *lp = a->lp;
         _cleanup_(freep) char *text = NULL, *name = NULL;
@@ -269,6 +310,12 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                         "not writing a file that would match on its name",
                         lp->ifname,
                         strerror(-r));
+        /* Name= is networkd's glob list: the kernel's name must read as itself there. */
+        if (r == 0) {
+                r = networkd_file_check_name(lp->link, lp->ifname, ret_error);
+                if (r < 0)
+                        return r;
+        }
         fc = (NetworkdFileConfig){
                 .link = lp->link,
                 .ifname = lp->ifname,
@@ -281,6 +328,8 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                 .forwarding_key = networkd_forwarding_key(a->bus),
         };
         r = networkd_file_text(&fc, &text);
+        if (r >= 0)
+                r = check_scope(a, text, ret_error);
         if (r < 0)
                 return r;
 
