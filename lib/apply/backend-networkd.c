@@ -252,6 +252,14 @@ static int networkd_forwarding_key(sd_bus *bus) {
                                                   : NETWORKD_FORWARDING_IPFORWARD;
 }
 
+static int networkd_file_path(const LinkPlan *lp, char **ret) {
+        _cleanup_(freep) char *name = networkd_file_name(lp->link);
+
+        if (!name || asprintf(ret, NETWORKD_FILE_DIR "/%s", name) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 /* Tries the file's [Match] against every link of the kernel, with the permanent address of each that
  * has one, as networkd would: it must take the plan's link and nothing else. */
 static int check_scope(const NetworkdApply *a, const char *text, char **ret_error) {
@@ -294,7 +302,7 @@ finish:
 
 static int write_file(NetworkdApply *a, char **ret_error) {
         const LinkPlan *lp = a->lp;
-        _cleanup_(freep) char *text = NULL, *name = NULL;
+        _cleanup_(freep) char *text = NULL;
         char permanent[18];
         NetworkdFileConfig fc;
         int r;
@@ -333,9 +341,9 @@ static int write_file(NetworkdApply *a, char **ret_error) {
         if (r < 0)
                 return r;
 
-        name = networkd_file_name(lp->link);
-        if (!name || asprintf(&a->path, NETWORKD_FILE_DIR "/%s", name) < 0)
-                return -ENOMEM;
+        r = networkd_file_path(lp, &a->path);
+        if (r < 0)
+                return r;
         r = read_regular_file(a->path, NETWORKD_FILE_MAX, &a->previous, NULL);
         if (r < 0 && r != -ENOENT)
                 return errorf(ret_error, r, "cannot read %s: %s", a->path, strerror(-r));
@@ -427,9 +435,48 @@ static int networkd_apply_link(const LinkPlan *lp, char **ret_error) {
                 ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, lp->ifname);
 }
 
+static int networkd_save_link(const LinkPlan *lp, char **ret_saved, char **ret_error) {
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        *ret_saved = NULL;
+        r = networkd_file_path(lp, &path);
+        if (r < 0)
+                return r;
+        r = read_regular_file(path, NETWORKD_FILE_MAX, ret_saved, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return errorf(ret_error, r, "cannot read %s: %s", path, strerror(-r));
+        return 0;
+}
+
+/* The file as it was before this apply, and the link with it, as networkd_apply_link() does when it
+ * fails itself. */
+static void networkd_restore_link(const LinkPlan *lp, const char *saved, char ***errors) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(networkd_apply_done) NetworkdApply a = { .lp = lp };
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                (void) strv_extendf(
+                        errors, "cannot connect to the system bus to reach systemd-networkd: %s", strerror(-r));
+                return;
+        }
+        a.bus = bus;
+        if (networkd_file_path(lp, &a.path) < 0 || (saved && !(a.previous = strdup(saved)))) {
+                (void) strv_extend(errors, "out of memory");
+                return;
+        }
+        rollback(&a, errors);
+}
+
 const Backend backend_networkd = {
         .name = "networkd",
         .available = networkd_available,
         .apply_link = networkd_apply_link,
         .carries_routes = true,
+        .save_link = networkd_save_link,
+        .restore_link = networkd_restore_link,
 };

@@ -8,7 +8,8 @@
 # halod's file would match on its name) and renamed to '*', to '!<management link>' and to '^lo'. The
 # helper refuses each with an error naming the link and the character, writes no file, and the
 # management link keeps its address; the CDI spec carries no NCCL_SOCKET_IFNAME that NCCL would read as
-# "every interface but lo". Without --node and without a hostname in the profile the helper does not
+# "every interface but lo". When a later link of the same apply fails, the file written for the first
+# goes back with it (before, it outlived the failed apply). Without --node and without a hostname in the profile the helper does not
 # pick its node by a local address (one halod can add).
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
@@ -92,6 +93,35 @@ run_rc 0 helper_run --node head "$P"
 assert_contains "$(cat "$FILE")" "Name=$IF_A"
 assert_contains "$(cat "$SPEC")" "NCCL_SOCKET_IFNAME=$IF_A"
 assert_eq "$(link_mtu "$NS_A" "$IF_A")" 9000 "MTU of $IF_A"
+mgmt_intact
+
+log "a later link fails: the file the helper wrote for the first goes back with it"
+SECOND=hn2$$
+ip link add name "$SECOND" netns "$NS_A" type veth peer name "hq2$$" netns "$NS_B"
+ip -n "$NS_B" link set "hq2$$" up
+veth_limit_peer_mtu "$NS_B" "hq2$$" # networkd lowers 9000 on $SECOND: its apply fails
+rm -f "$FILE"
+in_nd networkctl reload
+ip -n "$NS_A" link set "$IF_A" mtu 1500
+ip -n "$NS_A" addr flush dev "$IF_A"
+P2=$TEST_DIR/two-links.yaml
+cat >"$P2" <<EOF
+cluster: hn
+health: { peers: false }
+links:
+  rdma0: { match: { mac: "$MAC" }, mtu: 9000 }
+  rdma1: { match: { name: "$SECOND" }, mtu: 9000 }
+nodes:
+  head: { links: { rdma0: 192.168.100.1/30, rdma1: 192.168.101.1/30 } }
+  worker: { links: { rdma0: 192.168.100.2/30, rdma1: 192.168.101.2/30 } }
+EOF
+run_rc 2 helper_run --node head "$P2"
+assert_contains "$OUT" "systemd-networkd says $SECOND is configured, but the kernel shows MTU"
+assert_contains "$OUT" "put rdma0 ($IF_A) back as it was before this apply"
+[ ! -e "$FILE" ] || fail "the file for rdma0 outlived the failed apply: $(cat "$FILE")"
+[ ! -e "$ND/etc-network/05-halod-rdma1.network" ] || fail "the file for rdma1 outlived the failed apply"
+assert_eq "$(link_ipv4 "$NS_A" "$IF_A")" "" "addresses of $IF_A after the rollback"
+assert_eq "$(link_mtu "$NS_A" "$IF_A")" 1500 "MTU of $IF_A after the rollback"
 mgmt_intact
 
 log "no --node and no hostnames: an address halod could add does not pick the helper's node"
