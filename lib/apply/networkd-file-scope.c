@@ -8,27 +8,23 @@
 #include "net/networkd-match.h"
 
 int networkd_file_check_name(const char *link, const char *ifname, char **ret_error) {
-        _cleanup_(freep) char *shown = NULL;
-        const char *why;
-        char byte[7];
-        size_t i;
+        _cleanup_(freep) char *problem = NULL, *shown = NULL;
+        int r;
 
-        why = ifname_syntax_problem(ifname, IFNAME_SYNTAX_NETWORKD_NAME, &i);
-        if (!why)
-                return 0;
+        r = ifname_syntax_check(ifname, IFNAME_SYNTAX_NETWORKD_NAME, &problem);
+        if (r != -EINVAL)
+                return r;
         shown = untrusted_escape_dup(ifname);
         if (!shown)
                 return -ENOMEM;
         return errorf(
                 ret_error,
                 -EINVAL,
-                "link %s: its interface is named '%s', and %s is %s. halod writes no .network file that "
-                "could take more than link %s's interface: give it a plain name (ip link set dev '%s' name "
-                "NAME) or match the link by pci: in the profile",
+                "link %s: its interface %s. halod writes no .network file that could take more than link "
+                "%s's interface: give it a plain name (ip link set dev '%s' name NAME) or match the link by "
+                "pci: in the profile",
                 link,
-                shown,
-                ifname_syntax_byte(ifname, i, byte),
-                why,
+                problem,
                 link,
                 shown);
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Interface names against the syntax of systemd-networkd's Name= and of NCCL's interface lists. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "basic/ifname-syntax.h"
+#include "basic/macro.h"
+#include "basic/untrusted-string.h"
 
 static const char *networkd_byte_problem(char c, size_t index) {
         if (index == 0 && c == '!')
@@ -61,4 +64,21 @@ const char *ifname_syntax_byte(const char *name, size_t index, char buf[static 7
         else
                 (void) snprintf(buf, 7, "'\\x%02x'", c);
         return buf;
+}
+
+int ifname_syntax_check(const char *name, IfnameSyntax s, char **ret_problem) {
+        _cleanup_(freep) char *shown = NULL;
+        const char *why;
+        char byte[7];
+        size_t at;
+
+        why = ifname_syntax_problem(name, s, &at);
+        if (!why)
+                return 0;
+        shown = untrusted_escape_dup(strempty(name));
+        if (!shown ||
+            asprintf(ret_problem, "'%s' holds %s, %s", shown, ifname_syntax_byte(name ?: "", at, byte), why) <
+                    0)
+                return -ENOMEM;
+        return -EINVAL;
 }

@@ -25,3 +25,7 @@ const char *ifname_syntax_problem(const char *name, IfnameSyntax s, size_t *ret_
 
 /* "'*'" or "'\x1b'": the byte at fault as the error shows it. buf holds at least 7 bytes. */
 const char *ifname_syntax_byte(const char *name, size_t index, char buf[static 7]);
+
+/* 0 when name reads as itself alone in syntax s; else -EINVAL and, for the user, "'^lo' holds '^', a
+ * leading '^' makes NCCL's list ..." (the name escaped for a terminal) in *ret_problem. -ENOMEM. */
+int ifname_syntax_check(const char *name, IfnameSyntax s, char **ret_problem);

@@ -9,7 +9,6 @@
 #include "basic/fileio.h"
 #include "basic/ifname-syntax.h"
 #include "basic/strv.h"
-#include "basic/untrusted-string.h"
 #include "export/fabric-env.h"
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
@@ -72,27 +71,14 @@ static int set_reason(FabricEnv *e, FabricEnvVar v, const char *format, ...) {
 /* Whether name (an interface's or an RDMA device's, which the user halod can rename) reads as itself in
  * NCCL's and Gloo's lists: 1, or 0 after recording why not for each of vars (n of them). */
 static int name_fits_list(FabricEnv *e, const char *link, const char *name, const FabricEnvVar *vars, size_t n) {
-        _cleanup_(freep) char *shown = NULL;
-        const char *why;
-        char byte[7];
-        size_t at;
+        _cleanup_(freep) char *problem = NULL;
         int r;
 
-        why = ifname_syntax_problem(name, IFNAME_SYNTAX_NCCL_LIST, &at);
-        if (!why)
-                return 1;
-        shown = untrusted_escape_dup(name);
-        if (!shown)
-                return -ENOMEM;
+        r = ifname_syntax_check(name, IFNAME_SYNTAX_NCCL_LIST, &problem);
+        if (r != -EINVAL)
+                return r < 0 ? r : 1;
         for (size_t i = 0; i < n; i++) {
-                r = set_reason(
-                        e,
-                        vars[i],
-                        "link %s: '%s' holds %s, %s; give it a plain name",
-                        link,
-                        shown,
-                        ifname_syntax_byte(name, at, byte),
-                        why);
+                r = set_reason(e, vars[i], "link %s: %s; give it a plain name", link, problem);
                 if (r < 0)
                         return r;
         }

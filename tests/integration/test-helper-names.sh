@@ -73,7 +73,7 @@ for name in '*' "!$MGMT"; do
         rename_fabric "$name"
         run_rc 2 helper_run --node head "$P"
         [ ! -e "$FILE" ] || fail "the helper wrote $FILE for a link named '$name': $(cat "$FILE")"
-        assert_contains "$OUT" "link rdma0: its interface is named '$name', and '${name:0:1}' is"
+        assert_contains "$OUT" "link rdma0: its interface '$name' holds '${name:0:1}',"
         assert_contains "$OUT" "nothing changed"
         mgmt_intact
 done

@@ -68,8 +68,24 @@ static void test_byte(void) {
         ASSERT_STR_EQ(ifname_syntax_byte("x\x1b", 1, buf), "'\\x1b'");
 }
 
+static void test_check(void) {
+        _cleanup_(freep) char *plain = NULL, *excluding = NULL, *escaped = NULL;
+
+        ASSERT_OK(ifname_syntax_check("eth0", IFNAME_SYNTAX_NCCL_LIST, &plain));
+        ASSERT_TRUE(!plain);
+        ASSERT_INT_EQ(ifname_syntax_check("^lo", IFNAME_SYNTAX_NCCL_LIST, &excluding), -EINVAL);
+        ASSERT_STR_EQ(
+                excluding,
+                "'^lo' holds '^', a leading '^' makes NCCL's list exclude the interface and take every "
+                "other one");
+        /* The name is escaped for the terminal that shows the error. */
+        ASSERT_INT_EQ(ifname_syntax_check("a\x1b[2J", IFNAME_SYNTAX_NETWORKD_NAME, &escaped), -EINVAL);
+        ASSERT_TRUE(strstr(escaped, "'a\\x1b[2J' holds '\\x1b', not printable ASCII"));
+}
+
 int main(void) {
         test_cases();
         test_byte();
+        test_check();
         return 0;
 }

@@ -53,13 +53,13 @@ static void test_name(void) {
         ASSERT_INT_EQ(networkd_file_check_name("rdma0", "*", &e1), -EINVAL);
         ASSERT_STR_EQ(
                 e1,
-                "link rdma0: its interface is named '*', and '*' is a glob character in "
+                "link rdma0: its interface '*' holds '*', a glob character in "
                 "systemd-networkd's Name=, which then matches other interfaces too. halod writes no "
                 ".network file that could take more than link rdma0's interface: give it a plain name "
                 "(ip link set dev '*' name NAME) or match the link by pci: in the profile");
         /* The name is shown escaped: the error reaches a terminal. */
         ASSERT_INT_EQ(networkd_file_check_name("rdma0", "x\x1b[2J", &e2), -EINVAL);
-        ASSERT_TRUE(strstr(e2, "named 'x\\x1b[2J', and '\\x1b' is not printable ASCII"));
+        ASSERT_TRUE(strstr(e2, "interface 'x\\x1b[2J' holds '\\x1b', not printable ASCII"));
 }
 
 int main(void) {
