@@ -99,10 +99,17 @@ typedef struct LinkUndo {
         char *saved;  /* the file before; NULL: none */
 } LinkUndo;
 
-static void link_undo_free_array(LinkUndo *u, size_t n) {
-        for (size_t i = 0; u && i < n; i++)
-                free(u[i].saved);
-        free(u);
+/* One LinkUndo per link of the plan; NULL links when the backend keeps no file. */
+typedef struct LinkUndos {
+        LinkUndo *links;
+        size_t n;
+} LinkUndos;
+
+static void link_undos_done(LinkUndos *u) {
+        for (size_t i = 0; u->links && i < u->n; i++)
+                free(u->links[i].saved);
+        u->links = mfree(u->links);
+        u->n = 0;
 }
 
 static bool link_undo_pending(const LinkUndo *u, size_t n) {
@@ -212,7 +219,7 @@ int apply_node(
         _cleanup_(plan_changes_done) PlanChanges changes = {};
         _cleanup_(plan_done) Plan p = {};
         _cleanup_(adoptions_done) Adoptions adoptions = {};
-        LinkUndo *undo = NULL;
+        _cleanup_(link_undos_done) LinkUndos undo = {};
         bool forget;
         int r;
 
@@ -257,10 +264,13 @@ int apply_node(
                 return r;
 
         if (changes.n_changes > 0) {
-                undo = backend->save_link ? calloc(p.n_links ?: 1, sizeof(LinkUndo)) : NULL;
-                if (backend->save_link && !undo)
-                        return -ENOMEM;
-                r = apply_links(c, backend, &p, undo, ret_error);
+                if (backend->save_link) {
+                        undo.links = calloc(p.n_links ?: 1, sizeof(LinkUndo));
+                        if (!undo.links)
+                                return -ENOMEM;
+                        undo.n = p.n_links;
+                }
+                r = apply_links(c, backend, &p, undo.links, ret_error);
                 /* Rolled back, or half: either way no longer what the snapshot says. */
                 forget = r < 0;
                 /* After the links (lib/apply/apply-hosts.c says why); verify() reads the file back. */
@@ -269,13 +279,12 @@ int apply_node(
                 if (r >= 0)
                         r = verify(snapshot, flags, ret_error);
                 /* A file written for a link that a later step failed for goes back with it. */
-                if (r < 0 && link_undo_pending(undo, p.n_links)) {
-                        r = undo_links(backend, &p, undo, r, ret_error);
+                if (r < 0 && link_undo_pending(undo.links, undo.n)) {
+                        r = undo_links(backend, &p, undo.links, r, ret_error);
                         forget = true;
                 }
                 if (forget)
                         snapshot_forget(snapshot, SNAPSHOT_LINKS);
-                link_undo_free_array(undo, p.n_links);
                 if (r < 0)
                         return r;
         }
