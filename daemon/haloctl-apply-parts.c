@@ -84,6 +84,17 @@ int apply_cdi_spec(const NodeContext *c) {
                path);
         STRV_FOREACH(p, spec.problems)
                 fprintf(stderr, "CDI spec: %s\n", *p);
+        /* The last device is "all": what a container lacks, and why (a name refused, say). */
+        if (spec.n_devices > 0) {
+                const FabricEnv *env = &spec.devices[spec.n_devices - 1].env;
+
+                for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
+                        if (!env->values[v] && fabric_env_applies(env, v))
+                                fprintf(stderr,
+                                        "CDI spec: %s not set: %s\n",
+                                        fabric_env_var_to_string(v),
+                                        strna(env->reasons[v]));
+        }
         return EXIT_SUCCESS;
 }
 

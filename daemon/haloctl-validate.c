@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "basic/errorf.h"
 #include "basic/json-writer.h"
 #include "basic/strv.h"
 #include "basic/time-util.h"
+#include "basic/untrusted-string.h"
 #include "haloctl.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -59,6 +61,40 @@ int load_profile_or_report(const char *path, Profile **ret) {
         return 0;
 }
 
+/* The root helper's node (apply --only, run by halod-helper.service for halod): by --node or the
+ * hostname, which only root sets, never by a local address: the user halod (CAP_NET_ADMIN) can add any
+ * address, and with it make root write another node's links. */
+static int select_helper_node(const Profile *p, const char *hostname, const ProfileNode **ret, char **ret_error) {
+        _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_(freep) char *list = NULL, *shown = NULL;
+        int r;
+
+        r = profile_select_node(p, /* node_name= */ NULL, hostname, NULL, 0, ret, ret_error);
+        if (r != -ENOENT)
+                return r;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (strv_extendf(
+                            &names,
+                            "%s (hostname %s)",
+                            p->nodes[i].name,
+                            p->nodes[i].hostname ?: p->nodes[i].name) < 0)
+                        return -ENOMEM;
+        list = strv_join(names, ", ");
+        shown = untrusted_escape_dup(strempty(hostname));
+        if (!list || !shown)
+                return -ENOMEM;
+        free(*ret_error);
+        return errorf(
+                ret_error,
+                -ENOENT,
+                "haloctl apply --only (halod-helper.service) picks its node by its hostname or --node, never by "
+                "a local address, which the user halod can add: hostname '%s' is none of the profile's nodes: %s. "
+                "Give each node its hostname: in the profile, or pass --node NAME in a drop-in "
+                "(systemctl edit halod-helper.service)",
+                shown,
+                list);
+}
+
 /* Picks this machine's node; on failure ret_error says why and lists the nodes. */
 static int select_node(const Profile *p, const ProfileNode **ret, char **ret_error) {
         _cleanup_(freep) struct in_addr *addresses = NULL;
@@ -68,6 +104,8 @@ static int select_node(const Profile *p, const ProfileNode **ret, char **ret_err
         if (!arg_node) {
                 if (gethostname(hostname, sizeof(hostname) - 1) < 0)
                         hostname[0] = '\0';
+                if (arg_only)
+                        return select_helper_node(p, hostname[0] ? hostname : NULL, ret, ret_error);
                 /* Without addresses the hostname alone decides; the message then says "no IPv4 addresses". */
                 if (local_ipv4_addresses(&addresses, &n_addresses) < 0)
                         n_addresses = 0;

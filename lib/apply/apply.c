@@ -93,17 +93,85 @@ static int backend_failed(const LinkPlan *lp, const ApplyDcbUndo *undo, int r, c
         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
 }
 
-static int apply_links(const NodeContext *c, const Backend *backend, const Plan *p, char **ret_error) {
+/* What the backend kept of each link before this apply (its file), for a backend that keeps one. */
+typedef struct LinkUndo {
+        bool applied; /* apply_link() succeeded: a later failure puts the link back */
+        char *saved;  /* the file before; NULL: none */
+} LinkUndo;
+
+/* One LinkUndo per link of the plan; NULL links when the backend keeps no file. */
+typedef struct LinkUndos {
+        LinkUndo *links;
+        size_t n;
+} LinkUndos;
+
+static void link_undos_done(LinkUndos *u) {
+        for (size_t i = 0; u->links && i < u->n; i++)
+                free(u->links[i].saved);
+        u->links = mfree(u->links);
+        u->n = 0;
+}
+
+static bool link_undo_pending(const LinkUndo *u, size_t n) {
+        for (size_t i = 0; u && i < n; i++)
+                if (u[i].applied)
+                        return true;
+        return false;
+}
+
+/* A later step failed: the links the backend applied go back, last first, and the error says so. */
+static int undo_links(const Backend *backend, const Plan *p, LinkUndo *u, int r, char **error) {
+        _cleanup_(strv_freep) char **failed = NULL, **restored = NULL;
+        _cleanup_(freep) char *joined = NULL, *message = NULL;
+
+        if (!u || !backend->restore_link)
+                return r;
+        for (size_t i = p->n_links; i > 0; i--) {
+                const LinkPlan *lp = &p->links[i - 1];
+                _cleanup_(freep) char *label = NULL;
+
+                if (!u[i - 1].applied)
+                        continue;
+                backend->restore_link(lp, u[i - 1].saved, &failed);
+                u[i - 1].applied = false;
+                label = link_plan_label(lp);
+                if (strv_extend(&restored, label ?: lp->link) < 0)
+                        return -ENOMEM;
+        }
+        if (!restored)
+                return r;
+        joined = strv_join(failed ? failed : restored, failed ? "; " : ", ");
+        if (!joined)
+                return -ENOMEM;
+        if (failed)
+                r = errorf(&message, r, "%s; rolling back: %s", strna(error ? *error : NULL), joined);
+        else
+                r = errorf(
+                        &message,
+                        r,
+                        "%s; put %s back as %s before this apply",
+                        strna(error ? *error : NULL),
+                        joined,
+                        strv_length(restored) > 1 ? "they were" : "it was");
+        if (error) {
+                free(*error);
+                *error = TAKE_PTR(message);
+        }
+        return r;
+}
+
+static int apply_links(
+        const NodeContext *c, const Backend *backend, const Plan *p, LinkUndo *undo, char **ret_error) {
         for (size_t i = 0; i < p->n_links; i++) {
                 const LinkPlan *lp = &p->links[i];
                 _cleanup_(freep) char *e = NULL, *label = NULL;
-                ApplyDcbUndo undo;
+                ApplyDcbUndo dcb_undo;
                 int r;
 
                 if (link_plan_is_empty(lp) && !lp->adopt)
                         continue;
                 /* DCB first (lib/apply/apply-qos-dcb.c says why); it puts itself back when it fails. */
-                r = apply_qos_dcb_link(lp, &undo, &e);
+                r = apply_qos_dcb_link(lp, &dcb_undo, &e);
                 if (r < 0) {
                         label = link_plan_label(lp);
                         return errorf(ret_error, r, "%s: %s", label ?: lp->link, e ?: strerror(-r));
@@ -112,15 +180,22 @@ static int apply_links(const NodeContext *c, const Backend *backend, const Plan 
                  * routes-only change only when it carries the routes. */
                 if (!link_plan_settings_are_empty(lp) || lp->adopt ||
                     (backend->carries_routes && !link_plan_routes_is_empty(lp->routes))) {
+                        if (backend->save_link && undo) {
+                                r = backend->save_link(lp, &undo[i].saved, &e);
+                                if (r < 0)
+                                        return backend_failed(lp, &dcb_undo, r, e, ret_error);
+                        }
                         r = backend->apply_link(lp, &e);
                         if (r < 0)
-                                return backend_failed(lp, &undo, r, e, ret_error);
+                                return backend_failed(lp, &dcb_undo, r, e, ret_error);
+                        if (undo)
+                                undo[i].applied = true;
                 }
                 /* ECN and the RoCE ToS: halod's own, after the backend (apply-qos-host.c says why); it puts
                  * itself back when it fails, and DCB goes back with it. */
                 r = apply_qos_host_link(c->host, lp, &e);
                 if (r < 0)
-                        return backend_failed(lp, &undo, r, e, ret_error);
+                        return backend_failed(lp, &dcb_undo, r, e, ret_error);
                 /* Forwarding and the routes last: a route through a gateway needs the link's address
                  * (apply-routes.c); it takes back its own part when it fails. A backend that carries
                  * them made them already. */
@@ -144,6 +219,8 @@ int apply_node(
         _cleanup_(plan_changes_done) PlanChanges changes = {};
         _cleanup_(plan_done) Plan p = {};
         _cleanup_(adoptions_done) Adoptions adoptions = {};
+        _cleanup_(link_undos_done) LinkUndos undo = {};
+        bool forget;
         int r;
 
         if (ret_error)
@@ -187,17 +264,27 @@ int apply_node(
                 return r;
 
         if (changes.n_changes > 0) {
-                r = apply_links(c, backend, &p, ret_error);
-                if (r < 0) {
-                        /* Rolled back, or half: either way no longer what the snapshot says. */
-                        snapshot_forget(snapshot, SNAPSHOT_LINKS);
-                        return r;
+                if (backend->save_link) {
+                        undo.links = calloc(p.n_links ?: 1, sizeof(LinkUndo));
+                        if (!undo.links)
+                                return -ENOMEM;
+                        undo.n = p.n_links;
                 }
+                r = apply_links(c, backend, &p, undo.links, ret_error);
+                /* Rolled back, or half: either way no longer what the snapshot says. */
+                forget = r < 0;
                 /* After the links (lib/apply/apply-hosts.c says why); verify() reads the file back. */
-                r = apply_hosts(&p, ret_error);
-                if (r < 0)
-                        return r;
-                r = verify(snapshot, flags, ret_error);
+                if (r >= 0)
+                        r = apply_hosts(&p, ret_error);
+                if (r >= 0)
+                        r = verify(snapshot, flags, ret_error);
+                /* A file written for a link that a later step failed for goes back with it. */
+                if (r < 0 && link_undo_pending(undo.links, undo.n)) {
+                        r = undo_links(backend, &p, undo.links, r, ret_error);
+                        forget = true;
+                }
+                if (forget)
+                        snapshot_forget(snapshot, SNAPSHOT_LINKS);
                 if (r < 0)
                         return r;
         }

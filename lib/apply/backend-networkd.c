@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply/backend.h"
+#include "apply/networkd-file-scope.h"
 #include "apply/networkd-file.h"
 #include "basic/errorf.h"
 #include "basic/fileio.h"
@@ -251,9 +252,57 @@ static int networkd_forwarding_key(sd_bus *bus) {
                                                   : NETWORKD_FORWARDING_IPFORWARD;
 }
 
+static int networkd_file_path(const LinkPlan *lp, char **ret) {
+        _cleanup_(freep) char *name = networkd_file_name(lp->link);
+
+        if (!name || asprintf(ret, NETWORKD_FILE_DIR "/%s", name) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Tries the file's [Match] against every link of the kernel, with the permanent address of each that
+ * has one, as networkd would: it must take the plan's link and nothing else. */
+static int check_scope(const NetworkdApply *a, const char *text, char **ret_error) {
+        _cleanup_(rtnl_closep) Rtnl *rtnl = NULL;
+        _cleanup_(rtnl_state_done) RtnlState s = {};
+        char **permanent = NULL;
+        int r;
+
+        r = rtnl_open(&rtnl);
+        if (r >= 0)
+                r = rtnl_dump(rtnl, &s, NULL);
+        if (r < 0)
+                return errorf(
+                        ret_error,
+                        r,
+                        "cannot list the links to try the file's [Match] against them: %s",
+                        strerror(-r));
+        permanent = calloc(s.n_links ?: 1, sizeof(char *));
+        if (!permanent)
+                return -ENOMEM;
+        for (size_t i = 0; i < s.n_links; i++) {
+                char mac[18];
+
+                if (ethtool_get_permanent_address(s.links[i].name, mac) >= 0) {
+                        permanent[i] = strdup(mac);
+                        if (!permanent[i]) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                }
+        }
+        r = networkd_file_check_scope(
+                text, a->lp->link, a->lp->ifindex, s.links, s.n_links, permanent, ret_error);
+finish:
+        for (size_t i = 0; i < s.n_links; i++)
+                free(permanent[i]);
+        free(permanent);
+        return r;
+}
+
 static int write_file(NetworkdApply *a, char **ret_error) {
         const LinkPlan *lp = a->lp;
-        _cleanup_(freep) char *text = NULL, *name = NULL;
+        _cleanup_(freep) char *text = NULL;
         char permanent[18];
         NetworkdFileConfig fc;
         int r;
@@ -269,6 +318,12 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                         "not writing a file that would match on its name",
                         lp->ifname,
                         strerror(-r));
+        /* Name= is networkd's glob list: the kernel's name must read as itself there. */
+        if (r == 0) {
+                r = networkd_file_check_name(lp->link, lp->ifname, ret_error);
+                if (r < 0)
+                        return r;
+        }
         fc = (NetworkdFileConfig){
                 .link = lp->link,
                 .ifname = lp->ifname,
@@ -281,12 +336,14 @@ static int write_file(NetworkdApply *a, char **ret_error) {
                 .forwarding_key = networkd_forwarding_key(a->bus),
         };
         r = networkd_file_text(&fc, &text);
+        if (r >= 0)
+                r = check_scope(a, text, ret_error);
         if (r < 0)
                 return r;
 
-        name = networkd_file_name(lp->link);
-        if (!name || asprintf(&a->path, NETWORKD_FILE_DIR "/%s", name) < 0)
-                return -ENOMEM;
+        r = networkd_file_path(lp, &a->path);
+        if (r < 0)
+                return r;
         r = read_regular_file(a->path, NETWORKD_FILE_MAX, &a->previous, NULL);
         if (r < 0 && r != -ENOENT)
                 return errorf(ret_error, r, "cannot read %s: %s", a->path, strerror(-r));
@@ -378,9 +435,48 @@ static int networkd_apply_link(const LinkPlan *lp, char **ret_error) {
                 ret_error, r, "%s; removed %s and put %s back as it was", strna(error), a.path, lp->ifname);
 }
 
+static int networkd_save_link(const LinkPlan *lp, char **ret_saved, char **ret_error) {
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        *ret_saved = NULL;
+        r = networkd_file_path(lp, &path);
+        if (r < 0)
+                return r;
+        r = read_regular_file(path, NETWORKD_FILE_MAX, ret_saved, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return errorf(ret_error, r, "cannot read %s: %s", path, strerror(-r));
+        return 0;
+}
+
+/* The file as it was before this apply, and the link with it, as networkd_apply_link() does when it
+ * fails itself. */
+static void networkd_restore_link(const LinkPlan *lp, const char *saved, char ***errors) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(networkd_apply_done) NetworkdApply a = { .lp = lp };
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                (void) strv_extendf(
+                        errors, "cannot connect to the system bus to reach systemd-networkd: %s", strerror(-r));
+                return;
+        }
+        a.bus = bus;
+        if (networkd_file_path(lp, &a.path) < 0 || (saved && !(a.previous = strdup(saved)))) {
+                (void) strv_extend(errors, "out of memory");
+                return;
+        }
+        rollback(&a, errors);
+}
+
 const Backend backend_networkd = {
         .name = "networkd",
         .available = networkd_available,
         .apply_link = networkd_apply_link,
         .carries_routes = true,
+        .save_link = networkd_save_link,
+        .restore_link = networkd_restore_link,
 };

@@ -31,6 +31,12 @@ typedef struct Backend {
          * was not told of): apply_node() then calls it for a routes-only change too and does not set them
          * over rtnetlink. */
         bool carries_routes;
+        /* Optional, for a backend that keeps a link's configuration in a file (networkd): the file's
+         * text before apply_link() (NULL in *ret_saved: there was none), and putting it and the link
+         * back when a later step of the same apply fails (another link, the host's qos part, /etc/hosts,
+         * the read-back from the kernel), what failed appended to errors. Both NULL or both set. */
+        int (*save_link)(const LinkPlan *lp, char **ret_saved, char **ret_error);
+        void (*restore_link)(const LinkPlan *lp, const char *saved, char ***errors);
 } Backend;
 
 extern const Backend backend_netlink;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "basic/fileio.h"
+#include "basic/ifname-syntax.h"
 #include "basic/strv.h"
 #include "export/fabric-env.h"
 #include "nic/nic-family.h"
@@ -67,6 +68,23 @@ static int set_reason(FabricEnv *e, FabricEnvVar v, const char *format, ...) {
         return 0;
 }
 
+/* Whether name (an interface's or an RDMA device's, which the user halod can rename) reads as itself in
+ * NCCL's and Gloo's lists: 1, or 0 after recording why not for each of vars (n of them). */
+static int name_fits_list(FabricEnv *e, const char *link, const char *name, const FabricEnvVar *vars, size_t n) {
+        _cleanup_(freep) char *problem = NULL;
+        int r;
+
+        r = ifname_syntax_check(name, IFNAME_SYNTAX_NCCL_LIST, &problem);
+        if (r != -EINVAL)
+                return r < 0 ? r : 1;
+        for (size_t i = 0; i < n; i++) {
+                r = set_reason(e, vars[i], "link %s: %s; give it a plain name", link, problem);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Why the port has no RDMA device, for the user; NULL when out of memory. */
 static char *rdma_error_reason(const NodeContext *c, const FabricPort *port, int r) {
         _cleanup_(freep) char *load = NULL;
@@ -113,6 +131,9 @@ static int derive_rdma(
                 return set_reason(
                         e, FABRIC_ENV_NCCL_IB_GID_INDEX, "%s (%s): %s", port->ifname, port->link, why);
         }
+        r = name_fits_list(e, port->link, dev->name, (const FabricEnvVar[]){ FABRIC_ENV_NCCL_IB_HCA }, 1);
+        if (r <= 0)
+                return r;
         r = strv_extend(hcas, dev->name);
         if (r < 0)
                 return r;
@@ -276,7 +297,14 @@ int fabric_env_derive_link(const NodeContext *c, Snapshot *s, const char *link, 
                         }
                         continue;
                 }
-                r = strv_extend(&ifnames, port->ifname);
+                r = name_fits_list(
+                        &e,
+                        port->link,
+                        port->ifname,
+                        (const FabricEnvVar[]){ FABRIC_ENV_NCCL_SOCKET_IFNAME, FABRIC_ENV_GLOO_SOCKET_IFNAME },
+                        2);
+                if (r > 0)
+                        r = strv_extend(&ifnames, port->ifname);
                 if (r < 0)
                         goto fail;
                 r = derive_rdma(c, s, i, &e, &hcas, &gid_index);

@@ -4,6 +4,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+#include "basic/untrusted-string.h"
 #include "nic/devlink.h"
 #include "nic/genl.h"
 
@@ -76,7 +77,8 @@ static int take_string(const struct nlattr *attr, char **dst) {
 
         if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
                 return -EBADMSG;
-        s = strdup(mnl_attr_get_str(attr));
+        /* Firmware and board strings come from the device: escaped before anything shows them. */
+        s = untrusted_escape_dup(mnl_attr_get_str(attr));
         if (!s)
                 return -ENOMEM;
         free(*dst);
@@ -303,7 +305,7 @@ static int parse_value(ParamParse *p, const struct nlattr *nest) {
         case DEVLINK_PARAM_STRING:
                 if (!d || mnl_attr_validate(d, MNL_TYPE_NUL_STRING) < 0)
                         return -EBADMSG;
-                v.string = strdup(mnl_attr_get_str(d));
+                v.string = untrusted_escape_dup(mnl_attr_get_str(d));
                 if (!v.string)
                         return -ENOMEM;
                 break;

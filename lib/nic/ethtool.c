@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "basic/macro.h"
+#include "basic/untrusted-string.h"
 #include "nic/ethtool.h"
 
 /* The kernel NUL-terminates these fields, but a copy that cannot overrun costs nothing. */
@@ -55,6 +56,11 @@ int ethtool_get_driver_info(const char *ifname, EthtoolDriverInfo *ret) {
         copy_field(ret->version, info.version, sizeof(ret->version));
         copy_field(ret->fw_version, info.fw_version, sizeof(ret->fw_version));
         copy_field(ret->bus_info, info.bus_info, sizeof(ret->bus_info));
+        /* The driver copies these from the device's firmware: escaped before anything shows them. */
+        untrusted_escape_in_place(ret->driver, sizeof(ret->driver));
+        untrusted_escape_in_place(ret->version, sizeof(ret->version));
+        untrusted_escape_in_place(ret->fw_version, sizeof(ret->fw_version));
+        untrusted_escape_in_place(ret->bus_info, sizeof(ret->bus_info));
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/untrusted-string.h"
 #include "nic/rdma-qp-dump.h"
 
 static bool same_holder(const RdmaQpHolder *h, const RdmaQp *qp) {
@@ -68,5 +69,7 @@ int rdma_comm_from_proc(uint32_t pid, char *buf, size_t size, void *userdata) {
                 return -errno;
         buf[k] = 0;
         buf[strcspn(buf, "\n")] = 0;
+        /* Any process names itself (prctl(PR_SET_NAME)): its name is escaped before it is shown. */
+        untrusted_escape_in_place(buf, size);
         return 0;
 }

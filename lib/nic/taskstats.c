@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "basic/untrusted-string.h"
 #include "nic/genl.h"
 #include "nic/rdma-qp-dump.h"
 #include "nic/taskstats.h"
@@ -95,12 +96,10 @@ int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, si
         if (mnl_attr_get_payload_len(a.stats) < need)
                 return -EBADMSG;
         comm = (const char *) mnl_attr_get_payload(a.stats) + offsetof(struct taskstats, ac_comm);
-        /* The kernel pads the name with NULs; a name that fills the field has none. */
+        /* The kernel pads the name with NULs; a name that fills the field has none. The name is the
+         * process's own choice (prctl(PR_SET_NAME)): escaped before it reaches a terminal. */
         n = strnlen(comm, TS_COMM_LEN);
-        if (n > size - 1)
-                n = size - 1;
-        memcpy(buf, comm, n);
-        buf[n] = 0;
+        (void) untrusted_escape(comm, n, buf, size);
         return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "basic/errorf.h"
 #include "basic/strv.h"
+#include "nic/ethtool.h"
 #include "snapshot/link-match.h"
 
 void netdev_info_done(NetdevInfo *n) {
@@ -16,6 +17,7 @@ void netdev_info_done(NetdevInfo *n) {
         n->driver = mfree(n->driver);
         n->pci = mfree(n->pci);
         n->mac = mfree(n->mac);
+        n->permanent_mac = mfree(n->permanent_mac);
 }
 
 void netdev_info_array_free(NetdevInfo *a, size_t n) {
@@ -76,6 +78,16 @@ static int netdev_read(const Host *h, const char *name, NetdevInfo *ret) {
         if (r < 0 && r != -ENOENT)
                 return r;
         ascii_lowercase(n.mac);
+
+        if (host_is_running_system(h)) {
+                char permanent[18];
+
+                if (ethtool_get_permanent_address(name, permanent) >= 0) {
+                        n.permanent_mac = strdup(permanent);
+                        if (!n.permanent_mac)
+                                return -ENOMEM;
+                }
+        }
 
         *ret = n;
         n = (NetdevInfo){};
@@ -140,7 +152,7 @@ bool link_match_test(const LinkMatch *m, const NetdevInfo *n) {
                 return false;
         if (m->pci && (!n->pci || strcasecmp(m->pci, n->pci) != 0))
                 return false;
-        if (m->mac && (!n->mac || strcasecmp(m->mac, n->mac) != 0))
+        if (m->mac && (!(n->permanent_mac ?: n->mac) || strcasecmp(m->mac, n->permanent_mac ?: n->mac) != 0))
                 return false;
         if (m->name && fnmatch(m->name, n->name, 0) != 0)
                 return false;
@@ -171,7 +183,7 @@ static char *netdev_describe(const NetdevInfo *n) {
                                n->name,
                                strna(n->driver),
                                n->pci,
-                               strna(n->mac)) < 0
+                               strna(n->permanent_mac ?: n->mac)) < 0
                         ? NULL
                         : s;
         return asprintf(&s, "%s (virtual, mac %s)", n->name, strna(n->mac)) < 0 ? NULL : s;

@@ -8,9 +8,11 @@
 /* What sysfs says about one netdev. driver and pci are NULL for virtual devices (no device link). */
 typedef struct NetdevInfo {
         char *name;
-        char *driver; /* basename of /sys/class/net/NAME/device/driver */
-        char *pci;    /* basename of /sys/class/net/NAME/device, "0000:c2:00.0" */
-        char *mac;    /* /sys/class/net/NAME/address, lower case */
+        char *driver;        /* basename of /sys/class/net/NAME/device/driver */
+        char *pci;           /* basename of /sys/class/net/NAME/device, "0000:c2:00.0" */
+        char *mac;           /* /sys/class/net/NAME/address, lower case */
+        char *permanent_mac; /* ETHTOOL_GPERMADDR on the running system; NULL: none (a veth), or below
+                              * --root, where no ioctl reaches the tree */
 } NetdevInfo;
 
 void netdev_info_done(NetdevInfo *n);
@@ -31,7 +33,8 @@ int netdev_list_read(const Host *h, NetdevList *ret);
 void netdev_list_done(NetdevList *l);
 
 /* True when the netdev satisfies every field the match sets. Devices without a parent device
- * (lo, veth, bridges) never match a driver or pci field. */
+ * (lo, veth, bridges) never match a driver or pci field. mac is the permanent address where the
+ * device has one: the current one is anybody's with CAP_NET_ADMIN (the user halod) to set. */
 bool link_match_test(const LinkMatch *m, const NetdevInfo *n) _pure_;
 
 /* "driver ice, pci 0000:c2:00.0" */

@@ -300,6 +300,17 @@ in_ns() {
 
 # A real systemd-networkd for NS_A on the current private bus, outside PID 1: with a read-only /sys so
 # that it does not wait for udev, and its /etc/systemd/network and /run bound from $ND.
+# require_networkd: skip (or fail in CI) unless systemd-networkd can run here as start_networkd runs
+# it: its binary, the tools that talk to it, its user, and haloctl built. Sets HALOCTL.
+require_networkd() {
+        require_root
+        require_tools ip dbus-daemon busctl networkctl python3
+        [ -x /lib/systemd/systemd-networkd ] || skip "/lib/systemd/systemd-networkd not found; install systemd (tools/deps test)"
+        id systemd-network >/dev/null 2>&1 || skip "the user systemd-network does not exist (systemd's sysusers)"
+        require_build_file daemon/haloctl
+        HALOCTL=$BUILD_DIR/daemon/haloctl
+}
+
 # networkd_dirs: sets ND ($TEST_DIR/networkd) and makes its etc-network/ and run/systemd/network/.
 networkd_dirs() {
         ND=$TEST_DIR/networkd

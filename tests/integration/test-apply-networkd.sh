@@ -11,12 +11,7 @@
 . "${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 harness_init nd
-require_root
-require_tools ip dbus-daemon busctl networkctl python3
-[ -x /lib/systemd/systemd-networkd ] || skip "/lib/systemd/systemd-networkd not found; install systemd (tools/deps test)"
-id systemd-network >/dev/null 2>&1 || skip "the user systemd-network does not exist (systemd's sysusers)"
-require_build_file daemon/haloctl
-HALOCTL=$BUILD_DIR/daemon/haloctl
+require_networkd
 P=$TEST_DIR/halod.yaml
 networkd_dirs
 FILE=$ND/etc-network/05-halod-rdma0.network

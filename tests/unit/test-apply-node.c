@@ -30,6 +30,45 @@ static const Backend fake_backend = {
         .apply_link = fake_apply_link,
 };
 
+/* A backend that keeps a file (networkd's hooks): what it saved before the apply comes back when a
+ * later step fails, here the read-back from the kernel (issue 31: the file outlived a failed apply). */
+static unsigned saves, restores;
+static const char *restored_text;
+
+static int fake_save_link(const LinkPlan *lp, char **ret_saved, char **ret_error) {
+        saves++;
+        *ret_saved = strdup("[Match]\nName=lo\n");
+        return *ret_saved ? 0 : -ENOMEM;
+}
+
+static void fake_restore_link(const LinkPlan *lp, const char *saved, char ***errors) {
+        static char kept[64];
+
+        restores++;
+        snprintf(kept, sizeof(kept), "%s", saved);
+        restored_text = kept;
+}
+
+static const Backend fake_file_backend = {
+        .name = "fake-file",
+        .available = fake_available,
+        .apply_link = fake_apply_link,
+        .save_link = fake_save_link,
+        .restore_link = fake_restore_link,
+};
+
+static void test_restore(NodeContext *c) {
+        _cleanup_(freep) char *error = NULL;
+        PlanChanges changes = {};
+
+        ASSERT_INT_EQ(apply_node(c, &fake_file_backend, 0, /* snapshot= */ NULL, &changes, &error), -EIO);
+        ASSERT_INT_EQ(saves, 1);
+        ASSERT_INT_EQ(restores, 1);
+        ASSERT_STR_EQ(restored_text, "[Match]\nName=lo\n");
+        ASSERT_TRUE(strstr(error, "the backend reported success, but the kernel"));
+        ASSERT_TRUE(strstr(error, "; put loop0 (lo) back as it was before this apply"));
+}
+
 int main(void) {
         ProfileLink link = { .name = (char *) "loop0", .match = { .name = (char *) "lo" } };
         NodeLink nl = { .link = (char *) "loop0" };
@@ -90,5 +129,7 @@ int main(void) {
                 ASSERT_INT_EQ(check_list_find(&checks, "link.loop0.address")->outcome, CHECK_FAIL);
                 error = mfree(error);
         }
+
+        test_restore(&c);
         return 0;
 }

@@ -138,6 +138,27 @@ static void test_parse_cx5(void) {
         }
 }
 
+/* Firmware and board strings are the device's (issue 31, finding 6): an escape sequence in one reaches
+ * no terminal, journal or D-Bus reply; the reader escapes it. */
+static void test_parse_escapes(void) {
+        static const TestVersion v[] = {
+                { DEVLINK_VERSION_RUNNING, "fw", "20.1\x1b]0;owned\x07\x1b[2J" },
+                { DEVLINK_VERSION_FIXED,
+                  "board.id",
+                  "K9\xc2\x9b"
+                  "1m\xff" },
+        };
+        const TestInfo t = { .driver = "bnxt_en", .board_serial = "MT\x1b[1m", .versions = v, .n_versions = 2 };
+        _cleanup_(devlink_info_done) DevlinkInfo info = {};
+        DevlinkFirmware fw;
+
+        ASSERT_OK(devlink_parse_info(test_build_info(buf, &t), &info));
+        ASSERT_STR_EQ(info.board_serial, "MT\\x1b[1m");
+        ASSERT_OK(devlink_info_firmware(&info, &fw));
+        ASSERT_STR_EQ(fw.running, "20.1\\x1b]0;owned\\x07\\x1b[2J");
+        ASSERT_STR_EQ(fw.board_id, "K9\\xc2\\x9b1m\\xff");
+}
+
 static void test_params(void) {
         const struct {
                 const TestParam *param;
@@ -508,6 +529,7 @@ int main(int argc, char *argv[]) {
         test_parse_e810();
         test_parse_e810_states();
         test_parse_cx5();
+        test_parse_escapes();
         test_params();
         test_truncated();
         test_malformed();

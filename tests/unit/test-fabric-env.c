@@ -262,6 +262,56 @@ static void test_derive_qos(void) {
         ASSERT_TRUE(rmdir(root) == 0);
 }
 
+/* A name the user halod gives the fabric link (CAP_NET_ADMIN) that NCCL or Gloo would read as a
+ * pattern or a list stays out of their variables, with the link and the character said (issue 31):
+ * "^lo" would be "every interface but lo". The link is matched by mac:, so any name resolves. */
+static void test_derive_refuses_names(void) {
+        static const struct {
+                const char *ifname, *reason;
+        } cases[] = {
+                { "fab0", NULL },
+                { "^lo", "link rdma0: '^lo' holds '^', a leading '^' makes NCCL's list exclude the interface" },
+                { "=fab0", "link rdma0: '=fab0' holds '=', a leading '=' changes how NCCL matches its list" },
+                { "a,lo", "link rdma0: 'a,lo' holds ',', the separator of NCCL's and Gloo's interface lists" },
+        };
+        static const char text[] =
+                "cluster: c\n"
+                "links:\n"
+                "  rdma0: { match: { mac: \"02:00:00:00:00:01\" } }\n"
+                "nodes:\n"
+                "  one: { links: { rdma0: 10.0.0.1/24 } }\n";
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(strv_freep) char **errors = NULL;
+
+        ASSERT_OK(profile_load_string("n.yaml", text, strlen(text), &p, &errors));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char root[] = "/tmp/halod-test-fabric-env-XXXXXX";
+                _cleanup_(freep) char *address = NULL, *cmd = NULL;
+                Host host = { .root = root };
+                NodeContext c = { .host = &host, .profile = p, .node = profile_find_node(p, "one") };
+                FabricEnv e;
+
+                ASSERT_TRUE(mkdtemp(root));
+                ASSERT_TRUE(asprintf(&address, "%s/sys/class/net/%s/address", root, cases[i].ifname) >= 0);
+                ASSERT_TRUE(asprintf(&cmd, "mkdir -p \"$(dirname '%s')\"", address) >= 0);
+                ASSERT_TRUE(system(cmd) == 0);
+                ASSERT_OK(write_file_atomic(address, "02:00:00:00:00:01\n", 18, 0644));
+                cmd = mfree(cmd);
+
+                ASSERT_OK(fabric_env_derive(&c, /* snapshot= */ NULL, &e));
+                for (FabricEnvVar v = FABRIC_ENV_NCCL_SOCKET_IFNAME; v <= FABRIC_ENV_GLOO_SOCKET_IFNAME;
+                     v += FABRIC_ENV_GLOO_SOCKET_IFNAME - FABRIC_ENV_NCCL_SOCKET_IFNAME)
+                        if (cases[i].reason) {
+                                ASSERT_TRUE(!e.values[v]);
+                                ASSERT_TRUE(e.reasons[v] && strstr(e.reasons[v], cases[i].reason));
+                        } else
+                                ASSERT_STR_EQ(e.values[v], cases[i].ifname);
+                fabric_env_done(&e);
+                ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
+                ASSERT_TRUE(system(cmd) == 0);
+        }
+}
+
 static void test_strings(void) {
         for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
                 ASSERT_INT_EQ(fabric_env_var_from_string(fabric_env_var_to_string(v)), v);
@@ -272,6 +322,7 @@ int main(void) {
         test_render();
         test_render_qos();
         test_derive_qos();
+        test_derive_refuses_names();
         test_quoting();
         test_write();
         test_replace_others();

@@ -123,10 +123,34 @@ static void test_list(void) {
         netdev_info_array_free(a, n);
 }
 
+/* mac: is the permanent address where the device has one (issue 31): the current one is the user
+ * halod's to set (CAP_NET_ADMIN), and moving the profile's address onto another NIC must not move the
+ * link there. A veth has no permanent address: its current one is all there is. */
+static void test_mac_is_permanent(void) {
+        NetdevInfo moved = { .name = (char *) "enp2s0",
+                             .driver = (char *) "ice",
+                             .pci = (char *) "0000:02:00.0",
+                             .mac = (char *) "6c:fe:54:12:34:56",
+                             .permanent_mac = (char *) "6c:fe:54:00:00:02" };
+        NetdevInfo real = { .name = (char *) "enp194s0f0np0",
+                            .driver = (char *) "ice",
+                            .pci = (char *) "0000:c2:00.0",
+                            .mac = (char *) "02:00:00:00:00:01",
+                            .permanent_mac = (char *) "6c:fe:54:12:34:56" };
+        NetdevInfo veth = { .name = (char *) "veth0", .mac = (char *) "3a:1b:2c:3d:4e:5f" };
+        LinkMatch m = { .mac = (char *) "6C:FE:54:12:34:56" };
+        LinkMatch v = { .mac = (char *) "3a:1b:2c:3d:4e:5f" };
+
+        ASSERT_TRUE(!link_match_test(&m, &moved));
+        ASSERT_TRUE(link_match_test(&m, &real));
+        ASSERT_TRUE(link_match_test(&v, &veth));
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
                 run_case(&cases[i]);
         test_describe();
         test_list();
+        test_mac_is_permanent();
         return 0;
 }

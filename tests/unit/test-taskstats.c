@@ -80,6 +80,13 @@ static void test_built(void) {
         ASSERT_OK(taskstats_comm_parse(
                 build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "ib_write_bw"), 42, name, sizeof(name)));
         ASSERT_STR_EQ(name, "ib_write_bw");
+        /* A process names itself: an escape sequence in its 15 bytes is escaped by the reader (issue 31). */
+        ASSERT_OK(taskstats_comm_parse(
+                build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "\x1b]2;x\x07\x1b[2J"),
+                42,
+                name,
+                sizeof(name)));
+        ASSERT_STR_EQ(name, "\\x1b]2;x\\x07\\x1b[2J");
         ASSERT_INT_EQ(
                 taskstats_comm_parse(
                         build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end - 1, "x"), 42, name, sizeof(name)),
