@@ -76,16 +76,102 @@ static int grub_default_carries(
         return 1;
 }
 
+/* /etc/default/grub carries every parameter in unmet, but a drop-in read after it (Ubuntu's cloud images'
+ * 50-cloudimg-settings.cfg) sets the variable again without them: the edit vanishes at the next
+ * grub-mkconfig. Says so in *ret; NULL when that is not what happened. */
+static int grub_dropin_overrides(const Host *h, char **unmet, char **ret) {
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        _cleanup_(freep) char *edited = NULL;
+        int r;
+
+        *ret = NULL;
+        r = boot_config_load_grub_default(h, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = cmdline_carries(grub->cmdline, unmet);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (asprintf(
+                    &edited,
+                    "%s %s",
+                    strempty(grub->grub_vars[GRUB_VAR_LINUX].edited),
+                    strempty(grub->grub_vars[GRUB_VAR_DEFAULT].edited)) < 0)
+                return -ENOMEM;
+        r = cmdline_carries(edited, unmet);
+        if (r <= 0)
+                return r;
+        for (GrubCmdlineVarIndex i = 0; i < _GRUB_VAR_MAX; i++) {
+                const GrubCmdlineVar *v = &grub->grub_vars[i];
+                _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+                _cleanup_(strv_freep) char **missing = NULL;
+
+                if (!v->set_by || kernel_cmdline_parse(strempty(v->edited), &k) < 0)
+                        continue;
+                /* The variable that held some of them in /etc/default/grub. */
+                r = kernel_cmdline_missing(k, unmet, &missing);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || strv_length(missing) == strv_length(unmet))
+                        continue;
+                r = asprintf(
+                        ret,
+                        GRUB_DEFAULT_FILE
+                        " has them in %s, but %s, which grub-mkconfig reads after it, sets "
+                        "%s again without them: add them there (or in a drop-in sorted after it), then run %s",
+                        grub_cmdline_var_names[i],
+                        v->set_by,
+                        grub_cmdline_var_names[i],
+                        grub_mkconfig_command(h));
+                return r < 0 ? -ENOMEM : 1;
+        }
+        return 0;
+}
+
+/* systemd-boot: the entry lacks them. When what the next `kernel-install add` writes has them, the
+ * file was edited and the step that writes the entry skipped (90-loaderentry.install reads it only
+ * then); else they go into /etc/kernel/cmdline first. */
+static int how_to_fix_sd_boot(const Host *h, const BootConfig *b, char **unmet, char **ret) {
+        _cleanup_(freep) char *add = NULL;
+        int r;
+
+        r = kernel_install_add_command(h, b->version, &add);
+        if (r < 0)
+                return r;
+        r = cmdline_carries(b->install_cmdline, unmet);
+        if (r < 0)
+                return r;
+        if (r > 0 && !streq(b->install_source, "/proc/cmdline"))
+                r = asprintf(
+                        ret,
+                        "edited, not installed: %s carries them, but %s was written before: run %s, then "
+                        "reboot",
+                        b->install_source,
+                        b->path,
+                        add);
+        else
+                r = asprintf(ret, "add them to " KERNEL_CMDLINE_FILE ", then run %s", add);
+        return r < 0 ? -ENOMEM : 0;
+}
+
 /* What to run or edit so that the next boot carries the parameters: the step that was skipped when
  * /etc/default/grub already has them, and the distribution's own tool. */
 static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
-        _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL;
+        _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL, *overridden = NULL;
         const char *mkconfig = grub_mkconfig_command(h);
         bool default_only = false;
         int r;
 
         if (!args)
                 return -ENOMEM;
+        if (b->loader == BOOT_LOADER_SYSTEMD_BOOT && b->source == BOOT_CONFIG_BLS)
+                return how_to_fix_sd_boot(h, b, unmet, ret);
+        if (b->source == BOOT_CONFIG_GRUB_CFG || b->source == BOOT_CONFIG_GRUB_DEFAULT) {
+                r = grub_dropin_overrides(h, unmet, &overridden);
+                if (r < 0)
+                        return r;
+        }
         if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
                 r = grub_default_carries(h, unmet, b->recovery, &edited, &default_only);
                 if (r < 0)
@@ -109,9 +195,6 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
                                 "--args='%s')",
                                 b->path,
                                 args);
-                break;
-        case BOOT_CONFIG_KERNEL_CMDLINE:
-                r = asprintf(ret, "add them to %s, then reinstall the kernel (kernel-install add)", b->path);
                 break;
         case BOOT_CONFIG_GRUB_CFG:
                 r = cmdline_carries(b->first_cmdline, unmet);
@@ -143,6 +226,8 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
                                 edited,
                                 b->path,
                                 mkconfig);
+                else if (overridden)
+                        r = asprintf(ret, "%s", overridden);
                 else
                         r = asprintf(
                                 ret,
@@ -150,7 +235,11 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
                                 mkconfig);
                 break;
         default:
-                r = asprintf(ret, "add them to GRUB_CMDLINE_LINUX in %s, then run %s", b->path, mkconfig);
+                if (overridden)
+                        r = asprintf(ret, "%s", overridden);
+                else
+                        r = asprintf(
+                                ret, "add them to GRUB_CMDLINE_LINUX in %s, then run %s", b->path, mkconfig);
                 break;
         }
         return r < 0 ? -ENOMEM : 0;
@@ -159,7 +248,9 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
 static int describe_boot_config(const BootConfig *b, char **ret) {
         int r;
 
-        if (b->source == BOOT_CONFIG_BLS)
+        if (b->source == BOOT_CONFIG_BLS && b->loader == BOOT_LOADER_SYSTEMD_BOOT)
+                r = asprintf(ret, "systemd-boot entry %s, %s", b->path, b->selected_by);
+        else if (b->source == BOOT_CONFIG_BLS)
                 r = asprintf(ret, "entry %s, %s", b->entry_id, b->selected_by);
         else if (b->source == BOOT_CONFIG_GRUB_CFG)
                 r = asprintf(ret, "%s entry '%s', %s", b->path, b->entry_id, b->selected_by);
@@ -219,6 +310,85 @@ static int check_grub_cfg_kept(
                 list,
                 grub_mkconfig_command(c->host));
         return r < 0 ? r : 1;
+}
+
+/* systemd-boot's entry carries them, but what the next `kernel-install add` writes does not: every
+ * kernel update runs it, and its entry then boots without them. Adds a warning and returns 1; 0 when
+ * there is nothing to say. */
+static int check_install_kept(
+        const BootConfig *boot, char **required, const char *expected, const char *where, CheckList *out) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
+        _cleanup_(strv_freep) char **unmet = NULL;
+        _cleanup_(freep) char *list = NULL;
+        int r;
+
+        if (boot->loader != BOOT_LOADER_SYSTEMD_BOOT || boot->source != BOOT_CONFIG_BLS ||
+            !boot->install_cmdline)
+                return 0;
+        r = kernel_cmdline_parse(boot->install_cmdline, &k);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = unmet_requirements(k, required, &unmet);
+        if (r < 0)
+                return r;
+        if (!unmet)
+                return 0;
+        list = strv_join(unmet, ", ");
+        if (!list)
+                return -ENOMEM;
+        r = check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_WARN,
+                expected,
+                boot->cmdline,
+                "the next boot (%s) carries all %zu required parameters, but %s lacks %s: the next kernel-install "
+                "(every kernel update runs it) writes entries without them; %s",
+                where,
+                strv_length(required),
+                boot->install_source,
+                list,
+                streq(boot->install_source, KERNEL_CMDLINE_FILE)
+                        ? "add them there"
+                        : "write the whole command line, with them, into " KERNEL_CMDLINE_FILE);
+        return r < 0 ? r : 1;
+}
+
+/* No boot loader entry was found: /etc/kernel/cmdline tells only what kernel-install writes into the
+ * next one, not what the next boot gets. */
+static int next_boot_install_only(
+        const BootConfig *boot, char **required, char **missing, const char *expected, CheckList *out) {
+        _cleanup_(freep) char *list = NULL;
+
+        if (!missing)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        boot->cmdline,
+                        "no boot loader entry found (looked for " BOOT_CONFIG_SEARCHED
+                        "): cannot tell what the next "
+                        "boot gets; %s, which kernel-install writes into new entries, carries all %zu required "
+                        "parameters",
+                        boot->path,
+                        strv_length(required));
+        list = strv_join(missing, ", ");
+        if (!list)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_FAIL,
+                expected,
+                boot->cmdline,
+                "%s, which kernel-install writes into new entries (no boot loader entry was found to read), lacks "
+                "%s: add them to %s, then reinstall the kernel (kernel-install add)",
+                boot->path,
+                list,
+                boot->path);
 }
 
 /* The boot configuration could not be read: says why. */
@@ -295,6 +465,8 @@ static int next_boot_carries(
         int r;
 
         r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+        if (r == 0)
+                r = check_install_kept(boot, required, expected, where, out);
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
@@ -422,6 +594,8 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         if (n_missing < 0)
                 return n_missing;
 
+        if (boot->source == BOOT_CONFIG_KERNEL_CMDLINE)
+                return next_boot_install_only(boot, required, missing, expected, out);
         if (boot->unread)
                 return next_boot_unsure(boot, required, missing, expected, out);
         if (n_missing == 0)
