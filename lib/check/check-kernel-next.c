@@ -123,7 +123,7 @@ static int grub_dropin_overrides(const Host *h, char **unmet, char **ret) {
                         grub_cmdline_var_names[i],
                         v->set_by,
                         grub_cmdline_var_names[i],
-                        grub_mkconfig_command(h));
+                        boot_loader_tool(h, BOOT_LOADER_GRUB));
                 return r < 0 ? -ENOMEM : 1;
         }
         return 0;
@@ -159,7 +159,7 @@ static int how_to_fix_sd_boot(const Host *h, const BootConfig *b, char **unmet, 
  * /etc/default/grub already has them, and the distribution's own tool. */
 static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
         _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL, *overridden = NULL;
-        const char *mkconfig = grub_mkconfig_command(h);
+        const char *mkconfig = boot_loader_tool(h, BOOT_LOADER_GRUB);
         bool default_only = false;
         int r;
 
@@ -184,16 +184,18 @@ static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **r
                         r = asprintf(
                                 ret,
                                 "%s carries them, but grub2-mkconfig does not write them into the BLS entries: "
-                                "run grubby --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
+                                "run %s --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
                                 " --update-bls-cmdline)",
                                 edited,
+                                boot_loader_tool(h, BOOT_LOADER_GRUB_BLS),
                                 args);
                 else
                         r = asprintf(
                                 ret,
-                                "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
+                                "add them to the options line of %s (on Fedora: %s --update-kernel=ALL "
                                 "--args='%s')",
                                 b->path,
+                                boot_loader_tool(h, BOOT_LOADER_GRUB_BLS),
                                 args);
                 break;
         case BOOT_CONFIG_GRUB_CFG:
@@ -308,7 +310,7 @@ static int check_grub_cfg_kept(
                 strv_length(required),
                 grub->path,
                 list,
-                grub_mkconfig_command(c->host));
+                boot_loader_tool(c->host, BOOT_LOADER_GRUB));
         return r < 0 ? r : 1;
 }
 
