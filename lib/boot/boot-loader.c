@@ -59,19 +59,22 @@ int efivar_read_loader_string(const Host *h, const char *name, char **ret) {
         return efivar_decode_string(data, size, ret);
 }
 
-/* Whether dir holds a Type #1 entry (a *.conf file). */
-static bool has_entries(const Host *h, const char *dir) {
+/* Whether dir holds a Type #1 entry (a *.conf file): 1 or 0; -EACCES or -EPERM when it cannot be
+ * listed (an ESP mounted with umask=0077, read by user halod). */
+static int has_entries(const Host *h, const char *dir) {
         _cleanup_(strv_freep) char **names = NULL;
+        int r;
 
-        if (host_list_directory(h, dir, &names) < 0)
-                return false;
+        r = host_list_directory(h, dir, &names);
+        if (r == -ENOMEM || r == -EACCES || r == -EPERM)
+                return r;
         STRV_FOREACH(n, names) {
                 size_t l = strlen(*n);
 
                 if ((*n)[0] != '.' && l > 5 && streq(*n + l - 5, ".conf"))
-                        return true;
+                        return 1;
         }
-        return false;
+        return 0;
 }
 
 static bool is_sd_boot_esp(const Host *h, const char *esp) {
@@ -108,20 +111,31 @@ static int found_sd_boot(const char *esp, const char *why, BootLoaderFound *ret)
         return 0;
 }
 
-int boot_loader_find(const Host *h, BootLoaderFound *ret) {
-        const char *installed = NULL, *with_entries = NULL;
+int boot_loader_find(const Host *h, BootLoaderFound *ret, char **ret_failed_path) {
+        const char *installed = NULL, *with_entries = NULL, *unreadable = NULL;
         bool grub_cfg = host_path_exists(h, GRUB_CFG_DEBIAN) || host_path_exists(h, GRUB_CFG_FEDORA);
+        int r, unreadable_error = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(esp_candidates); i++) {
                 _cleanup_(freep) char *dir = NULL;
 
                 if (!installed && is_sd_boot_esp(h, esp_candidates[i]))
                         installed = esp_candidates[i];
+                /* /boot/loader/entries is GRUB's too; entries on /efi or /boot/efi only systemd-boot reads. */
+                if (with_entries || streq(esp_candidates[i], "/boot"))
+                        continue;
                 if (asprintf(&dir, "%s/loader/entries", esp_candidates[i]) < 0)
                         return -ENOMEM;
-                /* /boot/loader/entries is GRUB's too; entries on /efi or /boot/efi only systemd-boot reads. */
-                if (!with_entries && !streq(esp_candidates[i], "/boot") && has_entries(h, dir))
+                r = has_entries(h, dir);
+                if (r == -ENOMEM)
+                        return r;
+                if (r > 0)
                         with_entries = esp_candidates[i];
+                /* The directory, or the ESP above it, exists but cannot be read. */
+                if (r < 0 && !unreadable) {
+                        unreadable = esp_candidates[i];
+                        unreadable_error = r;
+                }
         }
 
         if (installed && booted_by_sd_boot(h))
@@ -130,13 +144,25 @@ int boot_loader_find(const Host *h, BootLoaderFound *ret) {
                 return found_sd_boot(with_entries, "Type #1 entries on the ESP", ret);
         if (installed && !grub_cfg)
                 return found_sd_boot(installed, "systemd-boot installed on the ESP, no grub.cfg", ret);
-        if (has_entries(h, BLS_ENTRIES_DIR)) {
+        r = has_entries(h, BLS_ENTRIES_DIR);
+        if (r == -ENOMEM)
+                return r;
+        if (r > 0) {
                 *ret = (BootLoaderFound){ .loader = BOOT_LOADER_GRUB_BLS, .why = "GRUB's blscfg" };
                 return strv_extend(&ret->entries_dirs, BLS_ENTRIES_DIR);
         }
         if (grub_cfg) {
                 *ret = (BootLoaderFound){ .loader = BOOT_LOADER_GRUB, .why = "grub.cfg" };
                 return 0;
+        }
+        /* Nothing else boots this host: the entries may well be on the ESP that cannot be read. */
+        if (unreadable) {
+                if (ret_failed_path) {
+                        free(*ret_failed_path);
+                        if (asprintf(ret_failed_path, "%s/loader/entries", unreadable) < 0)
+                                return -ENOMEM;
+                }
+                return unreadable_error;
         }
         return -ENOENT;
 }

@@ -41,8 +41,10 @@ void boot_loader_found_done(BootLoaderFound *f);
  * the running boot says so (its LoaderInfo EFI variable), when Type #1 entries lie on an ESP (only
  * systemd-boot reads those), or when systemd-boot is installed on an ESP (EFI/systemd, loader.conf)
  * and no grub.cfg is; else GRUB with BLS when /boot/loader/entries holds entries; else GRUB when a
- * grub.cfg exists. -ENOENT when none of these is there. */
-int boot_loader_find(const Host *h, BootLoaderFound *ret);
+ * grub.cfg exists. -ENOENT when none of these is there; -EACCES (or -EPERM) when nothing else was found
+ * and an ESP's entries cannot be read (an ESP mounted with umask=0077), with their directory in
+ * *ret_failed_path (may be NULL). */
+int boot_loader_find(const Host *h, BootLoaderFound *ret, char **ret_failed_path);
 
 /* The tool that writes the command line for l on this host: "kernel-install" (systemd-boot),
  * "grubby" (GRUB with BLS), or grub_mkconfig_command() (GRUB: update-grub or grub2-mkconfig). */

@@ -326,7 +326,7 @@ int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path) {
                 return -ENOMEM;
         c->loader = _BOOT_LOADER_INVALID;
 
-        r = boot_loader_find(h, &f);
+        r = boot_loader_find(h, &f, ret_failed_path);
         if (r < 0 && r != -ENOENT)
                 return r;
         if (r >= 0) {

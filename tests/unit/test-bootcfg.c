@@ -508,7 +508,7 @@ static void test_boot_loader_find(void) {
 
                 ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", cases[i].host) >= 0);
                 h = (Host){ .root = root };
-                r = boot_loader_find(&h, &f);
+                r = boot_loader_find(&h, &f, NULL);
                 if (cases[i].loader < 0) {
                         ASSERT_INT_EQ(r, cases[i].loader);
                         continue;
@@ -545,7 +545,7 @@ static void test_boot_loader_both(void) {
                         "LoaderInfo-" EFIVAR_LOADER_GUID,
                         dir) >= 0);
         ASSERT_INT_EQ(system(cmd), 0);
-        ASSERT_OK(boot_loader_find(&h, &f));
+        ASSERT_OK(boot_loader_find(&h, &f, NULL));
         ASSERT_INT_EQ(f.loader, BOOT_LOADER_GRUB_BLS);
 
         free(cmd);
@@ -556,7 +556,7 @@ static void test_boot_loader_both(void) {
                         "LoaderInfo-" EFIVAR_LOADER_GUID,
                         dir) >= 0);
         ASSERT_INT_EQ(system(cmd), 0);
-        ASSERT_OK(boot_loader_find(&h, &g));
+        ASSERT_OK(boot_loader_find(&h, &g, NULL));
         ASSERT_INT_EQ(g.loader, BOOT_LOADER_SYSTEMD_BOOT);
         ASSERT_STR_EQ(g.esp, "/boot/efi");
 
