@@ -8,28 +8,18 @@
 # BOOT_IMAGE= and initrd=, "systemd.machine_id=" appended when the entry token is the machine id),
 # and /proc/cmdline as the kernel got it. The trees are committed; this script says how they were made.
 # Run it from anywhere: python3 tests/data/hosts/make-sdboot-fixtures.py
+import importlib.util
 import os
-import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("grub_fixtures", os.path.join(HERE, "make-grub-fixtures.py"))
+_grub = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_grub)
+write, tree = _grub.write, _grub.tree
 MID = "3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3"
 PARAMS = "iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
 FEDORA_ROOT = "root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d ro rootflags=subvol=root rhgb quiet"
 DEBIAN_ROOT = "root=UUID=0c9b3f1e-6a2d-4f7e-9b1c-5d8e2a7f4c31 ro quiet"
-
-
-def write(root, path, text):
-    full = os.path.join(root, path.lstrip("/"))
-    os.makedirs(os.path.dirname(full), exist_ok=True)
-    with open(full, "w") as f:
-        f.write(text)
-
-
-def tree(name):
-    root = os.path.join(HERE, name)
-    if os.path.isdir(root):
-        shutil.rmtree(root)
-    return root
 
 
 def bootctl_install(root, esp):
