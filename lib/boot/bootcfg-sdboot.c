@@ -68,8 +68,9 @@ static int sd_boot_compare(const void *x, const void *y) {
                         return r;
         }
         r = -bls_version_compare(a->id, b->id);
-        if (r != 0)
+        if (r != 0 || a->tries_left < 0 || b->tries_left < 0)
                 return r;
+        /* The same entry twice, both counting: more tries left first. */
         return (b->tries_left > a->tries_left) - (b->tries_left < a->tries_left);
 }
 

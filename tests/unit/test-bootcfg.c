@@ -565,6 +565,36 @@ static void test_boot_loader_both(void) {
         ASSERT_INT_EQ(system(cmd), 0);
 }
 
+/* systemd-boot's order: an entry without boot tries left (a kernel that failed to boot, renamed by
+ * systemd-boot to "+0-3") goes last, whatever its version; the id drops the counter. */
+static void test_sd_boot_order(void) {
+        char dir[] = "/tmp/kernel-sdorder-XXXXXX";
+        _cleanup_(boot_config_freep) BootConfig *c = NULL;
+        _cleanup_(freep) char *cmd = NULL;
+        Host h = { .root = dir };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "cp -a %s/hosts/kernel-sdboot-esp/. %s && cd %s/boot/efi/loader/entries && "
+                        "mv " MID "-6.17.7-300.fc43.x86_64.conf " MID "-6.17.7-300.fc43.x86_64+0-3.conf && "
+                        "mv " MID "-6.17.5-300.fc43.x86_64.conf " MID "-6.17.5-300.fc43.x86_64+2-1.conf",
+                        TEST_DATA_DIR,
+                        dir,
+                        dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        ASSERT_OK(boot_config_load(&h, &c, NULL));
+        ASSERT_INT_EQ(c->loader, BOOT_LOADER_SYSTEMD_BOOT);
+        ASSERT_STR_EQ(c->entry_id, MID "-6.17.5-300.fc43.x86_64.conf");
+        ASSERT_STR_EQ(c->path, "/boot/efi/loader/entries/" MID "-6.17.5-300.fc43.x86_64+2-1.conf");
+        ASSERT_STR_EQ(c->version, "6.17.5-300.fc43.x86_64");
+
+        free(cmd);
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf %s", dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
 static void test_loader_conf(void) {
         static const struct {
                 const char *text, *expected;
@@ -648,6 +678,7 @@ int main(void) {
         test_env_replace();
         test_boot_loader_find();
         test_boot_loader_both();
+        test_sd_boot_order();
         test_loader_conf();
         test_efivar();
         test_load_errors();
