@@ -7,6 +7,7 @@
 
 void bls_entry_done(BlsEntry *e) {
         free(e->id);
+        free(e->path);
         free(e->title);
         free(e->version);
         free(e->machine_id);

@@ -15,3 +15,23 @@ int bootcfg_load_grubenv_beside(const Host *h, const char *grub_cfg, char ***ret
 /* The default entry of a generated grub.cfg into c (bootcfg-grub.c). -ENOENT when there is no
  * grub.cfg with a menu to read. */
 int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_path);
+
+typedef struct BlsEntries {
+        BlsEntry *entries;
+        size_t n;
+} BlsEntries;
+
+void bls_entries_done(BlsEntries *l);
+/* Appends the entries (*.conf) of dir below the host root to out. A missing dir adds nothing; an
+ * unreadable one or entry is an error, with its path in *ret_failed_path. */
+int bls_entries_load(const Host *h, const char *dir, BlsEntries *out, char **ret_failed_path);
+/* The next boot as systemd-boot picks it from the entries of the dirs of f (bootcfg-sdboot.c). */
+int boot_config_from_sd_boot(const Host *h, const BootLoaderFound *f, BootConfig *c, char **ret_failed_path);
+/* What the next `kernel-install add` writes into a new entry's options, and where it reads it from
+ * (bootcfg-kernel-install.c). -ENOENT when none of its sources can be read. */
+int kernel_install_cmdline(const Host *h, char **ret_cmdline, char **ret_source);
+/* The variables GRUB's blscfg expands an entry's options with: the grubenv beside the grub.cfg GRUB
+ * reads, then the fallbacks that grub.cfg sets (bootcfg.c). */
+int bootcfg_load_bls_env(const Host *h, char ***ret_env, char **ret_note);
+/* What the next grub-mkconfig writes, into c (bootcfg-grub-default.c). -ENOENT without /etc/default/grub. */
+int bootcfg_fill_grub_default(const Host *h, BootConfig *c, char **ret_failed_path);

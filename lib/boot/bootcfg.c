@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Finds the next boot's kernel command line below a host root, and says which file it came from. */
-#include <dirent.h>
 #include <stdio.h>
 
 #include "basic/strv.h"
@@ -33,6 +32,13 @@ BootConfig *boot_config_free(BootConfig *c) {
         free(c->first_cmdline);
         free(c->unread);
         free(c->linux_cmdline);
+        free(c->version);
+        free(c->install_cmdline);
+        free(c->install_source);
+        for (size_t i = 0; i < ELEMENTSOF(c->grub_vars); i++) {
+                free(c->grub_vars[i].edited);
+                free(c->grub_vars[i].set_by);
+        }
         return mfree(c);
 }
 
@@ -81,63 +87,6 @@ int bootcfg_load_grubenv_beside(const Host *h, const char *grub_cfg, char ***ret
                 return -ENOMEM;
         r = load_grubenv_file(h, path, ret_env, ret_note);
         return r < 0 ? r : 0;
-}
-
-typedef struct BlsEntries {
-        BlsEntry *entries;
-        size_t n;
-} BlsEntries;
-
-static void bls_entries_done(BlsEntries *l) {
-        for (size_t i = 0; i < l->n; i++)
-                bls_entry_done(&l->entries[i]);
-        free(l->entries);
-}
-
-static int load_bls_entries(const Host *h, BlsEntries *out, char **ret_failed_path) {
-        _cleanup_(closedirp) DIR *d = NULL;
-        _cleanup_(freep) char *dir = NULL;
-        int r;
-
-        r = host_path(h, BLS_ENTRIES_DIR, &dir);
-        if (r < 0)
-                return r;
-        d = opendir(dir);
-        if (!d) {
-                if (errno == ENOENT || errno == ENOTDIR)
-                        return 0;
-                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, negative_errno());
-        }
-
-        for (struct dirent *de; (errno = 0, de = readdir(d));) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                _cleanup_(bls_entry_done) BlsEntry e = {};
-                size_t l = strlen(de->d_name);
-                BlsEntry *a;
-
-                if (de->d_name[0] == '.' || l <= 5 || !streq(de->d_name + l - 5, ".conf"))
-                        continue;
-                if (asprintf(&path, BLS_ENTRIES_DIR "/%s", de->d_name) < 0)
-                        return -ENOMEM;
-                r = host_read_file(h, path, HOST_FILE_MAX, &text, NULL);
-                if (r == -EISDIR || r == -ENOENT) /* a directory, a dangling symlink */
-                        continue;
-                if (r < 0)
-                        return bootcfg_set_failed_path(ret_failed_path, path, r);
-                r = bls_entry_parse(text, &e);
-                if (r < 0)
-                        return r;
-                e.id = strndup(de->d_name, l - 5);
-                a = realloc(out->entries, sizeof(BlsEntry) * (out->n + 1));
-                if (!e.id || !a)
-                        return -ENOMEM;
-                out->entries = a;
-                out->entries[out->n++] = e;
-                e = (BlsEntry){};
-        }
-        if (errno > 0)
-                return bootcfg_set_failed_path(ret_failed_path, BLS_ENTRIES_DIR, -errno);
-        return 0;
 }
 
 static int cmp_entries(const void *a, const void *b) {
@@ -221,13 +170,87 @@ static int pick_entry(
         return 0;
 }
 
+/* The grub.cfg that runs GRUB's blscfg: on UEFI RHEL 8 the full one on the ESP, whose grubenv the
+ * grub2-efi package links /boot/grub2/grubenv to (ln -sf ../efi/EFI/<vendor>/grubenv); else the one in
+ * /boot/grub2 or /boot/grub. The ESP's stub of Fedora 34 and later, which only hands over to
+ * /boot/grub2/grub.cfg, runs no blscfg and is passed by. -ENOENT when none does. */
+static int find_blscfg_grub_cfg(const Host *h, char **ret_path, GrubCfg *ret_cfg) {
+        _cleanup_(strv_freep) char **paths = NULL, **vendors = NULL;
+        int r;
+
+        r = host_list_directory(h, "/boot/efi/EFI", &vendors);
+        if (r == -ENOMEM)
+                return r;
+        STRV_FOREACH(v, vendors) {
+                r = strv_extendf(&paths, "/boot/efi/EFI/%s/grub.cfg", *v);
+                if (r < 0)
+                        return r;
+        }
+        r = strv_extend(&paths, GRUB_CFG_FEDORA);
+        if (r >= 0)
+                r = strv_extend(&paths, GRUB_CFG_DEBIAN);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(p, paths) {
+                _cleanup_(grub_cfg_done) GrubCfg cfg = {};
+                _cleanup_(freep) char *text = NULL;
+
+                if (host_read_file(h, *p, HOST_FILE_MAX, &text, NULL) < 0)
+                        continue;
+                r = grub_cfg_parse(text, &cfg);
+                if (r < 0)
+                        return r;
+                if (!cfg.blscfg)
+                        continue;
+                *ret_path = strdup(*p);
+                if (!*ret_path)
+                        return -ENOMEM;
+                *ret_cfg = cfg;
+                cfg = (GrubCfg){};
+                return 0;
+        }
+        return -ENOENT;
+}
+
+int bootcfg_load_bls_env(const Host *h, char ***ret_env, char **ret_note) {
+        _cleanup_(strv_freep) char **env = NULL;
+        _cleanup_(grub_cfg_done) GrubCfg cfg = {};
+        _cleanup_(freep) char *path = NULL;
+        int r;
+
+        r = find_blscfg_grub_cfg(h, &path, &cfg);
+        if (r == -ENOENT)
+                return bootcfg_load_grubenv(h, ret_env, ret_note);
+        if (r < 0)
+                return r;
+        r = bootcfg_load_grubenv_beside(h, path, &env, ret_note);
+        if (r < 0)
+                return r;
+        /* 10_linux writes `if [ -z "${kernelopts}" ]; then set kernelopts="..."; fi` for a grubenv
+         * without kernelopts (a recreated one), and tuned's 00_tuned `set tuned_params=...`: what
+         * grubenv does not set, grub.cfg's own sets give. */
+        STRV_FOREACH(v, cfg.env) {
+                _cleanup_(freep) char *name = strndup(*v, strcspn(*v, "="));
+
+                if (!name)
+                        return -ENOMEM;
+                if (env_get(env, name))
+                        continue;
+                r = strv_extend(&env, *v);
+                if (r < 0)
+                        return r;
+        }
+        *ret_env = TAKE_PTR(env);
+        return 0;
+}
+
 static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         _cleanup_(strv_freep) char **env = NULL;
         _cleanup_(freep) char *note = NULL;
         BlsEntry *pick;
         int r;
 
-        r = bootcfg_load_grubenv(h, &env, &note);
+        r = bootcfg_load_bls_env(h, &env, &note);
         if (r < 0)
                 return r;
 
@@ -237,10 +260,10 @@ static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         if (r < 0)
                 return r;
 
-        if (asprintf(&c->path, BLS_ENTRIES_DIR "/%s.conf", pick->id) < 0)
-                return -ENOMEM;
+        c->path = strdup(pick->path);
         c->entry_id = strdup(pick->id);
-        if (!c->entry_id)
+        c->version = pick->version ? strdup(pick->version) : NULL;
+        if (!c->path || !c->entry_id || (pick->version && !c->version))
                 return -ENOMEM;
         c->source = BOOT_CONFIG_BLS;
 
@@ -248,130 +271,81 @@ static int boot_config_from_bls(const Host *h, BlsEntries *l, BootConfig *c) {
         return grub_expand_variables(strempty(pick->options), env, &c->cmdline, &c->unresolved);
 }
 
-static int boot_config_from_grub_default(const Host *h, BootConfig *c, char **ret_failed_path) {
-        _cleanup_(strv_freep) char **env = NULL, **grubenv = NULL, **files = NULL, **dropins = NULL;
-        _cleanup_(freep) char *joined = NULL, *note = NULL;
-        const char *linux_args, *default_args;
+/* Where no entry was found: /etc/kernel/cmdline is only what kernel-install writes into the next
+ * entry (a unified kernel image keeps its command line inside, where it is not read). */
+static int boot_config_from_kernel_cmdline(const Host *h, BootConfig *c, char **ret_failed_path) {
+        _cleanup_(freep) char *text = NULL;
         int r;
 
-        r = strv_extend(&files, GRUB_DEFAULT_FILE);
+        r = host_read_file(h, KERNEL_CMDLINE_FILE, HOST_FILE_MAX, &text, NULL);
+        if (r == -ENOTDIR)
+                r = -ENOENT;
+        if (r == -ENOENT)
+                return r;
         if (r < 0)
-                return r;
-
-        /* grub-mkconfig sources /etc/default/grub.d/\*.cfg after it (Ubuntu's cloud images do), in
-         * name order; a drop-in directory that cannot be read is as good as none. */
-        r = host_list_directory(h, GRUB_DEFAULT_DROPIN_DIR, &dropins);
-        if (r == -ENOMEM)
-                return r;
-        STRV_FOREACH(d, dropins) {
-                size_t l = strlen(*d);
-
-                if ((*d)[0] == '.' || l <= 4 || !streq(*d + l - 4, ".cfg"))
-                        continue;
-                r = strv_extendf(&files, GRUB_DEFAULT_DROPIN_DIR "/%s", *d);
-                if (r < 0)
-                        return r;
-        }
-
-        STRV_FOREACH(f, files) {
-                _cleanup_(strv_freep) char **assigned = NULL;
-                _cleanup_(freep) char *text = NULL;
-
-                r = host_read_file(h, *f, HOST_FILE_MAX, &text, NULL);
-                if ((r == -ENOENT || r == -ENOTDIR) && f == files)
-                        return -ENOENT;
-                if (r < 0)
-                        return bootcfg_set_failed_path(ret_failed_path, *f, r);
-                r = shell_assignments_parse(text, &env, &assigned);
-                if (r < 0)
-                        return r;
-                /* The file to fix is the last one that sets the command line. */
-                if (f == files || strv_contains(assigned, "GRUB_CMDLINE_LINUX") ||
-                    strv_contains(assigned, "GRUB_CMDLINE_LINUX_DEFAULT")) {
-                        free(c->path);
-                        c->path = strdup(*f);
-                        if (!c->path)
-                                return -ENOMEM;
-                }
-        }
-
-        /* The default menu entry gets both; recovery entries only GRUB_CMDLINE_LINUX. */
-        linux_args = strempty(env_get(env, "GRUB_CMDLINE_LINUX"));
-        default_args = strempty(env_get(env, "GRUB_CMDLINE_LINUX_DEFAULT"));
-        if (asprintf(&joined, "%s%s%s", linux_args, *linux_args && *default_args ? " " : "", default_args) < 0)
+                return bootcfg_set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
+        c->source = BOOT_CONFIG_KERNEL_CMDLINE;
+        c->path = strdup(KERNEL_CMDLINE_FILE);
+        if (!c->path)
                 return -ENOMEM;
-
-        /* The generated grub.cfg keeps "$tuned_params" and the like for grub to expand at boot. */
-        r = bootcfg_load_grubenv(h, &grubenv, &note);
-        if (r < 0)
-                return r;
-        r = grub_expand_variables(joined, grubenv, &c->cmdline, &c->unresolved);
-        if (r < 0)
-                return r;
-        c->linux_cmdline = strdup(linux_args);
-        if (!c->linux_cmdline)
-                return -ENOMEM;
-        c->source = BOOT_CONFIG_GRUB_DEFAULT;
+        c->cmdline = TAKE_PTR(text);
         return 0;
 }
 
-int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_failed_path) {
-        _cleanup_(boot_config_freep) BootConfig *c = calloc(1, sizeof(BootConfig));
+static int boot_config_from_loader(
+        const Host *h, const BootLoaderFound *f, BootConfig *c, char **ret_failed_path) {
+        _cleanup_(bls_entries_done) BlsEntries entries = {};
         int r;
 
-        if (!c)
-                return -ENOMEM;
-        r = boot_config_from_grub_default(h, c, ret_failed_path);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(c);
-        return 0;
+        switch (f->loader) {
+        case BOOT_LOADER_SYSTEMD_BOOT:
+                r = boot_config_from_sd_boot(h, f, c, ret_failed_path);
+                if (r < 0)
+                        return r;
+                /* What a kernel update writes next; a source that cannot be read says nothing. */
+                r = kernel_install_cmdline(h, &c->install_cmdline, &c->install_source);
+                return r == -ENOMEM ? r : 0;
+        case BOOT_LOADER_GRUB_BLS:
+                r = bls_entries_load(h, BLS_ENTRIES_DIR, &entries, ret_failed_path);
+                if (r < 0)
+                        return r;
+                return entries.n > 0 ? boot_config_from_bls(h, &entries, c) : -ENOENT;
+        default:
+                /* GRUB boots what grub.cfg says, not what /etc/default/grub says until update-grub runs. */
+                return boot_config_from_grub_cfg(h, c, ret_failed_path);
+        }
 }
 
 int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path) {
+        _cleanup_(boot_loader_found_done) BootLoaderFound f = {};
         _cleanup_(boot_config_freep) BootConfig *c = NULL;
-        _cleanup_(bls_entries_done) BlsEntries entries = {};
-        _cleanup_(freep) char *text = NULL;
         int r;
 
         c = calloc(1, sizeof(BootConfig));
         if (!c)
                 return -ENOMEM;
+        c->loader = _BOOT_LOADER_INVALID;
 
-        r = load_bls_entries(h, &entries, ret_failed_path);
-        if (r < 0)
+        r = boot_loader_find(h, &f, ret_failed_path);
+        if (r < 0 && r != -ENOENT)
                 return r;
-        if (entries.n > 0) {
-                r = boot_config_from_bls(h, &entries, c);
-                if (r < 0)
-                        return r;
-                *ret = TAKE_PTR(c);
-                return 0;
-        }
-
-        r = host_read_file(h, KERNEL_CMDLINE_FILE, HOST_FILE_MAX, &text, NULL);
         if (r >= 0) {
-                c->source = BOOT_CONFIG_KERNEL_CMDLINE;
-                c->path = strdup(KERNEL_CMDLINE_FILE);
-                if (!c->path)
-                        return -ENOMEM;
-                c->cmdline = TAKE_PTR(text);
-                *ret = TAKE_PTR(c);
-                return 0;
+                c->loader = f.loader;
+                r = boot_config_from_loader(h, &f, c, ret_failed_path);
+                if (r != -ENOENT)
+                        goto done;
         }
-        if (r != -ENOENT && r != -ENOTDIR)
-                return bootcfg_set_failed_path(ret_failed_path, KERNEL_CMDLINE_FILE, r);
-
-        /* GRUB boots what grub.cfg says, not what /etc/default/grub says until update-grub runs. */
-        r = boot_config_from_grub_cfg(h, c, ret_failed_path);
+        r = boot_config_from_kernel_cmdline(h, c, ret_failed_path);
         if (r >= 0) {
-                *ret = TAKE_PTR(c);
-                return 0;
+                int k = kernel_install_cmdline(h, &c->install_cmdline, &c->install_source);
+
+                r = k == -ENOMEM ? k : 0;
+                goto done;
         }
         if (r != -ENOENT)
                 return r;
-
-        r = boot_config_from_grub_default(h, c, ret_failed_path);
+        r = bootcfg_fill_grub_default(h, c, ret_failed_path);
+done:
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(c);

@@ -7,20 +7,25 @@
 
 #include "basic/host.h"
 #include "basic/macro.h"
+#include "boot/boot-loader.h"
 #include "boot/grub-cfg.h"
 
 #define BLS_ENTRIES_DIR "/boot/loader/entries"
 #define KERNEL_CMDLINE_FILE "/etc/kernel/cmdline"
 #define GRUB_DEFAULT_FILE "/etc/default/grub"
 #define GRUB_DEFAULT_DROPIN_DIR "/etc/default/grub.d"
-/* What boot_config_load() looks at, in order, for messages that say what was not found. */
-#define BOOT_CONFIG_SEARCHED                                                                      \
-        BLS_ENTRIES_DIR "/*.conf, " KERNEL_CMDLINE_FILE ", " GRUB_CFG_DEBIAN ", " GRUB_CFG_FEDORA \
-                        ", " GRUB_DEFAULT_FILE
+/* What boot_config_load() looks at, in order, for messages that say what was not found: the Type #1
+ * entries where systemd-boot (ESP at /efi, /boot or /boot/efi; XBOOTLDR at /boot) and GRUB's blscfg
+ * read them, then the rest. */
+#define BOOT_CONFIG_SEARCHED                                                                  \
+        "/efi/loader/entries/*.conf, " BLS_ENTRIES_DIR                                        \
+        "/*.conf, /boot/efi/loader/entries/*.conf, " KERNEL_CMDLINE_FILE ", " GRUB_CFG_DEBIAN \
+        ", " GRUB_CFG_FEDORA ", " GRUB_DEFAULT_FILE
 
 typedef enum BootConfigSource {
-        BOOT_CONFIG_BLS,            /* a Boot Loader Specification entry (Fedora, sd-boot) */
-        BOOT_CONFIG_KERNEL_CMDLINE, /* /etc/kernel/cmdline, used by kernel-install for new entries */
+        BOOT_CONFIG_BLS,            /* a Boot Loader Specification entry (GRUB's blscfg, systemd-boot) */
+        BOOT_CONFIG_KERNEL_CMDLINE, /* no entry found: /etc/kernel/cmdline, only what kernel-install
+                                     * writes into the next entry */
         BOOT_CONFIG_GRUB_CFG,       /* the default entry of the generated grub.cfg, what GRUB boots
                                      * (Debian, Ubuntu: no BLS entries) */
         BOOT_CONFIG_GRUB_DEFAULT,   /* GRUB_CMDLINE_LINUX(_DEFAULT) for grub-mkconfig, where no grub.cfg
@@ -32,8 +37,23 @@ typedef enum BootConfigSource {
 const char *boot_config_source_to_string(BootConfigSource s) _pure_;
 BootConfigSource boot_config_source_from_string(const char *s) _pure_;
 
+/* GRUB_CMDLINE_LINUX or _DEFAULT as grub-mkconfig reads them: /etc/default/grub, then the drop-ins. */
+typedef struct GrubCmdlineVar {
+        char *edited; /* its value as /etc/default/grub leaves it, before the drop-ins */
+        char *set_by; /* the last drop-in of /etc/default/grub.d that assigns it; NULL when none does */
+} GrubCmdlineVar;
+
+typedef enum GrubCmdlineVarIndex {
+        GRUB_VAR_LINUX,   /* GRUB_CMDLINE_LINUX */
+        GRUB_VAR_DEFAULT, /* GRUB_CMDLINE_LINUX_DEFAULT */
+        _GRUB_VAR_MAX,
+} GrubCmdlineVarIndex;
+
+extern const char *const grub_cmdline_var_names[_GRUB_VAR_MAX];
+
 typedef struct BootConfig {
         BootConfigSource source;
+        BootLoader loader;   /* the boot loader found (boot_loader_find()); _BOOT_LOADER_INVALID: none */
         char *path;          /* the file to fix, below the host root: "/boot/loader/entries/x.conf" */
         char *cmdline;       /* the command line the next boot gets, grub variables expanded */
         char *entry_id;      /* BLS: the entry's id (file name without .conf); grub.cfg: the entry's title */
@@ -47,6 +67,12 @@ typedef struct BootConfig {
         char *linux_cmdline; /* grub-default: GRUB_CMDLINE_LINUX alone, what recovery entries get */
         char *unread;        /* grub.cfg: why the entry is a guess ("/boot/grub/grubenv could not be read:
                               * Permission denied", with GRUB_DEFAULT=saved); NULL when it is known */
+        char *version;       /* BLS: the entry's kernel version ("version"); NULL when it has none */
+        char *install_cmdline; /* systemd-boot and kernel-cmdline: the options the next `kernel-install add`
+                                * writes (90-loaderentry.install), NULL when none of its sources was read */
+        char *install_source;  /* and where it takes them: /etc/kernel/cmdline, /usr/lib/kernel/cmdline or
+                                * /proc/cmdline */
+        GrubCmdlineVar grub_vars[_GRUB_VAR_MAX]; /* grub-default */
 } BootConfig;
 
 BootConfig *boot_config_free(BootConfig *c);
@@ -62,6 +88,11 @@ int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path);
  * error of a file that cannot be read (in *ret_failed_path). */
 int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_failed_path);
 
+/* The kernel-install command that writes version's entry anew: "kernel-install add VERSION IMAGE",
+ * with the image where the host keeps it (/usr/lib/modules/VERSION/vmlinuz, else /boot/vmlinuz-VERSION);
+ * $(uname -r) when version is NULL. */
+int kernel_install_add_command(const Host *h, const char *version, char **ret);
+
 /* The command that regenerates grub.cfg on this host: "update-grub" where grub lives in /boot/grub
  * (Debian, Ubuntu), "grub2-mkconfig -o /boot/grub2/grub.cfg" where it lives in /boot/grub2 (Fedora,
  * RHEL, openSUSE); without either, by /etc/os-release's ID and ID_LIKE. */
@@ -69,7 +100,8 @@ const char *grub_mkconfig_command(const Host *h);
 
 /* One BLS entry file (https://uapi-group.org/specifications/specs/boot_loader_specification/). */
 typedef struct BlsEntry {
-        char *id; /* set by the caller: the file name without ".conf" */
+        char *id;   /* set by the caller: the file name without ".conf" */
+        char *path; /* set by the caller: the file below the host root */
         char *title;
         char *version;
         char *machine_id;
@@ -87,6 +119,9 @@ int bls_entry_compare(const BlsEntry *a, const BlsEntry *b);
 /* The UAPI Version Format Specification order (systemd's strverscmp_improved(), rpm-like):
  * "6.17.7-300.fc43" > "6.9.12-200.fc42", "1.0~rc1" < "1.0". NULL sorts first. */
 int bls_version_compare(const char *a, const char *b) _pure_;
+
+/* systemd-boot's loader.conf: the pattern of its last "default" line, NULL in *ret when none. */
+int loader_conf_default(const char *text, char **ret);
 
 /* Parses a grub environment block (/boot/grub2/grubenv): "name=value" lines, '#' comments and
  * padding, backslash escapes. Returns a strv of "name=value". */

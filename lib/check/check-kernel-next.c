@@ -30,136 +30,12 @@ static int unmet_requirements(const KernelCmdline *cmdline, char **required, cha
         return 0;
 }
 
-/* Whether cmdline (may be NULL) carries every parameter in unmet. */
-static int cmdline_carries(const char *cmdline, char **unmet) {
-        _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
-        _cleanup_(strv_freep) char **missing = NULL;
-        int r;
-
-        if (!cmdline)
-                return 0;
-        r = kernel_cmdline_parse(cmdline, &k);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        r = kernel_cmdline_missing(k, unmet, &missing);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        return r == 0;
-}
-
-/* Whether /etc/default/grub (and grub.d) carries every parameter in unmet: then the file was edited
- * and the step after it, regenerating what the boot loader reads, was skipped. With recovery, only
- * GRUB_CMDLINE_LINUX counts: 10_linux never gives a recovery entry _DEFAULT; *ret_default_only then
- * says whether _DEFAULT has them instead. */
-static int grub_default_carries(
-        const Host *h, char **unmet, bool recovery, char **ret_path, bool *ret_default_only) {
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
-        int r;
-
-        *ret_path = NULL;
-        *ret_default_only = false;
-        r = boot_config_load_grub_default(h, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
-        r = cmdline_carries(grub->cmdline, unmet);
-        if (r <= 0)
-                return r;
-        if (recovery) {
-                r = cmdline_carries(grub->linux_cmdline, unmet);
-                if (r < 0)
-                        return r;
-                *ret_default_only = r == 0;
-        }
-        *ret_path = TAKE_PTR(grub->path);
-        return 1;
-}
-
-/* What to run or edit so that the next boot carries the parameters: the step that was skipped when
- * /etc/default/grub already has them, and the distribution's own tool. */
-static int how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
-        _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL;
-        const char *mkconfig = grub_mkconfig_command(h);
-        bool default_only = false;
-        int r;
-
-        if (!args)
-                return -ENOMEM;
-        if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
-                r = grub_default_carries(h, unmet, b->recovery, &edited, &default_only);
-                if (r < 0)
-                        return r;
-        }
-        switch (b->source) {
-        case BOOT_CONFIG_BLS:
-                if (edited)
-                        /* Fedora 39 and later: grub2-mkconfig leaves the entries' options alone. */
-                        r = asprintf(
-                                ret,
-                                "%s carries them, but grub2-mkconfig does not write them into the BLS entries: "
-                                "run grubby --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
-                                " --update-bls-cmdline)",
-                                edited,
-                                args);
-                else
-                        r = asprintf(
-                                ret,
-                                "add them to the options line of %s (on Fedora: grubby --update-kernel=ALL "
-                                "--args='%s')",
-                                b->path,
-                                args);
-                break;
-        case BOOT_CONFIG_KERNEL_CMDLINE:
-                r = asprintf(ret, "add them to %s, then reinstall the kernel (kernel-install add)", b->path);
-                break;
-        case BOOT_CONFIG_GRUB_CFG:
-                r = cmdline_carries(b->first_cmdline, unmet);
-                if (r < 0)
-                        return r;
-                if (r > 0)
-                        /* grub.cfg was regenerated: another entry than the main one boots. */
-                        r = asprintf(
-                                ret,
-                                "the first entry '%s' has them: make it the default (GRUB_DEFAULT in " GRUB_DEFAULT_FILE
-                                ", or grub-set-default with GRUB_DEFAULT=saved), or move them to "
-                                "GRUB_CMDLINE_LINUX, which recovery entries get too, and run %s",
-                                b->first_title,
-                                mkconfig);
-                else if (edited && default_only)
-                        /* Regenerating would not help: 10_linux gives recovery entries GRUB_CMDLINE_LINUX only. */
-                        r = asprintf(
-                                ret,
-                                "%s has them only in GRUB_CMDLINE_LINUX_DEFAULT, which recovery entries never get: "
-                                "move them to GRUB_CMDLINE_LINUX and run %s, or boot the normal entry (GRUB_DEFAULT, "
-                                "or grub-set-default with GRUB_DEFAULT=saved)",
-                                edited,
-                                mkconfig);
-                else if (edited)
-                        r = asprintf(
-                                ret,
-                                "edited, not regenerated: %s carries them, but %s, which GRUB reads, was not "
-                                "written since: run %s, then reboot",
-                                edited,
-                                b->path,
-                                mkconfig);
-                else
-                        r = asprintf(
-                                ret,
-                                "add them to GRUB_CMDLINE_LINUX in " GRUB_DEFAULT_FILE ", then run %s",
-                                mkconfig);
-                break;
-        default:
-                r = asprintf(ret, "add them to GRUB_CMDLINE_LINUX in %s, then run %s", b->path, mkconfig);
-                break;
-        }
-        return r < 0 ? -ENOMEM : 0;
-}
-
 static int describe_boot_config(const BootConfig *b, char **ret) {
         int r;
 
-        if (b->source == BOOT_CONFIG_BLS)
+        if (b->source == BOOT_CONFIG_BLS && b->loader == BOOT_LOADER_SYSTEMD_BOOT)
+                r = asprintf(ret, "systemd-boot entry %s, %s", b->path, b->selected_by);
+        else if (b->source == BOOT_CONFIG_BLS)
                 r = asprintf(ret, "entry %s, %s", b->entry_id, b->selected_by);
         else if (b->source == BOOT_CONFIG_GRUB_CFG)
                 r = asprintf(ret, "%s entry '%s', %s", b->path, b->entry_id, b->selected_by);
@@ -168,30 +44,31 @@ static int describe_boot_config(const BootConfig *b, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
-/* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
- * parameters taken out of the file since): the next update-grub, which every kernel update runs,
- * writes grub.cfg without them. Adds a warning and returns 1; 0 when there is nothing to say. */
-static int check_grub_cfg_kept(
-        const NodeContext *c,
+/* What writes the next boot's command line anew at every kernel update, and from which file. */
+typedef struct NextWriter {
+        const char *cmdline; /* what it would write */
+        const char *file;    /* where it takes that from */
+        const char *tool;    /* update-grub, kernel-install */
+        const char *writes;  /* "grub.cfg", "entries" */
+        const char *fix;     /* "add them to GRUB_CMDLINE_LINUX there" */
+} NextWriter;
+
+/* The next boot carries every parameter, but what its next writer would write does not: every kernel
+ * update runs it, and the boot after it comes up without them. Adds a warning and returns 1; 0 when
+ * there is nothing to say. */
+static int warn_next_writer_lacks(
+        const NextWriter *w,
         const BootConfig *boot,
         char **required,
         const char *expected,
         const char *where,
         CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL;
         int r;
 
-        if (boot->source != BOOT_CONFIG_GRUB_CFG)
-                return 0;
-        r = boot_config_load_grub_default(c->host, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0;
-        r = kernel_cmdline_parse(grub->cmdline, &k);
+        r = kernel_cmdline_parse(w->cmdline, &k);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -211,14 +88,108 @@ static int check_grub_cfg_kept(
                 expected,
                 boot->cmdline,
                 "the next boot (%s) carries all %zu required parameters, but %s lacks %s: the next %s "
-                "(every kernel update runs it) writes grub.cfg without them; add them to GRUB_CMDLINE_LINUX "
-                "there",
+                "(every kernel update runs it) writes %s without them; %s",
                 where,
                 strv_length(required),
-                grub->path,
+                w->file,
                 list,
-                grub_mkconfig_command(c->host));
+                w->tool,
+                w->writes,
+                w->fix);
         return r < 0 ? r : 1;
+}
+
+/* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
+ * parameters taken out of the file since): the next update-grub writes grub.cfg without them. */
+static int check_grub_cfg_kept(
+        const NodeContext *c,
+        const BootConfig *boot,
+        char **required,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        int r;
+
+        if (boot->source != BOOT_CONFIG_GRUB_CFG)
+                return 0;
+        r = boot_config_load_grub_default(c->host, &grub, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        return warn_next_writer_lacks(
+                &(NextWriter){ .cmdline = grub->cmdline,
+                               .file = grub->path,
+                               .tool = boot_loader_tool(c->host, BOOT_LOADER_GRUB),
+                               .writes = "grub.cfg",
+                               .fix = "add them to GRUB_CMDLINE_LINUX there" },
+                boot,
+                required,
+                expected,
+                where,
+                out);
+}
+
+/* systemd-boot's entry carries them, but what the next `kernel-install add` writes does not. */
+static int check_install_kept(
+        const NodeContext *c,
+        const BootConfig *boot,
+        char **required,
+        const char *expected,
+        const char *where,
+        CheckList *out) {
+        if (boot->loader != BOOT_LOADER_SYSTEMD_BOOT || boot->source != BOOT_CONFIG_BLS ||
+            !boot->install_cmdline)
+                return 0;
+        return warn_next_writer_lacks(
+                &(NextWriter){ .cmdline = boot->install_cmdline,
+                               .file = boot->install_source,
+                               .tool = boot_loader_tool(c->host, BOOT_LOADER_SYSTEMD_BOOT),
+                               .writes = "entries",
+                               .fix = streq(boot->install_source, KERNEL_CMDLINE_FILE)
+                                       ? "add them there"
+                                       : "write the whole command line, with them, into " KERNEL_CMDLINE_FILE },
+                boot,
+                required,
+                expected,
+                where,
+                out);
+}
+
+/* No boot loader entry was found: /etc/kernel/cmdline tells only what kernel-install writes into the
+ * next one, not what the next boot gets. */
+static int next_boot_install_only(
+        const BootConfig *boot, char **required, char **missing, const char *expected, CheckList *out) {
+        _cleanup_(freep) char *list = NULL;
+
+        if (!missing)
+                return check_list_add(
+                        out,
+                        "kernel.cmdline-next",
+                        CHECK_WARN,
+                        expected,
+                        boot->cmdline,
+                        "no boot loader entry found (looked for " BOOT_CONFIG_SEARCHED
+                        "): cannot tell what the next "
+                        "boot gets; %s, which kernel-install writes into new entries, carries all %zu required "
+                        "parameters",
+                        boot->path,
+                        strv_length(required));
+        list = strv_join(missing, ", ");
+        if (!list)
+                return -ENOMEM;
+        return check_list_add(
+                out,
+                "kernel.cmdline-next",
+                CHECK_FAIL,
+                expected,
+                boot->cmdline,
+                "%s, which kernel-install writes into new entries (no boot loader entry was found to read), lacks "
+                "%s: add them to %s, then reinstall the kernel (kernel-install add)",
+                boot->path,
+                list,
+                boot->path);
 }
 
 /* The boot configuration could not be read: says why. */
@@ -295,6 +266,8 @@ static int next_boot_carries(
         int r;
 
         r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+        if (r == 0)
+                r = check_install_kept(c, boot, required, expected, where, out);
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
@@ -345,7 +318,7 @@ static int next_boot_lacks(
         r = unmet_requirements(next, required, &unmet);
         if (r < 0)
                 return r;
-        r = how_to_fix(h, boot, unmet, &fix);
+        r = kernel_next_how_to_fix(h, boot, unmet, &fix);
         if (r < 0)
                 return r;
         list = strv_join(missing, ", ");
@@ -422,6 +395,8 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         if (n_missing < 0)
                 return n_missing;
 
+        if (boot->source == BOOT_CONFIG_KERNEL_CMDLINE)
+                return next_boot_install_only(boot, required, missing, expected, out);
         if (boot->unread)
                 return next_boot_unsure(boot, required, missing, expected, out);
         if (n_missing == 0)

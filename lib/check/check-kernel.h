@@ -19,6 +19,10 @@ bool kernel_profile_requires(const NodeContext *c, const char *name, const char 
 /* The profile's kernel.cmdline; NULL when it asks for none. */
 char **kernel_required_params(const NodeContext *c);
 
+/* kernel.cmdline-next's fix for the parameters in unmet, which the next boot b lacks
+ * (check-kernel-next-fix.c). */
+int kernel_next_how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret);
+
 /* The parts, for tests. */
 int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out);
 int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out);

@@ -69,12 +69,43 @@ kcheck "ubuntu drop-in" 0 kernel-grub-dropin
 expect "ubuntu drop-in" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(/etc/default/grub\.d/60-halo\.cfg\) carries all 5'
 expect "ubuntu drop-in" "$tmp/out" '^3 checks: 2 pass, 0 warn, 0 fail, 1 skip$'
 
-kcheck "kernel-install" 0 kernel-etc-kernel-cmdline
+# No boot loader entry: /etc/kernel/cmdline is only what the next kernel-install writes.
+kcheck "kernel-install only" 1 kernel-etc-kernel-cmdline --only kernel.cmdline-next
+expect "kernel-install only" "$tmp/out" '^warn  kernel\.cmdline-next  +no boot loader entry found \(looked for .*\): cannot tell what the next boot gets; /etc/kernel/cmdline, which kernel-install writes into new entries, carries all 5'
+
+# systemd-boot (make-sdboot-fixtures.py): the entries on the ESP, /etc/kernel/cmdline edited and
+# kernel-install not run again.
+kcheck "systemd-boot on /boot/efi" 0 kernel-sdboot-esp --only kernel.cmdline-next
+expect "systemd-boot on /boot/efi" "$tmp/out" "^pass  kernel\.cmdline-next  +the next boot \(systemd-boot entry /boot/efi/loader/entries/3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64\.conf, the first in systemd-boot's order\) carries all 5"
+kcheck "edited, not installed" 2 kernel-sdboot-not-installed --only kernel.cmdline-next
+expect "edited, not installed" "$tmp/out" "^fail  kernel\.cmdline-next .*: edited, not installed: /etc/kernel/cmdline carries them, but /boot/efi/loader/entries/3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64\.conf was written before: run kernel-install add 6\.17\.7-300\.fc43\.x86_64 /usr/lib/modules/6\.17\.7-300\.fc43\.x86_64/vmlinuz, then reboot$"
+expect_not "edited, not installed: not a pending reboot" "$tmp/out" 'reboot pending'
+# An ESP mounted with umask=0077 (Fedora's /boot/efi), read by a user other than root: the entries
+# may be there, so no verdict on what is not there; the summary says who can look.
+if [ "$(id -u)" -eq 0 ]; then
+        mkdir -p "$tmp/esp-0700" && cp -a "$hosts/kernel-sdboot-esp/." "$tmp/esp-0700/"
+        chmod 0700 "$tmp/esp-0700/boot/efi"
+        chmod 0755 "$tmp"
+        chmod 0644 "$profile"
+        printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$haloctl" >"$tmp/as-nobody"
+        chmod 0755 "$tmp/as-nobody"
+        as_root=$haloctl
+        haloctl=$tmp/as-nobody
+        check "ESP root-only" 1 check --root "$tmp/esp-0700" --node head --only kernel.cmdline-next "$profile"
+        haloctl=$as_root
+        expect "ESP root-only" "$tmp/out" '^warn  kernel\.cmdline-next  +could not look at /boot/efi/loader/entries \(Permission denied\): `sudo haloctl check --only kernel\.cmdline-next` reads it$'
+else
+        [ "${CI:-}" != true ] || { echo "FAIL: CI runs this test as root"; exit 1; }
+        echo "skipping ESP root-only: not root" >&2
+fi
+# Ubuntu's cloud image: its drop-in sets GRUB_CMDLINE_LINUX_DEFAULT again after the edit.
+kcheck "cloud image drop-in" 2 kernel-ubuntu-cloudimg --only kernel.cmdline-next
+expect "cloud image drop-in" "$tmp/out" "^fail  kernel\.cmdline-next .*: /etc/default/grub has them in GRUB_CMDLINE_LINUX_DEFAULT, but /etc/default/grub\.d/50-cloudimg-settings\.cfg, which grub-mkconfig reads after it, sets GRUB_CMDLINE_LINUX_DEFAULT again without them: add them there \(or in a drop-in sorted after it\), then run update-grub$"
 kcheck "kernelopts in grubenv" 2 kernel-kernelopts
 expect "kernelopts in grubenv" "$tmp/out" '^fail  gpu\.gtt  +the running kernel disagrees with itself: ttm\.pages_limit=16252928'
 
 kcheck "no boot config" 2 kernel-no-bootcfg
-expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /boot/loader/entries/\*\.conf, /etc/kernel/cmdline, /boot/grub/grub\.cfg, /boot/grub2/grub\.cfg, /etc/default/grub\)'
+expect "no boot config" "$tmp/out" '^skip  kernel\.cmdline-next  +no boot configuration found \(looked for /efi/loader/entries/\*\.conf, /boot/loader/entries/\*\.conf, /boot/efi/loader/entries/\*\.conf, /etc/kernel/cmdline, /boot/grub/grub\.cfg, /boot/grub2/grub\.cfg, /etc/default/grub\)'
 
 kcheck "json" 2 kernel-strix-reboot-pending --json
 expect "json" "$tmp/out" '^  "outcome": "fail",$'

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzzes the boot configuration parsers: a BLS entry, a grubenv block, /etc/default/grub (shell),
- * grub's $variable expansion and a grub.cfg's menu with the default it names, all from one input. */
+ * grub's $variable expansion, a grub.cfg's menu with the default it names, systemd-boot's loader.conf
+ * and an efivarfs string, all from one input. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -13,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         _cleanup_(strv_freep) char **grubenv = NULL, **env = NULL, **assigned = NULL, **unresolved = NULL;
         _cleanup_(bls_entry_done) BlsEntry e = {}, other = {};
-        _cleanup_(freep) char *s = NULL, *expanded = NULL;
+        _cleanup_(freep) char *s = NULL, *expanded = NULL, *loader_default = NULL, *efivar = NULL;
         _cleanup_(grub_cfg_done) GrubCfg cfg = {};
 
         if (size > 256 * 1024)
@@ -30,6 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (grubenv_parse(s, &grubenv) >= 0 && grub_expand_variables(s, grubenv, &expanded, &unresolved) >= 0)
                 free(TAKE_PTR(expanded));
         (void) shell_assignments_parse(s, &env, &assigned);
+        if (loader_conf_default(s, &loader_default) >= 0 && loader_default && strchr(loader_default, '\n'))
+                abort(); /* a value never runs past its line */
+        if (efivar_decode_string((const char *) data, size, &efivar) >= 0 && strlen(efivar) > size / 2)
+                abort();
         STRV_FOREACH(n, assigned)
                 (void) env_get(env, *n);
 

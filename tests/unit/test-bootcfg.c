@@ -298,6 +298,29 @@ static void test_load_fixtures(void) {
                   "rootflags=subvol=root rhgb quiet",
                   "picked by saved_entry in grubenv",
                   "" },
+                /* systemd-boot: the ESP's entries, in its order; XBOOTLDR's with loader.conf's default. */
+                { "kernel-sdboot-esp",
+                  BOOT_CONFIG_BLS,
+                  "/boot/efi/loader/entries/" MID "-6.17.7-300.fc43.x86_64.conf",
+                  MID "-6.17.7-300.fc43.x86_64.conf",
+                  PARAMS " systemd.machine_id=" MID,
+                  "the first in systemd-boot's order",
+                  "" },
+                { "kernel-sdboot-xbootldr",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-6.12.38+deb13-amd64.conf",
+                  MID "-6.12.38+deb13-amd64.conf",
+                  "ro quiet systemd.machine_id=" MID,
+                  "picked by default " MID "-6.12.38* in /efi/loader/loader.conf",
+                  "" },
+                /* RHEL 8 on UEFI: kernelopts from grub.cfg's fallback, tuned_params from 00_tuned. */
+                { "kernel-rhel8-efi",
+                  BOOT_CONFIG_BLS,
+                  BLS_ENTRIES_DIR "/" MID "-4.18.0-553.el8_10.x86_64.conf",
+                  MID "-4.18.0-553.el8_10.x86_64",
+                  "rd.lvm.lv=rhel/root rhgb quiet " PARAMS,
+                  "picked by saved_entry in grubenv",
+                  "" },
                 { "kernel-grub-missing", BOOT_CONFIG_GRUB_DEFAULT, GRUB_DEFAULT_FILE, NULL, "quiet splash", NULL, "" },
                 { "kernel-grub-dropin",
                   BOOT_CONFIG_GRUB_DEFAULT,
@@ -450,6 +473,159 @@ static void test_grub_cfg(void) {
         ASSERT_STR_EQ(q.entries[1].title, "next");
 }
 
+/* The one decision of which boot loader reads the command line and which tool writes it, on trees of
+ * each kind. */
+static void test_boot_loader_find(void) {
+        static const struct {
+                const char *host;
+                int loader; /* a BootLoader, or -ENOENT */
+                const char *esp, *dirs, *tool;
+        } cases[] = {
+                { "kernel-sdboot-esp",
+                  BOOT_LOADER_SYSTEMD_BOOT,
+                  "/boot/efi",
+                  "/boot/efi/loader/entries " BLS_ENTRIES_DIR,
+                  "kernel-install" },
+                { "kernel-sdboot-xbootldr",
+                  BOOT_LOADER_SYSTEMD_BOOT,
+                  "/efi",
+                  "/efi/loader/entries " BLS_ENTRIES_DIR,
+                  "kernel-install" },
+                { "kernel-strix-ok", BOOT_LOADER_GRUB_BLS, NULL, BLS_ENTRIES_DIR, "grubby" },
+                { "kernel-fedora-mkconfig-only", BOOT_LOADER_GRUB_BLS, NULL, BLS_ENTRIES_DIR, "grubby" },
+                { "kernel-rhel8-efi", BOOT_LOADER_GRUB_BLS, NULL, BLS_ENTRIES_DIR, "grubby" },
+                { "kernel-debian-regenerated", BOOT_LOADER_GRUB, NULL, "", "update-grub" },
+                { "kernel-ubuntu-cloudimg", BOOT_LOADER_GRUB, NULL, "", "update-grub" },
+                { "kernel-etc-kernel-cmdline", -ENOENT, NULL, NULL, NULL },
+                { "kernel-no-bootcfg", -ENOENT, NULL, NULL, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(boot_loader_found_done) BootLoaderFound f = {};
+                _cleanup_(freep) char *root = NULL, *dirs = NULL;
+                Host h;
+                int r;
+
+                ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", cases[i].host) >= 0);
+                h = (Host){ .root = root };
+                r = boot_loader_find(&h, &f, NULL);
+                if (cases[i].loader < 0) {
+                        ASSERT_INT_EQ(r, cases[i].loader);
+                        continue;
+                }
+                ASSERT_OK(r);
+                ASSERT_INT_EQ(f.loader, cases[i].loader);
+                ASSERT_TRUE(streq_ptr(f.esp, cases[i].esp));
+                dirs = strv_join(f.entries_dirs, " ");
+                ASSERT_STR_EQ(strempty(dirs), cases[i].dirs);
+                ASSERT_STR_EQ(boot_loader_tool(&h, f.loader), cases[i].tool);
+        }
+        /* Fedora's GRUB lives in /boot/grub2. */
+        Host fedora = { .root = TEST_DATA_DIR "/hosts/kernel-fedora-mkconfig-only" };
+        ASSERT_STR_EQ(boot_loader_tool(&fedora, BOOT_LOADER_GRUB), "grub2-mkconfig -o " GRUB_CFG_FEDORA);
+        ASSERT_STR_EQ(boot_loader_to_string(BOOT_LOADER_SYSTEMD_BOOT), "systemd-boot");
+        ASSERT_INT_EQ(boot_loader_from_string("grub-bls"), BOOT_LOADER_GRUB_BLS);
+}
+
+/* A tree that has both: systemd-boot installed on the ESP and a grub.cfg. GRUB unless systemd-boot
+ * started this boot (its LoaderInfo variable) or the entries lie on the ESP. */
+static void test_boot_loader_both(void) {
+        char dir[] = "/tmp/kernel-loader-XXXXXX";
+        _cleanup_(boot_loader_found_done) BootLoaderFound f = {}, g = {};
+        _cleanup_(freep) char *cmd = NULL;
+        Host h = { .root = dir };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "cd %s && mkdir -p boot/efi/EFI/systemd boot/loader/entries boot/grub2 "
+                        "sys/firmware/efi/efivars && : >boot/grub2/grub.cfg && echo 'linux /vmlinuz' "
+                        ">boot/loader/entries/a.conf && printf '\\007\\0\\0\\0' >sys/firmware/efi/efivars/"
+                        "LoaderInfo-" EFIVAR_LOADER_GUID,
+                        dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        ASSERT_OK(boot_loader_find(&h, &f, NULL));
+        ASSERT_INT_EQ(f.loader, BOOT_LOADER_GRUB_BLS);
+
+        free(cmd);
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "cd %s && printf 'systemd-boot 257.9' | iconv -t UTF-16LE >>sys/firmware/efi/efivars/"
+                        "LoaderInfo-" EFIVAR_LOADER_GUID,
+                        dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        ASSERT_OK(boot_loader_find(&h, &g, NULL));
+        ASSERT_INT_EQ(g.loader, BOOT_LOADER_SYSTEMD_BOOT);
+        ASSERT_STR_EQ(g.esp, "/boot/efi");
+
+        free(cmd);
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf %s", dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
+/* systemd-boot's order: an entry without boot tries left (a kernel that failed to boot, renamed by
+ * systemd-boot to "+0-3") goes last, whatever its version; the id drops the counter. */
+static void test_sd_boot_order(void) {
+        char dir[] = "/tmp/kernel-sdorder-XXXXXX";
+        _cleanup_(boot_config_freep) BootConfig *c = NULL;
+        _cleanup_(freep) char *cmd = NULL;
+        Host h = { .root = dir };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        ASSERT_TRUE(
+                asprintf(
+                        &cmd,
+                        "cp -a %s/hosts/kernel-sdboot-esp/. %s && cd %s/boot/efi/loader/entries && "
+                        "mv " MID "-6.17.7-300.fc43.x86_64.conf " MID "-6.17.7-300.fc43.x86_64+0-3.conf && "
+                        "mv " MID "-6.17.5-300.fc43.x86_64.conf " MID "-6.17.5-300.fc43.x86_64+2-1.conf",
+                        TEST_DATA_DIR,
+                        dir,
+                        dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        ASSERT_OK(boot_config_load(&h, &c, NULL));
+        ASSERT_INT_EQ(c->loader, BOOT_LOADER_SYSTEMD_BOOT);
+        ASSERT_STR_EQ(c->entry_id, MID "-6.17.5-300.fc43.x86_64.conf");
+        ASSERT_STR_EQ(c->path, "/boot/efi/loader/entries/" MID "-6.17.5-300.fc43.x86_64+2-1.conf");
+        ASSERT_STR_EQ(c->version, "6.17.5-300.fc43.x86_64");
+
+        free(cmd);
+        ASSERT_TRUE(asprintf(&cmd, "rm -rf %s", dir) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+}
+
+static void test_loader_conf(void) {
+        static const struct {
+                const char *text, *expected;
+        } cases[] = {
+                { "#timeout 3\n#console-mode keep\n", NULL },
+                { "timeout 3\ndefault fedora-*\n", "fedora-*" },
+                { "default a.conf\n  default\tb*  \r\n", "b*" },
+                { "default\n", NULL },
+                { "defaults x\n", NULL },
+                { "default @saved", "@saved" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(freep) char *v = NULL;
+
+                ASSERT_OK(loader_conf_default(cases[i].text, &v));
+                ASSERT_TRUE(streq_ptr(v, cases[i].expected));
+        }
+}
+
+static void test_efivar(void) {
+        static const char var[] = "\007\0\0\0a\0-\0\xe9\0\0\0z\0";
+        _cleanup_(freep) char *s = NULL, *empty = NULL;
+
+        ASSERT_OK(efivar_decode_string(var, sizeof(var) - 1, &s));
+        ASSERT_STR_EQ(s, "a-?");
+        ASSERT_OK(efivar_decode_string(var, 5, &empty));
+        ASSERT_STR_EQ(empty, "");
+        ASSERT_INT_EQ(efivar_decode_string(var, 3, &empty), -EBADMSG);
+}
+
 static void test_load_errors(void) {
         char dir[] = "/tmp/kernel-bootcfg-XXXXXX";
         _cleanup_(boot_config_freep) BootConfig *c = NULL;
@@ -500,6 +676,11 @@ int main(void) {
         test_load_fixtures();
         test_grub_cfg();
         test_env_replace();
+        test_boot_loader_find();
+        test_boot_loader_both();
+        test_sd_boot_order();
+        test_loader_conf();
+        test_efivar();
         test_load_errors();
         return EXIT_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include "check/check-profile.h"
 #include "tests.h"
 
+#define MID "3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3"
 #define UBUNTU_UUID "0c9b3f1e-6a2d-4f7e-9b1c-5d8e2a7f4c31"
 #define PARAMS \
         "iommu=pt", "pci=realloc", "pcie_aspm=off", "amdgpu.gttsize=126976", "ttm.pages_limit=32505856"
@@ -112,10 +113,60 @@ static const Case cases[] = {
           { CHECK_FAIL, NULL },
           { CHECK_FAIL, "(grubenv does not set $tuned_params) lacks nosmt" },
           { CHECK_SKIP, "neither amdgpu.gttsize nor ttm.pages_limit" } },
+        /* No entry to read: /etc/kernel/cmdline is only what the next kernel-install writes. */
         { "kernel-etc-kernel-cmdline",
           { PARAMS, NULL },
           { CHECK_PASS, NULL },
-          { CHECK_PASS, "the next boot (/etc/kernel/cmdline) carries all 5" },
+          { CHECK_WARN,
+            "cannot tell what the next boot gets; /etc/kernel/cmdline, which kernel-install writes into new "
+            "entries, carries all 5" },
+          { CHECK_SKIP, NULL } },
+        /* systemd-boot with the ESP at /boot/efi, entries written from /proc/cmdline. */
+        { "kernel-sdboot-esp",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS,
+            "the next boot (systemd-boot entry /boot/efi/loader/entries/" MID "-6.17.7-300.fc43.x86_64.conf, the "
+            "first in systemd-boot's order) carries all 5" },
+          { CHECK_SKIP, NULL } },
+        /* /etc/kernel/cmdline edited, kernel-install not run: a reboot would come up without them. */
+        { "kernel-sdboot-not-installed",
+          { PARAMS, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "lacks iommu=pt, pci=realloc, pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856: edited, "
+            "not installed: /etc/kernel/cmdline carries them, but /boot/efi/loader/entries/" MID
+            "-6.17.7-300.fc43.x86_64.conf was written before: run kernel-install add 6.17.7-300.fc43.x86_64 "
+            "/usr/lib/modules/6.17.7-300.fc43.x86_64/vmlinuz, then reboot" },
+          { CHECK_SKIP, NULL } },
+        /* XBOOTLDR at /boot, the ESP at /efi: loader.conf's default pins the older kernel. */
+        { "kernel-sdboot-xbootldr",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_FAIL,
+            "the next boot (systemd-boot entry /boot/loader/entries/" MID "-6.12.38+deb13-amd64.conf, picked by "
+            "default " MID "-6.12.38* in /efi/loader/loader.conf) lacks iommu=pt, pci=realloc, pcie_aspm=off, "
+            "amdgpu.gttsize=126976, ttm.pages_limit=32505856: edited, not installed: /etc/kernel/cmdline carries "
+            "them, but /boot/loader/entries/" MID "-6.12.38+deb13-amd64.conf was written before: run kernel-install "
+            "add 6.12.38+deb13-amd64 /boot/vmlinuz-6.12.38+deb13-amd64, then reboot" },
+          { CHECK_SKIP, NULL } },
+        /* RHEL 8 on UEFI, grubenv recreated without kernelopts: 10_linux's fallback in grub.cfg. */
+        { "kernel-rhel8-efi",
+          { PARAMS, NULL },
+          { CHECK_PASS, NULL },
+          { CHECK_PASS,
+            "the next boot (entry " MID
+            "-4.18.0-553.el8_10.x86_64, picked by saved_entry in grubenv) carries all 5" },
+          { CHECK_SKIP, NULL } },
+        /* Ubuntu's cloud image: the drop-in read after /etc/default/grub takes the edit away. */
+        { "kernel-ubuntu-cloudimg",
+          { PARAMS, NULL },
+          { CHECK_FAIL, NULL },
+          { CHECK_FAIL,
+            "/etc/default/grub has them in GRUB_CMDLINE_LINUX_DEFAULT, but "
+            "/etc/default/grub.d/50-cloudimg-settings.cfg, which grub-mkconfig reads after it, sets "
+            "GRUB_CMDLINE_LINUX_DEFAULT again without them: add them there (or in a drop-in sorted after it), then "
+            "run update-grub" },
           { CHECK_SKIP, NULL } },
         { "kernel-etc-kernel-cmdline",
           { PARAMS, "amd_pstate=active", NULL },
@@ -142,7 +193,8 @@ static const Case cases[] = {
           { "iommu=pt", NULL },
           { CHECK_FAIL, "lacks 1 of 1 required parameters: iommu=pt" },
           { CHECK_SKIP,
-            "no boot configuration found (looked for /boot/loader/entries/*.conf, /etc/kernel/cmdline, "
+            "no boot configuration found (looked for /efi/loader/entries/*.conf, /boot/loader/entries/*.conf, "
+            "/boot/efi/loader/entries/*.conf, /etc/kernel/cmdline, "
             "/boot/grub/grub.cfg, /boot/grub2/grub.cfg, "
             "/etc/default/grub)" },
           { CHECK_SKIP, NULL } },
@@ -339,6 +391,81 @@ static void test_recovery_default_only(void) {
         shellf("rm -rf %s", dir);
 }
 
+/* systemd-boot: the entries carry them, but what the next kernel-install writes does not (an
+ * /etc/kernel/cmdline without them); the one-shot EFI variable of `systemctl reboot
+ * --boot-loader-entry` picks the older entry for one boot. */
+static void test_sd_boot_next_install(void) {
+        char dir[] = "/tmp/kernel-sdboot-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, NULL },
+                .cmdline = { CHECK_PASS, NULL },
+                .next = { CHECK_WARN,
+                          "carries all 5 required parameters, but /etc/kernel/cmdline lacks iommu=pt, pci=realloc, "
+                          "pcie_aspm=off, amdgpu.gttsize=126976, ttm.pages_limit=32505856: the next kernel-install "
+                          "(every kernel update runs it) writes entries without them; add them there" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-sdboot-esp/. %s && mkdir -p %s/etc/kernel && echo 'root=UUID=x ro quiet' "
+               ">%s/etc/kernel/cmdline",
+               TEST_DATA_DIR,
+               dir,
+               dir,
+               dir);
+        run_case(&t);
+
+        /* LoaderEntryOneShot: 4 bytes of attributes, then UTF-16LE with a NUL. */
+        shellf("rm %s/etc/kernel/cmdline && sed -i 's/ iommu=pt//' %s/boot/efi/loader/entries/" MID
+               "-6.17.5-300.fc43.x86_64.conf && mkdir -p %s/sys/firmware/efi/efivars && printf '\\007\\0\\0\\0' "
+               ">%s/sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f && printf '%%s' "
+               "'" MID
+               "-6.17.5-300.fc43.x86_64.conf' | iconv -t UTF-16LE "
+               ">>%s/sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+               dir,
+               dir,
+               dir,
+               dir,
+               dir);
+        t.next = (Expect){ CHECK_FAIL,
+                           "picked by LoaderEntryOneShot=" MID
+                           "-6.17.5-300.fc43.x86_64.conf (this boot only)) lacks "
+                           "iommu=pt: add them to /etc/kernel/cmdline, then run kernel-install add "
+                           "6.17.5-300.fc43.x86_64 /usr/lib/modules/6.17.5-300.fc43.x86_64/vmlinuz" };
+        run_case(&t);
+        shellf("rm -rf %s", dir);
+}
+
+/* RHEL 8 on UEFI with kernelopts in the grubenv on the ESP, /boot/grub2/grubenv a link to it; then a
+ * stale regular /boot/grub2/grubenv beside the ESP's real one, which is the one GRUB reads there. */
+static void test_rhel8_grubenv(void) {
+        char dir[] = "/tmp/kernel-rhel8-XXXXXX";
+        Case t = {
+                .host = dir,
+                .required = { PARAMS, "nosmt", NULL },
+                .cmdline = { CHECK_FAIL, NULL },
+                .next = { CHECK_WARN, "reboot pending: the next boot (entry " MID "-4.18.0-553.el8_10.x86_64" },
+                .gtt = { CHECK_SKIP, NULL },
+        };
+
+        ASSERT_TRUE(mkdtemp(dir));
+        shellf("cp -a %s/hosts/kernel-rhel8-efi/. %s && sed -i 's|^saved_entry=.*|&\\nkernelopts=root=/dev/mapper/"
+               "rhel-root ro nosmt iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 "
+               "ttm.pages_limit=32505856|' %s/boot/efi/EFI/redhat/grubenv",
+               TEST_DATA_DIR,
+               dir,
+               dir);
+        run_case(&t);
+
+        shellf("rm %s/boot/grub2/grubenv && printf '# GRUB Environment Block\nkernelopts=root=/dev/sda2 ro\n' "
+               ">%s/boot/grub2/grubenv",
+               dir,
+               dir);
+        run_case(&t);
+        shellf("rm -rf %s", dir);
+}
+
 static void test_profile(void) {
         ProfileNode nodes[] = { { .name = (char *) "head" }, { .name = (char *) "worker" } };
         Profile p = { .path = (char *) "/etc/halod/halod.yaml", .nodes = nodes, .n_nodes = 2 };
@@ -371,6 +498,8 @@ int main(void) {
         test_gtt_broken_sysfs();
         test_saved_entry_unknown();
         test_recovery_default_only();
+        test_sd_boot_next_install();
+        test_rhel8_grubenv();
         test_profile();
         return EXIT_SUCCESS;
 }
