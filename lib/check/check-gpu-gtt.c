@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* gpu.gtt (called kernel.gtt before 0.2): amdgpu.gttsize and ttm.pages_limit agree, and amdgpu's
- * effective GTT size matches them. */
+/* gpu.gtt (called kernel.gtt before 0.2): the GTT that ROCm really gets, the smaller of amdgpu's GTT
+ * (mem_info_gtt_total) and TTM's page limit (/sys/module/ttm/parameters/pages_limit), which KFD takes
+ * as the most ROCm may allocate (amdgpu_amdkfd_gpuvm.c), matches the profile's amdgpu.gttsize and
+ * ttm.pages_limit. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -115,6 +117,21 @@ static int gtt_profile(char **kernel_cmdline, GttSetting *ret, CheckList *out) {
         }
         if (!ret->has_mib && !ret->has_pages)
                 r = check_list_skip(out, "gpu.gtt", "the profile sets neither " GTT_PARAM " nor " PAGES_PARAM);
+        else if (!ret->has_pages)
+                r = check_list_add(
+                        out,
+                        "gpu.gtt",
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "the profile sets " GTT_PARAM "=%" PRIu64 " but no " PAGES_PARAM
+                        ": amdgpu's GTT would "
+                        "be %.1f GiB, but TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps "
+                        "what ROCm may allocate there (amdgpu_amdkfd_gpuvm.c): add " PAGES_PARAM "=%" PRIu64
+                        " to kernel.cmdline",
+                        ret->mib,
+                        gib(ret->mib << 20),
+                        ret->mib * TTM_PAGES_PER_MIB);
         else if (!gtt_setting_consistent(ret))
                 r = check_list_add(
                         out,
@@ -175,8 +192,8 @@ static int gtt_running(const SnapshotHost *h, const char *expected, CheckList *o
 }
 
 /* What amdgpu shows of the cards, against bytes: the cards that match (right) and those that do not
- * (wrong), "card1=133143986176" for each (actual), and the largest. 0, or 1 when a card's size
- * cannot be read (and the check says so). */
+ * (wrong), what ROCm gets of each, "card1=133143986176" (actual), and the largest. 0, or 1 when a card's
+ * size cannot be read (and the check says so). */
 typedef struct GttCards {
         char **right, **wrong, **actual;
         uint64_t largest;
@@ -194,7 +211,7 @@ static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected
 
         for (size_t i = 0; i < h->n_gpus; i++) {
                 const SnapshotGpu *gpu = &h->gpus[i];
-                uint64_t have = gpu->gtt.bytes;
+                uint64_t have = gpu->gtt.bytes, gets = have < gtt_ttm_bytes(h) ? have : gtt_ttm_bytes(h);
 
                 if (gpu->gtt.error < 0) {
                         r = gpu->gtt.error != -EBADMSG ? check_list_add(
@@ -223,8 +240,9 @@ static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected
                         gib(have),
                         gpu->card,
                         have);
+                /* What ROCm gets: KFD refuses allocations past TTM's page limit. */
                 if (r >= 0)
-                        r = strv_extendf(&g->actual, "%s=%" PRIu64, gpu->card, have);
+                        r = strv_extendf(&g->actual, "%s=%" PRIu64, gpu->card, gets);
                 if (r < 0)
                         return r;
                 if (have > g->largest) {
@@ -277,6 +295,8 @@ int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
                         ": the effective GTT size (%s) cannot be checked",
                         want);
         r = gtt_cards(&s->host, bytes, expected, &g, out);
+        if (r == 0)
+                r = check_gpu_gtt_ttm_unread(&s->host, expected, out);
         if (r != 0)
                 return r < 0 ? r : 0;
 
@@ -301,6 +321,7 @@ int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
                         gib(bytes),
                         bytes,
                         want);
-        return check_list_add(
-                out, "gpu.gtt", CHECK_PASS, expected, actual, "amdgpu GTT is %s, matching %s", list, want);
+        if (gtt_ttm_bytes(&s->host) < bytes)
+                return check_gpu_gtt_capped(&s->host, expected, actual, bytes, list, out);
+        return check_gpu_gtt_pass(&s->host, expected, actual, list, out);
 }
