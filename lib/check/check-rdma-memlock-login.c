@@ -149,6 +149,9 @@ static int judge_login_domains(
         STRV_FOREACH(j, pam->rejected)
                 if (strv_extend(&v->warnings, *j) < 0)
                         return -ENOMEM;
+        STRV_FOREACH(j, pam->misread)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
 
         for (size_t i = 0; i < pam->n_lines; i++) {
                 const char *d = pam->lines[i].domain;

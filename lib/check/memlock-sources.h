@@ -74,6 +74,7 @@ typedef struct LimitsConf {
         LimitsLine *lines; /* every valid memlock line, in the order pam_limits applies them */
         size_t n_lines;
         char **rejected;   /* "FILE:LINE: why": memlock lines pam_limits ignores */
+        char **misread;    /* "FILE:LINE: how": values pam_limits reads otherwise than they look ("64M") */
         char **unreadable; /* "FILE (error)": files that exist but could not be read */
 } LimitsConf;
 

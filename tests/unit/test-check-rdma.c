@@ -888,15 +888,28 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_WARN,
                   { "login sessions of @users get 64 KiB < unlimited (" RDMA_CONF ":2)" } },
-                { "a line pam_limits ignores",
+                /* "64M" is 64 KiB to pam_limits (strtoull()'s leading number), not a line it ignores: the
+                 * later soft line wins, and sessions get 64 KiB. */
+                { "a line pam_limits misreads",
                   0666,
                   (gid_t) -1,
                   { { RDMA_CONF, "* - memlock unlimited\n* soft memlock 64M\n" } },
                   &services_unlimited,
                   UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions get 64 KiB (hard unlimited) < unlimited (" RDMA_CONF ":2 and " RDMA_CONF
+                    ":1)",
+                    RDMA_CONF ":2: pam_limits reads '64m' as 64 KiB: it takes the leading number, in KiB, and "
+                              "ignores the rest" } },
+                { "a line pam_limits ignores",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\n* soft memlock lots\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
                   CHECK_WARN,
-                  { RDMA_CONF
-                    ":2: '64M' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line" } },
+                  { RDMA_CONF ":2: 'lots' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the "
+                              "line" } },
                 { "a drop-in that cannot be read",
                   0666,
                   (gid_t) -1,
