@@ -13,10 +13,6 @@
 
 #define ORIGIN_MAX 256U
 
-static double gib(uint64_t bytes) {
-        return (double) bytes / (1024.0 * 1024.0 * 1024.0);
-}
-
 uint64_t gtt_ttm_bytes(const SnapshotHost *h) {
         return h->ttm_pages_limit > UINT64_MAX / TTM_PAGE_SIZE ? UINT64_MAX
                                                                : h->ttm_pages_limit * TTM_PAGE_SIZE;
@@ -101,12 +97,12 @@ int check_gpu_gtt_capped(
                 "ROCm gets %.1f GiB, not the %s of amdgpu's GTT: TTM's page limit is %" PRIu64
                 " pages (%s, %s), and KFD caps what ROCm may allocate at it (amdgpu_amdkfd_gpuvm.c); the "
                 "profile asks %.1f GiB: boot with " PAGES_PARAM "=%" PRIu64 " (see kernel.cmdline)",
-                gib(gtt_ttm_bytes(h)),
+                bytes_gib(gtt_ttm_bytes(h)),
                 cards,
                 h->ttm_pages_limit,
                 h->ttm_path,
                 ttm_origin(h, origin),
-                gib(bytes),
+                bytes_gib(bytes),
                 bytes / TTM_PAGE_SIZE);
 }
 
@@ -124,7 +120,7 @@ int check_gpu_gtt_pass(
                 " pages (%.1f GiB, %s, %s)",
                 cards,
                 h->ttm_pages_limit,
-                gib(gtt_ttm_bytes(h)),
+                bytes_gib(gtt_ttm_bytes(h)),
                 h->ttm_path,
                 ttm_origin(h, origin));
 }

@@ -43,10 +43,6 @@ static bool gtt_setting_consistent(const GttSetting *s) {
         return !s->has_mib || !s->has_pages || gtt_pages_agree(s->mib, s->pages);
 }
 
-static double gib(uint64_t bytes) {
-        return (double) bytes / (1024.0 * 1024.0 * 1024.0);
-}
-
 static int describe_setting(const GttSetting *s, char **ret) {
         int r;
 
@@ -68,7 +64,7 @@ static int describe_setting(const GttSetting *s, char **ret) {
  * whole GiB below MemTotal, less one for the system (the guide's 124 GiB on a board with 125.3). */
 static int check_gpu_gtt_fits(
         CheckList *out, const char *expected, const char *actual, const char *card, uint64_t gtt, uint64_t total) {
-        uint64_t fit_gib = (uint64_t) gib(total), fit_mib;
+        uint64_t fit_gib = (uint64_t) bytes_gib(total), fit_mib;
 
         fit_gib = fit_gib > 1 ? fit_gib - 1 : 0;
         fit_mib = fit_gib * 1024;
@@ -84,9 +80,9 @@ static int check_gpu_gtt_fits(
                 "node.memory); past that a model fails to load or the node swaps. Size kernel.cmdline for "
                 "the smallest node (" GTT_PARAM "=%" PRIu64 " " PAGES_PARAM "=%" PRIu64
                 " fits this one), or swap the board",
-                gib(gtt),
+                bytes_gib(gtt),
                 card,
-                gib(total),
+                bytes_gib(total),
                 fit_gib,
                 fit_mib,
                 fit_mib * TTM_PAGES_PER_MIB);
@@ -125,12 +121,11 @@ static int gtt_profile(char **kernel_cmdline, GttSetting *ret, CheckList *out) {
                         NULL,
                         NULL,
                         "the profile sets " GTT_PARAM "=%" PRIu64 " but no " PAGES_PARAM
-                        ": amdgpu's GTT would "
-                        "be %.1f GiB, but TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps "
+                        ": amdgpu's GTT would be %.1f GiB, but TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps "
                         "what ROCm may allocate there (amdgpu_amdkfd_gpuvm.c): add " PAGES_PARAM "=%" PRIu64
                         " to kernel.cmdline",
                         ret->mib,
-                        gib(ret->mib << 20),
+                        bytes_gib(ret->mib << 20),
                         ret->mib * TTM_PAGES_PER_MIB);
         else if (!gtt_setting_consistent(ret))
                 r = check_list_add(
@@ -237,7 +232,7 @@ static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected
                 r = strv_extendf(
                         have == bytes ? &g->right : &g->wrong,
                         "%.1f GiB on %s (%" PRIu64 " bytes)",
-                        gib(have),
+                        bytes_gib(have),
                         gpu->card,
                         have);
                 /* What ROCm gets: KFD refuses allocations past TTM's page limit. */
@@ -318,7 +313,7 @@ int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "amdgpu GTT is %s, the profile asks %.1f GiB (%" PRIu64
                         " bytes, %s): boot with the profile's parameters (see kernel.cmdline)",
                         list,
-                        gib(bytes),
+                        bytes_gib(bytes),
                         bytes,
                         want);
         if (gtt_ttm_bytes(&s->host) < bytes)

@@ -6,6 +6,11 @@
 #include "check/checks.h"
 #include "snapshot/amdgpu.h"
 
+/* A byte count in GiB, for the words. */
+static inline double bytes_gib(uint64_t bytes) {
+        return (double) bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
 /* The group (s: NULL for its own snapshot). */
 int check_gpu(const NodeContext *c, Snapshot *s, CheckList *out);
 

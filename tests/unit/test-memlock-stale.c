@@ -22,25 +22,29 @@
 #define LIMITS_PID1 \
         LIMITS_HEAD "Max locked memory         191520768            191520768            bytes     \n"
 
-static void status_of(const char *name, int pid, int ppid, char buf[static 512]) {
-        (void) snprintf(
-                buf,
-                512,
-                "Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n"
-                "TracerPid:\t0\nUid:\t0\t0\t0\t0\n",
-                name,
-                pid,
-                pid,
-                ppid);
-}
+/* A process below root as fs/proc/array.c (status) and fs/proc/base.c (limits) show it; limits NULL:
+ * gone between the two reads. */
+static void process(const char *root, const char *name, int pid, int ppid, const char *limits) {
+        _cleanup_(freep) char *dir = NULL, *p = NULL, *status = NULL;
 
-static void put(const char *root, const char *path, const char *text) {
-        _cleanup_(freep) char *p = NULL, *cmd = NULL;
-
-        ASSERT_TRUE(asprintf(&p, "%s%s", root, path) >= 0);
-        ASSERT_TRUE(asprintf(&cmd, "mkdir -p \"$(dirname '%s')\"", p) >= 0);
-        ASSERT_INT_EQ(system(cmd), 0);
-        ASSERT_OK(write_file_atomic(p, text, strlen(text), 0644));
+        ASSERT_TRUE(
+                asprintf(
+                        &status,
+                        "Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
+                        "PPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\n",
+                        name,
+                        pid,
+                        pid,
+                        ppid) >= 0);
+        ASSERT_TRUE(asprintf(&dir, "mkdir -p %s/proc/%d", root, pid) >= 0);
+        ASSERT_INT_EQ(system(dir), 0);
+        ASSERT_TRUE(asprintf(&p, "%s/proc/%d/status", root, pid) >= 0);
+        ASSERT_OK(write_file_atomic(p, status, strlen(status), 0644));
+        if (!limits)
+                return;
+        p = mfree(p);
+        ASSERT_TRUE(asprintf(&p, "%s/proc/%d/limits", root, pid) >= 0);
+        ASSERT_OK(write_file_atomic(p, limits, strlen(limits), 0644));
 }
 
 static void test_ppid(void) {
@@ -74,22 +78,13 @@ static void test_candidates(void) {
 
         ASSERT_TRUE(mkdtemp(root));
         h = (Host){ .root = root };
-        status_of("systemd", 1, 0, buf);
-        put(root, "/proc/1/status", buf);
-        put(root, "/proc/1/limits", LIMITS_PID1);
-        status_of("sshd", 812, 1, buf);
-        put(root, "/proc/812/status", buf);
-        put(root, "/proc/812/limits", LIMITS_8M);
-        status_of("bash", 900, 812, buf);
-        put(root, "/proc/900/status", buf);
-        put(root, "/proc/900/limits", LIMITS_8M);
-        status_of("vllm", 4242, 1, buf);
-        put(root, "/proc/4242/status", buf);
-        put(root, "/proc/4242/limits", LIMITS_UNLIMITED);
-        /* Gone between listing and reading: no candidate, no error. */
-        status_of("gone", 5000, 1, buf);
-        put(root, "/proc/5000/status", buf);
-        put(root, "/proc/self", "not a process\n");
+        process(root, "systemd", 1, 0, LIMITS_PID1);
+        process(root, "sshd", 812, 1, LIMITS_8M);
+        process(root, "bash", 900, 812, LIMITS_8M);
+        process(root, "vllm", 4242, 1, LIMITS_UNLIMITED);
+        process(root, "gone", 5000, 1, NULL);
+        ASSERT_TRUE(snprintf(buf, sizeof(buf), "mkdir -p %s/proc/self", root) > 0);
+        ASSERT_INT_EQ(system(buf), 0);
 
         ASSERT_OK(memlock_stale_candidates(&h, MEMLOCK_UNLIMITED, &procs, &n));
         ASSERT_INT_EQ(n, 1);
