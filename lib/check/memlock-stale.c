@@ -71,8 +71,8 @@ int memlock_stale_candidates(const Host *h, uint64_t below, MemlockProcess **ret
         return 0;
 }
 
-/* The unit of pid and its LimitMEMLOCKSoft: 0, 1 when it is no service (a scope, a session), or the
- * errno of asking. */
+/* The unit of pid and its LimitMEMLOCKSoft: 0, 1 when it is no service's (a scope, a session, a
+ * process that ended), or the errno of asking. */
 static int unit_of(sd_bus *bus, pid_t pid, char **ret_id, uint64_t *ret_soft) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -90,7 +90,9 @@ static int unit_of(sd_bus *bus, pid_t pid, char **ret_id, uint64_t *ret_soft) {
                 "u",
                 (uint32_t) pid);
         if (r < 0)
-                return sd_bus_error_has_name(&error, "org.freedesktop.systemd1.NoUnitForPID") ? 1 : r;
+                /* An answer that is an error (NoUnitForPID: the process ended meanwhile, or is no unit's)
+                 * leaves the process out; no answer at all is the manager's failure. */
+                return sd_bus_error_is_set(&error) ? 1 : r;
         r = sd_bus_message_read(reply, "o", &path);
         if (r < 0)
                 return r;
