@@ -71,8 +71,9 @@ static int judge_services_running(const MemlockServices *s, const char *have, Me
                         return -ENOMEM;
                 return strv_extendf(
                         &v->ok,
-                        "services: %s (systemd's DefaultLimitMEMLOCK) for those started from now on; these "
-                        "started before it was raised and still run with less, so restart them: %s",
+                        "services: %s (systemd's DefaultLimitMEMLOCK) for those started from now on; these run "
+                        "with less than their units now give (a service keeps the limit it started with), so "
+                        "restart them: %s",
                         have,
                         list);
         }

@@ -829,9 +829,9 @@ static void test_memlock(void) {
                   &services_unlimited_stale,
                   UNLIMITED,
                   CHECK_PASS,
-                  { "services: unlimited (systemd's DefaultLimitMEMLOCK) for those started from now on; these "
-                    "started before it was raised and still run with less, so restart them: vllm.service (PID "
-                    "4242, 8 MiB), sshd.service (PID 812, 8 MiB)" } },
+                  { "services: unlimited (systemd's DefaultLimitMEMLOCK) for those started from now on; these run "
+                    "with less than their units now give (a service keeps the limit it started with), so restart "
+                    "them: vllm.service (PID 4242, 8 MiB), sshd.service (PID 812, 8 MiB)" } },
                 { "services raised, the running ones not compared",
                   0666,
                   (gid_t) -1,
