@@ -741,6 +741,13 @@ assert_contains "$summary" "services: unlimited (systemd's DefaultLimitMEMLOCK)"
 # halod's sandbox hides the other services' processes (ProtectProc=invisible): the pass says that a
 # service keeps the limit it started with.
 assert_contains "$summary" "restart the workload's service after raising it" "rdma.memlock on $HEAD"
+# As root, haloctl sees the services that systemd started before the daemon-reexec: they still run
+# with systemd's old default, and the pass names them.
+OUT=$(ct "$HEAD" haloctl check --node head --only rdma.memlock /etc/halod/halod.yaml) || true
+log "rdma.memlock on $HEAD as root: $OUT"
+assert_contains "$OUT" "these run with less than their units now give (a service keeps the limit it started with), so restart them: " \
+        "rdma.memlock as root on $HEAD"
+assert_contains "$OUT" "systemd-journald.service (PID " "rdma.memlock as root on $HEAD"
 assert_contains "$summary" "login sessions: unlimited (/etc/security/limits.d/90-rdma.conf:1)" "rdma.memlock on $HEAD"
 assert_contains "$summary" "/dev/infiniband/uverbs0 usable by everyone" "rdma.memlock on $HEAD"
 summary=$(memlock_summary "$WORKER")
