@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* gpu.gtt (called kernel.gtt before 0.2): amdgpu.gttsize and ttm.pages_limit agree, and amdgpu's
- * effective GTT size matches them. */
+/* gpu.gtt (called kernel.gtt before 0.2): the GTT that ROCm really gets, the smaller of amdgpu's GTT
+ * (mem_info_gtt_total) and TTM's page limit (/sys/module/ttm/parameters/pages_limit), which KFD takes
+ * as the most ROCm may allocate (amdgpu_amdkfd_gpuvm.c), matches the profile's amdgpu.gttsize and
+ * ttm.pages_limit. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -41,10 +43,6 @@ static bool gtt_setting_consistent(const GttSetting *s) {
         return !s->has_mib || !s->has_pages || gtt_pages_agree(s->mib, s->pages);
 }
 
-static double gib(uint64_t bytes) {
-        return (double) bytes / (1024.0 * 1024.0 * 1024.0);
-}
-
 static int describe_setting(const GttSetting *s, char **ret) {
         int r;
 
@@ -66,7 +64,7 @@ static int describe_setting(const GttSetting *s, char **ret) {
  * whole GiB below MemTotal, less one for the system (the guide's 124 GiB on a board with 125.3). */
 static int check_gpu_gtt_fits(
         CheckList *out, const char *expected, const char *actual, const char *card, uint64_t gtt, uint64_t total) {
-        uint64_t fit_gib = (uint64_t) gib(total), fit_mib;
+        uint64_t fit_gib = (uint64_t) bytes_gib(total), fit_mib;
 
         fit_gib = fit_gib > 1 ? fit_gib - 1 : 0;
         fit_mib = fit_gib * 1024;
@@ -82,9 +80,9 @@ static int check_gpu_gtt_fits(
                 "node.memory); past that a model fails to load or the node swaps. Size kernel.cmdline for "
                 "the smallest node (" GTT_PARAM "=%" PRIu64 " " PAGES_PARAM "=%" PRIu64
                 " fits this one), or swap the board",
-                gib(gtt),
+                bytes_gib(gtt),
                 card,
-                gib(total),
+                bytes_gib(total),
                 fit_gib,
                 fit_mib,
                 fit_mib * TTM_PAGES_PER_MIB);
@@ -115,6 +113,20 @@ static int gtt_profile(char **kernel_cmdline, GttSetting *ret, CheckList *out) {
         }
         if (!ret->has_mib && !ret->has_pages)
                 r = check_list_skip(out, "gpu.gtt", "the profile sets neither " GTT_PARAM " nor " PAGES_PARAM);
+        else if (!ret->has_pages)
+                r = check_list_add(
+                        out,
+                        "gpu.gtt",
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "the profile sets " GTT_PARAM "=%" PRIu64 " but no " PAGES_PARAM
+                        ": amdgpu's GTT would be %.1f GiB, but TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps "
+                        "what ROCm may allocate there (amdgpu_amdkfd_gpuvm.c): add " PAGES_PARAM "=%" PRIu64
+                        " to kernel.cmdline",
+                        ret->mib,
+                        bytes_gib(ret->mib << 20),
+                        ret->mib * TTM_PAGES_PER_MIB);
         else if (!gtt_setting_consistent(ret))
                 r = check_list_add(
                         out,
@@ -175,8 +187,8 @@ static int gtt_running(const SnapshotHost *h, const char *expected, CheckList *o
 }
 
 /* What amdgpu shows of the cards, against bytes: the cards that match (right) and those that do not
- * (wrong), "card1=133143986176" for each (actual), and the largest. 0, or 1 when a card's size
- * cannot be read (and the check says so). */
+ * (wrong), what ROCm gets of each, "card1=133143986176" (actual), and the largest. 0, or 1 when a card's
+ * size cannot be read (and the check says so). */
 typedef struct GttCards {
         char **right, **wrong, **actual;
         uint64_t largest;
@@ -194,7 +206,7 @@ static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected
 
         for (size_t i = 0; i < h->n_gpus; i++) {
                 const SnapshotGpu *gpu = &h->gpus[i];
-                uint64_t have = gpu->gtt.bytes;
+                uint64_t have = gpu->gtt.bytes, gets = have < gtt_ttm_bytes(h) ? have : gtt_ttm_bytes(h);
 
                 if (gpu->gtt.error < 0) {
                         r = gpu->gtt.error != -EBADMSG ? check_list_add(
@@ -220,11 +232,12 @@ static int gtt_cards(const SnapshotHost *h, uint64_t bytes, const char *expected
                 r = strv_extendf(
                         have == bytes ? &g->right : &g->wrong,
                         "%.1f GiB on %s (%" PRIu64 " bytes)",
-                        gib(have),
+                        bytes_gib(have),
                         gpu->card,
                         have);
+                /* What ROCm gets: KFD refuses allocations past TTM's page limit. */
                 if (r >= 0)
-                        r = strv_extendf(&g->actual, "%s=%" PRIu64, gpu->card, have);
+                        r = strv_extendf(&g->actual, "%s=%" PRIu64, gpu->card, gets);
                 if (r < 0)
                         return r;
                 if (have > g->largest) {
@@ -277,6 +290,8 @@ int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
                         ": the effective GTT size (%s) cannot be checked",
                         want);
         r = gtt_cards(&s->host, bytes, expected, &g, out);
+        if (r == 0)
+                r = check_gpu_gtt_ttm_unread(&s->host, expected, out);
         if (r != 0)
                 return r < 0 ? r : 0;
 
@@ -298,9 +313,10 @@ int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "amdgpu GTT is %s, the profile asks %.1f GiB (%" PRIu64
                         " bytes, %s): boot with the profile's parameters (see kernel.cmdline)",
                         list,
-                        gib(bytes),
+                        bytes_gib(bytes),
                         bytes,
                         want);
-        return check_list_add(
-                out, "gpu.gtt", CHECK_PASS, expected, actual, "amdgpu GTT is %s, matching %s", list, want);
+        if (gtt_ttm_bytes(&s->host) < bytes)
+                return check_gpu_gtt_capped(&s->host, expected, actual, bytes, list, out);
+        return check_gpu_gtt_pass(&s->host, expected, actual, list, out);
 }

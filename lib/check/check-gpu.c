@@ -12,12 +12,8 @@
  * Frame Buffer Size" (AMD CBS → NBIO → GFX Configuration), some boards "iGPU Memory". */
 #define BIOS_SETTING "\"UMA Frame Buffer Size\" (or \"iGPU Memory\")"
 
-static double gib(uint64_t bytes) {
-        return (double) bytes / (1024.0 * 1024.0 * 1024.0);
-}
-
 static const char *format_gib(uint64_t bytes, char buf[static BYTES_STRING_MAX]) {
-        (void) snprintf(buf, BYTES_STRING_MAX, "%.1f GiB", gib(bytes));
+        (void) snprintf(buf, BYTES_STRING_MAX, "%.1f GiB", bytes_gib(bytes));
         return buf;
 }
 
@@ -140,7 +136,7 @@ int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
                         list,
                         max_text,
                         max_text,
-                        gib(v.worst));
+                        bytes_gib(v.worst));
         return check_list_add(
                 out,
                 "gpu.vram",

@@ -11,6 +11,9 @@
 
 void memlock_facts_done(MemlockFacts *f) {
         f->services_error = mfree(f->services_error);
+        f->pid1_error = mfree(f->pid1_error);
+        f->stale = strv_free(f->stale);
+        f->stale_error = mfree(f->stale_error);
         limits_conf_done(&f->pam);
         containers_conf_done(&f->containers);
         f->uverbs_problems = strv_free(f->uverbs_problems);
@@ -79,10 +82,25 @@ static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
         return 0;
 }
 
-/* systemd's default, from the running manager; never halod's own limit, which is not the
- * workload's. */
-static int read_services(const Host *h, MemlockServices *ret, char **ret_error) {
+/* With systemd, PID 1's own limit: what su and runuser keep when their caller is no service. */
+static int read_pid1_own(const Host *h, MemlockFacts *f) {
+        MemlockServices pid1;
+        int r;
+
+        r = read_pid1(h, &pid1, &f->pid1_error);
+        if (r < 0)
+                return r;
+        f->services.has_pid1 = pid1.state == MEMLOCK_SERVICES_PID1;
+        f->services.pid1 = pid1.limit;
+        f->services.pid1_error = f->pid1_error;
+        return 0;
+}
+
+/* systemd's default, from the running manager, and the running services that started before it was
+ * raised; never halod's own limit, which is not the workload's. */
+static int read_services(const Host *h, MemlockFacts *f) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        MemlockServices *ret = &f->services;
         int r;
 
         *ret = (MemlockServices){ .state = MEMLOCK_SERVICES_UNREADABLE };
@@ -90,20 +108,29 @@ static int read_services(const Host *h, MemlockServices *ret, char **ret_error) 
                 /* A tree is judged by PID 1's limit only when it says it has no systemd (no
                  * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
                 if (!host_path_exists(h, "/run/systemd/system") && host_path_exists(h, PROC_PID1_LIMITS))
-                        return read_pid1(h, ret, ret_error);
+                        return read_pid1(h, ret, &f->services_error);
                 ret->state = MEMLOCK_SERVICES_NOT_ASKED;
-                return 0;
+                return read_pid1_own(h, f);
         }
         if (sd_booted() <= 0)
-                return read_pid1(h, ret, ret_error);
+                return read_pid1(h, ret, &f->services_error);
+        r = read_pid1_own(h, f);
+        if (r < 0)
+                return r;
         r = sd_bus_open_system(&bus);
         if (r < 0)
-                return asprintf(ret_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
-        r = systemd_default_memlock(bus, &ret->limit, ret_error);
+                return asprintf(&f->services_error, "no system bus: %s", strerror(-r)) < 0 ? -ENOMEM : 0;
+        r = systemd_default_memlock(bus, &ret->limit, &f->services_error);
         if (r == -ENOMEM)
                 return r;
-        if (r >= 0)
-                ret->state = MEMLOCK_SERVICES_READ;
+        if (r < 0)
+                return 0;
+        ret->state = MEMLOCK_SERVICES_READ;
+        r = memlock_stale_services(bus, h, ret->limit.soft, &f->stale, &f->stale_error);
+        if (r == -ENOMEM)
+                return r;
+        ret->stale = f->stale;
+        ret->stale_error = f->stale_error;
         return 0;
 }
 
@@ -111,7 +138,7 @@ int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *re
         _cleanup_(memlock_facts_done) MemlockFacts f = {};
         int r;
 
-        r = read_services(c->host, &f.services, &f.services_error);
+        r = read_services(c->host, &f);
         if (r < 0)
                 return r;
         f.services.error = f.services_error;

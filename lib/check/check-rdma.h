@@ -65,12 +65,26 @@ typedef struct MemlockServices {
         MemlockServicesState state;
         MemlockLimit limit;
         const char *error;
+        /* With systemd: PID 1's own limit (PROC_PID1_LIMITS; systemd raises its own to an eighth of RAM,
+         * at least 64 MiB: src/core/main.c, bump_rlimit_memlock()), which a login keeps when it opens
+         * from a process that is no service's; has_pid1 false: pid1_error says why (NULL: not read). */
+        bool has_pid1;
+        MemlockLimit pid1;
+        const char *pid1_error;
+        /* Running services whose process has less than its unit gives now (started before
+         * DefaultLimitMEMLOCK was raised): "sshd.service (PID 812, 8 MiB)"; stale_error: why they could
+         * not be compared (NULL: they were, or not asked). */
+        char *const *stale;
+        const char *stale_error;
 } MemlockServices;
 
 /* Everything rdma.memlock judges, read once (check-rdma-memlock-read.c). */
 typedef struct MemlockFacts {
         MemlockServices services;
         char *services_error; /* services.error points here when the reader set it */
+        char *pid1_error;     /* and services.pid1_error here */
+        char **stale;         /* and services.stale here */
+        char *stale_error;    /* and services.stale_error here */
         LimitsConf pam;       /* limits.conf and limits.d */
         bool podman;          /* podman is installed: containers holds its containers.conf */
         ContainersConf containers;

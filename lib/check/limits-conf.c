@@ -2,6 +2,9 @@
 /* The memlock lines of pam_limits' limits.conf and limits.d: what login sessions get. */
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 
 #include "basic/strv.h"
 #include "check/memlock-sources.h"
@@ -17,31 +20,32 @@ void limits_conf_done(LimitsConf *c) {
         c->lines = mfree(c->lines);
         c->n_lines = 0;
         c->rejected = strv_free(c->rejected);
+        c->misread = strv_free(c->misread);
         c->unreadable = strv_free(c->unreadable);
 }
 
-/* The value field in KiB, as pam_limits reads it for memlock: unlimited, infinity and -1 mean no
- * limit. -ERANGE when the bytes do not fit, -EINVAL when it is no number. */
+/* The value field (lowercased) as pam_limits' process_limit() reads it for memlock: "-1", "-",
+ * "unlimited" and "infinity" are no limit; anything else is strtoull()'s leading number in KiB (a sign
+ * allowed, what follows ignored), and from RLIM_INFINITY / 1024 KiB on no limit too. Returns 0; 1 when
+ * that is not what the text says at a glance (it goes on after the number, or has a sign); -EINVAL
+ * when no number starts it (pam_limits ignores the line). */
 static int parse_value(const char *s, uint64_t *ret) {
-        uint64_t kib = 0;
+        unsigned long long kib;
+        char *end;
 
-        if (streq(s, "unlimited") || streq(s, "infinity") || streq(s, "-1")) {
+        if (strv_contains(
+                    (char *const[]){
+                            (char *) "-1", (char *) "-", (char *) "unlimited", (char *) "infinity", NULL },
+                    s)) {
                 *ret = MEMLOCK_UNLIMITED;
                 return 0;
         }
-        if (!isdigit((unsigned char) *s))
+        kib = strtoull(s, &end, 10);
+        if (end == s)
                 return -EINVAL;
-        for (; *s; s++) {
-                uint64_t digit = (uint64_t) (*s - '0');
-
-                if (!isdigit((unsigned char) *s))
-                        return -EINVAL;
-                if (kib > (UINT64_MAX / 1024 - digit) / 10)
-                        return -ERANGE;
-                kib = kib * 10 + digit;
-        }
-        *ret = kib * 1024;
-        return 0;
+        /* An overflow gives ULLONG_MAX, a negative number its two's complement: both no limit. */
+        *ret = kib >= UINT64_MAX / 1024 ? MEMLOCK_UNLIMITED : kib * 1024;
+        return *end || !isdigit((unsigned char) s[0]) ? 1 : 0;
 }
 
 /* Splits off the next whitespace-separated field of *p into buf; false when there is none. */
@@ -84,20 +88,33 @@ static int add_line(
         return 0;
 }
 
+static void lowercase(char *s) {
+        for (; *s; s++)
+                *s = (char) tolower((unsigned char) *s);
+}
+
+static const char *format_kib(uint64_t bytes, char buf[static 32]) {
+        (void) snprintf(buf, 32, "%" PRIu64 " KiB", bytes / 1024);
+        return buf;
+}
+
 static int parse_line(LimitsConf *c, const char *file, unsigned n, const char *text) {
-        char domain[FIELD_MAX], type[FIELD_MAX], item[FIELD_MAX], value[FIELD_MAX];
+        char domain[FIELD_MAX], type[FIELD_MAX], item[FIELD_MAX], value[FIELD_MAX], kib[32];
         const char *p = text;
         uint64_t v;
         int r;
 
-        /* pam_limits takes the first four fields and ignores whatever follows them. */
+        /* pam_limits (1.5) takes the first four fields and ignores whatever follows them, and
+         * lowercases the type, the item and the value before it compares them. */
         if (!next_field(&p, domain) || !next_field(&p, type) || !next_field(&p, item) ||
-            !streq(item, "memlock"))
+            strcasecmp(item, "memlock") != 0)
                 return 0;
         if (!next_field(&p, value))
                 return strv_extendf(
                         &c->rejected, "%s:%u: the memlock line has no value: pam_limits ignores it", file, n);
-        if (!streq(type, "soft") && !streq(type, "hard") && !streq(type, "-"))
+        lowercase(type);
+        lowercase(value);
+        if (!strv_contains((char *const[]){ (char *) "soft", (char *) "hard", (char *) "-", NULL }, type))
                 return strv_extendf(
                         &c->rejected,
                         "%s:%u: '%s' is not soft, hard or -: pam_limits ignores the memlock line",
@@ -108,11 +125,20 @@ static int parse_line(LimitsConf *c, const char *file, unsigned n, const char *t
         if (r < 0)
                 return strv_extendf(
                         &c->rejected,
-                        "%s:%u: '%s' is not a memlock value (KiB, unlimited or -1)%s: pam_limits ignores the line",
+                        "%s:%u: '%s' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
                         file,
                         n,
-                        value,
-                        r == -ERANGE ? ", it is too large" : "");
+                        value);
+        if (r > 0 &&
+            strv_extendf(
+                    &c->misread,
+                    "%s:%u: pam_limits reads '%s' as %s: it takes the leading number, in KiB, and "
+                    "ignores the rest",
+                    file,
+                    n,
+                    value,
+                    v == MEMLOCK_UNLIMITED ? "unlimited" : format_kib(v, kib)) < 0)
+                return -ENOMEM;
         return add_line(c, domain, type, v, file, n);
 }
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-bus.h>
 
 #include "basic/host.h"
@@ -38,6 +39,24 @@ int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
  * "unlimited"). Returns 0; -ENOENT without that row; -EBADMSG when its columns are not limits. */
 int proc_limits_parse_memlock(const char *text, MemlockLimit *ret);
 
+/* ---- services started before DefaultLimitMEMLOCK was raised (memlock-stale.c) ---- */
+
+typedef struct MemlockProcess {
+        pid_t pid;
+        uint64_t soft;
+} MemlockProcess;
+
+/* The PPid of a /proc/PID/status text (fs/proc/array.c, task_state(): "PPid:\t%d\n"; 0 for PID 1
+ * and the kernel's threads): -1 when it has none. */
+pid_t proc_status_ppid(const char *text) _pure_;
+/* The children of PID 1 below the host root (a service's main process is one) whose soft memlock limit
+ * in /proc/PID/limits is below below. Processes that cannot be read are left out. Returns 0, or the
+ * errno of listing /proc. */
+int memlock_stale_candidates(const Host *h, uint64_t below, MemlockProcess **ret, size_t *ret_n);
+/* Of those, the ones whose unit is a service that now gives more (LimitMEMLOCKSoft, asked of systemd
+ * over bus): "sshd.service (PID 812, 8 MiB)". On failure *ret_error says why. */
+int memlock_stale_services(sd_bus *bus, const Host *h, uint64_t below, char ***ret, char **ret_error);
+
 /* ---- login sessions: pam_limits' limits.conf and limits.d (limits-conf.c) ---- */
 
 #define LIMITS_CONF_FILE "/etc/security/limits.conf"
@@ -55,6 +74,7 @@ typedef struct LimitsConf {
         LimitsLine *lines; /* every valid memlock line, in the order pam_limits applies them */
         size_t n_lines;
         char **rejected;   /* "FILE:LINE: why": memlock lines pam_limits ignores */
+        char **misread;    /* "FILE:LINE: how": values pam_limits reads otherwise than they look ("64M") */
         char **unreadable; /* "FILE (error)": files that exist but could not be read */
 } LimitsConf;
 

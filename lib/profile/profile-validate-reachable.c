@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Values that are valid one by one and together make a check that can never pass on any host: a link
- * MTU too small for rdma.min-active-mtu, and an amdgpu.gttsize and ttm.pages_limit that disagree.
+ * MTU too small for rdma.min-active-mtu, and an amdgpu.gttsize and ttm.pages_limit that disagree (or an
+ * amdgpu.gttsize without ttm.pages_limit, which TTM caps at half of RAM).
  * Each rule is the one the check applies (basic/rdma-mtu.h, basic/gtt-size.h). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -112,6 +113,25 @@ static void check_gtt(ProfileErrors *e, const YNode *cmdline) {
                                    value,
                                    g == &mib ? UINT64_MAX >> 20 : UINT64_MAX / TTM_PAGE_SIZE,
                                    &g->value) >= 0;
+        }
+        if (mib.valid && !pages.item) {
+                /* ttm_global_init() (ttm_device.c) keeps TTM's page limit at half of RAM unless
+                 * ttm.pages_limit is given, and KFD refuses ROCm's allocations past it
+                 * (amdgpu_amdkfd_gpuvm.c), whatever amdgpu.gttsize made the GTT. */
+                (void) snprintf(path, sizeof(path), "kernel.cmdline[%zu]", mib.index);
+                profile_error_at(
+                        e,
+                        mib.item,
+                        path,
+                        GTT_PARAM
+                        "=%" PRIu64 " without " PAGES_PARAM ": amdgpu's GTT would be %" PRIu64
+                        " MiB, but TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps "
+                        "what ROCm may allocate there (amdgpu_amdkfd_gpuvm.c), so gpu.gtt could never pass "
+                        "(expected " PAGES_PARAM "=%" PRIu64 " beside it)",
+                        mib.value,
+                        mib.value,
+                        mib.value * TTM_PAGES_PER_MIB);
+                return;
         }
         if (!mib.valid || !pages.valid || gtt_pages_agree(mib.value, pages.value))
                 return;

@@ -61,8 +61,9 @@ int drm_card_pci_address(const Host *h, const char *card, char **ret) {
         return host_readlink_basename(h, link, ret);
 }
 
-/* A byte count as amdgpu's mem_info_* attributes hold it. */
-static int parse_bytes(const char *s, uint64_t *ret) {
+/* A byte count as amdgpu's mem_info_* attributes hold it, or a page count as param_get_ulong()
+ * prints ttm's pages_limit: decimal, no sign. */
+static int parse_count(const char *s, uint64_t *ret) {
         unsigned long long v;
         char *end;
 
@@ -84,9 +85,26 @@ int amdgpu_card_read_bytes(
         if (asprintf(&path, DRM_CLASS_DIR "/%s/device/%s", card, attribute) < 0)
                 return -ENOMEM;
         r = host_read_line(h, path, &text);
-        if (r >= 0 && parse_bytes(text, ret) < 0)
+        if (r >= 0 && parse_count(text, ret) < 0)
                 r = -EBADMSG;
         *ret_path = TAKE_PTR(path);
+        *ret_text = TAKE_PTR(text);
+        return r;
+}
+
+int ttm_read_pages_limit(const Host *h, const char **ret_path, char **ret_text, uint64_t *ret) {
+        _cleanup_(freep) char *text = NULL;
+        const char *path = TTM_PAGES_LIMIT_PATH;
+        int r;
+
+        r = host_read_line(h, path, &text);
+        if (r == -ENOENT && host_path_exists(h, "/sys/module/amdttm")) {
+                path = AMDTTM_PAGES_LIMIT_PATH;
+                r = host_read_line(h, path, &text);
+        }
+        *ret_path = path;
+        if (r >= 0 && parse_count(text, ret) < 0)
+                r = -EBADMSG;
         *ret_text = TAKE_PTR(text);
         return r;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards,
- * /proc/meminfo. */
+/* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards and TTM's
+ * page limit, /proc/meminfo. */
 #include <stdio.h>
 
 #include "basic/etc-hosts.h"
@@ -38,6 +38,10 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
                 h->n_gpus = 0;
                 h->drm = strv_free(h->drm);
                 h->drm_error = h->gpus_error = 0;
+                h->ttm_text = mfree(h->ttm_text);
+                h->ttm_pages_limit = 0;
+                h->ttm_path = NULL;
+                h->ttm_error = 0;
         }
         if (parts & SNAPSHOT_MEMINFO) {
                 h->mem_total = 0;
@@ -123,6 +127,10 @@ static int read_gpus(const Host *host, SnapshotHost *h) {
                 if (r < 0)
                         return r;
         }
+        r = ttm_read_pages_limit(host, &h->ttm_path, &h->ttm_text, &h->ttm_pages_limit);
+        if (r == -ENOMEM)
+                return r;
+        h->ttm_error = r < 0 ? r : 0;
         return 0;
 }
 

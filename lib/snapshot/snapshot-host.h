@@ -53,6 +53,14 @@ typedef struct SnapshotHost {
         SnapshotGpu *gpus;
         size_t n_gpus;
         int gpus_error;
+        /* SNAPSHOT_GPUS too: TTM's page limit (TTM_PAGES_LIMIT_PATH, pages of 4 KiB), which KFD takes as
+         * the most ROCm may allocate (amdgpu_amdkfd_gpuvm.c: max_ttm_mem_limit = ttm_tt_pages_limit() <<
+         * PAGE_SHIFT); ttm_text as read (NULL: unread); ttm_error: the errno of reading it, -EBADMSG
+         * when it holds no page count. */
+        uint64_t ttm_pages_limit;
+        const char *ttm_path; /* TTM_PAGES_LIMIT_PATH or AMDTTM_PAGES_LIMIT_PATH */
+        char *ttm_text;
+        int ttm_error;
 
         /* SNAPSHOT_MEMINFO: MemTotal in bytes; meminfo_error: the errno of reading PROC_MEMINFO;
          * mem_total_error: of its MemTotal line (-ENOENT: none, -EBADMSG: not "<number> kB"). */

@@ -56,7 +56,7 @@ if root=$(tree gpu-strix-ok 0666 0660); then
         line "the reference board" "pass  kernel.iommu         the fabric NIC 0000:c2:00.0 (rdma0) and the GPU 0000:c3:00.0 (card1) are in identity IOMMU domains (iommu_group/type in sysfs): their DMA bypasses translation, as iommu=pt asks"
         line "the reference board" "pass  kernel.aspm          ASPM is off on the PCIe link of 0000:c2:00.0 (the PCIe Link Control register in config space)"
         line "the reference board" "pass  gpu.vram             the iGPU's VRAM carve-out is 512 MiB on card1 (/sys/class/drm/card1/device/mem_info_vram_total), within gpu.vram-max 512 MiB"
-        line "the reference board" "pass  gpu.gtt              amdgpu GTT is 124.0 GiB on card1 (133143986176 bytes), matching amdgpu.gttsize=126976 MiB and ttm.pages_limit=32505856 pages"
+        line "the reference board" "pass  gpu.gtt              ROCm gets 124.0 GiB on card1 (133143986176 bytes): amdgpu's GTT (mem_info_gtt_total), within TTM's page limit of 32505856 pages (124.0 GiB, /sys/module/ttm/parameters/pages_limit, from ttm.pages_limit=32505856 on the kernel command line)"
         line "the reference board" "pass  gpu.devices          /dev/kfd (group render, mode 0666), /dev/dri/renderD128 (group render, mode 0660): the workload's user must be in group render (usermod -aG render USER)"
         line "the reference board" "pass  node.memory          MemTotal is 125.3 GiB (/proc/meminfo), at least memory-min 120 GiB"
         line "the reference board" "8 checks: 7 pass, 1 warn, 0 fail, 0 skip"
@@ -81,6 +81,11 @@ if root=$(tree gpu-strix-64g 0666 0666); then
         line "two of nothing" "2 checks: 0 pass, 0 warn, 2 fail, 0 skip"
 fi
 
+# amdgpu.gttsize without ttm.pages_limit on 6.18: amdgpu's GTT is 124 GiB, TTM's page limit stays at half of
+# MemTotal, and KFD caps ROCm there.
+gcheck "gttsize alone" 2 "$hosts/gpu-strix-gttsize-only" --only gpu.gtt
+line "gttsize alone" "fail  gpu.gtt  ROCm gets 62.7 GiB, not the 124.0 GiB on card1 (133143986176 bytes) of amdgpu's GTT: TTM's page limit is 16426680 pages (/sys/module/ttm/parameters/pages_limit, TTM's default, half of MemTotal (ttm_device.c): nothing sets ttm.pages_limit), and KFD caps what ROCm may allocate at it (amdgpu_amdkfd_gpuvm.c); the profile asks 124.0 GiB: boot with ttm.pages_limit=32505856 (see kernel.cmdline)"
+
 gcheck "before the GRUB edit" 2 "$hosts/gpu-strix-stock-kernel" --only kernel.iommu,kernel.aspm
 line "before the GRUB edit" "fail  kernel.iommu  the fabric NIC 0000:c2:00.0 (rdma0) is DMA-FQ and the GPU 0000:c3:00.0 (card1) is DMA-FQ in iommu_group/type, not identity: the IOMMU translates their DMA, so iommu=pt is not in force; boot with it (kernel.cmdline and kernel.cmdline-next say where it is missing)"
 line "before the GRUB edit" "fail  kernel.aspm   ASPM L1 is enabled on the PCIe link of 0000:c2:00.0 (sysfs link/l0s_aspm and link/l1_aspm): the link sleeps between bursts and every RDMA round trip pays its wake-up; pcie_aspm=off leaves what the firmware set, so turn ASPM off for the slot in the BIOS (until the next boot: setpci -s 0000:c2:00.0 CAP_EXP+10.w=0:3)"
@@ -94,7 +99,7 @@ expect "device nodes 0644" "$tmp/out" '"summary": "/dev/kfd \(group [^,]*, mode 
 
 # kernel.gtt still selects gpu.gtt.
 gcheck "kernel.gtt" 0 "$hosts/gpu-strix-ok" --only kernel.gtt
-line "kernel.gtt" "pass  gpu.gtt  amdgpu GTT is 124.0 GiB on card1 (133143986176 bytes), matching amdgpu.gttsize=126976 MiB and ttm.pages_limit=32505856 pages"
+line "kernel.gtt" "pass  gpu.gtt  ROCm gets 124.0 GiB on card1 (133143986176 bytes): amdgpu's GTT (mem_info_gtt_total), within TTM's page limit of 32505856 pages (124.0 GiB, /sys/module/ttm/parameters/pages_limit, from ttm.pages_limit=32505856 on the kernel command line)"
 
 # The shipped profile on a host without a Strix Halo (the E810 fixture: no amdgpu card, no meminfo):
 # what cannot be judged is skipped and says why; gpu.devices fails, since the profile says the node

@@ -21,7 +21,7 @@ kcheck() {
 kcheck "all in place" 0 kernel-strix-ok
 expect "all in place" "$tmp/out" '^pass  kernel\.cmdline  +the running kernel has all 5 required parameters$'
 expect "all in place" "$tmp/out" '^pass  kernel\.cmdline-next  +the next boot \(entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6\.17\.7-300\.fc43\.x86_64, picked by saved_entry in grubenv\) carries all 5'
-expect "all in place" "$tmp/out" '^pass  gpu\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
+expect "all in place" "$tmp/out" '^pass  gpu\.gtt  +ROCm gets 124\.0 GiB on card1 \(133143986176 bytes\): amdgpu.s GTT \(mem_info_gtt_total\), within TTM.s page limit of 32505856 pages'
 expect "all in place" "$tmp/out" '^3 checks: 3 pass, 0 warn, 0 fail, 0 skip$'
 expect_not "all in place: no profile row with --only kernel.cmdline,gpu.gtt" "$tmp/out" '^(pass|warn|fail|skip)  profile '
 expect_not "no colour when not on a terminal" "$tmp/out" $'\033'
@@ -119,7 +119,7 @@ expect "colour on request" "$tmp/out" $'^\033\\[0;31mfail'
 
 # kernel.gtt, gpu.gtt's name before 0.2, still selects it for one release; it is reported as gpu.gtt.
 check "kernel.gtt selects gpu.gtt" 0 check --root "$hosts/kernel-strix-ok" --node head --only kernel.gtt "$profile"
-expect "kernel.gtt selects gpu.gtt" "$tmp/out" '^pass  gpu\.gtt  +amdgpu GTT is 124\.0 GiB on card1'
+expect "kernel.gtt selects gpu.gtt" "$tmp/out" '^pass  gpu\.gtt  +ROCm gets 124\.0 GiB on card1'
 expect "kernel.gtt selects gpu.gtt" "$tmp/out" '^1 check: 1 pass, 0 warn, 0 fail, 0 skip$'
 expect_not "kernel.gtt is reported as gpu.gtt" "$tmp/out" 'kernel\.gtt'
 check "kernel.gtt selects gpu.gtt, json" 2 check --json --root "$hosts/kernel-strix-reboot-pending" --node head --only kernel.gtt "$profile"

@@ -353,6 +353,19 @@ static void probe_other_comm(void) {
                r == -ENOENT ? "/proc/1 is invisible" : NULL);
 }
 
+/* PID 1's limits, which rdma.memlock reads for what su and runuser sessions keep, and (as for every
+ * running service's main process) to tell the services that started before DefaultLimitMEMLOCK was
+ * raised. */
+static void probe_other_limits(void) {
+        _cleanup_(freep) char *text = NULL;
+        int r = host_read_file(&host, "/proc/1/limits", HOST_FILE_MAX, &text, NULL);
+
+        report("/proc/PID/limits of another user's process",
+               "rdma.memlock",
+               r == -ENOENT ? -EACCES : r,
+               r == -ENOENT ? "/proc/1 is invisible" : NULL);
+}
+
 /* Where /proc hides it, fabric.<node>.transport names a QP holder from the kernel's task statistics
  * (generic netlink, CAP_NET_ADMIN); a kernel without CONFIG_TASKSTATS has none to ask. */
 static void probe_taskstats(void) {
@@ -397,6 +410,7 @@ int main(int argc, char *argv[]) {
         probe_directory("/dev/infiniband", "rdma.memlock");
         probe_file("/etc/group", "rdma.memlock,gpu.devices");
         probe_limits();
+        probe_other_limits();
         probe_containers_conf();
         probe_systemd();
         probe_rtnetlink();

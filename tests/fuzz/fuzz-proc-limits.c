@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzzes the /proc/PID/limits reader that rdma.memlock uses for PID 1 on a host without systemd. */
+/* Fuzzes the /proc/PID readers of rdma.memlock: the limits of PID 1 and of the services, and the PPid in
+ * a /proc/PID/status that tells a service's main process (a child of PID 1). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -20,5 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r = proc_limits_parse_memlock(s, &l);
         if (r != 0 && r != -ENOENT && r != -EBADMSG)
                 abort(); /* the parser knows no other errors */
+        if (proc_status_ppid(s) < -1)
+                abort(); /* a PPid or -1, nothing else */
         return 0;
 }

@@ -85,7 +85,20 @@ static void test_fixtures(void) {
                     { "node.memory",
                       CHECK_PASS,
                       "MemTotal is 125.3 GiB (/proc/meminfo), at least memory-min 120 GiB" },
-                    { "gpu.gtt", CHECK_PASS, "amdgpu GTT is 124.0 GiB on card1" } } },
+                    { "gpu.gtt", CHECK_PASS, "ROCm gets 124.0 GiB on card1" } } },
+                /* The guide's older form on 6.18: amdgpu.gttsize=126976 and no ttm.pages_limit. amdgpu's GTT
+                 * (mem_info_gtt_total) is 124 GiB, TTM's page limit its default, half of MemTotal, and KFD
+                 * caps what ROCm may allocate there: the issue's "62 GB instead of 124". */
+                { "gpu-strix-gttsize-only",
+                  profile_full,
+                  { { "gpu.gtt",
+                      CHECK_FAIL,
+                      "ROCm gets 62.7 GiB, not the 124.0 GiB on card1 (133143986176 bytes) of amdgpu's GTT: TTM's "
+                      "page limit is 16426680 pages (/sys/module/ttm/parameters/pages_limit, TTM's default, half of "
+                      "MemTotal (ttm_device.c): nothing sets ttm.pages_limit), and KFD caps what ROCm may allocate "
+                      "at it (amdgpu_amdkfd_gpuvm.c); the profile asks 124.0 GiB: boot with "
+                      "ttm.pages_limit=32505856 (see kernel.cmdline)" },
+                    { "gpu.vram", CHECK_PASS, NULL } } },
                 /* The vendor's default carve-out: gpu.vram names the BIOS setting, and MemTotal lost it. */
                 { "gpu-strix-vendor-default",
                   profile_full,

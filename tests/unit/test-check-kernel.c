@@ -63,9 +63,11 @@ static const Case cases[] = {
           { CHECK_PASS, "all 5 required parameters" },
           { CHECK_PASS,
             "entry 3f1a7c2e9b8d4e5fa6c7b8d9e0f1a2b3-6.17.7-300.fc43.x86_64, picked by saved_entry in grubenv) carries all 5" },
+          /* The words quote the kernel (sysfs), not the profile. */
           { CHECK_PASS,
-            "amdgpu GTT is 124.0 GiB on card1 (133143986176 bytes), matching amdgpu.gttsize=126976 MiB and "
-            "ttm.pages_limit=32505856 pages" } },
+            "ROCm gets 124.0 GiB on card1 (133143986176 bytes): amdgpu's GTT (mem_info_gtt_total), within TTM's "
+            "page limit of 32505856 pages (124.0 GiB, /sys/module/ttm/parameters/pages_limit, from "
+            "ttm.pages_limit=32505856 on the kernel command line)" } },
         /* grubby ran, no reboot yet. */
         { "kernel-strix-reboot-pending",
           { PARAMS, NULL },
@@ -204,17 +206,22 @@ static const Case cases[] = {
           { CHECK_SKIP, "requires no kernel parameters" },
           { CHECK_SKIP, "requires no kernel parameters" },
           { CHECK_SKIP, "neither amdgpu.gttsize nor ttm.pages_limit" } },
-        /* Newer kernels deprecate amdgpu.gttsize: ttm.pages_limit alone sets the GTT size. */
+        /* Newer kernels deprecate amdgpu.gttsize: ttm.pages_limit alone sets the GTT size (amdgpu_ttm.c
+         * sizes the GTT from TTM's limit when amdgpu.gttsize is unset). */
         { "kernel-strix-ok",
           { "ttm.pages_limit=32505856", NULL },
           { CHECK_PASS, NULL },
           { CHECK_PASS, NULL },
-          { CHECK_PASS, "matching ttm.pages_limit=32505856 pages" } },
+          { CHECK_PASS, "ROCm gets 124.0 GiB on card1 (133143986176 bytes)" } },
+        /* amdgpu.gttsize alone leaves TTM at half of RAM, where KFD caps ROCm: never a pass. */
         { "kernel-strix-ok",
           { "amdgpu.gttsize=0x1F000", NULL },
           { CHECK_FAIL, "amdgpu.gttsize=0x1F000 (have amdgpu.gttsize=126976)" },
           { CHECK_FAIL, NULL },
-          { CHECK_PASS, "matching amdgpu.gttsize=126976 MiB" } },
+          { CHECK_FAIL,
+            "the profile sets amdgpu.gttsize=126976 but no ttm.pages_limit: amdgpu's GTT would be 124.0 GiB, but "
+            "TTM keeps its page limit at half of RAM (ttm_device.c) and KFD caps what ROCm may allocate there "
+            "(amdgpu_amdkfd_gpuvm.c): add ttm.pages_limit=32505856 to kernel.cmdline" } },
         { "kernel-strix-ok",
           { "amdgpu.gttsize=65536", "ttm.pages_limit=16777216", NULL },
           { CHECK_FAIL, "amdgpu.gttsize=65536 (have amdgpu.gttsize=126976), ttm.pages_limit=16777216 (have" },
@@ -262,19 +269,21 @@ static void shellf(const char *fmt, ...) {
         ASSERT_INT_EQ(system(cmd), 0);
 }
 
-/* Broken sysfs: an amdgpu card without the GTT attribute, then with garbage in it. */
+/* Broken sysfs: an amdgpu card without the GTT attribute, then with garbage in it; then TTM's page
+ * limit missing and holding garbage. */
 static void test_gtt_broken_sysfs(void) {
         char dir[] = "/tmp/kernel-gtt-XXXXXX";
         Case t = {
                 .host = dir,
-                .required = { "amdgpu.gttsize=126976", NULL },
+                .required = { "amdgpu.gttsize=126976", "ttm.pages_limit=32505856", NULL },
                 .cmdline = { CHECK_PASS, NULL },
                 .next = { CHECK_SKIP, NULL },
                 .gtt = { CHECK_FAIL, "cannot read /sys/class/drm/card0/device/mem_info_gtt_total" },
         };
 
         ASSERT_TRUE(mkdtemp(dir));
-        shellf("mkdir -p %s/proc %s/sys/class/drm/card0/device && echo amdgpu.gttsize=126976 >%s/proc/cmdline && "
+        shellf("mkdir -p %s/proc %s/sys/class/drm/card0/device && "
+               "echo amdgpu.gttsize=126976 ttm.pages_limit=32505856 >%s/proc/cmdline && "
                "ln -s ../../../../bus/pci/drivers/amdgpu %s/sys/class/drm/card0/device/driver",
                dir,
                dir,
@@ -286,8 +295,40 @@ static void test_gtt_broken_sysfs(void) {
         t.gtt = (Expect){ CHECK_FAIL, "mem_info_gtt_total holds \"128GB\", not a byte count" };
         run_case(&t);
 
+        /* amdgpu's GTT is right; TTM's limit cannot be read: never a pass. */
+        shellf("echo 133143986176 >%s/sys/class/drm/card0/device/mem_info_gtt_total", dir);
+        t.gtt = (Expect){ CHECK_FAIL,
+                          "cannot read /sys/module/ttm/parameters/pages_limit: No such file or directory: TTM's page "
+                          "limit caps what ROCm may allocate" };
+        run_case(&t);
+        shellf("mkdir -p %s/sys/module/ttm/parameters && echo -1 >%s/sys/module/ttm/parameters/pages_limit",
+               dir,
+               dir);
+        t.gtt = (Expect){ CHECK_FAIL, "/sys/module/ttm/parameters/pages_limit holds \"-1\", not a page count" };
+        run_case(&t);
+        /* AMD's amdgpu-dkms: its own TTM, amdttm. */
+        shellf("rm -r %s/sys/module/ttm && mkdir -p %s/sys/module/amdttm/parameters && "
+               "echo 32505856 >%s/sys/module/amdttm/parameters/pages_limit",
+               dir,
+               dir,
+               dir);
+        t.gtt = (Expect){ CHECK_PASS,
+                          "within TTM's page limit of 32505856 pages (124.0 GiB, "
+                          "/sys/module/amdttm/parameters/pages_limit, from ttm.pages_limit=32505856 on the kernel "
+                          "command line)" };
+        run_case(&t);
+        /* Written at run time (or by modprobe.d): the file, not the command line, is the limit. */
+        shellf("echo 8388608 >%s/sys/module/amdttm/parameters/pages_limit", dir);
+        t.gtt = (Expect){
+                CHECK_FAIL,
+                "ROCm gets 32.0 GiB, not the 124.0 GiB on card0 (133143986176 bytes) of amdgpu's GTT: TTM's "
+                "page limit is 8388608 pages (/sys/module/amdttm/parameters/pages_limit, not the "
+                "ttm.pages_limit=32505856 of the kernel command line: written at run time or by modprobe.d)"
+        };
+        run_case(&t);
+
         shellf("echo ttm.pages_limit=lots amdgpu.gttsize=126976 >%s/proc/cmdline", dir);
-        t.cmdline = (Expect){ CHECK_PASS, NULL };
+        t.cmdline = (Expect){ CHECK_FAIL, NULL };
         t.gtt = (Expect){ CHECK_FAIL, "the running kernel's ttm.pages_limit=lots is not a size" };
         run_case(&t);
 

@@ -463,6 +463,32 @@ static const MemlockServices services_8m = {
         .limit = { .soft = 8 * MIB, .hard = 8 * MIB },
 };
 static const MemlockServices services_not_asked = { .state = MEMLOCK_SERVICES_NOT_ASKED };
+/* The issue's guest: DefaultLimitMEMLOCK=infinity, and PID 1's own limit an eighth of its RAM
+ * (systemd's bump_rlimit_memlock()), 187032 KiB as /proc/1/limits showed it. */
+static const MemlockServices services_unlimited_pid1_guest = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
+        .has_pid1 = true,
+        .pid1 = { .soft = 187032ULL * 1024, .hard = 187032ULL * 1024 },
+};
+static const MemlockServices services_unlimited_pid1_unlimited = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
+        .has_pid1 = true,
+        .pid1 = { .soft = UNLIMITED, .hard = UNLIMITED },
+};
+static const MemlockServices services_unlimited_stale = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
+        .stale = (char *const[]){ (char *) "vllm.service (PID 4242, 8 MiB)",
+                                  (char *) "sshd.service (PID 812, 8 MiB)",
+                                  NULL },
+};
+static const MemlockServices services_unlimited_hidden = {
+        .state = MEMLOCK_SERVICES_READ,
+        .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
+        .stale_error = "this process cannot see PID 1 and the services in /proc",
+};
 
 typedef struct MemlockCase {
         const char *name;
@@ -644,7 +670,7 @@ static void test_connectx_no_device(void) {
 #define RDMA_CONF "/etc/security/limits.d/90-rdma.conf"
 
 static void test_memlock(void) {
-        const char *limits = "# RDMA\n*   -   memlock   unlimited\n@rdma hard memlock 1048576 # KiB\n";
+        const char *limits = "# RDMA\n*   -   memlock   unlimited\n@rdma hard memlock unlimited # KiB\n";
         const MemlockServices unreadable = {
                 .state = MEMLOCK_SERVICES_UNREADABLE,
                 .error = "systemd did not answer for DefaultLimitMEMLOCKSoft: Connection timed out",
@@ -715,6 +741,8 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_FAIL,
                   { "services get 8 MiB (hard unlimited) < unlimited" } },
+                /* No limits.d line: a session keeps what opens it, sshd's (the services') or su's caller's,
+                 * never "8 MiB" for every session. */
                 { "nothing configured",
                   0666,
                   (gid_t) -1,
@@ -723,17 +751,97 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_FAIL,
                   { "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK)",
-                    "login sessions get 8 MiB < unlimited (no memlock line for * in /etc/security/limits.conf or "
-                    "limits.d: they keep the services' limit): set \"* - memlock unlimited\" in " RDMA_CONF
-                    " and log in again" } },
+                    "login sessions keep the limit of the program that opens them, as no soft or - memlock line for "
+                    "* is in /etc/security/limits.conf or limits.d: sshd and getty logins the services' 8 MiB "
+                    "(systemd's DefaultLimitMEMLOCK), su and runuser their caller's",
+                    "below unlimited: set \"* - memlock unlimited\" in " RDMA_CONF " and log in again" },
+                  { "login sessions get 8 MiB" } },
+                /* The issue's node after DefaultLimitMEMLOCK=infinity: runuser, runuser -l and su as nobody
+                 * got PID 1's own 187032 KiB, never "login sessions: unlimited". */
+                { "services unlimited, su keeps PID 1's",
+                  0666,
+                  (gid_t) -1,
+                  {},
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "sshd and getty logins the services' unlimited (systemd's DefaultLimitMEMLOCK), su and runuser "
+                    "their caller's, PID 1's own 187032 KiB (/proc/1/limits) where the caller is no service; below "
+                    "unlimited: set \"* - memlock unlimited\"" },
+                  { "login sessions: unlimited" } },
+                /* PID 1's own unread: the check cannot tell what su sessions get, and says so. */
                 { "sessions inherit the services' unlimited",
                   0666,
                   (gid_t) -1,
                   {},
                   &services_unlimited,
                   UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions keep the limit of the program that opens them (no memlock line for * in "
+                    "/etc/security/limits.conf or limits.d): sshd and getty logins the services' unlimited" },
+                  { "login sessions: unlimited" } },
+                { "sessions inherit unlimited from both",
+                  0666,
+                  (gid_t) -1,
+                  {},
+                  &services_unlimited_pid1_unlimited,
+                  UNLIMITED,
                   CHECK_PASS,
-                  { "login sessions: unlimited (as services: no memlock line for * in limits.conf)" } },
+                  { "login sessions: no memlock line for *, so each keeps what opens it: sshd and getty logins the "
+                    "services' unlimited" } },
+                /* "* hard memlock unlimited" alone sets only the hard limit; the kernel checks the soft one. */
+                { "hard-only line",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "*   hard   memlock   unlimited\n" } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions: " RDMA_CONF ":1 sets only the hard memlock limit (unlimited, \"hard\"): "
+                    "pam_limits leaves the soft limit, the one the kernel checks, at what the program that opens "
+                    "the session has (sshd and getty logins the services' 8 MiB",
+                    "add \"* soft memlock unlimited\" beside it (or make it \"* - memlock unlimited\") and log in "
+                    "again" },
+                  { "no memlock line" } },
+                /* Even where what opens sessions has enough today: the soft limit is left to chance. */
+                { "hard-only line, services unlimited",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* hard memlock unlimited\n" } },
+                  &services_unlimited_pid1_unlimited,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { RDMA_CONF ":1 sets only the hard memlock limit" } },
+                /* setup_limits() cuts the soft limit to the hard one: @rdma gets 1 GiB. */
+                { "a group's hard line under *'s soft",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\n@rdma hard memlock 1048576\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions of @rdma get 1 GiB < unlimited (" RDMA_CONF ":1 and " RDMA_CONF ":2)" } },
+                /* After `systemctl daemon-reexec`: the running services keep the limit they started with. */
+                { "services raised, some still run with the old limit",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited_stale,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "services: unlimited (systemd's DefaultLimitMEMLOCK) for those started from now on; these run "
+                    "with less than their units now give (a service keeps the limit it started with), so restart "
+                    "them: vllm.service (PID 4242, 8 MiB), sshd.service (PID 812, 8 MiB)" } },
+                { "services raised, the running ones not compared",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits } },
+                  &services_unlimited_hidden,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "a service keeps the limit it started with, and the running ones could not be compared (this "
+                    "process cannot see PID 1 and the services in /proc): restart the workload's service after "
+                    "raising it" } },
                 { "sessions short",
                   0666,
                   (gid_t) -1,
@@ -752,15 +860,17 @@ static void test_memlock(void) {
                   64 * MIB,
                   CHECK_FAIL,
                   { "login sessions get 1 MiB < 64 MiB (/etc/security/limits.conf:1): make that \"* - memlock 65536\"" } },
-                { "the rdma group is enough",
+                /* --root on a tree booted with systemd: what services get is the running manager's, never
+                 * a pass. */
+                { "the rdma group is enough, the services unread",
                   0666,
                   (gid_t) -1,
                   { { RDMA_CONF, "@rdma - memlock unlimited\n" } },
                   &services_not_asked,
                   UNLIMITED,
-                  CHECK_PASS,
-                  { "services: not read under --root",
-                    "login sessions: unlimited for @rdma (" RDMA_CONF ":1)" } },
+                  CHECK_WARN,
+                  { "could not look at what services get: systemd's DefaultLimitMEMLOCK is the running manager's, "
+                    "and --root reads a tree (its run/systemd/system says it was booted with systemd)" } },
                 { "the rdma group is enough, the services are not",
                   0666,
                   (gid_t) -1,
@@ -778,15 +888,28 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_WARN,
                   { "login sessions of @users get 64 KiB < unlimited (" RDMA_CONF ":2)" } },
-                { "a line pam_limits ignores",
+                /* "64M" is 64 KiB to pam_limits (strtoull()'s leading number), not a line it ignores: the
+                 * later soft line wins, and sessions get 64 KiB. */
+                { "a line pam_limits misreads",
                   0666,
                   (gid_t) -1,
                   { { RDMA_CONF, "* - memlock unlimited\n* soft memlock 64M\n" } },
                   &services_unlimited,
                   UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions get 64 KiB (hard unlimited) < unlimited (" RDMA_CONF ":2 and " RDMA_CONF
+                    ":1)",
+                    RDMA_CONF ":2: pam_limits reads '64m' as 64 KiB: it takes the leading number, in KiB, and "
+                              "ignores the rest" } },
+                { "a line pam_limits ignores",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\n* soft memlock lots\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
                   CHECK_WARN,
-                  { RDMA_CONF
-                    ":2: '64M' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line" } },
+                  { RDMA_CONF ":2: 'lots' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the "
+                              "line" } },
                 { "a drop-in that cannot be read",
                   0666,
                   (gid_t) -1,
@@ -911,10 +1034,13 @@ static void test_memlock(void) {
                   (gid_t) -1,
                   {},
                   &(const MemlockServices){ .state = MEMLOCK_SERVICES_READ,
-                                            .limit = { 64ULL << 30, 64ULL << 30 } },
+                                            .limit = { 64ULL << 30, 64ULL << 30 },
+                                            .has_pid1 = true,
+                                            .pid1 = { 64ULL << 30, 64ULL << 30 } },
                   32ULL << 30,
                   CHECK_PASS,
-                  { "services: 64 GiB (systemd's DefaultLimitMEMLOCK); login sessions: 64 GiB (as services" } },
+                  { "services: 64 GiB (systemd's DefaultLimitMEMLOCK); login sessions: no memlock line for *, so each "
+                    "keeps what opens it: sshd and getty logins the services' 64 GiB" } },
                 { "no minimum", 0666, (gid_t) -1, {}, &services_8m, 0, CHECK_PASS, { "services: 8 MiB" } },
         };
 
@@ -985,6 +1111,69 @@ static void test_pid1_limits(void) {
         remove_tree(root);
 }
 
+/* A tree booted with systemd (run/systemd/system) under --root: what services get is the running
+ * manager's, which the tree does not hold, so the check never passes and says which source it could not
+ * read; PID 1's own limit (systemd's: an eighth of RAM), from the tree, is what su keeps. Before, the
+ * check passed here. */
+static void test_systemd_tree(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_yaml("true", "4096"));
+        const TreeFile files[] = {
+                { "/proc/1/limits",
+                  "Limit                     Soft Limit           Hard Limit           Units     \n"
+                  "Max locked memory         191520768            191520768            bytes     \n" },
+                { "/run/systemd/system", NULL },
+        };
+        static const struct {
+                const char *limits_d;
+                CheckOutcome outcome;
+                const char *has;
+        } cases[] = {
+                { "*   -   memlock   unlimited\n",
+                  CHECK_WARN,
+                  "could not look at what services get: systemd's DefaultLimitMEMLOCK is the running manager's, "
+                  "and --root reads a tree (its run/systemd/system says it was booted with systemd); `haloctl "
+                  "check` on the node reads it" },
+                { "*   hard   memlock   unlimited\n",
+                  CHECK_FAIL,
+                  "/etc/security/limits.d/90-rdma.conf:1 sets only the hard memlock limit (unlimited, \"hard\"): "
+                  "pam_limits leaves the soft limit, the one the kernel checks, at what the program that opens the "
+                  "session has (sshd and getty logins the services' (not read: it is the running manager's), su "
+                  "and runuser their caller's, PID 1's own 187032 KiB (/proc/1/limits) where the caller is no "
+                  "service)" },
+                { "",
+                  CHECK_FAIL,
+                  "login sessions keep the limit of the program that opens them, as no soft or - memlock line for "
+                  "* is in /etc/security/limits.conf or limits.d: sshd and getty logins the services' (not read: "
+                  "it is the running manager's), su and runuser their caller's, PID 1's own 187032 KiB" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(port_check_done) PortCheck pc = {};
+                TreeFile all[3] = { files[0], files[1], { RDMA_CONF, cases[i].limits_d } };
+                char *root = make_tree(0666, (gid_t) -1, all, ELEMENTSOF(all));
+                NodeContext c;
+                Host h;
+
+                if (!root) {
+                        fprintf(stderr,
+                                "test-check-rdma: cannot chown (not root), skipping the systemd tree\n");
+                        return;
+                }
+                h = (Host){ .root = root };
+                c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+                ASSERT_OK(check_rdma_memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+                if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
+                        fprintf(stderr,
+                                "systemd tree %zu: got %s \"%s\"\n",
+                                i,
+                                check_outcome_to_string(pc.outcome),
+                                pc.summary);
+                        abort();
+                }
+                remove_tree(root);
+        }
+}
+
 int main(void) {
         test_healthy();
         test_port_down();
@@ -1001,6 +1190,7 @@ int main(void) {
         test_mtu_evaluate();
         test_memlock();
         test_pid1_limits();
+        test_systemd_tree();
         printf("test-check-rdma: ok\n");
         return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests the limits.conf reader with lines from real systems: what pam_limits makes of memlock lines,
- * which lines it ignores, and which line decides for a domain. */
+/* Tests the limits.conf reader with lines from real systems: what pam_limits makes of memlock lines
+ * (linux-pam modules/pam_limits/pam_limits.c, parse_config_file() and process_limit()), which lines it
+ * ignores, and which line decides for a domain. */
 #include "basic/strv.h"
 #include "check/memlock-sources.h"
 #include "tests.h"
@@ -49,15 +50,20 @@ static const char mixed[] =
         "600:700  soft   memlock   64\n"
         "  ftp    hard   nproc     0\n";
 
-/* Lines pam_limits refuses (it logs and skips them): sizes with units, unknown types, no value. */
+/* Lines pam_limits refuses (it logs and skips them): unknown types, no value, a value that starts with
+ * no number; and lines it reads otherwise than they look: process_limit() lowercases the type, item
+ * and value, reads "-" as unlimited and a number with strtoull() (a sign allowed, the rest ignored,
+ * RLIM_INFINITY / 1024 KiB and more unlimited). */
 static const char broken[] =
-        "*       soft    memlock   64M\n"
-        "*       both    memlock   unlimited\n"
-        "*       -       memlock\n"
-        "*       -       memlock   99999999999999999999\n"
-        "*       -       memlock   -2\n"
-        "*       -       MEMLOCK   1\n" /* pam_limits knows only "memlock": not a memlock line at all */
-        "*       -       memlock   64 extra fields are ignored\n";
+        "*       soft    memlock   64M\n"                  /* 64 KiB */
+        "*       both    memlock   unlimited\n"            /* refused */
+        "*       -       memlock\n"                        /* refused */
+        "*       -       memlock   99999999999999999999\n" /* strtoull() overflows: unlimited */
+        "*       -       memlock   -2\n"                   /* -2 wraps around: unlimited */
+        "*       HARD    MEMLOCK   Unlimited\n"            /* lowercased: a hard line */
+        "*       -       memlock   64 extra fields are ignored\n"
+        "*       -       memlock   lots\n" /* refused */
+        "*       soft    memlock   -\n";   /* unlimited */
 
 static void test_ignores_comments(void) {
         LimitsConf c = {};
@@ -142,30 +148,48 @@ static void test_later_line_wins(void) {
 }
 
 static void test_broken(void) {
-        static const char *const expected[] = {
-                "f:1: '64M' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
+        static const char *const rejected[] = {
                 "f:2: 'both' is not soft, hard or -: pam_limits ignores the memlock line",
                 "f:3: the memlock line has no value: pam_limits ignores it",
-                "f:4: '99999999999999999999' is not a memlock value (KiB, unlimited or -1), it is too large: "
-                "pam_limits ignores the line",
-                "f:5: '-2' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
+                "f:8: 'lots' is not a memlock value (KiB, unlimited or -1): pam_limits ignores the line",
+        };
+        static const char *const misread[] = {
+                "f:1: pam_limits reads '64m' as 64 KiB: it takes the leading number, in KiB, and ignores the rest",
+                "f:5: pam_limits reads '-2' as unlimited: it takes the leading number, in KiB, and ignores the "
+                "rest",
+        };
+        static const struct {
+                unsigned line;
+                bool soft, hard;
+                uint64_t value;
+        } lines[] = {
+                { 1, true, false, 64 * KIB },         { 4, true, true, MEMLOCK_UNLIMITED },
+                { 5, true, true, MEMLOCK_UNLIMITED }, { 6, false, true, MEMLOCK_UNLIMITED },
+                { 7, true, true, 64 * KIB },          { 9, true, false, MEMLOCK_UNLIMITED },
         };
         LimitsConf c = {};
 
         ASSERT_OK(limits_conf_parse(&c, "f", broken));
-        ASSERT_INT_EQ(strv_length(c.rejected), ELEMENTSOF(expected));
-        for (size_t i = 0; i < ELEMENTSOF(expected); i++)
-                ASSERT_STR_EQ(c.rejected[i], expected[i]);
-        ASSERT_INT_EQ(c.n_lines, 1);
-        ASSERT_INT_EQ(c.lines[0].line, 7);
-        ASSERT_TRUE(c.lines[0].value == 64 * KIB);
+        ASSERT_INT_EQ(strv_length(c.rejected), ELEMENTSOF(rejected));
+        for (size_t i = 0; i < ELEMENTSOF(rejected); i++)
+                ASSERT_STR_EQ(c.rejected[i], rejected[i]);
+        ASSERT_INT_EQ(strv_length(c.misread), ELEMENTSOF(misread));
+        for (size_t i = 0; i < ELEMENTSOF(misread); i++)
+                ASSERT_STR_EQ(c.misread[i], misread[i]);
+        ASSERT_INT_EQ(c.n_lines, ELEMENTSOF(lines));
+        for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+                ASSERT_INT_EQ(c.lines[i].line, lines[i].line);
+                ASSERT_TRUE(c.lines[i].soft == lines[i].soft && c.lines[i].hard == lines[i].hard);
+                ASSERT_TRUE(c.lines[i].value == lines[i].value);
+        }
         limits_conf_done(&c);
 
-        /* The largest number of KiB that fits in bytes, and one more. */
-        ASSERT_OK(limits_conf_parse(&c, "f", "* - memlock 18014398509481983\n* - memlock 18014398509481984\n"));
-        ASSERT_INT_EQ(c.n_lines, 1);
-        ASSERT_TRUE(c.lines[0].value == 18014398509481983ULL * KIB);
-        ASSERT_INT_EQ(strv_length(c.rejected), 1);
+        /* The largest number of KiB below RLIM_INFINITY / 1024, and that one, which is no limit. */
+        ASSERT_OK(limits_conf_parse(&c, "f", "* - memlock 18014398509481982\n* - memlock 18014398509481983\n"));
+        ASSERT_INT_EQ(c.n_lines, 2);
+        ASSERT_TRUE(c.lines[0].value == 18014398509481982ULL * KIB);
+        ASSERT_TRUE(c.lines[1].value == MEMLOCK_UNLIMITED);
+        ASSERT_TRUE(!c.rejected && !c.misread);
         limits_conf_done(&c);
 }
 

@@ -29,6 +29,11 @@ GIB = 1024 * MIB
 CMDLINE_OK = ("BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.7-300.fc43.x86_64 root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d "
               "ro rootflags=subvol=root rhgb quiet iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 "
               "ttm.pages_limit=32505856\n")
+# The guide's older form: amdgpu.gttsize alone. amdgpu's GTT follows it, TTM's page limit stays at its
+# default, half of RAM (ttm_device.c), and KFD caps ROCm there (amdgpu_amdkfd_gpuvm.c).
+CMDLINE_GTTSIZE_ONLY = ("BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.18.0-65.fc43.x86_64 "
+                        "root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d ro rootflags=subvol=root rhgb quiet iommu=pt "
+                        "pci=realloc pcie_aspm=off amdgpu.gttsize=126976\n")
 # A fresh install, before the guide's GRUB edit.
 CMDLINE_STOCK = ("BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.17.7-300.fc43.x86_64 root=UUID=2c1a9f0e-5b7d-4c6e-9f3a-0d8e7b6a5c4d "
                  "ro rootflags=subvol=root rhgb quiet\n")
@@ -81,6 +86,15 @@ def gpu(root, vram, gtt, iommu):
     nic.write(root, "/dev/kfd", "")
 
 
+def ttm_pages_limit(cmdline, memtotal_kib):
+    """What /sys/module/ttm/parameters/pages_limit shows: ttm.pages_limit from the command line, else
+    the half of RAM in 4 KiB pages that ttm_global_init() (ttm_device.c) hands ttm_tt_mgr_init()."""
+    for word in cmdline.split():
+        if word.startswith("ttm.pages_limit="):
+            return int(word.split("=", 1)[1])
+    return memtotal_kib // 4 // 2
+
+
 def strix_tree(name, vram, memtotal_kib, cmdline=CMDLINE_OK, iommu="identity", link_control=0x0000,
                sysfs_aspm=None):
     """sysfs_aspm: (l0s, l1) for link/l0s_aspm and link/l1_aspm, which the kernel makes only when it
@@ -92,6 +106,8 @@ def strix_tree(name, vram, memtotal_kib, cmdline=CMDLINE_OK, iommu="identity", l
     nic.write(root, "/proc/cmdline", cmdline)
     nic.write(root, "/etc/kernel/cmdline", PARAMS + "\n")
     nic.write(root, "/proc/meminfo", meminfo(memtotal_kib))
+    # module_param_named(pages_limit, ttm_pages_limit, ulong, 0644): param_get_ulong() prints "%lu\n".
+    nic.write(root, "/sys/module/ttm/parameters/pages_limit", f"{ttm_pages_limit(cmdline, memtotal_kib)}\n")
     config = nic.config_space(0x8086, 0x1592, 4, link_control=link_control)
     d = nic.pci_device(root, nic.E810, 0x8086, 0x1592, "ice", config, cur_width=4)
     nic.netdev(root, d, nic.IFNAME, 4, "6c:fe:54:12:34:56", 9000, 100000)
@@ -123,6 +139,9 @@ def main():
     # manages ASPM and shows it in sysfs.
     strix_tree("gpu-strix-stock-kernel", 512 * MIB, 131413440, cmdline=CMDLINE_STOCK, iommu="DMA-FQ",
                link_control=0x0002, sysfs_aspm=(0, 1))
+    # The guide's older form, amdgpu.gttsize without ttm.pages_limit, on 6.18: amdgpu's GTT is 124 GiB,
+    # what ROCm may allocate is TTM's half of RAM.
+    strix_tree("gpu-strix-gttsize-only", 512 * MIB, 131413440, cmdline=CMDLINE_GTTSIZE_ONLY)
     # The IOMMU off in the BIOS: no IOMMU groups at all.
     strix_tree("gpu-strix-no-iommu", 512 * MIB, 131413440, iommu=None)
 

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/* rdma.memlock's login sessions: what pam_limits sets them (linux-pam modules/pam_limits/pam_limits.c),
+ * and what they keep where it sets nothing. pam_limits starts from the limits of the process that runs
+ * it (init_limits(): getrlimit()), lets a line set the soft limit ("soft"), the hard one ("hard") or
+ * both ("-") (process_limit()), and calls setrlimit() only for a limit some line set, with the soft
+ * cut to the hard (setup_limits()). So a session without a soft line keeps the soft limit of the
+ * program that opened it: sshd's and getty's are their services' (systemd's DefaultLimitMEMLOCK), su's
+ * and runuser's their caller's, which is PID 1's own where the caller is no service (systemd raises
+ * its own to an eighth of RAM: src/core/main.c, bump_rlimit_memlock()). The kernel checks the soft
+ * limit (mm/mlock.c, ib_umem_get()'s RLIMIT_MEMLOCK). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "basic/strv.h"
+#include "check/memlock-verdict.h"
+
+/* What a session keeps when no soft line decides: the limits halod could read of the programs that
+ * open sessions, in words, and the lowest of them. */
+typedef struct Inherited {
+        bool known;    /* at least one was read: lowest holds it */
+        bool complete; /* every one was read */
+        uint64_t lowest;
+        char *words;
+} Inherited;
+
+static void inherited_done(Inherited *i) {
+        i->words = mfree(i->words);
+}
+
+static void inherited_add(Inherited *i, uint64_t soft) {
+        i->lowest = i->known && i->lowest < soft ? i->lowest : soft;
+        i->known = true;
+}
+
+static int inherited_read(const MemlockServices *s, Inherited *ret) {
+        _cleanup_(freep) char *services = NULL, *pid1 = NULL;
+        char b[BYTES_STRING_MAX];
+        int r;
+
+        *ret = (Inherited){ .complete = true };
+        if (s->state == MEMLOCK_SERVICES_PID1) {
+                /* No systemd: every process, the programs that open sessions among them, descends
+                 * from PID 1. */
+                inherited_add(ret, s->limit.soft);
+                r = asprintf(
+                        &ret->words,
+                        "every login PID 1's %s (" PROC_PID1_LIMITS "; the host does not run systemd)",
+                        format_bytes(s->limit.soft, b));
+                return r < 0 ? -ENOMEM : 0;
+        }
+
+        if (s->state == MEMLOCK_SERVICES_READ) {
+                inherited_add(ret, s->limit.soft);
+                r = asprintf(
+                        &services,
+                        "sshd and getty logins the services' %s (systemd's DefaultLimitMEMLOCK)",
+                        format_bytes(s->limit.soft, b));
+        } else {
+                ret->complete = false;
+                r = asprintf(
+                        &services,
+                        "sshd and getty logins the services' (%s)",
+                        s->error ?: "not read: it is the running manager's");
+        }
+        if (r < 0)
+                return -ENOMEM;
+
+        if (s->has_pid1) {
+                inherited_add(ret, s->pid1.soft);
+                r = asprintf(
+                        &pid1,
+                        "su and runuser their caller's, PID 1's own %s (" PROC_PID1_LIMITS
+                        ") where the caller is no service",
+                        format_bytes(s->pid1.soft, b));
+        } else {
+                ret->complete = false;
+                r = asprintf(
+                        &pid1,
+                        "su and runuser their caller's (PID 1's own could not be read: %s)",
+                        s->pid1_error ?: "not asked");
+        }
+        if (r < 0)
+                return -ENOMEM;
+        return asprintf(&ret->words, "%s, %s", services, pid1) < 0 ? -ENOMEM : 0;
+}
+
+/* "FILE:LINE" of the lines that decide a limit, or NULL when none does. */
+static char *describe_lines(const LimitsLine *soft, const LimitsLine *hard) {
+        char *s;
+
+        if (!soft && !hard)
+                return NULL;
+        if (!soft || !hard || soft == hard)
+                return asprintf(&s, "%s:%u", (soft ?: hard)->file, (soft ?: hard)->line) < 0 ? NULL : s;
+        return asprintf(&s, "%s:%u and %s:%u", soft->file, soft->line, hard->file, hard->line) < 0 ? NULL : s;
+}
+
+/* The value of a limits.conf line for want: KiB, or "unlimited". */
+static void limits_value(uint64_t want, char buf[static 32]) {
+        if (want == MEMLOCK_UNLIMITED)
+                (void) snprintf(buf, 32, "unlimited");
+        else
+                (void) snprintf(buf, 32, "%" PRIu64, (want + 1023) / 1024);
+}
+
+/* A line that sets only the hard limit: the soft one, which the kernel checks, stays what the session
+ * inherits. */
+static int judge_hard_only(
+        const LimitsLine *hard, const char *domain, const Inherited *in, uint64_t want, char ***into) {
+        char value[32], b[BYTES_STRING_MAX];
+
+        limits_value(want, value);
+        return strv_extendf(
+                into,
+                "login sessions%s%s: %s:%u sets only the hard memlock limit (%s, \"hard\"): pam_limits leaves the "
+                "soft limit, the one the kernel checks, at what the program that opens the session has (%s): add "
+                "\"%s soft memlock %s\" beside it (or make it \"%s - memlock %s\") and log in again",
+                streq(domain, "*") ? "" : " of ",
+                streq(domain, "*") ? "" : domain,
+                hard->file,
+                hard->line,
+                format_bytes(hard->value, b),
+                in->words,
+                domain,
+                value,
+                domain,
+                value);
+}
+
+/* The users and groups with lines of their own: who gets enough (*granted), who gets less (a
+ * warning); and the files that could not be read or were refused. */
+static int judge_login_domains(
+        const LimitsConf *pam,
+        const Inherited *in,
+        uint64_t want,
+        const char *want_s,
+        char ***granted,
+        MemlockVerdict *v) {
+        _cleanup_(strv_freep) char **seen = NULL;
+        const LimitsLine *soft, *hard;
+        int r;
+
+        STRV_FOREACH(u, pam->unreadable)
+                if (strv_extendf(
+                            &v->warnings,
+                            "could not look at %s: `sudo haloctl check --only rdma.memlock` reads it",
+                            *u) < 0)
+                        return -ENOMEM;
+        STRV_FOREACH(j, pam->rejected)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
+        STRV_FOREACH(j, pam->misread)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
+
+        for (size_t i = 0; i < pam->n_lines; i++) {
+                const char *d = pam->lines[i].domain;
+                _cleanup_(freep) char *at = NULL;
+                char b[BYTES_STRING_MAX];
+                uint64_t got;
+
+                if (streq(d, "*") || strv_contains(seen, d))
+                        continue;
+                if (strv_extend(&seen, d) < 0)
+                        return -ENOMEM;
+                limits_conf_effective(pam, d, &soft, &hard);
+                if (!soft && hard && hard != soft && !memlock_enough(in->lowest, want)) {
+                        r = judge_hard_only(hard, d, in, want, &v->warnings);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (!soft && !in->known)
+                        continue;
+                got = soft ? soft->value : in->lowest;
+                if (hard && hard->value < got)
+                        got = hard->value; /* setup_limits() cuts the soft limit to the hard one */
+                at = describe_lines(soft, hard);
+                if (!at)
+                        return -ENOMEM;
+                format_bytes(got, b);
+                if (memlock_enough(got, want))
+                        r = strv_extendf(granted, "%s for %s (%s)", b, d, at);
+                else
+                        r = strv_extendf(
+                                &v->warnings, "login sessions of %s get %s < %s (%s)", d, b, want_s, at);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* "*" has no soft line: the session keeps what opens it. */
+static int judge_inherited(
+        const Inherited *in, char **granted, uint64_t want, const char *want_s, MemlockVerdict *v) {
+        _cleanup_(freep) char *list = granted ? strv_join(granted, ", ") : NULL;
+        char value[32], b[BYTES_STRING_MAX];
+
+        if (granted && !list)
+                return -ENOMEM;
+        limits_value(want, value);
+        if (in->known && strv_extendf(&v->actual, "login sessions %s", format_bytes(in->lowest, b)) < 0)
+                return -ENOMEM;
+        if (in->known && !memlock_enough(in->lowest, want)) {
+                if (list)
+                        return strv_extendf(
+                                &v->ok, "login sessions: %s; everyone else keeps %s", list, in->words);
+                return strv_extendf(
+                        &v->problems,
+                        "login sessions keep the limit of the program that opens them, as no soft or - memlock "
+                        "line for * is in " LIMITS_CONF_FILE
+                        " or limits.d: %s; below %s: set \"* - memlock %s\" "
+                        "in " LIMITS_DROPIN " and log in again",
+                        in->words,
+                        want_s,
+                        value);
+        }
+        if (!in->complete && want > 0)
+                return strv_extendf(
+                        list ? &v->ok : &v->warnings,
+                        "login sessions%s%s keep the limit of the program that opens them (no memlock line for * "
+                        "in " LIMITS_CONF_FILE " or limits.d): %s; set \"* - memlock %s\" in " LIMITS_DROPIN
+                        " to decide it",
+                        list ? ": " : "",
+                        strempty(list),
+                        in->words,
+                        value);
+        return strv_extendf(
+                &v->ok,
+                "login sessions: no memlock line for *, so each keeps what opens it: %s%s%s",
+                in->words,
+                list ? "; " : "",
+                strempty(list));
+}
+
+int memlock_judge_login(
+        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, MemlockVerdict *v) {
+        _cleanup_(inherited_done) Inherited in = {};
+        _cleanup_(strv_freep) char **granted = NULL;
+        _cleanup_(freep) char *where = NULL, *have = NULL;
+        const LimitsLine *soft, *hard;
+        MemlockLimit limit;
+        char value[32];
+        int r;
+
+        r = inherited_read(s, &in);
+        if (r >= 0)
+                r = judge_login_domains(pam, &in, want, want_s, &granted, v);
+        if (r < 0)
+                return r;
+
+        limits_conf_effective(pam, "*", &soft, &hard);
+        if (!soft && hard && want > 0)
+                return judge_hard_only(hard, "*", &in, want, &v->problems);
+        if (!soft)
+                return judge_inherited(&in, granted, want, want_s, v);
+
+        /* Without a hard line the session keeps the hard limit of what opens it. */
+        limit = (MemlockLimit){
+                .soft = soft->value,
+                .hard = hard ? hard->value
+                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1
+                        ? s->limit.hard
+                        : soft->value,
+        };
+        if (limit.hard < limit.soft)
+                limit.soft = limit.hard; /* setup_limits() cuts the soft limit to the hard one */
+        where = describe_lines(soft, hard);
+        have = memlock_describe_limit(limit);
+        if (!where || !have || strv_extendf(&v->actual, "login sessions %s", have) < 0)
+                return -ENOMEM;
+        if (memlock_enough(limit.soft, want))
+                return strv_extendf(&v->ok, "login sessions: %s (%s)", have, where);
+        if (granted) {
+                _cleanup_(freep) char *list = strv_join(granted, ", ");
+
+                if (!list)
+                        return -ENOMEM;
+                return strv_extendf(&v->ok, "login sessions: %s; everyone else %s", list, have);
+        }
+        limits_value(want, value);
+        return strv_extendf(
+                &v->problems,
+                "login sessions get %s < %s (%s): make that \"* - memlock %s\" and log in again",
+                have,
+                want_s,
+                where,
+                value);
+}
