@@ -231,3 +231,16 @@ int rdma_sysfs_uverbs_of_device(const Host *h, const char *ibdev, char **ret) {
         }
         return -ENODEV;
 }
+
+int rdma_sysfs_parent(const Host *h, const char *ibdev, char **ret) {
+        _cleanup_(freep) char *link = NULL, *parent = NULL;
+        int r;
+
+        if (asprintf(&link, INFINIBAND_DIR "/%s/device", ibdev) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(h, link, &parent);
+        if (r == -ENOMEM)
+                return r;
+        *ret = r >= 0 ? TAKE_PTR(parent) : NULL;
+        return 0;
+}

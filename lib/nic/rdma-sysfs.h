@@ -38,3 +38,8 @@ int rdma_sysfs_device_of_pci(const Host *h, const char *pci, char **ret);
  * names it); its node is /dev/infiniband/uverbsN. -ENODEV when none names it (ib_uverbs not loaded),
  * -ENOSYS when there is no /sys/class/infiniband_verbs. */
 int rdma_sysfs_uverbs_of_device(const Host *h, const char *ibdev, char **ret);
+
+/* The last component of the device RDMA device ibdev sits on (its sysfs "device" link): the PCI function
+ * for mlx5 ("0000:01:00.0"), ice's auxiliary device for irdma ("ice.roce.0" in RoCE mode, "ice.iwarp.0"
+ * in iWARP mode). 0 with *ret NULL when it has none (rxe, a virtual device), or a negative errno. */
+int rdma_sysfs_parent(const Host *h, const char *ibdev, char **ret);
