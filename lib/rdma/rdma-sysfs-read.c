@@ -113,13 +113,7 @@ static int read_port_numbered(const Host *h, const char *device, uint32_t port, 
 /* Entry index of the port's table: 1 with it in *ret, 0 for an empty slot (ib_core prints the zero GID
  * and refuses to read its type with EINVAL; a tree may leave the type out), or a negative errno. */
 static int read_gid(
-        const Host *h,
-        const char *device,
-        uint32_t port,
-        uint32_t index,
-        unsigned link_layer,
-        RdmaGid *ret,
-        char **ret_ndev) {
+        const Host *h, const char *device, uint32_t port, uint32_t index, unsigned link_layer, RdmaGid *ret) {
         _cleanup_(freep) char *dir = NULL, *path = NULL, *text = NULL, *type = NULL, *ndev = NULL;
         static const struct in6_addr zero = {};
         RdmaGid g = { .index = index, .port = port };
@@ -155,25 +149,15 @@ static int read_gid(
                 return -ENOMEM;
         g.ifindex = ifindex;
         *ret = g;
-        *ret_ndev = TAKE_PTR(ndev);
         return 1;
 }
 
-/* The valid entries of the port's GID table, in index order; *ret_on_ifname says whether one of them
- * belongs to ifname (may be NULL). */
+/* The valid entries of the port's GID table, in index order. */
 static int read_gid_table(
-        const Host *h,
-        const char *device,
-        uint32_t port,
-        unsigned link_layer,
-        const char *ifname,
-        RdmaGid **ret,
-        size_t *ret_n,
-        bool *ret_on_ifname) {
+        const Host *h, const char *device, uint32_t port, unsigned link_layer, RdmaGid **ret, size_t *ret_n) {
         _cleanup_(strv_freep) char **entries = NULL;
         _cleanup_(freep) RdmaGid *gids = NULL;
         _cleanup_(freep) char *dir = NULL;
-        bool on_ifname = false;
         size_t n = 0, max;
         int r;
 
@@ -188,25 +172,21 @@ static int read_gid_table(
                 return -ENOMEM;
         /* Sorted as strings ("10" before "2"): read by number, as ib_core numbers them. */
         for (uint32_t index = 0, seen = 0; seen < max && index < RDMA_GIDS_MAX; index++) {
-                _cleanup_(freep) char *name = NULL, *ndev = NULL;
+                _cleanup_(freep) char *name = NULL;
 
                 if (asprintf(&name, "%u", index) < 0)
                         return -ENOMEM;
                 if (!strv_contains(entries, name))
                         continue;
                 seen++;
-                r = read_gid(h, device, port, index, link_layer, &gids[n], &ndev);
+                r = read_gid(h, device, port, index, link_layer, &gids[n]);
                 if (r == -ENOMEM)
                         return r;
-                if (r <= 0)
-                        continue; /* empty, or not readable: not an entry anyone can use */
-                on_ifname = on_ifname || (ifname && streq_ptr(ndev, ifname));
-                n++;
+                if (r > 0)
+                        n++; /* else empty, or not readable: not an entry anyone can use */
         }
         *ret = TAKE_PTR(gids);
         *ret_n = n;
-        if (ret_on_ifname)
-                *ret_on_ifname = on_ifname;
         return 0;
 }
 
@@ -220,99 +200,23 @@ static unsigned read_link_layer(const Host *h, const char *device, uint32_t port
         return l;
 }
 
-/* The port of device whose GID table has an entry on ifname: 1 with it, 0 when none has. */
-static int port_on_netdev(const Host *h, const char *device, const char *ifname, uint32_t *ret) {
-        _cleanup_(strv_freep) char **ports = NULL;
-        _cleanup_(freep) char *dir = NULL;
-        int r;
-
-        if (asprintf(&dir, INFINIBAND_DIR "/%s/ports", device) < 0)
-                return -ENOMEM;
-        r = host_list_directory(h, dir, &ports);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        STRV_FOREACH(p, ports) {
-                _cleanup_(freep) RdmaGid *gids = NULL;
-                unsigned long port;
-                bool found = false;
-                size_t n = 0;
-                char *end;
-
-                errno = 0;
-                port = strtoul(*p, &end, 10);
-                if (errno != 0 || *end != '\0' || port == 0 || port > RDMA_PORTS_MAX)
-                        continue;
-                r = read_gid_table(
-                        h, device, (uint32_t) port, RDMA_LINK_LAYER_UNSPECIFIED, ifname, &gids, &n, &found);
-                if (r == -ENOMEM)
-                        return r;
-                if (found) {
-                        *ret = (uint32_t) port;
-                        return 1;
-                }
-        }
-        /* rxe names its netdev in its own attribute (rxe_verbs.c, parent_show()); it has one port. */
-        dir = mfree(dir);
-        if (asprintf(&dir, INFINIBAND_DIR "/%s/parent", device) < 0)
-                return -ENOMEM;
-        {
-                _cleanup_(freep) char *parent = NULL;
-
-                r = host_read_line(h, dir, &parent);
-                if (r == -ENOMEM)
-                        return r;
-                if (r >= 0 && streq(parent, ifname)) {
-                        *ret = 1;
-                        return 1;
-                }
-        }
-        return 0;
-}
-
-/* Which device and port serve the netdev or the PCI function. */
-static int find_device(const Host *h, const char *pci, const char *ifname, char **ret, uint32_t *ret_port) {
-        _cleanup_(strv_freep) char **devices = NULL;
-        int r;
-
-        r = host_list_directory(h, INFINIBAND_DIR, &devices);
-        if (r == -ENOENT)
-                return -ENOSYS;
-        if (r < 0)
-                return r;
-        STRV_FOREACH(d, devices) {
-                uint32_t port = 0;
-
-                if (!ifname)
-                        break;
-                r = port_on_netdev(h, *d, ifname, &port);
-                if (r < 0)
-                        return r;
-                if (r > 0) {
-                        *ret = strdup(*d);
-                        *ret_port = port;
-                        return *ret ? 0 : -ENOMEM;
-                }
-        }
-        /* No address yet, so no GID on the netdev: the device below the PCI function, port 1 (irdma hangs
-         * off ice's auxiliary device, mlx5 off the function of its port). */
-        r = rdma_sysfs_device_of_pci(h, pci, ret);
-        if (r == -ENOSYS)
-                r = -ENODEV;
-        if (r >= 0)
-                *ret_port = 1;
-        return r;
-}
-
 int rdma_device_read_sysfs(const Host *h, const char *pci, const char *ifname, RdmaDevice **ret) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
         _cleanup_(freep) char *path = NULL, *node_type = NULL;
+        _cleanup_(strv_freep) char **devices = NULL;
         unsigned state, phys_state, type;
         int r;
 
         d = calloc(1, sizeof(RdmaDevice));
         if (!d)
                 return -ENOMEM;
-        r = find_device(h, pci, ifname, &d->name, &d->port);
+        /* rdma_sysfs_find_device() says -ENODEV for both: tell "no RDMA at all" from "none here". */
+        r = host_list_directory(h, INFINIBAND_DIR, &devices);
+        if (r == -ENOENT)
+                return -ENOSYS;
+        if (r < 0)
+                return r;
+        r = rdma_sysfs_find_device(h, pci, ifname, &d->name, &d->port);
         if (r < 0)
                 return r;
 
@@ -336,7 +240,7 @@ int rdma_device_read_sysfs(const Host *h, const char *pci, const char *ifname, R
         d->state = (int) state;
         d->phys_state = phys_state;
         d->link_layer = read_link_layer(h, d->name, d->port);
-        r = read_gid_table(h, d->name, d->port, d->link_layer, /* ifname= */ NULL, &d->gids, &d->n_gids, NULL);
+        r = read_gid_table(h, d->name, d->port, d->link_layer, &d->gids, &d->n_gids);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(d);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the rdma. checks: fixture host trees for sysfs, the libibverbs test double for the devices. */
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -8,6 +9,7 @@
 #include "check-test.h"
 #include "check/check-rdma.h"
 #include "fake-verbs.h"
+#include "rdma/rdma-sysfs-read.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -331,6 +333,75 @@ static const TreeCase tree_cases[] = {
           { { "rdma.device", CHECK_PASS, "rxe0 port 1 on enp0s3" },
             { "rdma.gid", CHECK_FAIL, "no RoCE v2 GID for 192.168.100.1 on rxe0 port 1 (table: empty)" } } },
 };
+
+/* ib_core's attributes as its sysfs.c prints them, and what is not. */
+static void test_sysfs_parsers(void) {
+        static const struct {
+                const char *text;
+                int r;
+                unsigned value;
+        } numbered[] = {
+                { "4: ACTIVE", 0, 4 },
+                { "1: DOWN", 0, 1 },
+                { "5: LinkUp", 0, 5 },
+                { "3: Disabled", 0, 3 },
+                { "1: CA", 0, 1 },
+                { "4: RNIC", 0, 4 },
+                { "ACTIVE", -EBADMSG },
+                { "4 ACTIVE", -EBADMSG },
+                { "-1: x", -EBADMSG },
+                { "", -EBADMSG },
+                { "99999999999: x", -EBADMSG },
+        };
+        static const struct {
+                const char *text;
+                int r;
+                const char *address;
+        } gids[] = {
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:3456", 0, "fe80::6efe:54ff:fe12:3456" },
+                { "0000:0000:0000:0000:0000:ffff:c0a8:6401", 0, "::ffff:192.168.100.1" },
+                { "6cfe:5412:3456:0000:0000:0000:0000:0000", 0, "6cfe:5412:3456::" },
+                { "FE80:0000:0000:0000:0000:0000:0000:0001", 0, "fe80::1" },
+                { "fe80::1", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:3456:", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:345g", -EBADMSG },
+        };
+        RdmaGidType t;
+        unsigned u;
+
+        for (size_t i = 0; i < ELEMENTSOF(numbered); i++) {
+                int r = rdma_sysfs_parse_numbered(numbered[i].text, &u);
+
+                if (r != numbered[i].r || (r == 0 && u != numbered[i].value)) {
+                        fprintf(stderr, "numbered \"%s\": got %d %u\n", numbered[i].text, r, u);
+                        abort();
+                }
+        }
+        for (size_t i = 0; i < ELEMENTSOF(gids); i++) {
+                struct in6_addr a, want;
+                int r = rdma_sysfs_parse_gid(gids[i].text, &a);
+
+                if (r != gids[i].r ||
+                    (r == 0 &&
+                     (inet_pton(AF_INET6, gids[i].address, &want) != 1 || memcmp(&a, &want, sizeof(a)) != 0))) {
+                        fprintf(stderr, "gid \"%s\": got %d\n", gids[i].text, r);
+                        abort();
+                }
+        }
+        ASSERT_OK(rdma_sysfs_parse_gid_type("RoCE v2", RDMA_LINK_LAYER_ETHERNET, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_ROCE_V2);
+        ASSERT_OK(rdma_sysfs_parse_gid_type("IB/RoCE v1", RDMA_LINK_LAYER_ETHERNET, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_ROCE_V1);
+        ASSERT_OK(rdma_sysfs_parse_gid_type("IB/RoCE v1", RDMA_LINK_LAYER_INFINIBAND, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_IB);
+        ASSERT_INT_EQ(rdma_sysfs_parse_gid_type("RoCE v3", RDMA_LINK_LAYER_ETHERNET, &t), -EBADMSG);
+        ASSERT_OK(rdma_sysfs_parse_link_layer("Ethernet", &u));
+        ASSERT_INT_EQ(u, RDMA_LINK_LAYER_ETHERNET);
+        ASSERT_OK(rdma_sysfs_parse_link_layer("InfiniBand", &u));
+        ASSERT_INT_EQ(u, RDMA_LINK_LAYER_INFINIBAND);
+        ASSERT_INT_EQ(rdma_sysfs_parse_link_layer("ethernet", &u), -EBADMSG);
+}
 
 /* The rdma. checks of each case's tree: every fact read from its sysfs, none from libibverbs. */
 static void test_trees(void) {
@@ -1002,6 +1073,7 @@ static void test_pid1_limits(void) {
 }
 
 int main(void) {
+        test_sysfs_parsers();
         test_trees();
         test_no_rdma_section();
         test_mtu_evaluate();
