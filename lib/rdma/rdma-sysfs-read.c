@@ -110,41 +110,40 @@ static int read_port_numbered(const Host *h, const char *device, uint32_t port, 
         return rdma_sysfs_parse_numbered(text, ret);
 }
 
+/* DIR/NAME/INDEX of a port's GID table ("gids", "gid_attrs/types", "gid_attrs/ndevs"). */
+static int read_table_line(const Host *h, const char *dir, const char *name, uint32_t index, char **ret) {
+        _cleanup_(freep) char *path = NULL;
+
+        if (asprintf(&path, "%s/%s/%u", dir, name, index) < 0)
+                return -ENOMEM;
+        return host_read_line(h, path, ret);
+}
+
 /* Entry index of the port's table: 1 with it in *ret, 0 for an empty slot (ib_core prints the zero GID
  * and refuses to read its type with EINVAL; a tree may leave the type out), or a negative errno. */
 static int read_gid(
         const Host *h, const char *device, uint32_t port, uint32_t index, unsigned link_layer, RdmaGid *ret) {
-        _cleanup_(freep) char *dir = NULL, *path = NULL, *text = NULL, *type = NULL, *ndev = NULL;
+        _cleanup_(freep) char *dir = NULL, *text = NULL, *type = NULL, *ndev = NULL;
         static const struct in6_addr zero = {};
         RdmaGid g = { .index = index, .port = port };
         unsigned ifindex = 0;
         int r;
 
-        if (asprintf(&dir, INFINIBAND_DIR "/%s/ports/%u", device, port) < 0 ||
-            asprintf(&path, "%s/gids/%u", dir, index) < 0)
+        if (asprintf(&dir, INFINIBAND_DIR "/%s/ports/%u", device, port) < 0)
                 return -ENOMEM;
-        r = host_read_line(h, path, &text);
+        r = read_table_line(h, dir, "gids", index, &text);
         if (r < 0)
                 return r;
         r = rdma_sysfs_parse_gid(text, &g.gid);
         if (r < 0 || memcmp(&g.gid, &zero, sizeof(zero)) == 0)
                 return r;
-        path = mfree(path);
-        if (asprintf(&path, "%s/gid_attrs/types/%u", dir, index) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &type);
-        if (r == -ENOMEM)
-                return r;
+        r = read_table_line(h, dir, "gid_attrs/types", index, &type);
         if (r < 0)
-                return 0;
+                return r == -ENOMEM ? r : 0;
         if (rdma_sysfs_parse_gid_type(type, link_layer, &g.type) < 0)
                 g.type = _RDMA_GID_TYPE_INVALID; /* a type this code does not know, kept to be shown */
-        path = mfree(path);
-        if (asprintf(&path, "%s/gid_attrs/ndevs/%u", dir, index) < 0)
+        if (read_table_line(h, dir, "gid_attrs/ndevs", index, &ndev) == -ENOMEM)
                 return -ENOMEM;
-        r = host_read_line(h, path, &ndev);
-        if (r == -ENOMEM)
-                return r;
         if (ndev && netdev_read_uint(h, ndev, "ifindex", &ifindex) == -ENOMEM)
                 return -ENOMEM;
         g.ifindex = ifindex;

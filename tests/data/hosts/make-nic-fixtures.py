@@ -303,6 +303,29 @@ def connectx_tree(name, ports, subsystem):
         uverbs(root, uverbs_index, rdma)
 
 
+VIRTIO_MAC = "52:54:00:12:34:56"
+
+
+def virtio_tree(name, mtu):
+    """A virtio NIC, as in a VM: the netdev hangs off the virtio device virtio2, whose parent is the PCI
+    device (/sys/devices/pci0000:00/0000:00:03.0/virtio2/net/enp0s3)."""
+    root = os.path.join(HERE, name)
+    common(root, "6,1,1,-;Linux version 6.18.4\n")
+    write(root, "/usr/share/misc/pci.ids",
+          PCI_IDS + "1af4  Red Hat, Inc.\n\t1041  Virtio 1.0 network device\n")
+    d = pci_device(root, "0000:00:03.0", 0x1af4, 0x1041, "virtio-pci", config_space(0x1af4, 0x1041, 1, 1, 1),
+                   cur_width=1, max_width=1, speed="2.5 GT/s PCIe", bridge="pci0000:00")
+    v = d + "/virtio2"
+    write(root, v + "/vendor", "0x1af4\n")
+    write(root, v + "/device", "0x0001\n")
+    write(root, "/sys/bus/virtio/drivers/virtio_net/uevent", "DRIVER=virtio_net\n")
+    symlink(root, v + "/subsystem", "../../../../bus/virtio")
+    symlink(root, v + "/driver", "../../../../bus/virtio/drivers/virtio_net")
+    symlink(root, "/sys/bus/virtio/devices/virtio2", "../../../devices/pci0000:00/0000:00:03.0/virtio2")
+    netdev(root, v, "enp0s3", 2, VIRTIO_MAC, mtu, -1)
+    return root
+
+
 def main():
     for name in os.listdir(HERE):
         if name.startswith("nic-") and os.path.isdir(os.path.join(HERE, name)):
@@ -344,42 +367,15 @@ def main():
                    cur_width=1, max_width=1, speed="5.0 GT/s PCIe", bridge="pci0000:00/0000:00:02.1")
     netdev(root, d, "enp1s0", 2, "9c:6b:00:01:02:03", 1500, 2500)
 
-    # A virtio NIC, as in a VM: the netdev hangs off the virtio device virtio2, whose parent is the
-    # PCI device (/sys/devices/pci0000:00/0000:00:03.0/virtio2/net/enp0s3).
-    root = os.path.join(HERE, "nic-virtio")
-    common(root, "6,1,1,-;Linux version 6.18.4\n")
-    write(root, "/usr/share/misc/pci.ids",
-          PCI_IDS + "1af4  Red Hat, Inc.\n\t1041  Virtio 1.0 network device\n")
-    d = pci_device(root, "0000:00:03.0", 0x1af4, 0x1041, "virtio-pci", config_space(0x1af4, 0x1041, 1, 1, 1),
-                   cur_width=1, max_width=1, speed="2.5 GT/s PCIe", bridge="pci0000:00")
-    v = d + "/virtio2"
-    write(root, v + "/vendor", "0x1af4\n")
-    write(root, v + "/device", "0x0001\n")
-    write(root, "/sys/bus/virtio/drivers/virtio_net/uevent", "DRIVER=virtio_net\n")
-    symlink(root, v + "/subsystem", "../../../../bus/virtio")
-    symlink(root, v + "/driver", "../../../../bus/virtio/drivers/virtio_net")
-    symlink(root, "/sys/bus/virtio/devices/virtio2", "../../../devices/pci0000:00/0000:00:03.0/virtio2")
-    netdev(root, v, "enp0s3", 2, "52:54:00:12:34:56", 1500, -1)
+    # A virtio NIC, as in a VM.
+    virtio_tree("nic-virtio", 1500)
 
     # soft-RoCE on a VM's virtio NIC (`rdma link add rxe0 type rxe netdev enp0s3`), as in the QEMU guests:
     # rxe0 is a virtual device (/sys/devices/virtual/infiniband, no "device" link) that names its netdev
     # in "parent"; RoCE v2 GIDs only (rxe_port_immutable(): RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) in a table
     # of 1024 (RXE_PORT_GID_TBL_LEN), of which the fixture keeps the first 16.
-    root = os.path.join(HERE, "nic-rxe-virtio")
-    common(root, "6,1,1,-;Linux version 6.18.4\n")
-    write(root, "/usr/share/misc/pci.ids",
-          PCI_IDS + "1af4  Red Hat, Inc.\n\t1041  Virtio 1.0 network device\n")
-    d = pci_device(root, "0000:00:03.0", 0x1af4, 0x1041, "virtio-pci", config_space(0x1af4, 0x1041, 1, 1, 1),
-                   cur_width=1, max_width=1, speed="2.5 GT/s PCIe", bridge="pci0000:00")
-    v = d + "/virtio2"
-    write(root, v + "/vendor", "0x1af4\n")
-    write(root, v + "/device", "0x0001\n")
-    write(root, "/sys/bus/virtio/drivers/virtio_net/uevent", "DRIVER=virtio_net\n")
-    symlink(root, v + "/subsystem", "../../../../bus/virtio")
-    symlink(root, v + "/driver", "../../../../bus/virtio/drivers/virtio_net")
-    symlink(root, "/sys/bus/virtio/devices/virtio2", "../../../devices/pci0000:00/0000:00:03.0/virtio2")
-    mac = "52:54:00:12:34:56"
-    netdev(root, v, "enp0s3", 2, mac, 9000, -1)
+    root = virtio_tree("nic-rxe-virtio", 9000)
+    mac = VIRTIO_MAC
     module(root, "rdma_rxe")
     ib_device(root, "/sys/devices/virtual", "rxe0", "1: CA", mac,
               [(1, *ACTIVE, "Ethernet", {0: (gid_link_local(mac), "RoCE v2", "enp0s3"),
