@@ -3,6 +3,7 @@
  * (check-rdma-driver.c, -gid.c, -mtu.c, -memlock.c), rdma.device and rdma.port judged here. */
 #include <stdio.h>
 
+#include "check/check-nic.h"
 #include "check/check-rdma.h"
 #include "config.h"
 #include "nic/ice-ddp.h"
@@ -64,28 +65,30 @@ static int read_ddp(
  * refusing to enable one while the other is on). */
 static int check_rdma_device_iwarp(const NodeContext *c, RdmaPort *p, const char *where, PortCheck *ret) {
         const RdmaDevice *d = p->device;
-        _cleanup_(freep) char *on = NULL;
+        _cleanup_(freep) char *on = NULL, *fix = NULL;
         const char *want = rdma_gid_type_to_string(c->profile->rdma.gid);
 
         if (d->parent && asprintf(&on, ", on %s", d->parent) < 0)
                 return -ENOMEM;
-        if (p->family == NIC_FAMILY_E810 && p->port->pci)
+        if (p->family == NIC_FAMILY_E810 && p->port->pci) {
+                if (check_nic_roce_fix(p->port->pci, DEVLINK_PARAM_CMODE_RUNTIME, /* iwarp_on= */ true, &fix) <
+                    0)
+                        return -ENOMEM;
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
                         "RoCE",
                         "iWARP",
-                        "%s port %u on %s runs iWARP (node type RNIC%s), not RoCE, so it has no %s GID (rdma.gid): switch "
-                        "ice's RDMA protocol with `devlink dev param set pci/%s name enable_iwarp value false "
-                        "cmode runtime`, then `devlink dev param set pci/%s name enable_roce value true cmode "
-                        "runtime` (runtime settings: whatever set iWARP at boot sets it again)",
+                        "%s port %u on %s runs iWARP (node type RNIC%s), not RoCE, so it has no %s GID (rdma.gid): "
+                        "switch ice's RDMA protocol with %s (runtime settings: whatever set iWARP at boot sets it "
+                        "again)",
                         d->name,
                         d->port,
                         where,
                         strempty(on),
                         want,
-                        p->port->pci,
-                        p->port->pci);
+                        fix);
+        }
         return port_check_set(
                 ret,
                 CHECK_FAIL,
