@@ -254,11 +254,11 @@ static int check_rdma_mtu_derived(const NodeContext *c, RdmaPort *p, PortCheck *
         if (p->mtu == 0)
                 return port_check_set(
                         ret,
-                        CHECK_SKIP,
+                        CHECK_WARN,
                         NULL,
                         NULL,
-                        "sysfs has no active MTU for %s port %u, and the MTU of %s, from which the driver "
-                        "computes it, could not be read",
+                        "could not look at the MTU of %s port %u: sysfs has no active MTU, and the MTU of %s, "
+                        "from which the driver computes it, could not be read",
                         d->name,
                         d->port,
                         strna(p->port->ifname));

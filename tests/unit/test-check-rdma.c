@@ -171,6 +171,15 @@ static const TreeCase tree_cases[] = {
           { { "sys/class/net/enp194s0np0/mtu", "4150\n" } },
           NULL,
           { { "rdma.mtu", CHECK_PASS, "active MTU 4096 on irdma0 port 1 (enp194s0np0 MTU 4150); from" } } },
+        /* The netdev's MTU is all the active MTU can be derived from: without it, no verdict. */
+        { "E810, netdev MTU unreadable",
+          "nic-e810-x4",
+          { { "sys/class/net/enp194s0np0/mtu", NULL } },
+          NULL,
+          { { "rdma.mtu",
+              CHECK_WARN,
+              "could not look at the MTU of irdma0 port 1: sysfs has no active MTU, and the MTU of enp194s0np0, "
+              "from which the driver computes it, could not be read" } } },
         { "E810, irdma in iWARP mode",
           "nic-e810-iwarp",
           {},
