@@ -173,6 +173,17 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return port_check_set(
                         ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
         }
+        if (!host_is_running_system(c->host))
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "cannot read the RDMA device of %s from the tree's /sys/class/infiniband: %s",
+                        where,
+                        p->error == -EBADMSG ? "an attribute of its port is not as ib_core writes it (state "
+                                               "\"4: ACTIVE\", phys_state \"5: LinkUp\")"
+                                             : strerror(-p->error));
         return port_check_set(
                 ret, CHECK_FAIL, NULL, NULL, "cannot list the RDMA devices: %s", strerror(-p->error));
 }

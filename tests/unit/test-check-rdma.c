@@ -180,6 +180,23 @@ static const TreeCase tree_cases[] = {
               CHECK_WARN,
               "could not look at the MTU of irdma0 port 1: sysfs has no active MTU, and the MTU of enp194s0np0, "
               "from which the driver computes it, could not be read" } } },
+        /* A tree that left out an attribute of the port (or a copy that could not read it). */
+        { "E810, port state missing",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", NULL } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "cannot read the RDMA device of enp194s0np0 from the tree's /sys/class/infiniband: No such file or "
+              "directory" } } },
+        { "E810, port state garbled",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", "ACTIVE\n" } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "cannot read the RDMA device of enp194s0np0 from the tree's /sys/class/infiniband: an attribute of its "
+              "port is not as ib_core writes it (state \"4: ACTIVE\", phys_state \"5: LinkUp\")" } } },
         { "E810, irdma in iWARP mode",
           "nic-e810-iwarp",
           {},
