@@ -175,7 +175,7 @@ DOWN = ("1: DOWN", "3: Disabled")
 def irdma(root, pci_dir, mac, ifname, address, iwarp=False, port_state=ACTIVE):
     """irdma on ice's auxiliary device: ice plugs ice.roce.N or ice.iwarp.N by its RDMA mode (ice_idc.c,
     ice_plug_aux_dev()), and irdma binds to it. In RoCE mode a CA with a RoCE v2 GID per address only
-    (irdma_get_port_immutable(): RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) in a table of 32 (irdma_query_port());
+    (irdma_roce_port_immutable(): RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) in a table of 32 (irdma_query_port());
     in iWARP mode an RNIC with a table of one, the MAC (irdma_query_gid()), which ib_core's non-RoCE cache
     types IB (cache.c, config_non_roce_gid_cache(): "IB/RoCE v1")."""
     aux = f"{pci_dir}/ice.{'iwarp' if iwarp else 'roce'}.0"
