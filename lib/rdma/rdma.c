@@ -211,7 +211,7 @@ static int device_matches(
  * /sys/class/infiniband_verbs; both come with ib_core, which also makes /sys/class/infiniband.
  * Without it ibv_get_device_list() can only fail with ENOSYS: say so without loading libibverbs
  * and its libnl, which is what most machines would otherwise pay for nothing. The devices are the
- * running kernel's, also with --root. */
+ * running kernel's: a host tree's are read from its sysfs (rdma/rdma-sysfs-read.h). */
 static bool kernel_has_rdma(void) {
         if (DLOPEN_VERBS_LINKED)
                 return true; /* the test double plays the kernel (fake_verbs_setup()'s list_errno) */
