@@ -25,9 +25,7 @@ static const DevlinkParamValue *param_effective(const DevlinkParam *p, enum devl
         return NULL;
 }
 
-/* The commands that switch RoCE on in that mode: iWARP off first where it is on (ice runs one of the
- * two); a driverinit value takes effect at a reload. */
-static int roce_fix(const char *pci, enum devlink_param_cmode cmode, bool iwarp_on, char **ret) {
+int check_nic_roce_fix(const char *pci, enum devlink_param_cmode cmode, bool iwarp_on, char **ret) {
         const char *mode = devlink_param_cmode_to_string(cmode);
         _cleanup_(freep) char *iwarp_off = NULL, *reload = NULL;
 
@@ -129,7 +127,7 @@ int check_nic_roce_evaluate(
         if (iwarp_error >= 0)
                 iw = param_effective(iwarp, &iwarp_cmode);
         iwarp_on = iw && iwarp->type == DEVLINK_PARAM_BOOL && iw->number;
-        if (roce_fix(pci, cmode, iwarp_on, &fix) < 0)
+        if (check_nic_roce_fix(pci, cmode, iwarp_on, &fix) < 0)
                 return -ENOMEM;
         if (iwarp_on)
                 return port_check_set(

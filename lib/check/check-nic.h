@@ -64,6 +64,11 @@ int check_nic_speed_evaluate(
         unsigned nic_gbit,
         PortCheck *ret);
 
+/* The devlink commands that switch RoCE on for the NIC at pci in that mode: iWARP off first where it is on
+ * (ice runs one of the two, ice_devlink.c), then enable_roce; a driverinit value takes effect at a
+ * reload. nic.roce and rdma.device (an iWARP device) say the same. */
+int check_nic_roce_fix(const char *pci, enum devlink_param_cmode cmode, bool iwarp_on, char **ret);
+
 /* nic.roce of the NIC at pci of the given family from devlink's enable_roce and (E810) enable_iwarp
  * parameters and their errors (-ENOMEDIUM: not asked, as below --root). */
 int check_nic_roce_evaluate(

@@ -3,6 +3,7 @@
  * (check-rdma-driver.c, -gid.c, -mtu.c, -memlock.c), rdma.device and rdma.port judged here. */
 #include <stdio.h>
 
+#include "check/check-nic.h"
 #include "check/check-rdma.h"
 #include "config.h"
 #include "nic/ice-ddp.h"
@@ -58,6 +59,51 @@ static int read_ddp(
         return 0;
 }
 
+/* An iWARP device (node type RNIC) where the profile wants RoCE or InfiniBand: irdma runs one protocol
+ * at a time, the one ice plugs its auxiliary device for (ice.roce.N or ice.iwarp.N, ice_idc.c), and ice
+ * switches it with its devlink parameters enable_roce and enable_iwarp (ice_devlink.c: runtime, and
+ * refusing to enable one while the other is on). */
+static int check_rdma_device_iwarp(const NodeContext *c, RdmaPort *p, const char *where, PortCheck *ret) {
+        const RdmaDevice *d = p->device;
+        _cleanup_(freep) char *on = NULL, *fix = NULL;
+        const char *want = rdma_gid_type_to_string(c->profile->rdma.gid);
+
+        if (d->parent && asprintf(&on, ", on %s", d->parent) < 0)
+                return -ENOMEM;
+        if (p->family == NIC_FAMILY_E810 && p->port->pci) {
+                if (check_nic_roce_fix(p->port->pci, DEVLINK_PARAM_CMODE_RUNTIME, /* iwarp_on= */ true, &fix) <
+                    0)
+                        return -ENOMEM;
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        "RoCE",
+                        "iWARP",
+                        "%s port %u on %s runs iWARP (node type RNIC%s), not RoCE, so it has no %s GID (rdma.gid): "
+                        "switch ice's RDMA protocol with %s (runtime settings: whatever set iWARP at boot sets it "
+                        "again)",
+                        d->name,
+                        d->port,
+                        where,
+                        strempty(on),
+                        want,
+                        fix);
+        }
+        return port_check_set(
+                ret,
+                CHECK_FAIL,
+                "RoCE",
+                "iWARP",
+                "%s port %u on %s runs iWARP (node type RNIC%s), not RoCE, so it has no %s GID: rdma.gid %s "
+                "needs a RoCE device; use a NIC that runs RoCE",
+                d->name,
+                d->port,
+                where,
+                strempty(on),
+                want,
+                want);
+}
+
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         const char *where = p->port->ifname ?: p->port->pci;
         _cleanup_(freep) char *detail = NULL, *blind = NULL, *load = NULL;
@@ -74,6 +120,8 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         NULL,
                         "no RDMA device: no fabric NIC found for link %s (see nic.pci)",
                         p->port->link);
+        if (p->error >= 0 && p->device->node_type == RDMA_NODE_RNIC)
+                return check_rdma_device_iwarp(c, p, where, ret);
         if (p->error >= 0)
                 return port_check_set(
                         ret,
@@ -125,6 +173,17 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return port_check_set(
                         ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
         }
+        if (!host_is_running_system(c->host))
+                return port_check_set(
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "cannot read the RDMA device of %s from the tree's /sys/class/infiniband: %s",
+                        where,
+                        p->error == -EBADMSG ? "an attribute of its port is not as ib_core writes it (state "
+                                               "\"4: ACTIVE\", phys_state \"5: LinkUp\")"
+                                             : strerror(-p->error));
         return port_check_set(
                 ret, CHECK_FAIL, NULL, NULL, "cannot list the RDMA devices: %s", strerror(-p->error));
 }
@@ -171,6 +230,15 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
 
         if (!p->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
+        if (p->device->node_type == RDMA_NODE_RNIC)
+                return port_check_set(
+                        ret,
+                        CHECK_SKIP,
+                        NULL,
+                        NULL,
+                        "%s port %u runs iWARP, whose GID is the MAC address, not an IP one (see rdma.device)",
+                        p->device->name,
+                        p->device->port);
         if (!p->port->has_address)
                 return port_check_set(
                         ret,
@@ -184,9 +252,56 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                 p->device, c->profile->rdma.gid, p->port->address, p->port->ifname, r, &g, ret);
 }
 
+/* A device read from sysfs has no active MTU (ib_core's sysfs has no such attribute): the driver computes
+ * it from the netdev MTU when asked (irdma_query_port(), mlx5's iboe_get_mtu(), rxe's
+ * eth_mtu_int_to_enum()), so it is derived here by the same rule; for an unknown driver by the rule that
+ * leaves the least. */
+static int check_rdma_mtu_derived(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
+        const RdmaDevice *d = p->device;
+        _cleanup_(freep) char *summary = NULL;
+        unsigned active;
+        int r;
+
+        if (p->mtu == 0)
+                return port_check_set(
+                        ret,
+                        CHECK_WARN,
+                        NULL,
+                        NULL,
+                        "could not look at the MTU of %s port %u: sysfs has no active MTU, and the MTU of %s, "
+                        "from which the driver computes it, could not be read",
+                        d->name,
+                        d->port,
+                        strna(p->port->ifname));
+        active = roce_mtu_for_netdev_mtu(p->mtu, roce_mtu_headroom(p->mtu_driver));
+        r = check_rdma_mtu_evaluate(
+                d->name,
+                p->mtu_driver,
+                d->port,
+                active,
+                /* max_mtu= */ 0,
+                strna(p->port->ifname),
+                p->mtu,
+                c->profile->rdma.min_active_mtu,
+                ret);
+        if (r < 0 || active == 0)
+                return r;
+        if (asprintf(
+                    &summary,
+                    "%s; from the netdev MTU by %s's rule, as sysfs has no active MTU",
+                    ret->summary,
+                    roce_mtu_driver_to_string(p->mtu_driver) ?: "the strictest known driver") < 0)
+                return -ENOMEM;
+        free(ret->summary);
+        ret->summary = TAKE_PTR(summary);
+        return 0;
+}
+
 static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         if (!p->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
+        if (!p->device->context && p->device->active_mtu == 0)
+                return check_rdma_mtu_derived(c, p, ret);
         return check_rdma_mtu_evaluate(
                 p->device->name,
                 p->mtu_driver,
@@ -329,7 +444,8 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
 
         if (!c->profile->rdma.present)
                 return skip_all(c, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
-        if (!HAVE_LIBIBVERBS)
+        /* A host tree's RDMA facts come from its sysfs: only the running system needs libibverbs. */
+        if (!HAVE_LIBIBVERBS && host_is_running_system(c->host))
                 return skip_all(
                         c,
                         ids,

@@ -11,9 +11,34 @@
 
 #define INFINIBAND_DIR "/sys/class/infiniband"
 
+/* Whether an entry of the port's GID table belongs to ifname (gid_attrs/ndevs/I: ib_core makes one per
+ * slot, and an empty slot cannot be read). */
+static int port_has_netdev(const Host *h, const char *ports_dir, const char *port, const char *ifname) {
+        _cleanup_(strv_freep) char **entries = NULL;
+        _cleanup_(freep) char *dir = NULL;
+        int r;
+
+        if (asprintf(&dir, "%s/%s/gid_attrs/ndevs", ports_dir, port) < 0)
+                return -ENOMEM;
+        r = host_list_directory(h, dir, &entries);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        STRV_FOREACH(e, entries) {
+                _cleanup_(freep) char *path = NULL, *ndev = NULL;
+
+                if (asprintf(&path, "%s/%s", dir, *e) < 0)
+                        return -ENOMEM;
+                if (host_read_line(h, path, &ndev) == -ENOMEM)
+                        return -ENOMEM;
+                if (ndev && streq(ndev, ifname))
+                        return 1;
+        }
+        return 0;
+}
+
 static int port_of_netdev(const Host *h, const char *device, const char *ifname, unsigned *ret) {
         _cleanup_(strv_freep) char **ports = NULL;
-        _cleanup_(freep) char *dir = NULL;
+        _cleanup_(freep) char *dir = NULL, *parent = NULL;
         int r;
 
         if (asprintf(&dir, INFINIBAND_DIR "/%s/ports", device) < 0)
@@ -22,7 +47,6 @@ static int port_of_netdev(const Host *h, const char *device, const char *ifname,
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         STRV_FOREACH(p, ports) {
-                _cleanup_(freep) char *path = NULL, *ndev = NULL;
                 char *end;
                 unsigned long n;
 
@@ -30,14 +54,23 @@ static int port_of_netdev(const Host *h, const char *device, const char *ifname,
                 n = strtoul(*p, &end, 10);
                 if (errno != 0 || *end != '\0' || n == 0 || n > UINT32_MAX)
                         continue;
-                if (asprintf(&path, "%s/%s/gid_attrs/ndevs/0", dir, *p) < 0)
-                        return -ENOMEM;
-                if (host_read_line(h, path, &ndev) == -ENOMEM)
-                        return -ENOMEM;
-                if (ndev && streq(ndev, ifname)) {
+                r = port_has_netdev(h, dir, *p, ifname);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
                         *ret = (unsigned) n;
                         return 1;
                 }
+        }
+        /* rxe names its netdev in an attribute of its own (rxe_verbs.c, parent_show()); it has one port. */
+        dir = mfree(dir);
+        if (asprintf(&dir, INFINIBAND_DIR "/%s/parent", device) < 0)
+                return -ENOMEM;
+        if (host_read_line(h, dir, &parent) == -ENOMEM)
+                return -ENOMEM;
+        if (parent && streq(parent, ifname)) {
+                *ret = 1;
+                return 1;
         }
         return 0;
 }
@@ -45,7 +78,6 @@ static int port_of_netdev(const Host *h, const char *device, const char *ifname,
 int rdma_sysfs_find_device(
         const Host *h, const char *pci, const char *ifname, char **ret_device, unsigned *ret_port) {
         _cleanup_(strv_freep) char **devices = NULL;
-        _cleanup_(freep) char *by_pci = NULL;
         int r;
 
         r = host_list_directory(h, INFINIBAND_DIR, &devices);
@@ -54,36 +86,29 @@ int rdma_sysfs_find_device(
         if (r < 0)
                 return r;
         STRV_FOREACH(d, devices) {
-                _cleanup_(freep) char *link = NULL, *parent = NULL;
                 unsigned port;
 
-                if (ifname) {
-                        r = port_of_netdev(h, *d, ifname, &port);
-                        if (r < 0)
-                                return r;
-                        if (r > 0) {
-                                char *copy = strdup(*d);
-
-                                if (!copy)
-                                        return -ENOMEM;
-                                *ret_device = copy;
-                                *ret_port = port;
-                                return 0;
-                        }
-                }
-                if (!pci || by_pci)
-                        continue;
-                if (asprintf(&link, INFINIBAND_DIR "/%s/device", *d) < 0)
-                        return -ENOMEM;
-                r = host_readlink_basename(h, link, &parent);
-                if (r == -ENOMEM)
+                if (!ifname)
+                        break;
+                r = port_of_netdev(h, *d, ifname, &port);
+                if (r < 0)
                         return r;
-                if (r >= 0 && streq(parent, pci) && !(by_pci = strdup(*d)))
-                        return -ENOMEM;
+                if (r > 0) {
+                        char *copy = strdup(*d);
+
+                        if (!copy)
+                                return -ENOMEM;
+                        *ret_device = copy;
+                        *ret_port = port;
+                        return 0;
+                }
         }
-        if (!by_pci)
+        /* irdma sits below ice's auxiliary device (ice.roce.N), not on the PCI function itself. */
+        r = rdma_sysfs_device_of_pci(h, pci, ret_device);
+        if (r == -ENOSYS)
                 return -ENODEV;
-        *ret_device = TAKE_PTR(by_pci);
+        if (r < 0)
+                return r;
         *ret_port = 1;
         return 0;
 }
@@ -192,9 +217,20 @@ int rdma_sysfs_device_of_pci(const Host *h, const char *pci, char **ret) {
                 r = host_path(h, link, &path);
                 if (r < 0)
                         return r;
-                /* Resolved in full: below a fixture root the relative links stay inside the tree. */
-                if (!realpath(path, resolved))
-                        continue;
+                /* Resolved in full: below a fixture root the relative links stay inside the tree. A link
+                 * that does not resolve (a tree whose class directory is not the kernel's link into
+                 * /sys/devices) still names its device. */
+                if (!realpath(path, resolved)) {
+                        _cleanup_(freep) char *parent = NULL;
+
+                        r = host_readlink_basename(h, link, &parent);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r < 0 || !streq(parent, pci))
+                                continue;
+                        *ret = strdup(*d);
+                        return *ret ? 0 : -ENOMEM;
+                }
                 if (path_has_component(resolved, pci)) {
                         *ret = strdup(*d);
                         return *ret ? 0 : -ENOMEM;
@@ -230,4 +266,17 @@ int rdma_sysfs_uverbs_of_device(const Host *h, const char *ibdev, char **ret) {
                 }
         }
         return -ENODEV;
+}
+
+int rdma_sysfs_parent(const Host *h, const char *ibdev, char **ret) {
+        _cleanup_(freep) char *link = NULL, *parent = NULL;
+        int r;
+
+        if (asprintf(&link, INFINIBAND_DIR "/%s/device", ibdev) < 0)
+                return -ENOMEM;
+        r = host_readlink_basename(h, link, &parent);
+        if (r == -ENOMEM)
+                return r;
+        *ret = r >= 0 ? TAKE_PTR(parent) : NULL;
+        return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The RDMA device of a netdev as sysfs shows it, without libibverbs (so that the plan and apply can
- * find it below any host root): /sys/class/infiniband/DEV/device is the PCI function, and
- * ports/N/gid_attrs/ndevs/0 names the netdev of port N's first GID entry. And the port's
+ * find it below any host root): /sys/class/infiniband/DEV/device is the device it sits on, and
+ * ports/N/gid_attrs/ndevs/I names the netdev of port N's GID entry I. And the port's
  * hw_counters (ConnectX: np_cnp_sent, rp_cnp_handled, out_of_sequence, ...); and the uverbs character
  * device through which a process (or a container) reaches the RDMA device. */
 #pragma once
@@ -11,9 +11,9 @@
 #include "basic/host.h"
 #include "nic/rdma-hw-counters.h"
 
-/* The device and port whose GID table belongs to ifname; else the device whose PCI function is pci
- * (may be NULL), port 1. Returns 0, -ENODEV when no device matches (or there are no RDMA devices at
- * all), or the errno of reading sysfs. */
+/* The device and port with a GID entry on ifname (or, for rxe, whose "parent" is ifname); else the
+ * device that sits below the PCI function pci (may be NULL), port 1. Either may be NULL. Returns 0,
+ * -ENODEV when no device matches (or there are no RDMA devices at all), or the errno of reading sysfs. */
 int rdma_sysfs_find_device(
         const Host *h, const char *pci, const char *ifname, char **ret_device, unsigned *ret_port);
 
@@ -38,3 +38,8 @@ int rdma_sysfs_device_of_pci(const Host *h, const char *pci, char **ret);
  * names it); its node is /dev/infiniband/uverbsN. -ENODEV when none names it (ib_uverbs not loaded),
  * -ENOSYS when there is no /sys/class/infiniband_verbs. */
 int rdma_sysfs_uverbs_of_device(const Host *h, const char *ibdev, char **ret);
+
+/* The last component of the device RDMA device ibdev sits on (its sysfs "device" link): the PCI function
+ * for mlx5 ("0000:01:00.0"), ice's auxiliary device for irdma ("ice.roce.0" in RoCE mode, "ice.iwarp.0"
+ * in iWARP mode). 0 with *ret NULL when it has none (rxe, a virtual device), or a negative errno. */
+int rdma_sysfs_parent(const Host *h, const char *ibdev, char **ret);

@@ -6,6 +6,8 @@
 
 #include "basic/rdma-mtu.h"
 #include "config.h"
+#include "nic/rdma-sysfs.h"
+#include "rdma/rdma-sysfs-read.h"
 #include "rdma/rdma.h"
 
 #if HAVE_LIBIBVERBS
@@ -140,6 +142,7 @@ static int query_port(RdmaDevice *d) {
                 return r > 0 ? -r : -EIO;
         d->state = attr.state;
         d->phys_state = attr.phys_state;
+        d->link_layer = attr.link_layer;
         d->active_mtu = rdma_mtu_to_bytes(attr.active_mtu);
         d->max_mtu = rdma_mtu_to_bytes(attr.max_mtu);
         return 0;
@@ -151,6 +154,7 @@ RdmaDevice *rdma_device_free(RdmaDevice *d) {
         if (d->context)
                 (void) sym_ibv_close_device((struct ibv_context *) d->context);
         free(d->name);
+        free(d->parent);
         free(d->gids);
         return mfree(d);
 }
@@ -161,32 +165,24 @@ static void ibv_free_device_listp(struct ibv_device ***l) {
 }
 
 /* Opens dev and decides whether it is the one: 1 with the port, 0 when it is not, <0 on error. */
+/* pci_device: the RDMA device below the PCI function of the port (rdma_sysfs_device_of_pci()), or NULL. */
 static int device_matches(
-        const Host *h,
         struct ibv_device *dev,
-        const char *pci,
+        const char *pci_device,
         int ifindex,
         struct ibv_context **ret_ctx,
         uint32_t *ret_port) {
         _cleanup_(freep) RdmaGid *gids = NULL;
-        _cleanup_(freep) char *link = NULL, *parent = NULL;
         struct ibv_context *ctx;
         const char *name = sym_ibv_get_device_name(dev);
-        bool by_pci = false;
+        bool by_pci;
         uint32_t port = 0;
         size_t n = 0;
         int r;
 
         if (!name)
                 return 0;
-        if (pci) {
-                if (asprintf(&link, "/sys/class/infiniband/%s/device", name) < 0)
-                        return -ENOMEM;
-                r = host_readlink_basename(h, link, &parent);
-                if (r == -ENOMEM)
-                        return r;
-                by_pci = r >= 0 && streq(parent, pci);
-        }
+        by_pci = streq_ptr(name, pci_device);
 
         ctx = sym_ibv_open_device(dev);
         if (!ctx)
@@ -215,7 +211,7 @@ static int device_matches(
  * /sys/class/infiniband_verbs; both come with ib_core, which also makes /sys/class/infiniband.
  * Without it ibv_get_device_list() can only fail with ENOSYS: say so without loading libibverbs
  * and its libnl, which is what most machines would otherwise pay for nothing. The devices are the
- * running kernel's, also with --root. */
+ * running kernel's: a host tree's are read from its sysfs (rdma/rdma-sysfs-read.h). */
 static bool kernel_has_rdma(void) {
         if (DLOPEN_VERBS_LINKED)
                 return true; /* the test double plays the kernel (fake_verbs_setup()'s list_errno) */
@@ -229,6 +225,7 @@ int rdma_library_load(char **ret_error) {
 int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **ret) {
         _cleanup_(ibv_free_device_listp) struct ibv_device **list = NULL;
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        _cleanup_(freep) char *pci_device = NULL;
         int n = 0, r;
 
         if (!kernel_has_rdma())
@@ -244,11 +241,15 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
         if (!list)
                 return errno > 0 ? -errno : -ENOSYS;
 
+        /* irdma sits below ice's auxiliary device (ice.roce.N), mlx5 on the function itself. */
+        r = rdma_sysfs_device_of_pci(h, pci, &pci_device);
+        if (r == -ENOMEM)
+                return r;
         for (int i = 0; i < n && list[i]; i++) {
                 struct ibv_context *ctx = NULL;
                 uint32_t port = 0;
 
-                r = device_matches(h, list[i], pci, ifindex, &ctx, &port);
+                r = device_matches(list[i], pci_device, ifindex, &ctx, &port);
                 if (r < 0)
                         return r;
                 if (r == 0)
@@ -261,9 +262,13 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
                 }
                 d->context = ctx;
                 d->port = port;
+                d->node_type = list[i]->node_type;
                 d->name = strdup(sym_ibv_get_device_name(list[i]));
                 if (!d->name)
                         return -ENOMEM;
+                r = rdma_sysfs_parent(h, d->name, &d->parent);
+                if (r == -ENOMEM)
+                        return r;
                 r = query_port(d);
                 if (r < 0)
                         return r;
@@ -281,8 +286,10 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
 int rdma_device_find_gid(RdmaDevice *d, RdmaGidType type, struct in_addr address, RdmaGid *ret) {
         struct in6_addr want = rdma_ipv4_mapped(address);
 
-        if (!d || !d->context)
+        if (!d)
                 return -EINVAL;
+        if (!d->context)
+                return rdma_gid_table_find(d, type, address, ret);
 
         for (int attempt = 0; attempt < RDMA_GID_ATTEMPTS; attempt++) {
                 _cleanup_(freep) RdmaGid *gids = NULL;
@@ -325,6 +332,7 @@ RdmaDevice *rdma_device_free(RdmaDevice *d) {
         if (!d)
                 return NULL;
         free(d->name);
+        free(d->parent);
         free(d->gids);
         return mfree(d);
 }
@@ -334,7 +342,10 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
 }
 
 int rdma_device_find_gid(RdmaDevice *d, RdmaGidType type, struct in_addr address, RdmaGid *ret) {
-        return -EOPNOTSUPP;
+        if (!d)
+                return -EINVAL;
+        /* A device read from sysfs needs no libibverbs. */
+        return d->context ? -EOPNOTSUPP : rdma_gid_table_find(d, type, address, ret);
 }
 
 #endif

@@ -16,6 +16,14 @@
 #define RDMA_PORT_ACTIVE 4
 #define RDMA_PHYS_STATE_DISABLED 3
 #define RDMA_PHYS_STATE_LINK_UP 5
+/* The kernel's node types (enum rdma_node_type, and so libibverbs' enum ibv_node_type): a RoCE or
+ * InfiniBand device is a CA, an iWARP one an RNIC. */
+#define RDMA_NODE_CA 1
+#define RDMA_NODE_RNIC 4
+/* The link layers (libibverbs' IBV_LINK_LAYER_*; sysfs says "InfiniBand" and "Ethernet"). */
+#define RDMA_LINK_LAYER_UNSPECIFIED 0
+#define RDMA_LINK_LAYER_INFINIBAND 1
+#define RDMA_LINK_LAYER_ETHERNET 2
 
 /* How many ports of one device are looked at, and how many GID entries in all. */
 #define RDMA_PORTS_MAX 8U
@@ -32,13 +40,17 @@ typedef struct RdmaGid {
 typedef struct RdmaDevice {
         char *name;    /* "irdma0", "mlx5_0" */
         uint32_t port; /* the port bound to the netdev, 1-based */
+        int node_type; /* RDMA_NODE_*; 0 when not known */
         int state;     /* RDMA_PORT_* */
         unsigned phys_state;
+        unsigned link_layer; /* RDMA_LINK_LAYER_* */
         unsigned active_mtu; /* bytes (basic/rdma-mtu.h); 0 when unknown */
         unsigned max_mtu;
         RdmaGid *gids; /* the port's GID table when the device was found */
         size_t n_gids;
-        void *context; /* struct ibv_context *, kept open for later queries */
+        char *parent;  /* the device sysfs puts it below ("0000:c2:00.0", "ice.iwarp.0"); NULL: none (rxe) */
+        void *context; /* struct ibv_context *, kept open for later queries; NULL: read from sysfs
+                        * (rdma/rdma-sysfs-read.h), whose active_mtu is derived from the netdev MTU */
 } RdmaDevice;
 
 /* Loads libibverbs.so.1 (on first use, and never unloads it; rdma_device_find() does it itself):
@@ -55,7 +67,8 @@ int rdma_device_find(const Host *h, const char *pci, int ifindex, RdmaDevice **r
 RdmaDevice *rdma_device_free(RdmaDevice *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RdmaDevice *, rdma_device_free);
 
-/* Looks up, in the live GID table of the device's port, the entry of the given type whose address
+/* Looks up, in the live GID table of the device's port (in the table as read for a device read from
+ * sysfs, which has no live context), the entry of the given type whose address
  * is the IPv4-mapped form of address (::ffff:a.b.c.d), and reads that index back to confirm it:
  * the table changes when addresses come and go, and an index read from a stale table is exactly
  * the silent failure NCCL_IB_GID_INDEX suffers from. Retries a few times when the entry moved.

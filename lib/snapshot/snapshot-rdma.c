@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading the snapshot's RDMA devices through libibverbs, and the ports' netdev MTUs: the kernel's
- * link dump when the snapshot holds it, sysfs below the host root otherwise (--root, the tests'
- * fixture trees). */
+/* Reading the snapshot's RDMA devices (libibverbs on the running system, sysfs in a host tree), and
+ * the ports' netdev MTUs: the kernel's link dump when the snapshot holds it, sysfs below the host root
+ * otherwise (--root, the tests' fixture trees). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "nic/nic-family.h"
+#include "rdma/rdma-sysfs-read.h"
 #include "snapshot/snapshot-rdma.h"
 
 void snapshot_forget_rdma(Snapshot *s) {
@@ -41,6 +42,15 @@ static RoceMtuDriver read_mtu_driver(const Host *h, const char *device) {
         }
 }
 
+/* The running system's devices through libibverbs, which opens them for the live GID lookups and the
+ * probe; a host tree's (--root, a fixture, an sosreport) from its sysfs, as every other fact of a tree:
+ * libibverbs would describe the running kernel instead. */
+static int read_device(const Host *h, const FabricPort *p, RdmaDevice **ret) {
+        if (host_is_running_system(h))
+                return rdma_device_find(h, p->pci, p->ifindex, ret);
+        return rdma_device_read_sysfs(h, p->pci, p->ifname, ret);
+}
+
 int snapshot_read_rdma(Snapshot *s) {
         s->rdma = calloc(s->n_ports ?: 1, sizeof(SnapshotRdma));
         if (!s->rdma)
@@ -50,11 +60,8 @@ int snapshot_read_rdma(Snapshot *s) {
                 SnapshotRdma *d = &s->rdma[i];
 
                 d->error = -ENODEV;
-                /* With --root the devices still come from libibverbs (the running kernel), matched to
-                 * the tree's netdevs by their sysfs PCI parent and GID ifindex: the tests feed a
-                 * fixture tree and a fake libibverbs together. */
                 if (p->ifname || p->pci)
-                        d->error = rdma_device_find(s->context->host, p->pci, p->ifindex, &d->device);
+                        d->error = read_device(s->context->host, p, &d->device);
                 if (d->error == -ENOMEM)
                         return -ENOMEM;
                 if (d->error > 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The snapshot's RDMA part, each port's RDMA device, port and GID table (libibverbs), and its MTU
+/* The snapshot's RDMA part, each port's RDMA device, port and GID table (libibverbs on the running
+ * system, sysfs below any other host root: rdma/rdma-sysfs-read.h), and its MTU
  * part, each port's netdev MTU (the kernel's link dump, or sysfs): read once per verify
  * for the rdma.* checks, the peer round, the environment, the CDI spec and the metrics. */
 #pragma once
@@ -10,7 +11,8 @@
 
 /* One port's RDMA device. */
 typedef struct SnapshotRdma {
-        RdmaDevice *device;       /* open: rdma_device_find_gid() looks up its live GID table; NULL: error */
+        RdmaDevice *device;       /* open (libibverbs): rdma_device_find_gid() looks up its live GID table;
+                                   * read from sysfs (a host tree): no context; NULL: error */
         int error;                /* rdma_device_find()'s errno: -ENODEV (also for a port with neither netdev
                                    * nor PCI device), -ENOSYS, -EOPNOTSUPP, -ELIBACC, -ELIBBAD, ... */
         RoceMtuDriver mtu_driver; /* the MTU rule the device follows (basic/rdma-mtu.h), from sysfs */

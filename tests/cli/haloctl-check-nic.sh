@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# haloctl check --only nic. against the fixture hosts in tests/data/hosts/nic-*: the table rows, --json
-# and the exit codes (0: all pass or skip, 2: some fail).
+# haloctl check --only nic. (and rdma. for the RDMA facts of the trees' sysfs) against the fixture hosts
+# in tests/data/hosts/nic-*: the table rows, --json and the exit codes (0: all pass or skip, 2: some fail).
 # Usage: haloctl-check-nic.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
@@ -64,6 +64,15 @@ expect "worker on the E810" "$tmp/out" '^fail  nic\.pci  +.* at 0000:c2:00\.0 is
 expect "worker on the E810" "$tmp/out" '^fail  nic\.driver  +enp194s0np0 is driven by ice, not mlx5_core \(nic\.driver\)'
 check "mixed cluster, worker, json" 2 --json check --root "$hosts/nic-e810-x4" --node worker --only nic. "$mixed"
 expect "mixed worker json" "$tmp/out" '"expected": "15b3:1017"'
+
+# The RDMA facts come from the tree's sysfs too: the reference board in RoCE v2 mode, and the same board
+# whose irdma runs iWARP (ice.iwarp.0, node type RNIC), judged as what it is.
+check "RDMA, RoCE v2" 2 check --root "$hosts/nic-e810-x4" --node head --only rdma. --color never "$profile"
+expect "RoCE v2" "$tmp/out" '^pass  rdma\.device  +irdma0 port 1 on enp194s0np0$'
+expect "RoCE v2" "$tmp/out" '^pass  rdma\.gid  +RoCE v2 GID index 1 for 192\.168\.100\.1$'
+check "RDMA, iWARP" 2 check --root "$hosts/nic-e810-iwarp" --node head --only rdma. --color never "$profile"
+expect "iWARP" "$tmp/out" '^fail  rdma\.device  +irdma0 port 1 on enp194s0np0 runs iWARP \(node type RNIC, on ice\.iwarp\.0\), not RoCE.*`devlink dev param set pci/0000:c2:00\.0 name enable_iwarp value false cmode runtime`, then `devlink dev param set pci/0000:c2:00\.0 name enable_roce value true cmode runtime`'
+expect "iWARP" "$tmp/out" '^skip  rdma\.gid  +irdma0 port 1 runs iWARP'
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

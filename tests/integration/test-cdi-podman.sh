@@ -34,8 +34,9 @@ nodes:
   worker: { hostname: halo-2, links: { rdma0: 192.168.100.2/30 } }
 YAML
 
-# This kernel has no RDMA: NCCL_IB_HCA and NCCL_IB_GID_INDEX are left out (exit 1, the reasons on
-# stderr); the uverbs device comes from the tree's sysfs all the same.
+# The RDMA device and its GID index come from the tree's sysfs, as the uverbs device does (this
+# kernel has no RDMA, and it is not asked). Exit 1: the profile has no roce-tos, and env --cdi still
+# counts NCCL_IB_TC and NCCL_IB_SL as "not set" (issue 32, item 6: 0 once that is fixed).
 SPEC=$TEST_DIR/cdi/halod.json
 mkdir -p "$TEST_DIR/cdi"
 run_rc 1 "$HALOCTL" --root "$HOST" --node head env --cdi "$TEST_DIR/halod.yaml"
@@ -81,7 +82,8 @@ printf '%s\n' "$OUT" >"$TEST_DIR/logs/container-rdma0.out"
 assert_contains "$OUT" "231, 192" "uverbs0's device numbers in the container"
 assert_contains "$(grep ' uverbs0$' <<<"$OUT")" "crw-rw-rw-" "uverbs0 in the container"
 assert_contains "$(grep ' rdma_cm$' <<<"$OUT")" "crw-rw-rw-" "rdma_cm in the container"
-for v in NCCL_SOCKET_IFNAME=enp194s0np0 GLOO_SOCKET_IFNAME=enp194s0np0 VLLM_HOST_IP=192.168.100.1; do
+for v in NCCL_SOCKET_IFNAME=enp194s0np0 NCCL_IB_HCA=irdma0 NCCL_IB_GID_INDEX=1 GLOO_SOCKET_IFNAME=enp194s0np0 \
+        VLLM_HOST_IP=192.168.100.1; do
         grep -qx "$v" <<<"$OUT" || fail "$v not in the container's environment: $OUT"
 done
 

@@ -68,6 +68,40 @@ static inline char *copy_tree_without(const char *tree, const char *hidden) {
         return root;
 }
 
+/* An edit of a scratch copy of a fixture tree: path (relative to the tree) gets text, or is removed when
+ * text is NULL. */
+typedef struct TreeEdit {
+        const char *path;
+        const char *text;
+} TreeEdit;
+
+/* A scratch copy of a fixture tree with edits applied (n_edits may be 0). remove_tree() removes it. */
+static inline char *copy_tree_edited(const char *tree, const TreeEdit *edits, size_t n_edits) {
+        char *root = strdup("/tmp/halod-tree-XXXXXX");
+        _cleanup_(freep) char *cmd = NULL;
+
+        ASSERT_TRUE(root && mkdtemp(root));
+        ASSERT_TRUE(chmod(root, 0755) >= 0);
+        ASSERT_TRUE(asprintf(&cmd, "cp -a '%s'/. '%s'", tree, root) >= 0);
+        ASSERT_INT_EQ(system(cmd), 0);
+        for (size_t i = 0; i < n_edits; i++) {
+                _cleanup_(freep) char *path = NULL;
+                FILE *f;
+
+                ASSERT_TRUE(asprintf(&path, "%s/%s", root, edits[i].path) >= 0);
+                cmd = mfree(cmd);
+                ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s' && mkdir -p \"$(dirname '%s')\"", path, path) >= 0);
+                ASSERT_INT_EQ(system(cmd), 0);
+                if (!edits[i].text)
+                        continue;
+                f = fopen(path, "we");
+                ASSERT_TRUE(f);
+                ASSERT_TRUE(fputs(edits[i].text, f) >= 0);
+                ASSERT_INT_EQ(fclose(f), 0);
+        }
+        return root;
+}
+
 static inline void remove_tree(char *root) {
         _cleanup_(freep) char *cmd = NULL;
 

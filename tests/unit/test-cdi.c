@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The CDI spec of the fabric: its content for fixture host trees (sysfs for the uverbs devices, the
- * libibverbs test double for the RDMA devices and GIDs), and the file: written atomically, only when
+/* The CDI spec of the fabric: its content for fixture host trees (their sysfs for the uverbs devices,
+ * the RDMA devices and GIDs: libibverbs, whose test double has none here, answers for the running
+ * kernel only), and the file: written atomically, only when
  * it changes, what was in its place replaced, removed. */
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -70,21 +71,14 @@ static char *tree_with_rdma_cm(const char *tree) {
         return root;
 }
 
-/* irdma's table (RoCE v2 only), with room for a second address. */
-static struct ibv_gid_entry irdma_gids[FAKE_IRDMA_GIDS + 1];
-
 static void test_e810(void) {
         _cleanup_(freep) char *text = NULL, *problems = NULL, *expected = NULL;
-        FakeVerbsDevice d[1];
         char *root;
 
-        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
-        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-
+        fake_verbs_setup(NULL, 0, ENOSYS);
         root = tree_with_rdma_cm(HOSTS "nic-e810-x4");
         derive(root, e810_yaml, &text, &problems);
-        ASSERT_TRUE(fake_verbs_called());
+        ASSERT_TRUE(!fake_verbs_called());
         ASSERT_TRUE(
                 asprintf(
                         &expected,
@@ -184,14 +178,11 @@ static void refuse_access_as_device_cgroup(void) {
  * is the one derived outside (the vm suite found it left out, "no /dev/infiniband/rdma_cm", on rxe). */
 static void test_rdma_cm_device_cgroup(void) {
         _cleanup_(freep) char *text = NULL, *problems = NULL, *node = NULL;
-        FakeVerbsDevice d[1];
         int status;
         char *root;
         pid_t pid;
 
-        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
-        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        fake_verbs_setup(NULL, 0, ENOSYS);
         root = tree_with_rdma_cm(HOSTS "nic-e810-x4");
         ASSERT_TRUE(asprintf(&node, "%s/dev/infiniband/rdma_cm", root) > 0);
         derive(root, e810_yaml, &text, &problems);
@@ -231,10 +222,8 @@ static void test_rdma_cm_device_cgroup(void) {
  * link gets its own node and variables, "all" both nodes and fabric.env's variables. */
 static void test_connectx_dual(void) {
         _cleanup_(freep) char *text = NULL, *problems = NULL;
-        FakeConnectX5 x;
 
-        fake_connectx5_dual(&x, "10.0.1.2", 4, "10.0.2.2", 5);
-        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
+        fake_verbs_setup(NULL, 0, ENOSYS);
         derive(HOSTS "nic-cx5-dual-x4", connectx_yaml, &text, &problems);
         ASSERT_TRUE(
                 strstr(text,
@@ -285,14 +274,21 @@ static void test_connectx_dual(void) {
                        "            \"path\": \"/dev/infiniband/uverbs0\""));
 }
 
-/* Without libibverbs' answer (here: a kernel without RDMA) the variables that need it are left out,
- * and the device node still comes from sysfs: the link's PCI device, its RDMA device, its uverbs. */
+/* Without the ports of the RDMA devices (a tree that left them out) the variables that need them are
+ * left out, and the device node still comes from sysfs: the link's PCI device, its RDMA device, its
+ * uverbs. */
 static void test_sysfs_only(void) {
+        static const TreeEdit no_ports[] = {
+                { "sys/class/infiniband/mlx5_0/ports", NULL },
+                { "sys/class/infiniband/mlx5_1/ports", NULL },
+        };
         _cleanup_(freep) char *text = NULL, *problems = NULL;
         char *root;
 
         fake_verbs_setup(NULL, 0, ENOSYS);
-        derive(HOSTS "nic-cx5-dual-x4", connectx_yaml, &text, &problems);
+        root = copy_tree_edited(HOSTS "nic-cx5-dual-x4", no_ports, ELEMENTSOF(no_ports));
+        derive(root, connectx_yaml, &text, &problems);
+        remove_tree(root);
         ASSERT_TRUE(!strstr(text, "NCCL_IB_HCA"));
         ASSERT_TRUE(
                 strstr(text,
@@ -330,15 +326,13 @@ static void test_write_and_remove(void) {
         char dir[] = "/tmp/halod-test-cdi-XXXXXX";
         _cleanup_(freep) char *path = NULL, *data = NULL, *target = NULL, *text = NULL;
         _cleanup_(profile_freep) Profile *p = test_profile_load(e810_yaml);
-        Host h = { .root = HOSTS "nic-e810-x4" };
+        char *tree = copy_tree_edited(HOSTS "nic-e810-x4", NULL, 0);
+        Host h = { .root = tree };
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
         struct stat st, st2;
-        FakeVerbsDevice d[1];
         CdiSpec s = {};
 
-        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
-        d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        fake_verbs_setup(NULL, 0, ENOSYS);
 
         ASSERT_TRUE(mkdtemp(dir));
         ASSERT_TRUE(asprintf(&path, "%s/cdi/" CDI_SPEC_FILE, dir) > 0);
@@ -356,10 +350,23 @@ static void test_write_and_remove(void) {
 
         /* The GID index moved: a new file, renamed into place (a new inode), no temporary left. */
         /* 192.168.100.9 came first and took index 1; the node's own address got the next free one. */
-        fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.9", 4);
-        irdma_gids[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, 4);
-        d[0].n_gids = ELEMENTSOF(irdma_gids);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
+        {
+                static const TreeEdit renumbered[] = {
+                        { "gids/1", "0000:0000:0000:0000:0000:ffff:c0a8:6409\n" },
+                        { "gids/2", "0000:0000:0000:0000:0000:ffff:c0a8:6401\n" },
+                        { "gid_attrs/types/2", "RoCE v2\n" },
+                        { "gid_attrs/ndevs/2", "enp194s0np0\n" },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(renumbered); i++) {
+                        _cleanup_(freep) char *f = NULL;
+
+                        ASSERT_TRUE(
+                                asprintf(&f, "%s/sys/class/infiniband/irdma0/ports/1/%s", tree, renumbered[i].path) >
+                                0);
+                        ASSERT_OK(write_file_atomic(f, renumbered[i].text, strlen(renumbered[i].text), 0444));
+                }
+        }
         ASSERT_OK(cdi_spec_derive(&c, /* snapshot= */ NULL, &s));
         ASSERT_INT_EQ(cdi_spec_write(&s, path), 1);
         ASSERT_TRUE(stat(path, &st2) == 0 && st2.st_ino != st.st_ino);
@@ -393,6 +400,7 @@ static void test_write_and_remove(void) {
         ASSERT_TRUE(unlink(target) == 0);
         *strrchr(path, '/') = '\0';
         ASSERT_TRUE(rmdir(path) == 0 && rmdir(dir) == 0);
+        remove_tree(tree);
 }
 
 /* What the root helper refuses to write: a node that sysfs could name outside /dev/infiniband (a

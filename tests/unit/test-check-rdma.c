@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the rdma. checks: fixture host trees for sysfs, the libibverbs test double for the devices. */
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -8,6 +9,7 @@
 #include "check-test.h"
 #include "check/check-rdma.h"
 #include "fake-verbs.h"
+#include "rdma/rdma-sysfs-read.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -46,165 +48,407 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
 }
 
-static struct ibv_gid_entry healthy[FAKE_IRDMA_GIDS];
+/* The RDMA device of the reference board as sysfs shows it (tests/data/hosts/make-nic-fixtures.py). */
+#define IRDMA "sys/class/infiniband/irdma0"
+#define IRDMA_PORT IRDMA "/ports/1"
+#define MLX5_0 "sys/class/infiniband/mlx5_0/ports/1"
+#define MLX5_1 "sys/class/infiniband/mlx5_1/ports/1"
+#define ZERO_GID "0000:0000:0000:0000:0000:0000:0000:0000\n"
 
-static FakeVerbsDevice irdma(void) {
-        fake_gids_irdma(healthy, 0x6efe54fffe123456ULL, "192.168.100.1", IFINDEX);
-        return fake_device_active("irdma0", healthy, ELEMENTSOF(healthy));
-}
+/* The middle node of a daisy chain on a dual-port ConnectX-5: rdma0 on function .0, rdma1 on .1. */
+static const char connectx_yaml[] =
+        "cluster: test\n"
+        "links:\n"
+        "  rdma0: { mtu: 9000 }\n"
+        "  rdma1: { mtu: 9000 }\n"
+        "nic: { pci-ids: [\"15b3:1017\"], driver: mlx5_core }\n"
+        "rdma: { required: true, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
+        "nodes:\n"
+        "  head:\n"
+        "    links:\n"
+        "      rdma0: { address: 10.0.1.2/24, match: { pci: \"0000:01:00.0\" } }\n"
+        "      rdma1: { address: 10.0.2.2/24, match: { name: enp1s0f1np1 } }\n";
 
-static void test_healthy(void) {
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect e[] = {
-                { "rdma.driver",
-                  CHECK_PASS,
-                  "irdma is loaded, and nothing in modprobe.d or on the kernel command line keeps it from "
-                  "loading with ice at boot" },
-                { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
-                { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
-                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 1 for 192.168.100.1" },
-                { "rdma.mtu", CHECK_PASS, "active MTU 4096 on irdma0 port 1 (enp194s0np0 MTU 9000)" },
-                /* the fixture has no /dev/infiniband */
-                { "rdma.memlock", CHECK_FAIL, "no /dev/infiniband/uverbs* device" },
-        };
+/* soft-RoCE in a VM: rxe0 on the virtio NIC. */
+static const char rxe_yaml[] =
+        "cluster: test\n"
+        "links:\n"
+        "  rdma0: { match: { name: enp0s3 } }\n"
+        "rdma: { required: true, gid: roce-v2, min-active-mtu: 4096 }\n"
+        "nodes:\n"
+        "  head: { links: { rdma0: 192.168.100.1/30 } }\n";
 
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), e, ELEMENTSOF(e));
-        ASSERT_TRUE(fake_verbs_called());
-}
+static const char realtek_yaml[] =
+        "cluster: t\nlinks:\n  rdma0:\n    match: { name: enp1s0 }\n"
+        "rdma: { required: true }\n"
+        "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
 
-static void test_port_down(void) {
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect fail[] = {
-                { "rdma.device", CHECK_PASS, NULL },
-                { "rdma.port", CHECK_FAIL, "irdma0 port 1 is DOWN (physical state DISABLED): check the cable" },
-        };
-        static const CheckExpect warn[] = {
-                { "rdma.port", CHECK_WARN, "is DOWN" }, /* rdma.required: false */
-                { "rdma.memlock", CHECK_WARN, NULL },
-        };
+typedef struct TreeCase {
+        const char *name;
+        const char *tree; /* below tests/data/hosts */
+        TreeEdit edits[8];
+        const char *yaml; /* NULL: the E810 profile, rdma.required true, min-active-mtu 4096 */
+        CheckExpect expect[6];
+} TreeCase;
 
-        d[0].state = IBV_PORT_DOWN;
-        d[0].phys_state = 3;
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), fail, ELEMENTSOF(fail));
-        run(HOSTS "nic-e810-x4", profile_yaml("false", "4096"), warn, ELEMENTSOF(warn));
-}
-
-static void test_gid_link_local_only(void) {
+static const TreeCase tree_cases[] = {
+        { "E810, irdma in RoCE v2 mode",
+          "nic-e810-x4",
+          {},
+          NULL,
+          { { "rdma.driver",
+              CHECK_PASS,
+              "irdma is loaded, and nothing in modprobe.d or on the kernel command line keeps it from loading with "
+              "ice at boot" },
+            { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
+            { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
+            { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 1 for 192.168.100.1" },
+            /* sysfs has no active_mtu: irdma's rule on the netdev's 9000 gives 4096 */
+            { "rdma.mtu",
+              CHECK_PASS,
+              "active MTU 4096 on irdma0 port 1 (enp194s0np0 MTU 9000); from the netdev MTU by irdma's rule, as "
+              "sysfs has no active MTU" },
+            /* the fixture has no /dev/infiniband */
+            { "rdma.memlock", CHECK_FAIL, "no /dev/infiniband/uverbs* device" } } },
+        { "E810, port down",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", "1: DOWN\n" }, { IRDMA_PORT "/phys_state", "3: Disabled\n" } },
+          NULL,
+          { { "rdma.device", CHECK_PASS, NULL },
+            { "rdma.port", CHECK_FAIL, "irdma0 port 1 is DOWN (physical state DISABLED): check the cable" } } },
+        { "E810, port down, RDMA optional",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", "1: DOWN\n" }, { IRDMA_PORT "/phys_state", "3: Disabled\n" } },
+          "cluster: test\nlinks:\n  rdma0:\n    match: { driver: ice }\n"
+          "rdma: { required: false, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
+          "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n",
+          { { "rdma.port", CHECK_WARN, "is DOWN" }, { "rdma.memlock", CHECK_WARN, NULL } } },
         /* irdma's table before the address is configured: the link-local GID alone, RoCE v2. */
-        struct ibv_gid_entry link_local[] = {
-                fake_gid_link_local(0, 0x6efe54fffe123456ULL, IBV_GID_TYPE_ROCE_V2, IFINDEX),
-        };
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect no_address[] = {
-                { "rdma.device", CHECK_PASS, NULL },
-                { "rdma.gid",
-                  CHECK_FAIL,
-                  "no RoCE v2 GID for 192.168.100.1 on irdma0 port 1 (table: 0 fe80::6efe:54ff:fe12:3456 RoCE v2): "
-                  "is 192.168.100.1 configured on enp194s0np0?" },
-        };
+        { "E810, no GID for the address yet",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/gids/1", ZERO_GID },
+            { IRDMA_PORT "/gid_attrs/types/1", NULL },
+            { IRDMA_PORT "/gid_attrs/ndevs/1", NULL } },
+          NULL,
+          { { "rdma.device", CHECK_PASS, "irdma0 port 1 on enp194s0np0" },
+            { "rdma.gid",
+              CHECK_FAIL,
+              "no RoCE v2 GID for 192.168.100.1 on irdma0 port 1 (table: 0 fe80::6efe:54ff:fe12:3456 RoCE v2): "
+              "is 192.168.100.1 configured on enp194s0np0?" } } },
+        /* A profile asking for RoCE v1 on an E810: irdma registers RoCE v2 only. */
+        { "E810, RoCE v1 wanted",
+          "nic-e810-x4",
+          {},
+          "cluster: test\nlinks:\n  rdma0:\n    match: { driver: ice }\n"
+          "rdma: { required: true, gid: roce-v1, min-active-mtu: 4096, memlock: unlimited }\n"
+          "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n",
+          { { "rdma.gid",
+              CHECK_FAIL,
+              "irdma0 has a RoCE v2 GID (index 1) for 192.168.100.1 but no RoCE v1 one: the kernel lists an entry "
+              "of each type the port supports, and irdma0 port 1 does not do RoCE v1 (irdma and rxe register RoCE "
+              "v2 only); set rdma.gid: roce-v2, the type it has" } } },
+        /* The address went and came back after another one: its entry is now 2. */
+        { "E810, table renumbered",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/gids/1", "0000:0000:0000:0000:0000:ffff:c0a8:6501\n" },
+            { IRDMA_PORT "/gids/2", "0000:0000:0000:0000:0000:ffff:c0a8:6401\n" },
+            { IRDMA_PORT "/gid_attrs/types/2", "RoCE v2\n" },
+            { IRDMA_PORT "/gid_attrs/ndevs/2", "enp194s0np0\n" } },
+          NULL,
+          { { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 2 for 192.168.100.1" } } },
+        { "E810, netdev MTU 1500",
+          "nic-e810-x4",
+          { { "sys/class/net/enp194s0np0/mtu", "1500\n" } },
+          NULL,
+          { { "rdma.mtu",
+              CHECK_FAIL,
+              "active MTU 1024 < 4096 (rdma.min-active-mtu) on irdma0 port 1: enp194s0np0's MTU is 1500; an "
+              "active MTU of 4096 needs a netdev MTU of at least 4096 (set the link's mtu, e.g. 9000); from the "
+              "netdev MTU by irdma's rule" } } },
+        /* irdma takes no headroom off: 4150 still gives 4096, where mlx5 and rxe give 2048. */
+        { "E810, netdev MTU 4150",
+          "nic-e810-x4",
+          { { "sys/class/net/enp194s0np0/mtu", "4150\n" } },
+          NULL,
+          { { "rdma.mtu", CHECK_PASS, "active MTU 4096 on irdma0 port 1 (enp194s0np0 MTU 4150); from" } } },
+        /* The netdev's MTU is all the active MTU can be derived from: without it, no verdict. */
+        { "E810, netdev MTU unreadable",
+          "nic-e810-x4",
+          { { "sys/class/net/enp194s0np0/mtu", NULL } },
+          NULL,
+          { { "rdma.mtu",
+              CHECK_WARN,
+              "could not look at the MTU of irdma0 port 1: sysfs has no active MTU, and the MTU of enp194s0np0, "
+              "from which the driver computes it, could not be read" } } },
+        /* A tree that left out an attribute of the port (or a copy that could not read it). */
+        { "E810, port state missing",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", NULL } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "cannot read the RDMA device of enp194s0np0 from the tree's /sys/class/infiniband: No such file or "
+              "directory" } } },
+        { "E810, port state garbled",
+          "nic-e810-x4",
+          { { IRDMA_PORT "/state", "ACTIVE\n" } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "cannot read the RDMA device of enp194s0np0 from the tree's /sys/class/infiniband: an attribute of its "
+              "port is not as ib_core writes it (state \"4: ACTIVE\", phys_state \"5: LinkUp\")" } } },
+        { "E810, irdma in iWARP mode",
+          "nic-e810-iwarp",
+          {},
+          NULL,
+          { { "rdma.driver", CHECK_PASS, "irdma is loaded" },
+            { "rdma.device",
+              CHECK_FAIL,
+              "irdma0 port 1 on enp194s0np0 runs iWARP (node type RNIC, on ice.iwarp.0), not RoCE, so it has no "
+              "roce-v2 GID (rdma.gid): switch ice's RDMA protocol with `devlink dev param set pci/0000:c2:00.0 name "
+              "enable_iwarp value false cmode runtime`, then `devlink dev param set pci/0000:c2:00.0 name "
+              "enable_roce value true cmode runtime`" },
+            { "rdma.port", CHECK_PASS, "irdma0 port 1 is ACTIVE, LINK_UP" },
+            { "rdma.gid", CHECK_SKIP, "irdma0 port 1 runs iWARP, whose GID is the MAC address" } } },
+        { "E810, no irdma device",
+          "nic-e810-x4",
+          { { IRDMA, NULL } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810)" },
+            { "rdma.port", CHECK_SKIP, "see rdma.device" },
+            { "rdma.gid", CHECK_SKIP, NULL },
+            { "rdma.mtu", CHECK_SKIP, NULL } } },
+        { "E810, no RDMA in the kernel",
+          "nic-e810-x4",
+          { { "sys/class/infiniband", NULL } },
+          NULL,
+          { { "rdma.device", CHECK_FAIL, "(the kernel offers no RDMA devices at all)" } } },
+        /* Without the kernel log (halod's sandbox hides it), a missing RDMA device on an ice NIC may be Safe
+         * Mode or a missing irdma: the failure says that it could not look. */
+        { "E810, no irdma device, no kernel log",
+          "nic-e810-x4",
+          { { IRDMA, NULL }, { "dev/kmsg", NULL } },
+          NULL,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810), then `rdma link` "
+              "lists it; could not look at the kernel log (/dev/kmsg: No such file or directory), which says "
+              "whether ice runs it in Safe Mode: `sudo haloctl check --only rdma.device` reads it" } } },
+        /* irdma is not loaded because ice offers it no device: modprobe would not help. */
+        { "E810 in Safe Mode",
+          "nic-e810-safe-mode",
+          {},
+          NULL,
+          { { "rdma.driver",
+              CHECK_FAIL,
+              "irdma is not loaded: ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel log), "
+              "which offers irdma no RDMA device, so loading it by hand changes nothing; see nic.driver" },
+            { "rdma.device",
+              CHECK_FAIL,
+              "ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel log)" } } },
+        { "no E810",
+          "nic-absent",
+          {},
+          NULL,
+          { { "rdma.driver", CHECK_SKIP, "no fabric NIC found for link rdma0, so no RDMA module" },
+            { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },
+            { "rdma.gid", CHECK_SKIP, NULL } } },
+        /* A NIC that is neither family: both modules are named. */
+        { "Realtek",
+          "nic-absent",
+          {},
+          realtek_yaml,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "no RDMA device on enp1s0 (the kernel offers no RDMA devices at all): load the RDMA driver (`modprobe "
+              "irdma` for E810, `modprobe mlx5_ib` for ConnectX), then `rdma link` lists it" } } },
+        /* mlx5: one device per port, a v1 and a v2 GID per address; port 1 has no cable. */
+        { "ConnectX-5, two ports",
+          "nic-cx5-dual-x4",
+          {},
+          connectx_yaml,
+          { { "rdma.driver", CHECK_PASS, "mlx5_ib is loaded" },
+            { "rdma.device",
+              CHECK_PASS,
+              "rdma0: mlx5_0 port 1 on enp1s0f0np0; rdma1: mlx5_1 port 1 on enp1s0f1np1" },
+            { "rdma.port",
+              CHECK_FAIL,
+              "rdma0: mlx5_0 port 1 is ACTIVE, LINK_UP; rdma1: mlx5_1 port 1 is DOWN (physical state DISABLED)" },
+            /* the v2 entry of the address is index 3, not the v1 entry at 2 */
+            { "rdma.gid",
+              CHECK_PASS,
+              "rdma0: RoCE v2 GID index 3 for 10.0.1.2; rdma1: RoCE v2 GID index 3 for 10.0.2.2" },
+            { "rdma.mtu",
+              CHECK_PASS,
+              "rdma0: active MTU 4096 on mlx5_0 port 1 (enp1s0f0np0 MTU 9000, less mlx5's 96 bytes of RoCE "
+              "headers); from the netdev MTU by mlx5's rule" },
+            { "rdma.memlock",
+              CHECK_FAIL,
+              "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe mlx5_ib` for ConnectX)" } } },
+        /* Firmware that reports RoCE v1 only: one v1 entry per address and no v2 one. The fix is the NIC's,
+         * not rdma_cm's default_roce_mode, which adds no entry. */
+        { "ConnectX-5, RoCE v1 only",
+          "nic-cx5-dual-x4",
+          { { MLX5_0 "/gids/1", ZERO_GID },
+            { MLX5_0 "/gid_attrs/types/1", NULL },
+            { MLX5_0 "/gids/3", ZERO_GID },
+            { MLX5_0 "/gid_attrs/types/3", NULL } },
+          connectx_yaml,
+          { { "rdma.gid",
+              CHECK_FAIL,
+              "rdma0: mlx5_0 has a RoCE v1 GID (index 2) for 10.0.1.2 but no RoCE v2 one: the kernel lists an "
+              "entry of each type the port supports, so mlx5_0 port 1 does not do RoCE v2 (irdma, rxe and mlx5 on "
+              "a ConnectX-4 or newer do; mlx5 lists v2 only when the firmware reports it); no rdma_cm setting adds "
+              "the entry. Update the NIC's firmware or use a NIC with RoCE v2, or set rdma.gid: roce-v1 when every "
+              "node runs RoCE v1; rdma1: RoCE v2 GID index 3 for 10.0.2.2" } } },
+        /* No GID names a netdev (none is configured yet): each link's PCI function finds its device. */
+        { "ConnectX-5, found by PCI function",
+          "nic-cx5-dual-x4",
+          { { MLX5_0 "/gid_attrs/ndevs", NULL }, { MLX5_1 "/gid_attrs/ndevs", NULL } },
+          connectx_yaml,
+          { { "rdma.device",
+              CHECK_PASS,
+              "rdma0: mlx5_0 port 1 on enp1s0f0np0; rdma1: mlx5_1 port 1 on enp1s0f1np1" } } },
+        { "ConnectX-5, no mlx5_ib devices",
+          "nic-cx5-dual-x4",
+          { { "sys/class/infiniband/mlx5_0", NULL }, { "sys/class/infiniband/mlx5_1", NULL } },
+          connectx_yaml,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "rdma0: no RDMA device on enp1s0f0np0: load the RDMA driver (`modprobe mlx5_ib` for ConnectX), then "
+              "`rdma link` lists it; rdma1: no RDMA device on enp1s0f1np1: load the RDMA driver (`modprobe "
+              "mlx5_ib` for ConnectX), then `rdma link` lists it" } } },
+        /* ice's kernel log says nothing about a ConnectX: without it, nothing is said about it. */
+        { "ConnectX-5, no mlx5_ib devices, no kernel log",
+          "nic-cx5-dual-x4",
+          { { "sys/class/infiniband/mlx5_0", NULL },
+            { "sys/class/infiniband/mlx5_1", NULL },
+            { "dev/kmsg", NULL } },
+          connectx_yaml,
+          { { "rdma.device",
+              CHECK_FAIL,
+              "rdma0: no RDMA device on enp1s0f0np0: load the RDMA driver (`modprobe mlx5_ib` for ConnectX), then "
+              "`rdma link` lists it; rdma1" } } },
+        /* rxe: no PCI parent, its netdev in "parent", RoCE v2 only, 80 bytes of headroom. */
+        { "rxe on virtio",
+          "nic-rxe-virtio",
+          {},
+          rxe_yaml,
+          { { "rdma.device", CHECK_PASS, "rxe0 port 1 on enp0s3" },
+            { "rdma.port", CHECK_PASS, "rxe0 port 1 is ACTIVE, LINK_UP" },
+            { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 1 for 192.168.100.1" },
+            { "rdma.mtu",
+              CHECK_PASS,
+              "active MTU 4096 on rxe0 port 1 (enp0s3 MTU 9000, less rxe's 80 bytes of RoCE headers); from the "
+              "netdev MTU by rxe's rule" } } },
+        { "rxe on virtio, MTU 4150",
+          "nic-rxe-virtio",
+          { { "sys/class/net/enp0s3/mtu", "4150\n" } },
+          rxe_yaml,
+          { { "rdma.mtu",
+              CHECK_FAIL,
+              "active MTU 2048 < 4096 (rdma.min-active-mtu) on rxe0 port 1: enp0s3's MTU is 4150; an active MTU "
+              "of 4096 needs a netdev MTU of at least 4176 (rxe takes 80 bytes of RoCE headers off it)" } } },
+        /* No GID on the netdev yet: rxe's "parent" names it. */
+        { "rxe on virtio, found by parent",
+          "nic-rxe-virtio",
+          { { "sys/class/infiniband/rxe0/ports/1/gid_attrs", NULL } },
+          rxe_yaml,
+          { { "rdma.device", CHECK_PASS, "rxe0 port 1 on enp0s3" },
+            { "rdma.gid", CHECK_FAIL, "no RoCE v2 GID for 192.168.100.1 on rxe0 port 1 (table: empty)" } } },
+};
 
-        d[0].gids = link_local;
-        d[0].n_gids = ELEMENTSOF(link_local);
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), no_address, ELEMENTSOF(no_address));
+/* ib_core's attributes as its sysfs.c prints them, and what is not. */
+static void test_sysfs_parsers(void) {
+        static const struct {
+                const char *text;
+                int r;
+                unsigned value;
+        } numbered[] = {
+                { "4: ACTIVE", 0, 4 },
+                { "1: DOWN", 0, 1 },
+                { "5: LinkUp", 0, 5 },
+                { "3: Disabled", 0, 3 },
+                { "1: CA", 0, 1 },
+                { "4: RNIC", 0, 4 },
+                { "ACTIVE", -EBADMSG },
+                { "4 ACTIVE", -EBADMSG },
+                { "-1: x", -EBADMSG },
+                { "", -EBADMSG },
+                { "99999999999: x", -EBADMSG },
+        };
+        static const struct {
+                const char *text;
+                int r;
+                const char *address;
+        } gids[] = {
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:3456", 0, "fe80::6efe:54ff:fe12:3456" },
+                { "0000:0000:0000:0000:0000:ffff:c0a8:6401", 0, "::ffff:192.168.100.1" },
+                { "6cfe:5412:3456:0000:0000:0000:0000:0000", 0, "6cfe:5412:3456::" },
+                { "FE80:0000:0000:0000:0000:0000:0000:0001", 0, "fe80::1" },
+                { "fe80::1", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:3456:", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12", -EBADMSG },
+                { "fe80:0000:0000:0000:6efe:54ff:fe12:345g", -EBADMSG },
+        };
+        RdmaGidType t;
+        unsigned u;
+
+        for (size_t i = 0; i < ELEMENTSOF(numbered); i++) {
+                int r = rdma_sysfs_parse_numbered(numbered[i].text, &u);
+
+                if (r != numbered[i].r || (r == 0 && u != numbered[i].value)) {
+                        fprintf(stderr, "numbered \"%s\": got %d %u\n", numbered[i].text, r, u);
+                        abort();
+                }
+        }
+        for (size_t i = 0; i < ELEMENTSOF(gids); i++) {
+                struct in6_addr a, want;
+                int r = rdma_sysfs_parse_gid(gids[i].text, &a);
+
+                if (r != gids[i].r ||
+                    (r == 0 &&
+                     (inet_pton(AF_INET6, gids[i].address, &want) != 1 || memcmp(&a, &want, sizeof(a)) != 0))) {
+                        fprintf(stderr, "gid \"%s\": got %d\n", gids[i].text, r);
+                        abort();
+                }
+        }
+        ASSERT_OK(rdma_sysfs_parse_gid_type("RoCE v2", RDMA_LINK_LAYER_ETHERNET, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_ROCE_V2);
+        ASSERT_OK(rdma_sysfs_parse_gid_type("IB/RoCE v1", RDMA_LINK_LAYER_ETHERNET, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_ROCE_V1);
+        ASSERT_OK(rdma_sysfs_parse_gid_type("IB/RoCE v1", RDMA_LINK_LAYER_INFINIBAND, &t));
+        ASSERT_INT_EQ(t, RDMA_GID_IB);
+        ASSERT_INT_EQ(rdma_sysfs_parse_gid_type("RoCE v3", RDMA_LINK_LAYER_ETHERNET, &t), -EBADMSG);
+        ASSERT_OK(rdma_sysfs_parse_link_layer("Ethernet", &u));
+        ASSERT_INT_EQ(u, RDMA_LINK_LAYER_ETHERNET);
+        ASSERT_OK(rdma_sysfs_parse_link_layer("InfiniBand", &u));
+        ASSERT_INT_EQ(u, RDMA_LINK_LAYER_INFINIBAND);
+        ASSERT_INT_EQ(rdma_sysfs_parse_link_layer("ethernet", &u), -EBADMSG);
 }
 
-/* A profile asking for RoCE v1 on an E810: irdma registers RoCE v2 only, and no setting changes that. */
-static void test_gid_v1_wanted_on_irdma(void) {
-        _cleanup_(freep) char *yaml = strdup(profile_yaml("true", "4096"));
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect e[] = {
-                { "rdma.gid",
-                  CHECK_FAIL,
-                  "irdma0 has a RoCE v2 GID (index 1) for 192.168.100.1 but no RoCE v1 one: the kernel lists an "
-                  "entry of each type the port supports, and irdma0 port 1 does not do RoCE v1 (irdma and rxe "
-                  "register RoCE v2 only); set rdma.gid: roce-v2, the type it has" },
-        };
-        char *gid;
+/* The rdma. checks of each case's tree: every fact read from its sysfs, none from libibverbs. */
+static void test_trees(void) {
+        for (size_t i = 0; i < ELEMENTSOF(tree_cases); i++) {
+                const TreeCase *t = &tree_cases[i];
+                _cleanup_(freep) char *base = NULL;
+                size_t n_edits = 0, n_expect = 0;
+                char *root;
 
-        ASSERT_TRUE(yaml && (gid = strstr(yaml, "gid: roce-v2")));
-        memcpy(gid, "gid: roce-v1", strlen("gid: roce-v1"));
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", yaml, e, ELEMENTSOF(e));
-}
-
-static void test_gid_moves(void) {
-        struct ibv_gid_entry moved[FAKE_IRDMA_GIDS + 1];
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect e[] = {
-                { "rdma.gid", CHECK_PASS, "RoCE v2 GID index 2 for 192.168.100.1" },
-        };
-
-        /* The address went and came back after another one: irdma's entry for it is now 2. */
-        memcpy(moved, healthy, sizeof(healthy));
-        moved[1] = fake_gid_ipv4(1, "192.168.101.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
-        moved[2] = fake_gid_ipv4(2, "192.168.100.1", IBV_GID_TYPE_ROCE_V2, IFINDEX);
-        d[0].gids_after = moved;
-        d[0].n_gids_after = ELEMENTSOF(moved);
-        d[0].move_after = 3; /* after the device lookup's two reads and the index lookup's first */
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), e, ELEMENTSOF(e));
-}
-
-static void test_mtu(void) {
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect small[] = {
-                { "rdma.mtu",
-                  CHECK_FAIL,
-                  "active MTU 1024 < 4096 (rdma.min-active-mtu) on irdma0 port 1: enp194s0np0's MTU is 9000" },
-        };
-        static const CheckExpect stale[] = {
-                { "rdma.mtu",
-                  CHECK_WARN,
-                  "active MTU 1024 of irdma0 port 1 does not follow enp194s0np0's MTU 9000 (expected 4096)" },
-        };
-
-        d[0].active_mtu = IBV_MTU_1024;
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), small, ELEMENTSOF(small));
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "1024"), stale, ELEMENTSOF(stale));
-}
-
-static void test_no_device(void) {
-        FakeVerbsDevice d[] = { irdma() };
-        static const CheckExpect none[] = {
-                { "rdma.device",
-                  CHECK_FAIL,
-                  "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810)" },
-                { "rdma.port", CHECK_SKIP, "see rdma.device" },
-                { "rdma.gid", CHECK_SKIP, NULL },
-                { "rdma.mtu", CHECK_SKIP, NULL },
-        };
-        static const CheckExpect no_kernel[] = {
-                { "rdma.device", CHECK_FAIL, "(the kernel offers no RDMA devices at all)" },
-        };
-        static const CheckExpect safe_mode[] = {
-                /* irdma is not loaded because ice offers it no device: modprobe would not help. */
-                { "rdma.driver",
-                  CHECK_FAIL,
-                  "irdma is not loaded: ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel "
-                  "log), which offers irdma no RDMA device, so loading it by hand changes nothing; see nic.driver" },
-                { "rdma.device",
-                  CHECK_FAIL,
-                  "ice runs 0000:c2:00.0 in Safe Mode (ice found no DDP package file; kernel log)" },
-        };
-        static const CheckExpect absent[] = {
-                { "rdma.driver", CHECK_SKIP, "no fabric NIC found for link rdma0, so no RDMA module" },
-                { "rdma.device", CHECK_FAIL, "no RDMA device: no fabric NIC found for link rdma0 (see nic.pci)" },
-                { "rdma.gid", CHECK_SKIP, NULL },
-        };
-
-        fake_verbs_setup(NULL, 0, 0);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), none, ELEMENTSOF(none));
-        fake_verbs_setup(NULL, 0, ENOSYS);
-        run(HOSTS "nic-e810-x4", profile_yaml("true", "4096"), no_kernel, ELEMENTSOF(no_kernel));
-        /* No RDMA device because ice runs the NIC in Safe Mode: the kernel log says so. */
-        fake_verbs_setup(NULL, 0, 0);
-        run(HOSTS "nic-e810-safe-mode", profile_yaml("true", "4096"), safe_mode, ELEMENTSOF(safe_mode));
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-absent", profile_yaml("true", "4096"), absent, ELEMENTSOF(absent));
+                while (n_edits < ELEMENTSOF(t->edits) && t->edits[n_edits].path)
+                        n_edits++;
+                while (n_expect < ELEMENTSOF(t->expect) && t->expect[n_expect].id)
+                        n_expect++;
+                ASSERT_TRUE(asprintf(&base, HOSTS "%s", t->tree) >= 0);
+                root = copy_tree_edited(base, t->edits, n_edits);
+                fprintf(stderr, "test-check-rdma: %s\n", t->name);
+                fake_verbs_setup(NULL, 0, ENOSYS); /* the running kernel's devices must not count */
+                run(root, t->yaml ?: profile_yaml("true", "4096"), t->expect, n_expect);
+                ASSERT_TRUE(!fake_verbs_called());
+                remove_tree(root);
+        }
 }
 
 static void test_no_rdma_section(void) {
@@ -533,137 +777,6 @@ static void memlock_case(const MemlockCase *t) {
                         fprintf(stderr, "memlock %s: \"%s\" says \"%s\"\n", t->name, p.summary, t->has_not[i]);
                         abort();
                 }
-        remove_tree(root);
-}
-
-/* Without the kernel log (halod's sandbox hides it), a missing RDMA device on an ice NIC may be Safe
- * Mode or a missing irdma: the failure says that it could not look. */
-static void test_no_device_without_kmsg(void) {
-        static const CheckExpect e[] = {
-                { "rdma.device",
-                  CHECK_FAIL,
-                  "no RDMA device on enp194s0np0: load the RDMA driver (`modprobe irdma` for E810), then `rdma "
-                  "link` lists it; could not look at the kernel log (/dev/kmsg: No such file or directory), which "
-                  "says whether ice runs it in Safe Mode: `sudo haloctl check --only rdma.device` reads it" },
-        };
-        char *root = copy_tree_without(HOSTS "nic-e810-x4", "dev/kmsg");
-
-        fake_verbs_setup(NULL, 0, 0);
-        run(root, profile_yaml("true", "4096"), e, ELEMENTSOF(e));
-        remove_tree(root);
-}
-
-/* The middle node of a daisy chain on a dual-port ConnectX-5: rdma0 on function .0, rdma1 on .1. */
-static const char connectx_yaml[] =
-        "cluster: test\n"
-        "links:\n"
-        "  rdma0: { mtu: 9000 }\n"
-        "  rdma1: { mtu: 9000 }\n"
-        "nic: { pci-ids: [\"15b3:1017\"], driver: mlx5_core }\n"
-        "rdma: { required: true, gid: roce-v2, min-active-mtu: 4096, memlock: unlimited }\n"
-        "nodes:\n"
-        "  head:\n"
-        "    links:\n"
-        "      rdma0: { address: 10.0.1.2/24, match: { pci: \"0000:01:00.0\" } }\n"
-        "      rdma1: { address: 10.0.2.2/24, match: { name: enp1s0f1np1 } }\n";
-
-static void test_connectx_dual_port(void) {
-        FakeConnectX5 x;
-        FakeVerbsDevice reversed[2];
-        static const CheckExpect e[] = {
-                { "rdma.driver", CHECK_PASS, "mlx5_ib is loaded" },
-                { "rdma.device",
-                  CHECK_PASS,
-                  "rdma0: mlx5_0 port 1 on enp1s0f0np0; rdma1: mlx5_1 port 1 on enp1s0f1np1" },
-                { "rdma.port",
-                  CHECK_PASS,
-                  "rdma0: mlx5_0 port 1 is ACTIVE, LINK_UP; rdma1: mlx5_1 port 1 is ACTIVE" },
-                /* mlx5's pairs: the v2 entry of the address is index 3, not the v1 entry at 2. */
-                { "rdma.gid",
-                  CHECK_PASS,
-                  "rdma0: RoCE v2 GID index 3 for 10.0.1.2; rdma1: RoCE v2 GID index 3 for 10.0.2.2" },
-                { "rdma.mtu",
-                  CHECK_PASS,
-                  "rdma0: active MTU 4096 on mlx5_0 port 1 (enp1s0f0np0 MTU 9000, less mlx5's 96 bytes of RoCE "
-                  "headers); rdma1: active MTU 4096 on mlx5_1 port 1 (enp1s0f1np1 MTU 9000, less mlx5's 96 bytes "
-                  "of RoCE headers)" },
-                { "rdma.memlock",
-                  CHECK_FAIL,
-                  "no /dev/infiniband/uverbs* device: no RDMA driver is loaded (`modprobe mlx5_ib` for "
-                  "ConnectX)" },
-        };
-
-        fake_connectx5_dual(&x, "10.0.1.2", 4, "10.0.2.2", 5);
-        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
-        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, ELEMENTSOF(e));
-
-        /* The order the kernel lists the devices in decides nothing. */
-        reversed[0] = x.devices[1];
-        reversed[1] = x.devices[0];
-        fake_verbs_setup(reversed, ELEMENTSOF(reversed), 0);
-        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, 1);
-
-        /* No address yet: each link's PCI function finds its device. */
-        fake_connectx5_dual(&x, NULL, 4, NULL, 5);
-        fake_verbs_setup(x.devices, ELEMENTSOF(x.devices), 0);
-        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, 1);
-}
-
-/* ConnectX firmware that reports RoCE v1 only: mlx5 lists one v1 entry per address and no v2 one. The
- * fix is the NIC's, not rdma_cm's default_roce_mode, which adds no entry. */
-static void test_connectx_gid_v1_only(void) {
-        struct ibv_gid_entry v1[2][2] = {
-                { fake_gid_link_local(0, 0xbacef6fffe123456ULL, IBV_GID_TYPE_ROCE_V1, 4),
-                  fake_gid_ipv4(1, "10.0.1.2", IBV_GID_TYPE_ROCE_V1, 4) },
-                { fake_gid_link_local(0, 0xbacef6fffe123457ULL, IBV_GID_TYPE_ROCE_V1, 5),
-                  fake_gid_ipv4(1, "10.0.2.2", IBV_GID_TYPE_ROCE_V1, 5) },
-        };
-        FakeVerbsDevice d[] = {
-                fake_device_active("mlx5_0", v1[0], ELEMENTSOF(v1[0])),
-                fake_device_active("mlx5_1", v1[1], ELEMENTSOF(v1[1])),
-        };
-        static const CheckExpect e[] = {
-                { "rdma.gid",
-                  CHECK_FAIL,
-                  "rdma0: mlx5_0 has a RoCE v1 GID (index 1) for 10.0.1.2 but no RoCE v2 one: the kernel lists an "
-                  "entry of each type the port supports, so mlx5_0 port 1 does not do RoCE v2 (irdma, rxe and "
-                  "mlx5 on a ConnectX-4 or newer do; mlx5 lists v2 only when the firmware reports it); no rdma_cm "
-                  "setting adds the entry. Update the NIC's firmware or use a NIC with RoCE v2, or set rdma.gid: "
-                  "roce-v1 when every node runs RoCE v1" },
-        };
-
-        fake_verbs_setup(d, ELEMENTSOF(d), 0);
-        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, e, ELEMENTSOF(e));
-}
-
-static void test_connectx_no_device(void) {
-        static const CheckExpect none[] = {
-                { "rdma.device",
-                  CHECK_FAIL,
-                  "rdma0: no RDMA device on enp1s0f0np0: load the RDMA driver (`modprobe mlx5_ib` for ConnectX), "
-                  "then `rdma link` lists it; rdma1: no RDMA device on enp1s0f1np1: load the RDMA driver "
-                  "(`modprobe mlx5_ib` for ConnectX), then `rdma link` lists it" },
-        };
-        /* A NIC that is neither family: both modules are named. */
-        static const CheckExpect unknown[] = {
-                { "rdma.device",
-                  CHECK_FAIL,
-                  "no RDMA device on enp1s0: load the RDMA driver (`modprobe irdma` for E810, `modprobe mlx5_ib` "
-                  "for ConnectX), then `rdma link` lists it" },
-        };
-        static const char realtek_yaml[] =
-                "cluster: t\nlinks:\n  rdma0:\n    match: { name: enp1s0 }\n"
-                "rdma: { required: true }\n"
-                "nodes:\n  head: { links: { rdma0: 192.168.100.1/30 } }\n";
-        char *root;
-
-        fake_verbs_setup(NULL, 0, 0);
-        run(HOSTS "nic-cx5-dual-x4", connectx_yaml, none, ELEMENTSOF(none));
-        run(HOSTS "nic-absent", realtek_yaml, unknown, ELEMENTSOF(unknown));
-
-        /* ice's kernel log says nothing about a ConnectX: without it, nothing is said about it. */
-        root = copy_tree_without(HOSTS "nic-cx5-dual-x4", "dev/kmsg");
-        run(root, connectx_yaml, none, ELEMENTSOF(none));
         remove_tree(root);
 }
 
@@ -1175,18 +1288,9 @@ static void test_systemd_tree(void) {
 }
 
 int main(void) {
-        test_healthy();
-        test_port_down();
-        test_gid_link_local_only();
-        test_gid_v1_wanted_on_irdma();
-        test_gid_moves();
-        test_mtu();
-        test_no_device();
+        test_sysfs_parsers();
+        test_trees();
         test_no_rdma_section();
-        test_no_device_without_kmsg();
-        test_connectx_dual_port();
-        test_connectx_gid_v1_only();
-        test_connectx_no_device();
         test_mtu_evaluate();
         test_memlock();
         test_pid1_limits();
