@@ -133,6 +133,13 @@ documented halod.8.scd "*health.tcp-bulk-mbit* (default $bulk Mbit/s)" "health.t
 documented haloctl.1.scd "(default $bulk Mbit/s" "health.tcp-bulk-mbit's default $bulk"
 grep -qF "(default $bulk Mbit/s" "$root/README.md" || fail "README.md does not give health.tcp-bulk-mbit's default $bulk"
 
+# A firewall drops RoCE v2 only where the kernel's UDP stack carries it, soft-RoCE (rxe): a RoCE NIC
+# handles UDP port 4791 in hardware, past netfilter. Every README paragraph or list item that sends
+# the reader to nft says so.
+awk '/^(- |$)/ { if (item ~ /nft / && item !~ /rxe/) print item; item = "" } { item = item " " $0 }
+     END { if (item ~ /nft / && item !~ /rxe/) print item }' "$root/README.md" | grep -q . &&
+        fail "README.md points at nft without saying that only soft-RoCE (rxe) goes through netfilter"
+
 # -- metrics (halod(8), METRICS) --
 names=$(cat "$root"/lib/export/metrics*.c | grep -oE '"halod_[a-z_]+"' | tr -d '"' | sort -u)
 at_least 20 "metric names" $names
