@@ -85,6 +85,9 @@ names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|gpu|node|nic|rdma)\
 at_least 12 "kernel, nic and rdma check ids" $names
 for id in $names; do
         documented haloctl.1.scd "*$id*" "the check id $id"
+        # ... and completed: bash completion offers the fixed ids after --only.
+        sed -n '/^_haloctl_check_ids="/,/"$/p' "$root/completion/haloctl.bash" | grep -qw -- "$id" ||
+                fail "the check id $id is not in completion/haloctl.bash's _haloctl_check_ids"
 done
 names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-link.c" | grep -oE '[a-z]+')
 at_least 4 "link check ids" $names
