@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "basic/etc-hosts.h"
-#include "basic/strv.h"
 #include "check/check-hosts.h"
 #include "check/check-node.h"
 
