@@ -5,7 +5,6 @@
  * (torch.distributed) and MPI launchers resolve the node's own name when no interface is pinned, and
  * then announce 127.0.1.1 to their peers, who cannot reach it. */
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "basic/etc-hosts.h"
@@ -77,20 +76,6 @@ static int judge_loopback(
                            : " before other lines");
 }
 
-static int skip(CheckList *out, const char *format, ...) _printf_(2, 3);
-static int skip(CheckList *out, const char *format, ...) {
-        _cleanup_(freep) char *summary = NULL;
-        va_list ap;
-        int r;
-
-        va_start(ap, format);
-        r = vasprintf(&summary, format, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        return check_list_add(out, NODE_HOSTNAME_ID, CHECK_SKIP, "not loopback", NULL, "%s", summary);
-}
-
 static int judge(const NodeContext *c, const SnapshotHost *facts, const char *name, CheckList *out) {
         _cleanup_(freep) struct in_addr *addresses = NULL;
         _cleanup_(freep) char *source = NULL, *actual = NULL, *line = NULL;
@@ -102,8 +87,9 @@ static int judge(const NodeContext *c, const SnapshotHost *facts, const char *na
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return skip(
+                return check_list_skip(
                         out,
+                        NODE_HOSTNAME_ID,
                         "could not look up this node's hostname %s: %s",
                         name,
                         gai_error != 0 ? gai_error_name(gai_error) : strerror(-r));
@@ -162,8 +148,9 @@ int check_node_hostname(const NodeContext *c, Snapshot *s, CheckList *out) {
         /* Below --root a tree may carry no /etc/hostname: the profile says what the node is called. */
         if (c->node->hostname)
                 return judge(c, facts, c->node->hostname, out);
-        return skip(
+        return check_list_skip(
                 out,
+                NODE_HOSTNAME_ID,
                 "could not look: this node's hostname is unknown (%s: %s) and node %s has no hostname in the "
                 "profile",
                 ETC_HOSTNAME_PATH,
