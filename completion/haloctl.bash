@@ -14,7 +14,7 @@ _haloctl_verbs_profile="validate check plan apply unadopt env probe"
 _haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. helper peer."
 # apply --only takes the parts that halod-helper.service writes, not check ids.
 _haloctl_apply_parts="hosts. cdi networkd"
-_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory
+_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory node.hostname
 nic.pci nic.pcie nic.speed nic.driver nic.firmware nic.roce
 rdma.driver rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
 

@@ -13,7 +13,6 @@
 static int print_cdi(const NodeContext *c) {
         _cleanup_(freep) char *text = NULL;
         CdiSpec spec = {};
-        bool complete = true;
         int r;
 
         r = cdi_spec_derive(c, /* snapshot= */ NULL, &spec);
@@ -30,15 +29,13 @@ static int print_cdi(const NodeContext *c) {
                 fprintf(stderr, "%s\n", *p);
         for (size_t i = 0; i < spec.n_devices; i++)
                 for (int v = 0; v < _FABRIC_ENV_VAR_MAX; v++)
-                        if (!spec.devices[i].env.values[v]) {
+                        if (!spec.devices[i].env.values[v] && fabric_env_applies(&spec.devices[i].env, v))
                                 fprintf(stderr,
                                         "%s: %s not set: %s\n",
                                         spec.devices[i].name,
                                         fabric_env_var_to_string(v),
                                         strna(spec.devices[i].env.reasons[v]));
-                                complete = false;
-                        }
-        r = complete && !spec.problems ? EXIT_SUCCESS : EXIT_CHECK_WARN;
+        r = cdi_spec_complete(&spec) ? EXIT_SUCCESS : EXIT_CHECK_WARN;
         cdi_spec_done(&spec);
         return r;
 }

@@ -348,6 +348,42 @@ static void print_nics(const Profile *p) {
         }
 }
 
+/* Bytes as the profile writes a size: "512M", "120G"; the largest suffix that divides them. */
+static const char *format_size(uint64_t bytes, char buf[static 32]) {
+        static const char suffixes[] = "KMGT";
+        int i = -1;
+
+        while (i + 1 < (int) strlen(suffixes) && bytes > 0 && bytes % 1024 == 0) {
+                bytes /= 1024;
+                i++;
+        }
+        if (i < 0)
+                snprintf(buf, 32, "%" PRIu64 " bytes", bytes);
+        else
+                snprintf(buf, 32, "%" PRIu64 "%c", bytes, suffixes[i]);
+        return buf;
+}
+
+/* The gpu: section and memory-min, as --json's "gpu" and "memory-min" give them. */
+static void print_gpu_memory(const Profile *p) {
+        char size[32];
+
+        printf("%sGPU%s     ", ansi_bold(), ansi_normal());
+        if (!p->gpu.present)
+                printf("not checked (no gpu: section)\n");
+        else if (p->gpu.vram_max > 0)
+                printf("an amdgpu GPU on every node; firmware carve-out (VRAM) %s or less\n",
+                       format_size(p->gpu.vram_max, size));
+        else
+                printf("an amdgpu GPU on every node; firmware carve-out (VRAM) not checked\n");
+
+        printf("%sMemory%s  ", ansi_bold(), ansi_normal());
+        if (p->memory_min > 0)
+                printf("MemTotal %s or more on every node\n", format_size(p->memory_min, size));
+        else
+                printf("not checked (no memory-min:)\n");
+}
+
 static void print_rdma_kernel_health(const Profile *p) {
         const ProfileRdma *rdma = &p->rdma;
         uint64_t interval = p->health.interval_usec;
@@ -426,6 +462,7 @@ static void print_summary(const Profile *p, const char *path, const ProfileNode 
         print_nodes(p, node);
         print_nics(p);
         print_rdma_kernel_health(p);
+        print_gpu_memory(p);
 }
 
 /* {"head": {"from": "profile", "nic": {…}}, "worker": {"from": "node", "nic": {…}}}: the NIC each

@@ -39,37 +39,76 @@ static bool addresses_contain(const struct in_addr *a, size_t n, struct in_addr 
         return false;
 }
 
+/* Whether the line at p (length n) gives name an IPv4 address, and which: glibc's files module reads
+ * '#' as the start of a comment, the first field as the address, the others as names without regard
+ * to case. Returns 1 and *ret_address, 0, or -ENOMEM. */
+static int line_gives(const char *p, size_t n, const char *name, struct in_addr *ret_address) {
+        _cleanup_(freep) char *line = strndup(p, n);
+        char *save = NULL, *field, *hash;
+        struct in_addr a;
+
+        if (!line)
+                return -ENOMEM;
+        hash = strchr(line, '#');
+        if (hash)
+                *hash = '\0';
+        field = strtok_r(line, WHITESPACE, &save);
+        if (!field || inet_pton(AF_INET, field, &a) != 1)
+                return 0;
+        while ((field = strtok_r(NULL, WHITESPACE, &save)))
+                if (strcasecmp(field, name) == 0) {
+                        *ret_address = a;
+                        return 1;
+                }
+        return 0;
+}
+
 int etc_hosts_lookup(const char *text, const char *name, struct in_addr **ret, size_t *ret_n) {
         _cleanup_(freep) struct in_addr *found = NULL;
         size_t n_found = 0;
 
         for (const char *p = text; p && *p; p = next_line(p)) {
-                _cleanup_(freep) char *line = strndup(p, line_length(p));
-                char *save = NULL, *field, *hash;
-                struct in_addr a;
+                struct in_addr a, *b;
+                int r;
 
-                if (!line)
-                        return -ENOMEM;
-                hash = strchr(line, '#');
-                if (hash)
-                        *hash = '\0';
-                field = strtok_r(line, WHITESPACE, &save);
-                if (!field || inet_pton(AF_INET, field, &a) != 1)
+                r = line_gives(p, line_length(p), name, &a);
+                if (r < 0)
+                        return r;
+                if (r == 0 || addresses_contain(found, n_found, a))
                         continue;
-                while ((field = strtok_r(NULL, WHITESPACE, &save))) {
-                        struct in_addr *b;
-
-                        if (strcasecmp(field, name) != 0 || addresses_contain(found, n_found, a))
-                                continue;
-                        b = reallocarray(found, n_found + 1, sizeof(struct in_addr));
-                        if (!b)
-                                return -ENOMEM;
-                        found = b;
-                        found[n_found++] = a;
-                }
+                b = reallocarray(found, n_found + 1, sizeof(struct in_addr));
+                if (!b)
+                        return -ENOMEM;
+                found = b;
+                found[n_found++] = a;
         }
         *ret = TAKE_PTR(found);
         *ret_n = n_found;
+        return 0;
+}
+
+int etc_hosts_find_line(
+        const char *text, const char *name, struct in_addr address, unsigned *ret_number, char **ret_line) {
+        unsigned number = 0;
+
+        for (const char *p = text; p && *p; p = next_line(p)) {
+                struct in_addr a;
+                int r;
+
+                number++;
+                r = line_gives(p, line_length(p), name, &a);
+                if (r < 0)
+                        return r;
+                if (r == 0 || a.s_addr != address.s_addr)
+                        continue;
+                *ret_line = strndup(p, line_length(p));
+                if (!*ret_line)
+                        return -ENOMEM;
+                *ret_number = number;
+                return 1;
+        }
+        *ret_number = 0;
+        *ret_line = NULL;
         return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #define ETC_HOSTS_PATH "/etc/hosts"
+#define ETC_HOSTNAME_PATH "/etc/hostname"
 #define ETC_HOSTS_BLOCK_BEGIN "# BEGIN halod"
 #define ETC_HOSTS_BLOCK_END "# END halod"
 
@@ -14,6 +15,12 @@
  * are names compared without regard to case. Lines of IPv6 or malformed addresses are skipped. ret is
  * NULL and *ret_n 0 when the name is not there. */
 int etc_hosts_lookup(const char *text, const char *name, struct in_addr **ret, size_t *ret_n);
+
+/* The first line of text (an /etc/hosts) that gives name the IPv4 address, read as etc_hosts_lookup()
+ * reads it: its number (from 1) and its text without the newline. Returns 1 when found, 0 when no line
+ * does (*ret_number 0, *ret_line NULL), -ENOMEM. */
+int etc_hosts_find_line(
+        const char *text, const char *name, struct in_addr address, unsigned *ret_number, char **ret_line);
 
 /* The lines between halod's markers in text, without their newlines; NULL when text has no block.
  * -EBADMSG: a BEGIN marker without its END marker. */

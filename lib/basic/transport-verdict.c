@@ -3,6 +3,7 @@
  * threshold and the ratio are what they are). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "basic/macro.h"
 #include "basic/transport-verdict.h"
@@ -23,10 +24,14 @@ static uint64_t rdma_volume(const TransportInput *in) {
         return in->rdma_packets > UINT64_MAX / mtu ? UINT64_MAX : in->rdma_packets * mtu;
 }
 
+bool transport_use_is_warning(TransportUse u) {
+        return u == TRANSPORT_FALLBACK || u == TRANSPORT_UNKNOWN;
+}
+
 int transport_verdict(const TransportInput *in, TransportVerdict *ret) {
         uint64_t threshold, tcp_bytes, rdma_bytes;
         TransportUse use;
-        bool bulk_tcp;
+        bool bulk_tcp, packets_only;
 
         if (!in || !ret || in->interval_usec == 0)
                 return -EINVAL;
@@ -36,16 +41,21 @@ int transport_verdict(const TransportInput *in, TransportVerdict *ret) {
         if (tcp_bytes < in->tcp_bytes_sent) /* saturate rather than wrap */
                 tcp_bytes = UINT64_MAX;
 
-        rdma_bytes = rdma_volume(in);
+        rdma_bytes = rdma_volume(in); /* with packets only, the most they can have carried */
+        packets_only = in->rdma_bytes == 0 && in->rdma_packets > 0;
 
         TransportVerdict v = {
                 .tcp_bps = rate_bps(tcp_bytes, in->interval_usec),
                 .rdma_bps = rate_bps(rdma_bytes, in->interval_usec),
+                .rdma_packets_only = packets_only,
+                .rdma_pps = packets_only ? rate_bps(in->rdma_packets, in->interval_usec) / 8 : 0,
         };
 
         bulk_tcp = v.tcp_bps >= threshold;
         if (bulk_tcp && rdma_bytes < tcp_bytes / TRANSPORT_RDMA_SHARE_MIN)
-                use = TRANSPORT_FALLBACK;
+                use = TRANSPORT_FALLBACK; /* at full packets too */
+        else if (bulk_tcp && packets_only)
+                use = TRANSPORT_UNKNOWN; /* the packets may carry a tenth as much, or nearly nothing */
         else if (v.rdma_bps >= threshold)
                 use = TRANSPORT_RDMA;
         else if (bulk_tcp)
@@ -54,7 +64,9 @@ int transport_verdict(const TransportInput *in, TransportVerdict *ret) {
                 use = TRANSPORT_IDLE;
 
         v.use = use;
-        if (use == TRANSPORT_FALLBACK && !in->was_fallback)
+        if (use == TRANSPORT_UNKNOWN) /* neither into nor out of a fallback that cannot be told */
+                v.transition = TRANSPORT_TRANSITION_NONE;
+        else if (use == TRANSPORT_FALLBACK && !in->was_fallback)
                 v.transition = TRANSPORT_TRANSITION_INTO_FALLBACK;
         else if (use != TRANSPORT_FALLBACK && in->was_fallback)
                 v.transition = TRANSPORT_TRANSITION_OUT_OF_FALLBACK;
@@ -93,9 +105,22 @@ static void format_holders(FILE *f, const TransportInput *in) {
         }
 }
 
+/* " (counted in packets only: at most 42.2 Mbit/s at 4096 bytes each)" */
+static char *max_text(const char *max, const TransportInput *in) {
+        char *s;
+
+        if (asprintf(
+                    &s,
+                    " (the device counts packets only: at most %s at %u bytes each)",
+                    max,
+                    in->rdma_mtu > 0 ? in->rdma_mtu : TRANSPORT_RDMA_MTU_DEFAULT) < 0)
+                return NULL;
+        return s;
+}
+
 int transport_verdict_text(const TransportInput *in, const TransportVerdict *v, char **ret) {
         _cleanup_(fclosep) FILE *f = NULL;
-        _cleanup_(freep) char *text = NULL;
+        _cleanup_(freep) char *text = NULL, *rdma_max = NULL;
         char tcp[32], rdma[32];
         size_t size;
 
@@ -108,29 +133,52 @@ int transport_verdict_text(const TransportInput *in, const TransportVerdict *v, 
 
         format_rate(tcp, sizeof(tcp), v->tcp_bps);
         format_rate(rdma, sizeof(rdma), v->rdma_bps);
+        if (v->rdma_packets_only) {
+                char max[32];
+
+                /* What the counter can say, said as such: "1288 packets/s (counted in packets only: at
+                 * most 42.2 Mbit/s)". */
+                memcpy(max, rdma, sizeof(max));
+                snprintf(rdma, sizeof(rdma), "%llu packets/s", (unsigned long long) v->rdma_pps);
+                rdma_max = max_text(max, in);
+                if (!rdma_max)
+                        return -ENOMEM;
+        }
         switch (v->use) {
         case TRANSPORT_IDLE:
-                fprintf(f, "idle: TCP to %s %s, RDMA %s", in->peer ?: "the peer", tcp, rdma);
+                fprintf(f, "idle: TCP to %s %s, RDMA %s%s", in->peer ?: "the peer", tcp, rdma, strempty(rdma_max));
                 break;
         case TRANSPORT_RDMA:
-                fprintf(f, "RDMA %s, TCP to %s %s", rdma, in->peer ?: "the peer", tcp);
+                fprintf(f, "RDMA %s%s, TCP to %s %s", rdma, strempty(rdma_max), in->peer ?: "the peer", tcp);
                 break;
         case TRANSPORT_TCP_BULK:
                 fprintf(f, "TCP to %s %s beside RDMA %s", in->peer ?: "the peer", tcp, rdma);
                 break;
         case TRANSPORT_FALLBACK:
                 fprintf(f,
-                        "bulk traffic to %s over TCP (%s) while RDMA carries %s: the workload fell back to "
+                        "bulk traffic to %s over TCP (%s) while RDMA carries %s%s: the workload fell back to "
                         "sockets",
                         in->peer ?: "the peer",
                         tcp,
-                        rdma);
+                        rdma,
+                        strempty(rdma_max));
+                break;
+        case TRANSPORT_UNKNOWN:
+                fprintf(f,
+                        "bulk traffic to %s over TCP (%s) beside RDMA of %s%s: whether RDMA carries a tenth as "
+                        "much the counter cannot tell, since a packet may carry anything from nothing (an "
+                        "acknowledgement, a small message such as a latency ping-pong's) to a full MTU: the "
+                        "workload may have fallen back to sockets",
+                        in->peer ?: "the peer",
+                        tcp,
+                        rdma,
+                        strempty(rdma_max));
                 break;
         default:
                 break;
         }
         format_holders(f, in);
-        if (v->use == TRANSPORT_FALLBACK)
+        if (transport_use_is_warning(v->use))
                 fputs(". Likely causes: the container was started without /dev/infiniband; NCCL_IB_DISABLE=1; "
                       "a wrong NCCL_IB_HCA or NCCL_IB_GID_INDEX (see /run/halod/fabric.env); the memlock limit "
                       "hit when registering memory. To confirm, run the workload with NCCL_DEBUG=INFO: it "
@@ -144,10 +192,9 @@ int transport_verdict_text(const TransportInput *in, const TransportVerdict *v, 
 }
 
 static const char *const use_table[_TRANSPORT_USE_MAX] = {
-        [TRANSPORT_IDLE] = "idle",
-        [TRANSPORT_RDMA] = "rdma",
-        [TRANSPORT_TCP_BULK] = "tcp-bulk",
-        [TRANSPORT_FALLBACK] = "fallback",
+        [TRANSPORT_IDLE] = "idle",           [TRANSPORT_RDMA] = "rdma",
+        [TRANSPORT_TCP_BULK] = "tcp-bulk",   [TRANSPORT_FALLBACK] = "fallback",
+        [TRANSPORT_UNKNOWN] = "cannot-tell",
 };
 
 static const char *const transition_table[_TRANSPORT_TRANSITION_MAX] = {

@@ -18,6 +18,11 @@
  *   (TRANSPORT_RDMA_SHARE_MIN). A workload on RDMA moves its tensors there and only its bootstrap
  *   over TCP, so RDMA outweighs TCP by far; halod's own peer.<node>.rdma exchange (a few KiB per
  *   round) stays far below a tenth of 75 MB (10 Mbit/s over 60 s).
+ * - A device that counts packets only (rxe: sent_pkts, rcvd_pkts) proves that RDMA moves, never how
+ *   much: a packet carries anything from nothing (an acknowledgement, a 1-byte ping-pong such as
+ *   qperf's rc_lat) to a full MTU. So its count is an upper bound (packets × MTU) and no lower one:
+ *   it can prove a fallback (even at full packets RDMA moved less than a tenth of TCP) but never rule
+ *   one out; bulk TCP beside it is TRANSPORT_UNKNOWN, a warning that says it cannot tell, not a pass.
  * - The RDMA volume is the port's counters, not per peer (RoCE has no per-peer counter): a node whose
  *   workload uses RDMA to one peer and TCP to another does not warn for the second. The QP holders
  *   are named so that a reader can tell.
@@ -42,6 +47,8 @@ typedef enum TransportUse {
         TRANSPORT_RDMA, /* pass: bulk over RDMA (TCP may move too) */
         TRANSPORT_TCP_BULK, /* pass: bulk over TCP beside RDMA that moved at least a tenth as much, under the threshold */
         TRANSPORT_FALLBACK, /* warn: bulk over TCP, RDMA almost nothing: fell back to sockets */
+        TRANSPORT_UNKNOWN,  /* warn: bulk over TCP beside RDMA counted in packets only, which may carry
+                             * a tenth as much or nearly nothing: cannot tell */
         _TRANSPORT_USE_MAX,
         _TRANSPORT_USE_INVALID = -EINVAL,
 } TransportUse;
@@ -67,8 +74,8 @@ typedef struct TransportInput {
         uint64_t tcp_bytes_received; /* tcp_info's bytes_received */
         uint64_t rdma_bytes;         /* the RDMA port's bytes, both directions, over the interval */
         /* For a device that counts packets only (rxe: hw_counters sent_pkts and rcvd_pkts), with
-         * rdma_bytes 0: packets × rdma_mtu (0: 4096) stands for the bytes. An upper bound (ACKs are
-         * counted as full packets), so it errs towards "RDMA in use", never towards a false warning. */
+         * rdma_bytes 0: packets × rdma_mtu (0: 4096) is the most they can have carried, and nothing the
+         * least (acknowledgements, small messages): the verdict judges with that range. */
         uint64_t rdma_packets;
         unsigned rdma_mtu;
         uint64_t interval_usec; /* > 0 */
@@ -81,9 +88,15 @@ typedef struct TransportInput {
 typedef struct TransportVerdict {
         TransportUse use;
         TransportTransition transition;
-        uint64_t tcp_bps;  /* over max(interval, TRANSPORT_RATE_WINDOW_MIN_USEC) */
-        uint64_t rdma_bps; /* likewise */
+        uint64_t tcp_bps;       /* over max(interval, TRANSPORT_RATE_WINDOW_MIN_USEC) */
+        uint64_t rdma_bps;      /* likewise; with rdma_packets_only the most the packets can have carried */
+        bool rdma_packets_only; /* the device counts packets only: rdma_bps is an upper bound */
+        uint64_t rdma_pps;      /* then the packets per second, over the same window */
 } TransportVerdict;
+
+/* Whether the verdict is a warning: a fallback, or bulk TCP beside RDMA that cannot be told apart from
+ * one. */
+bool transport_use_is_warning(TransportUse u) _pure_;
 
 /* Returns 0, or -EINVAL for an interval of 0. */
 int transport_verdict(const TransportInput *in, TransportVerdict *ret);

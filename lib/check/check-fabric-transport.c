@@ -288,7 +288,7 @@ static int repeat_verdict(const NodeContext *c, const FabricTransportPeer *p, co
         return check_list_add(
                 out,
                 id,
-                p->use == TRANSPORT_FALLBACK ? CHECK_WARN : CHECK_PASS,
+                transport_use_is_warning(p->use) ? CHECK_WARN : CHECK_PASS,
                 expected,
                 transport_use_to_string(p->use),
                 "%s",
@@ -349,7 +349,9 @@ static int check_peer(
         if (!p->summary)
                 return -ENOMEM;
 
-        p->fallback = v.use == TRANSPORT_FALLBACK;
+        /* A verdict that cannot tell leaves the fallback where it was (the verdict reports no
+         * transition for it either). */
+        p->fallback = v.use == TRANSPORT_FALLBACK || (v.use == TRANSPORT_UNKNOWN && p->fallback);
         p->use = v.use;
         p->tcp_sent_total += sent;
         p->tcp_received_total += received;
@@ -363,7 +365,7 @@ static int check_peer(
         return check_list_add(
                 out,
                 id,
-                v.use == TRANSPORT_FALLBACK ? CHECK_WARN : CHECK_PASS,
+                transport_use_is_warning(v.use) ? CHECK_WARN : CHECK_PASS,
                 expected,
                 transport_use_to_string(v.use),
                 "%s",

@@ -108,6 +108,20 @@ int hosts_resolve(
         return 0;
 }
 
+int hosts_addresses_to_string(const struct in_addr *addresses, size_t n, char **ret) {
+        _cleanup_(strv_freep) char **l = NULL;
+
+        for (size_t i = 0; i < n; i++) {
+                char buf[INET_ADDRSTRLEN];
+
+                (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
+                if (strv_extend(&l, buf) < 0)
+                        return -ENOMEM;
+        }
+        *ret = l ? strv_join(l, ",") : strdup("");
+        return *ret ? 0 : -ENOMEM;
+}
+
 /* "10.0.0.12 (the management network?)" or "192.168.100.3 (halo-3's fabric address)". */
 static int describe_address(const Profile *p, struct in_addr a, char ***l) {
         const ProfileNode *owner = profile_find_node_by_address(p, a);
@@ -198,21 +212,14 @@ static int hosts_judge(
         size_t n,
         const char *source,
         CheckList *out) {
-        _cleanup_(strv_freep) char **got = NULL, **wrong = NULL;
+        _cleanup_(strv_freep) char **wrong = NULL;
         _cleanup_(freep) char *actual = NULL, *wrong_text = NULL;
 
-        for (size_t i = 0; i < n; i++) {
-                char buf[INET_ADDRSTRLEN];
-
-                (void) inet_ntop(AF_INET, &addresses[i], buf, sizeof(buf));
-                if (strv_extend(&got, buf) < 0)
-                        return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
                 if (!profile_node_has_address(peer, addresses[i]) &&
                     describe_address(p, addresses[i], &wrong) < 0)
                         return -ENOMEM;
-        }
-        actual = got ? strv_join(got, ",") : strdup("");
-        if (!actual)
+        if (hosts_addresses_to_string(addresses, n, &actual) < 0)
                 return -ENOMEM;
 
         if (n == 0)

@@ -23,5 +23,8 @@ int hosts_resolve(
         size_t *ret_n,
         char **ret_source,
         int *ret_gai_error);
+/* "192.168.100.2,10.0.0.12": the addresses a name resolved to, as the hosts checks' actual value
+ * ("" for none). Returns 0 or -ENOMEM. */
+int hosts_addresses_to_string(const struct in_addr *addresses, size_t n, char **ret);
 /* The name of a getaddrinfo() error code: "EAI_AGAIN", "EAI_FAIL"; "EAI_?" for another. */
 const char *gai_error_name(int error) _pure_;

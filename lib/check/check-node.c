@@ -78,5 +78,11 @@ int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out) {
 int check_node(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(snapshot_done) Snapshot own = {};
 
-        return check_node_memory(c, snapshot_or_own(s, &own, c), out);
+        int r;
+
+        s = snapshot_or_own(s, &own, c);
+        r = check_node_memory(c, s, out);
+        if (r < 0)
+                return r;
+        return check_node_hostname(c, s, out);
 }

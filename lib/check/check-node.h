@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The node. checks: node.memory, the node's memory against the profile's memory-min. */
+/* The node. checks: node.memory, the node's memory against the profile's memory-min; node.hostname,
+ * its own name resolving to no loopback address. */
 #pragma once
 
 #include <stdint.h>
@@ -9,3 +10,4 @@
 /* The group (s: NULL for its own snapshot). */
 int check_node(const NodeContext *c, Snapshot *s, CheckList *out);
 int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_node_hostname(const NodeContext *c, Snapshot *s, CheckList *out);

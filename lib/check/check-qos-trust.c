@@ -194,7 +194,7 @@ static int trust_read(const ProfileQos *q, const LinkPlan *lp, TrustView *v) {
                             v->trust) < 0)
                         return -ENOMEM;
         }
-        if ((d->n_add > 0 || d->n_remove > 0) &&
+        if ((d->n_add > d->n_add_for_trust || d->n_remove > 0) &&
             strv_extendf(
                     &v->problems,
                     "its APP table maps dscp-priority %s, the profile wants %s",

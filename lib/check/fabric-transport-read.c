@@ -169,7 +169,7 @@ static int read_qps(FabricTransportSample *s) {
         /* Under halod's unit the workload's /proc/PID is hidden (ProtectProc=invisible): the kernel's
          * task statistics name it then. */
         return rdma_qp_holders(
-                qps, k, rdma_comm_from_proc_or_taskstats, &taskstats, &s->holders, &s->n_holders);
+                qps, k, rdma_task_from_proc_or_taskstats, &taskstats, &s->holders, &s->n_holders);
 }
 
 int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret) {

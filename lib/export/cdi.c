@@ -22,6 +22,15 @@ void cdi_spec_done(CdiSpec *s) {
         s->problems = strv_free(s->problems);
 }
 
+bool cdi_spec_complete(const CdiSpec *s) {
+        if (s->problems)
+                return false;
+        for (size_t i = 0; i < s->n_devices; i++)
+                if (!fabric_env_complete(&s->devices[i].env))
+                        return false;
+        return true;
+}
+
 /* CDI's rule for device names: a letter or digit, then letters, digits, '_', '-', '.' and ':'. */
 static bool cdi_name_valid(const char *name) {
         if (isempty(name) ||

@@ -38,6 +38,9 @@ typedef struct CdiSpec {
  * RDMA devices; NULL: one of its own). Returns 0, -ENOMEM, or -EINVAL without a node. */
 int cdi_spec_derive(const NodeContext *c, Snapshot *snapshot, CdiSpec *ret);
 void cdi_spec_done(CdiSpec *s);
+/* Nothing left out: no problems, and on every device every variable that applies to the node
+ * (fabric_env_applies(): NCCL_IB_TC and NCCL_IB_SL only when the profile sets a qos.roce-tos) set. */
+bool cdi_spec_complete(const CdiSpec *s) _pure_;
 
 /* The spec as JSON (CDI's own format, not haloctl's --json). */
 void cdi_spec_dump_json(const CdiSpec *s, JsonWriter *w);

@@ -67,7 +67,7 @@ static void render_holders(FILE *f, const FabricTransportSample *s) {
                 return;
         family(f,
                "halod_fabric_qps",
-               "QPs a process holds on the RDMA devices of the node's links (RDMA netlink), at the last verify.",
+               "QPs a process (thread group: pid is its Tgid, whichever thread made them) holds on the RDMA devices of the node's links (RDMA netlink), at the last verify.",
                "gauge");
         for (size_t i = 0; i < s->n_holders; i++) {
                 fputs("halod_fabric_qps{process=\"", f);

@@ -49,23 +49,28 @@ int rdma_qp_dump(NetlinkSocket *s, RdmaQp **ret, size_t *ret_n);
 /* A holder of QPs: a process (pid, its comm when known) or a kernel module (kern_name). */
 typedef struct RdmaQpHolder {
         bool kernel;
-        uint32_t pid;
-        char name[RDMA_QP_NAME_MAX]; /* comm or kern-name; "" when unknown */
+        uint32_t pid;                /* the process (thread group) holding the QPs */
+        char name[RDMA_QP_NAME_MAX]; /* its comm (its main thread's) or kern-name; "" when unknown */
         unsigned n_qps;
         unsigned by_state[RDMA_QP_STATE_MAX + 1];
         unsigned other_state; /* states past RDMA_QP_STATE_MAX */
 } RdmaQpHolder;
 
-/* The name of process pid into buf, 0 or negative errno (then the name stays ""). */
-typedef int (*RdmaCommFunc)(uint32_t pid, char *buf, size_t size, void *userdata);
+/* The process of task tid (RDMA netlink's RDMA_NLDEV_ATTR_RES_PID is the pid of the task that made the
+ * QP, task_pid_vnr(): a thread id when a thread made it) into *ret_pid (its thread group id) and that
+ * process's name into buf: 0 or negative errno (then the task is taken as its own process, unnamed). */
+typedef int (*RdmaTaskFunc)(uint32_t tid, uint32_t *ret_pid, char *buf, size_t size, void *userdata);
 
-/* Groups qps by holder, in the order of their first QP; comm (may be NULL) names the processes.
- * Returns 0 or -ENOMEM. */
+/* Groups qps by holder, a process or a kernel module, in the order of their first QP; task (may be
+ * NULL: each task its own process, unnamed) finds the process of each QP's task, so that the QPs of a
+ * process's threads are one holder. Returns 0 or -ENOMEM. */
 int rdma_qp_holders(
-        const RdmaQp *qps, size_t n, RdmaCommFunc comm, void *userdata, RdmaQpHolder **ret, size_t *ret_n);
+        const RdmaQp *qps, size_t n, RdmaTaskFunc task, void *userdata, RdmaQpHolder **ret, size_t *ret_n);
 
-/* /proc/PID/comm, for rdma_qp_holders(). */
+/* /proc/PID/comm: the name of task pid. */
 int rdma_comm_from_proc(uint32_t pid, char *buf, size_t size, void *userdata);
+/* An RdmaTaskFunc: Tgid of /proc/TID/status, then /proc/TGID/comm. */
+int rdma_task_from_proc(uint32_t tid, uint32_t *ret_pid, char *buf, size_t size, void *userdata);
 
 /* Named for the kernel's resource tracking (res-qp), apart from rdma/'s libibverbs names. */
 const char *rdma_res_qp_state_to_string(uint8_t state);

@@ -68,7 +68,7 @@ static int reply_cb(const struct nlattr *attr, void *data) {
         return MNL_CB_OK;
 }
 
-int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, size_t size) {
+int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, size_t size, uint32_t *ret_tgid) {
         /* ac_comm sits in the first version's fields, which every later version keeps in place. */
         const size_t need = offsetof(struct taskstats, ac_comm) + TS_COMM_LEN;
         const struct nlattr *aggr = NULL;
@@ -100,6 +100,17 @@ int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, si
          * process's own choice (prctl(PR_SET_NAME)): escaped before it reaches a terminal. */
         n = strnlen(comm, TS_COMM_LEN);
         (void) untrusted_escape(comm, n, buf, size);
+        if (ret_tgid) {
+                const size_t tgid_end = offsetof(struct taskstats, ac_tgid) + sizeof(uint32_t);
+                uint32_t tgid = 0;
+
+                if (mnl_attr_get_payload_len(a.stats) >= tgid_end)
+                        memcpy(&tgid,
+                               (const char *) mnl_attr_get_payload(a.stats) +
+                                       offsetof(struct taskstats, ac_tgid),
+                               sizeof(tgid));
+                *ret_tgid = tgid;
+        }
         return 0;
 }
 
@@ -107,12 +118,13 @@ typedef struct Reply {
         uint32_t pid;
         char *buf;
         size_t size;
+        uint32_t tgid;
         bool found;
 } Reply;
 
 static int comm_reply(const struct nlmsghdr *nlh, void *userdata) {
         Reply *q = userdata;
-        int r = taskstats_comm_parse(nlh, q->pid, q->buf, q->size);
+        int r = taskstats_comm_parse(nlh, q->pid, q->buf, q->size, &q->tgid);
 
         if (r == -ENODATA)
                 return 0;
@@ -122,7 +134,7 @@ static int comm_reply(const struct nlmsghdr *nlh, void *userdata) {
         return 0;
 }
 
-int taskstats_comm(Taskstats *t, uint32_t pid, char *buf, size_t size) {
+static int query(Taskstats *t, uint32_t pid, char *buf, size_t size, uint32_t *ret_tgid) {
         Reply q = { .pid = pid, .buf = buf, .size = size };
         struct nlmsghdr *nlh;
         int r;
@@ -134,14 +146,44 @@ int taskstats_comm(Taskstats *t, uint32_t pid, char *buf, size_t size) {
         r = genl_transact(t->genl, nlh, comm_reply, &q, /* ret_error= */ NULL);
         if (r < 0)
                 return r;
-        return q.found ? 0 : -EBADMSG;
+        if (!q.found)
+                return -EBADMSG;
+        if (ret_tgid)
+                *ret_tgid = q.tgid;
+        return 0;
 }
 
-int rdma_comm_from_proc_or_taskstats(uint32_t pid, char *buf, size_t size, void *userdata) {
+int taskstats_comm(Taskstats *t, uint32_t pid, char *buf, size_t size) {
+        return query(t, pid, buf, size, NULL);
+}
+
+int taskstats_task(Taskstats *t, uint32_t tid, uint32_t *ret_tgid, char *buf, size_t size) {
+        uint32_t tgid = 0;
+        int r;
+
+        if (!ret_tgid)
+                return -EINVAL;
+        r = query(t, tid, buf, size, &tgid);
+        if (r < 0)
+                return r;
+        if (tgid == 0) /* statistics from before ac_tgid */
+                tgid = tid;
+        /* A thread's ac_comm is its own name (NCCL's proxy thread's, say): the process is named by its
+         * main thread, whose id is the thread group's. */
+        if (tgid != tid) {
+                r = query(t, tgid, buf, size, NULL);
+                if (r < 0)
+                        return r;
+        }
+        *ret_tgid = tgid;
+        return 0;
+}
+
+int rdma_task_from_proc_or_taskstats(uint32_t tid, uint32_t *ret_pid, char *buf, size_t size, void *userdata) {
         Taskstats **t = userdata;
         int r;
 
-        r = rdma_comm_from_proc(pid, buf, size, NULL);
+        r = rdma_task_from_proc(tid, ret_pid, buf, size, NULL);
         /* ProtectProc=invisible: another user's /proc/PID is not there at all. */
         if (r != -ENOENT || !t)
                 return r;
@@ -150,5 +192,5 @@ int rdma_comm_from_proc_or_taskstats(uint32_t pid, char *buf, size_t size, void 
                 if (r < 0)
                         return r;
         }
-        return taskstats_comm(*t, pid, buf, size);
+        return taskstats_task(*t, tid, ret_pid, buf, size);
 }

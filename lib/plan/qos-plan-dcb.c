@@ -42,8 +42,13 @@ static void plan_dscp(const ProfileQos *q, LinkPlanDcb *d) {
 }
 
 /* The trust: where the driver has a trust table, the wanted selector first and the others it trusts
- * after it, in their order. Where it has none (mlx5), the driver trusts DSCP exactly while its APP
- * table has DSCP entries: nothing to set, but something to say when the plan cannot get there. */
+ * after it, in their order. Where it has none (mlx5, ice), the driver trusts DSCP exactly while its APP
+ * table has DSCP entries: mlx5e_dcbnl_ieee_setapp() (en_dcbnl.c) switches the port to DSCP trust when
+ * the first one is added, ice_dcbnl_setapp() (ice_dcb_nl.c) to DSCP mode. A profile that asks for
+ * trust: dscp and leaves the map to the NIC (validate accepts it: halod.yaml(5), QOS) gets the one
+ * entry that changes nothing in the ConnectX firmware's default map, DSCP >> 3: RoCE's DSCP (of
+ * roce-tos; 26: 3 for 106), else DSCP 0: 0. With trust: pcp, DSCP entries cannot go without taking
+ * away what someone else set: that is for the person to say. */
 static int plan_trust(const ProfileQos *q, LinkPlanDcb *d, LinkPlan *lp) {
         const DcbState *b = &d->before;
         uint8_t want = trust_selector(q->trust);
@@ -65,13 +70,15 @@ static int plan_trust(const ProfileQos *q, LinkPlanDcb *d, LinkPlan *lp) {
         dscp_after = dcb_state_count_selector(b, IEEE_8021QAZ_APP_SEL_DSCP) + d->n_add - d->n_remove;
         if (lp->error)
                 return 0;
-        if (q->trust == QOS_TRUST_DSCP && dscp_after == 0)
-                return errorf(
-                        &lp->error,
-                        0,
-                        "the driver of %s has no APP trust table (DCB_ATTR_DCB_APP_TRUST_TABLE); it trusts DSCP "
-                        "once its APP table maps DSCP values to priorities: add dscp-priority to the link's qos:",
-                        lp->ifname);
+        if (q->trust == QOS_TRUST_DSCP && dscp_after == 0 && d->n_add < ELEMENTSOF(d->add)) {
+                unsigned dscp = q->roce_tos >= 0 ? (unsigned) q->roce_tos >> 2 : 0;
+
+                d->add[d->n_add++] = (struct dcb_app){ .selector = IEEE_8021QAZ_APP_SEL_DSCP,
+                                                       .priority = (uint8_t) (dscp >> 3),
+                                                       .protocol = (uint16_t) dscp };
+                d->n_add_for_trust = 1;
+                return 0;
+        }
         if (q->trust == QOS_TRUST_PCP && dscp_after > 0)
                 return errorf(
                         &lp->error,

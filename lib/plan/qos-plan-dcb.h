@@ -23,6 +23,8 @@ typedef struct LinkPlanDcb {
         size_t n_trust_to;
         struct dcb_app add[QOS_DSCP_VALUES]; /* the profile's DSCP entries the APP table lacks */
         size_t n_add;
+        size_t n_add_for_trust; /* of them, the last ones: not the profile's map but the entry that makes a
+                                 * driver without a trust table trust DSCP (plan_trust()) */
         struct dcb_app remove[DCB_APPS_MAX]; /* entries of those DSCPs with other priorities */
         size_t n_remove;
         bool lldp_agent; /* an E810 whose firmware LLDP agent is on: the switch's DCBX settings win */

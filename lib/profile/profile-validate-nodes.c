@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The YAML tree's nodes: section → ProfileNode, and the checks that span nodes: repeated addresses
- * and hostnames, one subnet per link, a match for every link a node uses. */
+ * and hostnames, one subnet per link, a match for every link a node uses and a different one for
+ * each of its links. */
 #include <arpa/inet.h>
 #include <stdio.h>
 
@@ -369,6 +370,44 @@ static void check_one_subnet_per_link(NodesBuild *b) {
         }
 }
 
+static bool link_match_equal(const LinkMatch *a, const LinkMatch *b) {
+        return streq_ptr(a->driver, b->driver) && streq_ptr(a->pci, b->pci) && streq_ptr(a->mac, b->mac) &&
+                streq_ptr(a->name, b->name);
+}
+
+/* Two links of one node with the same match find the same interfaces, so neither can ever resolve to
+ * one of its own (a match with no fields is reported above, as no match at all). */
+static void check_distinct_matches(NodesBuild *b, const YNode *nodes) {
+        const Profile *p = b->profile;
+
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                const ProfileNode *n = &p->nodes[i];
+                const YNode *links = ynode_map_get(ynode_map_get(nodes, n->name), "links");
+
+                for (size_t j = 1; j < n->n_links; j++)
+                        for (size_t k = 0; k < j; k++) {
+                                const LinkMatch *m = profile_node_link_match(p, &n->links[j]);
+                                char path[KEY_PATH_MAX] = "nodes";
+
+                                if (link_match_is_empty(m) ||
+                                    !link_match_equal(m, profile_node_link_match(p, &n->links[k])))
+                                        continue;
+                                key_path_append(path, n->name);
+                                key_path_append(path, "links");
+                                key_path_append(path, n->links[j].link);
+                                profile_error_at(
+                                        b->errors,
+                                        ynode_map_get(links, n->links[j].link) ?: links,
+                                        path,
+                                        "link '%s' has the same match: as link '%s' of node '%s', so both find the same interfaces and neither can be told which is its own (expected a match: for each link that tells them apart, like pci: or name:)",
+                                        n->links[j].link,
+                                        n->links[k].link,
+                                        n->name);
+                                break;
+                        }
+        }
+}
+
 /* How many node links there can be, to size the Seen array once. */
 static size_t count_node_links(const YNode *nodes) {
         size_t n = 0;
@@ -430,6 +469,7 @@ int profile_build_nodes(const YNode *nodes, const YNode *links, ProfileErrors *e
         }
 
         check_hostnames(&b, nodes);
+        check_distinct_matches(&b, nodes);
         check_one_subnet_per_link(&b);
         return check_repeated_addresses(&b);
 }

@@ -10,12 +10,35 @@
 #include "basic/rdma-mtu.h"
 #include "profile/profile-internal.h"
 
-/* The RDMA driver whose MTU rule a link follows, where the profile says it: its match's or nic:'s
- * driver ice (irdma) or mlx5_core. rxe rides on whatever netdev it was added to (virtio_net, veth), so
- * a profile cannot say it: a link of another or no driver is refused only for what no driver could
- * pass, and rdma.mtu judges the device it finds by the same rule (basic/rdma-mtu.h). */
+/* The RDMA driver whose MTU rule a link follows, where the profile says it: the driver ice (irdma) or
+ * mlx5_core that each node using the link gives it, by the node's match or the link's, else by the
+ * node's nic: or the profile's; of several, the one that takes the most headroom, as the link's mtu:
+ * is every node's. rxe rides on whatever netdev it was added to (virtio_net, veth), so a profile cannot
+ * say it: a link of another or no driver is refused only for what no driver could pass, and rdma.mtu
+ * judges the device it finds by the same rule (basic/rdma-mtu.h). */
 static RoceMtuDriver link_roce_driver(const Profile *p, const ProfileLink *l) {
-        return roce_mtu_driver_from_name(l->match.driver ?: p->nic.driver);
+        RoceMtuDriver strictest = ROCE_MTU_DRIVER_UNKNOWN;
+        bool used = false;
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                for (size_t j = 0; j < p->nodes[i].n_links; j++) {
+                        const NodeLink *nl = &p->nodes[i].links[j];
+                        RoceMtuDriver d;
+
+                        if (!streq(nl->link, l->name))
+                                continue;
+                        used = true;
+                        d = roce_mtu_driver_from_name(
+                                profile_node_link_match(p, nl)->driver
+                                        ?: profile_node_nic(p, &p->nodes[i])->driver);
+                        if (d != ROCE_MTU_DRIVER_UNKNOWN &&
+                            (strictest == ROCE_MTU_DRIVER_UNKNOWN ||
+                             roce_mtu_headroom(d) > roce_mtu_headroom(strictest)))
+                                strictest = d;
+                }
+        if (!used)
+                return roce_mtu_driver_from_name(l->match.driver ?: p->nic.driver);
+        return strictest;
 }
 
 static void check_link_mtu(ProfileErrors *e, const YNode *links, const Profile *p, const ProfileLink *l) {

@@ -423,18 +423,22 @@ int profile_build(const YNode *root, ProfileErrors *e, Profile *p) {
         if (v)
                 build_health(e, v, &p->health);
 
-        profile_check_reachable(e, root, p);
-
         v = ynode_map_get(root, "nodes");
-        if (!v) {
+        if (!v)
                 report_missing(
                         e,
                         root,
                         "nodes",
                         keys,
                         "nodes: with at least one node, like head: { links: { rdma0: 192.168.100.1/30 } }");
-                return 0;
+        else {
+                /* Without a readable links: section every node link would be reported as undefined. */
+                r = profile_build_nodes(v, p->n_links > 0 ? links : NULL, e, p);
+                if (r < 0)
+                        return r;
         }
-        /* Without a readable links: section every node link would be reported as undefined. */
-        return profile_build_nodes(v, p->n_links > 0 ? links : NULL, e, p);
+
+        /* After the nodes: a link's MTU rule is that of the NICs of the nodes that use it. */
+        profile_check_reachable(e, root, p);
+        return 0;
 }

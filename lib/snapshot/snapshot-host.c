@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards and TTM's
  * page limit, /proc/meminfo. */
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "basic/etc-hosts.h"
 #include "basic/meminfo.h"
@@ -50,6 +52,8 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_ETC_HOSTS) {
                 h->etc_hosts = mfree(h->etc_hosts);
                 h->etc_hosts_error = 0;
+                h->hostname = mfree(h->hostname);
+                h->hostname_error = 0;
         }
         s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
 }
@@ -149,13 +153,35 @@ static int read_meminfo(const Host *host, SnapshotHost *h) {
         return 0;
 }
 
-static int read_etc_hosts(const Host *host, SnapshotHost *h) {
+static int read_hostname(const Host *host, SnapshotHost *h) {
+        char name[HOST_NAME_MAX + 1] = {};
         int r;
 
         if (host_is_running_system(host)) {
-                h->etc_hosts_error = -ENOMEDIUM;
-                return 0;
+                if (gethostname(name, sizeof(name) - 1) < 0) {
+                        h->hostname_error = -errno;
+                        return 0;
+                }
+                h->hostname = strdup(name);
+                return h->hostname ? 0 : -ENOMEM;
         }
+        r = host_read_line(host, ETC_HOSTNAME_PATH, &h->hostname);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && isempty(h->hostname)) {
+                h->hostname = mfree(h->hostname);
+                r = -ENODATA;
+        }
+        h->hostname_error = r < 0 ? r : 0;
+        return 0;
+}
+
+static int read_etc_hosts(const Host *host, SnapshotHost *h) {
+        int r;
+
+        r = read_hostname(host, h);
+        if (r < 0)
+                return r;
         r = host_read_file(host, ETC_HOSTS_PATH, HOST_FILE_MAX, &h->etc_hosts, NULL);
         if (r == -ENOENT) {
                 h->etc_hosts = strdup("");

@@ -2,7 +2,7 @@
 /* The snapshot's facts of the host itself, each read once and kept with its error, for the kernel.,
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
- * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that
+ * MemTotal (SNAPSHOT_MEMINFO), and /etc/hosts with the host's own name (SNAPSHOT_ETC_HOSTS). A check that
  * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
  * reach), never what it did not see. */
 #pragma once
@@ -68,9 +68,14 @@ typedef struct SnapshotHost {
         int meminfo_error;
         int mem_total_error;
 
-        /* SNAPSHOT_ETC_HOSTS: below --root, ROOT/etc/hosts ("" when there is none; NULL: etc_hosts_error
-         * says why). On the running system names resolve through NSS, which halod does not read for
-         * it: etc_hosts_error is -ENOMEDIUM. */
+        /* SNAPSHOT_ETC_HOSTS: ROOT/etc/hosts ("" when there is none; NULL: etc_hosts_error says why).
+         * Below --root names resolve from it; on the running system through NSS, and the file only
+         * says which of its lines gave an answer. */
         char *etc_hosts;
         int etc_hosts_error;
+        /* And the host's own name: the running system's (gethostname(2)), or below --root the first
+         * line of ROOT/etc/hostname, which systemd-hostnamed and Debian's hostname.sh set it from; NULL:
+         * hostname_error says why (-ENOENT: no such file). */
+        char *hostname;
+        int hostname_error;
 } SnapshotHost;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# haloctl check --only gpu.,kernel.,node. against the Strix Halo fixture hosts in tests/data/hosts/gpu-*
+# haloctl check --only gpu.,kernel.,node.memory against the Strix Halo fixture hosts in tests/data/hosts/gpu-*
 # (make-gpu-fixtures.py): the carve-out left at the vendor's default, a 64 GB board in a 128 GB
 # cluster, a kernel booted without the guide's parameters, the IOMMU off, ASPM left on by the
 # firmware; the exact lines, the totals and the exit codes.
@@ -45,7 +45,7 @@ tree() {
 gcheck() {
         local name=$1 want=$2 root=$3
         shift 3
-        check "$name" "$want" check --root "$root" --node head --only gpu.,kernel.,node. "$@" "$profile"
+        check "$name" "$want" check --root "$root" --node head --only gpu.,kernel.,node.memory "$@" "$profile"
 }
 
 if root=$(tree gpu-strix-ok 0666 0660); then
@@ -75,7 +75,7 @@ if root=$(tree gpu-strix-vendor-default 0666 0666); then
 fi
 
 if root=$(tree gpu-strix-64g 0666 0666); then
-        gcheck "two of nothing" 2 "$root" --only node.,gpu.gtt
+        gcheck "two of nothing" 2 "$root" --only node.memory,gpu.gtt
         line "two of nothing" "fail  gpu.gtt      amdgpu GTT is 124.0 GiB on card1, more than the node has: MemTotal is 61.9 GiB (/proc/meminfo), so the GPU can map at most ~60 GiB here (a smaller board than the others, or the iGPU's carve-out: see gpu.vram and node.memory); past that a model fails to load or the node swaps. Size kernel.cmdline for the smallest node (amdgpu.gttsize=61440 ttm.pages_limit=15728640 fits this one), or swap the board"
         line "two of nothing" "fail  node.memory  MemTotal is 61.9 GiB (/proc/meminfo), below memory-min 120 GiB: this node cannot hold its share of a model sized for the others (a board with less memory than the rest of the cluster?), or the iGPU's carve-out took it (see gpu.vram)"
         line "two of nothing" "2 checks: 0 pass, 0 warn, 2 fail, 0 skip"
@@ -104,14 +104,14 @@ line "kernel.gtt" "pass  gpu.gtt  ROCm gets 124.0 GiB on card1 (133143986176 byt
 # The shipped profile on a host without a Strix Halo (the E810 fixture: no amdgpu card, no meminfo):
 # what cannot be judged is skipped and says why; gpu.devices fails, since the profile says the node
 # has a GPU.
-gcheck "the shipped profile, no GPU" 2 "$hosts/nic-e810-x4" --only gpu.,node.
+gcheck "the shipped profile, no GPU" 2 "$hosts/nic-e810-x4" --only gpu.,node.memory
 line "the shipped profile, no GPU" "skip  gpu.vram     no GPU driven by amdgpu in /sys/class/drm: the carve-out cannot be checked"
 line "the shipped profile, no GPU" "skip  node.memory  could not look at /proc/meminfo: No such file or directory"
 expect "the shipped profile, no GPU" "$tmp/out" '^fail  gpu\.devices  no /dev/kfd: '
 
 # Without gpu: and memory-min: (a ConnectX server cluster's profile): nothing to judge, said so.
 sed -e '/^gpu:/,/^$/d' -e '/^memory-min:/d' "$src/conf/halod.yaml" >"$profile"
-gcheck "without gpu: and memory-min:" 0 "$hosts/gpu-strix-ok" --only gpu.vram,node.
+gcheck "without gpu: and memory-min:" 0 "$hosts/gpu-strix-ok" --only gpu.vram,node.memory
 line "without gpu: and memory-min:" "skip  gpu.vram     the profile has no gpu: section"
 line "without gpu: and memory-min:" "skip  node.memory  the profile sets no memory-min"
 

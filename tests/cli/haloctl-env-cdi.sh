@@ -38,6 +38,9 @@ expect_eq "E810: rdma0's variables" "$(spec "[$env for d in s['devices']][0]")" 
         "NCCL_SOCKET_IFNAME=enp194s0np0 NCCL_IB_HCA=irdma0 NCCL_IB_GID_INDEX=1 GLOO_SOCKET_IFNAME=enp194s0np0 VLLM_HOST_IP=192.168.100.1"
 expect "E810: rdma_cm" "$tmp/err" '^no /dev/infiniband/rdma_cm: librdmacm in the container cannot resolve addresses \(modprobe rdma_ucm\)$'
 expect_not "E810: NCCL_IB_HCA" "$tmp/err" 'NCCL_IB_HCA not set'
+# The reference profile has no qos.roce-tos: NCCL_IB_TC and NCCL_IB_SL are not this node's, as in plain
+# env (haloctl(1)), and count neither in the output nor in the exit status (test-cdi).
+expect_not "E810: no NCCL_IB_TC or NCCL_IB_SL" "$tmp/err" 'NCCL_IB_(TC|SL)'
 
 check "daisy chain's middle node on a dual-port ConnectX-5" 1 env --cdi --root "$hosts/nic-cx5-dual-x4" \
         --node node2 "$tmp/chain.yaml"

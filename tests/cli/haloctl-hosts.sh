@@ -90,6 +90,16 @@ expect "apply --only \"\"" "$tmp/err" "needs a part: hosts\., cdi or networkd"
 check "apply --backend bogus" 64 apply --backend bogus --root "$tmp/root" --node head "$profile"
 expect "apply --backend bogus" "$tmp/err" "^Unknown --backend 'bogus': expected networkmanager, networkd or netlink\.$"
 
+# This node's own name: Debian's installer maps it to 127.0.1.1 (netcfg), which Gloo would announce.
+mkdir -p "$tmp/debian/etc"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\thalo-1.lab.example\thalo-1\n' >"$tmp/debian/etc/hosts"
+echo halo-1 >"$tmp/debian/etc/hostname"
+check "node.hostname on Debian's /etc/hosts" 2 check --root "$tmp/debian" --node head --only node.hostname "$profile"
+expect "node.hostname on Debian's /etc/hosts" "$tmp/out" '^fail  node\.hostname  this node.s hostname halo-1 resolves to the loopback address 127\.0\.1\.1 .*line 2 of /etc/hosts, "127\.0\.1\.1.halo-1\.lab\.example.halo-1".*make that line "192\.168\.100\.1 halo-1"'
+printf '127.0.0.1\tlocalhost\n192.168.100.1\thalo-1.lab.example\thalo-1\n' >"$tmp/debian/etc/hosts"
+check "node.hostname fixed" 0 check --root "$tmp/debian" --node head --only node.hostname "$profile"
+expect "node.hostname fixed" "$tmp/out" '^pass  node\.hostname  this node.s hostname halo-1 resolves to 192\.168\.100\.1, its fabric address'
+
 # validate names the policy.
 check "validate" 0 validate "$profile"
 expect "validate" "$tmp/out" "/etc/hosts"

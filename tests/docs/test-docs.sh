@@ -85,6 +85,9 @@ names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|gpu|node|nic|rdma)\
 at_least 12 "kernel, nic and rdma check ids" $names
 for id in $names; do
         documented haloctl.1.scd "*$id*" "the check id $id"
+        # ... and completed: bash completion offers the fixed ids after --only.
+        sed -n '/^_haloctl_check_ids="/,/"$/p' "$root/completion/haloctl.bash" | grep -qw -- "$id" ||
+                fail "the check id $id is not in completion/haloctl.bash's _haloctl_check_ids"
 done
 names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-link.c" | grep -oE '[a-z]+')
 at_least 4 "link check ids" $names
@@ -132,6 +135,13 @@ documented halod.yaml.5.scd "*tcp-bulk-mbit:* _INTEGER_ (1 to 100000; default: *
 documented halod.8.scd "*health.tcp-bulk-mbit* (default $bulk Mbit/s)" "health.tcp-bulk-mbit's default $bulk"
 documented haloctl.1.scd "(default $bulk Mbit/s" "health.tcp-bulk-mbit's default $bulk"
 grep -qF "(default $bulk Mbit/s" "$root/README.md" || fail "README.md does not give health.tcp-bulk-mbit's default $bulk"
+
+# A firewall drops RoCE v2 only where the kernel's UDP stack carries it, soft-RoCE (rxe): a RoCE NIC
+# handles UDP port 4791 in hardware, past netfilter. Every README paragraph or list item that sends
+# the reader to nft says so.
+awk '/^(- |$)/ { if (item ~ /nft / && item !~ /rxe/) print item; item = "" } { item = item " " $0 }
+     END { if (item ~ /nft / && item !~ /rxe/) print item }' "$root/README.md" | grep -q . &&
+        fail "README.md points at nft without saying that only soft-RoCE (rxe) goes through netfilter"
 
 # -- metrics (halod(8), METRICS) --
 names=$(cat "$root"/lib/export/metrics*.c | grep -oE '"halod_[a-z_]+"' | tr -d '"' | sort -u)

@@ -396,6 +396,7 @@ int main(int argc, char *argv[]) {
         probe_directory("/dev/dri", "gpu.devices");
         probe_directory("/sys/class/kfd", "gpu.devices");
         probe_file("/proc/meminfo", "node.memory");
+        probe_file("/etc/hosts", "node.hostname,hosts.*");
         probe_directory("/sys/class/net", "nic.*,link.*.present");
         probe_directory("/sys/bus/pci/devices", "nic.pci");
         probe_pci_config(); /* nic.pcie, kernel.aspm */

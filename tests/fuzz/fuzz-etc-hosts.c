@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzzes the /etc/hosts reader and halod's block: no crash; a file whose block can be replaced keeps
- * every byte outside it, and replacing the block twice gives the same file. */
+ * every byte outside it, and replacing the block twice gives the same file; every address a name
+ * resolves to has the line that gives it. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -26,6 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         if (etc_hosts_lookup(s, "halo-2", &a, &n) == 0 && (n == 0) != !a)
                 abort();
+        /* Every address the lookup gives has the line that gives it. */
+        for (size_t i = 0; a && i < n; i++) {
+                _cleanup_(freep) char *line = NULL;
+                unsigned number;
+
+                r = etc_hosts_find_line(s, "halo-2", a[i], &number, &line);
+                if (r == 0 || (r > 0 && (number == 0 || !line)))
+                        abort();
+        }
         r = etc_hosts_block_lines(s, &block);
         if (r < 0 && r != -EBADMSG && r != -ENOMEM)
                 abort();

@@ -12,8 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void parse_one(const struct nlmsghdr *nlh) {
         char name[64], tiny[2];
 
-        (void) taskstats_comm_parse(nlh, 14569, name, sizeof(name));
-        (void) taskstats_comm_parse(nlh, nlh->nlmsg_pid, tiny, sizeof(tiny));
+        uint32_t tgid;
+
+        (void) taskstats_comm_parse(nlh, 14569, name, sizeof(name), &tgid);
+        (void) taskstats_comm_parse(nlh, nlh->nlmsg_pid, tiny, sizeof(tiny), NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

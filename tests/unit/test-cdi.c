@@ -436,8 +436,46 @@ static void test_check_safe(void) {
         }
 }
 
+/* Whether haloctl env --cdi may exit 0: NCCL_IB_TC and NCCL_IB_SL do not count on a profile without a
+ * qos.roce-tos (the reference profile), as they are neither set nor missing there; a device node left
+ * out or an RDMA device not found does. */
+static void test_complete(void) {
+        static const struct {
+                bool rdma_cm, verbs;
+                bool complete;
+        } cases[] = {
+                { .rdma_cm = true, .verbs = true, .complete = true },
+                { .rdma_cm = false, .verbs = true, .complete = false },
+                { .rdma_cm = true, .verbs = false, .complete = false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(profile_freep) Profile *p = test_profile_load(e810_yaml);
+                FakeVerbsDevice d[1];
+                char *root = cases[i].rdma_cm ? tree_with_rdma_cm(HOSTS "nic-e810-x4") : NULL;
+                Host h = { .root = root ?: HOSTS "nic-e810-x4" };
+                NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+                CdiSpec s = {};
+
+                fake_gids_irdma(irdma_gids, 0x6efe54fffe123456ULL, "192.168.100.1", 4);
+                d[0] = fake_device_active("irdma0", irdma_gids, FAKE_IRDMA_GIDS);
+                fake_verbs_setup(d, cases[i].verbs ? ELEMENTSOF(d) : 0, 0);
+                ASSERT_OK(cdi_spec_derive(&c, /* snapshot= */ NULL, &s));
+                ASSERT_TRUE(cdi_spec_complete(&s) == cases[i].complete);
+                for (size_t j = 0; j < s.n_devices; j++) {
+                        ASSERT_TRUE(!fabric_env_applies(&s.devices[j].env, FABRIC_ENV_NCCL_IB_TC));
+                        ASSERT_TRUE(!fabric_env_applies(&s.devices[j].env, FABRIC_ENV_NCCL_IB_SL));
+                }
+                cdi_spec_done(&s);
+                ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
+                if (root)
+                        remove_tree(root);
+        }
+}
+
 int main(void) {
         test_check_safe();
+        test_complete();
         test_e810();
         test_rdma_cm_device_cgroup();
         test_connectx_dual();

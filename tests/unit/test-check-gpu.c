@@ -63,7 +63,7 @@ static void run_case(const Case *t) {
 
         ASSERT_OK(check_gpu(&c, &s, &l));
         ASSERT_OK(check_kernel_devices(&c, &s, &l));
-        ASSERT_OK(check_node(&c, NULL, &l));
+        ASSERT_OK(check_node_memory(&c, &s, &l));
         ASSERT_INT_EQ(l.n_checks, 6);
         for (size_t i = 0; i < ELEMENTSOF(t->expect) && t->expect[i].id; i++)
                 assert_check(&l, &t->expect[i], t->host);
@@ -422,11 +422,12 @@ static void test_kernel_gtt_alias(void) {
         check_list_done(&l);
 
         ASSERT_OK(checks_run(&c, /* snapshot= */ NULL, "gpu.,node.", &l));
-        ASSERT_INT_EQ(l.n_checks, 4);
+        ASSERT_INT_EQ(l.n_checks, 5);
         ASSERT_STR_EQ(l.checks[0].id, "gpu.vram");
         ASSERT_STR_EQ(l.checks[1].id, "gpu.gtt");
         ASSERT_STR_EQ(l.checks[2].id, "gpu.devices");
         ASSERT_STR_EQ(l.checks[3].id, "node.memory");
+        ASSERT_STR_EQ(l.checks[4].id, "node.hostname");
         ASSERT_TRUE(!check_list_find(&l, "kernel.gtt"));
 }
 

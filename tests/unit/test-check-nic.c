@@ -8,6 +8,7 @@
 #include "check-test.h"
 #include "check/check-nic.h"
 #include "nic/ice-ddp.h"
+#include "nic/nic-family.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -677,7 +678,58 @@ static void test_node_nic_picks_device(void) {
         remove_tree(root);
 }
 
+/* The shipped profile (conf/halod.yaml) on the reference E810-C for QSFP and on its 25 GbE sibling
+ * that ice also drives, "E810-C for SFP" in pci.ids: the sibling passes no nic.* check that the
+ * reference cluster's 100 GbE needs. A tree cannot carry the negotiated speed (ETHTOOL_GLINKSETTINGS),
+ * so nic.speed is judged here as the running host gives it, with the profile's floor. */
+static void test_shipped_profile(void) {
+        static const CheckExpect qsfp[] = {
+                { "nic.pci", CHECK_PASS, "E810-C for QSFP at 0000:c2:00.0" },
+                { "nic.driver", CHECK_PASS, "ice drives enp194s0np0" },
+        };
+        static const CheckExpect sfp[] = {
+                { "nic.pci", CHECK_FAIL, "is 8086:1593, not one of nic.pci-ids (8086:1592)" },
+        };
+        static const struct {
+                const char *tree;
+                const CheckExpect *expect;
+                size_t n;
+                PciId id;
+                unsigned speed_mbit;
+                CheckOutcome speed;
+        } cases[] = {
+                { HOSTS "nic-e810-x4", qsfp, ELEMENTSOF(qsfp), { 0x8086, 0x1592 }, 100000, CHECK_PASS },
+                { HOSTS "nic-e810-sfp-x4", sfp, ELEMENTSOF(sfp), { 0x8086, 0x1593 }, 25000, CHECK_FAIL },
+        };
+        _cleanup_(profile_freep) Profile *p = NULL;
+
+        ASSERT_OK(profile_load_file(TEST_DATA_DIR "/../../conf/halod.yaml", &p, NULL));
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                EthtoolLinkSettings link = { cases[i].speed_mbit, DUPLEX_FULL, true };
+                Host h = { .root = cases[i].tree };
+                NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+                CheckList l = {};
+                PortCheck speed = {};
+
+                ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
+                assert_checks(&l, cases[i].expect, cases[i].n, cases[i].tree);
+                check_list_done(&l);
+
+                ASSERT_OK(check_nic_speed_evaluate(
+                        "rdma0",
+                        "enp194s0np0",
+                        &link,
+                        0,
+                        p->nic.speed_min_mbit,
+                        nic_line_rate_from_id(cases[i].id),
+                        &speed));
+                ASSERT_INT_EQ(speed.outcome, cases[i].speed);
+                port_check_done(&speed);
+        }
+}
+
 int main(void) {
+        test_shipped_profile();
         test_reference_board();
         test_other_trees();
         test_connectx();

@@ -12,7 +12,7 @@ static const char profile_text[] =
         "cluster: sel\n"
         "links:\n"
         "  rdma0: { match: { driver: ice } }\n"
-        "  rdma1: { match: { driver: ice } }\n"
+        "  rdma1: { match: { driver: ice, name: enp194s0f1np1 } }\n"
         "nodes:\n"
         "  head: { hostname: halo-1, links: { rdma0: 192.168.100.1/30 } }\n"
         "  worker: { hostname: halo-2.lab.example, links: { rdma0: 192.168.100.2/30, rdma1: 10.0.2.2/24 } }\n"

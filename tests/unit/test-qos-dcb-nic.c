@@ -165,7 +165,91 @@ static void test_ice_dscp_mode(void) {
                       {} });
 }
 
+/* The guide's qos: on a NIC that still trusts PCP: its APP table has no DSCP entry (a ConnectX that
+ * came up in trust pcp; an E810 not yet in DSCP mode). Neither driver has a trust table; each trusts
+ * DSCP once an entry is added (mlx5e_dcbnl_ieee_setapp(), ice_dcbnl_setapp()), and the kernel's APP
+ * table then holds that entry alone (dcb_ieee_setapp()). validate accepts the profile, so the plan
+ * must apply it: the entry of the firmware's default map for RoCE's DSCP (or DSCP 0 without a
+ * roce-tos), then the checks pass on what the driver reports after it. */
+static void test_trust_from_pcp(void) {
+        static const struct {
+                const char *qos;
+                bool with_maxrate; /* mlx5 */
+                App entry;
+                const char *after;
+        } cases[] = {
+                { "{ pfc: [3], trust: dscp, roce-tos: 106 }",
+                  true,
+                  { 26, 3 },
+                  "DSCP 26 of roce-tos 106 lands on priority 3 (the APP table's entry), which has PFC" },
+                { "{ pfc: [3], trust: dscp, ecn: true, roce-tos: 106 }", false, { 26, 3 }, "lands on priority 3" },
+                { "{ pfc: [3], trust: dscp }",
+                  true,
+                  { 0, 0 },
+                  "enp1s0f0np0 trusts dscp (the driver has no APP trust table" },
+        };
+        static uint8_t buf[BUF_SIZE];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(freep) char *yaml = NULL;
+                _cleanup_(profile_freep) Profile *p = NULL;
+                static SnapshotDcb sd;
+                NodeLink nl = { .link = (char *) "rdma0" };
+
+                ASSERT_TRUE(
+                        asprintf(
+                                &yaml,
+                                "cluster: rack\n"
+                                "links:\n"
+                                "  rdma0:\n"
+                                "    match: { name: enp1s0f0np0 }\n"
+                                "    qos: %s\n"
+                                "nodes:\n"
+                                "  n1: { links: { rdma0: 10.0.0.1/24 } }\n",
+                                cases[i].qos) > 0);
+                p = test_profile_load(yaml);
+                ASSERT_TRUE(p);
+
+                for (int applied = 0; applied <= 1; applied++) {
+                        _cleanup_(link_plan_done)
+                                LinkPlan lp = { .link = strdup("rdma0"), .ifname = strdup("enp1s0f0np0") };
+                        _cleanup_(check_list_done) CheckList l = {};
+
+                        ASSERT_TRUE(lp.link && lp.ifname);
+                        build_reply(buf, 1U << 3, cases[i].with_maxrate, &cases[i].entry, applied ? 1 : 0);
+                        sd = (SnapshotDcb){ .lldp_agent = -ENOMEDIUM };
+                        ASSERT_OK(dcb_parse_get_reply((const struct nlmsghdr *) buf, &sd.state));
+                        ASSERT_OK(link_plan_dcb_compute(&p->links[0], &sd, &lp));
+                        fprintf(stderr, "case %zu (%s), %s\n", i, cases[i].qos, applied ? "applied" : "before");
+                        ASSERT_TRUE(!lp.error); /* nothing keeps the node from being applied */
+                        ASSERT_OK(check_qos_dcb_evaluate(&p->links[0], &nl, &lp, &sd, NULL, &l));
+                        if (!applied) {
+                                ASSERT_INT_EQ(lp.dcb->n_add, 1);
+                                ASSERT_INT_EQ(lp.dcb->add[0].protocol, cases[i].entry.dscp);
+                                ASSERT_INT_EQ(lp.dcb->add[0].priority, cases[i].entry.priority);
+                                assert_check(
+                                        &l,
+                                        &(const CheckExpect){
+                                                "qos.rdma0.trust",
+                                                CHECK_FAIL,
+                                                "enp1s0f0np0 trusts pcp first, the profile wants "
+                                                "dscp (the driver has no APP trust table: it "
+                                                "trusts DSCP while its APP table has DSCP entries, "
+                                                "which is what is checked); haloctl apply sets it" },
+                                        "test-qos-dcb-nic");
+                        } else {
+                                ASSERT_TRUE(link_plan_dcb_is_empty(lp.dcb));
+                                assert_check(
+                                        &l,
+                                        &(const CheckExpect){ "qos.rdma0.trust", CHECK_PASS, cases[i].after },
+                                        "test-qos-dcb-nic");
+                        }
+                }
+        }
+}
+
 int main(void) {
+        test_trust_from_pcp();
         test_mlx5_default_map();
         test_mlx5_map_changed();
         test_ice_dscp_mode();

@@ -121,14 +121,30 @@ static void test_mlx5_from_scratch(void) {
               (const CheckExpect[]){
                       { "qos.rdma0.pfc", CHECK_FAIL, "has PFC on 0,3, the profile wants 3 (extra: 0)" }, {} });
 
-        /* trust: dscp without any DSCP entry, on a driver without a trust table: cannot be applied. */
+        /* trust: dscp without any DSCP entry, on a driver without a trust table: the entry that makes it
+         * trust DSCP and changes nothing in the firmware's default map (DSCP >> 3), RoCE's DSCP when the
+         * profile has a roce-tos, else DSCP 0; the map check does not count it as the profile's. */
         pl.qos.has_dscp_map = false;
         pl.qos.dscp_priority[26] = -1;
         sd.state.n_apps = 0;
         link_plan_done(&lp);
         lp = plan(&pl, &sd);
-        ASSERT_TRUE(lp.error && strstr(lp.error, "has no APP trust table"));
-        ASSERT_TRUE(strstr(lp.error, "add dscp-priority to the link's qos:"));
+        ASSERT_TRUE(!lp.error);
+        ASSERT_INT_EQ(lp.dcb->n_add, 1);
+        ASSERT_INT_EQ(lp.dcb->add[0].protocol, 0);
+        ASSERT_INT_EQ(lp.dcb->add[0].priority, 0);
+        free(lines);
+        lines = describe(&lp);
+        ASSERT_STR_EQ(
+                lines,
+                "rdma0 (enp1s0f0np0): pfc 0,3 → 3\n"
+                "rdma0 (enp1s0f0np0): dscp-priority 0: none → 0");
+        pl.qos.roce_tos = 106;
+        link_plan_done(&lp);
+        lp = plan(&pl, &sd);
+        ASSERT_TRUE(!lp.error);
+        ASSERT_INT_EQ(lp.dcb->add[0].protocol, 26);
+        ASSERT_INT_EQ(lp.dcb->add[0].priority, 3);
         check(&pl,
               &lp,
               &sd,

@@ -139,10 +139,11 @@ static void test_etc_hosts(void) {
         ASSERT_OK(snapshot_read(&s, SNAPSHOT_ETC_HOSTS));
         ASSERT_STR_EQ(s.host.etc_hosts, "192.168.100.2 halo-2\n");
 
+        /* The running system's file is read too (for the line that answers), and its name. */
         snapshot_init(&running, &sc);
         ASSERT_OK(snapshot_read(&running, SNAPSHOT_ETC_HOSTS));
-        ASSERT_INT_EQ(running.host.etc_hosts_error, -ENOMEDIUM);
-        ASSERT_TRUE(!running.host.etc_hosts);
+        ASSERT_TRUE(running.host.etc_hosts || running.host.etc_hosts_error < 0);
+        ASSERT_TRUE(running.host.hostname && running.host.hostname_error == 0);
         remove_tree(root);
 }
 

@@ -10,6 +10,7 @@
 #include <linux/capability.h>
 #include <linux/genetlink.h>
 #include <linux/taskstats.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include "tests.h"
 
 #define CAPTURED_PID 14569U /* the pid the captured reply is for */
+#define BUILT_TGID 4242U    /* the thread group of the tasks in built replies */
 
 static void test_captured(void) {
         _cleanup_(freep) char *data = NULL;
@@ -34,13 +36,13 @@ static void test_captured(void) {
         size_t size;
 
         ASSERT_OK(read_full_file(TEST_DATA_DIR "/../fuzz/corpus/fuzz-taskstats/reply-pid", 4096, &data, &size));
-        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, name, sizeof(name)));
+        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, name, sizeof(name), NULL));
         ASSERT_STR_EQ(name, "qp-holder");
         /* cut to the caller's buffer */
-        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, tiny, sizeof(tiny)));
+        ASSERT_OK(taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID, tiny, sizeof(tiny), NULL));
         ASSERT_STR_EQ(tiny, "qp-");
         ASSERT_INT_EQ(
-                taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID + 1, name, sizeof(name)),
+                taskstats_comm_parse((const struct nlmsghdr *) data, CAPTURED_PID + 1, name, sizeof(name), NULL),
                 -ENODATA);
 }
 
@@ -56,6 +58,8 @@ static struct nlmsghdr *build(char *buf, uint8_t cmd, uint32_t pid, bool pad, si
         g->cmd = cmd;
         g->version = TASKSTATS_GENL_VERSION;
         snprintf(st.ac_comm, sizeof(st.ac_comm), "%s", comm);
+        st.ac_pid = pid;
+        st.ac_tgid = BUILT_TGID;
         nest = mnl_attr_nest_start(nlh, TASKSTATS_TYPE_AGGR_PID);
         mnl_attr_put_u32(nlh, TASKSTATS_TYPE_PID, pid);
         if (pad)
@@ -74,11 +78,32 @@ static void test_built(void) {
                 build(buf, TASKSTATS_CMD_NEW, 42, true, sizeof(struct taskstats), "python3"),
                 42,
                 name,
-                sizeof(name)));
+                sizeof(name),
+                NULL));
         ASSERT_STR_EQ(name, "python3");
+        /* The task's process (fill_stats(): ac_tgid = task_tgid_nr_ns()), where the statistics carry it;
+         * 0 where they predate it. */
+        {
+                uint32_t tgid = 1;
+
+                ASSERT_OK(taskstats_comm_parse(
+                        build(buf, TASKSTATS_CMD_NEW, 42, true, sizeof(struct taskstats), "nccl-proxy"),
+                        42,
+                        name,
+                        sizeof(name),
+                        &tgid));
+                ASSERT_INT_EQ(tgid, BUILT_TGID);
+                ASSERT_OK(taskstats_comm_parse(
+                        build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "nccl-proxy"),
+                        42,
+                        name,
+                        sizeof(name),
+                        &tgid));
+                ASSERT_INT_EQ(tgid, 0);
+        }
         /* The first version's length holds the name: an old kernel's reply is fine. */
         ASSERT_OK(taskstats_comm_parse(
-                build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "ib_write_bw"), 42, name, sizeof(name)));
+                build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "ib_write_bw"), 42, name, sizeof(name), NULL));
         ASSERT_STR_EQ(name, "ib_write_bw");
         /* A process names itself: an escape sequence in its 15 bytes is escaped by the reader (issue 31). */
         ASSERT_OK(taskstats_comm_parse(
@@ -89,15 +114,15 @@ static void test_built(void) {
         ASSERT_STR_EQ(name, "\\x1b]2;x\\x07\\x1b[2J");
         ASSERT_INT_EQ(
                 taskstats_comm_parse(
-                        build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end - 1, "x"), 42, name, sizeof(name)),
+                        build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end - 1, "x"), 42, name, sizeof(name), NULL),
                 -EBADMSG);
         ASSERT_INT_EQ(
                 taskstats_comm_parse(
-                        build(buf, TASKSTATS_CMD_GET, 42, false, comm_end, "x"), 42, name, sizeof(name)),
+                        build(buf, TASKSTATS_CMD_GET, 42, false, comm_end, "x"), 42, name, sizeof(name), NULL),
                 -ENODATA);
         ASSERT_INT_EQ(
                 taskstats_comm_parse(
-                        build(buf, TASKSTATS_CMD_NEW, 43, false, comm_end, "x"), 42, name, sizeof(name)),
+                        build(buf, TASKSTATS_CMD_NEW, 43, false, comm_end, "x"), 42, name, sizeof(name), NULL),
                 -ENODATA);
 }
 
@@ -130,6 +155,7 @@ static int hidden_proc_child(const char *pid1_comm) {
         struct __user_cap_data_struct d[2] = {};
         _cleanup_(taskstats_closep) Taskstats *t = NULL;
         char name[RDMA_QP_NAME_MAX];
+        uint32_t pid = 0;
 
         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
             mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible") < 0)
@@ -142,9 +168,66 @@ static int hidden_proc_child(const char *pid1_comm) {
                 return 11;
         if (rdma_comm_from_proc(1, name, sizeof(name), NULL) != -ENOENT)
                 return 12; /* /proc/1 must be invisible here, as in halod's unit */
-        if (rdma_comm_from_proc_or_taskstats(1, name, sizeof(name), &t) < 0)
+        if (rdma_task_from_proc_or_taskstats(1, &pid, name, sizeof(name), &t) < 0)
                 return 13;
-        return streq(name, pid1_comm) ? 0 : 14;
+        return streq(name, pid1_comm) && pid == 1 ? 0 : 14;
+}
+
+typedef struct Thread {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        pid_t tid;
+        bool done;
+} Thread;
+
+/* A thread named as NCCL names its proxy thread, that lives until told. */
+static void *proxy_thread(void *userdata) {
+        Thread *th = userdata;
+
+        (void) prctl(PR_SET_NAME, "nccl-proxy");
+        pthread_mutex_lock(&th->lock);
+        th->tid = (pid_t) syscall(SYS_gettid);
+        pthread_cond_broadcast(&th->cond);
+        while (!th->done)
+                pthread_cond_wait(&th->cond, &th->lock);
+        pthread_mutex_unlock(&th->lock);
+        return NULL;
+}
+
+/* RDMA netlink names a QP by the task that made it: a thread's id when a thread made it. Both ways
+ * of naming a task give this process (its thread group) and its main thread's name, never the
+ * thread's id or name. */
+static void test_thread(Taskstats *t, const char *self) {
+        Thread th = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+        char name[RDMA_QP_NAME_MAX];
+        uint32_t pid = 0;
+        pthread_t thread;
+
+        ASSERT_INT_EQ(pthread_create(&thread, NULL, proxy_thread, &th), 0);
+        pthread_mutex_lock(&th.lock);
+        while (th.tid == 0)
+                pthread_cond_wait(&th.cond, &th.lock);
+        pthread_mutex_unlock(&th.lock);
+        ASSERT_TRUE(th.tid != getpid());
+
+        ASSERT_OK(taskstats_comm(t, (uint32_t) th.tid, name, sizeof(name)));
+        ASSERT_STR_EQ(name, "nccl-proxy"); /* the thread's own name: not the process's */
+        ASSERT_OK(taskstats_task(t, (uint32_t) th.tid, &pid, name, sizeof(name)));
+        ASSERT_INT_EQ(pid, (uint32_t) getpid());
+        ASSERT_STR_EQ(name, self);
+        pid = 0;
+        ASSERT_OK(rdma_task_from_proc((uint32_t) th.tid, &pid, name, sizeof(name), NULL));
+        ASSERT_INT_EQ(pid, (uint32_t) getpid());
+        ASSERT_STR_EQ(name, self);
+        /* the main thread is its own process */
+        ASSERT_OK(taskstats_task(t, (uint32_t) getpid(), &pid, name, sizeof(name)));
+        ASSERT_INT_EQ(pid, (uint32_t) getpid());
+
+        pthread_mutex_lock(&th.lock);
+        th.done = true;
+        pthread_cond_broadcast(&th.cond);
+        pthread_mutex_unlock(&th.lock);
+        ASSERT_INT_EQ(pthread_join(thread, NULL), 0);
 }
 
 static int test_kernel(void) {
@@ -179,14 +262,19 @@ static int test_kernel(void) {
         ASSERT_TRUE(waitpid(child, NULL, 0) == child);
         ASSERT_INT_EQ(taskstats_comm(t, (uint32_t) child, name, sizeof(name)), -ESRCH);
 
+        test_thread(t, self);
+
         /* /proc visible: /proc's name, no socket opened */
         ASSERT_OK(read_full_file("/proc/1/comm", 64, &pid1, NULL));
         pid1[strcspn(pid1, "\n")] = 0;
         {
                 Taskstats *lazy = NULL;
 
-                ASSERT_OK(rdma_comm_from_proc_or_taskstats(1, name, sizeof(name), &lazy));
+                uint32_t pid = 0;
+
+                ASSERT_OK(rdma_task_from_proc_or_taskstats(1, &pid, name, sizeof(name), &lazy));
                 ASSERT_STR_EQ(name, pid1);
+                ASSERT_INT_EQ(pid, 1);
                 ASSERT_TRUE(!lazy);
         }
 

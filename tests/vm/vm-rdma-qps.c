@@ -22,7 +22,7 @@ int main(void) {
         if (r >= 0)
                 r = rdma_qp_dump(s, &qps, &n);
         if (r >= 0)
-                r = rdma_qp_holders(qps, n, rdma_comm_from_proc, NULL, &holders, &n_holders);
+                r = rdma_qp_holders(qps, n, rdma_task_from_proc, NULL, &holders, &n_holders);
         if (r < 0) {
                 printf("error %s\n", strerrorname_np(-r) ?: "?");
                 return 1;

@@ -245,13 +245,13 @@ E810_MAC = "6c:fe:54:12:34:56"
 
 
 def e810_tree(name, cur_width, kmsg=KMSG_LOADED, with_netdev=True, driver="ice", config_size=256, iwarp=False,
-              address="192.168.100.1", port_state=ACTIVE, mtu=9000):
+              address="192.168.100.1", port_state=ACTIVE, mtu=9000, device=0x1592, speed=100000):
     root = os.path.join(HERE, name)
     common(root, kmsg)
-    d = pci_device(root, E810, 0x8086, 0x1592, driver,
-                   config_space(0x8086, 0x1592, cur_width, size=config_size), cur_width=cur_width)
+    d = pci_device(root, E810, 0x8086, device, driver,
+                   config_space(0x8086, device, cur_width, size=config_size), cur_width=cur_width)
     if with_netdev:
-        netdev(root, d, IFNAME, 4, E810_MAC, mtu, 100000)
+        netdev(root, d, IFNAME, 4, E810_MAC, mtu, speed)
         if kmsg not in (KMSG_SAFE_MODE, KMSG_OLD_NVM):
             irdma(root, d, E810_MAC, IFNAME, address, iwarp=iwarp, port_state=port_state)
             uverbs(root, 0, "irdma0")
@@ -346,6 +346,8 @@ def main():
               kmsg=f"3,1024,4855347,-;ice {E810}: probe of {E810} failed with error -5\n")
     # What a non-root caller sees: only the first 64 bytes of config space; sysfs has the link.
     e810_tree("nic-e810-config-64", 8, config_size=64)
+    # The 25 GbE sibling that ice also drives: pci.ids' "E810-C for SFP" (8086:1593, E810-XXVDA2).
+    e810_tree("nic-e810-sfp-x4", 4, device=0x1593, speed=25000)
 
     # A single-port ConnectX-5 (MCX515A-CCAT) in the reference board's x4 slot.
     connectx_tree("nic-cx5-x4",
