@@ -110,7 +110,8 @@ static void test_built(void) {
                 build(buf, TASKSTATS_CMD_NEW, 42, false, comm_end, "\x1b]2;x\x07\x1b[2J"),
                 42,
                 name,
-                sizeof(name)));
+                sizeof(name),
+                NULL));
         ASSERT_STR_EQ(name, "\\x1b]2;x\\x07\\x1b[2J");
         ASSERT_INT_EQ(
                 taskstats_comm_parse(
