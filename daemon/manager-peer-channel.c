@@ -122,8 +122,8 @@ static void probe_guard_close(Manager *m) {
         m->probe_port = 0;
 }
 
-/* Holds the probes' source port; tried again at every reset while another program holds it. Kept
- * across reloads that leave the port alone: a moment without it would let another user take it. */
+/* Holds the probes' source port; tried again at every reset while it cannot be had. A privileged
+ * port: no other user can take it, whether halod holds it or not (between two runs, too). */
 static void probe_guard_open(Manager *m, uint16_t port) {
         int fd;
 
@@ -139,11 +139,13 @@ static void probe_guard_open(Manager *m, uint16_t port) {
                             "Failed to hold UDP port %u, the source port of this node's peer probes: %s. The "
                             "probes leave from ephemeral ports meanwhile, and the other nodes answer them "
                             "within the budget they give every other process of this node, which a flood "
-                            "from any local user can exhaust (see halod(8), PEER CHANNEL). Which program "
-                            "holds it? ss -ulpn 'sport = :%u' says (retried every health.interval).",
+                            "from any local user can exhaust (see halod(8), PEER CHANNEL). %s",
                             peer_probe_port(port),
                             strerror(-fd),
-                            peer_probe_port(port)) < 0)
+                            fd == -EACCES ? "A privileged port: halod needs CAP_NET_BIND_SERVICE "
+                                            "(AmbientCapabilities= in halod.service)."
+                                          : "Which program holds it? ss -ulpn says "
+                                            "(retried every health.interval).") < 0)
                         return;
                 if (!streq_ptr(error, m->probe_guard_error)) {
                         log_warning("%s", error);

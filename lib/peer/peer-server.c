@@ -9,7 +9,7 @@
 #include "peer/peer.h"
 
 /* A profile peer's address has two budgets: one for the datagrams from its halod's probe port, which
- * only that halod can send from (it holds the port on every address of its node, see
+ * only that halod (or root) can send from (a privileged port, held on every address of its node, see
  * peer_probe_port()), and one for every other source port (haloctl probe, and any other process of
  * that node, which may flood). A flood from the second cannot silence the first. */
 typedef enum SourceClass {
@@ -42,7 +42,7 @@ struct PeerServer {
 };
 
 uint16_t peer_probe_port(uint16_t port) {
-        return port < UINT16_MAX ? port + 1 : port - 1;
+        return port != PEER_PROBE_PORT ? PEER_PROBE_PORT : PEER_PROBE_PORT - 1;
 }
 
 PeerServer *peer_server_free(PeerServer *s) {
