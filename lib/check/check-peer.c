@@ -625,6 +625,8 @@ static void exchange_rdma(PeerRun *run, const RoundDevice *rd, uint64_t deadline
                 .local = run->n->local,
                 .remote = run->n->remote,
                 .port = run->port,
+                /* From halod's probe port: the peer's responder serves it before anyone else. */
+                .source_port = run->o->source_port,
                 .self = run->self,
                 .pings = PEER_RDMA_PINGS,
                 .timeout_usec = left / RDMA_HELLO_TRIES < RDMA_PROBE_TIMEOUT_USEC_DEFAULT

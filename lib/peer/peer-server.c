@@ -263,7 +263,12 @@ int peer_server_handle(PeerServer *s) {
         /* Only now, after every check above: setting up a queue pair costs the responder. */
         if (reply.type == PEER_RDMA_HELLO_REPLY && s->rdma_handler)
                 s->rdma_handler(
-                        s->rdma_userdata, fd_address(s, ev.data.fd), from.sin_addr, &request.rdma, &reply.rdma);
+                        s->rdma_userdata,
+                        fd_address(s, ev.data.fd),
+                        from.sin_addr,
+                        class == SOURCE_HALOD,
+                        &request.rdma,
+                        &reply.rdma);
         if (peer_message_encode(&reply, buf, (size_t) n, &reply_size) < 0) {
                 s->stats.malformed++;
                 return 1;

@@ -73,11 +73,13 @@ const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock));
 
 /* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
- * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
+ * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). from_halod: it came from the
+ * peer's probe port, which only its halod can send from. Runs on the responder's thread. */
 typedef void (*PeerRdmaHelloHandler)(
         void *userdata,
         struct in_addr local,
         struct in_addr source,
+        bool from_halod,
         const PeerRdmaHello *request,
         PeerRdmaHello *reply);
 /* Hands rdma-hello requests to handler; the server owns userdata from here on and releases it with
