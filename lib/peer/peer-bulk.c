@@ -25,8 +25,10 @@
 struct PeerBulkServer {
         int epoll_fd;
         int timer_fd;
-        int *listen_fds;
+        int *listen_fds; /* one per local address, or one on 0.0.0.0 (peer_bulk_server_adopt()) */
         size_t n_listen_fds;
+        struct in_addr *locals; /* a connection's destination must be one */
+        size_t n_locals;
         struct in_addr *peers;
         size_t n_peers;
 
@@ -49,6 +51,7 @@ PeerBulkServer *peer_bulk_server_free(PeerBulkServer *s) {
         for (size_t i = 0; i < s->n_listen_fds; i++)
                 safe_close(s->listen_fds[i]);
         free(s->listen_fds);
+        free(s->locals);
         safe_close(s->timer_fd);
         safe_close(s->epoll_fd);
         free(s->peers);
@@ -81,9 +84,9 @@ static int listen_one(PeerBulkServer *s, const struct in_addr *addr, uint16_t po
         return 0;
 }
 
-int peer_bulk_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
+static int sink_new(
+        const struct in_addr *locals,
+        size_t n_locals,
         uint16_t port,
         const struct in_addr *peers,
         size_t n_peers,
@@ -91,7 +94,7 @@ int peer_bulk_server_open(
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         int r;
 
-        if (n_bind_addrs == 0 || port == 0)
+        if (n_locals == 0 || port == 0)
                 return -EINVAL;
 
         s = calloc(1, sizeof(*s));
@@ -110,19 +113,64 @@ int peer_bulk_server_open(
         if (r < 0)
                 return r;
 
-        s->listen_fds = calloc(n_bind_addrs, sizeof(int));
+        s->listen_fds = calloc(n_locals, sizeof(int));
+        s->locals = calloc(n_locals, sizeof(struct in_addr));
         s->peers = calloc(n_peers > 0 ? n_peers : 1, sizeof(struct in_addr));
-        if (!s->listen_fds || !s->peers)
+        if (!s->listen_fds || !s->locals || !s->peers)
                 return -ENOMEM;
+        memcpy(s->locals, locals, n_locals * sizeof(struct in_addr));
+        s->n_locals = n_locals;
         memcpy(s->peers, peers, n_peers * sizeof(struct in_addr));
         s->n_peers = n_peers;
 
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int peer_bulk_server_open(
+        const struct in_addr *bind_addrs,
+        size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        int r;
+
+        r = sink_new(bind_addrs, n_bind_addrs, port, peers, n_peers, &s);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n_bind_addrs; i++) {
                 r = listen_one(s, &bind_addrs[i], port);
                 if (r < 0)
                         return r;
         }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
 
+int peer_bulk_server_adopt(
+        int fd_in,
+        const struct in_addr *locals,
+        size_t n_locals,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        _cleanup_(closep) int fd = fd_in;
+        int r;
+
+        r = peer_socket_check_inherited(fd, SOCK_STREAM, port);
+        if (r < 0)
+                return r;
+        r = sink_new(locals, n_locals, port, peers, n_peers, &s);
+        if (r < 0)
+                return r;
+        r = epoll_add(s->epoll_fd, fd);
+        if (r < 0)
+                return r;
+        s->listen_fds[s->n_listen_fds++] = TAKE_FD(fd);
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -137,6 +185,20 @@ const PeerBulkStats *peer_bulk_server_stats(const PeerBulkServer *s) {
 
 void peer_bulk_server_set_header_deadline(PeerBulkServer *s, uint64_t usec) {
         s->header_deadline_usec = usec > 0 ? usec : PEER_BULK_HEADER_DEADLINE_USEC;
+}
+
+/* Whether the connection fd came to one of the node's fabric addresses: a socket on 0.0.0.0
+ * (peer_bulk_server_adopt()) accepts the others' too. */
+static bool to_local(const PeerBulkServer *s, int fd) {
+        struct sockaddr_in sa = {};
+        socklen_t len = sizeof(sa);
+
+        if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0 || sa.sin_family != AF_INET)
+                return false;
+        for (size_t i = 0; i < s->n_locals; i++)
+                if (s->locals[i].s_addr == sa.sin_addr.s_addr)
+                        return true;
+        return false;
 }
 
 static bool is_peer(const PeerBulkServer *s, const struct sockaddr_in *sa) {
@@ -187,7 +249,7 @@ static void accept_one(PeerBulkServer *s, int listen_fd) {
         fd = accept4(listen_fd, (struct sockaddr *) &sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
                 return;
-        if (!is_peer(s, &sa)) {
+        if (!to_local(s, fd) || !is_peer(s, &sa)) {
                 s->stats.refused_source++;
                 return;
         }

@@ -20,6 +20,7 @@ typedef struct PeerServer PeerServer;
 /* Every datagram that reaches the responder ends in exactly one of these counters (notices aside). */
 typedef struct PeerServerStats {
         uint64_t answered;
+        uint64_t refused_local;      /* sent to an address of this node that is not a fabric one */
         uint64_t refused_source;     /* not an address of another node of the profile */
         uint64_t refused_port;       /* below 1024, not the probe port (halod(8), PEER CHANNEL) */
         uint64_t oversized;          /* longer than PEER_MESSAGE_SIZE_MAX */
@@ -56,8 +57,26 @@ int peer_server_open(
         const struct in_addr *peers,
         size_t n_peers,
         PeerServer **ret);
+/* The same on fd, a datagram socket on 0.0.0.0:port that the service manager held across halod's
+ * restarts (halod.socket), answering only requests sent to one of locals. Takes fd over, also on
+ * failure; -EINVAL when it is not such a socket. */
+int peer_server_adopt(
+        int fd,
+        const struct in_addr *locals,
+        size_t n_locals,
+        uint16_t port,
+        const PeerIdentity *self,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerServer **ret);
 PeerServer *peer_server_free(PeerServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PeerServer *, peer_server_free);
+
+/* Whether fd is an IPv4 socket of type (SOCK_DGRAM, or SOCK_STREAM listening) bound to port; makes it
+ * non-blocking and, for a datagram socket, clears SO_REUSEADDR, which systemd sets on the sockets of a
+ * socket unit: with it any user could bind a fabric address and the port beside it and, the more
+ * specific match, take the datagrams. Returns 0, or -EINVAL when it is another socket. */
+int peer_socket_check_inherited(int fd, int type, uint16_t port);
 
 /* An epoll fd that is readable while a datagram waits on any bound address. */
 int peer_server_fd(const PeerServer *s) _pure_;
@@ -195,7 +214,7 @@ typedef struct PeerBulkServer PeerBulkServer;
 
 typedef struct PeerBulkStats {
         uint64_t completed;
-        uint64_t refused_source; /* not a profile peer */
+        uint64_t refused_source; /* not a profile peer, or not to a fabric address of this node */
         uint64_t busy;           /* a transfer was already running: told "busy" and closed */
         uint64_t aborted; /* bad header, no header by its deadline, too slow, over the time or byte bound, or
                            * taken over */
@@ -210,6 +229,17 @@ typedef struct PeerBulkStats {
 int peer_bulk_server_open(
         const struct in_addr *bind_addrs,
         size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret);
+/* The same on fd, a listening socket on 0.0.0.0:port that the service manager held across halod's
+ * restarts (halod.socket), serving only connections to one of locals. Takes fd over, also on failure;
+ * -EINVAL when it is not such a socket. */
+int peer_bulk_server_adopt(
+        int fd,
+        const struct in_addr *locals,
+        size_t n_locals,
         uint16_t port,
         const struct in_addr *peers,
         size_t n_peers,

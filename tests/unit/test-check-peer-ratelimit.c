@@ -99,7 +99,8 @@ static void test_rate_limited(void) {
                 if (guard == -EADDRINUSE)
                         continue;
                 ASSERT_OK(guard);
-                if (peer_server_open_for_profile(p, profile_find_node(p, "worker"), HEALTH_HEALTHY, &s) >= 0)
+                if (peer_server_open_for_profile(
+                            p, profile_find_node(p, "worker"), HEALTH_HEALTHY, /* fd= */ -EBADF, &s) >= 0)
                         break;
                 guard = safe_close(guard);
         }
