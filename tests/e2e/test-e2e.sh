@@ -575,8 +575,8 @@ assert_contains "$(ct "$HEAD" haloctl status)" peer.worker.latency "haloctl stat
 # Inside the unit's sandbox, as user halod, each halod holds its probes' source port on every
 # address (halod(8), PEER CHANNEL, The probe port).
 for n in "$HEAD" "$WORKER"; do
-        run_rc 0 ct "$n" ss -Hulpn 'sport = :7740'
-        assert_contains "$OUT" '0.0.0.0:7740' "the probe port on $n"
+        run_rc 0 ct "$n" ss -Hulpn 'sport = :739'
+        assert_contains "$OUT" '0.0.0.0:739' "the probe port on $n"
         assert_contains "$OUT" '"halod"' "the probe port on $n"
         run_rc 0 ct "$n" journalctl -u halod --no-pager -o cat
         assert_not_contains "$OUT" "Failed to hold UDP port" "halod's journal on $n"
