@@ -64,15 +64,7 @@ peer_checks() {
                 jq -r '.data[] | select(.[0] | startswith("peer.")) | "\(.[0]) \(.[1]) \(.[2])"'
 }
 
-# check_is_pass NODE ID: succeed when NODE's published check ID passes now.
-check_is_pass() {
-        on "$1" busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
-                jq -e --arg id "$2" '.data[] | select(.[0] == $id and .[1] == "pass")' >/dev/null
-}
 
-# The unprivileged user nobody, without capabilities: "${NOBODY[@]}" COMMAND... (after ip netns
-# exec NS, so that a background job's $! is the process itself, and kill reaches it).
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
 
 log "both halods start and become healthy with the peer checks of the other"
 start_node head
@@ -83,7 +75,7 @@ assert_contains "$(peer_checks head)" "peer.worker.reachable pass" "head's peer 
 # The head holds its probes' source port on every address, so nobody cannot send from it.
 run_rc 0 ip netns exec "$NS_A" ss -Hulpn 'sport = :739'
 assert_contains "$OUT" "0.0.0.0:739" "the head's probe port"
-run_rc 1 ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 -c "
+run_rc 1 ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 -c "
 import socket, sys
 for addr in ('$HEAD_ADDR', '127.0.0.1'):
     for opt in (socket.SO_REUSEADDR, socket.SO_REUSEPORT):
@@ -98,7 +90,7 @@ for addr in ('$HEAD_ADDR', '127.0.0.1'):
 sys.exit(1)"
 
 log "nobody floods the worker's port 7739 from the head's address: $FLOOD_RATE requests/s for ${FLOOD_SECONDS}s"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
         >"$TEST_DIR/flood.json" 2>"$TEST_DIR/logs/flood.log" <<'EOP' &
 # Valid echo requests (as halod(8), PEER CHANNEL lays them out) at a steady rate, counting what comes
 # back: echo replies and rate-limited notices. At most rate × seconds datagrams, and never longer
@@ -184,11 +176,11 @@ bad=$(grep -vE "^(head|worker) (verify|published): peer\.[^ ]+ pass |^(head|work
 [ -z "$bad" ] || fail "during the flood:"$'\n'"$bad"
 slow=$(grep -cE "latency warn " "$TEST_DIR/during.txt" || true)
 [ "$slow" = 0 ] || log "latency warnings during the flood (the machine's load): $slow"$'\n'"$(grep -E "latency warn " "$TEST_DIR/during.txt" | sort -u)"
-check_is_pass head peer.worker.reachable || fail "head after the flood:"$'\n'"$(peer_checks head)"
-check_is_pass worker peer.head.reachable || fail "worker after the flood:"$'\n'"$(peer_checks worker)"
+dm_check_is_pass head peer.worker.reachable || fail "head after the flood:"$'\n'"$(peer_checks head)"
+dm_check_is_pass worker peer.head.reachable || fail "worker after the flood:"$'\n'"$(peer_checks worker)"
 
 log "the throughput sink: a client that sends 4 of the 8 header bytes and waits is dropped"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" >"$TEST_DIR/stalled.txt" \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" >"$TEST_DIR/stalled.txt" \
         2>"$TEST_DIR/logs/stalled.log" <<'EOP' &
 # Connects from the head's address, sends half the header, and says when the sink let it go and
 # how: "eof" or "reset" (never a count). The 60 s timeout only guards a sink that never does.

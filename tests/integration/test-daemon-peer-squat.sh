@@ -94,15 +94,7 @@ EOF
 
 dm_two_buses
 
-# The unprivileged user nobody, without capabilities: "${NOBODY[@]}" COMMAND... (after ip netns
-# exec NS, so that a background job's $! is the process itself, and kill reaches it).
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
 
-# check_is_pass NODE ID: succeed when NODE's published check ID passes now.
-check_is_pass() {
-        on "$1" busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
-                jq -e --arg id "$2" '.data[] | select(.[0] == $id and .[1] == "pass")' >/dev/null
-}
 
 start_head() {
         on head dm_start_halod "$NS_A" head "$TEST_DIR/profile.yaml"
@@ -123,14 +115,14 @@ LOG_worker=$HALOD_LOG
 wait_notify "$NOTIFY_worker" 'READY=1'
 on head dm_wait_prop Health healthy $PROGRESS
 on worker dm_wait_prop Health healthy $PROGRESS
-wait_until $PROGRESS check_is_pass head peer.worker.reachable
+wait_until $PROGRESS dm_check_is_pass head peer.worker.reachable
 grep -q "Peer channel open on $WORKER_ADDR, UDP and TCP port 7739" "$LOG_worker" ||
         fail "the worker's log says nothing of its channel:"$'\n'"$(cat "$LOG_worker")"
 
 log "1. the worker's halod is killed: nobody cannot take UDP or TCP 7739 on the worker's address"
 kill -KILL "$(worker_pid)"
 wait_until $PROGRESS sh -c "! kill -0 $(worker_pid) 2>/dev/null"
-run_rc 1 ip netns exec "$NS_B" "${NOBODY[@]}" /usr/bin/python3 -c "
+run_rc 1 ip netns exec "$NS_B" "${DM_NOBODY[@]}" /usr/bin/python3 -c "
 import socket, sys
 taken = []
 for kind, reuse in ((socket.SOCK_DGRAM, True), (socket.SOCK_DGRAM, False), (socket.SOCK_STREAM, True)):
@@ -155,7 +147,7 @@ assert_eq "$(jq -r '.checks[] | select(.id == "peer.worker.reachable") | .outcom
 log "2. the head's halod stops; nobody cannot bind the probe port 739, binds 7740 and floods the worker"
 kill -TERM "$PID_head"
 dm_wait_exit "$PID_head" 10
-run_rc 1 ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 -c "
+run_rc 1 ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 -c "
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 try:
@@ -164,7 +156,7 @@ except PermissionError as e:
     print(e)
     sys.exit(1)
 sys.exit(0)"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
         >"$TEST_DIR/flood.json" 2>"$TEST_DIR/logs/flood.log" <<'EOP' &
 # Valid echo requests (halod(8), PEER CHANNEL) from the head's address, port 7740 and an ephemeral
 # port, rate requests/s each, counting what comes back. 7740 is bound before the head's halod starts
@@ -236,7 +228,7 @@ bad=$(grep -v '^pass ' "$TEST_DIR/during.txt" | sort | uniq -c || true)
 [ -z "$bad" ] || fail "peer.worker.reachable during the flood from port 7740:"$'\n'"$bad"
 
 log "3. nobody trickles into the worker's sink, reconnecting when dropped; root's haloctl probe measures"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" 60 \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" 60 \
         >"$TEST_DIR/trickle.txt" 2>"$TEST_DIR/logs/trickle.log" <<'EOP' &
 # The header, then a byte every 0.2 s; a new connection the moment the sink drops this one. Says how
 # many connections it made. Stops after the given number of seconds at the latest.

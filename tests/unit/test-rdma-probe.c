@@ -228,6 +228,16 @@ static void test_probe_mixed_nics(void) {
 
 /* One session at a time: another hello meanwhile is told "busy", the same hello again gets the same
  * answer (its reply was lost), and a prober that never comes back is torn down at the timeout. */
+/* A queue pair of the prober's device, and the hello that offers it. */
+static RdmaQp *prober_qp(RdmaDevice *d, PeerRdmaHello *ret_hello) {
+        RdmaError e = {};
+        RdmaQp *q = NULL;
+
+        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q));
+        rdma_qp_local(q, ret_hello);
+        return q;
+}
+
 static void test_busy_and_timeout(void) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
         _cleanup_(rdma_qp_freep) RdmaQp *q1 = NULL, *q2 = NULL;
@@ -235,17 +245,14 @@ static void test_busy_and_timeout(void) {
         PeerRdmaHello h1, h2, reply, again;
         RdmaResponder *rr;
         RdmaResponderStats st;
-        RdmaError e = {};
         Responder r;
 
         fake_pair_setup();
         rr = rdma_responder(1000U * 1000U); /* long enough for the next three hellos under load */
         responder_start(&r, rr);
         d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q1));
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q2));
-        rdma_qp_local(q1, &h1);
-        rdma_qp_local(q2, &h2);
+        q1 = prober_qp(d, &h1);
+        q2 = prober_qp(d, &h2);
 
         ASSERT_OK(peer_rdma_hello(
                 addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
@@ -479,10 +486,8 @@ static void test_fair_sharing(void) {
         rdma_responder_set_share(rr, 200U * 1000U);
         responder_start(&r, rr);
         d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q1));
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q2));
-        rdma_qp_local(q1, &h1);
-        rdma_qp_local(q2, &h2);
+        q1 = prober_qp(d, &h1);
+        q2 = prober_qp(d, &h2);
 
         ASSERT_OK(peer_rdma_hello(
                 addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
