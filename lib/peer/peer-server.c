@@ -205,6 +205,10 @@ void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock)) {
         s->clock = clock ?: now;
 }
 
+void peer_server_set_probe_port(PeerServer *s, uint16_t port) {
+        s->probe_port = port;
+}
+
 void peer_server_set_rdma(PeerServer *s, PeerRdmaHelloHandler handler, void *userdata, void (*destroy)(void *)) {
         if (s->rdma_destroy)
                 s->rdma_destroy(s->rdma_userdata);

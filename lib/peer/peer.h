@@ -90,6 +90,9 @@ void peer_server_set_health(PeerServer *s, Health health);
 const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 /* For tests: the clock the rate limiter reads, asked for CLOCK_MONOTONIC (NULL: now()). */
 void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock));
+/* For tests: the source port told apart as the other halods' probe port, and the only privileged one
+ * answered (a responder of a halod from before PEER_PROBE_PORT took health.port + 1). */
+void peer_server_set_probe_port(PeerServer *s, uint16_t port);
 
 /* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
  * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). from_halod: it came from the
