@@ -814,8 +814,8 @@ static int probe_round(
 
 /* A responder of a halod from before the privileged probe port drops datagrams from it as from a
  * privileged port, silently (halod(8), PEER CHANNEL, The probe port): the neighbours that gave no sign
- * at all to the echo probes from the probe port (no answer, no rate-limited notice, no port
- * unreachable) are asked again from an ephemeral port, and those that answer it are probed from one
+ * at all to the echo probes from the probe port (no answer, no rate-limited notice, no ICMP error)
+ * are asked again from an ephemeral port, and those that answer it are probed from one
  * for the rest of the round. No local user can make a current peer silent to the probe port: its
  * budget is halod's alone. */
 static int retry_older_peers(PeerRun *runs, size_t n, PeerProbeParams *params, const PeerProbeRound *round) {
@@ -838,7 +838,7 @@ static int retry_older_peers(PeerRun *runs, size_t n, PeerProbeParams *params, c
                 retry[i] = params[i];
                 retry[i].source_port = 0;
                 if (params[i].source_port == 0 || runs[i].echo_status < 0 || e->answered > 0 ||
-                    e->rate_limited > 0 || e->last_error == -ECONNREFUSED)
+                    e->rate_limited > 0 || e->last_error != 0)
                         retry[i].port = 0; /* not in this round */
                 else
                         any = true;
