@@ -913,7 +913,9 @@ if [ "$BACKEND" = networkd ]; then
 fi
 
 step "systemctl stop halod is clean"
-run_rc 0 ct "$HEAD" systemctl stop halod
+# halod.socket keeps the peer channel's ports while halod is stopped, and the worker's next probe
+# would start halod again (halod(8), PEER CHANNEL): stopped together, halod stays stopped.
+run_rc 0 ct "$HEAD" systemctl stop halod.socket halod
 assert_eq "$(ct "$HEAD" systemctl is-active halod || true)" inactive "halod after systemctl stop"
 assert_eq "$(unit_prop "$HEAD" Result)" success "halod's Result after stop"
 assert_eq "$(unit_prop "$HEAD" ExecMainStatus)" 0 "halod's exit status after stop"
