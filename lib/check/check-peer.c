@@ -837,6 +837,10 @@ static int retry_older_peers(PeerRun *runs, size_t n, PeerProbeParams *params, c
                 first_status[i] = runs[i].echo_status;
                 retry[i] = params[i];
                 retry[i].source_port = 0;
+                /* One datagram: whether it answers at all. A silent peer costs the round one probe
+                 * timeout more, not a second run (31 silent peers: Verify() 3.0 s instead of 2.4 s). */
+                retry[i].count = 1;
+                retry[i].liveness = true;
                 if (params[i].source_port == 0 || runs[i].echo_status < 0 || e->answered > 0 ||
                     e->rate_limited > 0 || e->last_error != 0)
                         retry[i].port = 0; /* not in this round */
@@ -848,19 +852,28 @@ static int retry_older_peers(PeerRun *runs, size_t n, PeerProbeParams *params, c
         r = probe_round(runs, n, retry, round, /* mtu= */ false);
         if (r < 0)
                 return r;
+        any = false;
         for (size_t i = 0; i < n; i++) {
                 if (retry[i].port == 0)
                         continue;
                 if (runs[i].echo_status >= 0 && runs[i].echo.answered > 0) {
                         runs[i].older_peer = true;
                         params[i].source_port = 0;
+                        any = true;
                 } else {
                         /* Silent both ways (or cut short by the round's end): judged by the first run. */
                         runs[i].echo = first[i];
                         runs[i].echo_status = first_status[i];
+                        retry[i].port = 0;
                 }
         }
-        return 0;
+        if (!any)
+                return 0;
+        /* The older peers' run again, in full, from an ephemeral port. */
+        for (size_t i = 0; i < n; i++)
+                if (retry[i].port != 0)
+                        retry[i] = params[i];
+        return probe_round(runs, n, retry, round, /* mtu= */ false);
 }
 
 /* Probes every neighbour at once: an echo round, then an MTU round for those that answered, both
