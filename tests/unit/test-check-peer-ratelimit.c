@@ -68,6 +68,19 @@ static void flood(PeerServer *s, uint16_t port) {
         ASSERT_INT_EQ(peer_server_stats(s)->answered, PEER_RATE_BURST);
 }
 
+/* Answers with s in a child process, until killed. */
+static pid_t serve_in_child(PeerServer *s) {
+        pid_t pid = fork_server();
+
+        if (pid == 0)
+                for (;;) {
+                        (void) poll(&(struct pollfd){ .fd = peer_server_fd(s), .events = POLLIN }, 1, -1);
+                        while (peer_server_handle(s) > 0)
+                                ;
+                }
+        return pid;
+}
+
 static const Check *find_check(const CheckList *l, const char *id) {
         for (size_t i = 0; i < l->n_checks; i++)
                 if (streq(l->checks[i].id, id))
@@ -108,13 +121,7 @@ static void test_rate_limited(void) {
         }
         peer_server_set_clock(s, frozen_clock);
         flood(s, port);
-        pid = fork_server();
-        if (pid == 0)
-                for (;;) {
-                        (void) poll(&(struct pollfd){ .fd = peer_server_fd(s), .events = POLLIN }, 1, -1);
-                        while (peer_server_handle(s) > 0)
-                                ;
-                }
+        pid = serve_in_child(s);
 
         c.profile = p;
         c.node = profile_find_node(p, "head");
@@ -174,13 +181,7 @@ static void test_older_responder(void) {
         peer_server_set_probe_port(s, port + 1);
         guard = peer_probe_port_hold(port);
         ASSERT_OK(guard);
-        pid = fork_server();
-        if (pid == 0)
-                for (;;) {
-                        (void) poll(&(struct pollfd){ .fd = peer_server_fd(s), .events = POLLIN }, 1, -1);
-                        while (peer_server_handle(s) > 0)
-                                ;
-                }
+        pid = serve_in_child(s);
 
         c.profile = p;
         c.node = profile_find_node(p, "head");
