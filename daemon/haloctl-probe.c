@@ -130,6 +130,7 @@ static void run_row(const NodeContext *c, const PeerIdentity *self, uint16_t por
                         port,
                         PEER_BULK_BYTES_DEFAULT,
                         PEER_BULK_TIME_USEC_DEFAULT,
+                        /* privileged= */ true,
                         &row->tcp);
         else
                 row->tcp_error = -EHOSTUNREACH;

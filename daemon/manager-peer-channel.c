@@ -2,11 +2,13 @@
 /* Hosting the peer channel on this node's fabric addresses: the UDP responder in a thread of its own,
  * the TCP throughput sink as an sd-event io source. */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,8 +124,8 @@ static void probe_guard_close(Manager *m) {
         m->probe_port = 0;
 }
 
-/* Holds the probes' source port; tried again at every reset while another program holds it. Kept
- * across reloads that leave the port alone: a moment without it would let another user take it. */
+/* Holds the probes' source port; tried again at every reset while it cannot be had. A privileged
+ * port: no other user can take it, whether halod holds it or not (between two runs, too). */
 static void probe_guard_open(Manager *m, uint16_t port) {
         int fd;
 
@@ -139,11 +141,13 @@ static void probe_guard_open(Manager *m, uint16_t port) {
                             "Failed to hold UDP port %u, the source port of this node's peer probes: %s. The "
                             "probes leave from ephemeral ports meanwhile, and the other nodes answer them "
                             "within the budget they give every other process of this node, which a flood "
-                            "from any local user can exhaust (see halod(8), PEER CHANNEL). Which program "
-                            "holds it? ss -ulpn 'sport = :%u' says (retried every health.interval).",
+                            "from any local user can exhaust (see halod(8), PEER CHANNEL). %s",
                             peer_probe_port(port),
                             strerror(-fd),
-                            peer_probe_port(port)) < 0)
+                            fd == -EACCES ? "A privileged port: halod needs CAP_NET_BIND_SERVICE "
+                                            "(AmbientCapabilities= in halod.service)."
+                                          : "Which program holds it? ss -ulpn says "
+                                            "(retried every health.interval).") < 0)
                         return;
                 if (!streq_ptr(error, m->probe_guard_error)) {
                         log_warning("%s", error);
@@ -167,9 +171,47 @@ static void channel_close(Manager *m) {
         m->channel_port = 0;
 }
 
+void manager_peer_channel_inherit(Manager *m) {
+        _cleanup_(strv_freep) char **names = NULL;
+        int n;
+
+        n = sd_listen_fds_with_names(/* unset_environment= */ true, &names);
+        if (n < 0) {
+                log_warning_errno(n, "Failed to read the sockets passed by the service manager, ignoring: %m");
+                return;
+        }
+        for (int i = 0; i < n; i++) {
+                int fd = SD_LISTEN_FDS_START + i;
+
+                if (m->inherited_udp_fd < 0 && sd_is_socket_inet(fd, AF_INET, SOCK_DGRAM, -1, 0) > 0)
+                        m->inherited_udp_fd = fd;
+                else if (m->inherited_tcp_fd < 0 && sd_is_socket_inet(fd, AF_INET, SOCK_STREAM, 1, 0) > 0)
+                        m->inherited_tcp_fd = fd;
+                else {
+                        log_warning(
+                                "Socket %s passed by the service manager is not one of the peer channel's "
+                                "(an IPv4 UDP socket and a listening TCP one, see halod.socket), ignoring.",
+                                names && names[i] ? names[i] : "(unnamed)");
+                        safe_close(fd);
+                }
+        }
+}
+
+/* A copy of an inherited socket for a server to take over, or -EBADF when there is none. */
+static int inherited_copy(int fd) {
+        int copy;
+
+        if (fd < 0)
+                return -EBADF;
+        copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return copy < 0 ? negative_errno() : copy;
+}
+
 void manager_peer_channel_done(Manager *m) {
         channel_close(m);
         probe_guard_close(m);
+        m->inherited_udp_fd = safe_close(m->inherited_udp_fd);
+        m->inherited_tcp_fd = safe_close(m->inherited_tcp_fd);
         m->channel_error = mfree(m->channel_error);
         m->probe_guard_error = mfree(m->probe_guard_error);
 }
@@ -235,11 +277,41 @@ static void attach_rdma_responder(Manager *m, PeerServer *s) {
         peer_server_set_rdma(s, rdma_responder_hello, rdma, rdma_responder_destroy);
 }
 
+/* Opens with a copy of the inherited socket when there is one for the profile's port, else (none, or
+ * halod.socket holds another port: said once) binds the fabric addresses itself. */
+static int open_inherited_or_bound(
+        Manager *m, int inherited, const char *what, int (*open_fn)(Manager *m, int fd, void *ret), void *ret) {
+        int fd, r;
+
+        fd = inherited_copy(inherited);
+        if (fd < 0 && fd != -EBADF)
+                return fd;
+        r = open_fn(m, fd, ret);
+        if (r != -EINVAL || fd < 0)
+                return r;
+        channel_report_failure(
+                m,
+                "The %s socket of halod.socket is not on port %u, the profile's health.port: halod binds the port "
+                "itself, and between two runs of halod another user of this node can take it. Set "
+                "ListenDatagram= and ListenStream= of halod.socket to the same port (systemctl edit halod.socket).",
+                what,
+                m->channel_port);
+        return open_fn(m, -EBADF, ret);
+}
+
+static int open_server(Manager *m, int fd, void *ret) {
+        return peer_server_open_for_profile(m->profile, m->node, m->health, fd, ret);
+}
+
+static int open_bulk_server(Manager *m, int fd, void *ret) {
+        return peer_bulk_server_open_for_profile(m->profile, m->node, fd, ret);
+}
+
 static int open_responder(Manager *m, const char *where) {
         PeerServer *s = NULL;
         int r;
 
-        r = peer_server_open_for_profile(m->profile, m->node, m->health, &s);
+        r = open_inherited_or_bound(m, m->inherited_udp_fd, "UDP", open_server, &s);
         if (r >= 0) {
                 attach_rdma_responder(m, s);
                 r = responder_start(s, &m->responder);
@@ -262,7 +334,7 @@ static int open_sink(Manager *m, const char *where) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         int r;
 
-        r = peer_bulk_server_open_for_profile(m->profile, m->node, &s);
+        r = open_inherited_or_bound(m, m->inherited_tcp_fd, "TCP", open_bulk_server, &s);
         if (r >= 0)
                 r = sd_event_add_io(
                         m->event, &m->bulk_server_source, peer_bulk_server_fd(s), EPOLLIN, on_bulk_server_io, m);

@@ -31,6 +31,8 @@ int manager_new(Manager **ret) {
         m->host = HOST_SYSTEM;
         m->health = HEALTH_STARTING;
         m->probe_guard_fd = -EBADF;
+        m->inherited_udp_fd = m->inherited_tcp_fd = -EBADF;
+        manager_peer_channel_inherit(m);
         m->host_jobs = (JobLane){ .name = "host", .idle = manager_watch_host_idle };
         m->peer_jobs = (JobLane){ .name = "peer" };
         m->summary = strdup("starting");

@@ -103,6 +103,9 @@ typedef struct Manager {
         size_t n_channel_bind, n_channel_peers;
         uint16_t channel_port;
         char *channel_error; /* logged once until it changes */
+        /* The channel's sockets on 0.0.0.0 that halod.socket holds across halod's restarts (UDP, and TCP
+         * listening), or -EBADF: the responder and the sink get a copy each time they open. */
+        int inherited_udp_fd, inherited_tcp_fd;
         /* The source port of this node's probes, held on 0.0.0.0 so that no other user can send from
          * it (peer_probe_port_hold()); -EBADF when it could not be had: the probes then leave from
          * ephemeral ports and share the peers' budget with this node's other processes. */

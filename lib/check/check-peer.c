@@ -61,8 +61,9 @@ typedef struct PeerRun {
         const PeerMeasurement *last; /* the last round's measurement (previous_peers), or NULL */
         int echo_status; /* of peer_probe_round(): 0, negative errno, or -EINPROGRESS (pending) */
         PeerProbeResult echo;
-        bool reachable; /* the right node answered */
-        uint32_t mtu;   /* what the MTU run probes, 0: none (see check_mtu()) */
+        bool older_peer; /* silent to the probe port, answered from an ephemeral one (retry_older_peers()) */
+        bool reachable;  /* the right node answered */
+        uint32_t mtu;    /* what the MTU run probes, 0: none (see check_mtu()) */
         int mtu_status;
         PeerProbeResult mtu_result;
         PeerRdmaMeasurement rdma; /* this round's exchange (measured peers only) */
@@ -282,13 +283,18 @@ static int check_reachable(PeerRun *run, CheckList *out) {
                 CHECK_PASS,
                 expected,
                 actual,
-                "%s answers at %s over %s (%u/%u probes); it reports itself %s",
+                "%s answers at %s over %s (%u/%u probes); it reports itself %s%s",
                 node,
                 run->remote,
                 run->path,
                 res->answered,
                 res->sent,
-                strna(health_to_string(res->peer.health)));
+                strna(health_to_string(res->peer.health)),
+                run->older_peer
+                        ? ". Its halod predates the privileged probe port and drops what this node's halod "
+                          "sends from it: probed from an ephemeral port, within the budget of this node's "
+                          "other programs, until it is upgraded (halod(8), PEER CHANNEL)"
+                        : "");
 }
 
 static const PeerStatus *previous_row(const PeerOptions *o, const PeerRun *run) {
@@ -625,6 +631,9 @@ static void exchange_rdma(PeerRun *run, const RoundDevice *rd, uint64_t deadline
                 .local = run->n->local,
                 .remote = run->n->remote,
                 .port = run->port,
+                /* From halod's probe port: the peer's responder serves it before anyone else (an older
+                 * one drops it). */
+                .source_port = run->older_peer ? 0 : run->o->source_port,
                 .self = run->self,
                 .pings = PEER_RDMA_PINGS,
                 .timeout_usec = left / RDMA_HELLO_TRIES < RDMA_PROBE_TIMEOUT_USEC_DEFAULT
@@ -803,6 +812,70 @@ static int probe_round(
         return 0;
 }
 
+/* A responder of a halod from before the privileged probe port drops datagrams from it as from a
+ * privileged port, silently (halod(8), PEER CHANNEL, The probe port): the neighbours that gave no sign
+ * at all to the echo probes from the probe port (no answer, no rate-limited notice, no ICMP error)
+ * are asked again from an ephemeral port, and those that answer it are probed from one
+ * for the rest of the round. No local user can make a current peer silent to the probe port: its
+ * budget is halod's alone. */
+static int retry_older_peers(PeerRun *runs, size_t n, PeerProbeParams *params, const PeerProbeRound *round) {
+        _cleanup_(freep) PeerProbeParams *retry = NULL;
+        _cleanup_(freep) PeerProbeResult *first = NULL;
+        _cleanup_(freep) int *first_status = NULL;
+        bool any = false;
+        int r;
+
+        retry = calloc(n, sizeof(PeerProbeParams));
+        first = calloc(n, sizeof(PeerProbeResult));
+        first_status = calloc(n, sizeof(int));
+        if (!retry || !first || !first_status)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const PeerProbeResult *e = &runs[i].echo;
+
+                first[i] = runs[i].echo;
+                first_status[i] = runs[i].echo_status;
+                retry[i] = params[i];
+                retry[i].source_port = 0;
+                /* One datagram: whether it answers at all. A silent peer costs the round one probe
+                 * timeout more, not a second run (31 silent peers: Verify() 3.0 s instead of 2.4 s). */
+                retry[i].count = 1;
+                retry[i].liveness = true;
+                if (params[i].source_port == 0 || runs[i].echo_status < 0 || e->answered > 0 ||
+                    e->rate_limited > 0 || e->last_error != 0)
+                        retry[i].port = 0; /* not in this round */
+                else
+                        any = true;
+        }
+        if (!any)
+                return 0;
+        r = probe_round(runs, n, retry, round, /* mtu= */ false);
+        if (r < 0)
+                return r;
+        any = false;
+        for (size_t i = 0; i < n; i++) {
+                if (retry[i].port == 0)
+                        continue;
+                if (runs[i].echo_status >= 0 && runs[i].echo.answered > 0) {
+                        runs[i].older_peer = true;
+                        params[i].source_port = 0;
+                        any = true;
+                } else {
+                        /* Silent both ways (or cut short by the round's end): judged by the first run. */
+                        runs[i].echo = first[i];
+                        runs[i].echo_status = first_status[i];
+                        retry[i].port = 0;
+                }
+        }
+        if (!any)
+                return 0;
+        /* The older peers' run again, in full, from an ephemeral port. */
+        for (size_t i = 0; i < n; i++)
+                if (retry[i].port != 0)
+                        retry[i] = params[i];
+        return probe_round(runs, n, retry, round, /* mtu= */ false);
+}
+
 /* Probes every neighbour at once: an echo round, then an MTU round for those that answered, both
  * within one deadline; then judges each. */
 static int check_neighbours(
@@ -867,6 +940,8 @@ static int check_neighbours(
                 };
         }
         r = probe_round(runs, n, params, &round, /* mtu= */ false);
+        if (r >= 0)
+                r = retry_older_peers(runs, n, params, &round);
         if (r < 0)
                 goto finish;
 

@@ -25,15 +25,20 @@
 struct PeerBulkServer {
         int epoll_fd;
         int timer_fd;
-        int *listen_fds;
+        int *listen_fds; /* one per local address, or one on 0.0.0.0 (peer_bulk_server_adopt()) */
         size_t n_listen_fds;
+        struct in_addr *locals; /* a connection's destination must be one */
+        size_t n_locals;
         struct in_addr *peers;
         size_t n_peers;
 
-        int conn_fd; /* the running transfer, or -EBADF */
+        int conn_fd;          /* the running transfer, or -EBADF */
+        bool conn_privileged; /* from a privileged source port */
         char header[BULK_HEADER_SIZE];
         size_t header_size;
         uint64_t bytes;
+        uint64_t bytes_checked; /* bytes at the last progress check */
+        usec_t started;         /* the header's arrival (now(CLOCK_MONOTONIC)) */
 
         uint64_t header_deadline_usec;
         PeerBulkStats stats;
@@ -46,6 +51,7 @@ PeerBulkServer *peer_bulk_server_free(PeerBulkServer *s) {
         for (size_t i = 0; i < s->n_listen_fds; i++)
                 safe_close(s->listen_fds[i]);
         free(s->listen_fds);
+        free(s->locals);
         safe_close(s->timer_fd);
         safe_close(s->epoll_fd);
         free(s->peers);
@@ -78,9 +84,9 @@ static int listen_one(PeerBulkServer *s, const struct in_addr *addr, uint16_t po
         return 0;
 }
 
-int peer_bulk_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
+static int sink_new(
+        const struct in_addr *locals,
+        size_t n_locals,
         uint16_t port,
         const struct in_addr *peers,
         size_t n_peers,
@@ -88,7 +94,7 @@ int peer_bulk_server_open(
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         int r;
 
-        if (n_bind_addrs == 0 || port == 0)
+        if (n_locals == 0 || port == 0)
                 return -EINVAL;
 
         s = calloc(1, sizeof(*s));
@@ -107,19 +113,64 @@ int peer_bulk_server_open(
         if (r < 0)
                 return r;
 
-        s->listen_fds = calloc(n_bind_addrs, sizeof(int));
+        s->listen_fds = calloc(n_locals, sizeof(int));
+        s->locals = calloc(n_locals, sizeof(struct in_addr));
         s->peers = calloc(n_peers > 0 ? n_peers : 1, sizeof(struct in_addr));
-        if (!s->listen_fds || !s->peers)
+        if (!s->listen_fds || !s->locals || !s->peers)
                 return -ENOMEM;
+        memcpy(s->locals, locals, n_locals * sizeof(struct in_addr));
+        s->n_locals = n_locals;
         memcpy(s->peers, peers, n_peers * sizeof(struct in_addr));
         s->n_peers = n_peers;
 
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+int peer_bulk_server_open(
+        const struct in_addr *bind_addrs,
+        size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        int r;
+
+        r = sink_new(bind_addrs, n_bind_addrs, port, peers, n_peers, &s);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n_bind_addrs; i++) {
                 r = listen_one(s, &bind_addrs[i], port);
                 if (r < 0)
                         return r;
         }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
 
+int peer_bulk_server_adopt(
+        int fd_in,
+        const struct in_addr *locals,
+        size_t n_locals,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret) {
+        _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
+        _cleanup_(closep) int fd = fd_in;
+        int r;
+
+        r = peer_socket_check_inherited(fd, SOCK_STREAM, port);
+        if (r < 0)
+                return r;
+        r = sink_new(locals, n_locals, port, peers, n_peers, &s);
+        if (r < 0)
+                return r;
+        r = epoll_add(s->epoll_fd, fd);
+        if (r < 0)
+                return r;
+        s->listen_fds[s->n_listen_fds++] = TAKE_FD(fd);
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -136,8 +187,22 @@ void peer_bulk_server_set_header_deadline(PeerBulkServer *s, uint64_t usec) {
         s->header_deadline_usec = usec > 0 ? usec : PEER_BULK_HEADER_DEADLINE_USEC;
 }
 
+/* Whether the connection fd came to one of the node's fabric addresses: a socket on 0.0.0.0
+ * (peer_bulk_server_adopt()) accepts the others' too. */
+static bool to_local(const PeerBulkServer *s, int fd) {
+        struct sockaddr_in sa = {};
+        socklen_t len = sizeof(sa);
+
+        if (getsockname(fd, (struct sockaddr *) &sa, &len) < 0 || sa.sin_family != AF_INET)
+                return false;
+        for (size_t i = 0; i < s->n_locals; i++)
+                if (s->locals[i].s_addr == sa.sin_addr.s_addr)
+                        return true;
+        return false;
+}
+
 static bool is_peer(const PeerBulkServer *s, const struct sockaddr_in *sa) {
-        if (sa->sin_family != AF_INET || ntohs(sa->sin_port) < 1024)
+        if (sa->sin_family != AF_INET)
                 return false;
         for (size_t i = 0; i < s->n_peers; i++)
                 if (s->peers[i].s_addr == sa->sin_addr.s_addr)
@@ -150,8 +215,9 @@ static void end_transfer(PeerBulkServer *s) {
 
         (void) timerfd_settime(s->timer_fd, 0, &off, NULL);
         s->conn_fd = safe_close(s->conn_fd);
+        s->conn_privileged = false;
         s->header_size = 0;
-        s->bytes = 0;
+        s->bytes = s->bytes_checked = 0;
 }
 
 static int arm_deadline(PeerBulkServer *s, uint64_t usec) {
@@ -169,17 +235,31 @@ static void refuse_busy(int fd) {
         (void) send(fd, BULK_BUSY, BULK_BUSY_SIZE, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+static void abort_transfer(PeerBulkServer *s) {
+        s->stats.aborted++;
+        end_transfer(s);
+}
+
 static void accept_one(PeerBulkServer *s, int listen_fd) {
         struct sockaddr_in sa = {};
         socklen_t len = sizeof(sa);
         _cleanup_(closep) int fd = -EBADF;
+        bool privileged;
 
         fd = accept4(listen_fd, (struct sockaddr *) &sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
                 return;
-        if (!is_peer(s, &sa)) {
+        if (!to_local(s, fd) || !is_peer(s, &sa)) {
                 s->stats.refused_source++;
                 return;
+        }
+        /* Root on a peer (haloctl probe run by the administrator) comes first: any user of a peer
+         * node can connect from its address, and send fast enough to pass the progress check, again
+         * and again; none can bind a privileged port. */
+        privileged = ntohs(sa.sin_port) < PEER_BULK_PRIVILEGED_PORT_END;
+        if (s->conn_fd >= 0 && privileged && !s->conn_privileged) {
+                s->stats.taken_over++;
+                abort_transfer(s);
         }
         if (s->conn_fd >= 0) {
                 s->stats.busy++;
@@ -193,11 +273,7 @@ static void accept_one(PeerBulkServer *s, int listen_fd) {
                 return;
         }
         s->conn_fd = TAKE_FD(fd);
-}
-
-static void abort_transfer(PeerBulkServer *s) {
-        s->stats.aborted++;
-        end_transfer(s);
+        s->conn_privileged = privileged;
 }
 
 static void finish_transfer(PeerBulkServer *s) {
@@ -229,8 +305,10 @@ static void read_transfer(PeerBulkServer *s) {
                                 s->header_size += (size_t) n;
                                 if (s->header_size < BULK_HEADER_SIZE)
                                         continue;
+                                /* From here on the timer checks the progress, up to the time bound. */
+                                s->started = now(CLOCK_MONOTONIC);
                                 if (memcmp(s->header, BULK_HEADER, BULK_HEADER_SIZE) != 0 ||
-                                    arm_deadline(s, PEER_BULK_SERVER_TIME_MAX_USEC) < 0) {
+                                    arm_deadline(s, PEER_BULK_PROGRESS_USEC) < 0) {
                                         abort_transfer(s);
                                         return;
                                 }
@@ -267,6 +345,35 @@ static void read_transfer(PeerBulkServer *s) {
         }
 }
 
+/* The timer fired during a transfer: no header by its deadline, the time bound reached, or too few
+ * bytes in the last interval end it; else it goes on to the next check. */
+static void check_progress(PeerBulkServer *s) {
+        usec_t elapsed;
+
+        if (s->header_size < BULK_HEADER_SIZE) {
+                s->stats.header_timeout++;
+                abort_transfer(s);
+                return;
+        }
+        elapsed = now(CLOCK_MONOTONIC) - s->started;
+        if (elapsed >= PEER_BULK_SERVER_TIME_MAX_USEC) {
+                abort_transfer(s);
+                return;
+        }
+        if (s->bytes - s->bytes_checked < PEER_BULK_PROGRESS_BYTES) {
+                s->stats.too_slow++;
+                abort_transfer(s);
+                return;
+        }
+        s->bytes_checked = s->bytes;
+        if (arm_deadline(
+                    s,
+                    PEER_BULK_SERVER_TIME_MAX_USEC - elapsed < PEER_BULK_PROGRESS_USEC
+                            ? PEER_BULK_SERVER_TIME_MAX_USEC - elapsed
+                            : PEER_BULK_PROGRESS_USEC) < 0)
+                abort_transfer(s);
+}
+
 int peer_bulk_server_handle(PeerBulkServer *s) {
         struct epoll_event events[8];
         int n;
@@ -287,9 +394,7 @@ int peer_bulk_server_handle(PeerBulkServer *s) {
 
                         if (l != (ssize_t) sizeof(expirations) || s->conn_fd < 0)
                                 continue;
-                        if (s->header_size < BULK_HEADER_SIZE)
-                                s->stats.header_timeout++;
-                        abort_transfer(s);
+                        check_progress(s);
                 } else if (fd == s->conn_fd)
                         read_transfer(s);
                 else
@@ -342,14 +447,35 @@ static int set_timeouts(int fd, uint64_t usec) {
         return 0;
 }
 
-int peer_bulk_send(
+/* Binds fd to local and a free privileged port (the sink serves those first), else, without the
+ * privilege to, to an ephemeral one. Returns 1 for a privileged port, 0 for an ephemeral one. */
+static int bind_source(int fd, const struct in_addr *local, bool privileged) {
+        struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr = *local };
+
+        /* Downwards from the top, as bindresvport() does, past ports in use (TIME_WAIT of the last
+         * run's connection included). */
+        for (uint16_t p = PEER_BULK_PRIVILEGED_PORT_END - 1; privileged && p >= 600; p--) {
+                la.sin_port = htons(p);
+                if (bind(fd, (struct sockaddr *) &la, sizeof(la)) >= 0)
+                        return 1;
+                if (errno != EADDRINUSE)
+                        break;
+        }
+        la.sin_port = 0;
+        if (bind(fd, (struct sockaddr *) &la, sizeof(la)) < 0)
+                return negative_errno();
+        return 0;
+}
+
+static int bulk_send_once(
         const struct in_addr *local,
         const struct in_addr *remote,
         uint16_t port,
         uint64_t max_bytes,
         uint64_t max_usec,
+        bool privileged,
+        bool *ret_privileged,
         PeerBulkResult *ret) {
-        struct sockaddr_in la = { .sin_family = AF_INET, .sin_addr = *local };
         struct sockaddr_in ra = { .sin_family = AF_INET, .sin_addr = *remote, .sin_port = htons(port) };
         _cleanup_(freep) uint8_t *chunk = NULL;
         _cleanup_(closep) int fd = -EBADF;
@@ -365,8 +491,10 @@ int peer_bulk_send(
         fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return negative_errno();
-        if (bind(fd, (struct sockaddr *) &la, sizeof(la)) < 0)
-                return negative_errno();
+        r = bind_source(fd, local, privileged);
+        if (r < 0)
+                return r;
+        *ret_privileged = r > 0;
         r = connect_with_timeout(fd, &ra, USEC_PER_SEC);
         if (r < 0)
                 return r;
@@ -429,4 +557,22 @@ int peer_bulk_send(
 
         *ret = (PeerBulkResult){ .bytes = counted, .usec = now(CLOCK_MONOTONIC) - start };
         return 0;
+}
+
+int peer_bulk_send(
+        const struct in_addr *local,
+        const struct in_addr *remote,
+        uint16_t port,
+        uint64_t max_bytes,
+        uint64_t max_usec,
+        bool privileged,
+        PeerBulkResult *ret) {
+        int r;
+
+        r = bulk_send_once(local, remote, port, max_bytes, max_usec, privileged, &privileged, ret);
+        /* A sink from before privileged senders were served first refuses them: once more, as any. */
+        if (r == -ECONNRESET && privileged)
+                r = bulk_send_once(
+                        local, remote, port, max_bytes, max_usec, /* privileged= */ false, &privileged, ret);
+        return r;
 }

@@ -3,13 +3,13 @@
  * probes with don't-fragment set for jumbo frames end to end, as a state machine that
  * lib/peer/peer-probe-round.c drives (many runs at once). */
 #include <arpa/inet.h>
-#include <linux/filter.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
 #include "peer/peer-probe-run.h"
+#include "peer/peer-source.h"
 #include "peer/peer.h"
 
 uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) {
@@ -34,53 +34,6 @@ void sort_u64(uint64_t *v, size_t n) {
                 qsort(v, n, sizeof(uint64_t), cmp_u64);
 }
 
-int peer_probe_port_hold(uint16_t port) {
-        struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(peer_probe_port(port)) };
-        /* One classic BPF instruction: accept 0 bytes, i.e. drop. Nothing queues on this socket, whatever
-         * is sent to the port. */
-        struct sock_filter drop = BPF_STMT(BPF_RET | BPF_K, 0);
-        struct sock_fprog prog = { .len = 1, .filter = &drop };
-        _cleanup_(closep) int fd = -EBADF;
-
-        if (port == 0)
-                return -EINVAL;
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return negative_errno();
-        if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) < 0)
-                return negative_errno();
-        /* 0.0.0.0, not the fabric addresses: a process that held the port on another address (even
-         * 127.0.0.1) could send from the fabric address with IP_PKTINFO. */
-        if (bind(fd, (struct sockaddr *) &any, sizeof(any)) < 0)
-                return negative_errno();
-        return TAKE_FD(fd);
-}
-
-/* Binds fd to local:source_port beside halod's own socket on that port (SO_REUSEPORT: the kernel
- * allows it to the same user only), else to an ephemeral port: a probe that shares the peer's budget
- * with this node's other processes is better than none. The connected socket gets the replies from
- * remote:port, as the more specific match. */
-static int bind_source(int fd, const PeerProbeParams *p) {
-        struct sockaddr_in local = { .sin_family = AF_INET,
-                                     .sin_addr = p->local,
-                                     .sin_port = htons(p->source_port) };
-
-        if (p->source_port != 0) {
-                if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) >= 0 &&
-                    bind(fd, (struct sockaddr *) &local, sizeof(local)) >= 0)
-                        return 0;
-                if (errno != EADDRINUSE && errno != EACCES)
-                        return negative_errno();
-                /* A socket that failed to bind may bind again, but not with SO_REUSEPORT set. */
-                (void) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 0 }, sizeof(int));
-                local.sin_port = 0;
-        }
-        if (bind(fd, (struct sockaddr *) &local, sizeof(local)) < 0)
-                return negative_errno();
-        return 0;
-}
-
 /* A datagram socket from local connected to remote:port, so that ICMP errors (port unreachable:
  * nothing listens) come back to us as errno. */
 static int probe_socket(const PeerProbeParams *p) {
@@ -97,7 +50,7 @@ static int probe_socket(const PeerProbeParams *p) {
          * when the reply reaches this host, not when the scheduler gets round to this process. Best
          * effort: without it the round trip ends at recvmsg(). */
         (void) setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int));
-        r = bind_source(fd, p);
+        r = peer_bind_source(fd, p->local, p->source_port);
         if (r < 0)
                 return r;
         if (connect(fd, (struct sockaddr *) &remote, sizeof(remote)) < 0)

@@ -150,7 +150,9 @@ int peer_identity_from_profile(const Profile *p, const ProfileNode *self, Health
         return peer_identity_init(ret, p->cluster ?: "", self->name, health, digest);
 }
 
-int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, Health health, PeerServer **ret) {
+int peer_server_open_for_profile(
+        const Profile *p, const ProfileNode *self, Health health, int fd_in, PeerServer **ret) {
+        _cleanup_(closep) int fd = fd_in;
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
         size_t n_bind, n_peers;
         PeerIdentity id;
@@ -164,10 +166,13 @@ int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, Heal
                 return r;
         if (n_bind == 0)
                 return -EADDRNOTAVAIL;
+        if (fd >= 0)
+                return peer_server_adopt(TAKE_FD(fd), bind, n_bind, peer_port(p), &id, peers, n_peers, ret);
         return peer_server_open(bind, n_bind, peer_port(p), &id, peers, n_peers, ret);
 }
 
-int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, PeerBulkServer **ret) {
+int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, int fd_in, PeerBulkServer **ret) {
+        _cleanup_(closep) int fd = fd_in;
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
         size_t n_bind, n_peers;
         int r;
@@ -177,5 +182,7 @@ int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self,
                 return r;
         if (n_bind == 0)
                 return -EADDRNOTAVAIL;
+        if (fd >= 0)
+                return peer_bulk_server_adopt(TAKE_FD(fd), bind, n_bind, peer_port(p), peers, n_peers, ret);
         return peer_bulk_server_open(bind, n_bind, peer_port(p), peers, n_peers, ret);
 }

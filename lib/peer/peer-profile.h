@@ -51,6 +51,9 @@ uint16_t peer_port(const Profile *p) _pure_;
  * travel on the wire (see peer_identity_init()). */
 int peer_identity_from_profile(const Profile *p, const ProfileNode *self, Health health, PeerIdentity *ret);
 
-/* The responder and the bulk sink, set up from the profile for node self. */
-int peer_server_open_for_profile(const Profile *p, const ProfileNode *self, Health health, PeerServer **ret);
-int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, PeerBulkServer **ret);
+/* The responder and the bulk sink, set up from the profile for node self: on fd when it is not
+ * negative (a socket of halod.socket on 0.0.0.0 and the profile's port, taken over also on failure,
+ * see peer_server_adopt()), else on sockets of their own on each fabric address. */
+int peer_server_open_for_profile(
+        const Profile *p, const ProfileNode *self, Health health, int fd, PeerServer **ret);
+int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, int fd, PeerBulkServer **ret);

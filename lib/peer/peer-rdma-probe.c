@@ -9,26 +9,31 @@
 #include <unistd.h>
 
 #include "peer/peer-rdma-probe.h"
+#include "peer/peer-source.h"
 #include "peer/peer.h"
 
-/* A datagram socket from local (an ephemeral port: the responder answers no privileged one),
- * connected to remote:port, so that an ICMP port-unreachable comes back as ECONNREFUSED. */
-static int hello_socket(struct in_addr local, struct in_addr remote, uint16_t port) {
-        struct sockaddr_in l = { .sin_family = AF_INET, .sin_addr = local };
+/* A datagram socket from local (halod's probe port, whose hellos the responder serves first, or an
+ * ephemeral port: the responder answers no other privileged one), connected to remote:port, so that
+ * an ICMP port-unreachable comes back as ECONNREFUSED. */
+static int hello_socket(struct in_addr local, uint16_t source_port, struct in_addr remote, uint16_t port) {
         struct sockaddr_in r = { .sin_family = AF_INET, .sin_addr = remote, .sin_port = htons(port) };
         _cleanup_(closep) int fd = -EBADF;
+        int k;
 
         fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return negative_errno();
-        if (bind(fd, (struct sockaddr *) &l, sizeof(l)) < 0 ||
-            connect(fd, (struct sockaddr *) &r, sizeof(r)) < 0)
+        k = peer_bind_source(fd, local, source_port);
+        if (k < 0)
+                return k;
+        if (connect(fd, (struct sockaddr *) &r, sizeof(r)) < 0)
                 return negative_errno();
         return TAKE_FD(fd);
 }
 
 int peer_rdma_hello(
         struct in_addr local,
+        uint16_t source_port,
         struct in_addr remote,
         uint16_t port,
         const PeerIdentity *self,
@@ -48,7 +53,7 @@ int peer_rdma_hello(
         if (getrandom(&m.sequence, sizeof(m.sequence), GRND_NONBLOCK) != sizeof(m.sequence))
                 m.sequence = (uint32_t) now(CLOCK_MONOTONIC);
 
-        fd = hello_socket(local, remote, port);
+        fd = hello_socket(local, source_port, remote, port);
         if (fd < 0)
                 return fd;
 
@@ -159,7 +164,8 @@ static int hello_until_not_busy(
         int r;
 
         for (;;) {
-                r = peer_rdma_hello(p->local, p->remote, p->port, p->self, local, timeout, ret_peer, ret_reply);
+                r = peer_rdma_hello(
+                        p->local, p->source_port, p->remote, p->port, p->self, local, timeout, ret_peer, ret_reply);
                 if (r < 0 || ret_reply->status != PEER_RDMA_BUSY ||
                     now(CLOCK_MONOTONIC) + RDMA_PROBE_BUSY_RETRY_USEC > end)
                         return r;

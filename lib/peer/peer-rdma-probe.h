@@ -42,6 +42,8 @@ typedef struct RdmaProbeParams {
         struct in_addr local;  /* this node's address on the link: the GID entry and the hello's source */
         struct in_addr remote; /* the peer's address on it */
         uint16_t port;         /* the peer channel's */
+        uint16_t source_port;  /* the hello's: 0 for an ephemeral one, or halod's probe port (see
+                                * PeerProbeParams), whose hellos take over a session of any other */
         const PeerIdentity *self;
         unsigned pings;             /* 0: RDMA_PROBE_PINGS_DEFAULT */
         uint64_t ping_usec;         /* 0: RDMA_PROBE_PING_USEC_DEFAULT */
@@ -75,11 +77,13 @@ typedef struct RdmaProbeResult {
 } RdmaProbeResult;
 
 /* Sends request as an rdma-hello (padded to PEER_RDMA_REQUEST_SIZE_MIN, so that the reply is never
- * the larger) from local to remote:port, RDMA_HELLO_TRIES times at most, each waiting timeout_usec.
+ * the larger) from local (and source_port, see RdmaProbeParams) to remote:port, RDMA_HELLO_TRIES times
+ * at most, each waiting timeout_usec.
  * Returns 0 with the peer's identity and reply, -ETIMEDOUT when none came, -ECONNREFUSED when
  * nothing listens there, or another negative errno from the socket. */
 int peer_rdma_hello(
         struct in_addr local,
+        uint16_t source_port,
         struct in_addr remote,
         uint16_t port,
         const PeerIdentity *self,

@@ -20,6 +20,7 @@ typedef struct PeerServer PeerServer;
 /* Every datagram that reaches the responder ends in exactly one of these counters (notices aside). */
 typedef struct PeerServerStats {
         uint64_t answered;
+        uint64_t refused_local;      /* sent to an address of this node that is not a fabric one */
         uint64_t refused_source;     /* not an address of another node of the profile */
         uint64_t refused_port;       /* below 1024, not the probe port (halod(8), PEER CHANNEL) */
         uint64_t oversized;          /* longer than PEER_MESSAGE_SIZE_MAX */
@@ -32,15 +33,18 @@ typedef struct PeerServerStats {
                            * rate_limited ones) */
 } PeerServerStats;
 
-/* The source port of halod's probes for a peer channel on port: the next one up (the one below for
- * 65535). halod holds it on every address of its node (0.0.0.0, SO_REUSEPORT, so only its own user
- * can share it), so that a responder can tell a node's halod from any other process of that node and
- * give it a budget of its own (see halod(8), PEER CHANNEL). */
+/* The source port of halod's probes: PEER_PROBE_PORT, a privileged port (below 1024), which only root
+ * or a process with CAP_NET_BIND_SERVICE can bind; halod.service gives halod that capability. halod
+ * holds it on every address of its node (0.0.0.0, SO_REUSEPORT, so only its own user can share it),
+ * so that a responder can tell a node's halod from any other process of that node, at any time, a
+ * restart of halod included, and give it a budget of its own (see halod(8), PEER CHANNEL). The one
+ * below when port, the channel's own port, is PEER_PROBE_PORT. */
+#define PEER_PROBE_PORT 739U
 uint16_t peer_probe_port(uint16_t port) _pure_;
 /* Holds peer_probe_port(port) on 0.0.0.0 for halod's probes: a socket that receives nothing (a filter
- * drops every datagram; the probes' own connected sockets get their replies). Returns the fd, or
- * -EADDRINUSE when a socket of another user, or one without SO_REUSEPORT, holds the port on some
- * address, or another negative errno. */
+ * drops every datagram; the probes' own connected sockets get their replies). Returns the fd, -EACCES
+ * without CAP_NET_BIND_SERVICE, -EADDRINUSE when a socket of another user, or one without
+ * SO_REUSEPORT, holds the port on some address, or another negative errno. */
 int peer_probe_port_hold(uint16_t port);
 
 /* Binds UDP port on each of bind_addrs (the node's fabric addresses; IP_FREEBIND, so an address that
@@ -53,8 +57,26 @@ int peer_server_open(
         const struct in_addr *peers,
         size_t n_peers,
         PeerServer **ret);
+/* The same on fd, a datagram socket on 0.0.0.0:port that the service manager held across halod's
+ * restarts (halod.socket), answering only requests sent to one of locals. Takes fd over, also on
+ * failure; -EINVAL when it is not such a socket. */
+int peer_server_adopt(
+        int fd,
+        const struct in_addr *locals,
+        size_t n_locals,
+        uint16_t port,
+        const PeerIdentity *self,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerServer **ret);
 PeerServer *peer_server_free(PeerServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PeerServer *, peer_server_free);
+
+/* Whether fd is an IPv4 socket of type (SOCK_DGRAM, or SOCK_STREAM listening) bound to port; makes it
+ * non-blocking and, for a datagram socket, clears SO_REUSEADDR, which systemd sets on the sockets of a
+ * socket unit: with it any user could bind a fabric address and the port beside it and, the more
+ * specific match, take the datagrams. Returns 0, or -EINVAL when it is another socket. */
+int peer_socket_check_inherited(int fd, int type, uint16_t port);
 
 /* An epoll fd that is readable while a datagram waits on any bound address. */
 int peer_server_fd(const PeerServer *s) _pure_;
@@ -68,13 +90,18 @@ void peer_server_set_health(PeerServer *s, Health health);
 const PeerServerStats *peer_server_stats(const PeerServer *s) _pure_;
 /* For tests: the clock the rate limiter reads, asked for CLOCK_MONOTONIC (NULL: now()). */
 void peer_server_set_clock(PeerServer *s, usec_t (*clock)(clockid_t clock));
+/* For tests: the source port told apart as the other halods' probe port, and the only privileged one
+ * answered (a responder of a halod from before PEER_PROBE_PORT took health.port + 1). */
+void peer_server_set_probe_port(PeerServer *s, uint16_t port);
 
 /* Answers an rdma-hello request from source that arrived on the bound address local: fills reply's
- * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). Runs on the responder's thread. */
+ * RDMA block (see lib/rdma/rdma-responder.h for the one halod uses). from_halod: it came from the
+ * peer's probe port, which only its halod can send from. Runs on the responder's thread. */
 typedef void (*PeerRdmaHelloHandler)(
         void *userdata,
         struct in_addr local,
         struct in_addr source,
+        bool from_halod,
         const PeerRdmaHello *request,
         PeerRdmaHello *reply);
 /* Hands rdma-hello requests to handler; the server owns userdata from here on and releases it with
@@ -174,6 +201,14 @@ uint64_t percentile_usec(const uint64_t *sorted, size_t n, unsigned percent) _pu
 /* A sender has this long from the connection's start to send its 8-byte header, or it is dropped: a
  * client that sends part of it and waits must not hold the one transfer slot. */
 #define PEER_BULK_HEADER_DEADLINE_USEC (300U * 1000U)
+/* After the header, a transfer must bring this many bytes in every interval of this length (8 Mbit/s,
+ * a thousandth of the fabric's slowest link), or it is dropped: a sender that trickles (a byte every
+ * 0.2 s) must not hold the one transfer slot for the full time bound, again and again. */
+#define PEER_BULK_PROGRESS_USEC (500U * 1000U)
+#define PEER_BULK_PROGRESS_BYTES (512U << 10)
+/* Source ports below this one only root (or CAP_NET_BIND_SERVICE) can bind on a peer: a sender from one
+ * takes the slot over from a transfer from an unprivileged port, which no local user can then hold. */
+#define PEER_BULK_PRIVILEGED_PORT_END 1024U
 /* What haloctl probe sends by default. */
 #define PEER_BULK_TIME_USEC_DEFAULT (2U * 1000U * 1000U)
 #define PEER_BULK_BYTES_DEFAULT (16ULL << 30)
@@ -182,17 +217,32 @@ typedef struct PeerBulkServer PeerBulkServer;
 
 typedef struct PeerBulkStats {
         uint64_t completed;
-        uint64_t refused_source; /* not a profile peer, or a privileged source port */
+        uint64_t refused_source; /* not a profile peer, or not to a fabric address of this node */
         uint64_t busy;           /* a transfer was already running: told "busy" and closed */
-        uint64_t aborted;        /* bad header, no header by its deadline, or over the time or byte bound */
+        uint64_t aborted; /* bad header, no header by its deadline, too slow, over the time or byte bound, or
+                           * taken over */
         uint64_t header_timeout; /* of those aborted: no whole header by its deadline */
-        uint64_t bytes;          /* payload received by completed transfers */
+        uint64_t too_slow;       /* of those aborted: below PEER_BULK_PROGRESS_BYTES in an interval */
+        uint64_t taken_over; /* of those aborted: from an unprivileged port, when a privileged one came */
+        uint64_t bytes;      /* payload received by completed transfers */
 } PeerBulkStats;
 
-/* Listens on TCP port of each of bind_addrs; accepts one transfer at a time from peers only. */
+/* Listens on TCP port of each of bind_addrs; accepts one transfer at a time from peers only, a sender
+ * from a privileged source port before any other. */
 int peer_bulk_server_open(
         const struct in_addr *bind_addrs,
         size_t n_bind_addrs,
+        uint16_t port,
+        const struct in_addr *peers,
+        size_t n_peers,
+        PeerBulkServer **ret);
+/* The same on fd, a listening socket on 0.0.0.0:port that the service manager held across halod's
+ * restarts (halod.socket), serving only connections to one of locals. Takes fd over, also on failure;
+ * -EINVAL when it is not such a socket. */
+int peer_bulk_server_adopt(
+        int fd,
+        const struct in_addr *locals,
+        size_t n_locals,
         uint16_t port,
         const struct in_addr *peers,
         size_t n_peers,
@@ -213,6 +263,8 @@ typedef struct PeerBulkResult {
 } PeerBulkResult;
 
 /* Sends zeros from local to remote's sink for up to max_usec or max_bytes and reads the peer's count.
+ * privileged: from a privileged source port, when the caller may bind one (root), which the sink serves
+ * first; else (and without the privilege) from an ephemeral one.
  * -ECONNREFUSED: no sink listens; -EBUSY: the sink said it runs another transfer; -ECONNRESET: the
  * peer closed without a count (we are not one of its profile peers, or a sink without the busy answer
  * was busy); -ETIMEDOUT. */
@@ -222,4 +274,5 @@ int peer_bulk_send(
         uint16_t port,
         uint64_t max_bytes,
         uint64_t max_usec,
+        bool privileged,
         PeerBulkResult *ret);

@@ -43,7 +43,11 @@ struct RdmaQp {
         size_t write_area;
 
         struct ibv_pd *pd;
-        struct ibv_mr *mr;
+        /* Two regions, so that what the peer may write is exactly what the hello advertises: the
+         * slots (control_mr) for this end's own sends and receives only, the write area (data_mr)
+         * with remote write when exposed. */
+        struct ibv_mr *control_mr;
+        struct ibv_mr *data_mr;
         struct ibv_cq *cq;
         struct ibv_qp *qp;
 

@@ -51,7 +51,7 @@ static int verbs_error(RdmaError *error, int r, const char *call) {
 static int repost_receive(RdmaQp *q, unsigned slot, RdmaError *error) {
         struct ibv_sge sge = { .addr = (uintptr_t) recv_slot(q, slot),
                                .length = RDMA_MSG_SIZE,
-                               .lkey = q->mr->lkey };
+                               .lkey = q->control_mr->lkey };
         struct ibv_recv_wr wr = { .wr_id = RDMA_WR_RECV | slot, .sg_list = &sge, .num_sge = 1 }, *bad;
         int r = ibv_post_recv(q->qp, &wr, &bad);
 
@@ -61,7 +61,7 @@ static int repost_receive(RdmaQp *q, unsigned slot, RdmaError *error) {
 static int post_message(RdmaQp *q, uint32_t kind, uint32_t sequence, RdmaError *error) {
         unsigned slot = q->next_send_slot;
         uint8_t *m = send_slot(q, slot);
-        struct ibv_sge sge = { .addr = (uintptr_t) m, .length = RDMA_MSG_SIZE, .lkey = q->mr->lkey };
+        struct ibv_sge sge = { .addr = (uintptr_t) m, .length = RDMA_MSG_SIZE, .lkey = q->control_mr->lkey };
         struct ibv_send_wr wr = {
                 .wr_id = RDMA_WR_SEND | slot,
                 .sg_list = &sge,
@@ -266,7 +266,7 @@ static int post_write(RdmaQp *q, size_t chunk, uint64_t remote_offset, unsigned 
         struct ibv_sge sge = {
                 .addr = (uintptr_t) (q->buffer + RDMA_CONTROL_SIZE),
                 .length = (uint32_t) chunk,
-                .lkey = q->mr->lkey,
+                .lkey = q->data_mr->lkey,
         };
         struct ibv_send_wr wr = {
                 .wr_id = RDMA_WR_WRITE | (index & RDMA_WR_SLOT_MASK),

@@ -70,8 +70,10 @@ RdmaQp *rdma_qp_free(RdmaQp *q) {
                 (void) sym_ibv_destroy_qp(q->qp);
         if (q->cq)
                 (void) sym_ibv_destroy_cq(q->cq);
-        if (q->mr)
-                (void) sym_ibv_dereg_mr(q->mr);
+        if (q->data_mr)
+                (void) sym_ibv_dereg_mr(q->data_mr);
+        if (q->control_mr)
+                (void) sym_ibv_dereg_mr(q->control_mr);
         if (q->pd)
                 (void) sym_ibv_dealloc_pd(q->pd);
         if (q->buffer)
@@ -107,7 +109,7 @@ static int post_receives(RdmaQp *q, RdmaError *error) {
                 struct ibv_sge sge = {
                         .addr = (uintptr_t) (q->buffer + slot * RDMA_MSG_SIZE),
                         .length = RDMA_MSG_SIZE,
-                        .lkey = q->mr->lkey,
+                        .lkey = q->control_mr->lkey,
                 };
                 struct ibv_recv_wr wr = { .wr_id = RDMA_WR_RECV | slot, .sg_list = &sge, .num_sge = 1 }, *bad;
                 int r = ibv_post_recv(q->qp, &wr, &bad);
@@ -158,6 +160,54 @@ static int check_port_and_gid(RdmaQp *q, RdmaError *error) {
                         r == ENODATA || r == EINVAL ? "no such entry" : strerror(r));
         memcpy(q->gid.raw, entry.gid.raw, sizeof(q->gid.raw));
         return 0;
+}
+
+/* One region of q's buffer; the failure names it and the likely cause. */
+static int register_one(
+        RdmaQp *q,
+        size_t offset,
+        size_t length,
+        int access,
+        const char *what,
+        RdmaError *error,
+        struct ibv_mr **ret) {
+        struct ibv_mr *mr = verbs_reg_mr(q->pd, q->buffer + offset, length, access);
+
+        if (!mr)
+                return rdma_error_set(
+                        error,
+                        negative_errno(),
+                        "ibv_reg_mr of the %s (%zu KiB) on %s failed: %s%s",
+                        what,
+                        length / 1024,
+                        q->device->name,
+                        strerror(errno ?: EIO),
+                        errno == ENOMEM || errno == EPERM
+                                ? " (is the locked-memory limit too low? see rdma.memlock)"
+                                : "");
+        *ret = mr;
+        return 0;
+}
+
+/* The slots and the write area are registered apart: a memory region grants its access to all of
+ * it, and a peer holding the rkey of one region over the whole buffer could RDMA-write into the
+ * receive and send slots, outside the window the hello advertises. Only the write area, and only when
+ * exposed, takes remote writes. */
+static int register_regions(RdmaQp *q, RdmaError *error) {
+        int r;
+
+        r = register_one(
+                q, 0, RDMA_CONTROL_SIZE, IBV_ACCESS_LOCAL_WRITE, "message slots", error, &q->control_mr);
+        if (r < 0)
+                return r;
+        return register_one(
+                q,
+                RDMA_CONTROL_SIZE,
+                q->write_area,
+                IBV_ACCESS_LOCAL_WRITE | (q->exposed ? IBV_ACCESS_REMOTE_WRITE : 0),
+                "write area",
+                error,
+                &q->data_mr);
 }
 
 int rdma_qp_new(
@@ -217,21 +267,9 @@ int rdma_qp_new(
                         strerror(errno ?: EIO));
 
         /* Registered memory is pinned: it counts against RLIMIT_MEMLOCK (rdma.memlock). */
-        q->mr = expose
-                ? verbs_reg_mr(
-                          q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
-                : verbs_reg_mr(q->pd, q->buffer, q->buffer_size, IBV_ACCESS_LOCAL_WRITE);
-        if (!q->mr)
-                return rdma_error_set(
-                        error,
-                        negative_errno(),
-                        "ibv_reg_mr of %zu KiB on %s failed: %s%s",
-                        q->buffer_size / 1024,
-                        d->name,
-                        strerror(errno ?: EIO),
-                        errno == ENOMEM || errno == EPERM
-                                ? " (is the locked-memory limit too low? see rdma.memlock)"
-                                : "");
+        r = register_regions(q, error);
+        if (r < 0)
+                return r;
 
         q->cq = sym_ibv_create_cq(q->context, RDMA_CQ_DEPTH, NULL, NULL, 0);
         if (!q->cq)
@@ -285,7 +323,7 @@ void rdma_qp_local(const RdmaQp *q, PeerRdmaHello *ret) {
 
         memcpy(h.gid, q->gid.raw, sizeof(h.gid));
         if (q->exposed) {
-                h.rkey = q->mr->rkey;
+                h.rkey = q->data_mr->rkey;
                 h.addr = (uintptr_t) (q->buffer + RDMA_CONTROL_SIZE);
                 h.length = q->write_area;
         }

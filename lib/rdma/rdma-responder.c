@@ -21,20 +21,33 @@ typedef struct RdmaSession {
         RdmaQp *qp;         /* owned by the thread while it runs; freed by it */
         RdmaDevice *device; /* the device looked up for this session, or NULL; freed after qp */
         struct in_addr source;
+        bool from_halod;
         PeerRdmaHello request, reply;
-        uint64_t idle_usec, deadline_usec;
+        uint64_t started_usec, idle_usec, deadline_usec;
         pthread_t thread;
         atomic_bool stop, done;
         int result;
         RdmaError error;
 } RdmaSession;
 
+/* The prober that was told busy first and still asks: served next (RDMA_RESPONDER_SHARE_USEC). Told
+ * apart by its request, whose queue pair's number and PSN it repeats with every hello, and which no
+ * one else sees. */
+typedef struct RdmaWaiter {
+        bool waiting;
+        struct in_addr source;
+        PeerRdmaHello request;
+        uint64_t last_usec; /* its latest hello */
+} RdmaWaiter;
+
 struct RdmaResponder {
         pthread_mutex_t lock; /* the peer server's thread, the loop (stats) and free() */
         RdmaEndpoint *endpoints;
         size_t n_endpoints;
         uint64_t timeout_usec;
+        uint64_t share_usec;
         RdmaSession *session;
+        RdmaWaiter waiter;
         RdmaResponderStats stats;
         char last_error[RDMA_ERROR_MAX];
 };
@@ -47,6 +60,7 @@ int rdma_responder_new(RdmaResponder **ret) {
         *r = (RdmaResponder){
                 .lock = PTHREAD_MUTEX_INITIALIZER,
                 .timeout_usec = RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT,
+                .share_usec = RDMA_RESPONDER_SHARE_USEC,
         };
         *ret = r;
         return 0;
@@ -148,6 +162,12 @@ size_t rdma_responder_n_devices(const RdmaResponder *r) {
         return r->n_endpoints;
 }
 
+void rdma_responder_set_share(RdmaResponder *r, uint64_t usec) {
+        (void) pthread_mutex_lock(&r->lock);
+        r->share_usec = usec > 0 ? usec : RDMA_RESPONDER_SHARE_USEC;
+        (void) pthread_mutex_unlock(&r->lock);
+}
+
 void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec) {
         (void) pthread_mutex_lock(&r->lock);
         r->timeout_usec = usec > 0 ? usec : RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT;
@@ -168,7 +188,11 @@ static void *session_run(void *userdata) {
 
 /* Sets up and starts a session for request on e. Returns the status for the reply. Lock held. */
 static PeerRdmaStatus session_start(
-        RdmaResponder *r, const RdmaEndpoint *e, struct in_addr source, const PeerRdmaHello *request) {
+        RdmaResponder *r,
+        const RdmaEndpoint *e,
+        struct in_addr source,
+        bool from_halod,
+        const PeerRdmaHello *request) {
         /* Declared first, freed last: the queue pair refers to it. */
         _cleanup_(rdma_device_freep) RdmaDevice *found = NULL;
         _cleanup_(rdma_qp_freep) RdmaQp *qp = NULL;
@@ -205,10 +229,12 @@ static PeerRdmaStatus session_start(
         }
 
         s->source = source;
+        s->from_halod = from_halod;
         s->request = *request;
         rdma_qp_local(qp, &s->reply);
         s->idle_usec = r->timeout_usec;
-        s->deadline_usec = now(CLOCK_MONOTONIC) +
+        s->started_usec = now(CLOCK_MONOTONIC);
+        s->deadline_usec = s->started_usec +
                 (r->timeout_usec > RDMA_RESPONDER_SESSION_MAX_USEC ? r->timeout_usec
                                                                    : RDMA_RESPONDER_SESSION_MAX_USEC);
         s->qp = qp;
@@ -227,10 +253,54 @@ static PeerRdmaStatus session_start(
         return PEER_RDMA_OK;
 }
 
+static bool same_request(struct in_addr a, const PeerRdmaHello *ra, struct in_addr b, const PeerRdmaHello *rb) {
+        return a.s_addr == b.s_addr && memcmp(ra, rb, sizeof(*ra)) == 0;
+}
+
+static bool is_waiter(const RdmaResponder *r, struct in_addr source, const PeerRdmaHello *request, uint64_t t) {
+        return r->waiter.waiting && t - r->waiter.last_usec <= RDMA_RESPONDER_WAITER_USEC &&
+                same_request(r->waiter.source, &r->waiter.request, source, request);
+}
+
+/* Whether a hello that is not the running session's may have the slot now; else it is told busy.
+ * Notes the first prober told busy as the waiter. Lock held. */
+static bool may_start(RdmaResponder *r, struct in_addr source, bool from_halod, const PeerRdmaHello *request) {
+        uint64_t t = now(CLOCK_MONOTONIC);
+        bool waiter;
+
+        if (r->waiter.waiting && t - r->waiter.last_usec > RDMA_RESPONDER_WAITER_USEC)
+                r->waiter.waiting = false; /* it stopped asking */
+        waiter = is_waiter(r, source, request, t);
+        if (waiter)
+                r->waiter.last_usec = t;
+
+        /* A peer's halod first, over anyone else's session and before any waiter. */
+        if (from_halod)
+                return !r->session || !r->session->from_halod;
+        if (!r->session) {
+                if (r->waiter.waiting && !waiter)
+                        return false; /* the slot is kept for the prober that waited */
+                r->waiter.waiting = false;
+                return true;
+        }
+        if (!r->waiter.waiting) {
+                r->waiter = (RdmaWaiter){
+                        .waiting = true, .source = source, .request = *request, .last_usec = t
+                };
+                waiter = true;
+        }
+        /* The waiter's turn comes when the session has had its share. */
+        if (!waiter || r->session->from_halod || t - r->session->started_usec < r->share_usec)
+                return false;
+        r->waiter.waiting = false;
+        return true;
+}
+
 void rdma_responder_hello(
         void *userdata,
         struct in_addr local,
         struct in_addr source,
+        bool from_halod,
         const PeerRdmaHello *request,
         PeerRdmaHello *reply) {
         RdmaResponder *r = userdata;
@@ -239,17 +309,21 @@ void rdma_responder_hello(
 
         (void) pthread_mutex_lock(&r->lock);
         session_reap(r, /* stop= */ false);
-        if (r->session) {
-                /* The prober asks again when our answer was lost: the same question, the same answer. */
-                if (r->session->source.s_addr == source.s_addr &&
-                    memcmp(&r->session->request, request, sizeof(*request)) == 0)
-                        *reply = r->session->reply;
-                else {
-                        r->stats.busy++;
-                        *reply = (PeerRdmaHello){ .status = PEER_RDMA_BUSY };
-                }
+        /* The prober asks again when our answer was lost: the same question, the same answer. */
+        if (r->session && same_request(r->session->source, &r->session->request, source, request)) {
+                *reply = r->session->reply;
                 (void) pthread_mutex_unlock(&r->lock);
                 return;
+        }
+        if (!may_start(r, source, from_halod, request)) {
+                r->stats.busy++;
+                *reply = (PeerRdmaHello){ .status = PEER_RDMA_BUSY };
+                (void) pthread_mutex_unlock(&r->lock);
+                return;
+        }
+        if (r->session) {
+                r->stats.taken_over++;
+                session_reap(r, /* stop= */ true);
         }
 
         for (size_t i = 0; i < r->n_endpoints && !e; i++)
@@ -259,7 +333,7 @@ void rdma_responder_hello(
                 r->stats.no_device++;
                 st = PEER_RDMA_NO_DEVICE;
         } else
-                st = session_start(r, e, source, request);
+                st = session_start(r, e, source, from_halod, request);
         *reply = st == PEER_RDMA_OK ? r->session->reply : (PeerRdmaHello){ .status = st };
         (void) pthread_mutex_unlock(&r->lock);
 }

@@ -20,16 +20,26 @@
  * retransmitting path took longer than 10 s, and a fixed 10 s cut them off mid-run. */
 #define RDMA_RESPONDER_TIMEOUT_USEC_DEFAULT (10U * 1000U * 1000U)
 #define RDMA_RESPONDER_SESSION_MAX_USEC (120U * 1000U * 1000U)
+/* Fair sharing: while another prober waits (its hellos are answered busy), a session ends once it has
+ * run this long (longer than haloctl probe's run, RDMA_PROBE_PING_USEC_DEFAULT and
+ * RDMA_PROBE_WRITE_USEC_DEFAULT, and shorter than a prober waits, RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT),
+ * and that prober is served next: the free slot is kept for it while it keeps asking (a hello every
+ * RDMA_PROBE_BUSY_RETRY_USEC; kept RDMA_RESPONDER_WAITER_USEC after its last). A hello from a peer's
+ * halod (its probe port, which no other user of the peer can send from) takes over a session of
+ * anyone else at once: peer.<node>.rdma is never held off by a local user of a peer. */
+#define RDMA_RESPONDER_SHARE_USEC (8U * 1000U * 1000U)
+#define RDMA_RESPONDER_WAITER_USEC (1U * 1000U * 1000U)
 
 typedef struct RdmaResponder RdmaResponder;
 
 typedef struct RdmaResponderStats {
-        uint64_t sessions;  /* queue pairs set up for a prober */
-        uint64_t completed; /* ended by the prober's bye */
-        uint64_t timed_out; /* torn down at the timeout */
-        uint64_t failed;    /* setting up or serving failed (see rdma_responder_last_error()) */
-        uint64_t busy;      /* refused: another session ran */
-        uint64_t no_device; /* asked on an address without a device or a RoCE GID */
+        uint64_t sessions;   /* queue pairs set up for a prober */
+        uint64_t completed;  /* ended by the prober's bye */
+        uint64_t timed_out;  /* torn down at the timeout */
+        uint64_t failed;     /* setting up or serving failed (see rdma_responder_last_error()) */
+        uint64_t busy;       /* refused: another session ran, or the slot was kept for a waiting prober */
+        uint64_t taken_over; /* ended early for a peer's halod, or for a prober that waited its turn */
+        uint64_t no_device;  /* asked on an address without a device or a RoCE GID */
 } RdmaResponderStats;
 
 int rdma_responder_new(RdmaResponder **ret);
@@ -54,15 +64,19 @@ int rdma_responder_add_lookup(
         RdmaGidType gid_type);
 size_t rdma_responder_n_devices(const RdmaResponder *r) _pure_;
 void rdma_responder_set_timeout(RdmaResponder *r, uint64_t usec);
+/* For tests: RDMA_RESPONDER_SHARE_USEC (0: the default). */
+void rdma_responder_set_share(RdmaResponder *r, uint64_t usec);
 
 /* The peer server's rdma-hello handler (see peer_server_set_rdma()): sets up a queue pair on the
  * device of local, connects it to the request's, starts serving it on a thread of its own, and
- * fills reply with its half; or says no-device, busy (one session at a time; a repeated hello of
- * the running session gets the same answer again) or failed. Never blocks on the network. */
+ * fills reply with its half; or says no-device, busy (one session at a time, shared as
+ * RDMA_RESPONDER_SHARE_USEC says; a repeated hello of the running session gets the same answer
+ * again) or failed. from_halod: the hello came from the peer's halod. Never blocks on the network. */
 void rdma_responder_hello(
         void *userdata,
         struct in_addr local,
         struct in_addr source,
+        bool from_halod,
         const PeerRdmaHello *request,
         PeerRdmaHello *reply);
 /* rdma_responder_free() for a void *, as peer_server_set_rdma() takes it. */

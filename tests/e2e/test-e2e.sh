@@ -575,8 +575,8 @@ assert_contains "$(ct "$HEAD" haloctl status)" peer.worker.latency "haloctl stat
 # Inside the unit's sandbox, as user halod, each halod holds its probes' source port on every
 # address (halod(8), PEER CHANNEL, The probe port).
 for n in "$HEAD" "$WORKER"; do
-        run_rc 0 ct "$n" ss -Hulpn 'sport = :7740'
-        assert_contains "$OUT" '0.0.0.0:7740' "the probe port on $n"
+        run_rc 0 ct "$n" ss -Hulpn 'sport = :739'
+        assert_contains "$OUT" '0.0.0.0:739' "the probe port on $n"
         assert_contains "$OUT" '"halod"' "the probe port on $n"
         run_rc 0 ct "$n" journalctl -u halod --no-pager -o cat
         assert_not_contains "$OUT" "Failed to hold UDP port" "halod's journal on $n"
@@ -924,7 +924,9 @@ if [ "$BACKEND" = networkd ]; then
 fi
 
 step "systemctl stop halod is clean"
-run_rc 0 ct "$HEAD" systemctl stop halod
+# halod.socket keeps the peer channel's ports while halod is stopped, and the worker's next probe
+# would start halod again (halod(8), PEER CHANNEL): stopped together, halod stays stopped.
+run_rc 0 ct "$HEAD" systemctl stop halod.socket halod
 assert_eq "$(ct "$HEAD" systemctl is-active halod || true)" inactive "halod after systemctl stop"
 assert_eq "$(unit_prop "$HEAD" Result)" success "halod's Result after stop"
 assert_eq "$(unit_prop "$HEAD" ExecMainStatus)" 0 "halod's exit status after stop"

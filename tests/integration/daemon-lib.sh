@@ -103,3 +103,13 @@ dm_wait_exit() {
         EXIT_RC=0
         wait "$pid" || EXIT_RC=$?
 }
+
+# The unprivileged user nobody, without capabilities: "${DM_NOBODY[@]}" COMMAND... (after ip netns
+# exec NS, so that a background job's $! is the process itself, and kill reaches it).
+DM_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
+
+# dm_check_is_pass NODE ID: succeed when NODE's published check ID passes now (after dm_two_buses).
+dm_check_is_pass() {
+        on "$1" busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
+                jq -e --arg id "$2" '.data[] | select(.[0] == $id and .[1] == "pass")' >/dev/null
+}

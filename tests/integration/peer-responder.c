@@ -79,12 +79,12 @@ int main(int argc, char *argv[]) {
                 return EXIT_FAILURE;
         }
 
-        r = peer_server_open_for_profile(p, node, health, &s);
+        r = peer_server_open_for_profile(p, node, health, /* fd= */ -EBADF, &s);
         if (r < 0) {
                 fprintf(stderr, "Failed to open the peer responder: %s\n", strerror(-r));
                 return EXIT_FAILURE;
         }
-        r = peer_bulk_server_open_for_profile(p, node, &b);
+        r = peer_bulk_server_open_for_profile(p, node, /* fd= */ -EBADF, &b);
         if (r < 0) {
                 fprintf(stderr, "Failed to open the throughput sink: %s\n", strerror(-r));
                 return EXIT_FAILURE;

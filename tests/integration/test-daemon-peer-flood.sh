@@ -10,7 +10,8 @@
 # both stay healthy throughout (a latency warning from the machine's load aside: see below). Then the throughput sink: nobody connects from the head's address,
 # sends 4 of the 8 header bytes and waits; haloctl probe's throughput part is measured or says busy,
 # the stalled client is dropped without a count, and a haloctl probe after that is measured. Last, a
-# head that starts while nobody holds its probe port says so and still probes, from ephemeral ports.
+# head that starts without the capability to bind its probe port (a privileged one) says so and still
+# probes, from ephemeral ports.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
 
@@ -63,15 +64,7 @@ peer_checks() {
                 jq -r '.data[] | select(.[0] | startswith("peer.")) | "\(.[0]) \(.[1]) \(.[2])"'
 }
 
-# check_is_pass NODE ID: succeed when NODE's published check ID passes now.
-check_is_pass() {
-        on "$1" busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
-                jq -e --arg id "$2" '.data[] | select(.[0] == $id and .[1] == "pass")' >/dev/null
-}
 
-# The unprivileged user nobody, without capabilities: "${NOBODY[@]}" COMMAND... (after ip netns
-# exec NS, so that a background job's $! is the process itself, and kill reaches it).
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
 
 log "both halods start and become healthy with the peer checks of the other"
 start_node head
@@ -80,24 +73,24 @@ on head dm_wait_prop Health healthy $PROGRESS
 on worker dm_wait_prop Health healthy $PROGRESS
 assert_contains "$(peer_checks head)" "peer.worker.reachable pass" "head's peer checks"
 # The head holds its probes' source port on every address, so nobody cannot send from it.
-run_rc 0 ip netns exec "$NS_A" ss -Hulpn 'sport = :7740'
-assert_contains "$OUT" "0.0.0.0:7740" "the head's probe port"
-run_rc 1 ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 -c "
+run_rc 0 ip netns exec "$NS_A" ss -Hulpn 'sport = :739'
+assert_contains "$OUT" "0.0.0.0:739" "the head's probe port"
+run_rc 1 ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 -c "
 import socket, sys
 for addr in ('$HEAD_ADDR', '127.0.0.1'):
     for opt in (socket.SO_REUSEADDR, socket.SO_REUSEPORT):
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, opt, 1)
         try:
-            s.bind((addr, 7740))
-            print('nobody bound', addr, 7740)
+            s.bind((addr, 739))
+            print('nobody bound', addr, 739)
             sys.exit(0)
         except OSError as e:
             print(addr, e)
 sys.exit(1)"
 
 log "nobody floods the worker's port 7739 from the head's address: $FLOOD_RATE requests/s for ${FLOOD_SECONDS}s"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" $FLOOD_RATE $FLOOD_SECONDS \
         >"$TEST_DIR/flood.json" 2>"$TEST_DIR/logs/flood.log" <<'EOP' &
 # Valid echo requests (as halod(8), PEER CHANNEL lays them out) at a steady rate, counting what comes
 # back: echo replies and rate-limited notices. At most rate × seconds datagrams, and never longer
@@ -183,11 +176,11 @@ bad=$(grep -vE "^(head|worker) (verify|published): peer\.[^ ]+ pass |^(head|work
 [ -z "$bad" ] || fail "during the flood:"$'\n'"$bad"
 slow=$(grep -cE "latency warn " "$TEST_DIR/during.txt" || true)
 [ "$slow" = 0 ] || log "latency warnings during the flood (the machine's load): $slow"$'\n'"$(grep -E "latency warn " "$TEST_DIR/during.txt" | sort -u)"
-check_is_pass head peer.worker.reachable || fail "head after the flood:"$'\n'"$(peer_checks head)"
-check_is_pass worker peer.head.reachable || fail "worker after the flood:"$'\n'"$(peer_checks worker)"
+dm_check_is_pass head peer.worker.reachable || fail "head after the flood:"$'\n'"$(peer_checks head)"
+dm_check_is_pass worker peer.head.reachable || fail "worker after the flood:"$'\n'"$(peer_checks worker)"
 
 log "the throughput sink: a client that sends 4 of the 8 header bytes and waits is dropped"
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" >"$TEST_DIR/stalled.txt" \
+ip netns exec "$NS_A" "${DM_NOBODY[@]}" /usr/bin/python3 - "$HEAD_ADDR" "$WORKER_ADDR" >"$TEST_DIR/stalled.txt" \
         2>"$TEST_DIR/logs/stalled.log" <<'EOP' &
 # Connects from the head's address, sends half the header, and says when the sink let it go and
 # how: "eof" or "reset" (never a count). The 60 s timeout only guards a sink that never does.
@@ -216,28 +209,20 @@ dm_wait_exit "$STALLED_PID" $PROGRESS
 run_rc 0 in_ns "$NS_A" "$HALOCTL" --node head probe worker "$TEST_DIR/profile.yaml"
 assert_contains "$(grep "fabric, UDP/TCP" <<<"$OUT")" "Gbit/s" "haloctl probe after the stalled client was dropped"
 
-log "another user holds the probe port when the head's halod starts: it says so, probes all the same, and takes the port once free"
+log "a head without CAP_NET_BIND_SERVICE cannot hold the probe port: it says so and probes all the same"
 kill -TERM "$PID_head"
 dm_wait_exit "$PID_head" 10
-ip netns exec "$NS_A" "${NOBODY[@]}" /usr/bin/python3 -c "
-import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(('0.0.0.0', 7740))
-print('holding', flush=True)
-time.sleep(300)" >"$TEST_DIR/holder.txt" 2>"$TEST_DIR/logs/holder.log" &
-HOLDER_PID=$!
-track_pid "$HOLDER_PID"
-wait_until $PROGRESS grep -q holding "$TEST_DIR/holder.txt"
-start_node head
-wait_until $PROGRESS grep -q "Failed to hold UDP port 7740, the source port of this node's peer probes" "$LOG_head"
+# Root without the capability in its bounding set has none after exec (capabilities(7)).
+on head dm_start_halod "$NS_A" head "$TEST_DIR/profile.yaml" setpriv --bounding-set=-net_bind_service
+PID_head=$HALOD_PID
+LOG_head=$HALOD_LOG
+wait_notify "$NOTIFY_OUT" 'READY=1'
+wait_until $PROGRESS grep -q "Failed to hold UDP port 739, the source port of this node's peer probes: Permission denied" "$LOG_head"
+grep -q "halod needs CAP_NET_BIND_SERVICE" "$LOG_head" || fail "the head's log does not name the capability: $(cat "$LOG_head")"
 on head dm_wait_prop Health healthy $PROGRESS
 json=$(on head "$HALOCTL" verify --json) || true
 assert_eq "$(jq -r '.checks[] | select(.id == "peer.worker.reachable") | .outcome' <<<"$json")" pass \
-        "peer.worker.reachable with the probe port taken"
-kill "$HOLDER_PID"
-# Once it is free, the head takes it at its next health.interval.
-held_by_halod() { ip netns exec "$NS_A" ss -Hulpn 'sport = :7740' | grep -q '0.0.0.0:7740.*"halod"'; }
-wait_until $PROGRESS held_by_halod
+        "peer.worker.reachable without the probe port"
 
 log "SIGTERM ends both, exit 0"
 for node in head worker; do

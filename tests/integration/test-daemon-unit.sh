@@ -11,8 +11,15 @@ require_build_file daemon/halod
 
 log "systemd-analyze verify (ExecStart pointed at the built halod)"
 sed "s|/usr/sbin/halod|$BUILD_DIR/daemon/halod|" "$SOURCE_DIR/units/halod.service" >"$TEST_DIR/halod.service"
-run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod.service"
+cp "$SOURCE_DIR/units/halod.socket" "$TEST_DIR/halod.socket"
+run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod.service" "$TEST_DIR/halod.socket"
 [ -z "$OUT" ] || fail "systemd-analyze verify complained: $OUT"
+# The socket unit holds the profile's default port, and the service may bind the probes' privileged
+# source port (halod(8), PEER CHANNEL).
+assert_eq "$(sed -n 's/^ListenDatagram=//p' "$TEST_DIR/halod.socket")" 0.0.0.0:7739 "halod.socket's ListenDatagram="
+assert_eq "$(sed -n 's/^ListenStream=//p' "$TEST_DIR/halod.socket")" 0.0.0.0:7739 "halod.socket's ListenStream="
+grep -qx 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_BIND_SERVICE' "$TEST_DIR/halod.service" ||
+        fail "halod.service does not give halod CAP_NET_BIND_SERVICE for the probe port"
 
 log "systemd-analyze security: exposure ≤ 1.5"
 OUT=$(systemd-analyze security --offline=true --no-pager "$TEST_DIR/halod.service" 2>&1 | tail -n 1)

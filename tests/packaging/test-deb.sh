@@ -96,6 +96,7 @@ for f in /usr/sbin/halod /usr/bin/haloctl "/usr/lib/$multiarch/halod/halod-backe
         grep -qxF "$f" "$tmp/deb.list" || fail "the package has no $f"
 done
 grep -qE '^/(usr/)?lib/systemd/system/halod\.service$' "$tmp/deb.list" || fail "the package has no halod.service in a systemd unit directory"
+grep -qE '^/(usr/)?lib/systemd/system/halod\.socket$' "$tmp/deb.list" || fail "the package has no halod.socket in a systemd unit directory"
 grep -q '^/usr/share/doc/halod/examples/.*\.yaml$' "$tmp/deb.list" || fail "the package has no example profiles"
 [ -z "$only_meson$only_deb" ] && echo "ok   identical: $(wc -l <"$tmp/meson.list") files, and $(wc -l <"$tmp/allowed.list") allowed difference(s) (deb+)"
 

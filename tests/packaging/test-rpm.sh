@@ -175,6 +175,9 @@ rpm -qp --scripts "$rpmfile" >"$tmp/scripts"
 for phase in postinstall preuninstall postuninstall; do
         awk -v p="$phase" '$0 ~ "^"p" scriptlet" { on = 1; next } /^[a-z]+ scriptlet/ { on = 0 } on' "$tmp/scripts" |
                 grep -q 'halod\.service' || fail "the RPM's $phase scriptlet does not handle halod.service (%systemd_* in $spec)"
+        # The peer channel's ports go with it (halod(8), PEER CHANNEL).
+        awk -v p="$phase" '$0 ~ "^"p" scriptlet" { on = 1; next } /^[a-z]+ scriptlet/ { on = 0 } on' "$tmp/scripts" |
+                grep -q 'halod\.socket' || fail "the RPM's $phase scriptlet does not handle halod.socket (%systemd_* in $spec)"
 done
 mkdir "$tmp/unpacked"
 rpm2archive - <"$rpmfile" | tar -xz -C "$tmp/unpacked"

@@ -43,6 +43,27 @@ int fake_verbs_open_objects(void) {
         return n;
 }
 
+size_t fake_verbs_memory_regions(FakeVerbsMr *ret, size_t max) {
+        size_t n = 0, i;
+
+        (void) pthread_mutex_lock(&fake_verbs_lock);
+        for (const FakeMr *m = fake_mrs; m; m = m->next)
+                n++;
+        /* The list is newest first: filled from its end. */
+        i = n;
+        for (const FakeMr *m = fake_mrs; m; m = m->next) {
+                i--;
+                if (i < max)
+                        ret[i] = (FakeVerbsMr){ .addr = m->mr.addr,
+                                                .length = m->mr.length,
+                                                .access = m->access,
+                                                .lkey = m->mr.lkey,
+                                                .rkey = m->mr.rkey };
+        }
+        (void) pthread_mutex_unlock(&fake_verbs_lock);
+        return n;
+}
+
 uint64_t fake_verbs_bytes_written(void) {
         uint64_t n;
 

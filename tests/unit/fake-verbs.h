@@ -98,6 +98,17 @@ typedef struct FakeVerbsTransition {
 size_t fake_verbs_transitions(FakeVerbsTransition *ret, size_t max);
 /* PDs, memory regions, CQs and QPs created and not destroyed yet: 0 after every well-behaved caller. */
 int fake_verbs_open_objects(void);
+/* A memory region as ibv_reg_mr() registered it: the range and access flags the adapter enforces
+ * (the real driver writes both into the region's entry of the HCA's memory translation table). */
+typedef struct FakeVerbsMr {
+        const void *addr;
+        size_t length;
+        int access;
+        uint32_t lkey, rkey;
+} FakeVerbsMr;
+/* The memory regions registered and not deregistered yet, oldest first, at most max; returns how
+ * many there are. */
+size_t fake_verbs_memory_regions(FakeVerbsMr *ret, size_t max);
 /* Bytes RDMA WRITEs put into a peer's memory region, and SENDs delivered to a peer's receive. */
 uint64_t fake_verbs_bytes_written(void);
 uint64_t fake_verbs_sends_delivered(void);

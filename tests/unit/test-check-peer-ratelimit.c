@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* peer.<node>.reachable against a responder over loopback whose budget for this node's other
  * programs a flood used up: "rate-limited" (the responder said so), never "is halod running there?";
- * and from the probe port, held as halod holds it, answered in full. No root needed. */
+ * and from the probe port, held as halod holds it, answered in full. Against an older responder,
+ * which drops what comes from the probe port: probed again from an ephemeral port, and said so. As
+ * root (the probe port is privileged), as the unit tests run. */
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
@@ -66,6 +68,19 @@ static void flood(PeerServer *s, uint16_t port) {
         ASSERT_INT_EQ(peer_server_stats(s)->answered, PEER_RATE_BURST);
 }
 
+/* Answers with s in a child process, until killed. */
+static pid_t serve_in_child(PeerServer *s) {
+        pid_t pid = fork_server();
+
+        if (pid == 0)
+                for (;;) {
+                        (void) poll(&(struct pollfd){ .fd = peer_server_fd(s), .events = POLLIN }, 1, -1);
+                        while (peer_server_handle(s) > 0)
+                                ;
+                }
+        return pid;
+}
+
 static const Check *find_check(const CheckList *l, const char *id) {
         for (size_t i = 0; i < l->n_checks; i++)
                 if (streq(l->checks[i].id, id))
@@ -99,19 +114,14 @@ static void test_rate_limited(void) {
                 if (guard == -EADDRINUSE)
                         continue;
                 ASSERT_OK(guard);
-                if (peer_server_open_for_profile(p, profile_find_node(p, "worker"), HEALTH_HEALTHY, &s) >= 0)
+                if (peer_server_open_for_profile(
+                            p, profile_find_node(p, "worker"), HEALTH_HEALTHY, /* fd= */ -EBADF, &s) >= 0)
                         break;
                 guard = safe_close(guard);
         }
         peer_server_set_clock(s, frozen_clock);
         flood(s, port);
-        pid = fork_server();
-        if (pid == 0)
-                for (;;) {
-                        (void) poll(&(struct pollfd){ .fd = peer_server_fd(s), .events = POLLIN }, 1, -1);
-                        while (peer_server_handle(s) > 0)
-                                ;
-                }
+        pid = serve_in_child(s);
 
         c.profile = p;
         c.node = profile_find_node(p, "head");
@@ -139,7 +149,56 @@ static void test_rate_limited(void) {
         (void) waitpid(pid, NULL, 0);
 }
 
+/* A responder of a halod from before the privileged probe port: it tells halod's probes by
+ * health.port + 1 and drops those from 739 as from a privileged port. */
+static void test_older_responder(void) {
+        _cleanup_(freep) char *yaml = NULL;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(peer_server_freep) PeerServer *s = NULL;
+        _cleanup_(check_list_done) CheckList l = {};
+        _cleanup_(closep) int guard = -EBADF;
+        PeerOptions o = {
+                .probes = 5,
+                .timeout_usec = 300000,
+                .latency_warn_median_usec = 10000000,
+                .latency_warn_p99_usec = 10000000,
+        };
+        NodeContext c = { .host = &HOST_SYSTEM };
+        const Check *k;
+        uint16_t port;
+        pid_t pid;
+
+        ASSERT_INT_EQ(geteuid(), 0);
+        for (port = 26000 + (uint16_t) (getpid() % 20000);; port += 2) {
+                yaml = mfree(yaml);
+                ASSERT_TRUE(asprintf(&yaml, loopback, port) > 0);
+                p = profile_free(p);
+                p = load_on_loopback(yaml);
+                if (peer_server_open_for_profile(
+                            p, profile_find_node(p, "worker"), HEALTH_HEALTHY, /* fd= */ -EBADF, &s) >= 0)
+                        break;
+        }
+        peer_server_set_probe_port(s, port + 1);
+        guard = peer_probe_port_hold(port);
+        ASSERT_OK(guard);
+        pid = serve_in_child(s);
+
+        c.profile = p;
+        c.node = profile_find_node(p, "head");
+        o.source_port = peer_probe_port(port);
+        ASSERT_OK(check_peers(&c, &o, &l));
+        k = find_check(&l, "peer.worker.reachable");
+        ASSERT_INT_EQ(k->outcome, CHECK_PASS);
+        ASSERT_TRUE(strstr(k->summary, "(5/5 probes)"));
+        ASSERT_TRUE(strstr(k->summary, "Its halod predates the privileged probe port"));
+        ASSERT_INT_EQ(find_check(&l, "peer.worker.mtu")->outcome, CHECK_PASS);
+
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, NULL, 0);
+}
+
 int main(void) {
         test_rate_limited();
+        test_older_responder();
         return 0;
 }

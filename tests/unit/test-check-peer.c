@@ -166,7 +166,8 @@ static pid_t serve(const char *yaml, const char *node) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
         pid_t pid;
 
-        ASSERT_OK(peer_server_open_for_profile(p, profile_find_node(p, node), HEALTH_DEGRADED, &s));
+        ASSERT_OK(peer_server_open_for_profile(
+                p, profile_find_node(p, node), HEALTH_DEGRADED, /* fd= */ -EBADF, &s));
         pid = fork_server();
         if (pid == 0)
                 for (;;) {

@@ -28,7 +28,8 @@ static usec_t frozen_clock(clockid_t clock) {
         return 42;
 }
 
-/* A socket on 127.0.0.1:port, or -1 when the port is taken. */
+/* A socket on 127.0.0.1:port, or -1 when the port is taken (or privileged, for a user without
+ * CAP_NET_BIND_SERVICE). */
 static int bind_udp(uint16_t port, bool reuseport) {
         struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = loopback(), .sin_port = htons(port) };
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -37,7 +38,7 @@ static int bind_udp(uint16_t port, bool reuseport) {
         if (reuseport)
                 ASSERT_TRUE(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &(int){ 1 }, sizeof(int)) == 0);
         if (bind(fd, (struct sockaddr *) &a, sizeof(a)) < 0) {
-                ASSERT_INT_EQ(errno, EADDRINUSE);
+                ASSERT_TRUE(errno == EADDRINUSE || errno == EACCES);
                 safe_close(fd);
                 return -1;
         }
@@ -340,8 +341,9 @@ static void test_round_from_probe_port(void) {
 }
 
 int main(void) {
-        ASSERT_INT_EQ(peer_probe_port(7739), 7740);
-        ASSERT_INT_EQ(peer_probe_port(65535), 65534);
+        ASSERT_INT_EQ(peer_probe_port(7739), 739);
+        ASSERT_INT_EQ(peer_probe_port(65535), 739);
+        ASSERT_INT_EQ(peer_probe_port(739), 738);
         test_two_budgets();
         test_wait_reply_after_notice();
         test_probe_after_flood();

@@ -346,19 +346,22 @@ static void test_bulk(void) {
         pid = serve_in_child(NULL, b);
 
         /* Bounded by bytes. */
-        ASSERT_OK(peer_bulk_send(&lo, &lo, port, 64U << 20, 10000000, &r));
+        ASSERT_OK(peer_bulk_send(&lo, &lo, port, 64U << 20, 10000000, /* privileged= */ false, &r));
         ASSERT_TRUE(r.bytes == 64U << 20);
         ASSERT_TRUE(r.usec > 0);
         /* Bounded by time: stops after 300 ms, not before. Had it gone on, the sink would have cut it
          * off at PEER_BULK_SERVER_TIME_MAX_USEC without a count, and the send would fail. */
-        ASSERT_OK(peer_bulk_send(&lo, &lo, port, UINT64_MAX, 300000, &r));
+        ASSERT_OK(peer_bulk_send(&lo, &lo, port, UINT64_MAX, 300000, /* privileged= */ false, &r));
         ASSERT_TRUE(r.bytes > 0);
         ASSERT_TRUE(r.usec >= 300000);
         /* Not a profile peer: closed without a count (busy, and the header's deadline: see
          * test-peer-sink.c). */
-        ASSERT_INT_EQ(peer_bulk_send(&other, &lo, port, 1U << 20, 1000000, &r), -ECONNRESET);
+        ASSERT_INT_EQ(
+                peer_bulk_send(&other, &lo, port, 1U << 20, 1000000, /* privileged= */ false, &r),
+                -ECONNRESET);
         /* Nothing listening. */
-        ASSERT_INT_EQ(peer_bulk_send(&lo, &lo, 9, 1U << 20, 1000000, &r), -ECONNREFUSED);
+        ASSERT_INT_EQ(
+                peer_bulk_send(&lo, &lo, 9, 1U << 20, 1000000, /* privileged= */ false, &r), -ECONNREFUSED);
 
         stop_child(pid);
 }

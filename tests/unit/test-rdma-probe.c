@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake-verbs-pair.h"
 #include "peer/peer-rdma-probe.h"
@@ -227,6 +228,16 @@ static void test_probe_mixed_nics(void) {
 
 /* One session at a time: another hello meanwhile is told "busy", the same hello again gets the same
  * answer (its reply was lost), and a prober that never comes back is torn down at the timeout. */
+/* A queue pair of the prober's device, and the hello that offers it. */
+static RdmaQp *prober_qp(RdmaDevice *d, PeerRdmaHello *ret_hello) {
+        RdmaError e = {};
+        RdmaQp *q = NULL;
+
+        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q));
+        rdma_qp_local(q, ret_hello);
+        return q;
+}
+
 static void test_busy_and_timeout(void) {
         _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
         _cleanup_(rdma_qp_freep) RdmaQp *q1 = NULL, *q2 = NULL;
@@ -234,30 +245,27 @@ static void test_busy_and_timeout(void) {
         PeerRdmaHello h1, h2, reply, again;
         RdmaResponder *rr;
         RdmaResponderStats st;
-        RdmaError e = {};
         Responder r;
 
         fake_pair_setup();
         rr = rdma_responder(1000U * 1000U); /* long enough for the next three hellos under load */
         responder_start(&r, rr);
         d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q1));
-        ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &q2));
-        rdma_qp_local(q1, &h1);
-        rdma_qp_local(q2, &h2);
+        q1 = prober_qp(d, &h1);
+        q2 = prober_qp(d, &h2);
 
         ASSERT_OK(peer_rdma_hello(
-                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
         ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
         ASSERT_STR_EQ(peer.node, "head");
         ASSERT_TRUE(reply.qpn != 0 && reply.length == RDMA_QP_EXPOSED_SIZE && reply.rkey != 0);
         ASSERT_TRUE(memcmp(reply.gid, fake_pair_responder_gids[FAKE_PAIR_GID_INDEX].gid.raw, 16) == 0);
 
         ASSERT_OK(peer_rdma_hello(
-                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &again));
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &again));
         ASSERT_TRUE(memcmp(&again, &reply, sizeof(reply)) == 0);
         ASSERT_OK(peer_rdma_hello(
-                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
         ASSERT_INT_EQ(again.status, PEER_RDMA_BUSY);
 
         /* q1 never connects: the session ends at the timeout, freeing its queue pair. */
@@ -269,7 +277,7 @@ static void test_busy_and_timeout(void) {
 
         /* Then the other prober is welcome. */
         ASSERT_OK(peer_rdma_hello(
-                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &again));
         ASSERT_INT_EQ(again.status, PEER_RDMA_OK);
         /* Stopping the server stops the running session too. */
         responder_stop(&r);
@@ -314,7 +322,7 @@ static void test_short_exchange_and_busy(void) {
         ASSERT_OK(rdma_qp_new(d, FAKE_PAIR_GID_INDEX, 4096, false, &e, &held));
         rdma_qp_local(held, &h);
         ASSERT_OK(peer_rdma_hello(
-                addr("127.0.0.2"), addr("127.0.0.1"), r.port, &self, &h, 1000000, &peer, &reply));
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h, 1000000, &peer, &reply));
         ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
 
         p.busy_wait_usec = UINT64_MAX;
@@ -456,6 +464,76 @@ static void test_no_local_gid(void) {
                 "rocep1s0 port 1 has no roce-v2 GID for 127.0.0.3: see 'haloctl check --only rdma.gid'");
 }
 
+/* A user of the peer node holds the responder: a session it keeps open (a queue pair that never
+ * talks, under a long idle timeout), renewed the moment it ends. A prober that waits its turn gets the
+ * session once the holder had its share (200 ms here), and the peer's halod, whose hello comes from
+ * its probe port, takes a held session over at once. */
+static void test_fair_sharing(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *d = NULL;
+        _cleanup_(rdma_qp_freep) RdmaQp *q1 = NULL, *q2 = NULL;
+        _cleanup_(closep) int guard = -EBADF;
+        PeerIdentity self = identity("worker"), peer;
+        PeerRdmaHello h1, h2, reply;
+        RdmaResponder *rr;
+        RdmaResponderStats st;
+        RdmaProbeParams p;
+        RdmaProbeResult res;
+        RdmaError e = {};
+        Responder r;
+
+        fake_pair_setup();
+        rr = rdma_responder(3600U * 1000U * 1000U);
+        rdma_responder_set_share(rr, 200U * 1000U);
+        responder_start(&r, rr);
+        d = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        q1 = prober_qp(d, &h1);
+        q2 = prober_qp(d, &h2);
+
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h1, 1000000, &peer, &reply));
+        ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
+
+        /* haloctl probe, allowed to wait: served after the holder's share, not after its hour. */
+        p = params(d, &self, r.port);
+        p.busy_wait_usec = 30U * 1000U * 1000U;
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(res.pings, 100);
+
+        /* Its bye ends the session on the responder's thread. */
+        (void) wait_idle(rr);
+        /* The holder again; then the peer's halod from its probe port (held as halod holds it, which
+         * takes root here), asking once: it takes the session over. */
+        ASSERT_OK(peer_rdma_hello(
+                addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &reply));
+        ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
+        ASSERT_INT_EQ(geteuid(), 0);
+        guard = peer_probe_port_hold(r.port);
+        ASSERT_OK(guard);
+        p = params(d, &self, r.port);
+        p.source_port = peer_probe_port(r.port);
+        p.pings = 8;
+        p.write_path_mtu = true;
+        p.busy_wait_usec = UINT64_MAX;
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
+
+        st = wait_idle(rr);
+        fprintf(stderr,
+                "sessions %" PRIu64 ", taken over %" PRIu64 ", completed %" PRIu64 ", busy %" PRIu64 "\n",
+                st.sessions,
+                st.taken_over,
+                st.completed,
+                st.busy);
+        ASSERT_INT_EQ(st.sessions, 4);
+        ASSERT_INT_EQ(st.taken_over, 2);
+        ASSERT_INT_EQ(st.completed, 2);
+        responder_stop(&r);
+        q1 = rdma_qp_free(q1);
+        q2 = rdma_qp_free(q2);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
 int main(void) {
         test_probe();
         test_probe_mixed_nics();
@@ -465,5 +543,6 @@ int main(void) {
         test_peer_without_rdma();
         test_hello_no_answer();
         test_no_local_gid();
+        test_fair_sharing();
         return 0;
 }

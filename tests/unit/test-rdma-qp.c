@@ -275,6 +275,63 @@ static void test_serve_slow_prober(void) {
         ASSERT_OK(server_join(&s));
 }
 
+/* Every region that takes remote writes covers exactly the window the hello advertises: the range
+ * the peer may write is the one it was told about, and nothing of the message slots. */
+static void assert_remote_write_window(const PeerRdmaHello *h) {
+        FakeVerbsMr mrs[8];
+        size_t n = fake_verbs_memory_regions(mrs, ELEMENTSOF(mrs)), remote = 0;
+
+        ASSERT_TRUE(n > 0 && n <= ELEMENTSOF(mrs));
+        for (size_t i = 0; i < n; i++) {
+                if (!(mrs[i].access & IBV_ACCESS_REMOTE_WRITE))
+                        continue;
+                remote++;
+                ASSERT_INT_EQ((uintptr_t) mrs[i].addr, h->addr);
+                ASSERT_INT_EQ(mrs[i].length, h->length);
+                ASSERT_INT_EQ(mrs[i].rkey, h->rkey);
+        }
+        ASSERT_INT_EQ(remote, 1);
+}
+
+/* A peer that holds the advertised rkey and aims an RDMA WRITE just below the advertised window, at
+ * the responder's send slots, is refused by the adapter (remote access error), and the slots keep
+ * what they held. */
+static void test_write_outside_window(void) {
+        _cleanup_(rdma_device_freep) RdmaDevice *a = NULL, *b = NULL;
+        RdmaQp *prober = NULL, *responder = NULL;
+        PeerRdmaHello pa, pb;
+        RdmaWriteResult w;
+        RdmaError e = {};
+        uint8_t slots[RDMA_CONTROL_SIZE];
+
+        fake_pair_setup();
+        a = fake_pair_open(FAKE_PAIR_PROBER_IFINDEX);
+        b = fake_pair_open(FAKE_PAIR_RESPONDER_IFINDEX);
+        ASSERT_OK(rdma_qp_new(a, FAKE_PAIR_GID_INDEX, RDMA_QP_WRITE_CHUNK, false, &e, &prober));
+        ASSERT_OK(rdma_qp_new(b, FAKE_PAIR_GID_INDEX, RDMA_QP_EXPOSED_SIZE, true, &e, &responder));
+        rdma_qp_local(prober, &pa);
+        rdma_qp_local(responder, &pb);
+        assert_remote_write_window(&pb);
+        /* The prober exposes nothing: none of its regions takes remote writes. */
+        ASSERT_INT_EQ(pa.rkey, 0);
+
+        ASSERT_OK(rdma_qp_connect(responder, &pa, &e));
+        ASSERT_OK(rdma_qp_connect(prober, &pb, &e));
+        memcpy(slots, responder->buffer, sizeof(slots));
+
+        /* The same rkey, one slot's worth below the window. */
+        pb.addr -= RDMA_MSG_SIZE;
+        pb.length = RDMA_MSG_SIZE;
+        prober->remote = pb;
+        ASSERT_INT_EQ(rdma_qp_write_run(prober, RDMA_MSG_SIZE, 1000U * 1000U, &e, &w), -EIO);
+        ASSERT_INT_EQ(fake_verbs_bytes_written(), 0);
+        ASSERT_TRUE(memcmp(slots, responder->buffer, sizeof(slots)) == 0);
+
+        prober = rdma_qp_free(prober);
+        responder = rdma_qp_free(responder);
+        ASSERT_INT_EQ(fake_verbs_open_objects(), 0);
+}
+
 int main(void) {
         test_pair();
         test_wrong_mask();
@@ -282,5 +339,6 @@ int main(void) {
         test_wrong_psn();
         test_serve_timeout();
         test_serve_slow_prober();
+        test_write_outside_window();
         return 0;
 }
