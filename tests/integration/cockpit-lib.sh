@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the Cockpit page tests and bench, sourced after lib.sh and daemon-lib.sh: the page
+# installed under $TEST_DIR as meson installs it, the distribution's cockpit-ws and cockpit-bridge on
+# the private bus (--local-session: no login, the bridge runs as the user cockpit-ws runs as), and
+# a headless Chromium driven over its DevTools protocol by cockpit-cdp.py.
+
+COCKPIT_WS=/usr/lib/cockpit/cockpit-ws
+CDP=(/usr/bin/python3 "$SOURCE_DIR/tests/integration/cockpit-cdp.py")
+
+# ck_require: skip (fail with CI=true) unless cockpit-ws, cockpit-bridge, the shell's stylesheet,
+# Chromium and python3-websocket are installed.
+ck_require() {
+        [ -x "$COCKPIT_WS" ] || skip "$COCKPIT_WS not found; install cockpit-ws (tools/deps test)"
+        require_tools cockpit-bridge
+        [ -d /usr/share/cockpit/shell ] || skip "/usr/share/cockpit/shell not found; install cockpit-system (tools/deps test)"
+        CHROMIUM=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+        [ -n "$CHROMIUM" ] || skip "chromium not found; install chromium (tools/deps test)"
+        /usr/bin/python3 -c 'import websocket' 2>/dev/null ||
+                skip "/usr/bin/python3 has no websocket module; install python3-websocket (tools/deps test)"
+}
+
+# ck_free_port: a TCP port free on 127.0.0.1 now.
+ck_free_port() {
+        /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ck_install_page: the page's files into $TEST_DIR/share/cockpit/halod, world-readable, as
+# cockpit/meson.build installs them; XDG_DATA_DIRS for cockpit-ws then finds it.
+ck_install_page() {
+        mkdir -p "$TEST_DIR/share/cockpit/halod"
+        cp "$SOURCE_DIR"/cockpit/{manifest.json,index.html,halod.js,halod.css} "$TEST_DIR/share/cockpit/halod/"
+        chmod -R a+rX "$TEST_DIR/share"
+}
+
+# ck_start_ws USER: cockpit-ws for USER (root, or an unprivileged user through runuser) on a free
+# port, its bridge on the bus in DBUS_SYSTEM_BUS_ADDRESS. Sets WS_PORT.
+ck_start_ws() {
+        local user=$1 run=()
+        WS_PORT=$(ck_free_port)
+        [ "$user" = root ] || run=(runuser -u "$user" --)
+        "${run[@]}" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME="$TEST_DIR/home-$user" \
+                XDG_DATA_DIRS="$TEST_DIR/share:/usr/share" XDG_RUNTIME_DIR="$TEST_DIR/xdg-$user" \
+                DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
+                "$COCKPIT_WS" --port "$WS_PORT" --address 127.0.0.1 --local-session=cockpit-bridge \
+                >"$TEST_DIR/logs/cockpit-ws-$user.log" 2>&1 </dev/null &
+        track_pid $!
+        wait_until 20 curl_ok "http://127.0.0.1:$WS_PORT/cockpit/@localhost/halod/manifest.json"
+}
+
+# curl_ok URL: the URL answers 200 (python, as curl may be missing).
+curl_ok() {
+        /usr/bin/python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1"
+}
+
+# ck_start_chromium: headless Chromium with a DevTools port (CDP_PORT) and a blank page.
+ck_start_chromium() {
+        CDP_PORT=$(ck_free_port)
+        "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+                --remote-debugging-port="$CDP_PORT" --user-data-dir="$TEST_DIR/chromium" \
+                --window-size=1280,1000 about:blank >"$TEST_DIR/logs/chromium.log" 2>&1 </dev/null &
+        track_pid $!
+        wait_until 30 curl_ok "http://127.0.0.1:$CDP_PORT/json/version"
+}
+
+# cdp COMMAND ARGS...: cockpit-cdp.py against the browser.
+cdp() {
+        "${CDP[@]}" "$CDP_PORT" "$@"
+}
+
+# ck_text: the page's visible text.
+ck_text() {
+        cdp eval 'document.body.innerText'
+}

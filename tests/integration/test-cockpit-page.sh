@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# halod's Cockpit page in a real browser: two halods in network namespaces on their own private
+# buses (as test-daemon-peers.sh), the distribution's cockpit-ws and cockpit-bridge on the head's
+# bus, the page installed as meson installs it, and headless Chromium over its DevTools protocol.
+# The head's link has MTU 1500 where the profile wants 9000 (mode: verify, so nothing fixes it):
+# the page shows Health, that failing check's id and summary first, and the worker's peer row with
+# the worker's own health (degraded: jumbo frames do not reach the head). Deleting the head's fabric address makes link.fab0.address fail, and the
+# same page shows it without a reload. Viewed as the unprivileged user nobody (the shipped bus
+# policy), Verify is refused with a message that says what to do; as root it runs.
+# Screenshots stay in $TEST_DIR/screenshots (kept with HARNESS_KEEP=1, or copied to
+# $COCKPIT_SCREENSHOT_DIR when set).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/daemon-lib.sh"
+. "$(dirname "$0")/cockpit-lib.sh"
+
+harness_init ck
+require_root
+require_tools ip busctl dbus-daemon jq runuser
+require_build_file daemon/halod
+ck_require
+
+netns_pair
+HEAD_ADDR=10.79.0.1
+WORKER_ADDR=10.79.0.2
+ip -n "$NS_A" link set "$IF_A" mtu 1500 up
+ip -n "$NS_B" link set "$IF_B" mtu 9000 up
+ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
+ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
+cat >"$TEST_DIR/halod.yaml" <<EOF
+cluster: ck-test
+mode: verify
+links:
+  fab0:
+    mtu: 9000
+nodes:
+  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
+  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
+health: { interval: 2s, peers: true }
+EOF
+mkdir -p "$TEST_DIR/screenshots"
+harness_on_exit '[ -z "${COCKPIT_SCREENSHOT_DIR:-}" ] || cp "$TEST_DIR"/screenshots/*.png "$COCKPIT_SCREENSHOT_DIR"/'
+
+dm_two_buses
+on worker dm_start_halod "$NS_B" worker "$TEST_DIR/halod.yaml"
+wait_notify "$NOTIFY_OUT" 'READY=1'
+on head dm_start_halod "$NS_A" head "$TEST_DIR/halod.yaml"
+wait_notify "$NOTIFY_OUT" 'READY=1'
+on head wait_until 30 dm_prop_is Health degraded
+# The worker is degraded too (its peer.head.mtu fails: 9000 bytes do not reach the head); the head
+# learns it from the worker's answers, which is what the page's peer row shows.
+on worker wait_until 30 dm_prop_is Health degraded
+on head wait_until 30 sh -c "busctl get-property ${HALOD_BUS[*]} Checks | grep -q 'worker of cluster ck-test (degraded)'"
+
+ck_install_page
+export DBUS_SYSTEM_BUS_ADDRESS=$BUS_HEAD
+ck_start_ws nobody
+VIEWER_PORT=$WS_PORT
+ck_start_chromium
+PAGE="http://127.0.0.1:$VIEWER_PORT/cockpit/@localhost/halod/index.html"
+
+HARNESS_STEP="the page as an unprivileged viewer"
+log "$HARNESS_STEP"
+cdp navigate "$PAGE"
+cdp wait 'document.getElementById("halod").dataset.state == "ready" && document.querySelector("#peers tbody tr") !== null' 30 >/dev/null ||
+        fail "the page never rendered: $(ck_text 2>&1)"
+cdp eval 'window.halodNotReloaded = true' >/dev/null
+cdp screenshot "$TEST_DIR/screenshots/halod-page.png"
+text=$(ck_text)
+assert_contains "$text" "degraded" "Health on the page"
+assert_eq "$(cdp eval 'document.getElementById("health").dataset.health')" degraded "the Health label"
+assert_eq "$(cdp eval 'document.getElementById("node-name").textContent')" head "the node's name"
+summary=$(on head dm_prop Summary)
+assert_eq "$(cdp eval 'document.getElementById("summary").textContent')" "$summary" "Summary as the bus has it"
+# The failing check: its id and its summary as halod published them, and first in the table.
+mtu_summary=$(on head busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
+        jq -r '.data[] | select(.[0] == "link.fab0.mtu") | .[2]')
+[ -n "$mtu_summary" ] || fail "halod published no link.fab0.mtu"
+assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr").dataset.id')" link.fab0.mtu "the first check row"
+assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr").dataset.outcome')" fail "the first row's status"
+assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr").cells[2].textContent')" "$mtu_summary" \
+        "link.fab0.mtu's summary"
+# The peer row: name, address, reachable, and the worker's own health from its answer.
+assert_eq "$(cdp eval 'document.querySelector("#peers tbody tr").dataset.node')" worker "the peer row"
+assert_eq "$(cdp eval 'document.querySelector("#peers tbody tr").cells[1].textContent')" $WORKER_ADDR "its address"
+assert_eq "$(cdp eval 'document.querySelector("#peers tbody tr").cells[2].textContent')" reachable "its reachability"
+assert_eq "$(cdp eval 'document.querySelector("#peers tbody tr").cells[5].textContent')" "$(on worker dm_prop Health)" \
+        "its own health"
+# fabric.worker.transport (the fabric's use towards the worker) has its row.
+assert_eq "$(cdp eval 'document.querySelector("#fabric tbody tr").cells[0].textContent')" worker "the fabric use row"
+
+HARNESS_STEP="the filter box"
+log "$HARNESS_STEP"
+# filter TEXT: types TEXT into the filter box, as a user would (an input event).
+filter() {
+        cdp eval "(f => { f.value = '$1'; f.dispatchEvent(new Event('input')); return '' })(document.getElementById('filter'))" >/dev/null
+}
+filter peer.worker
+ids=$(cdp eval '[...document.querySelectorAll("#checks tbody tr")].map(r => r.dataset.id).join(" ")')
+[ -n "$ids" ] || fail "the filter 'peer.worker' left no rows"
+for id in $ids; do
+        [[ $id == peer.worker.* ]] || fail "the filter 'peer.worker' kept $id"
+done
+filter ""
+
+HARNESS_STEP="a drift appears without a reload"
+log "$HARNESS_STEP"
+ip -n "$NS_A" addr del $HEAD_ADDR/30 dev "$IF_A"
+cdp wait 'document.querySelector("#checks tbody tr[data-id=\"link.fab0.address\"]")?.dataset.outcome == "fail"' 30 >/dev/null ||
+        fail "link.fab0.address never turned failed on the page: $(ck_text 2>&1)"
+assert_eq "$(cdp eval 'window.halodNotReloaded === true')" true "the page was not reloaded"
+cdp screenshot "$TEST_DIR/screenshots/halod-page-drift.png"
+addr_summary=$(on head busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
+        jq -r '.data[] | select(.[0] == "link.fab0.address") | .[2]')
+assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr[data-id=\"link.fab0.address\"]").cells[2].textContent')" \
+        "$addr_summary" "link.fab0.address's summary after the drift"
+
+HARNESS_STEP="Verify as nobody is refused with a clear message"
+log "$HARNESS_STEP"
+cdp eval 'document.getElementById("verify").click(); ""' >/dev/null
+cdp wait 'document.getElementById("message-title").textContent.startsWith("Not permitted")' 30 >/dev/null ||
+        fail "no refusal shown: $(ck_text 2>&1)"
+assert_contains "$(cdp eval 'document.getElementById("message-text").textContent')" "io.halod1.manage" "the refusal"
+
+HARNESS_STEP="Verify as root runs"
+log "$HARNESS_STEP"
+ck_start_ws root
+cdp navigate "http://127.0.0.1:$WS_PORT/cockpit/@localhost/halod/index.html"
+cdp wait 'document.getElementById("halod").dataset.state == "ready"' 30 >/dev/null || fail "the root page never rendered"
+before=$(on head dm_prop LastVerifyUSec)
+cdp eval 'document.getElementById("verify").click(); ""' >/dev/null
+cdp wait 'document.getElementById("message-title").textContent == "Verify done"' 30 >/dev/null ||
+        fail "Verify did not complete: $(cdp eval 'document.getElementById("message").innerText' 2>&1)"
+[ "$(on head dm_prop LastVerifyUSec)" -gt "$before" ] || fail "LastVerifyUSec did not move after Verify"
+assert_eq "$(cdp eval 'document.getElementById("message-text").textContent')" "$(on head dm_prop Summary)" \
+        "Verify's reply, the new Summary"
+pass
