@@ -7,7 +7,13 @@
 #   cockpit-cdp.py PORT eval EXPRESSION               prints the value (JSON for objects)
 #   cockpit-cdp.py PORT wait EXPRESSION TIMEOUT       polls until the expression is truthy, prints it
 #   cockpit-cdp.py PORT screenshot FILE.png          the first 1200x900 pixels
-# wait polls every 20 ms: it bounds how long to wait, it does not time anything.
+#   cockpit-cdp.py PORT render-time URL CONDITION TIMEOUT
+#        loads URL and prints the milliseconds from the navigation's start until CONDITION held
+#        (checked by a MutationObserver in the page from its first byte on, on every DOM change)
+#   cockpit-cdp.py PORT watch CONDITION
+#        from now on, window.ckSeen is Date.now() at the first DOM change after which CONDITION holds
+# wait polls every 20 ms: it bounds how long to wait, it does not time anything; the bench's times
+# come from the page's own clock (render-time, watch).
 import base64
 import json
 import sys
@@ -53,6 +59,40 @@ class Page:
         return r["result"].get("value"), None
 
 
+# Sets window.NAME to CLOCK the first time CONDITION holds after a DOM change. DevTools compiles
+# it: Cockpit's Content-Security-Policy, which forbids inline scripts and eval, does not apply.
+OBSERVER = """(() => {
+    window.%s = null;
+    const check = () => {
+        try {
+            if (window.%s === null && (%s))
+                window.%s = %s;
+        } catch (e) {}
+    };
+    const start = () => {
+        new MutationObserver(check).observe(document.documentElement,
+            { subtree: true, childList: true, characterData: true, attributes: true });
+        check();
+    };
+    if (document.documentElement) start(); else document.addEventListener("readystatechange", start, { once: true });
+})()"""
+
+
+def observer(name, condition, clock):
+    return OBSERVER % (name, name, condition, name, clock)
+
+
+def wait_value(page, expression, timeout):
+    deadline = time.monotonic() + float(timeout)
+    while True:
+        value, error = page.eval(expression)
+        if value and not error:
+            return value
+        if time.monotonic() > deadline:
+            sys.exit(f"cockpit-cdp: timed out after {timeout} s waiting for {expression} (last: {error or value!r})")
+        time.sleep(0.02)
+
+
 def show(value):
     print(value if isinstance(value, str) else json.dumps(value))
 
@@ -68,15 +108,19 @@ def main():
             sys.exit(f"cockpit-cdp: {args[0]}: {error}")
         show(value)
     elif command == "wait":
-        deadline = time.monotonic() + float(args[1])
-        while True:
-            value, error = page.eval(args[0])
-            if value and not error:
-                show(value)
-                return
-            if time.monotonic() > deadline:
-                sys.exit(f"cockpit-cdp: timed out after {args[1]} s waiting for {args[0]} (last: {error or value!r})")
-            time.sleep(0.02)
+        show(wait_value(page, args[0], args[1]))
+    elif command == "render-time":
+        url, condition, timeout = args
+        page.send("Page.enable")
+        # a name of this load's own: the page before it may hold one
+        name = f"ckRendered{time.monotonic_ns()}"
+        script = page.send("Page.addScriptToEvaluateOnNewDocument",
+                           source=observer(name, condition, "performance.now()"))["identifier"]
+        page.send("Page.navigate", url=url)
+        print(round(wait_value(page, "window." + name, timeout), 1))
+        page.send("Page.removeScriptToEvaluateOnNewDocument", identifier=script)
+    elif command == "watch":
+        page.eval(observer("ckSeen", args[0], "Date.now()"))
     elif command == "screenshot":
         page.send("Emulation.setDeviceMetricsOverride", width=1200, height=900, deviceScaleFactor=1, mobile=False)
         shot = page.send("Page.captureScreenshot", format="png")

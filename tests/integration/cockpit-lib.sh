@@ -71,3 +71,37 @@ cdp() {
 ck_text() {
         cdp eval 'document.body.innerText'
 }
+
+# ck_start_cluster: two nodes in a namespace pair (head in NS_A, worker in NS_B), each with its halod
+# on its own private bus (BUS_HEAD, BUS_WORKER; mode: verify, peers probed every 2 s). The head's
+# link has MTU 1500 where the profile wants 9000, so link.fab0.mtu fails there, and the worker's
+# peer.head.mtu with it: both are degraded, and the head knows the worker's health from its answers.
+# Returns once both say so. Sets HEAD_ADDR, WORKER_ADDR.
+ck_start_cluster() {
+        netns_pair
+        HEAD_ADDR=10.79.0.1
+        WORKER_ADDR=10.79.0.2
+        ip -n "$NS_A" link set "$IF_A" mtu 1500 up
+        ip -n "$NS_B" link set "$IF_B" mtu 9000 up
+        ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
+        ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
+        cat >"$TEST_DIR/halod.yaml" <<EOF
+cluster: ck-test
+mode: verify
+links:
+  fab0:
+    mtu: 9000
+nodes:
+  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
+  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
+health: { interval: 2s, peers: true }
+EOF
+        dm_two_buses
+        on worker dm_start_halod "$NS_B" worker "$TEST_DIR/halod.yaml"
+        wait_notify "$NOTIFY_OUT" 'READY=1'
+        on head dm_start_halod "$NS_A" head "$TEST_DIR/halod.yaml"
+        wait_notify "$NOTIFY_OUT" 'READY=1'
+        on head wait_until 30 dm_prop_is Health degraded
+        on worker wait_until 30 dm_prop_is Health degraded
+        on head wait_until 30 sh -c "busctl get-property ${HALOD_BUS[*]} Checks | grep -q 'worker of cluster ck-test (degraded)'"
+}

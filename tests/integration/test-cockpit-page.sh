@@ -8,8 +8,8 @@
 # the worker's own health (degraded: jumbo frames do not reach the head). Deleting the head's fabric address makes link.fab0.address fail, and the
 # same page shows it without a reload. Viewed as the unprivileged user nobody (the shipped bus
 # policy), Verify is refused with a message that says what to do; as root it runs.
-# Screenshots stay in $TEST_DIR/screenshots (kept with HARNESS_KEEP=1, or copied to
-# $COCKPIT_SCREENSHOT_DIR when set).
+# The run's screenshots (the page, then after the drift) stay in $BUILD_DIR/meson-logs/cockpit-page
+# beside meson's test log, or in $COCKPIT_SCREENSHOT_DIR when it is set.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
 . "$(dirname "$0")/cockpit-lib.sh"
@@ -20,37 +20,10 @@ require_tools ip busctl dbus-daemon jq runuser
 require_build_file daemon/halod
 ck_require
 
-netns_pair
-HEAD_ADDR=10.79.0.1
-WORKER_ADDR=10.79.0.2
-ip -n "$NS_A" link set "$IF_A" mtu 1500 up
-ip -n "$NS_B" link set "$IF_B" mtu 9000 up
-ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
-ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
-cat >"$TEST_DIR/halod.yaml" <<EOF
-cluster: ck-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
-  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 2s, peers: true }
-EOF
-mkdir -p "$TEST_DIR/screenshots"
-harness_on_exit '[ -z "${COCKPIT_SCREENSHOT_DIR:-}" ] || cp "$TEST_DIR"/screenshots/*.png "$COCKPIT_SCREENSHOT_DIR"/'
-
-dm_two_buses
-on worker dm_start_halod "$NS_B" worker "$TEST_DIR/halod.yaml"
-wait_notify "$NOTIFY_OUT" 'READY=1'
-on head dm_start_halod "$NS_A" head "$TEST_DIR/halod.yaml"
-wait_notify "$NOTIFY_OUT" 'READY=1'
-on head wait_until 30 dm_prop_is Health degraded
-# The worker is degraded too (its peer.head.mtu fails: 9000 bytes do not reach the head); the head
-# learns it from the worker's answers, which is what the page's peer row shows.
-on worker wait_until 30 dm_prop_is Health degraded
-on head wait_until 30 sh -c "busctl get-property ${HALOD_BUS[*]} Checks | grep -q 'worker of cluster ck-test (degraded)'"
+ck_start_cluster
+SHOTS=${COCKPIT_SCREENSHOT_DIR:-$BUILD_DIR/meson-logs/cockpit-page}
+mkdir -p "$SHOTS"
+rm -f "$SHOTS"/halod-page*.png
 
 ck_install_page
 export DBUS_SYSTEM_BUS_ADDRESS=$BUS_HEAD
@@ -65,7 +38,7 @@ cdp navigate "$PAGE"
 cdp wait 'document.getElementById("halod").dataset.state == "ready" && document.querySelector("#peers tbody tr") !== null' 30 >/dev/null ||
         fail "the page never rendered: $(ck_text 2>&1)"
 cdp eval 'window.halodNotReloaded = true' >/dev/null
-cdp screenshot "$TEST_DIR/screenshots/halod-page.png"
+cdp screenshot "$SHOTS/halod-page.png"
 text=$(ck_text)
 assert_contains "$text" "degraded" "Health on the page"
 assert_eq "$(cdp eval 'document.getElementById("health").dataset.health')" degraded "the Health label"
@@ -109,7 +82,7 @@ ip -n "$NS_A" addr del $HEAD_ADDR/30 dev "$IF_A"
 cdp wait 'document.querySelector("#checks tbody tr[data-id=\"link.fab0.address\"]")?.dataset.outcome == "fail"' 30 >/dev/null ||
         fail "link.fab0.address never turned failed on the page: $(ck_text 2>&1)"
 assert_eq "$(cdp eval 'window.halodNotReloaded === true')" true "the page was not reloaded"
-cdp screenshot "$TEST_DIR/screenshots/halod-page-drift.png"
+cdp screenshot "$SHOTS/halod-page-drift.png"
 addr_summary=$(on head busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
         jq -r '.data[] | select(.[0] == "link.fab0.address") | .[2]')
 assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr[data-id=\"link.fab0.address\"]").cells[2].textContent')" \
