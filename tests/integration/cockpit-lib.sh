@@ -38,6 +38,7 @@ ck_start_ws() {
         local user=$1 run=()
         WS_PORT=$(ck_free_port)
         [ "$user" = root ] || run=(runuser -u "$user" --)
+        install -d -m 700 -o "$user" "$TEST_DIR/home-$user" "$TEST_DIR/xdg-$user"
         "${run[@]}" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME="$TEST_DIR/home-$user" \
                 XDG_DATA_DIRS="$TEST_DIR/share:/usr/share" XDG_RUNTIME_DIR="$TEST_DIR/xdg-$user" \
                 DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
