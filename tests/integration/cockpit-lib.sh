@@ -32,6 +32,17 @@ ck_install_page() {
         chmod -R a+rX "$TEST_DIR/share"
 }
 
+# ck_install_man: the built man pages in $TEST_DIR/man/manN/, the MANPATH ck_start_ws gives the
+# bridge, so that the page's man page links show them as on an installed system.
+ck_install_man() {
+        local f
+        for f in "$BUILD_DIR"/man/*.[158]; do
+                [ -f "$f" ] || continue
+                install -D -m 644 "$f" "$TEST_DIR/man/man${f##*.}/$(basename "$f")"
+        done
+        chmod -R a+rX "$TEST_DIR/man"
+}
+
 # ck_start_ws USER: cockpit-ws for USER (root, or an unprivileged user through runuser) on a free
 # port, its bridge on the bus in DBUS_SYSTEM_BUS_ADDRESS. Sets WS_PORT.
 ck_start_ws() {
@@ -41,6 +52,7 @@ ck_start_ws() {
         install -d -m 700 -o "$user" "$TEST_DIR/home-$user" "$TEST_DIR/xdg-$user"
         "${run[@]}" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME="$TEST_DIR/home-$user" \
                 XDG_DATA_DIRS="$TEST_DIR/share:/usr/share" XDG_RUNTIME_DIR="$TEST_DIR/xdg-$user" \
+                MANPATH="$TEST_DIR/man:" \
                 DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
                 "$COCKPIT_WS" --port "$WS_PORT" --address 127.0.0.1 --local-session=cockpit-bridge \
                 >"$TEST_DIR/logs/cockpit-ws-$user.log" 2>&1 </dev/null &

@@ -5,9 +5,11 @@
 # bus, the page installed as meson installs it, and headless Chromium over its DevTools protocol.
 # The head's link has MTU 1500 where the profile wants 9000 (mode: verify, so nothing fixes it):
 # the page shows Health, that failing check's id and summary first, and the worker's peer row with
-# the worker's own health (degraded: jumbo frames do not reach the head). Deleting the head's fabric address makes link.fab0.address fail, and the
-# same page shows it without a reload. Viewed as the unprivileged user nobody (the shipped bus
-# policy), Verify is refused with a message that says what to do; as root it runs.
+# the worker's own health (degraded: jumbo frames do not reach the head). Deleting the head's
+# fabric address makes link.fab0.address fail, and the same page shows it without a reload. The
+# filter box keeps only what matches; a man page link shows the page through the bridge (man, with
+# MANPATH at the built pages). Viewed as the unprivileged user nobody (the shipped bus policy),
+# Verify is refused with a message that says what to do; as root it runs.
 # The run's screenshots (the page, then after the drift) stay in $BUILD_DIR/meson-logs/cockpit-page
 # beside meson's test log, or in $COCKPIT_SCREENSHOT_DIR when it is set.
 . "$(dirname "$0")/lib.sh"
@@ -16,8 +18,9 @@
 
 harness_init ck
 require_root
-require_tools ip busctl dbus-daemon jq runuser
+require_tools ip busctl dbus-daemon jq runuser man
 require_build_file daemon/halod
+[ -f "$BUILD_DIR/man/io.halod1.5" ] || skip "$BUILD_DIR/man/io.halod1.5 not built; install scdoc (tools/deps build)"
 ck_require
 
 ck_start_cluster
@@ -26,6 +29,7 @@ mkdir -p "$SHOTS"
 rm -f "$SHOTS"/halod-page*.png
 
 ck_install_page
+ck_install_man
 export DBUS_SYSTEM_BUS_ADDRESS=$BUS_HEAD
 ck_start_ws nobody
 VIEWER_PORT=$WS_PORT
@@ -87,6 +91,14 @@ addr_summary=$(on head busctl --json=short get-property "${HALOD_BUS[@]}" Checks
         jq -r '.data[] | select(.[0] == "link.fab0.address") | .[2]')
 assert_eq "$(cdp eval 'document.querySelector("#checks tbody tr[data-id=\"link.fab0.address\"]").cells[2].textContent')" \
         "$addr_summary" "link.fab0.address's summary after the drift"
+
+HARNESS_STEP="the man page links"
+log "$HARNESS_STEP"
+cdp eval 'document.querySelector("a[data-man=\"5 io.halod1\"]").click(); ""' >/dev/null
+cdp wait 'document.getElementById("man-text").textContent.includes("the D-Bus API of halod")' 30 >/dev/null ||
+        fail "io.halod1(5) not shown: $(cdp eval 'document.getElementById("man-text").textContent' 2>&1 | head -5)"
+assert_eq "$(cdp eval 'document.getElementById("man-title").textContent')" "io.halod1(5)" "the man page's title"
+assert_eq "$(cdp eval 'document.getElementById("journal-link").textContent')" "halod's journal" "the journal link"
 
 HARNESS_STEP="Verify as nobody is refused with a clear message"
 log "$HARNESS_STEP"
