@@ -7,10 +7,11 @@
 # the page shows Health, that failing check's id and summary first, and the worker's peer row with
 # the worker's own health (degraded: jumbo frames do not reach the head). Deleting the head's
 # fabric address makes link.fab0.address fail, and the same page shows it without a reload. The
-# filter box keeps only what matches; a man page link shows the page through the bridge (man, with
-# MANPATH at the built pages). Viewed as the unprivileged user nobody (the shipped bus policy),
-# Verify is refused with a message that says what to do; as root it runs.
-# The run's screenshots (the page, then after the drift) stay in $BUILD_DIR/meson-logs/cockpit-page
+# filter box keeps only what matches; a paced TCP transfer to the worker shows as the fabric's
+# fallback to TCP; a man page link shows the page through the bridge (man, with MANPATH at the built
+# pages). Viewed as the unprivileged user nobody (the shipped bus policy), Verify is refused with a
+# message that says what to do; as root it runs. The run's screenshots (the page; with the fallback,
+# the one in doc/cockpit-page.png; after the drift) stay in $BUILD_DIR/meson-logs/cockpit-page
 # beside meson's test log, or in $COCKPIT_SCREENSHOT_DIR when it is set.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/daemon-lib.sh"
@@ -79,6 +80,44 @@ for id in $ids; do
         [[ $id == peer.worker.* ]] || fail "the filter 'peer.worker' kept $id"
 done
 filter ""
+
+HARNESS_STEP="the fabric's use: bulk TCP to the worker is a fallback"
+log "$HARNESS_STEP"
+# A sink in the worker's namespace and a paced 100 Mbit/s sender from the head, as
+# test-daemon-transport.sh does: with no RDMA device, fabric.worker.transport's verdict is the TCP
+# fallback once its 10 s window is covered.
+ip netns exec "$NS_B" /usr/bin/python3 -c '
+import socket, sys, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 5201))
+s.listen(4)
+def sink(c):
+    while c.recv(1 << 20):
+        pass
+while True:
+    threading.Thread(target=sink, args=(s.accept()[0],), daemon=True).start()
+' "$WORKER_ADDR" &
+track_pid $!
+wait_until 10 sh -c "ip netns exec '$NS_B' ss -Hltn 'sport = :5201' | grep -q ."
+ip netns exec "$NS_A" /usr/bin/python3 -c '
+import socket, sys, time
+c = socket.create_connection((sys.argv[2], 5201), source_address=(sys.argv[1], 0))
+chunk = b"y" * (1 << 20)
+while True:
+    for _ in range(12):
+        c.sendall(chunk)
+        time.sleep(1 / 12)
+' "$HEAD_ADDR" "$WORKER_ADDR" &
+BULK=$!
+track_pid $BULK
+cdp wait 'document.querySelector("#fabric tbody tr")?.dataset.outcome == "warn"' 60 >/dev/null ||
+        fail "fabric.worker.transport never warned on the page: $(cdp eval 'document.getElementById("fabric").innerText' 2>&1)"
+assert_eq "$(cdp eval 'document.querySelector("#fabric tbody tr").cells[1].textContent')" "fallback to TCP" "the transport"
+assert_contains "$(cdp eval 'document.querySelector("#fabric tbody tr").cells[3].textContent')" "fell back to sockets" \
+        "the fallback's summary"
+cdp screenshot "$SHOTS/halod-page-fallback.png"
+stop_pid $BULK
 
 HARNESS_STEP="a drift appears without a reload"
 log "$HARNESS_STEP"
