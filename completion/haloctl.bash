@@ -6,9 +6,9 @@
 # tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table.
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --color --help --version"
+_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --color --help --version"
 # Options that take a value (the next word, or after "=").
-_haloctl_options_arg="--node --only --root --backend --color"
+_haloctl_options_arg="--node --only --root --backend --color --format --slots --port"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
 _haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. helper peer."
@@ -96,6 +96,13 @@ _haloctl() {
         case $prev in
         --color)
                 mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
+                return 0
+                ;;
+        --format)
+                mapfile -t COMPREPLY < <(compgen -W "env hostfile llama-rpc ray" -- "$cur")
+                return 0
+                ;;
+        --slots | --port)
                 return 0
                 ;;
         --backend)

@@ -61,6 +61,8 @@ int verb_env(int argc, char *argv[]) {
         if (r != 0)
                 return r;
 
+        if (arg_launch_format >= 0)
+                return print_launch_file(p, node);
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
         if (arg_cdi)
                 return print_cdi(&c);

@@ -35,7 +35,7 @@ static const Verb verbs[] = {
         { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
         { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
         { "unadopt", verb_unadopt, "[PROFILE]", "Give links back to what apply --adopt took them from" },
-        { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables for this node" },
+        { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables, or a launch file" },
         { "probe", verb_probe, "[NODE] [PROFILE]", "Latency and throughput to the other nodes (fabric)" },
         /* -- end verb table -- */
 };
@@ -72,6 +72,10 @@ static void help(void) {
                "     --backend NAME  apply: networkmanager, networkd or netlink (default: networkmanager when\n"
                "                     it runs, else networkd when it runs, else netlink)\n"
                "     --cdi           env: print the Container Device Interface spec (halod.io/fabric)\n"
+               "     --format FMT    env: env (the variables), hostfile (MPI), llama-rpc (llama.cpp --rpc),\n"
+               "                     ray (RAY_ADDRESS of the first node, RAY_NODE_IP_ADDRESS)\n"
+               "     --slots N       env --format=hostfile: slots= of every node (default 1)\n"
+               "     --port PORT     env --format=llama-rpc (default 50052), ray (default 6379)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
                "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
@@ -91,6 +95,9 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_BACKEND,
                 ARG_CDI,
                 ARG_COLOR,
+                ARG_FORMAT,
+                ARG_SLOTS,
+                ARG_PORT,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -104,6 +111,9 @@ static int parse_argv(int argc, char *argv[]) {
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "cdi", no_argument, NULL, ARG_CDI },
                 { "color", required_argument, NULL, ARG_COLOR },
+                { "format", required_argument, NULL, ARG_FORMAT },
+                { "slots", required_argument, NULL, ARG_SLOTS },
+                { "port", required_argument, NULL, ARG_PORT },
                 {},
         };
         int c;
@@ -160,6 +170,18 @@ static int parse_argv(int argc, char *argv[]) {
                                 return -EINVAL;
                         }
                         break;
+                case ARG_FORMAT:
+                        if (parse_env_format(optarg) < 0)
+                                return -EINVAL;
+                        break;
+                case ARG_SLOTS:
+                        if (parse_slots(optarg) < 0)
+                                return -EINVAL;
+                        break;
+                case ARG_PORT:
+                        if (parse_port(optarg) < 0)
+                                return -EINVAL;
+                        break;
                 case '?':
                         return -EINVAL;
                 default:
@@ -204,6 +226,9 @@ static int run(int argc, char *argv[]) {
                 fprintf(stderr, "--cdi prints the CDI spec, which is JSON already: drop --json.\n");
                 return EX_USAGE;
         }
+
+        if (check_env_format_options(verb) < 0)
+                return EX_USAGE;
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, verb))

@@ -72,6 +72,19 @@ int verb_env(int argc, char *argv[]);
 int verb_probe(int argc, char *argv[]);
 /* -- end verbs -- */
 
+/* daemon/haloctl-env-launch.c: env --format=hostfile|llama-rpc|ray and its options. */
+extern int arg_launch_format; /* a LaunchFormat (export/launch-files.h); -1: --format=env */
+extern unsigned arg_slots;    /* env --slots; 0: not given (1) */
+extern unsigned arg_port;     /* env --port; 0: not given (the format's default) */
+/* Each parses its option into arg_*, or says what is wrong and returns -EINVAL. */
+int parse_env_format(const char *s);
+int parse_slots(const char *s);
+int parse_port(const char *s);
+/* Refuses the launch-file options where they do not apply, saying why; -EINVAL then. */
+int check_env_format_options(const char *verb);
+/* Prints the launch file arg_launch_format for self, or its JSON; the exit code. */
+int print_launch_file(const Profile *p, const ProfileNode *self);
+
 /* For plan (daemon/haloctl-adopt.c): what apply --adopt would take over on the plan's links; 0, or the
  * exit code after saying why (a failure to ask is only a warning without --adopt). */
 int plan_find_adoptions(const Plan *plan, Adoptions *ret);

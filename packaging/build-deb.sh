@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Builds halod's Debian package: copies the source tree (without build directories) and
 # packaging/debian/ as its debian/ into a temporary directory, runs `dpkg-buildpackage -us -uc -b`
-# there and puts the .deb into OUTDIR. Prints the path of the .deb on stdout, the build's log on
-# stderr only when it fails.
+# there and puts the .debs into OUTDIR: halod's and, beside it, halod-cockpit's (the Cockpit page).
+# Prints the path of halod's .deb on stdout, the build's log on stderr only when it fails.
 #
 # Usage: packaging/build-deb.sh [--nocheck] [OUTDIR]      (OUTDIR defaults to the current directory)
 #   --nocheck: DEB_BUILD_OPTIONS=nocheck, without the unit, fuzz and cli suites (the e2e uses it;
@@ -84,8 +84,9 @@ fi
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 deb=halod_${version}_$arch.deb
 [ -f "$tmp/$deb" ] || { echo "build-deb.sh: dpkg-buildpackage made no $deb" >&2; exit 1; }
+[ -f "$tmp/halod-cockpit_${version}_all.deb" ] || { echo "build-deb.sh: dpkg-buildpackage made no halod-cockpit_${version}_all.deb" >&2; exit 1; }
 mkdir -p "$outdir"
-mv "$tmp/$deb" "$outdir/"
+mv "$tmp/$deb" "$tmp/halod-cockpit_${version}_all.deb" "$outdir/"
 # The build's log beside it, for the test to read what the check ran.
 mv "$tmp/build.log" "$outdir/${deb%.deb}.build.log"
 echo "$outdir/$deb"

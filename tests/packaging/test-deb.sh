@@ -65,7 +65,18 @@ fi
 
 # 4. The file lists: the package's (no directories) against meson's.
 (cd "$tmp/meson-root" && find . ! -type d -printf '/%P\n') | LC_ALL=C sort >"$tmp/meson.list"
-dpkg-deb -c "$deb" >"$tmp/contents"
+# halod-cockpit (the Cockpit page) is built beside it: the two together hold what meson installs.
+cockpit_deb=$(dirname "$deb")/halod-cockpit_${deb_version}_all.deb
+[ -f "$cockpit_deb" ] || { echo "FAIL: packaging/build-deb.sh made no $cockpit_deb" >&2; exit 1; }
+dpkg-deb -c "$cockpit_deb" | awk '$6 !~ /^\.\/usr\/share\/doc\/halod-cockpit\// && $1 !~ /^d/ { print $6 }' >"$tmp/cockpit.list"
+grep -vqE '^\./usr/share/cockpit/halod/[^/]+$' "$tmp/cockpit.list" &&
+        fail "halod-cockpit has files outside /usr/share/cockpit/halod: $(cat "$tmp/cockpit.list")"
+grep -qx './usr/share/cockpit/halod/manifest.json' "$tmp/cockpit.list" || fail "halod-cockpit has no manifest.json"
+for p in cockpit-bridge halod; do
+        grep -qE "(^|, )$p( |,|$)" <<<"$(dpkg-deb -f "$cockpit_deb" Depends)" ||
+                fail "halod-cockpit's Depends lacks $p: $(dpkg-deb -f "$cockpit_deb" Depends)"
+done
+{ dpkg-deb -c "$deb"; dpkg-deb -c "$cockpit_deb" | grep -v ' ./usr/share/doc/halod-cockpit/'; } >"$tmp/contents"
 : >"$tmp/deb.list"
 : >"$tmp/allowed.list"
 while read -r perms _owner _size _date _time path _; do

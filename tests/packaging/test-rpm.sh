@@ -130,7 +130,15 @@ fi
 
 # 5. The file lists: the RPM's (no directories) against meson's.
 (cd "$tmp/meson-root" && find . ! -type d -printf '/%P\n') | LC_ALL=C sort >"$tmp/meson.list"
-rpm -qp --qf '[%{FILEMODES:perms}|%{FILEFLAGS:fflags}|%{FILENAMES}\n]' "$rpmfile" >"$tmp/rpm.raw"
+# halod-cockpit (noarch, the Cockpit page) holds the rest of what meson installs.
+shopt -s nullglob
+cockpit_rpms=("$tmp"/rpm/RPMS/noarch/halod-cockpit-"$PROJECT_VERSION"-*.rpm)
+shopt -u nullglob
+[ ${#cockpit_rpms[@]} -eq 1 ] || { fail "expected one halod-cockpit-$PROJECT_VERSION RPM, found: ${cockpit_rpms[*]:-none}"; exit 1; }
+rpm -qp --requires "${cockpit_rpms[0]}" | grep -q '^cockpit-bridge' || fail "halod-cockpit does not require cockpit-bridge"
+rpm -qp --qf '[%{FILENAMES}\n]' "${cockpit_rpms[0]}" | grep -vE '^/usr/share/cockpit/halod(/[^/]+)?$|^/usr/share/licenses/' &&
+        fail "halod-cockpit has files outside /usr/share/cockpit/halod"
+rpm -qp --qf '[%{FILEMODES:perms}|%{FILEFLAGS:fflags}|%{FILENAMES}\n]' "$rpmfile" "${cockpit_rpms[0]}" >"$tmp/rpm.raw"
 : >"$tmp/rpm.list"
 : >"$tmp/allowed.list"
 while IFS='|' read -r perms flags path; do
