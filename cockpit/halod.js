@@ -112,7 +112,7 @@ function renderPeers(checks) {
     $("peers-empty").hidden = rows.length > 0;
 }
 
-/* fabric.<node>.transport: actual is the verdict (idle, rdma, tcp-bulk, fallback), summary the
+/* fabric.<node>.transport: actual is the verdict (idle, rdma, tcp-bulk, fallback, cannot-tell), summary the
  * volumes and the QP holders (halod(8), FABRIC USE). */
 function renderFabric(checks) {
     const rows = checks

@@ -6,12 +6,16 @@
  * then announce 127.0.1.1 to their peers, who cannot reach it. */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "basic/etc-hosts.h"
 #include "check/check-hosts.h"
 #include "check/check-node.h"
 
 #define NODE_HOSTNAME_ID "node.hostname"
+/* The field separators of an /etc/hosts line, as glibc's files module reads it. */
+#define WHITESPACE " \t\r"
 
 static bool is_loopback(struct in_addr a) {
         return (ntohl(a.s_addr) >> 24) == 127;
@@ -34,6 +38,61 @@ static void fabric_address(const ProfileNode *n, char buf[static INET_ADDRSTRLEN
                 snprintf(buf, INET_ADDRSTRLEN, "FABRIC-ADDRESS");
 }
 
+/* The length of name up to its first dot: its host label. */
+static size_t host_label_length(const char *name) {
+        return strcspn(name, ".");
+}
+
+/* Whether an /etc/hosts line names anything other than this host (its name, or a name of the same host
+ * label: halo-1 and halo-1.lab.example), such as localhost: then the fix is not to rewrite the line,
+ * which would take that name off the loopback address too. 1, 0 or -ENOMEM. */
+static int line_has_other_names(const char *line, const char *name) {
+        _cleanup_(freep) char *copy = strdup(line);
+        size_t label = host_label_length(name);
+        char *save = NULL, *field, *hash;
+
+        if (!copy)
+                return -ENOMEM;
+        hash = strchr(copy, '#');
+        if (hash)
+                *hash = '\0';
+        if (!strtok_r(copy, WHITESPACE, &save)) /* the address */
+                return 0;
+        while ((field = strtok_r(NULL, WHITESPACE, &save)))
+                if (host_label_length(field) != label || strncasecmp(field, name, label) != 0)
+                        return 1;
+        return 0;
+}
+
+/* The fix for a loopback line: rewrite it when it names only this host, else take the name off it. */
+static int loopback_fix(const char *name, const char *line, const char *lo, const char *fabric, char **ret) {
+        int r = line_has_other_names(line, name);
+
+        if (r < 0)
+                return r;
+        if (r > 0)
+                return asprintf(
+                               ret,
+                               "take %s off that line (its other names stay) and add \"%s %s\" to " ETC_HOSTS_PATH
+                               ", this node's fabric address instead of %s",
+                               name,
+                               fabric,
+                               name,
+                               lo) < 0
+                        ? -ENOMEM
+                        : 0;
+        return asprintf(
+                       ret,
+                       "make that line \"%s %s\" in " ETC_HOSTS_PATH
+                       ", this node's fabric address instead of %s%s",
+                       fabric,
+                       name,
+                       streq(lo, "127.0.1.1") ? "Debian's " : "",
+                       lo) < 0
+                ? -ENOMEM
+                : 0;
+}
+
 /* The name resolves to loopback (first): fails where the cluster uses names, else warns; names the
  * /etc/hosts line that says so (number 0: no line does, another NSS module answered). */
 static int judge_loopback(
@@ -45,7 +104,7 @@ static int judge_loopback(
         unsigned number,
         const char *line,
         CheckList *out) {
-        _cleanup_(freep) char *where = NULL;
+        _cleanup_(freep) char *where = NULL, *fix = NULL;
         char lo[INET_ADDRSTRLEN], fabric[INET_ADDRSTRLEN];
         bool used = names_in_use(c);
 
@@ -53,6 +112,11 @@ static int judge_loopback(
         fabric_address(c->node, fabric);
         if (number > 0 ? asprintf(&where, "line %u of " ETC_HOSTS_PATH ", \"%s\"", number, line) < 0
                        : asprintf(&where, "no line of " ETC_HOSTS_PATH " (another NSS module answered)") < 0)
+                return -ENOMEM;
+        if (number > 0
+                    ? loopback_fix(name, line, lo, fabric, &fix) < 0
+                    : asprintf(&fix, "add \"%s %s\" in " ETC_HOSTS_PATH " before other lines", fabric, name) <
+                            0)
                 return -ENOMEM;
         return check_list_add(
                 out,
@@ -62,18 +126,14 @@ static int judge_loopback(
                 actual,
                 "this node's hostname %s resolves to the loopback address %s (looked up through %s; %s): "
                 "Gloo (torch.distributed) and MPI launchers that resolve their own name announce %s to the "
-                "%s, who cannot reach it; %s \"%s %s\" in " ETC_HOSTS_PATH "%s",
+                "%s, who cannot reach it; %s",
                 name,
                 lo,
                 source,
                 where,
                 lo,
                 used ? "other nodes" : "other nodes (this profile names none, but a workload may)",
-                number > 0 ? "make that line" : "add",
-                fabric,
-                name,
-                number > 0 ? ", this node's fabric address instead of Debian's 127.0.1.1"
-                           : " before other lines");
+                fix);
 }
 
 static int judge(const NodeContext *c, const SnapshotHost *facts, const char *name, CheckList *out) {

@@ -280,7 +280,8 @@ static void build_health(ProfileErrors *e, const YNode *n, ProfileHealth *h) {
                 (void) ynode_get_bool(e, v, "health.peers", &h->peers);
 
         v = ynode_map_get(n, "port");
-        /* halod runs as the user halod without CAP_NET_BIND_SERVICE: it could not bind a lower port. */
+        /* Below 1024 are the well-known services' ports; the probe port (peer_probe_port()) is the only
+         * privileged port halod takes, with the CAP_NET_BIND_SERVICE its unit gives it for that. */
         if (v && ynode_get_uint(e, v, "health.port", 1024, 65535, "a UDP port from 1024 to 65535", &u))
                 h->port = (uint16_t) u;
 

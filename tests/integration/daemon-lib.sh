@@ -55,20 +55,47 @@ health: { interval: 60s, peers: $peers }
 EOF
 }
 
+# dm_hosts_file NODE PROFILE: write an /etc/hosts for NODE's halod and print its path. The machine's
+# own name maps to NODE's first fabric address, as node.hostname wants it: the host's own /etc/hosts
+# (Debian's "127.0.1.1 HOSTNAME", a container's "127.0.0.1 HOSTNAME") is no fact of the test, and
+# would leave every test's halod degraded by node.hostname. Without an address (a profile that does
+# not load) only localhost is there.
+dm_hosts_file() {
+        local node=$1 profile=$2 file=$TEST_DIR/hosts-$1 address
+        address=$("$BUILD_DIR/daemon/haloctl" --json validate --node "$node" "$profile" 2>/dev/null |
+                /usr/bin/python3 -c 'import json, sys
+try:
+    links = json.load(sys.stdin)["profile"]["nodes"][sys.argv[1]]["links"]
+    print(next(iter(links.values()))["address"].split("/")[0])
+except (ValueError, KeyError, TypeError, StopIteration):
+    pass' "$node")
+        {
+                printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n'
+                [ -z "$address" ] || printf '%s\t%s\n' "$address" "$(hostname)"
+        } >"$file"
+        chmod 0644 "$file"
+        echo "$file"
+}
+
 # dm_start_halod NS NODE PROFILE [WRAPPER...]: start halod (under WRAPPER, e.g. valgrind) as NODE in
 # namespace NS with the netlink backend and a NOTIFY_SOCKET receiver, on the bus that
 # DBUS_SYSTEM_BUS_ADDRESS names. fabric.env goes to $RUNTIME_DIRECTORY when it is set (as systemd
 # sets it), else to --runtime-dir $TEST_DIR/run-NODE: never to the host's /run/halod; the CDI spec to
-# --cdi-dir $TEST_DIR/cdi-NODE, never to the host's /run/cdi. Sets HALOD_PID,
+# --cdi-dir $TEST_DIR/cdi-NODE, never to the host's /run/cdi. halod sees the /etc/hosts of
+# dm_hosts_file, bind-mounted in a mount namespace of its own. Sets HALOD_PID,
 # HALOD_LOG (its stderr) and NOTIFY_OUT (one datagram per line).
 dm_start_halod() {
-        local ns=$1 node=$2 profile=$3 runtime=()
+        local ns=$1 node=$2 profile=$3 runtime=() hosts
         shift 3
         [ -n "${RUNTIME_DIRECTORY:-}" ] || runtime=(--runtime-dir "$TEST_DIR/run-$node")
         NOTIFY_OUT=$TEST_DIR/notify-$node.out
         HALOD_LOG=$TEST_DIR/logs/halod-$node.log
+        hosts=$(dm_hosts_file "$node" "$profile")
         start_notify_receiver "$TEST_DIR/notify-$node.sock" "$NOTIFY_OUT"
-        ip netns exec "$ns" env NOTIFY_SOCKET="$TEST_DIR/notify-$node.sock" HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
+        # unshare and sh exec, so that HALOD_PID is halod's.
+        ip netns exec "$ns" unshare --mount --propagation private \
+                sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$hosts" \
+                env NOTIFY_SOCKET="$TEST_DIR/notify-$node.sock" HALOD_LOG_LEVEL=${HALOD_LOG_LEVEL:-info} \
                 "$@" "$BUILD_DIR/daemon/halod" --profile "$profile" --node "$node" --backend netlink \
                 "${runtime[@]}" --cdi-dir "$TEST_DIR/cdi-$node" >"$HALOD_LOG" 2>&1 </dev/null &
         HALOD_PID=$!

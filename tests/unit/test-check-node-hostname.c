@@ -40,6 +40,16 @@ static const char fedora_hosts[] =
         "127.0.0.1   localhost localhost.localdomain localhost4 localhost4.localdomain4\n"
         "::1         localhost localhost.localdomain localhost6 localhost6.localdomain6\n";
 
+/* The Gentoo Handbook's example (Configuring the system, "Host information"): the host's names on the
+ * localhost line, "127.0.0.1 tux.homenetwork tux localhost". */
+static const char gentoo_hosts[] = "127.0.0.1\thalo-1.lab.example halo-1 localhost\n";
+
+/* A container's, as gVisor and this machine's sandbox write it: the hostname on a 127.0.0.1 line of its
+ * own. */
+static const char container_hosts[] =
+        "127.0.0.1 localhost\n"
+        "127.0.0.1 halo-1\n";
+
 static const char fixed_hosts[] =
         "127.0.0.1\tlocalhost\n"
         "192.168.100.1\thalo-1.lab.example\thalo-1\n";
@@ -122,6 +132,26 @@ static void test_cases(void) {
                   CHECK_FAIL,
                   "127.0.1.1",
                   "make that line \"192.168.100.1 halo-1.lab.example\"" },
+                /* Rewriting that line would take localhost off 127.0.0.1 too. */
+                { "the hostname on the localhost line",
+                  gentoo_hosts,
+                  "halo-1\n",
+                  named_yaml,
+                  CHECK_FAIL,
+                  "127.0.0.1",
+                  "line 1 of /etc/hosts, \"127.0.0.1\thalo-1.lab.example halo-1 localhost\"): Gloo "
+                  "(torch.distributed) and MPI launchers that resolve their own name announce 127.0.0.1 to the "
+                  "other nodes, who cannot reach it; take halo-1 off that line (its other names stay) and add "
+                  "\"192.168.100.1 halo-1\" to /etc/hosts, this node's fabric address instead of 127.0.0.1" },
+                { "a line of its own on 127.0.0.1",
+                  container_hosts,
+                  "halo-1\n",
+                  named_yaml,
+                  CHECK_FAIL,
+                  "127.0.0.1",
+                  "line 2 of /etc/hosts, \"127.0.0.1 halo-1\"): Gloo (torch.distributed) and MPI launchers that "
+                  "resolve their own name announce 127.0.0.1 to the other nodes, who cannot reach it; make that "
+                  "line \"192.168.100.1 halo-1\" in /etc/hosts, this node's fabric address instead of 127.0.0.1" },
                 { "Fedora",
                   fedora_hosts,
                   "halo-1\n",
