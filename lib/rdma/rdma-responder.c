@@ -48,6 +48,7 @@ struct RdmaResponder {
         uint64_t share_usec;
         RdmaSession *session;
         RdmaWaiter waiter;
+        uint64_t halod_busy_usec; /* when a peer's halod was last told busy */
         RdmaResponderStats stats;
         char last_error[RDMA_ERROR_MAX];
 };
@@ -274,9 +275,18 @@ static bool may_start(RdmaResponder *r, struct in_addr source, bool from_halod, 
         if (waiter)
                 r->waiter.last_usec = t;
 
-        /* A peer's halod first, over anyone else's session and before any waiter. */
-        if (from_halod)
-                return !r->session || !r->session->from_halod;
+        /* A peer's halod first, before any waiter; over anyone else's session once that has had its
+         * share, so that a haloctl probe on the peer (whose run is shorter) is not cut off every round
+         * by its own node's halod, while no user there holds peer.<node>.rdma off for longer. */
+        if (from_halod) {
+                if (!r->session || (!r->session->from_halod && t - r->session->started_usec >= r->share_usec))
+                        return true;
+                r->halod_busy_usec = t;
+                return false;
+        }
+        /* A waiting halod goes before the waiter. */
+        if (r->halod_busy_usec > 0 && t - r->halod_busy_usec <= RDMA_RESPONDER_WAITER_USEC)
+                return false;
         if (!r->session) {
                 if (r->waiter.waiting && !waiter)
                         return false; /* the slot is kept for the prober that waited */

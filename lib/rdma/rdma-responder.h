@@ -25,8 +25,10 @@
  * RDMA_PROBE_WRITE_USEC_DEFAULT, and shorter than a prober waits, RDMA_PROBE_BUSY_WAIT_USEC_DEFAULT),
  * and that prober is served next: the free slot is kept for it while it keeps asking (a hello every
  * RDMA_PROBE_BUSY_RETRY_USEC; kept RDMA_RESPONDER_WAITER_USEC after its last). A hello from a peer's
- * halod (its probe port, which no other user of the peer can send from) takes over a session of
- * anyone else at once: peer.<node>.rdma is never held off by a local user of a peer. */
+ * halod (its probe port, which no other user of the peer can send from) goes before that prober and
+ * takes over a session of anyone else once it has had the same share: peer.<node>.rdma is held off
+ * by a local user of a peer for one share at most, and a haloctl probe run on the peer is not cut off
+ * by that node's own round. */
 #define RDMA_RESPONDER_SHARE_USEC (8U * 1000U * 1000U)
 #define RDMA_RESPONDER_WAITER_USEC (1U * 1000U * 1000U)
 

@@ -503,18 +503,25 @@ static void test_fair_sharing(void) {
         /* Its bye ends the session on the responder's thread. */
         (void) wait_idle(rr);
         /* The holder again; then the peer's halod from its probe port (held as halod holds it, which
-         * takes root here), asking once: it takes the session over. */
+         * takes root here). Asking once, before the session has had its share, it is told busy (a
+         * haloctl probe on its node is not cut off by its round); asking on, it takes the session
+         * over after the share, not after the holder's hour. */
         ASSERT_OK(peer_rdma_hello(
                 addr("127.0.0.2"), 0, addr("127.0.0.1"), r.port, &self, &h2, 1000000, &peer, &reply));
         ASSERT_INT_EQ(reply.status, PEER_RDMA_OK);
         ASSERT_INT_EQ(geteuid(), 0);
         guard = peer_probe_port_hold(r.port);
         ASSERT_OK(guard);
+        rdma_responder_set_share(rr, 3600U * 1000U * 1000U);
         p = params(d, &self, r.port);
         p.source_port = peer_probe_port(r.port);
         p.pings = 8;
         p.write_path_mtu = true;
         p.busy_wait_usec = UINT64_MAX;
+        ASSERT_OK(rdma_probe(&p, &e, &res));
+        ASSERT_INT_EQ(res.peer_status, PEER_RDMA_BUSY);
+        rdma_responder_set_share(rr, 200U * 1000U);
+        p.busy_wait_usec = 30U * 1000U * 1000U;
         ASSERT_OK(rdma_probe(&p, &e, &res));
         ASSERT_INT_EQ(res.peer_status, PEER_RDMA_OK);
 
