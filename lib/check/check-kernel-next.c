@@ -44,6 +44,17 @@ static int describe_boot_config(const BootConfig *b, char **ret) {
         return r < 0 ? -ENOMEM : 0;
 }
 
+/* What each of kernel.cmdline-next's verdicts is about: the next boot's configuration and where that
+ * boot is (describe_boot_config()), the profile's required parameters and, joined, what the check
+ * expects; out takes the verdict. */
+typedef struct NextBoot {
+        const BootConfig *boot;
+        char **required;
+        const char *expected;
+        const char *where;
+        CheckList *out;
+} NextBoot;
+
 /* What writes the next boot's command line anew at every kernel update, and from which file. */
 typedef struct NextWriter {
         const char *cmdline; /* what it would write */
@@ -56,13 +67,7 @@ typedef struct NextWriter {
 /* The next boot carries every parameter, but what its next writer would write does not: every kernel
  * update runs it, and the boot after it comes up without them. Adds a warning and returns 1; 0 when
  * there is nothing to say. */
-static int warn_next_writer_lacks(
-        const NextWriter *w,
-        const BootConfig *boot,
-        char **required,
-        const char *expected,
-        const char *where,
-        CheckList *out) {
+static int warn_next_writer_lacks(const NextBoot *n, const NextWriter *w) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *k = NULL;
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL;
@@ -73,7 +78,7 @@ static int warn_next_writer_lacks(
                 return r;
         if (r < 0)
                 return 0;
-        r = unmet_requirements(k, required, &unmet);
+        r = unmet_requirements(k, n->required, &unmet);
         if (r < 0)
                 return r;
         if (!unmet)
@@ -82,15 +87,15 @@ static int warn_next_writer_lacks(
         if (!list)
                 return -ENOMEM;
         r = check_list_add(
-                out,
+                n->out,
                 "kernel.cmdline-next",
                 CHECK_WARN,
-                expected,
-                boot->cmdline,
+                n->expected,
+                n->boot->cmdline,
                 "the next boot (%s) carries all %zu required parameters, but %s lacks %s: the next %s "
                 "(every kernel update runs it) writes %s without them; %s",
-                where,
-                strv_length(required),
+                n->where,
+                strv_length(n->required),
                 w->file,
                 list,
                 w->tool,
@@ -101,17 +106,11 @@ static int warn_next_writer_lacks(
 
 /* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
  * parameters taken out of the file since): the next update-grub writes grub.cfg without them. */
-static int check_grub_cfg_kept(
-        const NodeContext *c,
-        const BootConfig *boot,
-        char **required,
-        const char *expected,
-        const char *where,
-        CheckList *out) {
+static int check_grub_cfg_kept(const NodeContext *c, const NextBoot *n) {
         _cleanup_(boot_config_freep) BootConfig *grub = NULL;
         int r;
 
-        if (boot->source != BOOT_CONFIG_GRUB_CFG)
+        if (n->boot->source != BOOT_CONFIG_GRUB_CFG)
                 return 0;
         r = boot_config_load_grub_default(c->host, &grub, NULL);
         if (r == -ENOMEM)
@@ -119,71 +118,59 @@ static int check_grub_cfg_kept(
         if (r < 0)
                 return 0;
         return warn_next_writer_lacks(
+                n,
                 &(NextWriter){ .cmdline = grub->cmdline,
                                .file = grub->path,
                                .tool = boot_loader_tool(c->host, BOOT_LOADER_GRUB),
                                .writes = "grub.cfg",
-                               .fix = "add them to GRUB_CMDLINE_LINUX there" },
-                boot,
-                required,
-                expected,
-                where,
-                out);
+                               .fix = "add them to GRUB_CMDLINE_LINUX there" });
 }
 
 /* systemd-boot's entry carries them, but what the next `kernel-install add` writes does not. */
-static int check_install_kept(
-        const NodeContext *c,
-        const BootConfig *boot,
-        char **required,
-        const char *expected,
-        const char *where,
-        CheckList *out) {
+static int check_install_kept(const NodeContext *c, const NextBoot *n) {
+        const BootConfig *boot = n->boot;
+
         if (boot->loader != BOOT_LOADER_SYSTEMD_BOOT || boot->source != BOOT_CONFIG_BLS ||
             !boot->install_cmdline)
                 return 0;
         return warn_next_writer_lacks(
+                n,
                 &(NextWriter){ .cmdline = boot->install_cmdline,
                                .file = boot->install_source,
                                .tool = boot_loader_tool(c->host, BOOT_LOADER_SYSTEMD_BOOT),
                                .writes = "entries",
                                .fix = streq(boot->install_source, KERNEL_CMDLINE_FILE)
                                        ? "add them there"
-                                       : "write the whole command line, with them, into " KERNEL_CMDLINE_FILE },
-                boot,
-                required,
-                expected,
-                where,
-                out);
+                                       : "write the whole command line, with them, into " KERNEL_CMDLINE_FILE });
 }
 
 /* No boot loader entry was found: /etc/kernel/cmdline tells only what kernel-install writes into the
  * next one, not what the next boot gets. */
-static int next_boot_install_only(
-        const BootConfig *boot, char **required, char **missing, const char *expected, CheckList *out) {
+static int next_boot_install_only(const NextBoot *n, char **missing) {
+        const BootConfig *boot = n->boot;
         _cleanup_(freep) char *list = NULL;
 
         if (!missing)
                 return check_list_add(
-                        out,
+                        n->out,
                         "kernel.cmdline-next",
                         CHECK_WARN,
-                        expected,
+                        n->expected,
                         boot->cmdline,
                         "no boot loader entry found (looked for " BOOT_CONFIG_SEARCHED
                         "): cannot tell what the next "
                         "boot gets; %s, which kernel-install writes into new entries, carries all %zu required "
                         "parameters",
                         boot->path,
-                        strv_length(required));
+                        strv_length(n->required));
         list = strv_join(missing, ", ");
         if (!list)
                 return -ENOMEM;
         return check_list_add(
-                out,
+                n->out,
                 "kernel.cmdline-next",
                 CHECK_FAIL,
-                expected,
+                n->expected,
                 boot->cmdline,
                 "%s, which kernel-install writes into new entries (no boot loader entry was found to read), lacks "
                 "%s: add them to %s, then reinstall the kernel (kernel-install add)",
@@ -225,23 +212,23 @@ static int next_boot_unreadable(const SnapshotHost *h, const char *expected, Che
 }
 
 /* GRUB_DEFAULT=saved and an unreadable grubenv: the entry judged is only the likeliest one. */
-static int next_boot_unsure(
-        const BootConfig *boot, char **required, char **missing, const char *expected, CheckList *out) {
+static int next_boot_unsure(const NextBoot *n, char **missing) {
+        const BootConfig *boot = n->boot;
         _cleanup_(freep) char *list = NULL, *seen = NULL;
         int r;
 
         list = strv_join(missing, ", ");
         if (!list)
                 return -ENOMEM;
-        r = !missing ? asprintf(&seen, "carries all %zu required parameters", strv_length(required))
+        r = !missing ? asprintf(&seen, "carries all %zu required parameters", strv_length(n->required))
                      : asprintf(&seen, "lacks %s", list);
         if (r < 0)
                 return -ENOMEM;
         return check_list_add(
-                out,
+                n->out,
                 "kernel.cmdline-next",
                 CHECK_WARN,
-                expected,
+                n->expected,
                 boot->cmdline,
                 "could not look at which entry boots next: %s, and GRUB_DEFAULT=saved boots the one its "
                 "saved_entry names; `sudo haloctl check --only kernel.cmdline-next` reads it. The first "
@@ -253,69 +240,55 @@ static int next_boot_unsure(
 }
 
 /* The next boot carries every required parameter: whether the running kernel does too. */
-static int next_boot_carries(
-        const NodeContext *c,
-        Snapshot *s,
-        char **required,
-        const char *expected,
-        const char *where,
-        CheckList *out) {
-        const BootConfig *boot = s->host.boot;
+static int next_boot_carries(const NodeContext *c, Snapshot *s, const NextBoot *n) {
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL;
         int r;
 
-        r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+        r = check_grub_cfg_kept(c, n);
         if (r == 0)
-                r = check_install_kept(c, boot, required, expected, where, out);
+                r = check_install_kept(c, n);
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
         r = snapshot_read(s, SNAPSHOT_CMDLINE);
         if (r >= 0 && s->host.cmdline_error >= 0)
-                r = unmet_requirements(s->host.cmdline_parsed, required, &unmet);
+                r = unmet_requirements(s->host.cmdline_parsed, n->required, &unmet);
         if (r < 0)
                 return r;
         if (s->host.cmdline_error >= 0 && !unmet)
                 return check_list_add(
-                        out,
+                        n->out,
                         "kernel.cmdline-next",
                         CHECK_PASS,
-                        expected,
-                        boot->cmdline,
+                        n->expected,
+                        n->boot->cmdline,
                         "the next boot (%s) carries all %zu required parameters",
-                        where,
-                        strv_length(required));
+                        n->where,
+                        strv_length(n->required));
 
         list = unmet ? strv_join(unmet, ", ") : strdup("the required parameters");
         if (!list)
                 return -ENOMEM;
         return check_list_add(
-                out,
+                n->out,
                 "kernel.cmdline-next",
                 CHECK_WARN,
-                expected,
-                boot->cmdline,
+                n->expected,
+                n->boot->cmdline,
                 "reboot pending: the next boot (%s) carries %s, the running kernel does not",
-                where,
+                n->where,
                 list);
 }
 
 /* The next boot lacks some: which, and how to add them where this boot configuration keeps them. */
-static int next_boot_lacks(
-        const Host *h,
-        const BootConfig *boot,
-        const KernelCmdline *next,
-        char **required,
-        char **missing,
-        const char *expected,
-        const char *where,
-        CheckList *out) {
+static int next_boot_lacks(const Host *h, const KernelCmdline *next, char **missing, const NextBoot *n) {
+        const BootConfig *boot = n->boot;
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL, *fix = NULL, *vars = NULL;
         int r;
 
-        r = unmet_requirements(next, required, &unmet);
+        r = unmet_requirements(next, n->required, &unmet);
         if (r < 0)
                 return r;
         r = kernel_next_how_to_fix(h, boot, unmet, &fix);
@@ -331,13 +304,13 @@ static int next_boot_lacks(
                         return -ENOMEM;
         }
         return check_list_add(
-                out,
+                n->out,
                 "kernel.cmdline-next",
                 CHECK_FAIL,
-                expected,
+                n->expected,
                 boot->cmdline,
                 "the next boot (%s)%s lacks %s: %s",
-                where,
+                n->where,
                 strempty(vars),
                 list,
                 fix);
@@ -349,6 +322,7 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         _cleanup_(freep) char *expected = NULL, *where = NULL;
         char **required = kernel_required_params(c);
         const BootConfig *boot;
+        NextBoot n;
         int r, n_missing;
 
         if (strv_length(required) == 0)
@@ -395,11 +369,12 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         if (n_missing < 0)
                 return n_missing;
 
+        n = (NextBoot){ .boot = boot, .required = required, .expected = expected, .where = where, .out = out };
         if (boot->source == BOOT_CONFIG_KERNEL_CMDLINE)
-                return next_boot_install_only(boot, required, missing, expected, out);
+                return next_boot_install_only(&n, missing);
         if (boot->unread)
-                return next_boot_unsure(boot, required, missing, expected, out);
+                return next_boot_unsure(&n, missing);
         if (n_missing == 0)
-                return next_boot_carries(c, s, required, expected, where, out);
-        return next_boot_lacks(c->host, boot, next, required, missing, expected, where, out);
+                return next_boot_carries(c, s, &n);
+        return next_boot_lacks(c->host, next, missing, &n);
 }

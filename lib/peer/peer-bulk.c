@@ -84,17 +84,11 @@ static int listen_one(PeerBulkServer *s, const struct in_addr *addr, uint16_t po
         return 0;
 }
 
-static int sink_new(
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerBulkServer **ret) {
+static int sink_new(const PeerEndpoints *e, PeerBulkServer **ret) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         int r;
 
-        if (n_locals == 0 || port == 0)
+        if (e->n_locals == 0 || e->port == 0)
                 return -EINVAL;
 
         s = calloc(1, sizeof(*s));
@@ -113,35 +107,29 @@ static int sink_new(
         if (r < 0)
                 return r;
 
-        s->listen_fds = calloc(n_locals, sizeof(int));
-        s->locals = calloc(n_locals, sizeof(struct in_addr));
-        s->peers = calloc(n_peers > 0 ? n_peers : 1, sizeof(struct in_addr));
+        s->listen_fds = calloc(e->n_locals, sizeof(int));
+        s->locals = calloc(e->n_locals, sizeof(struct in_addr));
+        s->peers = calloc(e->n_peers > 0 ? e->n_peers : 1, sizeof(struct in_addr));
         if (!s->listen_fds || !s->locals || !s->peers)
                 return -ENOMEM;
-        memcpy(s->locals, locals, n_locals * sizeof(struct in_addr));
-        s->n_locals = n_locals;
-        memcpy(s->peers, peers, n_peers * sizeof(struct in_addr));
-        s->n_peers = n_peers;
+        memcpy(s->locals, e->locals, e->n_locals * sizeof(struct in_addr));
+        s->n_locals = e->n_locals;
+        memcpy(s->peers, e->peers, e->n_peers * sizeof(struct in_addr));
+        s->n_peers = e->n_peers;
 
         *ret = TAKE_PTR(s);
         return 0;
 }
 
-int peer_bulk_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
-        uint16_t port,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerBulkServer **ret) {
+int peer_bulk_server_open(const PeerEndpoints *e, PeerBulkServer **ret) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         int r;
 
-        r = sink_new(bind_addrs, n_bind_addrs, port, peers, n_peers, &s);
+        r = sink_new(e, &s);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n_bind_addrs; i++) {
-                r = listen_one(s, &bind_addrs[i], port);
+        for (size_t i = 0; i < e->n_locals; i++) {
+                r = listen_one(s, &e->locals[i], e->port);
                 if (r < 0)
                         return r;
         }
@@ -149,22 +137,15 @@ int peer_bulk_server_open(
         return 0;
 }
 
-int peer_bulk_server_adopt(
-        int fd_in,
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerBulkServer **ret) {
+int peer_bulk_server_adopt(int fd_in, const PeerEndpoints *e, PeerBulkServer **ret) {
         _cleanup_(peer_bulk_server_freep) PeerBulkServer *s = NULL;
         _cleanup_(closep) int fd = fd_in;
         int r;
 
-        r = peer_socket_check_inherited(fd, SOCK_STREAM, port);
+        r = peer_socket_check_inherited(fd, SOCK_STREAM, e->port);
         if (r < 0)
                 return r;
-        r = sink_new(locals, n_locals, port, peers, n_peers, &s);
+        r = sink_new(e, &s);
         if (r < 0)
                 return r;
         r = epoll_add(s->epoll_fd, fd);

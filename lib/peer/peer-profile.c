@@ -150,39 +150,59 @@ int peer_identity_from_profile(const Profile *p, const ProfileNode *self, Health
         return peer_identity_init(ret, p->cluster ?: "", self->name, health, digest);
 }
 
+/* Where self's peer channel serves in p, and whom (peer_addresses(), peer_port()); ret points into
+ * *ret_bind and *ret_peers, which the caller frees. -EADDRNOTAVAIL when self has no fabric address. */
+static int profile_endpoints(
+        const Profile *p,
+        const ProfileNode *self,
+        struct in_addr **ret_bind,
+        struct in_addr **ret_peers,
+        PeerEndpoints *ret) {
+        size_t n_bind, n_peers;
+        int r;
+
+        r = peer_addresses(p, self, ret_bind, &n_bind, ret_peers, &n_peers);
+        if (r < 0)
+                return r;
+        if (n_bind == 0)
+                return -EADDRNOTAVAIL;
+        *ret = (PeerEndpoints){ .locals = *ret_bind,
+                                .n_locals = n_bind,
+                                .port = peer_port(p),
+                                .peers = *ret_peers,
+                                .n_peers = n_peers };
+        return 0;
+}
+
 int peer_server_open_for_profile(
         const Profile *p, const ProfileNode *self, Health health, int fd_in, PeerServer **ret) {
         _cleanup_(closep) int fd = fd_in;
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
-        size_t n_bind, n_peers;
+        PeerEndpoints e;
         PeerIdentity id;
         int r;
 
         r = peer_identity_from_profile(p, self, health, &id);
         if (r < 0)
                 return r;
-        r = peer_addresses(p, self, &bind, &n_bind, &peers, &n_peers);
+        r = profile_endpoints(p, self, &bind, &peers, &e);
         if (r < 0)
                 return r;
-        if (n_bind == 0)
-                return -EADDRNOTAVAIL;
         if (fd >= 0)
-                return peer_server_adopt(TAKE_FD(fd), bind, n_bind, peer_port(p), &id, peers, n_peers, ret);
-        return peer_server_open(bind, n_bind, peer_port(p), &id, peers, n_peers, ret);
+                return peer_server_adopt(TAKE_FD(fd), &e, &id, ret);
+        return peer_server_open(&e, &id, ret);
 }
 
 int peer_bulk_server_open_for_profile(const Profile *p, const ProfileNode *self, int fd_in, PeerBulkServer **ret) {
         _cleanup_(closep) int fd = fd_in;
         _cleanup_(freep) struct in_addr *bind = NULL, *peers = NULL;
-        size_t n_bind, n_peers;
+        PeerEndpoints e;
         int r;
 
-        r = peer_addresses(p, self, &bind, &n_bind, &peers, &n_peers);
+        r = profile_endpoints(p, self, &bind, &peers, &e);
         if (r < 0)
                 return r;
-        if (n_bind == 0)
-                return -EADDRNOTAVAIL;
         if (fd >= 0)
-                return peer_bulk_server_adopt(TAKE_FD(fd), bind, n_bind, peer_port(p), peers, n_peers, ret);
-        return peer_bulk_server_open(bind, n_bind, peer_port(p), peers, n_peers, ret);
+                return peer_bulk_server_adopt(TAKE_FD(fd), &e, ret);
+        return peer_bulk_server_open(&e, ret);
 }

@@ -96,17 +96,10 @@ static int bind_one(PeerServer *s, const struct in_addr *addr, uint16_t port) {
         return add_socket(s, TAKE_FD(fd));
 }
 
-static int server_new(
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const PeerIdentity *self,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerServer **ret) {
+static int server_new(const PeerEndpoints *e, const PeerIdentity *self, PeerServer **ret) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
 
-        if (n_locals == 0 || port == 0 || !self)
+        if (e->n_locals == 0 || e->port == 0 || !self)
                 return -EINVAL;
 
         s = calloc(1, sizeof(*s));
@@ -119,38 +112,31 @@ static int server_new(
         }
         s->self = *self;
         s->clock = now;
-        s->probe_port = peer_probe_port(port);
+        s->probe_port = peer_probe_port(e->port);
 
-        s->fds = calloc(n_locals, sizeof(int));
-        s->locals = calloc(n_locals, sizeof(struct in_addr));
-        s->sources = calloc(n_peers > 0 ? n_peers : 1, sizeof(PeerSource));
+        s->fds = calloc(e->n_locals, sizeof(int));
+        s->locals = calloc(e->n_locals, sizeof(struct in_addr));
+        s->sources = calloc(e->n_peers > 0 ? e->n_peers : 1, sizeof(PeerSource));
         if (!s->fds || !s->locals || !s->sources)
                 return -ENOMEM;
-        memcpy(s->locals, locals, n_locals * sizeof(struct in_addr));
-        s->n_locals = n_locals;
-        for (size_t i = 0; i < n_peers; i++)
-                s->sources[s->n_sources++] = (PeerSource){ .address = peers[i] };
+        memcpy(s->locals, e->locals, e->n_locals * sizeof(struct in_addr));
+        s->n_locals = e->n_locals;
+        for (size_t i = 0; i < e->n_peers; i++)
+                s->sources[s->n_sources++] = (PeerSource){ .address = e->peers[i] };
 
         *ret = TAKE_PTR(s);
         return 0;
 }
 
-int peer_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
-        uint16_t port,
-        const PeerIdentity *self,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerServer **ret) {
+int peer_server_open(const PeerEndpoints *e, const PeerIdentity *self, PeerServer **ret) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
         int r;
 
-        r = server_new(bind_addrs, n_bind_addrs, port, self, peers, n_peers, &s);
+        r = server_new(e, self, &s);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n_bind_addrs; i++) {
-                r = bind_one(s, &bind_addrs[i], port);
+        for (size_t i = 0; i < e->n_locals; i++) {
+                r = bind_one(s, &e->locals[i], e->port);
                 if (r < 0)
                         return r;
         }
@@ -158,23 +144,15 @@ int peer_server_open(
         return 0;
 }
 
-int peer_server_adopt(
-        int fd_in,
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const PeerIdentity *self,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerServer **ret) {
+int peer_server_adopt(int fd_in, const PeerEndpoints *e, const PeerIdentity *self, PeerServer **ret) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
         _cleanup_(closep) int fd = fd_in;
         int r;
 
-        r = peer_socket_check_inherited(fd, SOCK_DGRAM, port);
+        r = peer_socket_check_inherited(fd, SOCK_DGRAM, e->port);
         if (r < 0)
                 return r;
-        r = server_new(locals, n_locals, port, self, peers, n_peers, &s);
+        r = server_new(e, self, &s);
         if (r < 0)
                 return r;
         r = add_socket(s, TAKE_FD(fd));

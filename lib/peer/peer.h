@@ -17,6 +17,16 @@
 
 typedef struct PeerServer PeerServer;
 
+/* Where a peer channel's server (the responder, the throughput sink) serves, and whom: the node's
+ * fabric addresses (locals), the channel's port, and the peers it serves. */
+typedef struct PeerEndpoints {
+        const struct in_addr *locals;
+        size_t n_locals;
+        uint16_t port;
+        const struct in_addr *peers;
+        size_t n_peers;
+} PeerEndpoints;
+
 /* Every datagram that reaches the responder ends in exactly one of these counters (notices aside). */
 typedef struct PeerServerStats {
         uint64_t answered;
@@ -47,28 +57,13 @@ uint16_t peer_probe_port(uint16_t port) _pure_;
  * SO_REUSEPORT, holds the port on some address, or another negative errno. */
 int peer_probe_port_hold(uint16_t port);
 
-/* Binds UDP port on each of bind_addrs (the node's fabric addresses; IP_FREEBIND, so an address that
- * is configured later still works) and answers only sources in peers. */
-int peer_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
-        uint16_t port,
-        const PeerIdentity *self,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerServer **ret);
-/* The same on fd, a datagram socket on 0.0.0.0:port that the service manager held across halod's
- * restarts (halod.socket), answering only requests sent to one of locals. Takes fd over, also on
+/* Binds UDP e->port on each of e->locals (IP_FREEBIND, so an address that is configured later still
+ * works) and answers only sources in e->peers. */
+int peer_server_open(const PeerEndpoints *e, const PeerIdentity *self, PeerServer **ret);
+/* The same on fd, a datagram socket on 0.0.0.0:e->port that the service manager held across halod's
+ * restarts (halod.socket), answering only requests sent to one of e->locals. Takes fd over, also on
  * failure; -EINVAL when it is not such a socket. */
-int peer_server_adopt(
-        int fd,
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const PeerIdentity *self,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerServer **ret);
+int peer_server_adopt(int fd, const PeerEndpoints *e, const PeerIdentity *self, PeerServer **ret);
 PeerServer *peer_server_free(PeerServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PeerServer *, peer_server_free);
 
@@ -227,26 +222,13 @@ typedef struct PeerBulkStats {
         uint64_t bytes;      /* payload received by completed transfers */
 } PeerBulkStats;
 
-/* Listens on TCP port of each of bind_addrs; accepts one transfer at a time from peers only, a sender
- * from a privileged source port before any other. */
-int peer_bulk_server_open(
-        const struct in_addr *bind_addrs,
-        size_t n_bind_addrs,
-        uint16_t port,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerBulkServer **ret);
-/* The same on fd, a listening socket on 0.0.0.0:port that the service manager held across halod's
- * restarts (halod.socket), serving only connections to one of locals. Takes fd over, also on failure;
- * -EINVAL when it is not such a socket. */
-int peer_bulk_server_adopt(
-        int fd,
-        const struct in_addr *locals,
-        size_t n_locals,
-        uint16_t port,
-        const struct in_addr *peers,
-        size_t n_peers,
-        PeerBulkServer **ret);
+/* Listens on TCP e->port of each of e->locals; accepts one transfer at a time from e->peers only, a
+ * sender from a privileged source port before any other. */
+int peer_bulk_server_open(const PeerEndpoints *e, PeerBulkServer **ret);
+/* The same on fd, a listening socket on 0.0.0.0:e->port that the service manager held across halod's
+ * restarts (halod.socket), serving only connections to one of e->locals. Takes fd over, also on
+ * failure; -EINVAL when it is not such a socket. */
+int peer_bulk_server_adopt(int fd, const PeerEndpoints *e, PeerBulkServer **ret);
 PeerBulkServer *peer_bulk_server_free(PeerBulkServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PeerBulkServer *, peer_bulk_server_free);
 /* An epoll fd, readable on a new connection, data, or the running transfer's deadline. */

@@ -91,24 +91,8 @@ ck_text() {
 # peer.head.mtu with it: both are degraded, and the head knows the worker's health from its answers.
 # Returns once both say so. Sets HEAD_ADDR, WORKER_ADDR.
 ck_start_cluster() {
-        netns_pair
-        HEAD_ADDR=10.79.0.1
-        WORKER_ADDR=10.79.0.2
-        ip -n "$NS_A" link set "$IF_A" mtu 1500 up
-        ip -n "$NS_B" link set "$IF_B" mtu 9000 up
-        ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
-        ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
-        cat >"$TEST_DIR/halod.yaml" <<EOF
-cluster: ck-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
-  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 2s, peers: true }
-EOF
+        dm_head_worker 10.79.0 1500
+        dm_head_worker_profile "$TEST_DIR/halod.yaml" ck-test 2s
         dm_two_buses
         on worker dm_start_halod "$NS_B" worker "$TEST_DIR/halod.yaml"
         wait_notify "$NOTIFY_OUT" 'READY=1'

@@ -55,6 +55,40 @@ health: { interval: 60s, peers: $peers }
 EOF
 }
 
+# dm_head_worker NET [HEAD_MTU]: the nodes head and worker in a namespace pair (netns_pair: head in
+# NS_A on IF_A, worker in NS_B on IF_B), their links up at MTU HEAD_MTU (default 9000) and 9000 and
+# addressed NET.1/30 and NET.2/30. Sets HEAD_ADDR and WORKER_ADDR.
+dm_head_worker() {
+        local net=$1 head_mtu=${2:-9000}
+        netns_pair
+        HEAD_ADDR=$net.1
+        WORKER_ADDR=$net.2
+        ip -n "$NS_A" link set "$IF_A" mtu "$head_mtu" up
+        ip -n "$NS_B" link set "$IF_B" mtu 9000 up
+        ip -n "$NS_A" addr add "$HEAD_ADDR/30" dev "$IF_A"
+        ip -n "$NS_B" addr add "$WORKER_ADDR/30" dev "$IF_B"
+}
+
+# dm_head_worker_profile FILE CLUSTER INTERVAL [HEALTH...]: the profile of dm_head_worker's two nodes
+# (mode: verify, one link fab0 at MTU 9000; health.interval INTERVAL, health.peers true, and HEALTH,
+# further health: entries such as "prometheus-textfile: PATH").
+dm_head_worker_profile() {
+        local file=$1 cluster=$2 interval=$3 health="interval: $3, peers: true"
+        shift 3
+        [ $# -eq 0 ] || health+=", $*"
+        cat >"$file" <<EOF
+cluster: $cluster
+mode: verify
+links:
+  fab0:
+    mtu: 9000
+nodes:
+  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
+  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
+health: { $health }
+EOF
+}
+
 # dm_hosts_file NODE PROFILE: write an /etc/hosts for NODE's halod and print its path. The machine's
 # own name maps to NODE's first fabric address, as node.hostname wants it: the host's own /etc/hosts
 # (Debian's "127.0.1.1 HOSTNAME", a container's "127.0.0.1 HOSTNAME") is no fact of the test, and

@@ -26,25 +26,8 @@ FLOOD_SECONDS=20
 # as a duration.
 PROGRESS=30
 
-netns_pair # pfns-$$-a is the head, pfns-$$-b the worker
-HEAD_ADDR=10.79.0.1
-WORKER_ADDR=10.79.0.2
-ip -n "$NS_A" link set "$IF_A" mtu 9000 up
-ip -n "$NS_B" link set "$IF_B" mtu 9000 up
-ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
-ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
-
-cat >"$TEST_DIR/profile.yaml" <<EOF
-cluster: pf-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
-  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 2s, peers: true }
-EOF
+dm_head_worker 10.79.0 # pfns-$$-a is the head, pfns-$$-b the worker
+dm_head_worker_profile "$TEST_DIR/profile.yaml" pf-test 2s
 chmod 0644 "$TEST_DIR/profile.yaml"
 
 dm_two_buses

@@ -30,25 +30,8 @@ FLOOD_SECONDS=20
 # as a duration.
 PROGRESS=30
 
-netns_pair # psns-$$-a is the head, psns-$$-b the worker
-HEAD_ADDR=10.79.1.1
-WORKER_ADDR=10.79.1.2
-ip -n "$NS_A" link set "$IF_A" mtu 9000 up
-ip -n "$NS_B" link set "$IF_B" mtu 9000 up
-ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
-ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
-
-cat >"$TEST_DIR/profile.yaml" <<EOF
-cluster: ps-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
-  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 2s, peers: true }
-EOF
+dm_head_worker 10.79.1 # psns-$$-a is the head, psns-$$-b the worker
+dm_head_worker_profile "$TEST_DIR/profile.yaml" ps-test 2s
 chmod 0644 "$TEST_DIR/profile.yaml"
 
 # The holder: what the service manager does for halod.socket and halod.service. It binds the two

@@ -22,29 +22,13 @@ INTERVAL=2 # health.interval in seconds: only its timer re-probes a peer whose c
 # probes takes up to 4 s).
 PROGRESS=30
 
-netns_pair # dpns-$$-a is the head, dpns-$$-b the worker
-HEAD_ADDR=10.78.0.1
-WORKER_ADDR=10.78.0.2
-ip -n "$NS_A" link set "$IF_A" mtu 9000 up
-ip -n "$NS_B" link set "$IF_B" mtu 9000 up
-ip -n "$NS_A" addr add $HEAD_ADDR/30 dev "$IF_A"
-ip -n "$NS_B" addr add $WORKER_ADDR/30 dev "$IF_B"
+dm_head_worker 10.78.0 # dpns-$$-a is the head, dpns-$$-b the worker
 
 # write_profile FILE INTERVAL: the one profile of both nodes. Each node reads its own copy, so that
 # the worker can be given another one. The Prometheus textfile's path is the same on both nodes;
 # each halod runs with its own directory bound there (see start_node).
 write_profile() {
-        cat >"$1" <<EOF
-cluster: dp-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  head:   { links: { fab0: { address: $HEAD_ADDR/30, match: { name: $IF_A } } } }
-  worker: { links: { fab0: { address: $WORKER_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: $2, peers: true, prometheus-textfile: $TEST_DIR/prom/halod.prom }
-EOF
+        dm_head_worker_profile "$1" dp-test "$2" "prometheus-textfile: $TEST_DIR/prom/halod.prom"
 }
 mkdir -p "$TEST_DIR/prom" "$TEST_DIR/prom-head" "$TEST_DIR/prom-worker"
 write_profile "$TEST_DIR/head.yaml" ${INTERVAL}s

@@ -58,7 +58,11 @@ static PeerServer *open_server(uint16_t *ret_port, int *ret_halod) {
                 fd = bind_udp(peer_probe_port(port), /* reuseport= */ false);
                 if (fd < 0)
                         continue;
-                r = peer_server_open(&lo, 1, port, &self, &lo, 1, &s);
+                r = peer_server_open(
+                        &(PeerEndpoints){
+                                .locals = &lo, .n_locals = 1, .port = port, .peers = &lo, .n_peers = 1 },
+                        &self,
+                        &s);
                 if (r == -EADDRINUSE) {
                         safe_close(fd);
                         continue;
@@ -305,7 +309,14 @@ static void test_round_from_probe_port(void) {
                         int k;
 
                         remotes[i].s_addr = htonl(0x7f000002U + (uint32_t) i);
-                        k = peer_server_open(&remotes[i], 1, port, &worker, &lo, 1, &servers[i]);
+                        k = peer_server_open(
+                                &(PeerEndpoints){ .locals = &remotes[i],
+                                                  .n_locals = 1,
+                                                  .port = port,
+                                                  .peers = &lo,
+                                                  .n_peers = 1 },
+                                &worker,
+                                &servers[i]);
                         if (k == -EADDRINUSE)
                                 break;
                         ASSERT_OK(k);

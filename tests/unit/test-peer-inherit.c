@@ -106,7 +106,11 @@ static void test_adopt_udp(void) {
         ASSERT_TRUE(nobody_can_bind("127.0.0.1", port));
 
         /* The server takes a copy, as halod does; the service manager keeps its own. */
-        ASSERT_OK(peer_server_adopt(fcntl(held, F_DUPFD_CLOEXEC, 3), &local, 1, port, &self, &peer, 1, &s));
+        ASSERT_OK(peer_server_adopt(
+                fcntl(held, F_DUPFD_CLOEXEC, 3),
+                &(PeerEndpoints){ .locals = &local, .n_locals = 1, .port = port, .peers = &peer, .n_peers = 1 },
+                &self,
+                &s));
         ASSERT_TRUE(!nobody_can_bind("127.0.0.1", port));
 
         ASSERT_TRUE(answered(s, "127.0.0.1", port));
@@ -119,7 +123,12 @@ static void test_adopt_udp(void) {
         /* Another port than the profile's, or a stream socket: not the channel's. */
         s = peer_server_free(s);
         ASSERT_INT_EQ(
-                peer_server_adopt(fcntl(held, F_DUPFD_CLOEXEC, 3), &local, 1, port + 1, &self, &peer, 1, &s),
+                peer_server_adopt(
+                        fcntl(held, F_DUPFD_CLOEXEC, 3),
+                        &(PeerEndpoints){
+                                .locals = &local, .n_locals = 1, .port = port + 1, .peers = &peer, .n_peers = 1 },
+                        &self,
+                        &s),
                 -EINVAL);
 }
 
@@ -133,7 +142,10 @@ static void test_adopt_tcp(void) {
         pid_t pid;
 
         held = unit_socket(SOCK_STREAM, &port);
-        ASSERT_OK(peer_bulk_server_adopt(fcntl(held, F_DUPFD_CLOEXEC, 3), &local, 1, port, &local, 1, &b));
+        ASSERT_OK(peer_bulk_server_adopt(
+                fcntl(held, F_DUPFD_CLOEXEC, 3),
+                &(PeerEndpoints){ .locals = &local, .n_locals = 1, .port = port, .peers = &local, .n_peers = 1 },
+                &b));
 
         pid = fork();
         ASSERT_TRUE(pid >= 0);
@@ -158,7 +170,11 @@ static void test_adopt_tcp(void) {
         /* A datagram socket is not the sink's. */
         b = peer_bulk_server_free(b);
         ASSERT_INT_EQ(
-                peer_bulk_server_adopt(unit_socket(SOCK_DGRAM, &port), &local, 1, port, &local, 1, &b),
+                peer_bulk_server_adopt(
+                        unit_socket(SOCK_DGRAM, &port),
+                        &(PeerEndpoints){
+                                .locals = &local, .n_locals = 1, .port = port, .peers = &local, .n_peers = 1 },
+                        &b),
                 -EINVAL);
 }
 

@@ -24,7 +24,9 @@ static PeerBulkServer *open_sink(uint16_t *ret_port) {
 
         for (uint16_t p = 42000 + (uint16_t) (getpid() % 20000);; p++) {
                 PeerBulkServer *b = NULL;
-                int r = peer_bulk_server_open(&lo, 1, p, &lo, 1, &b);
+                int r = peer_bulk_server_open(
+                        &(PeerEndpoints){ .locals = &lo, .n_locals = 1, .port = p, .peers = &lo, .n_peers = 1 },
+                        &b);
 
                 if (r == -EADDRINUSE)
                         continue;

@@ -35,7 +35,11 @@ static PeerServer *open_server(uint16_t *ret_port) {
 
         for (uint16_t port = 20000 + (uint16_t) (getpid() % 20000);; port++) {
                 PeerServer *s = NULL;
-                int r = peer_server_open(&bind_addr, 1, port, &self, &peer, 1, &s);
+                int r = peer_server_open(
+                        &(PeerEndpoints){
+                                .locals = &bind_addr, .n_locals = 1, .port = port, .peers = &peer, .n_peers = 1 },
+                        &self,
+                        &s);
 
                 if (r == -EADDRINUSE)
                         continue;
@@ -336,7 +340,9 @@ static void test_bulk(void) {
         pid_t pid;
 
         for (uint16_t p = 40000 + (uint16_t) (getpid() % 20000);; p++) {
-                int k = peer_bulk_server_open(&lo, 1, p, &lo, 1, &b);
+                int k = peer_bulk_server_open(
+                        &(PeerEndpoints){ .locals = &lo, .n_locals = 1, .port = p, .peers = &lo, .n_peers = 1 },
+                        &b);
                 if (k == -EADDRINUSE)
                         continue;
                 ASSERT_OK(k);

@@ -57,7 +57,11 @@ static void responder_start(Responder *r, RdmaResponder *rr) {
 
         *r = (Responder){};
         for (uint16_t port = 21000 + (uint16_t) (getpid() % 20000);; port++) {
-                int k = peer_server_open(&bind_addr, 1, port, &self, &peer, 1, &r->server);
+                int k = peer_server_open(
+                        &(PeerEndpoints){
+                                .locals = &bind_addr, .n_locals = 1, .port = port, .peers = &peer, .n_peers = 1 },
+                        &self,
+                        &r->server);
 
                 if (k == -EADDRINUSE)
                         continue;
