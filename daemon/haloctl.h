@@ -16,6 +16,7 @@ extern bool arg_force;
 extern bool arg_adopt;
 extern const char *arg_backend; /* apply --backend; NULL: backend_pick() */
 extern bool arg_cdi;
+extern bool arg_list; /* check --list */
 extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;
@@ -54,6 +55,8 @@ int verb_validate(int argc, char *argv[]);
 /* -- verbs -- */
 /* daemon/haloctl-check.c: every check once, without a daemon. */
 int verb_check(int argc, char *argv[]);
+/* daemon/haloctl-check-list.c: check --list, every check id of the registry. */
+int check_list_ids(void);
 /* daemon/haloctl-bus.c: verbs that talk to a running halod over D-Bus. */
 int verb_status(int argc, char *argv[]);
 int verb_verify(int argc, char *argv[]);
