@@ -26,6 +26,8 @@ static void print_list_json(void) {
                                 json_string(&w, snapshot_part_name((SnapshotPart) (1u << bit)));
                 json_end_array(&w);
                 json_kv_string(&w, "judges", e->judges);
+                /* Whether haloctl check runs it also with --root: the peer round and halod's own do not. */
+                json_kv_bool(&w, "host", e->run);
                 json_end_object(&w);
         }
         json_end_array(&w);

@@ -136,6 +136,10 @@ bool check_registry_id_matches(const char *pattern, const char *id) {
 }
 
 const CheckRegistryEntry *check_registry_find(const char *id) {
+        /* An id of its own ("hosts.loopback", say) before a pattern that could stand for it. */
+        for (size_t i = 0; i < check_registry_size; i++)
+                if (streq(check_registry[i].id, id))
+                        return &check_registry[i];
         for (size_t i = 0; i < check_registry_size; i++)
                 if (check_registry_id_matches(check_registry[i].id, id))
                         return &check_registry[i];

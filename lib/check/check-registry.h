@@ -32,7 +32,7 @@ extern const size_t check_registry_size;
 /* True when id is an id that pattern stands for: equal, or each <…> of pattern matched by one
  * non-empty name without a dot. */
 bool check_registry_id_matches(const char *pattern, const char *id) _pure_;
-/* The entry id belongs to; NULL for an id no entry knows. */
+/* The entry id belongs to (its own line before a pattern's); NULL for an id no entry knows. */
 const CheckRegistryEntry *check_registry_find(const char *id) _pure_;
 /* How many checks the group function run adds for each node (for each link or peer, a pattern's). */
 size_t check_registry_count(CheckSnapshotGroupFunc run) _pure_;
