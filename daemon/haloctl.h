@@ -26,7 +26,6 @@ extern int arg_color; /* -1 auto (on a terminal), 0 never, 1 always */
 #define EXIT_CHECK_WARN 1
 #define EXIT_CHECK_FAIL 2
 
-bool use_color(void);
 /* ANSI sequences, empty when colour is off. */
 const char *ansi_green(void);
 const char *ansi_yellow(void);
@@ -37,9 +36,6 @@ const char *ansi_normal(void);
 
 /* PROFILE argument or the default path. */
 const char *profile_path_arg(int argc, char *argv[]);
-/* Loads the profile; on failure prints every error to stderr and returns -EX_CONFIG-style status:
- * the exit code to use (EX_CONFIG or EX_NOINPUT), else 0 and *ret. */
-int load_profile_or_report(const char *path, Profile **ret);
 /* Loads the profile and selects this machine's node (by --node, hostname, local address); on failure
  * prints why and returns the exit code. */
 int load_profile_and_node(const char *path, Profile **ret_profile, const ProfileNode **ret_node);
