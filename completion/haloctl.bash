@@ -1,22 +1,34 @@
-# bash completion for haloctl(1): verbs, options, node names from the profile, check-id prefixes.
+# bash completion for haloctl(1): verbs, options, node names from the profile, check ids.
 # SPDX-License-Identifier: MIT
 #
 # Installed as "haloctl" in bash-completion's completionsdir, which loads it on the first <Tab> after
 # "haloctl". It uses only bash builtins (no _init_completion), so it also works when sourced by hand.
-# tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table.
+# tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table. The
+# check ids come from `haloctl check --list` (the registry, lib/check/check-registry.c).
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --color --help --version"
+_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --list --color --help --version"
 # Options that take a value (the next word, or after "=").
 _haloctl_options_arg="--node --only --root --backend --color --format --slots --port"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
-_haloctl_check_prefixes="profile kernel. gpu. node. nic. rdma. link. qos. hosts. helper peer."
 # apply --only takes the parts that halod-helper.service writes, not check ids.
 _haloctl_apply_parts="hosts. cdi networkd"
-_haloctl_check_ids="kernel.cmdline kernel.cmdline-next kernel.iommu kernel.aspm gpu.vram gpu.gtt gpu.devices node.memory node.hostname
-nic.pci nic.pcie nic.speed nic.driver nic.firmware nic.roce
-rdma.driver rdma.device rdma.port rdma.gid rdma.mtu rdma.memlock"
+
+# The check ids without a name in them (kernel.cmdline; not link.<NAME>.mtu) and every id's prefix
+# (kernel., profile), from `haloctl check --list` of the haloctl being completed: asked once a shell,
+# as it is the same every time (again after a failure).
+_haloctl_check_words() {
+        local cmd=$1 id rest prefix
+        [[ -n ${_haloctl_check_ids:-} ]] && return 0
+        _haloctl_check_ids='' _haloctl_check_prefixes=''
+        while read -r id rest; do
+                [[ $id == *"<"* ]] || _haloctl_check_ids+=" $id"
+                prefix=${id%%.*}
+                [[ $id == *.* ]] && prefix+=.
+                [[ " $_haloctl_check_prefixes " == *" $prefix "* ]] || _haloctl_check_prefixes+=" $prefix"
+        done < <("$cmd" check --list 2>/dev/null)
+}
 
 # The keys of the profile's top-level "nodes:" mapping (block style, as halod.yaml(5) writes it, or
 # one flow mapping on the same line), read with awk: running haloctl on every <Tab> would be too slow.
@@ -120,7 +132,10 @@ _haloctl() {
                 ;;
         --only)
                 # a comma-separated list: complete its last element
-                local done_part='' last=$cur words=$_haloctl_check_prefixes
+                local done_part='' last=$cur words cmd=${COMP_WORDS[0]}
+                command -v "$cmd" >/dev/null 2>&1 || cmd=haloctl
+                _haloctl_check_words "$cmd"
+                words=$_haloctl_check_prefixes
                 if [[ $cur == *,* ]]; then
                         done_part=${cur%,*},
                         last=${cur##*,}

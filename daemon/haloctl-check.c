@@ -68,6 +68,14 @@ int verb_check(int argc, char *argv[]) {
         NodeContext c;
         int r;
 
+        if (arg_list) {
+                if (argc > 1 || arg_only || arg_node || arg_root) {
+                        fprintf(stderr,
+                                "check --list lists every check id and takes no PROFILE, --only, --node or --root.\n");
+                        return EX_USAGE;
+                }
+                return check_list_ids();
+        }
         if (argc > 2) {
                 fprintf(stderr,
                         "check takes one PROFILE at most, got %d arguments. Try 'haloctl --help'.\n",

@@ -6,7 +6,7 @@
 #include "basic/json-writer.h"
 #include "haloctl.h"
 
-bool use_color(void) {
+static bool use_color(void) {
         static int cached = -1;
         const char *e;
 

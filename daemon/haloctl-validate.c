@@ -49,18 +49,6 @@ static void print_load_errors(const char *path, int r, char **errors) {
                         n == 1 ? "" : "s");
 }
 
-int load_profile_or_report(const char *path, Profile **ret) {
-        _cleanup_(strv_freep) char **errors = NULL;
-        int r;
-
-        r = profile_load_file(path, ret, &errors);
-        if (r < 0) {
-                print_load_errors(path, r, errors);
-                return exit_code_for_load(r);
-        }
-        return 0;
-}
-
 /* The root helper's node (apply --only, run by halod-helper.service for halod): by --node or the
  * hostname, which only root sets, never by a local address: the user halod (CAP_NET_ADMIN) can add any
  * address, and with it make root write another node's links. */

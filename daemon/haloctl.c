@@ -13,6 +13,7 @@ bool arg_force = false;
 bool arg_adopt = false;
 const char *arg_backend = NULL;
 bool arg_cdi = false;
+bool arg_list = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
@@ -76,6 +77,7 @@ static void help(void) {
                "                     ray (RAY_ADDRESS of the first node, RAY_NODE_IP_ADDRESS)\n"
                "     --slots N       env --format=hostfile: slots= of every node (default 1)\n"
                "     --port PORT     env --format=llama-rpc (default 50052), ray (default 6379)\n"
+               "     --list          check: list every check id and what it judges, run nothing\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
                "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
@@ -94,6 +96,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ADOPT,
                 ARG_BACKEND,
                 ARG_CDI,
+                ARG_LIST,
                 ARG_COLOR,
                 ARG_FORMAT,
                 ARG_SLOTS,
@@ -110,6 +113,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "adopt", no_argument, NULL, ARG_ADOPT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
                 { "cdi", no_argument, NULL, ARG_CDI },
+                { "list", no_argument, NULL, ARG_LIST },
                 { "color", required_argument, NULL, ARG_COLOR },
                 { "format", required_argument, NULL, ARG_FORMAT },
                 { "slots", required_argument, NULL, ARG_SLOTS },
@@ -155,6 +159,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_CDI:
                         arg_cdi = true;
+                        break;
+                case ARG_LIST:
+                        arg_list = true;
                         break;
                 case ARG_COLOR:
                         if (streq(optarg, "auto"))
@@ -229,6 +236,11 @@ static int run(int argc, char *argv[]) {
 
         if (check_env_format_options(verb) < 0)
                 return EX_USAGE;
+        if (arg_list && !streq(verb, "check")) {
+                fprintf(stderr,
+                        "--list is an option of check only: haloctl check --list lists the check ids.\n");
+                return EX_USAGE;
+        }
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, verb))

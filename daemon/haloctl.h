@@ -16,6 +16,7 @@ extern bool arg_force;
 extern bool arg_adopt;
 extern const char *arg_backend; /* apply --backend; NULL: backend_pick() */
 extern bool arg_cdi;
+extern bool arg_list; /* check --list */
 extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;
@@ -25,7 +26,6 @@ extern int arg_color; /* -1 auto (on a terminal), 0 never, 1 always */
 #define EXIT_CHECK_WARN 1
 #define EXIT_CHECK_FAIL 2
 
-bool use_color(void);
 /* ANSI sequences, empty when colour is off. */
 const char *ansi_green(void);
 const char *ansi_yellow(void);
@@ -36,9 +36,6 @@ const char *ansi_normal(void);
 
 /* PROFILE argument or the default path. */
 const char *profile_path_arg(int argc, char *argv[]);
-/* Loads the profile; on failure prints every error to stderr and returns -EX_CONFIG-style status:
- * the exit code to use (EX_CONFIG or EX_NOINPUT), else 0 and *ret. */
-int load_profile_or_report(const char *path, Profile **ret);
 /* Loads the profile and selects this machine's node (by --node, hostname, local address); on failure
  * prints why and returns the exit code. */
 int load_profile_and_node(const char *path, Profile **ret_profile, const ProfileNode **ret_node);
@@ -54,6 +51,8 @@ int verb_validate(int argc, char *argv[]);
 /* -- verbs -- */
 /* daemon/haloctl-check.c: every check once, without a daemon. */
 int verb_check(int argc, char *argv[]);
+/* daemon/haloctl-check-list.c: check --list, every check id of the registry. */
+int check_list_ids(void);
 /* daemon/haloctl-bus.c: verbs that talk to a running halod over D-Bus. */
 int verb_status(int argc, char *argv[]);
 int verb_verify(int argc, char *argv[]);

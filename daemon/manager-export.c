@@ -65,7 +65,9 @@ void manager_export_keep_snapshot(Manager *m, const Host *host, const NodeContex
         m->verified = v;
 }
 
-int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
+/* Copies what the export reads from m (with fabric.env when fabric_env), and takes over m's
+ * VerifiedSnapshot. */
+static int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         int r;
 
         *e = (ExportJob){
@@ -103,7 +105,7 @@ int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         return peer_status_list_copy(&m->peers_measured, &e->peers);
 }
 
-void export_job_done(ExportJob *e) {
+static void export_job_done(ExportJob *e) {
         e->verified = verified_snapshot_free(e->verified);
         check_list_done(&e->checks);
         peer_status_list_done(&e->peers);
@@ -189,7 +191,8 @@ static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
         return r;
 }
 
-void export_job_run(ExportJob *e) {
+/* Writes the files: on the worker thread. */
+static void export_job_run(ExportJob *e) {
         NodeContext own_ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         _cleanup_(snapshot_done) Snapshot own = {};
         const NodeContext *ctx = e->verified ? &e->verified->context : &own_ctx;
@@ -213,7 +216,8 @@ void export_job_run(ExportJob *e) {
                 snapshot_forget(s, SNAPSHOT_RDMA);
 }
 
-void manager_export_report(Manager *m, const ExportJob *e) {
+/* Logs what failed, or recovered, once: on the loop. */
+static void manager_export_report(Manager *m, const ExportJob *e) {
         _cleanup_(freep) char *path = NULL, *env_error = NULL, *metrics_error = NULL, *cdi_path = NULL,
                               *cdi_error = NULL;
 

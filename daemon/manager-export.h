@@ -59,12 +59,3 @@ typedef struct ExportJob {
         int cdi_spec_result;   /* the same for the CDI spec */
         int metrics_result;    /* 0, or negative errno; 1: no textfile configured */
 } ExportJob;
-
-/* Copies what the export reads from m (with fabric.env when fabric_env), and takes over m's
- * VerifiedSnapshot. */
-int export_job_init(ExportJob *e, Manager *m, bool fabric_env);
-void export_job_done(ExportJob *e);
-/* Writes the files: on the worker thread. */
-void export_job_run(ExportJob *e);
-/* Logs what failed, or recovered, once: on the loop. */
-void manager_export_report(Manager *m, const ExportJob *e);

@@ -49,7 +49,12 @@ bool adoptions_has(const Adoptions *l, const char *link, bool kept) {
         return false;
 }
 
-char *adoption_describe(const Adoption *a) {
+/* The line plan and apply print for a takeover, and unadopt for a connection given back:
+ * rdma0 (enp194s0f0np0): adopt NetworkManager connection "rdma0" (uuid …): kept as "rdma0 (before
+ * halod)", autoconnect off
+ * rdma0 (enp194s0f0np0): give back NetworkManager connection "rdma0 (before halod)" (uuid …): renamed
+ * "rdma0", autoconnect yes, activated again */
+static char *adoption_describe(const Adoption *a) {
         char *s;
         int r;
 

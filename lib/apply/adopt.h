@@ -37,12 +37,6 @@ int adoptions_add(Adoptions *l, Adoption *a);
 /* Whether l has an adoption of link that is kept (or not). */
 bool adoptions_has(const Adoptions *l, const char *link, bool kept) _pure_;
 
-/* The line plan and apply print for a takeover, and unadopt for a connection given back:
- * rdma0 (enp194s0f0np0): adopt NetworkManager connection "rdma0" (uuid …): kept as "rdma0 (before
- * halod)", autoconnect off
- * rdma0 (enp194s0f0np0): give back NetworkManager connection "rdma0 (before halod)" (uuid …): renamed
- * "rdma0", autoconnect yes, activated again */
-char *adoption_describe(const Adoption *a);
 /* Puts the lines of l's adoptions that are kept (or not) before the lines in *lines: a takeover comes
  * first, since the changes are made through it. */
 int adoptions_describe(const Adoptions *l, bool kept, char ***lines);

@@ -8,7 +8,8 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 
-int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size) {
+/* Reads at most max bytes from an open stream, NUL-terminated. */
+static int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size) {
         _cleanup_(freep) char *buf = NULL;
         size_t n = 0, allocated = 0;
 

@@ -7,8 +7,6 @@
 
 /* Reads a whole file, at most max bytes (-EFBIG beyond), always NUL-terminated. */
 int read_full_file(const char *path, size_t max, char **ret, size_t *ret_size);
-/* Reads at most max bytes from an open stream, NUL-terminated. */
-int read_full_stream(FILE *f, size_t max, char **ret, size_t *ret_size);
 /* Reads at most max bytes from an open file descriptor, from its offset on, NUL-terminated. */
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
 /* Opens path for reading only when it is a regular file: never follows a symlink in its last

@@ -111,11 +111,6 @@ void json_string(JsonWriter *w, const char *s) {
                 fputs("null", w->f);
 }
 
-void json_int(JsonWriter *w, int64_t v) {
-        before_item(w);
-        fprintf(w->f, "%" PRIi64, v);
-}
-
 void json_uint(JsonWriter *w, uint64_t v) {
         before_item(w);
         fprintf(w->f, "%" PRIu64, v);
@@ -134,11 +129,6 @@ void json_null(JsonWriter *w) {
 void json_kv_string(JsonWriter *w, const char *key, const char *s) {
         json_key(w, key);
         json_string(w, s);
-}
-
-void json_kv_int(JsonWriter *w, const char *key, int64_t v) {
-        json_key(w, key);
-        json_int(w, v);
 }
 
 void json_kv_uint(JsonWriter *w, const char *key, uint64_t v) {

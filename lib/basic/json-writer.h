@@ -28,12 +28,10 @@ void json_key(JsonWriter *w, const char *key);
 
 /* A NULL string is written as null. */
 void json_string(JsonWriter *w, const char *s);
-void json_int(JsonWriter *w, int64_t v);
 void json_uint(JsonWriter *w, uint64_t v);
 void json_bool(JsonWriter *w, bool v);
 void json_null(JsonWriter *w);
 
 void json_kv_string(JsonWriter *w, const char *key, const char *s);
-void json_kv_int(JsonWriter *w, const char *key, int64_t v);
 void json_kv_uint(JsonWriter *w, const char *key, uint64_t v);
 void json_kv_bool(JsonWriter *w, const char *key, bool v);

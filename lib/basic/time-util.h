@@ -19,7 +19,6 @@ typedef uint64_t nsec_t;
 #define NSEC_PER_SEC ((nsec_t) 1000000000ULL)
 
 usec_t timespec_load(const struct timespec *ts) _pure_;
-nsec_t timespec_load_nsec(const struct timespec *ts) _pure_;
 
 /* The clock (CLOCK_MONOTONIC, CLOCK_REALTIME, ...) now, in µs or ns. */
 usec_t now(clockid_t clock);

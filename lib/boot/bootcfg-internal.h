@@ -30,8 +30,5 @@ int boot_config_from_sd_boot(const Host *h, const BootLoaderFound *f, BootConfig
 /* What the next `kernel-install add` writes into a new entry's options, and where it reads it from
  * (bootcfg-kernel-install.c). -ENOENT when none of its sources can be read. */
 int kernel_install_cmdline(const Host *h, char **ret_cmdline, char **ret_source);
-/* The variables GRUB's blscfg expands an entry's options with: the grubenv beside the grub.cfg GRUB
- * reads, then the fallbacks that grub.cfg sets (bootcfg.c). */
-int bootcfg_load_bls_env(const Host *h, char ***ret_env, char **ret_note);
 /* What the next grub-mkconfig writes, into c (bootcfg-grub-default.c). -ENOENT without /etc/default/grub. */
 int bootcfg_fill_grub_default(const Host *h, BootConfig *c, char **ret_failed_path);

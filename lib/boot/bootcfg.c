@@ -212,7 +212,9 @@ static int find_blscfg_grub_cfg(const Host *h, char **ret_path, GrubCfg *ret_cfg
         return -ENOENT;
 }
 
-int bootcfg_load_bls_env(const Host *h, char ***ret_env, char **ret_note) {
+/* The variables GRUB's blscfg expands an entry's options with: the grubenv beside the grub.cfg GRUB
+ * reads, then the fallbacks that grub.cfg sets (bootcfg.c). */
+static int bootcfg_load_bls_env(const Host *h, char ***ret_env, char **ret_note) {
         _cleanup_(strv_freep) char **env = NULL;
         _cleanup_(grub_cfg_done) GrubCfg cfg = {};
         _cleanup_(freep) char *path = NULL;

@@ -193,7 +193,11 @@ int check_nic_firmware_evaluate(
                 ret);
 }
 
-int check_nic_firmware_evaluate_devlink(
+/* nic.firmware from devlink's versions (devlink_info_firmware()) of the device at pci, which where
+ * names ("enp194s0np0"): "(devlink)". A stored firmware that differs from the running one is a
+ * warning, activation pending; a running one below firmware_min fails, and says so when the stored
+ * one would pass. */
+static int check_nic_firmware_evaluate_devlink(
         const char *where,
         const char *driver,
         const char *pci,

@@ -34,17 +34,6 @@ int check_nic_driver_facts(const char *want, const FabricPort *port, const NicFa
  * summary names the source: "(ethtool)". */
 int check_nic_firmware_evaluate(
         const char *ifname, const char *driver, const char *fw_version, const char *firmware_min, PortCheck *ret);
-/* nic.firmware from devlink's versions (devlink_info_firmware()) of the device at pci, which where
- * names ("enp194s0np0"): "(devlink)". A stored firmware that differs from the running one is a
- * warning, activation pending; a running one below firmware_min fails, and says so when the stored
- * one would pass. */
-int check_nic_firmware_evaluate_devlink(
-        const char *where,
-        const char *driver,
-        const char *pci,
-        const DevlinkFirmware *fw,
-        const char *firmware_min,
-        PortCheck *ret);
 /* nic.firmware from a port's NIC facts: devlink's running version when it reports one, else
  * ETHTOOL_GDRVINFO's fw_version. ifname may be NULL (a PCI device without a netdev). Returns 0 with
  * ret set, or, when neither source could be read, -ENODATA (no netdev to ask ETHTOOL_GDRVINFO) or

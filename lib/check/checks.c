@@ -1,38 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of check groups, run in a fixed order so that reports read the same every time. */
+/* The check groups, run in a fixed order so that reports read the same every time: the order of the
+ * registry (check-registry.c), each group's function once. */
 #include "check/checks.h"
-#include "check/check-gpu.h"
-#include "check/check-hosts.h"
-#include "check/check-kernel.h"
-#include "check/check-link.h"
-#include "check/check-nic.h"
-#include "check/check-node.h"
-#include "check/check-profile.h"
-#include "check/check-qos-dcb.h"
-#include "check/check-qos-host.h"
-#include "check/check-rdma.h"
+#include "check/check-registry.h"
 
-static const struct {
-        const char *prefix;
-        CheckSnapshotGroupFunc run;
-} check_groups[] = {
-        /* One group a line. */
-        /* clang-format off */
-        /* -- check groups -- */
-        { "profile", check_profile },
-        { "kernel.", check_kernel },
-        { "kernel.", check_kernel_devices },
-        { "gpu.", check_gpu },
-        { "node.", check_node },
-        { "nic.", check_nic },
-        { "rdma.", check_rdma },
-        { "link.", check_links },
-        { "qos.", check_qos_dcb },
-        { "qos.", check_qos_host },
-        { "hosts.", check_hosts },
-        /* -- end check groups -- */
-        /* clang-format on */
-};
+/* True for the first entry of a group's function: the one at which it runs. */
+static bool runs_here(size_t i) {
+        if (!check_registry[i].run)
+                return false;
+        for (size_t j = 0; j < i; j++)
+                if (check_registry[j].run == check_registry[i].run)
+                        return false;
+        return true;
+}
 
 bool checks_group_selected(const char *prefix, const char *only) {
         const char *p = only;
@@ -59,15 +39,15 @@ int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, Check
         _cleanup_(snapshot_done) Snapshot own = {};
 
         snapshot = snapshot_or_own(snapshot, &own, c);
-        for (size_t i = 0; i < ELEMENTSOF(check_groups); i++) {
+        for (size_t i = 0; i < check_registry_size; i++) {
                 _cleanup_(check_list_done) CheckList group = {};
                 int r;
 
-                if (!checks_group_selected(check_groups[i].prefix, only))
+                if (!runs_here(i) || !checks_group_selected(check_registry[i].group, only))
                         continue;
 
                 snapshot->selection = only;
-                r = check_groups[i].run(c, snapshot, &group);
+                r = check_registry[i].run(c, snapshot, &group);
                 snapshot->selection = NULL; /* the caller's snapshot outlives this run */
                 if (r < 0)
                         return r;

@@ -73,7 +73,9 @@ fail:
         return r;
 }
 
-bool check_selection_covers_link(const char *link, const char *only) {
+/* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
+ * checks): then it read what an event on that link changed. */
+static bool check_selection_covers_link(const char *link, const char *only) {
         char id[CHECK_ID_MAX];
         int n = snprintf(id, sizeof(id), "link.%s.present", link);
 
@@ -81,7 +83,9 @@ bool check_selection_covers_link(const char *link, const char *only) {
                 check_id_selected(id, only);
 }
 
-int check_selection_for_links(char *const *links, char **ret) {
+/* The selection that re-checks the logical links (every link when links is NULL: a resync), for
+ * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
+static int check_selection_for_links(char *const *links, char **ret) {
         _cleanup_(strv_freep) char **prefixes = NULL;
 
         if (!links) {

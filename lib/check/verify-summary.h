@@ -19,12 +19,6 @@ bool check_replaced_by_run(const char *id, const char *only, bool peers) _pure_;
  * for a peer run, before the first peer check for a local run. */
 int check_list_merge(
         const CheckList *old, const char *only, bool peers, const char *own_id, CheckList *fresh, CheckList *ret);
-/* Whether a verify that selected only (NULL: all) checked the logical link itself (its link.<link>.
- * checks): then it read what an event on that link changed. */
-bool check_selection_covers_link(const char *link, const char *only) _pure_;
-/* The selection that re-checks the logical links (every link when links is NULL: a resync), for
- * checks_run()'s only. Returns 0 or -ENOMEM; *ret is "" when links is empty. */
-int check_selection_for_links(char *const *links, char **ret);
 /* What a re-check after rtnetlink events selects: every check of the links in link_events (a link
  * event: flags, MTU, name, or one of unknown kind), and only the checks an address or route event can
  * change (link.<link>.address and .routes) of the other links; every link when links is NULL (a

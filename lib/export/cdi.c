@@ -220,7 +220,8 @@ static bool has_env(const FabricEnv *e) {
         return false;
 }
 
-void cdi_spec_dump_json(const CdiSpec *s, JsonWriter *w) {
+/* The spec as JSON (CDI's own format, not haloctl's --json). */
+static void cdi_spec_dump_json(const CdiSpec *s, JsonWriter *w) {
         json_begin_object(w);
         json_kv_string(w, "cdiVersion", CDI_VERSION);
         json_kv_string(w, "kind", CDI_KIND);

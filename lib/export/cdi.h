@@ -42,8 +42,6 @@ void cdi_spec_done(CdiSpec *s);
  * (fabric_env_applies(): NCCL_IB_TC and NCCL_IB_SL only when the profile sets a qos.roce-tos) set. */
 bool cdi_spec_complete(const CdiSpec *s) _pure_;
 
-/* The spec as JSON (CDI's own format, not haloctl's --json). */
-void cdi_spec_dump_json(const CdiSpec *s, JsonWriter *w);
 int cdi_spec_render(const CdiSpec *s, char **ret);
 /* Writes the spec to path with write_file_atomic_if_changed() (mode 0644): 1 when written, 0 when
  * unchanged, negative errno on failure. Its temporary file (halod.json.XXXXXX) is no *.json, which

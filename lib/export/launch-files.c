@@ -19,7 +19,8 @@ int launch_node_address(const ProfileNode *n, char ret[static INET_ADDRSTRLEN]) 
         return inet_ntop(AF_INET, &n->links[0].address.address, ret, INET_ADDRSTRLEN) ? 0 : -errno;
 }
 
-const ProfileNode *launch_head(const Profile *p) {
+/* The head of a Ray cluster: the profile's first node. */
+static const ProfileNode *launch_head(const Profile *p) {
         return p->n_nodes > 0 ? &p->nodes[0] : NULL;
 }
 

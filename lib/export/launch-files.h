@@ -34,8 +34,6 @@ typedef struct LaunchOptions {
 
 /* The node's fabric address: its first link's, as text; -ENOENT when it has no links. */
 int launch_node_address(const ProfileNode *n, char ret[static INET_ADDRSTRLEN]);
-/* The head of a Ray cluster: the profile's first node. */
-const ProfileNode *launch_head(const Profile *p) _pure_;
 
 /* Renders the file for self (the node haloctl acts as) from every node of p. Nodes without links are
  * left out (launch_node_address()). Returns 0, or -ENOMEM; -EINVAL for an unknown format. */

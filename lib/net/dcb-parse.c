@@ -210,7 +210,8 @@ size_t dcb_state_count_selector(const DcbState *s, uint8_t selector) {
         return n;
 }
 
-const char *dcb_selector_to_string(uint8_t selector, char buf[static 4]) {
+/* "dscp", "pcp", "ethertype", "stream", "dgram", "any", or the number. buf: at least 4 bytes. */
+static const char *dcb_selector_to_string(uint8_t selector, char buf[static 4]) {
         switch (selector) {
         case IEEE_8021QAZ_APP_SEL_ETHERTYPE:
                 return "ethertype";

@@ -75,8 +75,6 @@ int dcb_state_app_priority(const DcbState *s, uint8_t selector, uint16_t protoco
 bool dcb_state_has_app(const DcbState *s, const struct dcb_app *app) _pure_;
 size_t dcb_state_count_selector(const DcbState *s, uint8_t selector) _pure_;
 
-/* "dscp", "pcp", "ethertype", "stream", "dgram", "any", or the number. buf: at least 4 bytes. */
-const char *dcb_selector_to_string(uint8_t selector, char buf[static 4]);
 /* Priorities of a PFC bitmap, "3" or "3,4"; "none" for 0. Written to buf (at least 16 bytes), returned. */
 const char *dcb_pfc_to_string(uint8_t pfc_en, char buf[static 16]);
 /* The trust order, "dscp,pcp"; "none" when empty. Written to buf (DCB_TRUST_STRING_MAX bytes), returned. */

@@ -60,7 +60,7 @@ static bool type_has_rdma_block(PeerMessageType t) {
 
 /* Names travel as 1..63 bytes of printable ASCII without spaces, so that whatever a peer sends can be
  * printed in a check summary or a log line as it is. */
-bool peer_name_is_valid(const char *s, size_t n) {
+static bool peer_name_is_valid(const char *s, size_t n) {
         if (n < 1 || n > PEER_NAME_MAX)
                 return false;
         for (size_t i = 0; i < n; i++)

@@ -65,7 +65,6 @@ typedef struct PeerIdentity {
  * ASCII characters, no space). digest may be NULL. */
 int peer_identity_init(
         PeerIdentity *ret, const char *cluster, const char *node, Health health, const uint8_t *digest);
-bool peer_name_is_valid(const char *s, size_t n) _pure_;
 
 typedef struct PeerMessage {
         PeerMessageType type;

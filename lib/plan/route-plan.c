@@ -6,7 +6,9 @@
 #include "net/ipv4-forwarding.h"
 #include "plan/route-plan.h"
 
-bool route_satisfies(const RtnlRoute *k, const NodeRoute *want, int ifindex) {
+/* Whether the kernel's route k is the profile route want on the link with ifindex: destination,
+ * gateway and link, and the metric when the profile gives one. */
+static bool route_satisfies(const RtnlRoute *k, const NodeRoute *want, int ifindex) {
         return k->dst.s_addr == want->to.address.s_addr && k->dst_len == want->to.prefixlen &&
                 k->gateway.s_addr == want->via.s_addr && k->ifindex == ifindex &&
                 (!want->has_metric || k->metric == want->metric);

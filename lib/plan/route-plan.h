@@ -24,10 +24,6 @@ struct LinkPlanRoutes {
         bool enable_forwarding; /* the node asks for forwarding and the link's switch is off */
 };
 
-/* Whether the kernel's route k is the profile route want on the link with ifindex: destination,
- * gateway and link, and the metric when the profile gives one. */
-bool route_satisfies(const RtnlRoute *k, const NodeRoute *want, int ifindex) _pure_;
-
 /* The routes part of the link's plan (lp->ifindex set: the kernel has the link) from the kernel's
  * routes and the switch (forwarding: 1 on, 0 off, negative: not read); sets lp->routes when something
  * is to change. Returns 0 or -ENOMEM. */

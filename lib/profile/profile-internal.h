@@ -39,7 +39,6 @@ void ynode_done(YNode *n);
 bool ynode_is_null(const YNode *n) _pure_;
 /* The value for key in a mapping (first occurrence), or NULL. */
 const YNode *ynode_map_get(const YNode *map, const char *key) _pure_;
-const YNode *ynode_map_get_key(const YNode *map, const char *key) _pure_;
 size_t ynode_map_size(const YNode *map) _pure_;
 
 typedef struct ProfileError {
@@ -124,7 +123,6 @@ _printf_(4, 5) void profile_error_at(
         ProfileErrors *e, const YNode *n, const char *key_path, const char *format, ...);
 /* "a mapping", "no value", "'abc'", "the quoted string \"9000\"": what the profile gave instead. */
 #define DESCRIBE_BUF (MESSAGE_TEXT_BUF + 32U)
-const char *ynode_describe(const YNode *n, char buf[static DESCRIBE_BUF]);
 bool ynode_require_sequence(ProfileErrors *e, const YNode *n, const char *key_path, const char *expected);
 bool ynode_require_mapping(ProfileErrors *e, const YNode *n, const char *key_path, const char *expected);
 bool ynode_get_string(

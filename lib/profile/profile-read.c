@@ -13,7 +13,7 @@ bool ynode_is_null(const YNode *n) {
                  streq(n->scalar, "Null") || streq(n->scalar, "NULL"));
 }
 
-const YNode *ynode_map_get_key(const YNode *map, const char *key) {
+static const YNode *ynode_map_get_key(const YNode *map, const char *key) {
         if (!map || map->type != YNODE_MAPPING)
                 return NULL;
         for (size_t i = 0; i + 1 < map->n_children; i += 2) {
@@ -51,7 +51,8 @@ void profile_error_at(ProfileErrors *e, const YNode *n, const char *key_path, co
         va_end(ap);
 }
 
-const char *ynode_describe(const YNode *n, char buf[static DESCRIBE_BUF]) {
+/* What the profile gave instead of what was expected (see DESCRIBE_BUF). */
+static const char *ynode_describe(const YNode *n, char buf[static DESCRIBE_BUF]) {
         char t[MESSAGE_TEXT_BUF];
 
         switch (n->type) {

@@ -220,7 +220,8 @@ int profile_load_file(const char *path, Profile **ret, char ***ret_errors) {
         return load_read_result(path, r, data, size, ret, ret_errors);
 }
 
-int profile_load_fd(int fd, const char *display_path, Profile **ret, char ***ret_errors) {
+/* profile_load_file() from an open file (from its offset on); display_path names it in the errors. */
+static int profile_load_fd(int fd, const char *display_path, Profile **ret, char ***ret_errors) {
         _cleanup_(freep) char *data = NULL;
         size_t size = 0;
         int r;

@@ -211,8 +211,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Profile *, profile_free);
  * "FILE:LINE:COL: key: what is wrong (expected …)". Other negative errno: the file could not be read
  * (ret_errors then holds one line saying so). ret_errors may be NULL. */
 int profile_load_file(const char *path, Profile **ret, char ***ret_errors);
-/* The same from an open file (from its offset on); display_path names it in the errors. */
-int profile_load_fd(int fd, const char *display_path, Profile **ret, char ***ret_errors);
 /* For the programs that act on this machine: profile_open_trusted() (profile/profile-trust.h), then
  * profile_load_fd() on that descriptor. A profile that may not be trusted returns -EPERM or -ELOOP,
  * one that cannot be read its errno, each with one line in ret_errors saying what and where. */

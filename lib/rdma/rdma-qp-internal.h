@@ -58,4 +58,3 @@ struct RdmaQp {
 
 /* One ibv_modify_qp() to state to, named in the error ("ibv_modify_qp to RTR failed: ..."). */
 int rdma_qp_modify(RdmaQp *q, enum ibv_qp_state to, struct ibv_qp_attr *attr, int mask, RdmaError *error);
-const char *rdma_qp_state_to_string(enum ibv_qp_state s);

@@ -41,7 +41,7 @@ int rdma_error_set(RdmaError *error, int r, const char *format, ...) {
 #        define RDMA_MIN_RNR_TIMER 12
 #        define RDMA_HOP_LIMIT 64
 
-const char *rdma_qp_state_to_string(enum ibv_qp_state s) {
+static const char *rdma_qp_state_to_string(enum ibv_qp_state s) {
         switch (s) {
         case IBV_QPS_RESET:
                 return "RESET";

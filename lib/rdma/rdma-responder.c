@@ -367,9 +367,3 @@ bool rdma_responder_busy(RdmaResponder *r) {
         (void) pthread_mutex_unlock(&r->lock);
         return busy;
 }
-
-void rdma_responder_last_error(RdmaResponder *r, char *buf, size_t size) {
-        (void) pthread_mutex_lock(&r->lock);
-        (void) snprintf(buf, size, "%s", r->last_error);
-        (void) pthread_mutex_unlock(&r->lock);
-}

@@ -38,7 +38,7 @@ typedef struct RdmaResponderStats {
         uint64_t sessions;   /* queue pairs set up for a prober */
         uint64_t completed;  /* ended by the prober's bye */
         uint64_t timed_out;  /* torn down at the timeout */
-        uint64_t failed;     /* setting up or serving failed (see rdma_responder_last_error()) */
+        uint64_t failed;     /* setting up or serving failed */
         uint64_t busy;       /* refused: another session ran, or the slot was kept for a waiting prober */
         uint64_t taken_over; /* ended early for a peer's halod, or for a prober that waited its turn */
         uint64_t no_device;  /* asked on an address without a device or a RoCE GID */
@@ -87,5 +87,3 @@ void rdma_responder_destroy(void *userdata);
 RdmaResponderStats rdma_responder_stats(RdmaResponder *r);
 /* Whether a session is set up and not finished. */
 bool rdma_responder_busy(RdmaResponder *r);
-/* Why the last failed session failed, for the log ("" when none did); copied into buf. */
-void rdma_responder_last_error(RdmaResponder *r, char *buf, size_t size);

@@ -10,7 +10,7 @@
 #include "nic/ethtool.h"
 #include "snapshot/link-match.h"
 
-void netdev_info_done(NetdevInfo *n) {
+static void netdev_info_done(NetdevInfo *n) {
         if (!n)
                 return;
         n->name = mfree(n->name);

@@ -15,7 +15,6 @@ typedef struct NetdevInfo {
                               * --root, where no ioctl reaches the tree */
 } NetdevInfo;
 
-void netdev_info_done(NetdevInfo *n);
 void netdev_info_array_free(NetdevInfo *a, size_t n);
 
 /* Every netdev under the host's /sys/class/net, sorted by name. */

@@ -80,50 +80,58 @@ for key in $names; do
         documented halod.yaml.5.scd "*$key:*" "the profile key $key"
 done
 
-# -- check ids (haloctl(1), CHECKS) --
-names=$(cat "$root"/lib/check/check-*.c | grep -oE '"(kernel|gpu|node|nic|rdma)\.[a-z-]+"' | tr -d '"' | grep -v '\.h$' | sort -u)
-at_least 12 "kernel, nic and rdma check ids" $names
-for id in $names; do
-        documented haloctl.1.scd "*$id*" "the check id $id"
-        # ... and completed: bash completion offers the fixed ids after --only.
-        sed -n '/^_haloctl_check_ids="/,/"$/p' "$root/completion/haloctl.bash" | grep -qw -- "$id" ||
-                fail "the check id $id is not in completion/haloctl.bash's _haloctl_check_ids"
+# -- check ids (haloctl(1), CHECKS): the registry, lib/check/check-registry.c, as haloctl check --list
+# --json prints it: each id in its section, and each id the pages list under a term in the registry --
+# man_term ID: how a page writes an id: *kernel.cmdline*, *link.*_NAME_*.mtu*, *hosts.*_NODE_.
+man_term() {
+        sed -E 's/<([A-Z]+)>/*_\1_*/g; s/^/*/; s/$/*/; s/^\*\*//; s/\*\*$//' <<<"$1"
+}
+registry=$("$haloctl" --json check --list) || fail "haloctl check --list --json failed"
+pairs=$(grep -E '^ *"(id|section)": ' <<<"$registry" | sed -E 's/^ *"[a-z]+": "(.*)",?$/\1/' | paste - -)
+ids=$(cut -f1 <<<"$pairs")
+at_least 40 "check ids in the registry" $ids
+in_registry() {
+        grep -qxF -- "$1" <<<"$ids"
+}
+while IFS=$'\t' read -r id section; do
+        term=$(man_term "$id")
+        text=$(awk -v s="## $section" '$0 == s { p = 1; next } /^## |^# [A-Z]/ { p = 0 } p' "$man/haloctl.1.scd")
+        grep -qxF -- "$term" <<<"$text" ||
+                fail "the check id $id is not documented in haloctl(1) under CHECKS, ## $section (looked for a line: $term)"
+done <<<"$pairs"
+# The other way round: a check id a page lists as a term (a line of its own) that the registry lacks.
+for page in haloctl.1.scd halod.8.scd; do
+        while read -r term; do
+                id=$(sed -E 's/\*_([A-Z]+)_\*?/<\1>/g; s/^\*//; s/\*$//' <<<"$term")
+                in_registry "$id" ||
+                        fail "$page lists the check id $term, which is in no line of lib/check/check-registry.c (haloctl check --list)"
+        done < <(grep -xE '\*[a-z][a-z-]*(\.(\*_[A-Z]+_\*?|[a-z-]+))*\*?' "$man/$page" | grep -vxE '\*[a-z-]+\*')
 done
-names=$(sed -n 's/.*state_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-link.c" | grep -oE '[a-z]+')
-at_least 4 "link check ids" $names
-for what in $names present; do
-        documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
-done
-names=$(sed -n 's/.*route_checks\[\] = {\(.*\)};.*/\1/p' "$root/lib/check/check-routes.c" | grep -oE '[a-z]+')
-at_least 2 "route check ids" $names
-for what in $names; do
-        documented haloctl.1.scd "*link.*_NAME_*.$what*" "the check id link.NAME.$what"
-done
-names=$(cat "$root"/lib/check/check-qos-*.c | sed -n 's/.*qos_[a-z]*_checks\[\] = {\(.*\)};.*/\1/p' | grep -oE '[a-z-]+')
-at_least 2 "qos check ids" $names
-for what in $names; do
-        documented haloctl.1.scd "*qos.*_NAME_*.$what*" "the check id qos.NAME.$what"
-done
-grep -qF '"hosts.%s"' "$root/lib/check/check-hosts.c" || fail "lib/check/check-hosts.c no longer says hosts.%s: update this test"
-documented haloctl.1.scd "*hosts.*_NODE_" "the check id hosts.NODE"
-grep -qF '"fabric.%s.transport"' "$root/lib/check/check-fabric-transport.c" || fail "lib/check/check-fabric-transport.c no longer says fabric.%s.transport: update this test"
-documented haloctl.1.scd "*fabric.*_NODE_*.transport*" "the check id fabric.NODE.transport"
-documented halod.8.scd "# FABRIC USE" "the section FABRIC USE that halod.yaml(5) and haloctl(1) point to"
-grep -qF '#define HELPER_CHECK_ID "helper"' "$root/daemon/manager-helper.h" || fail "daemon/manager-helper.h no longer names the check helper: update this test"
-documented haloctl.1.scd "*helper*" "the check id helper"
+# A single word (*profile*, *helper*) is a term of many kinds: only CHECKS' are check ids.
+while read -r term; do
+        id=${term//\*/}
+        in_registry "$id" ||
+                fail "haloctl(1) lists $term under CHECKS, which is in no line of lib/check/check-registry.c"
+done < <(awk '/^# CHECKS/ { p = 1; next } /^# / { p = 0 } p' "$man/haloctl.1.scd" | grep -xE '\*[a-z-]+\*')
+# The ids no haloctl check --root emits (tests/cli/haloctl-check-registry.sh holds the others to the
+# registry): the peer round's, halod's helper and fabric checks, as the code names them.
+registered() {
+        in_registry "$1" || fail "$2 names the check id $1, which is in no line of lib/check/check-registry.c"
+}
 names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do
-        documented haloctl.1.scd "*peer.*_NODE_*.$what*" "the check id peer.NODE.$what"
+        registered "peer.<NODE>.$what" "lib/check/check-peer*.c"
 done
-
-# The per-peer check ids built from a format ("peer.%s.rdma", "fabric.%s.transport").
-names=$(grep -ohE '"(peer|fabric)\.%s\.[a-z-]+"' "$root"/lib/check/*.c | tr -d '"' | sort -u)
-at_least 2 "per-peer check id formats" $names
+names=$(grep -ohE '"(peer|fabric|hosts)\.%s(\.[a-z-]+)?"' "$root"/lib/check/*.c | tr -d '"' | sort -u)
+at_least 3 "per-node check id formats" $names
 for format in $names; do
-        group=${format%%.*} what=${format##*.}
-        documented haloctl.1.scd "*$group.*_NODE_*.$what*" "the check id $group.NODE.$what"
+        registered "${format/\%s/<NODE>}" "lib/check/*.c"
 done
+id=$(sed -n 's/^#define HELPER_CHECK_ID "\([a-z-]*\)"$/\1/p' "$root/daemon/manager-helper.h")
+[ -n "$id" ] || fail "daemon/manager-helper.h no longer defines HELPER_CHECK_ID: update this test"
+registered "$id" "daemon/manager-helper.h"
+documented halod.8.scd "# FABRIC USE" "the section FABRIC USE that halod.yaml(5) and haloctl(1) point to"
 
 # health.tcp-bulk-mbit's default, as the validator fills it in, in every page that gives it.
 f=${TMPDIR:-/tmp}/halod-docs-bulk.$$.yaml

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: MIT
 # Sources haloctl's bash completion and checks what <Tab> offers on real command lines, the way bash
 # calls it (COMP_WORDS split at COMP_WORDBREAKS, COMP_CWORD), and that its verbs are haloctl.c's.
-# Needs only bash: the completion uses no bash-completion helpers.
-# Usage: test-completion.sh SOURCE_DIR
+# Needs only bash (the completion uses no bash-completion helpers) and the haloctl it completes, whose
+# `check --list` gives the check ids.
+# Usage: test-completion.sh SOURCE_DIR HALOCTL
 set -uo pipefail
 
-src=${1:?usage: test-completion.sh SOURCE_DIR}
+src=${1:?usage: test-completion.sh SOURCE_DIR HALOCTL}
+haloctl=${2:?usage: test-completion.sh SOURCE_DIR HALOCTL}
+haloctl=$(realpath "$haloctl") || exit 1
+PATH=$(dirname "$haloctl"):$PATH
 cd "$src" || exit 1
 # shellcheck source=completion/haloctl.bash
 . completion/haloctl.bash
@@ -62,7 +66,7 @@ expect "haloctl ch" "check"
 expect "haloctl v" "validate verify"
 expect "haloctl --js" "--json"
 expect "haloctl check --co" "--color"
-expect "haloctl check -" "--adopt --backend --cdi --color --force --format --help --json --node --only --port --root --slots --version"
+expect "haloctl check -" "--adopt --backend --cdi --color --force --format --help --json --list --node --only --port --root --slots --version"
 expect "haloctl apply --backend " "netlink networkd networkmanager"
 expect "haloctl apply --backend net" "netlink networkd networkmanager"
 expect "haloctl --backend networkd --node head apply conf/examples/d" "conf/examples/daisy-chain-4.yaml conf/examples/daisy-chain-connectx.yaml"
@@ -79,7 +83,7 @@ expect "haloctl check conf/examples/switched-8.yaml --node=node1" "node1"
 expect "haloctl env $tmp/two.yaml --node " "alpha beta"
 expect "haloctl env $tmp/flow.yaml --node " "n1 n2"
 # --only: prefixes, then the fixed ids, in a comma-separated list
-expect "haloctl check --only " "gpu. helper hosts. kernel. link. nic. node. peer. profile qos. rdma."
+expect "haloctl check --only " "fabric. gpu. helper hosts. kernel. link. nic. node. peer. profile qos. rdma."
 # apply --only: the parts halod-helper.service writes, not check ids
 expect "haloctl apply --only " "cdi hosts. networkd"
 expect "haloctl apply --only cdi,h" "cdi,hosts."

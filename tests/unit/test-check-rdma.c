@@ -8,6 +8,7 @@
 #include "basic/strv.h"
 #include "check-test.h"
 #include "check/check-rdma.h"
+#include "check/check-registry.h"
 #include "fake-verbs.h"
 #include "rdma/rdma-sysfs-read.h"
 #include "tests.h"
@@ -42,7 +43,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
 
         ASSERT_TRUE(c.node);
         ASSERT_OK(check_rdma(&c, NULL, &l));
-        ASSERT_INT_EQ(l.n_checks, 6);
+        ASSERT_INT_EQ(l.n_checks, check_registry_count(check_rdma));
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
         ASSERT_INT_EQ(fake_verbs_open_contexts(), 0);
