@@ -384,26 +384,33 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
                 out, id, check_outcome_soften(p->outcome, required), p->expected, p->actual, "%s", p->summary);
 }
 
-/* family: the fabric NIC's, whose RDMA module rdma.memlock names when there is no uverbs device. */
-static int check_rdma_memlock(const NodeContext *c, NicFamily family, CheckList *out) {
+/* From the snapshot's memlock facts (s NULL: one of its own); family: the fabric NIC's, whose RDMA module
+ * rdma.memlock names when there is no uverbs device. */
+static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily family, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        r = check_rdma_memlock_run(c, family, &p);
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_MEMLOCK);
+        if (r < 0)
+                return r;
+        r = check_rdma_memlock_evaluate(&s->host.memlock, c->host, family, c->profile->rdma.memlock, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
 }
 
 /* The skip of every rdma.* check when there is nothing to check. */
-static int skip_all(const NodeContext *c, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+static int skip_all(
+        const NodeContext *c, Snapshot *s, const char *const *ids, size_t n, const char *reason, CheckList *out) {
         for (size_t i = 0; i < n; i++) {
                 int r = check_list_skip(out, ids[i], "%s", reason);
 
                 if (r < 0)
                         return r;
         }
-        return c->profile->rdma.present ? check_rdma_memlock(c, NIC_FAMILY_UNKNOWN, out)
+        return c->profile->rdma.present ? check_rdma_memlock(c, s, NIC_FAMILY_UNKNOWN, out)
                                         : check_list_skip(out, "rdma.memlock", "%s", reason);
 }
 
@@ -443,11 +450,12 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!c->profile->rdma.present)
-                return skip_all(c, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
+                return skip_all(c, s, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
         /* A host tree's RDMA facts come from its sysfs: only the running system needs libibverbs. */
         if (!HAVE_LIBIBVERBS && host_is_running_system(c->host))
                 return skip_all(
                         c,
+                        s,
                         ids,
                         ELEMENTSOF(ids),
                         "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
@@ -461,6 +469,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (s->n_ports == 0)
                 return skip_all(
                         c,
+                        s,
                         ids,
                         ELEMENTSOF(ids),
                         "the profile names no links, so there is no fabric netdev to check",
@@ -490,5 +499,5 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                 if (r < 0)
                         return r;
         }
-        return check_rdma_memlock(c, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
+        return check_rdma_memlock(c, s, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
 }

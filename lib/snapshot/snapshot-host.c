@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards and TTM's
- * page limit, /proc/meminfo. */
+ * page limit, /proc/meminfo, /etc/hosts below --root, the memlock limits' sources. */
 #include <stdio.h>
 
 #include "basic/etc-hosts.h"
@@ -50,6 +50,10 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_ETC_HOSTS) {
                 h->etc_hosts = mfree(h->etc_hosts);
                 h->etc_hosts_error = 0;
+        }
+        if (parts & SNAPSHOT_MEMLOCK) {
+                memlock_facts_done(&h->memlock);
+                h->memlock = (MemlockFacts){};
         }
         s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
 }
@@ -167,6 +171,10 @@ static int read_etc_hosts(const Host *host, SnapshotHost *h) {
         return 0;
 }
 
+static int read_memlock(const Host *host, SnapshotHost *h) {
+        return memlock_facts_read(host, &h->memlock);
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
@@ -175,7 +183,7 @@ int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         } readers[] = {
                 { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
                 { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
-                { SNAPSHOT_ETC_HOSTS, read_etc_hosts },
+                { SNAPSHOT_ETC_HOSTS, read_etc_hosts }, { SNAPSHOT_MEMLOCK, read_memlock },
         };
         int r;
 

@@ -2,7 +2,8 @@
 /* The snapshot's facts of the host itself, each read once and kept with its error, for the kernel.,
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
- * MemTotal (SNAPSHOT_MEMINFO), and below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). A check that
+ * MemTotal (SNAPSHOT_MEMINFO), below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS), and the memlock
+ * limits a workload gets (SNAPSHOT_MEMLOCK). A check that
  * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
  * reach), never what it did not see. */
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "boot/bootcfg.h"
 #include "boot/cmdline.h"
+#include "limits/memlock-facts.h"
 
 #define PROC_CMDLINE "/proc/cmdline"
 #define PROC_MEMINFO "/proc/meminfo"
@@ -73,4 +75,8 @@ typedef struct SnapshotHost {
          * it: etc_hosts_error is -ENOMEDIUM. */
         char *etc_hosts;
         int etc_hosts_error;
+
+        /* SNAPSHOT_MEMLOCK: what each source of a workload's memlock limit gives, each with why it could
+         * not be read (memlock_facts_read()). */
+        MemlockFacts memlock;
 } SnapshotHost;

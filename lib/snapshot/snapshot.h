@@ -53,10 +53,14 @@ typedef enum SnapshotPart {
         SNAPSHOT_GPUS = 1 << 11,
         SNAPSHOT_MEMINFO = 1 << 12,
         SNAPSHOT_ETC_HOSTS = 1 << 13,
+        /* The memlock limits a workload gets (limits/memlock-facts.h): systemd's default for services,
+         * pam_limits' files, podman's containers.conf; for rdma.memlock. */
+        SNAPSHOT_MEMLOCK = 1 << 14,
 } SnapshotPart;
 
-#define SNAPSHOT_HOST_PARTS \
-        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS)
+#define SNAPSHOT_HOST_PARTS                                                                         \
+        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
+         SNAPSHOT_MEMLOCK)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -120,7 +124,8 @@ typedef struct Snapshot {
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
-        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS. */
+        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
+         * SNAPSHOT_MEMLOCK. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the

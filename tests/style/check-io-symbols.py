@@ -39,6 +39,9 @@ IO_READERS = {
     "taskstats_close", "sock_diag_dump_tcp",
     # boot/
     "boot_config_load_grub_default", "boot_loader_tool", "kernel_install_add_command",
+    # limits/
+    "memlock_facts_read", "memlock_facts_read_files", "limits_conf_read", "containers_conf_read",
+    "memlock_stale_candidates", "memlock_stale_services", "systemd_default_memlock",
     # net/, nic/
     "devlink_info_firmware", "devlink_firmware_pending", "devlink_param_value",
     "ethtool_get_driver_info", "ethtool_get_permanent_address", "ice_ddp_state_read",
