@@ -3,43 +3,13 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "basic/etc-group.h"
 #include "basic/strv.h"
 #include "check/check-gpu.h"
 
 #define KFD_NODE "/dev/kfd"
 #define KFD_SYSFS "/sys/class/kfd/kfd"
 #define DRI_DIR "/dev/dri"
-
-/* The name /etc/group below the root gives gid; NULL when it names none or cannot be read. */
-static int group_name(const Host *h, gid_t gid, char **ret) {
-        _cleanup_(freep) char *data = NULL;
-        char *save = NULL;
-        int r;
-
-        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
-        if (r == -ENOMEM)
-                return r;
-        *ret = NULL;
-        if (r < 0)
-                return 0;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *name_end = strchr(line, ':'), *gid_field, *end;
-                unsigned long g;
-
-                if (!name_end)
-                        continue;
-                gid_field = strchr(name_end + 1, ':');
-                if (!gid_field)
-                        continue;
-                errno = 0;
-                g = strtoul(gid_field + 1, &end, 10);
-                if (errno > 0 || end == gid_field + 1 || *end != ':' || g != (unsigned long) gid)
-                        continue;
-                *ret = strndup(line, name_end - line);
-                return *ret ? 0 : -ENOMEM;
-        }
-        return 0;
-}
 
 typedef struct DeviceAccess {
         bool everyone;  /* read-writable by every user */
@@ -52,8 +22,9 @@ static void device_access_done(DeviceAccess *a) {
         free(a->describe);
 }
 
-/* Who may open path: 1 with a, 0 when it does not exist here, or -errno (could not look). */
-static int device_access(const Host *h, const char *path, DeviceAccess *a) {
+/* Who may open path: 1 with a, 0 when it does not exist here, or -errno (could not look). etc_group
+ * names its group (NULL: unread, and the group is shown by number). */
+static int device_access(const Host *h, const char *etc_group, const char *path, DeviceAccess *a) {
         _cleanup_(freep) char *full = NULL, *group = NULL;
         struct stat st;
         int r;
@@ -63,9 +34,11 @@ static int device_access(const Host *h, const char *path, DeviceAccess *a) {
                 return r;
         if (stat(full, &st) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        r = group_name(h, st.st_gid, &group);
-        if (r < 0)
-                return r;
+        if (etc_group) {
+                r = etc_group_name(etc_group, st.st_gid, &group);
+                if (r < 0)
+                        return r;
+        }
         if (!group && asprintf(&group, "%u", (unsigned) st.st_gid) < 0)
                 return -ENOMEM;
         if (asprintf(&a->describe, "%s (group %s, mode %04o)", path, group, (unsigned) (st.st_mode & 07777)) <
@@ -130,14 +103,14 @@ static void device_looks_done(DeviceLooks *l) {
 
 /* Looks at each of nodes (/dev/kfd first). 0, or 1 when one cannot be looked at or /dev/kfd is
  * missing (and the check says so). */
-static int device_looks(const Host *h, char **nodes, DeviceLooks *l, CheckList *out) {
+static int device_looks(const Host *h, const char *etc_group, char **nodes, DeviceLooks *l, CheckList *out) {
         int r;
 
         l->everyone = true;
         STRV_FOREACH(n, nodes) {
                 _cleanup_(device_access_done) DeviceAccess a = {};
 
-                r = device_access(h, *n, &a);
+                r = device_access(h, etc_group, *n, &a);
                 if (r == -ENOMEM)
                         return r;
                 if (r == 0 && !streq(*n, KFD_NODE))
@@ -179,7 +152,7 @@ int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         bool in_sysfs;
         int r;
 
-        r = snapshot_read(s, SNAPSHOT_GPUS);
+        r = snapshot_read(s, SNAPSHOT_GPUS | SNAPSHOT_ETC_GROUP);
         if (r < 0)
                 return r;
         if ((!c->profile || !c->profile->gpu.present) && s->host.n_gpus == 0)
@@ -198,7 +171,7 @@ int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         STRV_FOREACH(n, render)
                 if (strv_extend(&nodes, *n) < 0)
                         return -ENOMEM;
-        r = device_looks(c->host, nodes, &l, out);
+        r = device_looks(c->host, s->host.etc_group, nodes, &l, out);
         if (r != 0)
                 return r < 0 ? r : 0;
         if (l.n_render == 0)

@@ -3,38 +3,12 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "basic/etc-group.h"
 #include "basic/strv.h"
 #include "check/check-rdma.h"
 #include "nic/nic-family.h"
 
-static int group_id(const Host *h, const char *name, gid_t *ret) {
-        _cleanup_(freep) char *data = NULL;
-        char *save = NULL;
-        size_t n = strlen(name);
-        int r;
-
-        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
-        if (r < 0)
-                return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long gid;
-                char *colon, *end;
-
-                if (strncmp(line, name, n) != 0 || line[n] != ':')
-                        continue;
-                colon = strchr(line + n + 1, ':');
-                if (!colon)
-                        return -EBADMSG;
-                gid = strtoul(colon + 1, &end, 10);
-                if (end == colon + 1 || *end != ':')
-                        return -EBADMSG;
-                *ret = (gid_t) gid;
-                return 0;
-        }
-        return -ENOENT;
-}
-
-int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char ***ok) {
+int check_rdma_uverbs(const Host *h, const char *etc_group, NicFamily family, char ***problems, char ***ok) {
         _cleanup_(strv_freep) char **entries = NULL;
         gid_t rdma_gid = 0;
         bool have_group;
@@ -44,7 +18,10 @@ int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char **
         r = host_list_directory(h, "/dev/infiniband", &entries);
         if (r == -ENOMEM)
                 return r;
-        have_group = group_id(h, "rdma", &rdma_gid) >= 0;
+        r = etc_group ? etc_group_gid(etc_group, "rdma", &rdma_gid) : -ENOENT;
+        if (r == -ENOMEM)
+                return r;
+        have_group = r >= 0;
 
         STRV_FOREACH(e, entries) {
                 _cleanup_(freep) char *path = NULL, *full = NULL;

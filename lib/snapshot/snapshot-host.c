@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards and TTM's
- * page limit, /proc/meminfo, /etc/hosts below --root, the memlock limits' sources. */
+ * page limit, /proc/meminfo, /etc/hosts below --root, the memlock limits' sources, /etc/group. */
 #include <stdio.h>
 
+#include "basic/etc-group.h"
 #include "basic/etc-hosts.h"
 #include "basic/meminfo.h"
 #include "basic/strv.h"
@@ -54,6 +55,10 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_MEMLOCK) {
                 memlock_facts_done(&h->memlock);
                 h->memlock = (MemlockFacts){};
+        }
+        if (parts & SNAPSHOT_ETC_GROUP) {
+                h->etc_group = mfree(h->etc_group);
+                h->etc_group_error = 0;
         }
         s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
 }
@@ -175,6 +180,16 @@ static int read_memlock(const Host *host, SnapshotHost *h) {
         return memlock_facts_read(host, &h->memlock);
 }
 
+static int read_etc_group(const Host *host, SnapshotHost *h) {
+        int r;
+
+        r = host_read_file(host, ETC_GROUP_PATH, HOST_FILE_MAX, &h->etc_group, NULL);
+        if (r == -ENOMEM)
+                return r;
+        h->etc_group_error = r < 0 ? r : 0;
+        return 0;
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
@@ -184,6 +199,7 @@ int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
                 { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
                 { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
                 { SNAPSHOT_ETC_HOSTS, read_etc_hosts }, { SNAPSHOT_MEMLOCK, read_memlock },
+                { SNAPSHOT_ETC_GROUP, read_etc_group },
         };
         int r;
 

@@ -3,7 +3,7 @@
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
  * MemTotal (SNAPSHOT_MEMINFO), below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS), and the memlock
- * limits a workload gets (SNAPSHOT_MEMLOCK). A check that
+ * limits a workload gets (SNAPSHOT_MEMLOCK), and /etc/group (SNAPSHOT_ETC_GROUP). A check that
  * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
  * reach), never what it did not see. */
 #pragma once
@@ -79,4 +79,9 @@ typedef struct SnapshotHost {
         /* SNAPSHOT_MEMLOCK: what each source of a workload's memlock limit gives, each with why it could
          * not be read (memlock_facts_read()). */
         MemlockFacts memlock;
+
+        /* SNAPSHOT_ETC_GROUP: /etc/group below the host root as read (NULL: etc_group_error, the errno
+         * of reading it, says why). */
+        char *etc_group;
+        int etc_group_error;
 } SnapshotHost;

@@ -56,11 +56,13 @@ typedef enum SnapshotPart {
         /* The memlock limits a workload gets (limits/memlock-facts.h): systemd's default for services,
          * pam_limits' files, podman's containers.conf; for rdma.memlock. */
         SNAPSHOT_MEMLOCK = 1 << 14,
+        /* /etc/group below the host root: the groups that may open the device nodes. */
+        SNAPSHOT_ETC_GROUP = 1 << 15,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
         (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
-         SNAPSHOT_MEMLOCK)
+         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -125,7 +127,7 @@ typedef struct Snapshot {
         PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
-         * SNAPSHOT_MEMLOCK. */
+         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
