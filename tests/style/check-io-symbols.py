@@ -43,14 +43,12 @@ IO_READERS = {
     "memlock_facts_read", "memlock_facts_read_files", "limits_conf_read", "containers_conf_read",
     "memlock_stale_candidates", "memlock_stale_services", "systemd_default_memlock",
     # net/, nic/
-    "devlink_info_firmware", "devlink_firmware_pending", "devlink_param_value",
     "ethtool_get_driver_info", "ethtool_get_permanent_address", "ice_ddp_state_read",
     "netdev_read_uint", "nic_family_on_host", "pci_devices_find_ids", "pci_library_load",
     # rdma/, peer/
     "rdma_library_load", "rdma_probe", "rdma_qp_dump", "rdma_qp_holders", "rdma_sysfs_find_device",
     "rdma_sysfs_read_hw_counter", "rdma_sysfs_read_port_counter", "rdma_comm_from_proc_or_taskstats",
-    "rdma_device_find_gid", "rdma_link_device", "tcp_peer_bytes", "peer_probe_round",
-    "peer_schedule_measure",
+    "rdma_device_find_gid", "rdma_link_device", "peer_probe_round",
     # snapshot/: reads the parts it is asked for that it has not read yet
     "snapshot_read",
 }
