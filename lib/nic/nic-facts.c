@@ -68,6 +68,9 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
         int r;
 
         if (pci) {
+                r = pci_iommu_read(h, pci, &f.iommu);
+                if (r < 0)
+                        goto fail;
                 f.device_error = pci_device_get(h, pci, &f.device);
                 if (f.device_error == -ENOMEM)
                         return -ENOMEM;
@@ -128,6 +131,7 @@ void nic_facts_done(NicFacts *f) {
         devlink_param_done(&f->roce);
         devlink_param_done(&f->iwarp);
         f->devlink_message = mfree(f->devlink_message);
+        pci_iommu_done(&f->iommu);
 }
 
 const char *nic_facts_driver(const NicFacts *f) {

@@ -8,6 +8,7 @@
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
 #include "nic/nic-family.h"
+#include "nic/pci-iommu.h"
 #include "nic/pci.h"
 
 typedef struct NicFacts {
@@ -36,6 +37,7 @@ typedef struct NicFacts {
         int roce_error;           /* -ENOMEDIUM: not asked (not an E810 or ConnectX, or below --root) */
         DevlinkParam iwarp;       /* ice's enable_iwarp, valid when iwarp_error >= 0 */
         int iwarp_error;          /* -ENOMEDIUM: not asked (not an E810, or below --root) */
+        PciIommu iommu;           /* how the IOMMU treats the PCI device; read when there is one */
 } NicFacts;
 
 /* Gathers the facts of one port: its PCI device pci ("0000:c2:00.0", NULL when none was found) and

@@ -34,6 +34,7 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
                         free(h->gpus[i].pci);
                         bytes_done(&h->gpus[i].vram);
                         bytes_done(&h->gpus[i].gtt);
+                        pci_iommu_done(&h->gpus[i].iommu);
                 }
                 h->gpus = mfree(h->gpus);
                 h->n_gpus = 0;
@@ -110,6 +111,11 @@ static int read_gpu(const Host *host, const char *card, SnapshotGpu *g) {
         if (r == -ENOMEM)
                 return r;
         g->pci_error = r < 0 ? r : 0;
+        if (g->pci) {
+                r = pci_iommu_read(host, g->pci, &g->iommu);
+                if (r < 0)
+                        return r;
+        }
         r = read_bytes(host, card, "mem_info_vram_total", &g->vram);
         if (r < 0)
                 return r;

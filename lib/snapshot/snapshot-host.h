@@ -13,6 +13,7 @@
 #include "boot/bootcfg.h"
 #include "boot/cmdline.h"
 #include "limits/memlock-facts.h"
+#include "nic/pci-iommu.h"
 
 #define PROC_CMDLINE "/proc/cmdline"
 #define PROC_MEMINFO "/proc/meminfo"
@@ -32,6 +33,7 @@ typedef struct SnapshotGpu {
         int pci_error;
         SnapshotBytes vram; /* mem_info_vram_total: the carve-out */
         SnapshotBytes gtt;  /* mem_info_gtt_total */
+        PciIommu iommu;     /* how the IOMMU treats the PCI device, when pci is known */
 } SnapshotGpu;
 
 typedef struct SnapshotHost {
