@@ -232,16 +232,11 @@ int check_rdma_memlock_judge(
 }
 
 int check_rdma_memlock_evaluate(
-        const MemlockFacts *f,
-        const Host *h,
-        const char *etc_group,
-        NicFamily family,
-        uint64_t want,
-        PortCheck *ret) {
+        const MemlockFacts *f, const SnapshotHost *h, NicFamily family, uint64_t want, PortCheck *ret) {
         _cleanup_(strv_freep) char **problems = NULL, **ok = NULL;
         int r;
 
-        r = check_rdma_uverbs(h, etc_group, family, &problems, &ok);
+        r = check_rdma_uverbs(h, family, &problems, &ok);
         if (r < 0)
                 return r;
         return check_rdma_memlock_judge(f, problems, ok, want, ret);

@@ -392,11 +392,10 @@ static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily famil
         int r;
 
         s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP);
+        r = snapshot_read(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
         if (r < 0)
                 return r;
-        r = check_rdma_memlock_evaluate(
-                &s->host.memlock, c->host, s->host.etc_group, family, c->profile->rdma.memlock, &p);
+        r = check_rdma_memlock_evaluate(&s->host.memlock, &s->host, family, c->profile->rdma.memlock, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);

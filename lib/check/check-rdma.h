@@ -52,19 +52,14 @@ int check_rdma_gid_evaluate(
  * uverbs lines of check_rdma_uverbs(): pure. want: bytes, UINT64_MAX for unlimited, 0 for no minimum. */
 int check_rdma_memlock_judge(
         const MemlockFacts *f, char **uverbs_problems, char **uverbs_ok, uint64_t want, PortCheck *ret);
-/* /dev/infiniband/uverbs* below the host root: a line for each problem (none there, not
- * read-writable by everyone or group rdma) in problems, for each usable device in ok. family: the
- * fabric NIC's, whose RDMA module the advice names; NIC_FAMILY_UNKNOWN: the host's PCI bus says.
- * etc_group: /etc/group as the snapshot read it (NULL: unread), which names group rdma. */
-int check_rdma_uverbs(const Host *h, const char *etc_group, NicFamily family, char ***problems, char ***ok);
+/* The /dev/infiniband/uverbs* devices and /etc/group of the snapshot's host facts h (SNAPSHOT_DEVICES,
+ * SNAPSHOT_ETC_GROUP): a line for each problem (none there, not read-writable by everyone or group rdma)
+ * in problems, for each usable device in ok. family: the fabric NIC's, whose RDMA module the advice
+ * names; NIC_FAMILY_UNKNOWN: the host's PCI bus says (h->nic_family). */
+int check_rdma_uverbs(const SnapshotHost *h, NicFamily family, char ***problems, char ***ok);
 /* rdma.memlock: the limits a workload gets (f: services, login sessions, podman's containers)
- * against the profile's want, and the /dev/infiniband/uverbs* devices (check_rdma_uverbs(), family
- * as it takes it). Each source is named with the fix for the one that falls short; a source that
+ * against the profile's want, and the uverbs devices of h (check_rdma_uverbs(), family as it takes
+ * it): pure. Each source is named with the fix for the one that falls short; a source that
  * could not be read makes it warn, never pass. */
 int check_rdma_memlock_evaluate(
-        const MemlockFacts *f,
-        const Host *h,
-        const char *etc_group,
-        NicFamily family,
-        uint64_t want,
-        PortCheck *ret);
+        const MemlockFacts *f, const SnapshotHost *h, NicFamily family, uint64_t want, PortCheck *ret);

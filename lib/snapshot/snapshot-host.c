@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host facts: /proc/cmdline, the boot configuration, the amdgpu cards and TTM's
- * page limit, /proc/meminfo, /etc/hosts below --root, the memlock limits' sources, /etc/group. */
+ * page limit, /proc/meminfo, /etc/hosts below --root, the memlock limits' sources, /etc/group, the
+ * device nodes. */
 #include <stdio.h>
 
 #include "basic/etc-group.h"
@@ -60,6 +61,15 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_ETC_GROUP) {
                 h->etc_group = mfree(h->etc_group);
                 h->etc_group_error = 0;
+        }
+        if (parts & SNAPSHOT_DEVICES) {
+                device_nodes_done(&h->uverbs);
+                device_nodes_done(&h->render);
+                device_node_done(&h->kfd);
+                h->uverbs = h->render = (DeviceNodes){};
+                h->kfd = (DeviceNode){};
+                h->kfd_in_sysfs = false;
+                h->nic_family = NIC_FAMILY_UNKNOWN;
         }
         s->parts &= ~(parts & SNAPSHOT_HOST_PARTS);
 }
@@ -196,6 +206,22 @@ static int read_etc_group(const Host *host, SnapshotHost *h) {
         return 0;
 }
 
+static int read_devices(const Host *host, SnapshotHost *h) {
+        int r;
+
+        r = device_nodes_read(host, UVERBS_DIR, "uverbs", &h->uverbs);
+        if (r >= 0)
+                r = device_node_read(host, KFD_NODE, &h->kfd);
+        if (r >= 0)
+                r = device_nodes_read(host, DRI_DIR, "renderD", &h->render);
+        if (r < 0)
+                return r;
+        h->kfd_in_sysfs = host_path_exists(host, KFD_SYSFS);
+        /* Which RDMA module to name when there is no uverbs device and the fabric NIC is not known. */
+        h->nic_family = h->uverbs.n == 0 ? nic_family_on_host(host) : NIC_FAMILY_UNKNOWN;
+        return 0;
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
@@ -205,7 +231,7 @@ int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
                 { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
                 { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
                 { SNAPSHOT_ETC_HOSTS, read_etc_hosts }, { SNAPSHOT_MEMLOCK, read_memlock },
-                { SNAPSHOT_ETC_GROUP, read_etc_group },
+                { SNAPSHOT_ETC_GROUP, read_etc_group }, { SNAPSHOT_DEVICES, read_devices },
         };
         int r;
 

@@ -3,20 +3,27 @@
  * gpu. and node. checks: the running kernel's command line (SNAPSHOT_CMDLINE), the next boot's
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
  * MemTotal (SNAPSHOT_MEMINFO), below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS), and the memlock
- * limits a workload gets (SNAPSHOT_MEMLOCK), and /etc/group (SNAPSHOT_ETC_GROUP). A check that
+ * limits a workload gets (SNAPSHOT_MEMLOCK), /etc/group (SNAPSHOT_ETC_GROUP) and the device nodes a
+ * workload opens (SNAPSHOT_DEVICES). A check that
  * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
  * reach), never what it did not see. */
 #pragma once
 
 #include <stdint.h>
 
+#include "basic/device-node.h"
 #include "boot/bootcfg.h"
 #include "boot/cmdline.h"
 #include "limits/memlock-facts.h"
+#include "nic/nic-family.h"
 #include "nic/pci-iommu.h"
 
 #define PROC_CMDLINE "/proc/cmdline"
 #define PROC_MEMINFO "/proc/meminfo"
+#define UVERBS_DIR "/dev/infiniband"
+#define KFD_NODE "/dev/kfd"
+#define KFD_SYSFS "/sys/class/kfd/kfd"
+#define DRI_DIR "/dev/dri"
 
 /* One of amdgpu's byte counts of a card (mem_info_vram_total, mem_info_gtt_total). */
 typedef struct SnapshotBytes {
@@ -86,4 +93,13 @@ typedef struct SnapshotHost {
          * of reading it, says why). */
         char *etc_group;
         int etc_group_error;
+
+        /* SNAPSHOT_DEVICES: the uverbs devices (UVERBS_DIR), ROCm's nodes (KFD_NODE, the render nodes in
+         * DRI_DIR), whether sysfs has KFD (KFD_SYSFS), and, when there is no uverbs device, the NIC family
+         * of the host's PCI bus (nic_family_on_host(); NIC_FAMILY_UNKNOWN otherwise). */
+        DeviceNodes uverbs;
+        DeviceNode kfd;
+        DeviceNodes render;
+        bool kfd_in_sysfs;
+        NicFamily nic_family;
 } SnapshotHost;

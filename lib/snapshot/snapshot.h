@@ -58,11 +58,15 @@ typedef enum SnapshotPart {
         SNAPSHOT_MEMLOCK = 1 << 14,
         /* /etc/group below the host root: the groups that may open the device nodes. */
         SNAPSHOT_ETC_GROUP = 1 << 15,
+        /* The device nodes a workload opens (/dev/infiniband/uverbs*, /dev/kfd, /dev/dri/renderD*) as
+         * stat() finds them, whether the kernel has KFD, and where there is no uverbs device the NIC
+         * family the PCI bus shows. */
+        SNAPSHOT_DEVICES = 1 << 16,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
         (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
-         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP)
+         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -127,7 +131,7 @@ typedef struct Snapshot {
         PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
-         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP. */
+         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the

@@ -35,7 +35,8 @@ IO_PREFIXES = ("sd_bus_", "sd_netlink_", "sd_device_", "ibv_", "mnl_", "pci_")
 IO_READERS = {
     # basic/
     "host_read_file", "host_read_line", "host_list_directory", "host_path_exists",
-    "host_readlink_basename", "host_conf_files", "netlink_socket_open", "netlink_socket_close",
+    "host_readlink_basename", "host_conf_files", "device_node_read", "device_nodes_read",
+    "netlink_socket_open", "netlink_socket_close",
     "taskstats_close", "sock_diag_dump_tcp",
     # boot/
     "boot_config_load_grub_default", "boot_loader_tool", "kernel_install_add_command",

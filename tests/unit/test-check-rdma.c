@@ -698,7 +698,7 @@ static char *make_tree(mode_t mode, gid_t gid, const TreeFile *files, size_t n_f
 #define UNLIMITED MEMLOCK_UNLIMITED
 
 /* rdma.memlock on the tree h with the services' limit handed in: the files read as the snapshot reads
- * them (memlock_facts_read_files(), SNAPSHOT_ETC_GROUP), then the check. */
+ * them (memlock_facts_read_files(), SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES), then the check. */
 static int memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
         _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *services };
         _cleanup_(snapshot_done) Snapshot s = {};
@@ -709,10 +709,10 @@ static int memlock_evaluate(const Host *h, const MemlockServices *services, uint
         if (r < 0)
                 return r;
         snapshot_init(&s, &c);
-        r = snapshot_read(&s, SNAPSHOT_ETC_GROUP);
+        r = snapshot_read(&s, SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
         if (r < 0)
                 return r;
-        return check_rdma_memlock_evaluate(&f, h, s.host.etc_group, NIC_FAMILY_UNKNOWN, want, ret);
+        return check_rdma_memlock_evaluate(&f, &s.host, NIC_FAMILY_UNKNOWN, want, ret);
 }
 
 /* rdma.memlock for node c as a verify runs it: every source read by the snapshot (SNAPSHOT_MEMLOCK). */
@@ -721,11 +721,10 @@ static int memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret) {
         int r;
 
         snapshot_init(&s, c);
-        r = snapshot_read(&s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP);
+        r = snapshot_read(&s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
         if (r < 0)
                 return r;
-        return check_rdma_memlock_evaluate(
-                &s.host.memlock, c->host, s.host.etc_group, family, c->profile->rdma.memlock, ret);
+        return check_rdma_memlock_evaluate(&s.host.memlock, &s.host, family, c->profile->rdma.memlock, ret);
 }
 
 static const MemlockServices services_unlimited = {
