@@ -69,8 +69,11 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
 
         if (pci) {
                 r = pci_iommu_read(h, pci, &f.iommu);
-                if (r < 0)
+                if (r >= 0)
+                        r = pci_sysfs_aspm(h, pci, &f.sysfs_aspm);
+                if (r == -ENOMEM)
                         goto fail;
+                f.sysfs_aspm_error = r < 0 ? r : 0;
                 f.device_error = pci_device_get(h, pci, &f.device);
                 if (f.device_error == -ENOMEM)
                         return -ENOMEM;

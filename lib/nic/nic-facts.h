@@ -9,6 +9,7 @@
 #include "nic/ice-ddp.h"
 #include "nic/nic-family.h"
 #include "nic/pci-iommu.h"
+#include "nic/pci-sysfs.h"
 #include "nic/pci.h"
 
 typedef struct NicFacts {
@@ -38,6 +39,8 @@ typedef struct NicFacts {
         DevlinkParam iwarp;       /* ice's enable_iwarp, valid when iwarp_error >= 0 */
         int iwarp_error;          /* -ENOMEDIUM: not asked (not an E810, or below --root) */
         PciIommu iommu;           /* how the IOMMU treats the PCI device; read when there is one */
+        int sysfs_aspm;           /* the ASPM states the kernel enabled on its link (pci_sysfs_aspm()), */
+        int sysfs_aspm_error;     /* valid when this is 0; its errno otherwise (-ENOENT: not shown) */
 } NicFacts;
 
 /* Gathers the facts of one port: its PCI device pci ("0000:c2:00.0", NULL when none was found) and
