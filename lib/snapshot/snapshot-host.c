@@ -8,6 +8,7 @@
 #include "basic/etc-hosts.h"
 #include "basic/meminfo.h"
 #include "basic/strv.h"
+#include "net/nss-resolve.h"
 #include "snapshot/amdgpu.h"
 #include "snapshot/snapshot.h"
 
@@ -61,6 +62,14 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_ETC_GROUP) {
                 h->etc_group = mfree(h->etc_group);
                 h->etc_group_error = 0;
+        }
+        if (parts & SNAPSHOT_NAMES) {
+                for (size_t i = 0; i < h->n_names; i++) {
+                        free(h->names[i].name);
+                        free(h->names[i].addresses);
+                }
+                h->names = mfree(h->names);
+                h->n_names = 0;
         }
         if (parts & SNAPSHOT_DEVICES) {
                 device_nodes_done(&h->uverbs);
@@ -222,6 +231,32 @@ static int read_devices(const Host *host, SnapshotHost *h) {
         return 0;
 }
 
+/* Through NSS, as the workload resolves them: each other node's hostname, when it has fabric addresses to
+ * compare with (the hosts. checks judge nothing else). */
+static int read_names(const NodeContext *c, SnapshotHost *h) {
+        if (!host_is_running_system(c->host) || !c->profile || !c->node)
+                return 0;
+        h->names = calloc(c->profile->n_nodes ?: 1, sizeof(SnapshotName));
+        if (!h->names)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->profile->n_nodes; i++) {
+                const ProfileNode *peer = &c->profile->nodes[i];
+                SnapshotName *e = &h->names[h->n_names];
+
+                if (peer == c->node || streq(peer->name, c->node->name) || !peer->hostname ||
+                    peer->n_links == 0)
+                        continue;
+                e->name = strdup(peer->hostname);
+                if (!e->name)
+                        return -ENOMEM;
+                h->n_names++;
+                e->error = nss_resolve_ipv4(e->name, &e->addresses, &e->n, &e->gai_error);
+                if (e->error == -ENOMEM)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
@@ -244,6 +279,14 @@ int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= readers[i].part;
+        }
+        if (parts & SNAPSHOT_NAMES) {
+                r = read_names(s->context, &s->host);
+                if (r < 0) {
+                        snapshot_forget_host(s, SNAPSHOT_NAMES);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_NAMES;
         }
         return 0;
 }

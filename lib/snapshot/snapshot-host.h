@@ -4,11 +4,12 @@
  * configuration (SNAPSHOT_BOOT), the DRM cards and amdgpu's view of each (SNAPSHOT_GPUS) and
  * MemTotal (SNAPSHOT_MEMINFO), below --root the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS), and the memlock
  * limits a workload gets (SNAPSHOT_MEMLOCK), /etc/group (SNAPSHOT_ETC_GROUP) and the device nodes a
- * workload opens (SNAPSHOT_DEVICES). A check that
- * finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out of
- * reach), never what it did not see. */
+ * workload opens (SNAPSHOT_DEVICES), and what NSS gives the other nodes' names (SNAPSHOT_NAMES). A check
+ * that finds an error here reports that it could not look (inside halod's sandbox /proc or /boot may be out
+ * of reach), never what it did not see. */
 #pragma once
 
+#include <netinet/in.h>
 #include <stdint.h>
 
 #include "basic/device-node.h"
@@ -32,6 +33,15 @@ typedef struct SnapshotBytes {
         char *text;     /* what it holds; NULL when it could not be read */
         int error;      /* the errno of reading it; -EBADMSG: it holds no decimal byte count */
 } SnapshotBytes;
+
+/* What NSS said of one hostname. */
+typedef struct SnapshotName {
+        char *name;
+        struct in_addr *addresses; /* each once, in NSS's order; NULL when the name does not resolve */
+        size_t n;
+        int error;     /* nss_resolve_ipv4()'s errno: -EAGAIN with gai_error, or NSS's */
+        int gai_error; /* getaddrinfo()'s EAI_* code with -EAGAIN; 0 otherwise */
+} SnapshotName;
 
 /* One DRM card that amdgpu drives. */
 typedef struct SnapshotGpu {
@@ -102,4 +112,9 @@ typedef struct SnapshotHost {
         DeviceNodes render;
         bool kfd_in_sysfs;
         NicFamily nic_family;
+
+        /* SNAPSHOT_NAMES: on the running system, one entry for each other node of the profile that has a
+         * hostname and fabric addresses, in profile order; none below --root. */
+        SnapshotName *names;
+        size_t n_names;
 } SnapshotHost;

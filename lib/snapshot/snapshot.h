@@ -62,11 +62,14 @@ typedef enum SnapshotPart {
          * stat() finds them, whether the kernel has KFD, and where there is no uverbs device the NIC
          * family the PCI bus shows. */
         SNAPSHOT_DEVICES = 1 << 16,
+        /* On the running system, the IPv4 addresses NSS gives each other node's hostname (the hosts.
+         * checks); below --root nothing: names resolve in the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). */
+        SNAPSHOT_NAMES = 1 << 17,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
         (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
-         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES)
+         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NAMES)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -131,7 +134,7 @@ typedef struct Snapshot {
         PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
-         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES. */
+         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the

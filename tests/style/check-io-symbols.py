@@ -45,6 +45,7 @@ IO_READERS = {
     "memlock_facts_read", "memlock_facts_read_files", "limits_conf_read", "containers_conf_read",
     "memlock_stale_candidates", "memlock_stale_services", "systemd_default_memlock",
     # net/, nic/
+    "nss_resolve_ipv4",
     "ethtool_get_driver_info", "ethtool_get_permanent_address", "ice_ddp_state_read",
     "netdev_read_uint", "nic_family_on_host", "pci_devices_find_ids", "pci_library_load",
     # rdma/, peer/
