@@ -342,7 +342,6 @@ static int rdma_driver_safe_mode(const NodeContext *c, const RdmaPort *p, const 
 
 static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         _cleanup_(freep) char *link = NULL, *driver = NULL;
-        const SnapshotHost *h = &p->snapshot->host;
         const char *module = nic_family_rdma_module(p->family);
         int r;
 
@@ -358,20 +357,11 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        /* The command line kernel.cmdline judges too, read once: only when there is a module to look
-         * for on it. */
-        if (module) {
-                r = snapshot_read(p->snapshot, SNAPSHOT_CMDLINE);
-                if (r < 0)
-                        return r;
-        }
+        r = snapshot_read(p->snapshot, SNAPSHOT_MODULES);
+        if (r < 0)
+                return r;
         r = check_rdma_driver_evaluate(
-                c->host,
-                h->cmdline_parsed,
-                h->cmdline ? 0 : h->cmdline_error,
-                driver ?: nic_family_driver(p->family),
-                module,
-                ret);
+                snapshot_module_state(p->snapshot, module), driver ?: nic_family_driver(p->family), module, ret);
         if (r < 0 || ret->outcome != CHECK_FAIL || !streq_ptr(ret->actual, "not loaded"))
                 return r;
         return rdma_driver_safe_mode(c, p, module, ret);

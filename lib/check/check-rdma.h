@@ -3,6 +3,7 @@
 #pragma once
 
 #include "basic/rdma-mtu.h" /* roce_mtu_for_netdev_mtu(), which rdma.mtu and the profile share */
+#include "boot/module-state.h"
 #include "check/check-ports.h"
 #include "check/checks.h"
 #include "limits/memlock-facts.h"
@@ -12,17 +13,11 @@
 /* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
 int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
 
-/* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib;
- * NULL when the NIC's family is unknown) is loaded below the host root, and what keeps it from loading
- * at boot (boot/modprobe-conf.h), with the running kernel's command line as the snapshot read it
- * (Snapshot.host: cmdline NULL when it could not be read, cmdline_error the errno of reading it). */
+/* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib; NULL
+ * when the NIC's family is unknown) is loaded, and what keeps it from loading at boot, from its state as
+ * the snapshot read it (SNAPSHOT_MODULES: snapshot_module_state(); NULL only when module is). */
 int check_rdma_driver_evaluate(
-        const Host *h,
-        const KernelCmdline *cmdline,
-        int cmdline_error,
-        const char *nic_driver,
-        const char *module,
-        PortCheck *ret);
+        const ModuleState *state, const char *nic_driver, const char *module, PortCheck *ret);
 
 /* rdma.mtu from the values; exported for the tests. netdev_mtu 0: unknown. The device of a known
  * driver must show what its rule gives (basic/rdma-mtu.h); of an unknown one, what any rule gives. */

@@ -54,6 +54,11 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_LINKS)
                 parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_RDMA |
                         SNAPSHOT_MTU;
+        /* Which modules and what the command line blocks follow the NIC facts and the command line. */
+        if (parts & (SNAPSHOT_NICS | SNAPSHOT_CMDLINE))
+                parts |= SNAPSHOT_MODULES;
+        if (parts & SNAPSHOT_MODULES)
+                snapshot_forget_modules(s);
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_RDMA)
@@ -208,6 +213,8 @@ int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n) {
 int snapshot_read(Snapshot *s, SnapshotPart parts) {
         int r;
 
+        if (parts & SNAPSHOT_MODULES)
+                parts |= SNAPSHOT_NICS;
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
         if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
@@ -303,6 +310,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_MTU;
+        }
+        if (parts & SNAPSHOT_MODULES) {
+                r = snapshot_read_modules(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_MODULES);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_MODULES;
         }
         return 0;
 }

@@ -7,6 +7,7 @@
  * readers: the profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
 
+#include "boot/module-state.h"
 #include "net/dcb.h"
 #include "net/rtnl.h"
 #include "nic/nic-facts.h"
@@ -65,6 +66,10 @@ typedef enum SnapshotPart {
         /* On the running system, the IPv4 addresses NSS gives each other node's hostname (the hosts.
          * checks); below --root nothing: names resolve in the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). */
         SNAPSHOT_NAMES = 1 << 17,
+        /* The state of each port's RDMA module (boot/module-state.h: loaded, and what keeps it from
+         * loading at boot), the module the port's NIC family names; with SNAPSHOT_NICS, and the command
+         * line when there is a module; forgotten with either. */
+        SNAPSHOT_MODULES = 1 << 18,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
@@ -124,6 +129,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
         SnapshotQosHost *qos_host;
         SnapshotQosCounters *qos_counters;
+        /* SNAPSHOT_MODULES: one per RDMA module the ports' NICs name, in port order. */
+        ModuleState *modules;
+        size_t n_modules;
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
@@ -165,6 +173,12 @@ void snapshot_done(Snapshot *s);
 /* snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_dcb(Snapshot *s);
 void snapshot_forget_dcb(Snapshot *s);
+
+/* snapshot-modules.c: reads and forgets SNAPSHOT_MODULES (snapshot_read() and snapshot_forget() call
+ * them), and the state of module, NULL when it was not read. */
+int snapshot_read_modules(Snapshot *s);
+void snapshot_forget_modules(Snapshot *s);
+const ModuleState *snapshot_module_state(const Snapshot *s, const char *module) _pure_;
 
 /* snapshot-host.c: reads and forgets the host's own facts (snapshot_read() and snapshot_forget() call
  * them). */
