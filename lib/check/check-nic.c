@@ -117,7 +117,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
 }
 
 static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        unsigned mbit = 0, nic_gbit = 0;
+        unsigned nic_gbit = 0;
 
         if (!p->facts->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no PCI device to look at (see nic.pci)");
@@ -134,9 +134,9 @@ static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck
          * trained down, which nic.speed reports), and would make a narrow PCIe link look enough. Only a
          * card halod does not know is taken at the speed its link runs. */
         nic_gbit = nic_line_rate_from_id(p->facts->device->id);
-        if (nic_gbit == 0 && p->port->ifname &&
-            netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 && mbit < 10000000)
-                nic_gbit = mbit / 1000;
+        if (nic_gbit == 0 && p->port->ifname && p->facts->speed_error >= 0 && p->facts->speed_mbit > 0 &&
+            p->facts->speed_mbit < 10000000)
+                nic_gbit = p->facts->speed_mbit / 1000;
         return check_nic_pcie_evaluate(p->facts->device, node_context_nic(c)->pcie_min_width, nic_gbit, ret);
 }
 

@@ -64,6 +64,7 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
                 .devlink_error = -ENOMEDIUM,
                 .roce_error = -ENOMEDIUM,
                 .iwarp_error = -ENOMEDIUM,
+                .speed_error = -ENOMEDIUM,
         };
         int r;
 
@@ -86,6 +87,13 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
                         r = host_readlink_basename(h, link, &f.sysfs_driver);
                         if (r == -ENOMEM)
                                 goto fail;
+                }
+        }
+        if (ifname) {
+                f.speed_error = netdev_read_uint(h, ifname, "speed", &f.speed_mbit);
+                if (f.speed_error == -ENOMEM) {
+                        r = -ENOMEM;
+                        goto fail;
                 }
         }
         /* The ioctl asks the running kernel, which does not describe a tree below --root. */

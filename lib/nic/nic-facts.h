@@ -41,6 +41,8 @@ typedef struct NicFacts {
         PciIommu iommu;           /* how the IOMMU treats the PCI device; read when there is one */
         int sysfs_aspm;           /* the ASPM states the kernel enabled on its link (pci_sysfs_aspm()), */
         int sysfs_aspm_error;     /* valid when this is 0; its errno otherwise (-ENOENT: not shown) */
+        unsigned speed_mbit;      /* the netdev's sysfs "speed" (Mbit/s), valid when speed_error is 0 */
+        int speed_error;          /* -ENOMEDIUM: no netdev; else the errno of reading it */
 } NicFacts;
 
 /* Gathers the facts of one port: its PCI device pci ("0000:c2:00.0", NULL when none was found) and
