@@ -78,6 +78,11 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
                 f.device_error = pci_device_get(h, pci, &f.device);
                 if (f.device_error == -ENOMEM)
                         return -ENOMEM;
+                if (f.device_error == -ELIBACC || f.device_error == -ELIBBAD) {
+                        r = pci_library_load(&f.libpci_error);
+                        if (r == -ENOMEM)
+                                goto fail;
+                }
                 if (f.device_error < 0) {
                         /* Without libpci (not built in, or not installed) sysfs still names the driver. */
                         _cleanup_(freep) char *link = NULL;
@@ -136,6 +141,7 @@ void nic_facts_done(NicFacts *f) {
                 return;
         f->device = pci_device_free(f->device);
         f->sysfs_driver = mfree(f->sysfs_driver);
+        f->libpci_error = mfree(f->libpci_error);
         f->ddp_detail = mfree(f->ddp_detail);
         f->ddp_package = mfree(f->ddp_package);
         devlink_info_done(&f->devlink);

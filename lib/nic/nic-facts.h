@@ -15,6 +15,8 @@
 typedef struct NicFacts {
         PciDevice *device;  /* NULL: device_error says why */
         int device_error;   /* -ENODEV: no PCI device for the port; -ELIBACC, -ELIBBAD: no libpci; ... */
+        char *libpci_error; /* with -ELIBACC or -ELIBBAD: why libpci could not be loaded, and what to install
+                             * (pci_library_load()'s message; NULL: it gave none) */
         char *sysfs_driver; /* the driver sysfs names for the port's PCI device when libpci could not
                              * describe it; NULL otherwise */
         EthtoolDriverInfo info;

@@ -42,6 +42,28 @@ static void forget_nics(Snapshot *s) {
         for (size_t i = 0; s->nics && i < s->n_ports; i++)
                 nic_facts_done(&s->nics[i]);
         s->nics = mfree(s->nics);
+        s->pci_ids_found = strv_free(s->pci_ids_found);
+        s->pci_ids_found_error = 0;
+}
+
+/* Where a link found no PCI device, whether devices with the profile's ids exist elsewhere: nic.pci tells
+ * a wrong match from a missing NIC by it. */
+static int read_pci_ids_found(Snapshot *s) {
+        const ProfileNic *nic = s->context->profile ? node_context_nic(s->context) : NULL;
+        bool unlocated = false;
+
+        s->pci_ids_found_error = -ENOMEDIUM;
+        for (size_t i = 0; i < s->n_ports; i++)
+                unlocated = unlocated || !s->ports[i].pci;
+        if (!unlocated || !nic || nic->n_pci_ids == 0)
+                return 0;
+        s->pci_ids_found_error = pci_devices_find_ids(
+                s->context->host, nic->pci_ids, nic->n_pci_ids, &s->pci_ids_found);
+        if (s->pci_ids_found_error == -ENOMEM)
+                return -ENOMEM;
+        if (s->pci_ids_found_error > 0)
+                s->pci_ids_found_error = 0;
+        return 0;
 }
 
 void snapshot_forget(Snapshot *s, SnapshotPart parts) {
@@ -187,7 +209,7 @@ static int read_nics(Snapshot *s) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return read_pci_ids_found(s);
 }
 
 int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n) {

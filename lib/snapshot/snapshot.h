@@ -123,6 +123,11 @@ typedef struct Snapshot {
 
         /* SNAPSHOT_NICS: one per port. */
         NicFacts *nics;
+        /* SNAPSHOT_NICS too, when a port has no PCI device and the node's nic: names pci-ids: the
+         * addresses of the devices with those ids (pci_devices_find_ids(); NULL: none), or the errno of
+         * looking (pci_ids_found_error; -ENOMEDIUM: not asked). */
+        char **pci_ids_found;
+        int pci_ids_found_error;
 
         /* SNAPSHOT_DCB: one per port. */
         SnapshotDcb *dcb;
