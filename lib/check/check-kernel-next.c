@@ -102,26 +102,20 @@ static int warn_next_writer_lacks(
 /* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
  * parameters taken out of the file since): the next update-grub writes grub.cfg without them. */
 static int check_grub_cfg_kept(
-        const NodeContext *c,
+        const BootFixFacts *f,
         const BootConfig *boot,
         char **required,
         const char *expected,
         const char *where,
         CheckList *out) {
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
-        int r;
+        const BootConfig *grub = f->grub_default;
 
-        if (boot->source != BOOT_CONFIG_GRUB_CFG)
-                return 0;
-        r = boot_config_load_grub_default(c->host, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (boot->source != BOOT_CONFIG_GRUB_CFG || !grub)
                 return 0;
         return warn_next_writer_lacks(
                 &(NextWriter){ .cmdline = grub->cmdline,
                                .file = grub->path,
-                               .tool = boot_loader_tool(c->host, BOOT_LOADER_GRUB),
+                               .tool = f->tools[BOOT_LOADER_GRUB],
                                .writes = "grub.cfg",
                                .fix = "add them to GRUB_CMDLINE_LINUX there" },
                 boot,
@@ -133,7 +127,7 @@ static int check_grub_cfg_kept(
 
 /* systemd-boot's entry carries them, but what the next `kernel-install add` writes does not. */
 static int check_install_kept(
-        const NodeContext *c,
+        const BootFixFacts *f,
         const BootConfig *boot,
         char **required,
         const char *expected,
@@ -145,7 +139,7 @@ static int check_install_kept(
         return warn_next_writer_lacks(
                 &(NextWriter){ .cmdline = boot->install_cmdline,
                                .file = boot->install_source,
-                               .tool = boot_loader_tool(c->host, BOOT_LOADER_SYSTEMD_BOOT),
+                               .tool = f->tools[BOOT_LOADER_SYSTEMD_BOOT],
                                .writes = "entries",
                                .fix = streq(boot->install_source, KERNEL_CMDLINE_FILE)
                                        ? "add them there"
@@ -265,9 +259,9 @@ static int next_boot_carries(
         _cleanup_(freep) char *list = NULL;
         int r;
 
-        r = check_grub_cfg_kept(c, boot, required, expected, where, out);
+        r = check_grub_cfg_kept(&s->host.boot_fix, boot, required, expected, where, out);
         if (r == 0)
-                r = check_install_kept(c, boot, required, expected, where, out);
+                r = check_install_kept(&s->host.boot_fix, boot, required, expected, where, out);
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
@@ -303,7 +297,7 @@ static int next_boot_carries(
 
 /* The next boot lacks some: which, and how to add them where this boot configuration keeps them. */
 static int next_boot_lacks(
-        const Host *h,
+        const BootFixFacts *f,
         const BootConfig *boot,
         const KernelCmdline *next,
         char **required,
@@ -318,7 +312,7 @@ static int next_boot_lacks(
         r = unmet_requirements(next, required, &unmet);
         if (r < 0)
                 return r;
-        r = kernel_next_how_to_fix(h, boot, unmet, &fix);
+        r = kernel_next_how_to_fix(f, boot, unmet, &fix);
         if (r < 0)
                 return r;
         list = strv_join(missing, ", ");
@@ -401,5 +395,5 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
                 return next_boot_unsure(boot, required, missing, expected, out);
         if (n_missing == 0)
                 return next_boot_carries(c, s, required, expected, where, out);
-        return next_boot_lacks(c->host, boot, next, required, missing, expected, where, out);
+        return next_boot_lacks(&s->host.boot_fix, boot, next, required, missing, expected, where, out);
 }

@@ -29,6 +29,7 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
                 h->boot = boot_config_free(h->boot);
                 h->boot_failed_path = mfree(h->boot_failed_path);
                 h->boot_error = 0;
+                boot_fix_facts_done(&h->boot_fix);
         }
         if (parts & SNAPSHOT_GPUS) {
                 for (size_t i = 0; i < h->n_gpus; i++) {
@@ -107,7 +108,7 @@ static int read_boot(const Host *host, SnapshotHost *h) {
         if (r == -ENOMEM)
                 return r;
         h->boot_error = r < 0 ? r : 0;
-        return 0;
+        return boot_fix_facts_read(host, h->boot, &h->boot_fix);
 }
 
 static int read_bytes(const Host *host, const char *card, const char *attribute, SnapshotBytes *ret) {

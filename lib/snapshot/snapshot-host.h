@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "basic/device-node.h"
+#include "boot/boot-fix-facts.h"
 #include "boot/bootcfg.h"
 #include "boot/cmdline.h"
 #include "limits/memlock-facts.h"
@@ -65,6 +66,8 @@ typedef struct SnapshotHost {
         BootConfig *boot;
         char *boot_failed_path;
         int boot_error;
+        /* SNAPSHOT_BOOT too: what the advice on a next boot that lacks parameters reads. */
+        BootFixFacts boot_fix;
 
         /* SNAPSHOT_GPUS: the entries of DRM_CLASS_DIR (drm_error: the errno of listing it), and the
          * cards among them that amdgpu drives, in number order; gpus_error is drm_error unless the

@@ -40,7 +40,7 @@ IO_READERS = {
     "taskstats_close", "sock_diag_dump_tcp",
     # boot/
     "boot_config_load_grub_default", "boot_loader_tool", "kernel_install_add_command",
-    "module_find_block_with_cmdline", "module_state_read",
+    "module_find_block_with_cmdline", "module_state_read", "boot_fix_facts_read",
     # limits/
     "memlock_facts_read", "memlock_facts_read_files", "limits_conf_read", "containers_conf_read",
     "memlock_stale_candidates", "memlock_stale_services", "systemd_default_memlock",
