@@ -8,6 +8,7 @@
 #include "basic/etc-hosts.h"
 #include "basic/meminfo.h"
 #include "basic/strv.h"
+#include "net/netplan-match.h"
 #include "net/nss-resolve.h"
 #include "snapshot/amdgpu.h"
 #include "snapshot/snapshot.h"
@@ -15,6 +16,14 @@
 static void bytes_done(SnapshotBytes *b) {
         free(b->path);
         free(b->text);
+}
+
+static void conf_files_done(SnapshotConfFiles *c) {
+        for (size_t i = 0; i < c->n; i++) {
+                free(c->files[i].path);
+                free(c->files[i].text);
+        }
+        *c = (SnapshotConfFiles){ .files = mfree(c->files) };
 }
 
 void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
@@ -63,6 +72,10 @@ void snapshot_forget_host(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_ETC_GROUP) {
                 h->etc_group = mfree(h->etc_group);
                 h->etc_group_error = 0;
+        }
+        if (parts & SNAPSHOT_NET_CONFIG) {
+                conf_files_done(&h->network_files);
+                conf_files_done(&h->netplan_files);
         }
         if (parts & SNAPSHOT_NAMES) {
                 for (size_t i = 0; i < h->n_names; i++) {
@@ -258,16 +271,67 @@ static int read_names(const NodeContext *c, SnapshotHost *h) {
         return 0;
 }
 
+static int read_conf_files(
+        const Host *host,
+        const char *const *dirs,
+        size_t n_dirs,
+        const char *suffix,
+        size_t max,
+        SnapshotConfFiles *ret) {
+        _cleanup_(strv_freep) char **paths = NULL;
+        int r;
+
+        r = host_conf_files(host, dirs, n_dirs, suffix, &paths);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                ret->error = r;
+                return 0;
+        }
+        ret->files = calloc(strv_length(paths) ?: 1, sizeof(SnapshotConfFile));
+        if (!ret->files)
+                return -ENOMEM;
+        STRV_FOREACH(p, paths) {
+                SnapshotConfFile *f = &ret->files[ret->n++];
+
+                f->path = strdup(*p);
+                if (!f->path)
+                        return -ENOMEM;
+                r = host_read_file(host, *p, max, &f->text, &f->size);
+                if (r == -ENOMEM)
+                        return r;
+                f->error = r < 0 ? r : 0;
+        }
+        return 0;
+}
+
+static int read_net_config(const Host *host, SnapshotHost *h) {
+        static const char *const networkd[] = { NETWORKD_DIRS }, *const netplan[] = { NETPLAN_DIR };
+        int r;
+
+        r = read_conf_files(
+                host, networkd, ELEMENTSOF(networkd), ".network", NETWORK_FILE_MAX, &h->network_files);
+        if (r < 0)
+                return r;
+        return read_conf_files(
+                host, netplan, ELEMENTSOF(netplan), ".yaml", NETPLAN_FILE_MAX, &h->netplan_files);
+}
+
 int snapshot_read_host(Snapshot *s, SnapshotPart parts) {
         const Host *host = s->context->host;
         static const struct {
                 SnapshotPart part;
                 int (*read)(const Host *host, SnapshotHost *h);
         } readers[] = {
-                { SNAPSHOT_CMDLINE, read_cmdline },     { SNAPSHOT_BOOT, read_boot },
-                { SNAPSHOT_GPUS, read_gpus },           { SNAPSHOT_MEMINFO, read_meminfo },
-                { SNAPSHOT_ETC_HOSTS, read_etc_hosts }, { SNAPSHOT_MEMLOCK, read_memlock },
-                { SNAPSHOT_ETC_GROUP, read_etc_group }, { SNAPSHOT_DEVICES, read_devices },
+                { SNAPSHOT_CMDLINE, read_cmdline },
+                { SNAPSHOT_BOOT, read_boot },
+                { SNAPSHOT_GPUS, read_gpus },
+                { SNAPSHOT_MEMINFO, read_meminfo },
+                { SNAPSHOT_ETC_HOSTS, read_etc_hosts },
+                { SNAPSHOT_MEMLOCK, read_memlock },
+                { SNAPSHOT_ETC_GROUP, read_etc_group },
+                { SNAPSHOT_DEVICES, read_devices },
+                { SNAPSHOT_NET_CONFIG, read_net_config },
         };
         int r;
 

@@ -35,6 +35,28 @@ typedef struct SnapshotBytes {
         int error;      /* the errno of reading it; -EBADMSG: it holds no decimal byte count */
 } SnapshotBytes;
 
+/* The directories networkd reads .network files from, first wins for a name (systemd.network(5)). */
+#define NETWORKD_DIRS                                                                     \
+        "/etc/systemd/network", "/run/systemd/network", "/usr/local/lib/systemd/network", \
+                "/usr/lib/systemd/network", "/lib/systemd/network"
+#define NETPLAN_DIR "/etc/netplan"
+#define NETWORK_FILE_MAX (64U * 1024U)
+
+/* One configuration file, as read. */
+typedef struct SnapshotConfFile {
+        char *path; /* below the host root, as host_conf_files() names it */
+        char *text; /* NULL: error says why */
+        size_t size;
+        int error;
+} SnapshotConfFile;
+
+/* The files of one kind, in the order their reader takes them. */
+typedef struct SnapshotConfFiles {
+        SnapshotConfFile *files;
+        size_t n;
+        int error; /* the errno of listing them (host_conf_files()); the files are then none */
+} SnapshotConfFiles;
+
 /* What NSS said of one hostname. */
 typedef struct SnapshotName {
         char *name;
@@ -120,4 +142,9 @@ typedef struct SnapshotHost {
          * hostname and fabric addresses, in profile order; none below --root. */
         SnapshotName *names;
         size_t n_names;
+
+        /* SNAPSHOT_NET_CONFIG: the .network files of NETWORKD_DIRS, in networkd's order, and the .yaml
+         * files of NETPLAN_DIR. */
+        SnapshotConfFiles network_files;
+        SnapshotConfFiles netplan_files;
 } SnapshotHost;

@@ -70,11 +70,14 @@ typedef enum SnapshotPart {
          * loading at boot), the module the port's NIC family names; with SNAPSHOT_NICS, and the command
          * line when there is a module; forgotten with either. */
         SNAPSHOT_MODULES = 1 << 18,
+        /* The .network files in systemd-networkd's directories and the netplan files, as text (the
+         * link.<name>.owner checks). */
+        SNAPSHOT_NET_CONFIG = 1 << 19,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
         (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
-         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NAMES)
+         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NAMES | SNAPSHOT_NET_CONFIG)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -147,7 +150,7 @@ typedef struct Snapshot {
         PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
-         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES. */
+         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES, SNAPSHOT_NET_CONFIG. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
