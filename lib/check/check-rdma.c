@@ -19,7 +19,8 @@ typedef struct RdmaPort {
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
         RoceMtuDriver mtu_driver;
-        NicFamily family; /* of the port's PCI device (nic_facts_family()) */
+        NicFamily family;          /* of the port's PCI device (nic_facts_family()) */
+        const char *library_error; /* why libibverbs could not be loaded (SnapshotRdma.library_error) */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -164,15 +165,15 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         load,
                         strempty(blind));
         }
-        if (p->error == -ELIBACC || p->error == -ELIBBAD) {
-                _cleanup_(freep) char *why = NULL;
-
+        if (p->error == -ELIBACC || p->error == -ELIBBAD)
                 /* libibverbs is loaded on first use: say why it could not be, and what to install. */
-                if (rdma_library_load(&why) == -ENOMEM)
-                        return -ENOMEM;
                 return port_check_set(
-                        ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
-        }
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "%s",
+                        p->library_error ?: "libibverbs.so.1 could not be loaded");
         if (!host_is_running_system(c->host))
                 return port_check_set(
                         ret,
@@ -474,6 +475,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         .snapshot = s,
                         .mtu = snapshot_port_mtu(s, i),
                         .family = nic_facts_family(&s->nics[i]),
+                        .library_error = s->rdma[i].library_error,
                 };
                 rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
                 if (rdma[i].device)
