@@ -1,45 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* gpu.devices: ROCm's device nodes (/dev/kfd and a render node) exist, and who may open them. */
 #include <stdio.h>
-#include <sys/stat.h>
 
+#include "basic/etc-group.h"
 #include "basic/strv.h"
 #include "check/check-gpu.h"
-
-#define KFD_NODE "/dev/kfd"
-#define KFD_SYSFS "/sys/class/kfd/kfd"
-#define DRI_DIR "/dev/dri"
-
-/* The name /etc/group below the root gives gid; NULL when it names none or cannot be read. */
-static int group_name(const Host *h, gid_t gid, char **ret) {
-        _cleanup_(freep) char *data = NULL;
-        char *save = NULL;
-        int r;
-
-        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
-        if (r == -ENOMEM)
-                return r;
-        *ret = NULL;
-        if (r < 0)
-                return 0;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *name_end = strchr(line, ':'), *gid_field, *end;
-                unsigned long g;
-
-                if (!name_end)
-                        continue;
-                gid_field = strchr(name_end + 1, ':');
-                if (!gid_field)
-                        continue;
-                errno = 0;
-                g = strtoul(gid_field + 1, &end, 10);
-                if (errno > 0 || end == gid_field + 1 || *end != ':' || g != (unsigned long) gid)
-                        continue;
-                *ret = strndup(line, name_end - line);
-                return *ret ? 0 : -ENOMEM;
-        }
-        return 0;
-}
 
 typedef struct DeviceAccess {
         bool everyone;  /* read-writable by every user */
@@ -52,52 +17,38 @@ static void device_access_done(DeviceAccess *a) {
         free(a->describe);
 }
 
-/* Who may open path: 1 with a, 0 when it does not exist here, or -errno (could not look). */
-static int device_access(const Host *h, const char *path, DeviceAccess *a) {
-        _cleanup_(freep) char *full = NULL, *group = NULL;
-        struct stat st;
+/* Who may open the node as the snapshot found it: 1 with a, 0 when it does not exist here, or -errno
+ * (could not look). etc_group names its group (NULL: unread, and the group is shown by number). */
+static int device_access(const char *etc_group, const DeviceNode *node, DeviceAccess *a) {
+        _cleanup_(freep) char *group = NULL;
         int r;
 
-        r = host_path(h, path, &full);
-        if (r < 0)
-                return r;
-        if (stat(full, &st) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        r = group_name(h, st.st_gid, &group);
-        if (r < 0)
-                return r;
-        if (!group && asprintf(&group, "%u", (unsigned) st.st_gid) < 0)
+        if (node->error < 0)
+                return node->error == -ENOENT ? 0 : node->error;
+        if (etc_group) {
+                r = etc_group_name(etc_group, node->gid, &group);
+                if (r < 0)
+                        return r;
+        }
+        if (!group && asprintf(&group, "%u", (unsigned) node->gid) < 0)
                 return -ENOMEM;
-        if (asprintf(&a->describe, "%s (group %s, mode %04o)", path, group, (unsigned) (st.st_mode & 07777)) <
+        if (asprintf(&a->describe, "%s (group %s, mode %04o)", node->path, group, (unsigned) (node->mode & 07777)) <
             0) {
                 a->describe = NULL;
                 return -ENOMEM;
         }
-        a->everyone = (st.st_mode & 0006) == 0006;
-        if (!a->everyone && (st.st_mode & 0060) == 0060)
+        a->everyone = (node->mode & 0006) == 0006;
+        if (!a->everyone && (node->mode & 0060) == 0060)
                 a->group = TAKE_PTR(group);
         return 1;
 }
 
-/* The render nodes under /dev/dri, and whether the kernel has any (in sysfs: drm, the snapshot's
- * listing of it) when /dev shows none. */
-static int render_nodes(const Host *h, char **drm, char ***ret, bool *ret_in_sysfs) {
-        _cleanup_(strv_freep) char **entries = NULL, **nodes = NULL;
-        int r;
-
-        r = host_list_directory(h, DRI_DIR, &entries);
-        if (r == -ENOMEM)
-                return r;
-        STRV_FOREACH(e, entries)
-                if (startswith(*e, "renderD") && strv_extendf(&nodes, DRI_DIR "/%s", *e) < 0)
-                        return -ENOMEM;
-        *ret_in_sysfs = false;
-        if (!nodes)
-                STRV_FOREACH(e, drm)
-                        if (startswith(*e, "renderD"))
-                                *ret_in_sysfs = true;
-        *ret = TAKE_PTR(nodes);
-        return 0;
+/* Whether the kernel has a render node (in sysfs: drm, the snapshot's listing of it). */
+static bool render_in_sysfs(char **drm) {
+        STRV_FOREACH(e, drm)
+                if (startswith(*e, "renderD"))
+                        return true;
+        return false;
 }
 
 /* The common case first: a node that /dev does not show although the kernel made it is hidden from
@@ -128,35 +79,37 @@ static void device_looks_done(DeviceLooks *l) {
         strv_free(l->groups);
 }
 
-/* Looks at each of nodes (/dev/kfd first). 0, or 1 when one cannot be looked at or /dev/kfd is
- * missing (and the check says so). */
-static int device_looks(const Host *h, char **nodes, DeviceLooks *l, CheckList *out) {
+/* Looks at each of the n nodes (/dev/kfd first) of the snapshot's host facts h. 0, or 1 when one cannot be
+ * looked at or /dev/kfd is missing (and the check says so). */
+static int device_looks(
+        const SnapshotHost *h, const DeviceNode **nodes, size_t n_nodes, DeviceLooks *l, CheckList *out) {
         int r;
 
         l->everyone = true;
-        STRV_FOREACH(n, nodes) {
+        for (size_t i = 0; i < n_nodes; i++) {
                 _cleanup_(device_access_done) DeviceAccess a = {};
+                const char *path = nodes[i]->path;
 
-                r = device_access(h, *n, &a);
+                r = device_access(h->etc_group, nodes[i], &a);
                 if (r == -ENOMEM)
                         return r;
-                if (r == 0 && !streq(*n, KFD_NODE))
+                if (r == 0 && !streq(path, KFD_NODE))
                         continue; /* gone since the listing */
                 if (r <= 0) {
                         r = r < 0
                                 ? check_list_skip(
-                                          out, "gpu.devices", "could not look at %s: %s", *n, strerror(-r))
+                                          out, "gpu.devices", "could not look at %s: %s", path, strerror(-r))
                                 : add_missing(
                                           out,
                                           KFD_NODE,
-                                          host_path_exists(h, KFD_SYSFS),
+                                          h->kfd_in_sysfs,
                                           KFD_SYSFS,
                                           "amdgpu's compute interface (KFD) is missing, so ROCm finds no GPU: is "
                                           "amdgpu loaded (`lsmod | grep amdgpu`), and the kernel built with "
                                           "CONFIG_HSA_AMD?");
                         return r < 0 ? r : 1;
                 }
-                if (!streq(*n, KFD_NODE))
+                if (!streq(path, KFD_NODE))
                         l->n_render++;
                 if (strv_extend(&l->described, a.describe) < 0)
                         return -ENOMEM;
@@ -164,7 +117,7 @@ static int device_looks(const Host *h, char **nodes, DeviceLooks *l, CheckList *
                         continue;
                 l->everyone = false;
                 if (!a.group) {
-                        if (strv_extend(&l->closed, *n) < 0)
+                        if (strv_extend(&l->closed, path) < 0)
                                 return -ENOMEM;
                 } else if (!strv_contains(l->groups, a.group) && strv_extend(&l->groups, a.group) < 0)
                         return -ENOMEM;
@@ -174,12 +127,12 @@ static int device_looks(const Host *h, char **nodes, DeviceLooks *l, CheckList *
 
 int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
         _cleanup_(device_looks_done) DeviceLooks l = {};
-        _cleanup_(strv_freep) char **nodes = NULL, **render = NULL;
+        _cleanup_(freep) const DeviceNode **nodes = NULL;
         _cleanup_(freep) char *list = NULL, *group_list = NULL, *group_args = NULL;
-        bool in_sysfs;
+        size_t n_nodes = 0;
         int r;
 
-        r = snapshot_read(s, SNAPSHOT_GPUS);
+        r = snapshot_read(s, SNAPSHOT_GPUS | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
         if (r < 0)
                 return r;
         if ((!c->profile || !c->profile->gpu.present) && s->host.n_gpus == 0)
@@ -189,23 +142,20 @@ int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "the profile has no gpu: section, and no GPU is driven by amdgpu here");
 
         /* /dev/kfd first: it is ROCm's own, the one a workload misses most. */
-        r = strv_extend(&nodes, KFD_NODE);
-        if (r < 0)
-                return r;
-        r = render_nodes(c->host, s->host.drm, &render, &in_sysfs);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(n, render)
-                if (strv_extend(&nodes, *n) < 0)
-                        return -ENOMEM;
-        r = device_looks(c->host, nodes, &l, out);
+        nodes = calloc(1 + s->host.render.n, sizeof(DeviceNode *));
+        if (!nodes)
+                return -ENOMEM;
+        nodes[n_nodes++] = &s->host.kfd;
+        for (size_t i = 0; i < s->host.render.n; i++)
+                nodes[n_nodes++] = &s->host.render.nodes[i];
+        r = device_looks(&s->host, nodes, n_nodes, &l, out);
         if (r != 0)
                 return r < 0 ? r : 0;
         if (l.n_render == 0)
                 return add_missing(
                         out,
                         DRI_DIR "/renderD*",
-                        in_sysfs,
+                        s->host.render.n == 0 && render_in_sysfs(s->host.drm),
                         DRM_CLASS_DIR "/renderD*",
                         "amdgpu made no render node, which ROCm opens beside " KFD_NODE
                         ": is amdgpu loaded and bound to the GPU (`lspci -k`)?");

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "basic/etc-hosts.h"
 #include "basic/strv.h"
@@ -32,48 +33,28 @@ const char *gai_error_name(int error) {
         }
 }
 
-static int resolve_nss(const char *name, struct in_addr **ret, size_t *ret_n, int *ret_gai_error) {
-        _cleanup_(freep) struct in_addr *found = NULL;
-        struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
-        size_t n = 0;
-        int r;
+/* The snapshot's NSS answer for name (SNAPSHOT_NAMES), copied; -ENOMEDIUM when it did not ask. */
+static int names_copy(
+        const SnapshotHost *facts, const char *name, struct in_addr **ret, size_t *ret_n, int *ret_gai_error) {
+        for (size_t i = 0; i < facts->n_names; i++) {
+                const SnapshotName *e = &facts->names[i];
 
-        r = getaddrinfo(name, NULL, &hints, &res);
-        if (r == EAI_NONAME || r == EAI_NODATA || r == EAI_ADDRFAMILY) {
+                if (!streq(e->name, name))
+                        continue;
+                *ret_gai_error = e->gai_error;
+                if (e->error < 0)
+                        return e->error;
                 *ret = NULL;
-                *ret_n = 0;
+                *ret_n = e->n;
+                if (e->n == 0)
+                        return 0;
+                *ret = reallocarray(NULL, e->n, sizeof(struct in_addr));
+                if (!*ret)
+                        return -ENOMEM;
+                memcpy(*ret, e->addresses, e->n * sizeof(struct in_addr));
                 return 0;
         }
-        if (r == EAI_MEMORY)
-                return -ENOMEM;
-        if (r == EAI_SYSTEM)
-                return negative_errno();
-        if (r != 0) {
-                *ret_gai_error = r;
-                return -EAGAIN;
-        }
-
-        for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-                struct in_addr a = ((const struct sockaddr_in *) ai->ai_addr)->sin_addr;
-                struct in_addr *b;
-                bool seen = false;
-
-                for (size_t i = 0; i < n; i++)
-                        seen = seen || found[i].s_addr == a.s_addr;
-                if (seen)
-                        continue;
-                b = reallocarray(found, n + 1, sizeof(struct in_addr));
-                if (!b) {
-                        freeaddrinfo(res);
-                        return -ENOMEM;
-                }
-                found = b;
-                found[n++] = a;
-        }
-        freeaddrinfo(res);
-        *ret = TAKE_PTR(found);
-        *ret_n = n;
-        return 0;
+        return -ENOMEDIUM;
 }
 
 int hosts_resolve(
@@ -91,7 +72,7 @@ int hosts_resolve(
                 source = strdup("NSS");
                 if (!source)
                         return -ENOMEM;
-                r = resolve_nss(name, ret, ret_n, &gai_error);
+                r = names_copy(facts, name, ret, ret_n, &gai_error);
                 if (ret_gai_error)
                         *ret_gai_error = gai_error;
         } else {
@@ -314,7 +295,7 @@ int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (!c->profile || !c->node)
                 return 0;
         s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_ETC_HOSTS);
+        r = snapshot_read(s, SNAPSHOT_ETC_HOSTS | SNAPSHOT_NAMES);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < c->profile->n_nodes; i++) {

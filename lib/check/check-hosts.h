@@ -10,11 +10,12 @@
  * snapshot's ROOT/etc/hosts. */
 int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out);
 
-/* The IPv4 addresses name resolves to on the host: through NSS (getaddrinfo(3), AF_INET) on the running
- * system, as the workload resolves it; from ROOT/etc/hosts below a --root tree, which NSS cannot be
- * pointed at (as the snapshot read it: facts, SNAPSHOT_ETC_HOSTS). ret_source says which ("NSS" or the file's
- * path). ret NULL and *ret_n 0: the name does not resolve. -EAGAIN: getaddrinfo() failed, with its EAI_* code
- * in *ret_gai_error (may be NULL; 0 otherwise); another negative errno: NSS's (EAI_SYSTEM), or the file's that could not be read. */
+/* The IPv4 addresses name resolves to on the host, from the snapshot's facts: through NSS (getaddrinfo(3),
+ * AF_INET) on the running system, as the workload resolves it (SNAPSHOT_NAMES; -ENOMEDIUM when it did not
+ * ask for name); from ROOT/etc/hosts below a --root tree, which NSS cannot be pointed at
+ * (SNAPSHOT_ETC_HOSTS). ret_source says which ("NSS" or the file's path). ret NULL and *ret_n 0: the name
+ * does not resolve. -EAGAIN: getaddrinfo() failed, with its EAI_* code in *ret_gai_error (may be NULL; 0
+ * otherwise); another negative errno: NSS's (EAI_SYSTEM), or the file's that could not be read. */
 int hosts_resolve(
         const Host *h,
         const SnapshotHost *facts,

@@ -8,17 +8,13 @@
 #include "check/check-ports.h"
 #include "config.h"
 
-/* The Link Control register's ASPM Control field. */
-#define ASPM_L0S 0x1
-#define ASPM_L1 0x2
-
 static const char *aspm_to_string(int aspm) {
-        switch (aspm & (ASPM_L0S | ASPM_L1)) {
+        switch (aspm & (PCIE_ASPM_L0S | PCIE_ASPM_L1)) {
         case 0:
                 return "off";
-        case ASPM_L0S:
+        case PCIE_ASPM_L0S:
                 return "L0s";
-        case ASPM_L1:
+        case PCIE_ASPM_L1:
                 return "L1";
         default:
                 return "L0s L1";
@@ -30,7 +26,7 @@ int check_kernel_aspm_evaluate(
         if (aspm < 0)
                 return port_check_set(
                         ret, CHECK_SKIP, "off", NULL, "could not look at the PCIe link of %s: %s", pci, why_not);
-        if ((aspm & (ASPM_L0S | ASPM_L1)) == 0)
+        if ((aspm & (PCIE_ASPM_L0S | PCIE_ASPM_L1)) == 0)
                 return port_check_set(
                         ret, CHECK_PASS, "off", "off", "ASPM is off on the PCIe link of %s (%s)", pci, source);
         /* pcie_aspm=off keeps the kernel's hands off ASPM: what the firmware enabled stays enabled. */
@@ -43,56 +39,20 @@ int check_kernel_aspm_evaluate(
                 "RDMA round trip pays its wake-up; pcie_aspm=off leaves what the firmware set, so turn ASPM "
                 "off for the slot in the BIOS (until the next boot: setpci -s %s CAP_EXP+10.w=0:3)",
                 aspm_to_string(aspm),
-                (aspm & ASPM_L0S) && (aspm & ASPM_L1) ? "are" : "is",
+                (aspm & PCIE_ASPM_L0S) && (aspm & PCIE_ASPM_L1) ? "are" : "is",
                 pci,
                 source,
                 pci);
 }
 
-/* The kernel's own view, when it manages ASPM (not with pcie_aspm=off, which removes the files):
- * link/l0s_aspm and link/l1_aspm, readable by anyone. -ENOENT when neither exists. */
-static int read_sysfs_aspm(const Host *h, const char *pci, int *ret) {
-        static const struct {
-                const char *name;
-                int bit;
-        } files[] = { { "l0s_aspm", ASPM_L0S }, { "l1_aspm", ASPM_L1 } };
-        int aspm = 0, r = -ENOENT;
-
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                _cleanup_(freep) char *path = NULL, *text = NULL;
-                int q;
-
-                if (asprintf(&path, "/sys/bus/pci/devices/%s/link/%s", pci, files[i].name) < 0)
-                        return -ENOMEM;
-                q = host_read_line(h, path, &text);
-                if (q == -ENOMEM)
-                        return q;
-                if (q < 0)
-                        continue;
-                if (!streq(text, "0") && !streq(text, "1"))
-                        return -EBADMSG;
-                if (streq(text, "1"))
-                        aspm |= files[i].bit;
-                r = 0;
-        }
-        if (r >= 0)
-                *ret = aspm;
-        return r;
-}
-
 static int check_port(const NodeContext *c, const FabricPort *p, const NicFacts *f, PortCheck *ret) {
-        int aspm = -1, r;
-
         if (!p->pci)
                 return port_check_set(
                         ret, CHECK_SKIP, "off", NULL, "could not look at the fabric NIC: %s", strna(p->problem));
 
-        r = read_sysfs_aspm(c->host, p->pci, &aspm);
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0)
+        if (f->sysfs_aspm_error >= 0)
                 return check_kernel_aspm_evaluate(
-                        p->pci, aspm, "sysfs link/l0s_aspm and link/l1_aspm", NULL, ret);
+                        p->pci, f->sysfs_aspm, "sysfs link/l0s_aspm and link/l1_aspm", NULL, ret);
 
         if (!HAVE_LIBPCI)
                 return check_kernel_aspm_evaluate(

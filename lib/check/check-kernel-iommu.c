@@ -7,9 +7,6 @@
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 
-/* Where the kernel says how the IOMMU treats a device's group (since Linux 5.11). */
-#define IOMMU_TYPE_FORMAT "/sys/bus/pci/devices/%s/iommu_group/type"
-
 typedef struct IommuLooks {
         char **identity;   /* "the fabric NIC 0000:c2:00.0 (rdma0)" */
         char **direct;     /* no IOMMU group at all: the IOMMU is off, DMA is untranslated */
@@ -26,9 +23,9 @@ static void iommu_looks_done(IommuLooks *l) {
         strv_free(l->seen);
 }
 
-/* Judges one device; what is "the fabric NIC 0000:c2:00.0 (rdma0)". */
-static int look(const Host *h, const char *pci, const char *what, IommuLooks *l) {
-        _cleanup_(freep) char *path = NULL, *type = NULL, *device = NULL, *group = NULL;
+/* Judges one device from how the snapshot found its IOMMU group; what is "the fabric NIC 0000:c2:00.0
+ * (rdma0)". */
+static int look(const char *pci, const PciIommu *iommu, const char *what, IommuLooks *l) {
         int r;
 
         if (strv_contains(l->seen, pci))
@@ -36,22 +33,20 @@ static int look(const Host *h, const char *pci, const char *what, IommuLooks *l)
         r = strv_extend(&l->seen, pci);
         if (r < 0)
                 return r;
-        if (asprintf(&path, IOMMU_TYPE_FORMAT, pci) < 0 ||
-            asprintf(&device, "/sys/bus/pci/devices/%s", pci) < 0 ||
-            asprintf(&group, "%s/iommu_group", device) < 0)
-                return -ENOMEM;
-        r = host_read_line(h, path, &type);
-        if (r == -ENOMEM)
-                return r;
         /* Without a group link the device is not behind an IOMMU in use: the IOMMU is off (in the
          * BIOS, or amd_iommu=off), and DMA is as direct as with iommu=pt. */
-        if (r == -ENOENT && host_path_exists(h, device) && !host_path_exists(h, group))
+        if (iommu->no_group)
                 return strv_extend(&l->direct, what);
-        if (r < 0)
-                return strv_extendf(&l->unknown, "could not look at %s (%s): %s", path, what, strerror(-r));
-        if (streq(type, "identity"))
+        if (!iommu->type)
+                return strv_extendf(
+                        &l->unknown,
+                        "could not look at " IOMMU_TYPE_FORMAT " (%s): %s",
+                        pci,
+                        what,
+                        strerror(-iommu->error));
+        if (streq(iommu->type, "identity"))
                 return strv_extend(&l->identity, what);
-        return strv_extendf(&l->translated, "%s is %s", what, type);
+        return strv_extendf(&l->translated, "%s is %s", what, iommu->type);
 }
 
 static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
@@ -76,7 +71,7 @@ static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
                 }
                 if (asprintf(&what, "the fabric NIC %s (%s)", p->pci, p->link) < 0)
                         return -ENOMEM;
-                r = look(c->host, p->pci, what, l);
+                r = look(p->pci, &s->nics[i].iommu, what, l);
                 if (r < 0)
                         return r;
         }
@@ -108,7 +103,7 @@ static int look_at_gpus(const NodeContext *c, Snapshot *s, IommuLooks *l) {
                 }
                 if (asprintf(&what, "the GPU %s (%s)", g->pci, g->card) < 0)
                         return -ENOMEM;
-                r = look(c->host, g->pci, what, l);
+                r = look(g->pci, &g->iommu, what, l);
                 if (r < 0)
                         return r;
         }

@@ -30,16 +30,13 @@ static int cmdline_carries(const char *cmdline, char **unmet) {
  * GRUB_CMDLINE_LINUX counts: 10_linux never gives a recovery entry _DEFAULT; *ret_default_only then
  * says whether _DEFAULT has them instead. */
 static int grub_default_carries(
-        const Host *h, char **unmet, bool recovery, char **ret_path, bool *ret_default_only) {
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+        const BootFixFacts *f, char **unmet, bool recovery, char **ret_path, bool *ret_default_only) {
+        const BootConfig *grub = f->grub_default;
         int r;
 
         *ret_path = NULL;
         *ret_default_only = false;
-        r = boot_config_load_grub_default(h, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (!grub)
                 return 0; /* no /etc/default/grub, or not readable: nothing to say of it */
         r = cmdline_carries(grub->cmdline, unmet);
         if (r <= 0)
@@ -50,23 +47,20 @@ static int grub_default_carries(
                         return r;
                 *ret_default_only = r == 0;
         }
-        *ret_path = TAKE_PTR(grub->path);
-        return 1;
+        *ret_path = strdup(grub->path);
+        return *ret_path ? 1 : -ENOMEM;
 }
 
 /* /etc/default/grub carries every parameter in unmet, but a drop-in read after it (Ubuntu's cloud images'
  * 50-cloudimg-settings.cfg) sets the variable again without them: the edit vanishes at the next
  * grub-mkconfig. Says so in *ret; NULL when that is not what happened. */
-static int grub_dropin_overrides(const Host *h, char **unmet, char **ret) {
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
+static int grub_dropin_overrides(const BootFixFacts *f, char **unmet, char **ret) {
+        const BootConfig *grub = f->grub_default;
         _cleanup_(freep) char *edited = NULL;
         int r;
 
         *ret = NULL;
-        r = boot_config_load_grub_default(h, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (!grub)
                 return 0;
         r = cmdline_carries(grub->cmdline, unmet);
         if (r != 0)
@@ -101,7 +95,7 @@ static int grub_dropin_overrides(const Host *h, char **unmet, char **ret) {
                         grub_cmdline_var_names[i],
                         v->set_by,
                         grub_cmdline_var_names[i],
-                        boot_loader_tool(h, BOOT_LOADER_GRUB));
+                        f->tools[BOOT_LOADER_GRUB]);
                 return r < 0 ? -ENOMEM : 1;
         }
         return 0;
@@ -110,13 +104,10 @@ static int grub_dropin_overrides(const Host *h, char **unmet, char **ret) {
 /* systemd-boot: the entry lacks them. When what the next `kernel-install add` writes has them, the
  * file was edited and the step that writes the entry skipped (90-loaderentry.install reads it only
  * then); else they go into /etc/kernel/cmdline first. */
-static int how_to_fix_sd_boot(const Host *h, const BootConfig *b, char **unmet, char **ret) {
-        _cleanup_(freep) char *add = NULL;
+static int how_to_fix_sd_boot(const BootFixFacts *f, const BootConfig *b, char **unmet, char **ret) {
+        const char *add = f->install_add;
         int r;
 
-        r = kernel_install_add_command(h, b->version, &add);
-        if (r < 0)
-                return r;
         r = cmdline_carries(b->install_cmdline, unmet);
         if (r < 0)
                 return r;
@@ -135,23 +126,23 @@ static int how_to_fix_sd_boot(const Host *h, const BootConfig *b, char **unmet, 
 
 /* What to run or edit so that the next boot carries the parameters: the step that was skipped when
  * /etc/default/grub already has them, and the distribution's own tool. */
-int kernel_next_how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret) {
+int kernel_next_how_to_fix(const BootFixFacts *f, const BootConfig *b, char **unmet, char **ret) {
         _cleanup_(freep) char *args = strv_join(unmet, " "), *edited = NULL, *overridden = NULL;
-        const char *mkconfig = boot_loader_tool(h, BOOT_LOADER_GRUB);
+        const char *mkconfig = f->tools[BOOT_LOADER_GRUB];
         bool default_only = false;
         int r;
 
         if (!args)
                 return -ENOMEM;
         if (b->loader == BOOT_LOADER_SYSTEMD_BOOT && b->source == BOOT_CONFIG_BLS)
-                return how_to_fix_sd_boot(h, b, unmet, ret);
+                return how_to_fix_sd_boot(f, b, unmet, ret);
         if (b->source == BOOT_CONFIG_GRUB_CFG || b->source == BOOT_CONFIG_GRUB_DEFAULT) {
-                r = grub_dropin_overrides(h, unmet, &overridden);
+                r = grub_dropin_overrides(f, unmet, &overridden);
                 if (r < 0)
                         return r;
         }
         if (b->source == BOOT_CONFIG_BLS || b->source == BOOT_CONFIG_GRUB_CFG) {
-                r = grub_default_carries(h, unmet, b->recovery, &edited, &default_only);
+                r = grub_default_carries(f, unmet, b->recovery, &edited, &default_only);
                 if (r < 0)
                         return r;
         }
@@ -165,7 +156,7 @@ int kernel_next_how_to_fix(const Host *h, const BootConfig *b, char **unmet, cha
                                 "run %s --update-kernel=ALL --args='%s' (or grub2-mkconfig -o " GRUB_CFG_FEDORA
                                 " --update-bls-cmdline)",
                                 edited,
-                                boot_loader_tool(h, BOOT_LOADER_GRUB_BLS),
+                                f->tools[BOOT_LOADER_GRUB_BLS],
                                 args);
                 else
                         r = asprintf(
@@ -173,7 +164,7 @@ int kernel_next_how_to_fix(const Host *h, const BootConfig *b, char **unmet, cha
                                 "add them to the options line of %s (on Fedora: %s --update-kernel=ALL "
                                 "--args='%s')",
                                 b->path,
-                                boot_loader_tool(h, BOOT_LOADER_GRUB_BLS),
+                                f->tools[BOOT_LOADER_GRUB_BLS],
                                 args);
                 break;
         case BOOT_CONFIG_GRUB_CFG:

@@ -106,28 +106,22 @@ static int warn_next_writer_lacks(const NextBoot *n, const NextWriter *w) {
 
 /* grub.cfg carries the parameters, but /etc/default/grub does not (grub.cfg edited by hand, or the
  * parameters taken out of the file since): the next update-grub writes grub.cfg without them. */
-static int check_grub_cfg_kept(const NodeContext *c, const NextBoot *n) {
-        _cleanup_(boot_config_freep) BootConfig *grub = NULL;
-        int r;
+static int check_grub_cfg_kept(const BootFixFacts *f, const NextBoot *n) {
+        const BootConfig *grub = f->grub_default;
 
-        if (n->boot->source != BOOT_CONFIG_GRUB_CFG)
-                return 0;
-        r = boot_config_load_grub_default(c->host, &grub, NULL);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (n->boot->source != BOOT_CONFIG_GRUB_CFG || !grub)
                 return 0;
         return warn_next_writer_lacks(
                 n,
                 &(NextWriter){ .cmdline = grub->cmdline,
                                .file = grub->path,
-                               .tool = boot_loader_tool(c->host, BOOT_LOADER_GRUB),
+                               .tool = f->tools[BOOT_LOADER_GRUB],
                                .writes = "grub.cfg",
                                .fix = "add them to GRUB_CMDLINE_LINUX there" });
 }
 
 /* systemd-boot's entry carries them, but what the next `kernel-install add` writes does not. */
-static int check_install_kept(const NodeContext *c, const NextBoot *n) {
+static int check_install_kept(const BootFixFacts *f, const NextBoot *n) {
         const BootConfig *boot = n->boot;
 
         if (boot->loader != BOOT_LOADER_SYSTEMD_BOOT || boot->source != BOOT_CONFIG_BLS ||
@@ -137,7 +131,7 @@ static int check_install_kept(const NodeContext *c, const NextBoot *n) {
                 n,
                 &(NextWriter){ .cmdline = boot->install_cmdline,
                                .file = boot->install_source,
-                               .tool = boot_loader_tool(c->host, BOOT_LOADER_SYSTEMD_BOOT),
+                               .tool = f->tools[BOOT_LOADER_SYSTEMD_BOOT],
                                .writes = "entries",
                                .fix = streq(boot->install_source, KERNEL_CMDLINE_FILE)
                                        ? "add them there"
@@ -245,9 +239,9 @@ static int next_boot_carries(const NodeContext *c, Snapshot *s, const NextBoot *
         _cleanup_(freep) char *list = NULL;
         int r;
 
-        r = check_grub_cfg_kept(c, n);
+        r = check_grub_cfg_kept(&s->host.boot_fix, n);
         if (r == 0)
-                r = check_install_kept(c, n);
+                r = check_install_kept(&s->host.boot_fix, n);
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
@@ -282,7 +276,7 @@ static int next_boot_carries(const NodeContext *c, Snapshot *s, const NextBoot *
 }
 
 /* The next boot lacks some: which, and how to add them where this boot configuration keeps them. */
-static int next_boot_lacks(const Host *h, const KernelCmdline *next, char **missing, const NextBoot *n) {
+static int next_boot_lacks(const BootFixFacts *f, const KernelCmdline *next, char **missing, const NextBoot *n) {
         const BootConfig *boot = n->boot;
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL, *fix = NULL, *vars = NULL;
@@ -291,7 +285,7 @@ static int next_boot_lacks(const Host *h, const KernelCmdline *next, char **miss
         r = unmet_requirements(next, n->required, &unmet);
         if (r < 0)
                 return r;
-        r = kernel_next_how_to_fix(h, boot, unmet, &fix);
+        r = kernel_next_how_to_fix(f, boot, unmet, &fix);
         if (r < 0)
                 return r;
         list = strv_join(missing, ", ");
@@ -376,5 +370,5 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
                 return next_boot_unsure(&n, missing);
         if (n_missing == 0)
                 return next_boot_carries(c, s, &n);
-        return next_boot_lacks(c->host, next, missing, &n);
+        return next_boot_lacks(&s->host.boot_fix, next, missing, &n);
 }

@@ -20,8 +20,8 @@ bool kernel_profile_requires(const NodeContext *c, const char *name, const char 
 char **kernel_required_params(const NodeContext *c);
 
 /* kernel.cmdline-next's fix for the parameters in unmet, which the next boot b lacks
- * (check-kernel-next-fix.c). */
-int kernel_next_how_to_fix(const Host *h, const BootConfig *b, char **unmet, char **ret);
+ * (check-kernel-next-fix.c), from what the snapshot read for it (f: Snapshot.host.boot_fix). */
+int kernel_next_how_to_fix(const BootFixFacts *f, const BootConfig *b, char **unmet, char **ret);
 
 /* The parts, for tests. */
 int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out);

@@ -12,31 +12,25 @@
 #include "nic/ethtool.h"
 #include "snapshot/link-match.h"
 
-#define NETWORK_FILE_MAX (64U * 1024U)
-
 /* "/etc/netplan/01-rdma.yaml (ethernets.rdma0)" for every netplan ethernet that takes id. */
-static int netplan_owners(const Host *h, const NetdevIdentity *id, char ***owners) {
-        static const char *const dirs[] = { NETPLAN_DIR };
-        _cleanup_(strv_freep) char **files = NULL;
+static int netplan_owners(const SnapshotConfFiles *files, const NetdevIdentity *id, char ***owners) {
         int r;
 
-        r = host_conf_files(h, dirs, ELEMENTSOF(dirs), ".yaml", &files);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(f, files) {
+        if (files->error < 0)
+                return files->error;
+        for (size_t k = 0; k < files->n; k++) {
+                const SnapshotConfFile *f = &files->files[k];
                 _cleanup_(strv_freep) char **ids = NULL;
-                _cleanup_(freep) char *text = NULL;
-                size_t size;
 
-                r = host_read_file(h, *f, NETPLAN_FILE_MAX, &text, &size);
+                r = f->error;
                 if (r >= 0)
-                        r = netplan_file_matches(text, size, id, &ids);
+                        r = netplan_file_matches(f->text, f->size, id, &ids);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
                         continue; /* unreadable or not YAML: netplan refuses it too */
                 STRV_FOREACH(i, ids)
-                        if (strv_extendf(owners, "%s (ethernets.%s)", *f, *i) < 0)
+                        if (strv_extendf(owners, "%s (ethernets.%s)", f->path, *i) < 0)
                                 return -ENOMEM;
         }
         return 0;
@@ -81,36 +75,31 @@ static void link_owners_done(LinkOwners *o) {
 }
 
 /* Every .network file networkd would read, in the order in which it tries them. */
-static int networkd_owners(const Host *h, const NetdevIdentity *id, const char *own_name, LinkOwners *o) {
-        static const char *const dirs[] = { NETWORKD_DIRS };
-        _cleanup_(strv_freep) char **files = NULL;
+static int networkd_owners(
+        const SnapshotConfFiles *files, const NetdevIdentity *id, const char *own_name, LinkOwners *o) {
         int r;
 
-        r = host_conf_files(h, dirs, ELEMENTSOF(dirs), ".network", &files);
-        if (r < 0)
-                return r;
-        STRV_FOREACH(f, files) {
-                _cleanup_(freep) char *text = NULL;
+        if (files->error < 0)
+                return files->error;
+        for (size_t k = 0; k < files->n; k++) {
+                const char *path = files->files[k].path;
                 bool matches;
 
-                r = host_read_file(h, *f, NETWORK_FILE_MAX, &text, NULL);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
+                if (files->files[k].error < 0)
                         continue; /* unreadable: networkd cannot read it either */
-                r = networkd_file_matches(text, id, &matches);
+                r = networkd_file_matches(files->files[k].text, id, &matches);
                 if (r < 0)
                         return r;
                 if (!matches)
                         continue;
-                if (!o->used && !(o->used = strdup(*f)))
+                if (!o->used && !(o->used = strdup(path)))
                         return -ENOMEM;
-                if (streq(strrchr(*f, '/') + 1, own_name)) {
+                if (streq(strrchr(path, '/') + 1, own_name)) {
                         free(o->own_path);
-                        o->own_path = strdup(*f);
+                        o->own_path = strdup(path);
                         if (!o->own_path)
                                 return -ENOMEM;
-                } else if (strv_extend(&o->foreign, *f) < 0)
+                } else if (strv_extend(&o->foreign, path) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -155,7 +144,7 @@ static int owner_evaluate(
 }
 
 int check_link_owner(
-        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        const NodeContext *c, const Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
         OwnerIdentity id;
         _cleanup_(link_owners_done) LinkOwners owners = {};
         _cleanup_(freep) char *own_name = NULL, *label = NULL;
@@ -168,10 +157,10 @@ int check_link_owner(
         if (!label || !own_name)
                 return -ENOMEM;
 
-        owner_identity_read(c->host, netdevs, lp->ifname, &id);
-        r = networkd_owners(c->host, &id.id, own_name, &owners);
+        owner_identity_read(c->host, &s->netdevs, lp->ifname, &id);
+        r = networkd_owners(&s->host.network_files, &id.id, own_name, &owners);
         if (r >= 0)
-                r = netplan_owners(c->host, &id.id, &owners.foreign);
+                r = netplan_owners(&s->host.netplan_files, &id.id, &owners.foreign);
         if (r < 0)
                 return r;
         return owner_evaluate(nl, label, own_name, &owners, out);

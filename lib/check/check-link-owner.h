@@ -6,14 +6,8 @@
 #include "check/checks.h"
 #include "plan/plan.h"
 
-/* The directories networkd reads .network files from, first wins for a name (systemd.network(5)). */
-#define NETWORKD_DIRS                                                                     \
-        "/etc/systemd/network", "/run/systemd/network", "/usr/local/lib/systemd/network", \
-                "/usr/lib/systemd/network", "/lib/systemd/network"
-#define NETPLAN_DIR "/etc/netplan"
-
 /* The check of the node's link nl, whose plan lp resolved it to a netdev (nothing when it did not:
- * link.<name>.present says why), read through c->host's root; netdevs: the snapshot's netdev list
- * (the netdev's MAC address and driver). */
+ * link.<name>.present says why), from the snapshot s: its netdev list (the netdev's MAC address and
+ * driver) and the networkd and netplan files (SNAPSHOT_NET_CONFIG, read by the caller). */
 int check_link_owner(
-        const NodeContext *c, const NetdevList *netdevs, const NodeLink *nl, const LinkPlan *lp, CheckList *out);
+        const NodeContext *c, const Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out);

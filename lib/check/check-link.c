@@ -253,13 +253,18 @@ int check_link_evaluate(
 /* link.<name>.owner reads every networkd and netplan file: not for a run that leaves it out (the
  * re-check after an address event). */
 static int check_link_owner_selected(
-        const NodeContext *c, const Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        const NodeContext *c, Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
         char id[CHECK_ID_MAX];
-        int n = snprintf(id, sizeof(id), "link.%s.owner", nl->link);
+        int n = snprintf(id, sizeof(id), "link.%s.owner", nl->link), r;
 
         if (n > 0 && (size_t) n < sizeof(id) && !check_id_selected(id, s->selection))
                 return 0;
-        return check_link_owner(c, &s->netdevs, nl, lp, out);
+        if (lp->ifname) {
+                r = snapshot_read(s, SNAPSHOT_NET_CONFIG);
+                if (r < 0)
+                        return r;
+        }
+        return check_link_owner(c, s, nl, lp, out);
 }
 
 int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {

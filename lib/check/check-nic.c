@@ -29,16 +29,10 @@ static bool nic_ids_contain(const ProfileNic *nic, PciId id) {
  * match is what is wrong, or the NIC is not there at all. */
 static int no_pci_device(const NodeContext *c, const NicPort *p, const char *ids, PortCheck *ret) {
         const ProfileNic *nic = node_context_nic(c);
-        _cleanup_(strv_freep) char **found = NULL;
+        char **found = p->snapshot->pci_ids_found;
         _cleanup_(freep) char *joined = NULL;
-        int r;
 
-        if (nic->n_pci_ids == 0)
-                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
-        r = pci_devices_find_ids(c->host, nic->pci_ids, nic->n_pci_ids, &found);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
+        if (nic->n_pci_ids == 0 || p->snapshot->pci_ids_found_error < 0)
                 return port_check_set(ret, CHECK_FAIL, ids, "", "%s", p->port->problem);
         if (!found)
                 return port_check_set(
@@ -74,12 +68,9 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
                         "no PCI device at %s: `lspci -D` lists the devices the kernel sees",
                         p->port->pci);
         if (p->facts->device_error == -ELIBACC || p->facts->device_error == -ELIBBAD) {
-                _cleanup_(freep) char *why = NULL;
-
                 /* libpci is loaded on first use: say why it could not be, and what to install. */
-                if (pci_library_load(&why) == -ENOMEM)
-                        return -ENOMEM;
-                return port_check_set(ret, CHECK_FAIL, ids, "", "%s", why ?: "libpci.so.3 could not be loaded");
+                return port_check_set(
+                        ret, CHECK_FAIL, ids, "", "%s", p->facts->libpci_error ?: "libpci.so.3 could not be loaded");
         }
         if (p->facts->device_error < 0)
                 return port_check_set(
@@ -117,7 +108,7 @@ static int check_nic_pci_port(const NodeContext *c, const NicPort *p, PortCheck 
 }
 
 static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck *ret) {
-        unsigned mbit = 0, nic_gbit = 0;
+        unsigned nic_gbit = 0;
 
         if (!p->facts->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no PCI device to look at (see nic.pci)");
@@ -134,9 +125,9 @@ static int check_nic_pcie_port(const NodeContext *c, const NicPort *p, PortCheck
          * trained down, which nic.speed reports), and would make a narrow PCIe link look enough. Only a
          * card halod does not know is taken at the speed its link runs. */
         nic_gbit = nic_line_rate_from_id(p->facts->device->id);
-        if (nic_gbit == 0 && p->port->ifname &&
-            netdev_read_uint(c->host, p->port->ifname, "speed", &mbit) >= 0 && mbit > 0 && mbit < 10000000)
-                nic_gbit = mbit / 1000;
+        if (nic_gbit == 0 && p->port->ifname && p->facts->speed_error >= 0 && p->facts->speed_mbit > 0 &&
+            p->facts->speed_mbit < 10000000)
+                nic_gbit = p->facts->speed_mbit / 1000;
         return check_nic_pcie_evaluate(p->facts->device, node_context_nic(c)->pcie_min_width, nic_gbit, ret);
 }
 
@@ -264,7 +255,7 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (!nics)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++)
-                nics[i] = (NicPort){ .port = &s->ports[i], .facts = &s->nics[i] };
+                nics[i] = (NicPort){ .port = &s->ports[i], .facts = &s->nics[i], .snapshot = s };
 
         for (size_t k = 0; k < ELEMENTSOF(nic_checks) && r >= 0; k++) {
                 PortCheck *results = calloc(s->n_ports, sizeof(PortCheck));

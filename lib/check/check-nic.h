@@ -19,6 +19,7 @@ int check_nic(const NodeContext *c, Snapshot *s, CheckList *out);
 typedef struct NicPort {
         const FabricPort *port;
         const NicFacts *facts;
+        const Snapshot *snapshot; /* its other facts (Snapshot.pci_ids_found); NULL where none are read */
 } NicPort;
 
 /* The pure decisions, exported for the tests, which feed them real-world values. */

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "basic/format-bytes.h"
 #include "check/check.h"
 #include "snapshot/fabric.h"
 
@@ -32,6 +33,3 @@ int check_list_add_ports(
 
 /* Turns fail into warn: for checks of optional features (rdma.required: false). */
 CheckOutcome check_outcome_soften(CheckOutcome o, bool required) _pure_;
-/* "unlimited", "64 MiB", "8 KiB", "100 B". buf needs BYTES_STRING_MAX bytes. */
-#define BYTES_STRING_MAX 32U
-const char *format_bytes(uint64_t bytes, char *buf);

@@ -3,29 +3,10 @@
  * now, and nothing (a modprobe.d blacklist or install line, the kernel command line) keeps it from
  * loading at the next boot. */
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "basic/strv.h"
 #include "boot/modprobe-conf.h"
 #include "check/check-rdma.h"
-
-/* Whether the module is in the running kernel: /sys/module/<name> (modules with '-' in their name
- * appear there with '_', as the kernel names them). */
-static int module_is_loaded(const Host *h, const char *module) {
-        _cleanup_(freep) char *path = NULL, *full = NULL;
-        struct stat st;
-
-        if (asprintf(&path, "/sys/module/%s", module) < 0)
-                return -ENOMEM;
-        for (char *p = path + strlen("/sys/module/"); *p; p++)
-                if (*p == '-')
-                        *p = '_';
-        if (host_path(h, path, &full) < 0)
-                return -ENOMEM;
-        if (stat(full, &st) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
-        return S_ISDIR(st.st_mode);
-}
 
 /* What to do about a block, by where it is. */
 static const char *block_fix(const ModuleBlock *b) {
@@ -67,16 +48,9 @@ static int check_rdma_driver_blocked(const char *module, int loaded, const Modul
 }
 
 int check_rdma_driver_evaluate(
-        const Host *h,
-        const KernelCmdline *cmdline,
-        int cmdline_error,
-        const char *nic_driver,
-        const char *module,
-        PortCheck *ret) {
-        _cleanup_(module_block_done) ModuleBlock block = {};
-        _cleanup_(strv_freep) char **unreadable = NULL;
+        const ModuleState *state, const char *nic_driver, const char *module, PortCheck *ret) {
         _cleanup_(freep) char *blind = NULL;
-        int loaded, blocked;
+        int loaded;
 
         if (!module)
                 return port_check_set(
@@ -86,18 +60,13 @@ int check_rdma_driver_evaluate(
                         NULL,
                         "halod does not know the RDMA module of NIC driver %s",
                         strna(nic_driver));
-
-        loaded = module_is_loaded(h, module);
-        if (loaded == -ENOMEM)
-                return loaded;
-        blocked = module_find_block_with_cmdline(h, cmdline, cmdline_error, module, &block, &unreadable);
-        if (blocked < 0)
-                return blocked;
-
-        if (blocked > 0)
-                return check_rdma_driver_blocked(module, loaded, &block, ret);
-        if (unreadable) {
-                _cleanup_(freep) char *joined = strv_join(unreadable, ", ");
+        if (!state)
+                return -ENOMEDIUM;
+        loaded = state->loaded;
+        if (state->blocked > 0)
+                return check_rdma_driver_blocked(module, loaded, &state->block, ret);
+        if (state->unreadable) {
+                _cleanup_(freep) char *joined = strv_join(state->unreadable, ", ");
 
                 if (!joined ||
                     asprintf(&blind, "; could not read %s, which may keep it from loading", joined) < 0)

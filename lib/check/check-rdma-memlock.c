@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* rdma.memlock's decision: the memlock limits a workload gets (systemd's default for services, the PAM
  * limits for login sessions, podman's default_ulimits) against the profile, and /dev/infiniband access,
- * from what check-rdma-memlock-read.c read. */
+ * from the facts the snapshot read (limits/memlock-facts.h). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -196,7 +196,8 @@ static int judge_podman(const MemlockFacts *f, uint64_t want, const char *want_s
                 ulimit);
 }
 
-int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *ret) {
+int check_rdma_memlock_judge(
+        const MemlockFacts *f, char **uverbs_problems, char **uverbs_ok, uint64_t want, PortCheck *ret) {
         _cleanup_(verdict_done) MemlockVerdict v = {};
         _cleanup_(freep) char *summary = NULL, *actual = NULL;
         char want_s[BYTES_STRING_MAX];
@@ -211,10 +212,10 @@ int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *re
                 r = judge_podman(f, want, want_s, &v);
         if (r < 0)
                 return r;
-        STRV_FOREACH(u, f->uverbs_problems)
+        STRV_FOREACH(u, uverbs_problems)
                 if (strv_extend(&v.problems, *u) < 0)
                         return -ENOMEM;
-        STRV_FOREACH(u, f->uverbs_ok)
+        STRV_FOREACH(u, uverbs_ok)
                 if (strv_extend(&v.ok, *u) < 0)
                         return -ENOMEM;
 
@@ -228,4 +229,15 @@ int check_rdma_memlock_judge(const MemlockFacts *f, uint64_t want, PortCheck *re
         if (!summary || !actual)
                 return -ENOMEM;
         return port_check_set(ret, outcome, want > 0 ? want_s : NULL, actual, "%s", summary);
+}
+
+int check_rdma_memlock_evaluate(
+        const MemlockFacts *f, const SnapshotHost *h, NicFamily family, uint64_t want, PortCheck *ret) {
+        _cleanup_(strv_freep) char **problems = NULL, **ok = NULL;
+        int r;
+
+        r = check_rdma_uverbs(h, family, &problems, &ok);
+        if (r < 0)
+                return r;
+        return check_rdma_memlock_judge(f, problems, ok, want, ret);
 }

@@ -1,89 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /* rdma.memlock's other half: the RDMA user-space devices exist and the workload may open them. */
 #include <stdio.h>
-#include <sys/stat.h>
 
+#include "basic/etc-group.h"
 #include "basic/strv.h"
 #include "check/check-rdma.h"
 #include "nic/nic-family.h"
 
-static int group_id(const Host *h, const char *name, gid_t *ret) {
-        _cleanup_(freep) char *data = NULL;
-        char *save = NULL;
-        size_t n = strlen(name);
-        int r;
-
-        r = host_read_file(h, "/etc/group", HOST_FILE_MAX, &data, NULL);
-        if (r < 0)
-                return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long gid;
-                char *colon, *end;
-
-                if (strncmp(line, name, n) != 0 || line[n] != ':')
-                        continue;
-                colon = strchr(line + n + 1, ':');
-                if (!colon)
-                        return -EBADMSG;
-                gid = strtoul(colon + 1, &end, 10);
-                if (end == colon + 1 || *end != ':')
-                        return -EBADMSG;
-                *ret = (gid_t) gid;
-                return 0;
-        }
-        return -ENOENT;
-}
-
-int check_rdma_uverbs(const Host *h, NicFamily family, char ***problems, char ***ok) {
-        _cleanup_(strv_freep) char **entries = NULL;
+int check_rdma_uverbs(const SnapshotHost *h, NicFamily family, char ***problems, char ***ok) {
         gid_t rdma_gid = 0;
         bool have_group;
-        unsigned count = 0;
         int r;
 
-        r = host_list_directory(h, "/dev/infiniband", &entries);
+        r = h->etc_group ? etc_group_gid(h->etc_group, "rdma", &rdma_gid) : -ENOENT;
         if (r == -ENOMEM)
                 return r;
-        have_group = group_id(h, "rdma", &rdma_gid) >= 0;
+        have_group = r >= 0;
 
-        STRV_FOREACH(e, entries) {
-                _cleanup_(freep) char *path = NULL, *full = NULL;
-                struct stat st;
+        for (size_t i = 0; i < h->uverbs.n; i++) {
+                const DeviceNode *n = &h->uverbs.nodes[i];
 
-                if (!startswith(*e, "uverbs"))
-                        continue;
-                count++;
-                if (asprintf(&path, "/dev/infiniband/%s", *e) < 0)
-                        return -ENOMEM;
-                r = host_path(h, path, &full);
-                if (r < 0)
-                        return r;
-                if (stat(full, &st) < 0) {
-                        if (strv_extendf(problems, "cannot stat %s: %m", path) < 0)
+                if (n->error < 0) {
+                        if (strv_extendf(problems, "cannot stat %s: %s", n->path, strerror(-n->error)) < 0)
                                 return -ENOMEM;
                         continue;
                 }
-                if ((st.st_mode & 0006) == 0006) {
-                        if (strv_extendf(ok, "%s usable by everyone", path) < 0)
+                if ((n->mode & 0006) == 0006) {
+                        if (strv_extendf(ok, "%s usable by everyone", n->path) < 0)
                                 return -ENOMEM;
-                } else if (have_group && st.st_gid == rdma_gid && (st.st_mode & 0060) == 0060) {
-                        if (strv_extendf(ok, "%s usable by group rdma", path) < 0)
+                } else if (have_group && n->gid == rdma_gid && (n->mode & 0060) == 0060) {
+                        if (strv_extendf(ok, "%s usable by group rdma", n->path) < 0)
                                 return -ENOMEM;
                 } else if (
                         strv_extendf(
                                 problems,
                                 "%s (mode %04o, gid %u) is not read-writable by group rdma: install rdma-core's "
                                 "udev rules or make it rdma:0660",
-                                path,
-                                (unsigned) (st.st_mode & 07777),
-                                (unsigned) st.st_gid) < 0)
+                                n->path,
+                                (unsigned) (n->mode & 07777),
+                                (unsigned) n->gid) < 0)
                         return -ENOMEM;
         }
-        if (count == 0) {
+        if (h->uverbs.n == 0) {
                 /* The module of the fabric NIC; when the caller does not know it, of the NIC the host
-                 * has (a scan of the PCI bus), or of every family when that is unclear. */
+                 * has (the snapshot's scan of the PCI bus), or of every family when that is unclear. */
                 _cleanup_(freep) char *load = nic_family_modprobe(
-                        family != NIC_FAMILY_UNKNOWN ? family : nic_family_on_host(h), NIC_MODULE_RDMA);
+                        family != NIC_FAMILY_UNKNOWN ? family : h->nic_family, NIC_MODULE_RDMA);
 
                 if (!load ||
                     strv_extendf(

@@ -19,7 +19,8 @@ typedef struct RdmaPort {
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
         RoceMtuDriver mtu_driver;
-        NicFamily family; /* of the port's PCI device (nic_facts_family()) */
+        NicFamily family;          /* of the port's PCI device (nic_facts_family()) */
+        const char *library_error; /* why libibverbs could not be loaded (SnapshotRdma.library_error) */
 } RdmaPort;
 
 /* Whether the PCI device's bound driver is driver (its sysfs driver link). */
@@ -164,15 +165,15 @@ static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         load,
                         strempty(blind));
         }
-        if (p->error == -ELIBACC || p->error == -ELIBBAD) {
-                _cleanup_(freep) char *why = NULL;
-
+        if (p->error == -ELIBACC || p->error == -ELIBBAD)
                 /* libibverbs is loaded on first use: say why it could not be, and what to install. */
-                if (rdma_library_load(&why) == -ENOMEM)
-                        return -ENOMEM;
                 return port_check_set(
-                        ret, CHECK_FAIL, NULL, NULL, "%s", why ?: "libibverbs.so.1 could not be loaded");
-        }
+                        ret,
+                        CHECK_FAIL,
+                        NULL,
+                        NULL,
+                        "%s",
+                        p->library_error ?: "libibverbs.so.1 could not be loaded");
         if (!host_is_running_system(c->host))
                 return port_check_set(
                         ret,
@@ -342,7 +343,6 @@ static int rdma_driver_safe_mode(const NodeContext *c, const RdmaPort *p, const 
 
 static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
         _cleanup_(freep) char *link = NULL, *driver = NULL;
-        const SnapshotHost *h = &p->snapshot->host;
         const char *module = nic_family_rdma_module(p->family);
         int r;
 
@@ -358,20 +358,11 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        /* The command line kernel.cmdline judges too, read once: only when there is a module to look
-         * for on it. */
-        if (module) {
-                r = snapshot_read(p->snapshot, SNAPSHOT_CMDLINE);
-                if (r < 0)
-                        return r;
-        }
+        r = snapshot_read(p->snapshot, SNAPSHOT_MODULES);
+        if (r < 0)
+                return r;
         r = check_rdma_driver_evaluate(
-                c->host,
-                h->cmdline_parsed,
-                h->cmdline ? 0 : h->cmdline_error,
-                driver ?: nic_family_driver(p->family),
-                module,
-                ret);
+                snapshot_module_state(p->snapshot, module), driver ?: nic_family_driver(p->family), module, ret);
         if (r < 0 || ret->outcome != CHECK_FAIL || !streq_ptr(ret->actual, "not loaded"))
                 return r;
         return rdma_driver_safe_mode(c, p, module, ret);
@@ -384,26 +375,33 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
                 out, id, check_outcome_soften(p->outcome, required), p->expected, p->actual, "%s", p->summary);
 }
 
-/* family: the fabric NIC's, whose RDMA module rdma.memlock names when there is no uverbs device. */
-static int check_rdma_memlock(const NodeContext *c, NicFamily family, CheckList *out) {
+/* From the snapshot's memlock facts (s NULL: one of its own); family: the fabric NIC's, whose RDMA module
+ * rdma.memlock names when there is no uverbs device. */
+static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily family, CheckList *out) {
+        _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        r = check_rdma_memlock_run(c, family, &p);
+        s = snapshot_or_own(s, &own, c);
+        r = snapshot_read(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
+        if (r < 0)
+                return r;
+        r = check_rdma_memlock_evaluate(&s->host.memlock, &s->host, family, c->profile->rdma.memlock, &p);
         if (r < 0)
                 return r;
         return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
 }
 
 /* The skip of every rdma.* check when there is nothing to check. */
-static int skip_all(const NodeContext *c, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+static int skip_all(
+        const NodeContext *c, Snapshot *s, const char *const *ids, size_t n, const char *reason, CheckList *out) {
         for (size_t i = 0; i < n; i++) {
                 int r = check_list_skip(out, ids[i], "%s", reason);
 
                 if (r < 0)
                         return r;
         }
-        return c->profile->rdma.present ? check_rdma_memlock(c, NIC_FAMILY_UNKNOWN, out)
+        return c->profile->rdma.present ? check_rdma_memlock(c, s, NIC_FAMILY_UNKNOWN, out)
                                         : check_list_skip(out, "rdma.memlock", "%s", reason);
 }
 
@@ -443,11 +441,12 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         int r;
 
         if (!c->profile->rdma.present)
-                return skip_all(c, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
+                return skip_all(c, s, ids, ELEMENTSOF(ids), "the profile has no rdma: section", out);
         /* A host tree's RDMA facts come from its sysfs: only the running system needs libibverbs. */
         if (!HAVE_LIBIBVERBS && host_is_running_system(c->host))
                 return skip_all(
                         c,
+                        s,
                         ids,
                         ELEMENTSOF(ids),
                         "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
@@ -461,6 +460,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (s->n_ports == 0)
                 return skip_all(
                         c,
+                        s,
                         ids,
                         ELEMENTSOF(ids),
                         "the profile names no links, so there is no fabric netdev to check",
@@ -475,6 +475,7 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         .snapshot = s,
                         .mtu = snapshot_port_mtu(s, i),
                         .family = nic_facts_family(&s->nics[i]),
+                        .library_error = s->rdma[i].library_error,
                 };
                 rdma[i].device = snapshot_rdma_device(s, i, &rdma[i].error);
                 if (rdma[i].device)
@@ -490,5 +491,5 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                 if (r < 0)
                         return r;
         }
-        return check_rdma_memlock(c, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
+        return check_rdma_memlock(c, s, family == _NIC_FAMILY_INVALID ? NIC_FAMILY_UNKNOWN : family, out);
 }

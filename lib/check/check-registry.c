@@ -32,7 +32,7 @@ const CheckRegistryEntry check_registry[] = {
           "the GPU's VRAM carve-out is at most the profile's gpu.vram-max" },
         { "gpu.gtt", "gpu.", check_gpu, P(CMDLINE) | P(GPUS) | P(MEMINFO), "gpu.",
           "the GPU's GTT (the unified memory amdgpu may map) is what the profile asks" },
-        { "gpu.devices", "gpu.", check_gpu, P(GPUS), "gpu.",
+        { "gpu.devices", "gpu.", check_gpu, P(GPUS) | P(ETC_GROUP) | P(DEVICES), "gpu.",
           "ROCm's device nodes (/dev/kfd, a render node) exist, and who may open them" },
         { "node.memory", "node.", check_node, P(MEMINFO), "node.",
           "MemTotal is at least the profile's memory-min" },
@@ -50,7 +50,7 @@ const CheckRegistryEntry check_registry[] = {
           "the NIC's running firmware (and ice's DDP package) is as the profile asks" },
         { "nic.roce", "nic.", check_nic, P(NICS), "nic.",
           "the NIC runs RoCE (devlink's enable_roce), not iWARP or nothing" },
-        { "rdma.driver", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS) | P(CMDLINE), "rdma.",
+        { "rdma.driver", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS) | P(CMDLINE) | P(MODULES), "rdma.",
           "the RDMA module of the NIC's family is loaded, and nothing keeps it from loading at the next boot" },
         { "rdma.device", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS), "rdma.",
           "an RDMA device is bound to the fabric interface" },
@@ -60,7 +60,7 @@ const CheckRegistryEntry check_registry[] = {
           "the GID table has an entry of rdma.gid's type for the link's IPv4 address" },
         { "rdma.mtu", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS), "rdma.",
           "the port's active MTU is at least rdma.min-active-mtu and follows the interface MTU" },
-        { "rdma.memlock", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS), "rdma.",
+        { "rdma.memlock", "rdma.", check_rdma, P(RDMA) | P(MTU) | P(NICS) | P(MEMLOCK) | P(ETC_GROUP) | P(DEVICES), "rdma.",
           "the memlock limit a workload gets is unlimited or at least rdma.memlock" },
         { "link.<NAME>.present", "link.", check_links, P(LINKS), "link.",
           "the link's match resolves to exactly one interface the kernel knows" },
@@ -76,7 +76,7 @@ const CheckRegistryEntry check_registry[] = {
           "the node's routes that leave by the link are in the kernel's main table" },
         { "link.<NAME>.forwarding", "link.", check_links, P(LINKS), "link.",
           "IPv4 forwarding is on on the interface when the node says forwarding: true" },
-        { "link.<NAME>.owner", "link.", check_links, P(LINKS), "link.",
+        { "link.<NAME>.owner", "link.", check_links, P(LINKS) | P(NET_CONFIG), "link.",
           "no configuration other than halod's (networkd, netplan) takes the interface" },
         { "qos.<NAME>.pfc", "qos.", check_qos_dcb, P(LINKS) | P(DCB), "qos.",
           "PFC is on exactly the priorities of the link's qos: pfc" },
@@ -88,7 +88,7 @@ const CheckRegistryEntry check_registry[] = {
           "rdma_cm's default RoCE ToS of the link's RDMA port is the profile's" },
         { "qos.<NAME>.pause", "qos.", check_qos_host, P(QOS_HOST) | P(QOS_COUNTERS), "qos.",
           "no pause storm (PFC pause frames) since the last verify" },
-        { "hosts.<NODE>", "hosts.", check_hosts, P(ETC_HOSTS), "hosts.",
+        { "hosts.<NODE>", "hosts.", check_hosts, P(ETC_HOSTS) | P(NAMES), "hosts.",
           "the other node's hostname: resolves on this node to its fabric addresses" },
         { "helper", "helper", NULL, 0, "helper",
           "halod only: what halod-helper.service writes (CDI spec, /etc/hosts block, links) is right" },
@@ -157,9 +157,11 @@ size_t check_registry_count(CheckSnapshotGroupFunc run) {
 
 const char *snapshot_part_name(SnapshotPart part) {
         static const char *const names[] = {
-                [0] = "ports",        [1] = "links", [2] = "nics",     [3] = "dcb",        [4] = "qos-host",
-                [5] = "qos-counters", [6] = "rdma",  [7] = "mtu",      [8] = "located",    [9] = "cmdline",
-                [10] = "boot",        [11] = "gpus", [12] = "meminfo", [13] = "etc-hosts",
+                [0] = "ports",    [1] = "links",        [2] = "nics",     [3] = "dcb",
+                [4] = "qos-host", [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
+                [8] = "located",  [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
+                [12] = "meminfo", [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
+                [16] = "devices", [17] = "names",       [18] = "modules", [19] = "net-config",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)

@@ -64,13 +64,25 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
                 .devlink_error = -ENOMEDIUM,
                 .roce_error = -ENOMEDIUM,
                 .iwarp_error = -ENOMEDIUM,
+                .speed_error = -ENOMEDIUM,
         };
         int r;
 
         if (pci) {
+                r = pci_iommu_read(h, pci, &f.iommu);
+                if (r >= 0)
+                        r = pci_sysfs_aspm(h, pci, &f.sysfs_aspm);
+                if (r == -ENOMEM)
+                        goto fail;
+                f.sysfs_aspm_error = r < 0 ? r : 0;
                 f.device_error = pci_device_get(h, pci, &f.device);
                 if (f.device_error == -ENOMEM)
                         return -ENOMEM;
+                if (f.device_error == -ELIBACC || f.device_error == -ELIBBAD) {
+                        r = pci_library_load(&f.libpci_error);
+                        if (r == -ENOMEM)
+                                goto fail;
+                }
                 if (f.device_error < 0) {
                         /* Without libpci (not built in, or not installed) sysfs still names the driver. */
                         _cleanup_(freep) char *link = NULL;
@@ -80,6 +92,13 @@ int nic_facts_gather(const Host *h, const char *pci, const char *ifname, NicFact
                         r = host_readlink_basename(h, link, &f.sysfs_driver);
                         if (r == -ENOMEM)
                                 goto fail;
+                }
+        }
+        if (ifname) {
+                f.speed_error = netdev_read_uint(h, ifname, "speed", &f.speed_mbit);
+                if (f.speed_error == -ENOMEM) {
+                        r = -ENOMEM;
+                        goto fail;
                 }
         }
         /* The ioctl asks the running kernel, which does not describe a tree below --root. */
@@ -122,12 +141,14 @@ void nic_facts_done(NicFacts *f) {
                 return;
         f->device = pci_device_free(f->device);
         f->sysfs_driver = mfree(f->sysfs_driver);
+        f->libpci_error = mfree(f->libpci_error);
         f->ddp_detail = mfree(f->ddp_detail);
         f->ddp_package = mfree(f->ddp_package);
         devlink_info_done(&f->devlink);
         devlink_param_done(&f->roce);
         devlink_param_done(&f->iwarp);
         f->devlink_message = mfree(f->devlink_message);
+        pci_iommu_done(&f->iommu);
 }
 
 const char *nic_facts_driver(const NicFacts *f) {

@@ -8,11 +8,15 @@
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
 #include "nic/nic-family.h"
+#include "nic/pci-iommu.h"
+#include "nic/pci-sysfs.h"
 #include "nic/pci.h"
 
 typedef struct NicFacts {
         PciDevice *device;  /* NULL: device_error says why */
         int device_error;   /* -ENODEV: no PCI device for the port; -ELIBACC, -ELIBBAD: no libpci; ... */
+        char *libpci_error; /* with -ELIBACC or -ELIBBAD: why libpci could not be loaded, and what to install
+                             * (pci_library_load()'s message; NULL: it gave none) */
         char *sysfs_driver; /* the driver sysfs names for the port's PCI device when libpci could not
                              * describe it; NULL otherwise */
         EthtoolDriverInfo info;
@@ -36,6 +40,11 @@ typedef struct NicFacts {
         int roce_error;           /* -ENOMEDIUM: not asked (not an E810 or ConnectX, or below --root) */
         DevlinkParam iwarp;       /* ice's enable_iwarp, valid when iwarp_error >= 0 */
         int iwarp_error;          /* -ENOMEDIUM: not asked (not an E810, or below --root) */
+        PciIommu iommu;           /* how the IOMMU treats the PCI device; read when there is one */
+        int sysfs_aspm;           /* the ASPM states the kernel enabled on its link (pci_sysfs_aspm()), */
+        int sysfs_aspm_error;     /* valid when this is 0; its errno otherwise (-ENOENT: not shown) */
+        unsigned speed_mbit;      /* the netdev's sysfs "speed" (Mbit/s), valid when speed_error is 0 */
+        int speed_error;          /* -ENOMEDIUM: no netdev; else the errno of reading it */
 } NicFacts;
 
 /* Gathers the facts of one port: its PCI device pci ("0000:c2:00.0", NULL when none was found) and

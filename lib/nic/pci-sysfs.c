@@ -67,3 +67,32 @@ int pci_sysfs_id(const Host *h, const char *pci, PciId *ret) {
                 return -ENOMEM;
         return pci_sysfs_id_at(h, dir, ret);
 }
+
+int pci_sysfs_aspm(const Host *h, const char *pci, int *ret) {
+        static const struct {
+                const char *name;
+                int bit;
+        } files[] = { { "l0s_aspm", PCIE_ASPM_L0S }, { "l1_aspm", PCIE_ASPM_L1 } };
+        int aspm = 0, r = -ENOENT;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_(freep) char *path = NULL, *text = NULL;
+                int q;
+
+                if (asprintf(&path, "/sys/bus/pci/devices/%s/link/%s", pci, files[i].name) < 0)
+                        return -ENOMEM;
+                q = host_read_line(h, path, &text);
+                if (q == -ENOMEM)
+                        return q;
+                if (q < 0)
+                        continue;
+                if (!streq(text, "0") && !streq(text, "1"))
+                        return -EBADMSG;
+                if (streq(text, "1"))
+                        aspm |= files[i].bit;
+                r = 0;
+        }
+        if (r >= 0)
+                *ret = aspm;
+        return r;
+}

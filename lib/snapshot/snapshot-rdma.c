@@ -10,8 +10,10 @@
 #include "snapshot/snapshot-rdma.h"
 
 void snapshot_forget_rdma(Snapshot *s) {
-        for (size_t i = 0; s->rdma && i < s->n_ports; i++)
+        for (size_t i = 0; s->rdma && i < s->n_ports; i++) {
                 rdma_device_free(s->rdma[i].device);
+                free(s->rdma[i].library_error);
+        }
         s->rdma = mfree(s->rdma);
         s->parts &= ~SNAPSHOT_RDMA;
 }
@@ -66,6 +68,10 @@ int snapshot_read_rdma(Snapshot *s) {
                         return -ENOMEM;
                 if (d->error > 0)
                         d->error = 0;
+                /* libibverbs is loaded on first use: why it could not be, for rdma.device to say. */
+                if ((d->error == -ELIBACC || d->error == -ELIBBAD) &&
+                    rdma_library_load(&d->library_error) == -ENOMEM)
+                        return -ENOMEM;
                 if (d->device)
                         d->mtu_driver = read_mtu_driver(s->context->host, d->device->name);
         }

@@ -16,6 +16,8 @@ typedef struct SnapshotRdma {
         int error;                /* rdma_device_find()'s errno: -ENODEV (also for a port with neither netdev
                                    * nor PCI device), -ENOSYS, -EOPNOTSUPP, -ELIBACC, -ELIBBAD, ... */
         RoceMtuDriver mtu_driver; /* the MTU rule the device follows (basic/rdma-mtu.h), from sysfs */
+        char *library_error;      /* with -ELIBACC or -ELIBBAD: why libibverbs could not be loaded, and what
+                                   * to install (rdma_library_load()'s message; NULL: it gave none) */
 } SnapshotRdma;
 
 /* Read and forgotten by snapshot_read() and snapshot_forget(). */

@@ -42,6 +42,28 @@ static void forget_nics(Snapshot *s) {
         for (size_t i = 0; s->nics && i < s->n_ports; i++)
                 nic_facts_done(&s->nics[i]);
         s->nics = mfree(s->nics);
+        s->pci_ids_found = strv_free(s->pci_ids_found);
+        s->pci_ids_found_error = 0;
+}
+
+/* Where a link found no PCI device, whether devices with the profile's ids exist elsewhere: nic.pci tells
+ * a wrong match from a missing NIC by it. */
+static int read_pci_ids_found(Snapshot *s) {
+        const ProfileNic *nic = s->context->profile ? node_context_nic(s->context) : NULL;
+        bool unlocated = false;
+
+        s->pci_ids_found_error = -ENOMEDIUM;
+        for (size_t i = 0; i < s->n_ports; i++)
+                unlocated = unlocated || !s->ports[i].pci;
+        if (!unlocated || !nic || nic->n_pci_ids == 0)
+                return 0;
+        s->pci_ids_found_error = pci_devices_find_ids(
+                s->context->host, nic->pci_ids, nic->n_pci_ids, &s->pci_ids_found);
+        if (s->pci_ids_found_error == -ENOMEM)
+                return -ENOMEM;
+        if (s->pci_ids_found_error > 0)
+                s->pci_ids_found_error = 0;
+        return 0;
 }
 
 void snapshot_forget(Snapshot *s, SnapshotPart parts) {
@@ -54,6 +76,11 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
         if (parts & SNAPSHOT_LINKS)
                 parts |= SNAPSHOT_DCB | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_RDMA |
                         SNAPSHOT_MTU;
+        /* Which modules and what the command line blocks follow the NIC facts and the command line. */
+        if (parts & (SNAPSHOT_NICS | SNAPSHOT_CMDLINE))
+                parts |= SNAPSHOT_MODULES;
+        if (parts & SNAPSHOT_MODULES)
+                snapshot_forget_modules(s);
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_RDMA)
@@ -182,7 +209,7 @@ static int read_nics(Snapshot *s) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return read_pci_ids_found(s);
 }
 
 int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n) {
@@ -208,6 +235,8 @@ int snapshot_seed_ports(Snapshot *s, const FabricPort *ports, size_t n) {
 int snapshot_read(Snapshot *s, SnapshotPart parts) {
         int r;
 
+        if (parts & SNAPSHOT_MODULES)
+                parts |= SNAPSHOT_NICS;
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
         if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
@@ -303,6 +332,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_MTU;
+        }
+        if (parts & SNAPSHOT_MODULES) {
+                r = snapshot_read_modules(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_MODULES);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_MODULES;
         }
         return 0;
 }

@@ -7,6 +7,7 @@
  * readers: the profile-to-port resolution (fabric.h, link-match.h) and each part; plan/ builds on it. */
 #pragma once
 
+#include "boot/module-state.h"
 #include "net/dcb.h"
 #include "net/rtnl.h"
 #include "nic/nic-facts.h"
@@ -53,10 +54,30 @@ typedef enum SnapshotPart {
         SNAPSHOT_GPUS = 1 << 11,
         SNAPSHOT_MEMINFO = 1 << 12,
         SNAPSHOT_ETC_HOSTS = 1 << 13,
+        /* The memlock limits a workload gets (limits/memlock-facts.h): systemd's default for services,
+         * pam_limits' files, podman's containers.conf; for rdma.memlock. */
+        SNAPSHOT_MEMLOCK = 1 << 14,
+        /* /etc/group below the host root: the groups that may open the device nodes. */
+        SNAPSHOT_ETC_GROUP = 1 << 15,
+        /* The device nodes a workload opens (/dev/infiniband/uverbs*, /dev/kfd, /dev/dri/renderD*) as
+         * stat() finds them, whether the kernel has KFD, and where there is no uverbs device the NIC
+         * family the PCI bus shows. */
+        SNAPSHOT_DEVICES = 1 << 16,
+        /* On the running system, the IPv4 addresses NSS gives each other node's hostname (the hosts.
+         * checks); below --root nothing: names resolve in the tree's /etc/hosts (SNAPSHOT_ETC_HOSTS). */
+        SNAPSHOT_NAMES = 1 << 17,
+        /* The state of each port's RDMA module (boot/module-state.h: loaded, and what keeps it from
+         * loading at boot), the module the port's NIC family names; with SNAPSHOT_NICS, and the command
+         * line when there is a module; forgotten with either. */
+        SNAPSHOT_MODULES = 1 << 18,
+        /* The .network files in systemd-networkd's directories and the netplan files, as text (the
+         * link.<name>.owner checks). */
+        SNAPSHOT_NET_CONFIG = 1 << 19,
 } SnapshotPart;
 
-#define SNAPSHOT_HOST_PARTS \
-        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS)
+#define SNAPSHOT_HOST_PARTS                                                                         \
+        (SNAPSHOT_CMDLINE | SNAPSHOT_BOOT | SNAPSHOT_GPUS | SNAPSHOT_MEMINFO | SNAPSHOT_ETC_HOSTS | \
+         SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NAMES | SNAPSHOT_NET_CONFIG)
 
 /* The DCB state of one port's netdev. */
 typedef struct SnapshotDcb {
@@ -105,12 +126,20 @@ typedef struct Snapshot {
 
         /* SNAPSHOT_NICS: one per port. */
         NicFacts *nics;
+        /* SNAPSHOT_NICS too, when a port has no PCI device and the node's nic: names pci-ids: the
+         * addresses of the devices with those ids (pci_devices_find_ids(); NULL: none), or the errno of
+         * looking (pci_ids_found_error; -ENOMEDIUM: not asked). */
+        char **pci_ids_found;
+        int pci_ids_found_error;
 
         /* SNAPSHOT_DCB: one per port. */
         SnapshotDcb *dcb;
         /* SNAPSHOT_QOS_HOST, SNAPSHOT_QOS_COUNTERS: one per port. */
         SnapshotQosHost *qos_host;
         SnapshotQosCounters *qos_counters;
+        /* SNAPSHOT_MODULES: one per RDMA module the ports' NICs name, in port order. */
+        ModuleState *modules;
+        size_t n_modules;
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
@@ -120,7 +149,8 @@ typedef struct Snapshot {
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
-        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS. */
+        /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
+         * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES, SNAPSHOT_NET_CONFIG. */
         SnapshotHost host;
 
         /* Called right before the kernel is read, so that a caller watching rtnetlink can take in the
@@ -151,6 +181,12 @@ void snapshot_done(Snapshot *s);
 /* snapshot-dcb.c: reads and forgets SNAPSHOT_DCB (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_dcb(Snapshot *s);
 void snapshot_forget_dcb(Snapshot *s);
+
+/* snapshot-modules.c: reads and forgets SNAPSHOT_MODULES (snapshot_read() and snapshot_forget() call
+ * them), and the state of module, NULL when it was not read. */
+int snapshot_read_modules(Snapshot *s);
+void snapshot_forget_modules(Snapshot *s);
+const ModuleState *snapshot_module_state(const Snapshot *s, const char *module) _pure_;
 
 /* snapshot-host.c: reads and forgets the host's own facts (snapshot_read() and snapshot_forget() call
  * them). */

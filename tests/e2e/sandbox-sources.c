@@ -18,7 +18,7 @@
 #include "boot/bootcfg.h"
 #include "boot/modprobe-conf.h"
 #include "check/check-gpu.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 #include "net/firewalld.h"
 #include "net/rtnl.h"
 #include "net/sock-diag.h"

@@ -3,7 +3,7 @@
  * replaces or extends its default_ulimits, and the input as one ulimit entry. */
 #include <stdint.h>
 
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
  * which lines decide for "*" and for every domain the input names. */
 #include <stdint.h>
 
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

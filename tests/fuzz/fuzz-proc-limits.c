@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

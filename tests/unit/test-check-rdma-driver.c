@@ -32,11 +32,16 @@ static void expect(const char *nic_driver, const char *module, CheckOutcome outc
         _cleanup_(snapshot_done) Snapshot s = {};
         PortCheck c = {};
 
-        /* The command line as the checks get it: read by the snapshot, below the tree. */
+        _cleanup_(module_state_done) ModuleState state = {};
+
+        /* The command line as the checks get it: read by the snapshot, below the tree; the module's state
+         * as the snapshot reads it (SNAPSHOT_MODULES) with that command line. */
         snapshot_init(&s, &ctx);
         ASSERT_OK(snapshot_read(&s, SNAPSHOT_CMDLINE));
-        ASSERT_OK(check_rdma_driver_evaluate(
-                &h, s.host.cmdline_parsed, s.host.cmdline ? 0 : s.host.cmdline_error, nic_driver, module, &c));
+        if (module)
+                ASSERT_OK(module_state_read(
+                        &h, s.host.cmdline_parsed, s.host.cmdline ? 0 : s.host.cmdline_error, module, &state));
+        ASSERT_OK(check_rdma_driver_evaluate(module ? &state : NULL, nic_driver, module, &c));
         ASSERT_STR_EQ(c.summary, summary);
         ASSERT_INT_EQ(c.outcome, outcome);
         port_check_done(&c);

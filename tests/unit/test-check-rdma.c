@@ -698,6 +698,36 @@ static char *make_tree(mode_t mode, gid_t gid, const TreeFile *files, size_t n_f
 #define MIB (1024ULL * 1024ULL)
 #define UNLIMITED MEMLOCK_UNLIMITED
 
+/* rdma.memlock on the tree h with the services' limit handed in: the files read as the snapshot reads
+ * them (memlock_facts_read_files(), SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES), then the check. */
+static int memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
+        _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *services };
+        _cleanup_(snapshot_done) Snapshot s = {};
+        const NodeContext c = { .host = h };
+        int r;
+
+        r = memlock_facts_read_files(h, &f);
+        if (r < 0)
+                return r;
+        snapshot_init(&s, &c);
+        r = snapshot_read(&s, SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
+        if (r < 0)
+                return r;
+        return check_rdma_memlock_evaluate(&f, &s.host, NIC_FAMILY_UNKNOWN, want, ret);
+}
+
+/* rdma.memlock for node c as a verify runs it: every source read by the snapshot (SNAPSHOT_MEMLOCK). */
+static int memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret) {
+        _cleanup_(snapshot_done) Snapshot s = {};
+        int r;
+
+        snapshot_init(&s, c);
+        r = snapshot_read(&s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
+        if (r < 0)
+                return r;
+        return check_rdma_memlock_evaluate(&s.host.memlock, &s.host, family, c->profile->rdma.memlock, ret);
+}
+
 static const MemlockServices services_unlimited = {
         .state = MEMLOCK_SERVICES_READ,
         .limit = { .soft = UNLIMITED, .hard = UNLIMITED },
@@ -761,7 +791,7 @@ static void memlock_case(const MemlockCase *t) {
                 return;
         }
         h = (Host){ .root = root };
-        ASSERT_OK(check_rdma_memlock_evaluate(&h, t->services, t->want, &p));
+        ASSERT_OK(memlock_evaluate(&h, t->services, t->want, &p));
         for (size_t i = 0; i < ELEMENTSOF(t->has); i++)
                 if (p.outcome != t->outcome || (t->has[i] && !strstr(p.summary, t->has[i]))) {
                         fprintf(stderr,
@@ -1217,7 +1247,7 @@ static void test_pid1_limits(void) {
         }
         h = (Host){ .root = root };
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_rdma_memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+        ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
         fprintf(stderr, "rdma.memlock on a tree without systemd: %s\n", pc.summary);
         ASSERT_INT_EQ(pc.outcome, CHECK_FAIL);
         ASSERT_TRUE(startswith(pc.summary, "every process gets 8 MiB < unlimited from PID 1 (/proc/1/limits)"));
@@ -1275,7 +1305,7 @@ static void test_systemd_tree(void) {
                 }
                 h = (Host){ .root = root };
                 c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-                ASSERT_OK(check_rdma_memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+                ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
                 if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
                         fprintf(stderr,
                                 "systemd tree %zu: got %s \"%s\"\n",

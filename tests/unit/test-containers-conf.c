@@ -2,7 +2,7 @@
 /* Tests the containers.conf reader with files as podman's packages ship them and as people edit them:
  * default_ulimits' memlock entry, files that replace or extend it, and what podman refuses. */
 #include "basic/strv.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 #include "tests.h"
 
 /* The shape of Fedora's /usr/share/containers/containers.conf (containers-common): every table,

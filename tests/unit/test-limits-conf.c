@@ -3,7 +3,7 @@
  * (linux-pam modules/pam_limits/pam_limits.c, parse_config_file() and process_limit()), which lines it
  * ignores, and which line decides for a domain. */
 #include "basic/strv.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 #include "tests.h"
 
 #define KIB 1024ULL

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "basic/fileio.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 #include "tests.h"
 
 #define MIB (1024ULL * 1024ULL)

@@ -147,6 +147,59 @@ static void test_etc_hosts(void) {
         remove_tree(root);
 }
 
+/* The parts the checks judge instead of reading the host themselves (issue 33): /etc/group, the device
+ * nodes, the GPU's IOMMU group and the networkd and netplan files, each read once and kept with its
+ * error, and read again only after it is forgotten. */
+static void test_judged_parts(void) {
+        static const SnapshotPart parts = SNAPSHOT_GPUS | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES |
+                SNAPSHOT_NET_CONFIG;
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
+        _cleanup_(snapshot_done) Snapshot s = {};
+        char *root = copy_tree_without(TEST_DATA_DIR "/hosts/gpu-strix-ok", "dev/kmsg");
+        Host h = { .root = root };
+        NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+
+        shell(root,
+              "mkdir -p etc/systemd/network etc/netplan && printf '[Match]\\nName=x\\n' "
+              ">etc/systemd/network/10-x.network && echo 'network: {}' >etc/netplan/01.yaml");
+        snapshot_init(&s, &c);
+        ASSERT_OK(snapshot_read(&s, parts));
+        ASSERT_INT_EQ(s.parts & parts, parts);
+        ASSERT_TRUE(strstr(s.host.etc_group, "render:x:105:"));
+        ASSERT_INT_EQ(s.host.kfd.error, 0);
+        ASSERT_STR_EQ(s.host.kfd.path, "/dev/kfd");
+        ASSERT_TRUE(s.host.kfd_in_sysfs);
+        ASSERT_INT_EQ(s.host.render.n, 1);
+        ASSERT_STR_EQ(s.host.render.nodes[0].path, "/dev/dri/renderD128");
+        /* No /dev/infiniband: no uverbs device, and the NIC family the tree's PCI bus shows. */
+        ASSERT_INT_EQ(s.host.uverbs.error, -ENOENT);
+        ASSERT_INT_EQ(s.host.uverbs.n, 0);
+        ASSERT_INT_EQ(s.host.nic_family, NIC_FAMILY_E810);
+        ASSERT_INT_EQ(s.host.gpus[0].iommu.error, 0);
+        ASSERT_STR_EQ(s.host.gpus[0].iommu.type, "identity");
+        ASSERT_INT_EQ(s.host.network_files.n, 1);
+        ASSERT_STR_EQ(s.host.network_files.files[0].path, "/etc/systemd/network/10-x.network");
+        ASSERT_STR_EQ(s.host.network_files.files[0].text, "[Match]\nName=x\n");
+        ASSERT_INT_EQ(s.host.netplan_files.n, 1);
+        ASSERT_STR_EQ(s.host.netplan_files.files[0].path, "/etc/netplan/01.yaml");
+
+        /* Gone from the host: the snapshot keeps what it read until the parts are forgotten. */
+        shell(root, "rm -r etc/group dev/kfd etc/systemd etc/netplan");
+        ASSERT_OK(snapshot_read(&s, parts));
+        ASSERT_TRUE(s.host.etc_group);
+        ASSERT_INT_EQ(s.host.kfd.error, 0);
+        ASSERT_INT_EQ(s.host.network_files.n, 1);
+        snapshot_forget(&s, SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NET_CONFIG);
+        ASSERT_INT_EQ(s.parts & (SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES | SNAPSHOT_NET_CONFIG), 0);
+        ASSERT_OK(snapshot_read(&s, parts));
+        ASSERT_TRUE(!s.host.etc_group);
+        ASSERT_INT_EQ(s.host.etc_group_error, -ENOENT);
+        ASSERT_INT_EQ(s.host.kfd.error, -ENOENT);
+        ASSERT_INT_EQ(s.host.network_files.n, 0);
+        ASSERT_INT_EQ(s.host.netplan_files.n, 0);
+        remove_tree(root);
+}
+
 /* The ports a verify hands to halod's watch: a copy of the snapshot's located ports that outlives it. */
 static void test_ports_copy(void) {
         _cleanup_(profile_freep) Profile *p = test_profile_load(profile_full);
@@ -211,6 +264,7 @@ static void test_seed_ports(void) {
 }
 
 int main(void) {
+        test_judged_parts();
         test_ports_copy();
         test_seed_ports();
         test_read_once();

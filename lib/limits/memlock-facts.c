@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* What rdma.memlock reads: systemd's default limit (or PID 1's), limits.conf and limits.d, podman's
- * containers.conf where podman is installed, and /dev/infiniband, all below the host root. */
+/* Reading what rdma.memlock judges: systemd's default limit (or PID 1's), limits.conf and limits.d,
+ * podman's containers.conf where podman is installed, all below the host root. */
 #include <stdio.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "basic/strv.h"
-#include "check/check-rdma.h"
+#include "limits/memlock-facts.h"
 
 void memlock_facts_done(MemlockFacts *f) {
         f->services_error = mfree(f->services_error);
@@ -16,8 +16,6 @@ void memlock_facts_done(MemlockFacts *f) {
         f->stale_error = mfree(f->stale_error);
         limits_conf_done(&f->pam);
         containers_conf_done(&f->containers);
-        f->uverbs_problems = strv_free(f->uverbs_problems);
-        f->uverbs_ok = strv_free(f->uverbs_ok);
 }
 
 static bool podman_installed(const Host *h) {
@@ -33,29 +31,16 @@ static bool podman_installed(const Host *h) {
         return false;
 }
 
-int memlock_facts_read_files(const Host *h, NicFamily family, MemlockFacts *f) {
+int memlock_facts_read_files(const Host *h, MemlockFacts *f) {
         int r;
 
         r = limits_conf_read(h, &f->pam);
         if (r < 0)
                 return r;
         f->podman = podman_installed(h);
-        if (f->podman) {
-                r = containers_conf_read(h, &f->containers);
-                if (r < 0)
-                        return r;
-        }
-        return check_rdma_uverbs(h, family, &f->uverbs_problems, &f->uverbs_ok);
-}
-
-int check_rdma_memlock_evaluate(const Host *h, const MemlockServices *services, uint64_t want, PortCheck *ret) {
-        _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *services };
-        int r;
-
-        r = memlock_facts_read_files(h, NIC_FAMILY_UNKNOWN, &f);
-        if (r < 0)
-                return r;
-        return check_rdma_memlock_judge(&f, want, ret);
+        if (!f->podman)
+                return 0;
+        return containers_conf_read(h, &f->containers);
 }
 
 /* PID 1's limit, which every process of a host without systemd inherits. */
@@ -134,16 +119,12 @@ static int read_services(const Host *h, MemlockFacts *f) {
         return 0;
 }
 
-int check_rdma_memlock_run(const NodeContext *c, NicFamily family, PortCheck *ret) {
-        _cleanup_(memlock_facts_done) MemlockFacts f = {};
+int memlock_facts_read(const Host *h, MemlockFacts *f) {
         int r;
 
-        r = read_services(c->host, &f);
+        r = read_services(h, f);
         if (r < 0)
                 return r;
-        f.services.error = f.services_error;
-        r = memlock_facts_read_files(c->host, family, &f);
-        if (r < 0)
-                return r;
-        return check_rdma_memlock_judge(&f, c->profile->rdma.memlock, ret);
+        f->services.error = f->services_error;
+        return memlock_facts_read_files(h, f);
 }

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 
 #include "basic/strv.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 #define CONTAINERS_CONF_VENDOR "/usr/share/containers/containers.conf"
 #define CONTAINERS_CONF_ADMIN "/etc/containers/containers.conf"

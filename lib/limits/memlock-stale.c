@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 #include "basic/errorf.h"
+#include "basic/format-bytes.h"
 #include "basic/strv.h"
-#include "check/check-ports.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 #define SYSTEMD_DESTINATION "org.freedesktop.systemd1"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The memlock limit every service gets by default: the systemd manager's DefaultLimitMEMLOCK. */
 #include "basic/errorf.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 #define SYSTEMD_DESTINATION "org.freedesktop.systemd1"
 #define SYSTEMD_PATH "/org/freedesktop/systemd1"

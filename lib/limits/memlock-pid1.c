@@ -2,7 +2,7 @@
 /* The memlock limit of PID 1 from /proc/1/limits: on a host without systemd every process inherits it. */
 #include <stdio.h>
 
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 #define MEMLOCK_ROW "Max locked memory"
 

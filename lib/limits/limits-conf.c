@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "basic/strv.h"
-#include "check/memlock-sources.h"
+#include "limits/memlock-sources.h"
 
 /* The four fields pam_limits reads; longer ones cannot be a valid domain, type, item or value. */
 #define FIELD_MAX 256U
