@@ -275,11 +275,13 @@ static bool may_start(RdmaResponder *r, struct in_addr source, bool from_halod, 
         if (waiter)
                 r->waiter.last_usec = t;
 
-        /* A peer's halod first, before any waiter; over anyone else's session once that has had its
-         * share, so that a haloctl probe on the peer (whose run is shorter) is not cut off every round
-         * by its own node's halod, while no user there holds peer.<node>.rdma off for longer. */
+        /* A peer's halod first, before any waiter; over anyone else's session once that has had two
+         * shares (RDMA_RESPONDER_HALOD_SHARES), so that a haloctl probe on the peer is not cut off by its
+         * own node's round, while no user there holds peer.<node>.rdma off for longer. */
         if (from_halod) {
-                if (!r->session || (!r->session->from_halod && t - r->session->started_usec >= r->share_usec))
+                if (!r->session ||
+                    (!r->session->from_halod &&
+                     t - r->session->started_usec >= RDMA_RESPONDER_HALOD_SHARES * r->share_usec))
                         return true;
                 r->halod_busy_usec = t;
                 return false;

@@ -26,10 +26,12 @@
  * and that prober is served next: the free slot is kept for it while it keeps asking (a hello every
  * RDMA_PROBE_BUSY_RETRY_USEC; kept RDMA_RESPONDER_WAITER_USEC after its last). A hello from a peer's
  * halod (its probe port, which no other user of the peer can send from) goes before that prober and
- * takes over a session of anyone else once it has had the same share: peer.<node>.rdma is held off
- * by a local user of a peer for one share at most, and a haloctl probe run on the peer is not cut off
- * by that node's own round. */
+ * takes over a session of anyone else once it has had RDMA_RESPONDER_HALOD_SHARES shares (16 s: longer
+ * than haloctl probe's longest run, 5 s of pings, 2 s of writes and 5 s for the last; in the vm suite
+ * under QEMU's emulator runs over 8 s were cut off by the node's own round): peer.<node>.rdma is
+ * held off by a local user of a peer for that long at most. */
 #define RDMA_RESPONDER_SHARE_USEC (8U * 1000U * 1000U)
+#define RDMA_RESPONDER_HALOD_SHARES 2U
 #define RDMA_RESPONDER_WAITER_USEC (1U * 1000U * 1000U)
 
 typedef struct RdmaResponder RdmaResponder;
