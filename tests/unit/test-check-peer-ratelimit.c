@@ -13,6 +13,7 @@
 #include "basic/macro.h"
 #include "check-test.h"
 #include "check/check-peer.h"
+#include "netns-test.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-ratelimit.h"
 #include "tests.h"
@@ -198,6 +199,7 @@ static void test_older_responder(void) {
 }
 
 int main(void) {
+        test_private_netns();
         test_rate_limited();
         test_older_responder();
         return 0;

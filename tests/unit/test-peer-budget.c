@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "basic/macro.h"
+#include "netns-test.h"
 #include "peer/peer-ratelimit.h"
 #include "peer/peer.h"
 #include "tests.h"
@@ -352,6 +353,7 @@ static void test_round_from_probe_port(void) {
 }
 
 int main(void) {
+        test_private_netns();
         ASSERT_INT_EQ(peer_probe_port(7739), 739);
         ASSERT_INT_EQ(peer_probe_port(65535), 739);
         ASSERT_INT_EQ(peer_probe_port(739), 738);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fake-verbs-pair.h"
+#include "netns-test.h"
 #include "peer/peer-rdma-probe.h"
 #include "peer/peer.h"
 #include "rdma/rdma-responder.h"
@@ -546,6 +547,7 @@ static void test_fair_sharing(void) {
 }
 
 int main(void) {
+        test_private_netns();
         test_probe();
         test_probe_mixed_nics();
         test_busy_and_timeout();
