@@ -5,6 +5,9 @@
 # a headless Chromium driven over its DevTools protocol by cockpit-cdp.py.
 
 COCKPIT_WS=/usr/lib/cockpit/cockpit-ws
+# DBUS_SESSION_BUS_ADDRESS names no socket (a path in TEST_DIR) for cockpit-ws and Chromium.
+# With none set, libdbus and GLib there autolaunch a session dbus-daemon, which outlived the test
+# (one was left per run).
 CDP=(/usr/bin/python3 "$SOURCE_DIR/tests/integration/cockpit-cdp.py")
 
 # ck_require: skip (fail with CI=true) unless cockpit-ws, cockpit-bridge, the shell's stylesheet,
@@ -53,7 +56,7 @@ ck_start_ws() {
         "${run[@]}" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME="$TEST_DIR/home-$user" \
                 XDG_DATA_DIRS="$TEST_DIR/share:/usr/share" XDG_RUNTIME_DIR="$TEST_DIR/xdg-$user" \
                 MANPATH="$TEST_DIR/man:" \
-                DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" \
+                DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" DBUS_SESSION_BUS_ADDRESS="unix:path=$TEST_DIR/no-session-bus" \
                 "$COCKPIT_WS" --port "$WS_PORT" --address 127.0.0.1 --local-session=cockpit-bridge \
                 >"$TEST_DIR/logs/cockpit-ws-$user.log" 2>&1 </dev/null &
         track_pid $!
@@ -68,7 +71,7 @@ curl_ok() {
 # ck_start_chromium: headless Chromium with a DevTools port (CDP_PORT) and a blank page.
 ck_start_chromium() {
         CDP_PORT=$(ck_free_port)
-        "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+        DBUS_SESSION_BUS_ADDRESS="unix:path=$TEST_DIR/no-session-bus" "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
                 --remote-debugging-port="$CDP_PORT" --user-data-dir="$TEST_DIR/chromium" \
                 --window-size=1280,1000 about:blank >"$TEST_DIR/logs/chromium.log" 2>&1 </dev/null &
         track_pid $!
