@@ -2,7 +2,7 @@
 /* The fabric's real use towards one peer over one interval (issue 27, check fabric.transport): did
  * the bulk go over RDMA, over TCP ("fell back to sockets"), or did nothing move. Pure: the callers
  * give the volumes (net/tcp-peer-bytes.h for TCP, the RDMA port counters' delta) and the holders of
- * QPs (nic/rdma-qp-dump.h); nothing here reads the host.
+ * QPs (rdma/rdma-qp-dump.h); nothing here reads the host.
  *
  * The threshold and the ratio, and why both boundary cases of the issue hold:
  * - Bulk means at least TRANSPORT_THRESHOLD_BPS_DEFAULT, 10 Mbit/s, of TCP to the peer (both

@@ -19,8 +19,8 @@
 #include "basic/transport-verdict.h"
 #include "check/check.h"
 #include "net/sock-diag.h"
-#include "nic/rdma-qp-dump.h"
 #include "profile/node-context.h"
+#include "rdma/rdma-qp-dump.h"
 #include "snapshot/snapshot.h"
 
 /* What one verify read. */

@@ -8,8 +8,8 @@
 
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
-#include "nic/rdma-sysfs.h"
-#include "nic/taskstats.h"
+#include "rdma/rdma-sysfs.h"
+#include "rdma/taskstats.h"
 
 /* Whether a is the address of one of node's links. */
 static bool node_has(const ProfileNode *node, struct in_addr a) {

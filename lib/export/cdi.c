@@ -7,7 +7,7 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
-#include "nic/rdma-sysfs.h"
+#include "rdma/rdma-sysfs.h"
 #include "snapshot/fabric.h"
 
 void cdi_spec_done(CdiSpec *s) {

@@ -13,10 +13,10 @@
 #include "check/check-peer.h"
 #include "check/check.h"
 #include "nic/pause-counters.h"
-#include "nic/rdma-hw-counters.h"
 #include "peer/health.h"
 #include "peer/peer-wire.h"
 #include "profile/node-context.h"
+#include "rdma/rdma-hw-counters.h"
 #include "snapshot/snapshot.h"
 
 /* What halod knows about one fabric NIC port, beyond the checks' summaries. */

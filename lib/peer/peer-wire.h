@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
-#include "basic/rdma-hello.h"
 #include "peer/health.h"
+#include "rdma/rdma-hello.h"
 
 /* See halod(8), PEER CHANNEL, for the byte layout. */
 #define PEER_WIRE_MAGIC "HALO"

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The host's part of a link's qos: that halod sets itself, whatever the backend: RoCE ECN per priority
- * (MLNX_OFED's sysfs, nic/roce-ecn.h) and rdma_cm's default RoCE ToS (its configfs, nic/rdma-cm.h).
+ * (MLNX_OFED's sysfs, nic/roce-ecn.h) and rdma_cm's default RoCE ToS (its configfs, rdma/rdma-cm.h).
  * The snapshot reads them (SNAPSHOT_QOS_HOST, snapshot/snapshot-qos-host.h), and the counters the metrics and
  * qos.<link>.pause read (SNAPSHOT_QOS_COUNTERS); the plan compares them with the profile
  * (qos-plan-host.c), apply writes the difference (lib/apply/apply-qos-host.c). */
 #pragma once
 
-#include "nic/rdma-cm.h"
 #include "nic/roce-ecn.h"
 #include "plan/plan.h"
+#include "rdma/rdma-cm.h"
 #include "snapshot/snapshot-qos-host.h"
 
 /* One ECN switch to change: priority, point, from, to. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
-#include "basic/rdma-hello.h"
+#include "rdma/rdma-hello.h"
 #include "rdma/rdma.h"
 
 /* What went wrong, for the user: the step that failed and why ("ibv_modify_qp to RTR failed: ..."). */

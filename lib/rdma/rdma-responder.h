@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
-#include "basic/rdma-hello.h"
+#include "rdma/rdma-hello.h"
 #include "rdma/rdma.h"
 
 /* A session ends by the prober's bye, or is torn down when the prober has said nothing for this long

@@ -7,8 +7,8 @@
 
 #include "basic/strv.h"
 #include "nic/pci-sysfs.h"
-#include "nic/rdma-sysfs.h"
 #include "rdma/rdma-sysfs-read.h"
+#include "rdma/rdma-sysfs.h"
 
 #define INFINIBAND_DIR "/sys/class/infiniband"
 

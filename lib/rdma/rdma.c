@@ -6,8 +6,8 @@
 
 #include "basic/rdma-mtu.h"
 #include "config.h"
-#include "nic/rdma-sysfs.h"
 #include "rdma/rdma-sysfs-read.h"
+#include "rdma/rdma-sysfs.h"
 #include "rdma/rdma.h"
 
 #if HAVE_LIBIBVERBS

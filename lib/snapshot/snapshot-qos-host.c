@@ -4,7 +4,7 @@
 #include "snapshot/snapshot-qos-host.h"
 #include "basic/strv.h"
 #include "nic/netdev-pci.h"
-#include "nic/rdma-sysfs.h"
+#include "rdma/rdma-sysfs.h"
 
 void pause_history_done(PauseHistory *h) {
         if (!h)

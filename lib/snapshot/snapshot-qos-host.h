@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The snapshot's host qos parts: each node link's RoCE ECN switches (nic/roce-ecn.h) and rdma_cm's
- * default RoCE ToS (nic/rdma-cm.h) where its qos: asks for them (SNAPSHOT_QOS_HOST), and every port's
+ * default RoCE ToS (rdma/rdma-cm.h) where its qos: asks for them (SNAPSHOT_QOS_HOST), and every port's
  * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS); and the pause history the
  * daemon keeps between two verifies. The plan compares the first with the profile
  * (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
@@ -8,9 +8,9 @@
 
 #include "basic/time-util.h"
 #include "nic/pause-counters.h"
-#include "nic/rdma-cm.h"
-#include "nic/rdma-hw-counters.h"
 #include "nic/roce-ecn.h"
+#include "rdma/rdma-cm.h"
+#include "rdma/rdma-hw-counters.h"
 #include "snapshot/snapshot.h"
 
 /* SNAPSHOT_QOS_HOST: one port's ECN and RoCE ToS, below the host root. */
@@ -18,7 +18,7 @@ struct SnapshotQosHost {
         int ecn_error; /* 0: ecn holds the switches; -ENOMEDIUM: not asked (the link's qos: sets no ecn,
                         * or it has no netdev); -ENOENT: the netdev has no ECN sysfs; else unreadable */
         RoceEcn ecn;
-        char *rdma_device; /* the RDMA device of the netdev (nic/rdma-sysfs.h); NULL: rdma_error says */
+        char *rdma_device; /* the RDMA device of the netdev (rdma/rdma-sysfs.h); NULL: rdma_error says */
         unsigned rdma_port;
         int rdma_error; /* -ENOMEDIUM: not asked (no roce-tos); -ENODEV: no RDMA device */
         RdmaCmPort cm;  /* valid when cm_error is 0 */

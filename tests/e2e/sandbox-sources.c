@@ -25,8 +25,8 @@
 #include "nic/devlink.h"
 #include "nic/ethtool.h"
 #include "nic/ice-ddp.h"
-#include "nic/rdma-qp-dump.h"
-#include "nic/taskstats.h"
+#include "rdma/rdma-qp-dump.h"
+#include "rdma/taskstats.h"
 
 static const Host host = { .root = "" };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzzes the RDMA netlink parsers (lib/nic/rdma-qp-dump.h: device and QP replies) and the grouping of
+/* Fuzzes the RDMA netlink parsers (lib/rdma/rdma-qp-dump.h: device and QP replies) and the grouping of
  * what they parsed by holder. The input is a run of netlink messages; the seeds are real dumps from
  * the vm suite's guests (tests/data/rdma/res-qp-rxe-6.1.0-56). */
 #include <libmnl/libmnl.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "netlink-walk.h"
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

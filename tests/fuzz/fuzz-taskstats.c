@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzzes the taskstats reply parser (lib/nic/taskstats.h): a run of netlink messages, each parsed for
+/* Fuzzes the taskstats reply parser (lib/rdma/taskstats.h): a run of netlink messages, each parsed for
  * the pid of the seed's reply and for the pid the message itself names (when it names one). */
 #include <libmnl/libmnl.h>
 #include <stdint.h>
 
 #include "netlink-walk.h"
-#include "nic/taskstats.h"
+#include "rdma/taskstats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

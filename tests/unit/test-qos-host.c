@@ -13,8 +13,8 @@
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "check/check-qos-host.h"
-#include "nic/rdma-sysfs.h"
 #include "plan/qos-plan-host.h"
+#include "rdma/rdma-sysfs.h"
 #include "tests.h"
 
 static char root[] = "/tmp/halod-test-qos-XXXXXX";

@@ -10,7 +10,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/proc-status.h"
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 #include "tests.h"
 
 #define CAPTURE TEST_DATA_DIR "/rdma/res-qp-rxe-6.1.0-56"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests the name of a QP holder from the kernel's task statistics (lib/nic/taskstats.h): the parser on
+/* Tests the name of a QP holder from the kernel's task statistics (lib/rdma/taskstats.h): the parser on
  * a reply this kernel sent (tests/fuzz/corpus/fuzz-taskstats/reply-pid, kernel 6.18, a process named
  * "qp-holder") and on replies built as taskstats.c's mk_reply() frames them; then the real kernel, as
  * root: a child named by prctl(), a pid that is gone, and the case halod's unit makes, /proc mounted
@@ -23,8 +23,8 @@
 
 #include "basic/fileio.h"
 #include "basic/macro.h"
-#include "nic/rdma-qp-dump.h"
-#include "nic/taskstats.h"
+#include "rdma/rdma-qp-dump.h"
+#include "rdma/taskstats.h"
 #include "tests.h"
 
 #define CAPTURED_PID 14569U /* the pid the captured reply is for */

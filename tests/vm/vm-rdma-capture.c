@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vm-rdma-capture DIR: records, from the running kernel, the raw RDMA netlink replies that halod's
- * parser (lib/nic/rdma-qp-dump.h) reads, as fixtures for tests/data/rdma/: DIR/dev-get.bin (the
+ * parser (lib/rdma/rdma-qp-dump.h) reads, as fixtures for tests/data/rdma/: DIR/dev-get.bin (the
  * RDMA_NLDEV_CMD_GET dump), DIR/res-qp.bin (RDMA_NLDEV_CMD_RES_QP_GET, dumped per device: the
  * kernel's dumpit wants RDMA_NLDEV_ATTR_DEV_INDEX), and DIR/comm.txt ("PID COMM" of every process
  * the QP dump names: the kernel gives a user QP's pid, its name is /proc's). The messages are kept

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vm-rdma-qps: what halod's QP reader (lib/nic/rdma-qp-dump.h) gets from the running kernel, for the
+/* vm-rdma-qps: what halod's QP reader (lib/rdma/rdma-qp-dump.h) gets from the running kernel, for the
  * vm suite to compare with iproute2's `rdma res show qp`:
  *   qp DEV/PORT LQPN TYPE STATE pid PID | kern NAME
  *   holder NAME PID|kernel QPS
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "basic/macro.h"
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 
 int main(void) {
         _cleanup_(netlink_socket_closep) NetlinkSocket *s = NULL;

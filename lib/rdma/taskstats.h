@@ -37,7 +37,7 @@ int taskstats_task(Taskstats *t, uint32_t tid, uint32_t *ret_tgid, char *buf, si
  * malformed one. Pure. */
 int taskstats_comm_parse(const struct nlmsghdr *nlh, uint32_t pid, char *buf, size_t size, uint32_t *ret_tgid);
 
-/* An RdmaTaskFunc (nic/rdma-qp-dump.h): /proc (rdma_task_from_proc()), and where /proc hides the
+/* An RdmaTaskFunc (rdma/rdma-qp-dump.h): /proc (rdma_task_from_proc()), and where /proc hides the
  * process the kernel's task statistics, through *userdata (a Taskstats **, opened on first use, the
  * caller's to close; NULL: /proc only). */
 int rdma_task_from_proc_or_taskstats(uint32_t tid, uint32_t *ret_pid, char *buf, size_t size, void *userdata);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The names of the rdma-hello statuses. */
-#include "basic/rdma-hello.h"
+#include "rdma/rdma-hello.h"
 
 static const char *const peer_rdma_status_table[_PEER_RDMA_STATUS_MAX] = {
         [PEER_RDMA_OK] = "ok",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the two ends of an RDMA probe tell each other about their queue pairs (the RDMA block of the
- * peer channel's rdma-hello messages, see halod(8), PEER CHANNEL). Here rather than in peer/ or rdma/
- * because both use it: the peer channel carries it, rdma/ sets queue pairs up from it. */
+ * peer channel's rdma-hello messages, see halod(8), PEER CHANNEL). Here in rdma/, which peer/ builds
+ * on, because both use it: the peer channel carries it, rdma/ sets queue pairs up from it. */
 #pragma once
 
 #include <errno.h>

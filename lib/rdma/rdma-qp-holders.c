@@ -10,7 +10,7 @@
 #include "basic/fileio.h"
 #include "basic/proc-status.h"
 #include "basic/untrusted-string.h"
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 
 static bool same_holder(const RdmaQpHolder *h, const RdmaQp *qp, uint32_t pid) {
         if (qp->has_pid)

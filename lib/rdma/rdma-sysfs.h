@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "basic/host.h"
-#include "nic/rdma-hw-counters.h"
+#include "rdma/rdma-hw-counters.h"
 
 /* The device and port with a GID entry on ifname (or, for rxe, whose "parent" is ifname); else the
  * device that sits below the PCI function pci (may be NULL), port 1. Either may be NULL. Returns 0,

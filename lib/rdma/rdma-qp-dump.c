@@ -3,7 +3,7 @@
 #include <rdma/rdma_netlink.h>
 #include <stdlib.h>
 
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 
 typedef struct Devices {
         uint32_t index[64];

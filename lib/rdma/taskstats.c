@@ -7,8 +7,8 @@
 
 #include "basic/untrusted-string.h"
 #include "nic/genl.h"
-#include "nic/rdma-qp-dump.h"
-#include "nic/taskstats.h"
+#include "rdma/rdma-qp-dump.h"
+#include "rdma/taskstats.h"
 
 struct Taskstats {
         Genl *genl;

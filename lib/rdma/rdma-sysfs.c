@@ -6,8 +6,8 @@
 
 #include "basic/strv.h"
 #include "nic/host-attr.h"
-#include "nic/rdma-hw-counters.h"
-#include "nic/rdma-sysfs.h"
+#include "rdma/rdma-hw-counters.h"
+#include "rdma/rdma-sysfs.h"
 
 #define INFINIBAND_DIR "/sys/class/infiniband"
 

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "nic/host-attr.h"
-#include "nic/rdma-cm.h"
+#include "rdma/rdma-cm.h"
 
 /* An RDMA device name is a single path component ("mlx5_0"): nothing else goes into a path. */
 static bool device_name_is_valid(const char *device) {

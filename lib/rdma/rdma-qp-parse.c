@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nic/rdma-qp-dump.h"
+#include "rdma/rdma-qp-dump.h"
 
 typedef struct Top {
         const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
