@@ -2,7 +2,7 @@
 /* halod's Cockpit page: reads io.halod1.Node on the system bus through cockpit.dbus, re-renders on
  * PropertiesChanged (the proxy's "changed" event; nothing polls), and calls Verify() and Apply() with
  * Cockpit's administrative access when the user has it (superuser: "try"). The D-Bus API is
- * io.halod1(5); the rows it builds are those of haloctl status (daemon/haloctl-bus.c). Every string
+ * io.halod1(5); the rows it builds are those of haloctl status (daemon/haloctl/haloctl-bus.c). Every string
  * goes through cockpit.gettext and the HTML's translate attributes: a po.LANG.js beside the page,
  * which the bridge serves as po.js, would translate it (there is none yet; po.js is then empty). */
 "use strict";

@@ -3,7 +3,7 @@
 #
 # Installed as "haloctl" in bash-completion's completionsdir, which loads it on the first <Tab> after
 # "haloctl". It uses only bash builtins (no _init_completion), so it also works when sourced by hand.
-# tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl.c's verb table. The
+# tests/packaging/test-completion.sh keeps the verb list equal to daemon/haloctl/haloctl.c's verb table. The
 # check ids come from `haloctl check --list` (the registry, lib/check/check-registry.c).
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* When halod asks halod-helper.service again, and what its "helper" check says: pure decisions on the
  * times of halod's request and of the helper's "started" and "result" stamps (one clock: the file
- * system's), so that they can be tested as a table (daemon/manager-helper.c acts on them). */
+ * system's), so that they can be tested as a table (daemon/halod/manager-helper.c acts on them). */
 #pragma once
 
 #include <errno.h>

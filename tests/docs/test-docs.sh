@@ -128,9 +128,9 @@ at_least 3 "per-node check id formats" $names
 for format in $names; do
         registered "${format/\%s/<NODE>}" "lib/check/*.c"
 done
-id=$(sed -n 's/^#define HELPER_CHECK_ID "\([a-z-]*\)"$/\1/p' "$root/daemon/manager-helper.h")
-[ -n "$id" ] || fail "daemon/manager-helper.h no longer defines HELPER_CHECK_ID: update this test"
-registered "$id" "daemon/manager-helper.h"
+id=$(sed -n 's/^#define HELPER_CHECK_ID "\([a-z-]*\)"$/\1/p' "$root/daemon/halod/manager-helper.h")
+[ -n "$id" ] || fail "daemon/halod/manager-helper.h no longer defines HELPER_CHECK_ID: update this test"
+registered "$id" "daemon/halod/manager-helper.h"
 documented halod.8.scd "# FABRIC USE" "the section FABRIC USE that halod.yaml(5) and haloctl(1) point to"
 
 # health.tcp-bulk-mbit's default, as the validator fills it in, in every page that gives it.
@@ -159,7 +159,7 @@ for name in $names; do
 done
 
 # -- the D-Bus API (io.halod1(5)) --
-bus=$root/daemon/manager-bus.c
+bus=$root/daemon/halod/manager-bus.c
 names=$(tr '\n' ' ' <"$bus" |
         grep -oE '(STRING_PROPERTY|SD_BUS_PROPERTY|SD_BUS_METHOD_WITH_ARGS|SD_BUS_SIGNAL_WITH_ARGS)\( *"[A-Za-z]+"' |
         grep -oE '"[A-Za-z]+"' | tr -d '"' | sort -u)
@@ -181,7 +181,7 @@ for name in $names; do
 done
 
 # -- journal MESSAGE_IDs: halod(8) and the catalog --
-names=$(grep -oE 'HALOD_MESSAGE_[A-Z_]+ "[0-9a-f]{32}"' "$root/daemon/log.h" | grep -oE '[0-9a-f]{32}')
+names=$(grep -oE 'HALOD_MESSAGE_[A-Z_]+ "[0-9a-f]{32}"' "$root/daemon/halod/log.h" | grep -oE '[0-9a-f]{32}')
 at_least 6 "MESSAGE_IDs" $names
 for id in $names; do
         documented halod.8.scd "$id" "MESSAGE_ID $id"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The helper check, from halod's hosts job (daemon/manager-job-hosts.c): halod may not write the CDI
+# The helper check, from halod's hosts job (daemon/halod/manager-job-hosts.c): halod may not write the CDI
 # spec in /run/cdi (here a read-only bind, as ReadOnlyPaths= would), so it asks halod-helper.service
 # and reports the helper check. It is in the Checks before READY=1; the helper's result stamp re-runs
 # it; a Verify() answers with it (the reply's Summary names it), and a re-check of a link after an

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # What halod installs besides binaries: the unit passes `systemd-analyze verify` and scores ≤ 1.5 in
 # `systemd-analyze security --offline=true`; the D-Bus and polkit policies are well-formed XML; the
-# journal catalog compiles and holds every MESSAGE_ID daemon/log.h names.
+# journal catalog compiles and holds every MESSAGE_ID daemon/halod/log.h names.
 . "$(dirname "$0")/lib.sh"
 
 harness_init dm
@@ -82,8 +82,8 @@ mkdir -p "$TEST_DIR/root/usr/lib/systemd/catalog" "$TEST_DIR/root/var/lib/system
 cp "$SOURCE_DIR/conf/catalog/halod.catalog" "$TEST_DIR/root/usr/lib/systemd/catalog/"
 run_rc 0 journalctl --root="$TEST_DIR/root" --update-catalog
 catalog=$(journalctl --root="$TEST_DIR/root" --list-catalog)
-ids=$(sed -n 's/^#define HALOD_MESSAGE_[A-Z_]* "\([0-9a-f]*\)"$/\1/p' "$SOURCE_DIR/daemon/log.h")
-[ "$(wc -l <<<"$ids")" -eq 6 ] || fail "expected 6 MESSAGE_IDs in daemon/log.h, found: $ids"
+ids=$(sed -n 's/^#define HALOD_MESSAGE_[A-Z_]* "\([0-9a-f]*\)"$/\1/p' "$SOURCE_DIR/daemon/halod/log.h")
+[ "$(wc -l <<<"$ids")" -eq 6 ] || fail "expected 6 MESSAGE_IDs in daemon/halod/log.h, found: $ids"
 for id in $ids; do
         assert_contains "$catalog" "$id halod:" "journalctl --list-catalog"
 done

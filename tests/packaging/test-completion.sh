@@ -106,18 +106,18 @@ expect "haloctl check --root conf/exa" "conf/examples"
 expect "haloctl probe conf/halod.yaml w" "worker"
 expect "haloctl probe worker conf/halod.y" "conf/halod.yaml"
 
-# The verbs must be daemon/haloctl.c's verb table, no more, no less.
-table=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", verb_.*/\1/p' daemon/haloctl.c | LC_ALL=C sort | paste -sd' ')
+# The verbs must be daemon/haloctl/haloctl.c's verb table, no more, no less.
+table=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", verb_.*/\1/p' daemon/haloctl/haloctl.c | LC_ALL=C sort | paste -sd' ')
 mine=$(tr ' ' '\n' <<<"$_haloctl_verbs" | LC_ALL=C sort | paste -sd' ')
 if [[ -z $table || $table != "$mine" ]]; then
-        echo "FAIL: completion/haloctl.bash's verbs [$mine] differ from daemon/haloctl.c's verb table [$table]; update _haloctl_verbs (and _haloctl_verbs_profile)" >&2
+        echo "FAIL: completion/haloctl.bash's verbs [$mine] differ from daemon/haloctl/haloctl.c's verb table [$table]; update _haloctl_verbs (and _haloctl_verbs_profile)" >&2
         failures=$((failures + 1))
 fi
 # ...and the options haloctl.c's getopt table.
-table=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", \(no\|required\)_argument.*/--\1/p' daemon/haloctl.c | LC_ALL=C sort | paste -sd' ')
+table=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", \(no\|required\)_argument.*/--\1/p' daemon/haloctl/haloctl.c | LC_ALL=C sort | paste -sd' ')
 mine=$(tr ' ' '\n' <<<"$_haloctl_options" | LC_ALL=C sort | paste -sd' ')
 if [[ -z $table || $table != "$mine" ]]; then
-        echo "FAIL: completion/haloctl.bash's options [$mine] differ from daemon/haloctl.c's [$table]; update _haloctl_options" >&2
+        echo "FAIL: completion/haloctl.bash's options [$mine] differ from daemon/haloctl/haloctl.c's [$table]; update _haloctl_options" >&2
         failures=$((failures + 1))
 fi
 

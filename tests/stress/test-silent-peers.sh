@@ -5,7 +5,7 @@
 # still answer Verify(), Apply() and Reload() and stop on SIGTERM within a generous bound, whatever
 # the number of silent
 # peers: the probes run concurrently with one deadline for the round (lib/peer/peer-probe-round.c),
-# and SIGTERM interrupts them (daemon/manager-peers.c). Every silent peer ends up reported as not
+# and SIGTERM interrupts them (daemon/halod/manager-peers.c). Every silent peer ends up reported as not
 # answering. The bound is a progress bound, not a performance figure: the figures (how long Verify()
 # and the stop took) go to bench/RESULTS.md through bench/stress.sh.
 # Short: 31 silent peers (a 32-node profile). Long: 999 (a 1000-node profile).

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Event storm: 100 veths in the node's namespace flap down and up and change MTU, round after round,
 # while halod (enforce mode) watches its one fabric link there. halod must fold the events into at
-# most 10 re-checks a second after a burst of 5 (daemon/manager-watch.c, halod(8)), answer every
+# most 10 re-checks a second after a burst of 5 (daemon/halod/manager-watch.c, halod(8)), answer every
 # Get(Health) throughout (sampled every 20 ms from one connection, or ST_PROBE_INTERVAL_MS; busctl
 # every 250 ms), survive its
 # rtnetlink queue overflowing (SIGSTOP during a burst, then SIGCONT: ENOBUFS, logged, and a full
@@ -21,7 +21,7 @@ require_build_file daemon/halod tests/st-bus
 ROUNDS=$(st_pick 100 1000)
 N_VETHS=100
 PROGRESS_BOUND=5 # seconds: a call that takes longer means a daemon that stalls, not a slow machine
-RECHECKS_PER_SEC_MAX=10 # RECHECKS_PER_SEC and RECHECK_BURST in daemon/manager-watch.c
+RECHECKS_PER_SEC_MAX=10 # RECHECKS_PER_SEC and RECHECK_BURST in daemon/halod/manager-watch.c
 RECHECK_BURST=5
 
 start_dbus

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* haloctl apply --only PARTS (daemon/haloctl-apply-parts.c): what halod-helper.service runs for halod. */
+/* haloctl apply --only PARTS (daemon/haloctl/haloctl-apply-parts.c): what halod-helper.service runs for halod. */
 #pragma once
 
 #include <stdbool.h>

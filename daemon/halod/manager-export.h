@@ -38,7 +38,7 @@ void manager_export(Manager *m, bool local);
 void manager_export_remove(Manager *m);
 
 /* The export job's inputs, copied from the manager when the job starts, and its outputs
- * (daemon/manager-export.c). */
+ * (daemon/halod/manager-export.c). */
 typedef struct ExportJob {
         Host host;
         const Profile *profile;

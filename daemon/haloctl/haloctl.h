@@ -49,11 +49,11 @@ int exit_code_for_checks(const CheckList *l);
 
 int verb_validate(int argc, char *argv[]);
 /* -- verbs -- */
-/* daemon/haloctl-check.c: every check once, without a daemon. */
+/* daemon/haloctl/haloctl-check.c: every check once, without a daemon. */
 int verb_check(int argc, char *argv[]);
-/* daemon/haloctl-check-list.c: check --list, every check id of the registry. */
+/* daemon/haloctl/haloctl-check-list.c: check --list, every check id of the registry. */
 int check_list_ids(void);
-/* daemon/haloctl-bus.c: verbs that talk to a running halod over D-Bus. */
+/* daemon/haloctl/haloctl-bus.c: verbs that talk to a running halod over D-Bus. */
 int verb_status(int argc, char *argv[]);
 int verb_verify(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
@@ -61,17 +61,17 @@ int verb_reload(int argc, char *argv[]);
  * saying so when halod is not running. For `haloctl apply` to call when halod_is_running(). */
 int bus_call_apply(void);
 bool halod_is_running(void);
-/* daemon/haloctl-apply.c: the network part of the profile, locally. */
+/* daemon/haloctl/haloctl-apply.c: the network part of the profile, locally. */
 int verb_plan(int argc, char *argv[]);
 int verb_apply(int argc, char *argv[]);
-/* daemon/haloctl-adopt.c: taking links over from a user's NetworkManager connections, giving them back. */
+/* daemon/haloctl/haloctl-adopt.c: taking links over from a user's NetworkManager connections, giving them back. */
 int verb_unadopt(int argc, char *argv[]);
-/* daemon/haloctl-env.c, daemon/haloctl-probe.c: the fabric environment and the peer probe. */
+/* daemon/haloctl/haloctl-env.c, daemon/haloctl/haloctl-probe.c: the fabric environment and the peer probe. */
 int verb_env(int argc, char *argv[]);
 int verb_probe(int argc, char *argv[]);
 /* -- end verbs -- */
 
-/* daemon/haloctl-env-launch.c: env --format=hostfile|llama-rpc|ray and its options. */
+/* daemon/haloctl/haloctl-env-launch.c: env --format=hostfile|llama-rpc|ray and its options. */
 extern int arg_launch_format; /* a LaunchFormat (export/launch-files.h); -1: --format=env */
 extern unsigned arg_slots;    /* env --slots; 0: not given (1) */
 extern unsigned arg_port;     /* env --port; 0: not given (the format's default) */
@@ -84,8 +84,8 @@ int check_env_format_options(const char *verb);
 /* Prints the launch file arg_launch_format for self, or its JSON; the exit code. */
 int print_launch_file(const Profile *p, const ProfileNode *self);
 
-/* For plan (daemon/haloctl-adopt.c): what apply --adopt would take over on the plan's links; 0, or the
- * exit code after saying why (a failure to ask is only a warning without --adopt). */
+/* For plan (daemon/haloctl/haloctl-adopt.c): what apply --adopt would take over on the plan's links; 0, or
+ * the exit code after saying why (a failure to ask is only a warning without --adopt). */
 int plan_find_adoptions(const Plan *plan, Adoptions *ret);
 /* With --adopt the takeovers, before the plan's lines; without, a hint for each connection that makes
  * apply refuse, after them. */

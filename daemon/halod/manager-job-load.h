@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The load job (daemon/manager-job-load.c): reads and validates the profile file and picks this
+/* The load job (daemon/halod/manager-job-load.c): reads and validates the profile file and picks this
  * machine's node, off the loop. On the host lane, so that no job reads the profile it replaces. */
 #pragma once
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The apply+verify job (daemon/manager-job-verify.c): from one snapshot of the host, resolve the
+/* The apply+verify job (daemon/halod/manager-job-verify.c): from one snapshot of the host, resolve the
  * links' netdevs, apply the profile, run the local checks, and in enforce mode put back what drifted
  * and check again; then, when something is halod-helper.service's to write, queue the hosts job
  * (manager-job-hosts.h), to which the caller's done passes. On the host lane. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The helper check again when halod-helper.service ends a run (daemon/manager-helper-watch.c). */
+/* The helper check again when halod-helper.service ends a run (daemon/halod/manager-helper-watch.c). */
 #pragma once
 
 typedef struct Manager Manager;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The hosts job (daemon/manager-job-hosts.c): one step of what halod asks halod-helper.service for (the
+/* The hosts job (daemon/halod/manager-job-hosts.c): one step of what halod asks halod-helper.service for (the
  * CDI spec, the /etc/hosts block, the networkd backend's files, manager-helper.c), and the "helper"
  * check it publishes on its own, as the peer round publishes the peer checks. On the host lane, after
  * the verify whose reading of the host it follows, or when the helper ended a run. */
