@@ -45,7 +45,8 @@ static int run_peer_checks(const NodeContext *c, Snapshot *snapshot, CheckList *
         int r;
 
         /* What an MTU probe proves when the profile leaves a link's MTU alone. */
-        if (snapshot_read(snapshot, SNAPSHOT_MTU) >= 0 && peer_link_mtus_from_snapshot(snapshot, &mtus) >= 0)
+        if (peer_round_needs_link_mtus(c->profile, c->node) && snapshot_read(snapshot, SNAPSHOT_MTU) >= 0 &&
+            peer_link_mtus_from_snapshot(snapshot, &mtus) >= 0)
                 o.link_mtus = &mtus;
         r = peer_round_run(c, &o, &round);
         if (r >= 0)

@@ -63,11 +63,12 @@ static PeerJob *peer_job_free(PeerJob *j) {
         return mfree(j);
 }
 
-/* The links' MTUs from a snapshot of the worker's own, when no verify of this profile copied its. */
+/* The links' MTUs from a snapshot of the worker's own, when no verify of this profile copied its and
+ * a link leaves the MTU to the kernel. */
 static void read_link_mtus(PeerJob *j, const NodeContext *c) {
         _cleanup_(snapshot_done) Snapshot own = {};
 
-        if (j->options.link_mtus)
+        if (j->options.link_mtus || !peer_round_needs_link_mtus(c->profile, c->node))
                 return;
         snapshot_init(&own, c);
         if (snapshot_read(&own, SNAPSHOT_MTU) >= 0 && peer_link_mtus_from_snapshot(&own, &j->link_mtus) >= 0)

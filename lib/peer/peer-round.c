@@ -21,6 +21,20 @@ bool peer_answered_as(int status, const PeerProbeResult *res, const char *cluste
                 streq(res->peer.cluster, cluster);
 }
 
+bool peer_round_needs_link_mtus(const Profile *p, const ProfileNode *self) {
+        _cleanup_(freep) PeerNeighbour *neighbours = NULL;
+        size_t n = 0;
+
+        if (!p || !self || !p->health.peers)
+                return false;
+        if (peer_neighbours(p, self, &neighbours, &n) < 0)
+                return true;
+        for (size_t i = 0; i < n; i++)
+                if (neighbours[i].mtu == 0)
+                        return true;
+        return false;
+}
+
 uint32_t peer_mtu_to_probe(const PeerProbed *p) {
         uint32_t mtu = p->n->mtu;
 

@@ -93,6 +93,10 @@ void peer_round_done(PeerRound *r);
  * only for local failures (-ENOMEM). */
 int peer_round_run(const NodeContext *c, const PeerRoundOptions *o, PeerRound *ret);
 
+/* Whether a round from self needs the local MTUs (PeerRoundOptions.link_mtus): a neighbour's link has
+ * no MTU in the profile. True also when memory runs out, to be safe. */
+bool peer_round_needs_link_mtus(const Profile *p, const ProfileNode *self);
+
 /* Whether the echo run that ended with status and res was answered by node of cluster. */
 bool peer_answered_as(int status, const PeerProbeResult *res, const char *cluster, const char *node) _pure_;
 /* The MTU the MTU run of a reachable peer probes: the profile's, else the local link's; 0 when there is

@@ -83,11 +83,13 @@ static void test_neighbours(void) {
         static const struct {
                 const char *node;
                 const char *expected; /* neighbours_text() */
+                bool needs_link_mtus; /* a neighbour's link leaves the MTU to the kernel */
         } table[] = {
-                { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000" },
+                { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000", false },
                 { "middle",
-                  "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0" },
-                { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0" },
+                  "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0",
+                  true },
+                { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0", true },
         };
         _cleanup_(profile_freep) Profile *p = test_profile_load(chain);
 
@@ -97,6 +99,9 @@ static void test_neighbours(void) {
                 size_t n_bind, n_peers;
 
                 ASSERT_STR_EQ(joined, table[i].expected);
+                ASSERT_TRUE(
+                        peer_round_needs_link_mtus(p, profile_find_node(p, table[i].node)) ==
+                        table[i].needs_link_mtus);
 
                 /* The responder binds the node's own addresses and answers every other address. */
                 ASSERT_OK(peer_addresses(
