@@ -242,6 +242,30 @@ static int probe_all(const NodeContext *c, const PeerRoundOptions *o, PeerRound 
         return peer_round_exchange_rdma(c, o, round, pr.deadline);
 }
 
+/* The neighbours of c->node, then their probes, into round. */
+static int measure(const NodeContext *c, const PeerRoundOptions *o, PeerRound *round) {
+        int r;
+
+        r = peer_neighbours(c->profile, c->node, &round->neighbours, &round->n);
+        if (r < 0)
+                return r;
+        round->peers = calloc(round->n > 0 ? round->n : 1, sizeof(PeerProbed));
+        if (!round->peers)
+                return -ENOMEM;
+        r = peer_identity_from_profile(c->profile, c->node, o->health, &round->self);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* A name the wire cannot carry: nothing is probed, the checks say so. */
+                round->identity_error = r;
+                return 0;
+        }
+        r = prepare_peers(o, round);
+        if (r < 0)
+                return r;
+        return probe_all(c, o, round);
+}
+
 int peer_round_run(const NodeContext *c, const PeerRoundOptions *o, PeerRound *ret) {
         static const PeerRoundOptions defaults = { .health = HEALTH_STARTING };
         PeerRound round = {};
@@ -260,19 +284,7 @@ int peer_round_run(const NodeContext *c, const PeerRoundOptions *o, PeerRound *r
                 .source_port = o->source_port,
                 .round_usec = o->round_usec ?: PEER_ROUND_USEC_DEFAULT,
         };
-        r = peer_neighbours(c->profile, c->node, &round.neighbours, &round.n);
-        if (r < 0)
-                return r;
-        round.peers = calloc(round.n > 0 ? round.n : 1, sizeof(PeerProbed));
-        r = round.peers ? peer_identity_from_profile(c->profile, c->node, o->health, &round.self) : -ENOMEM;
-        if (r < 0 && r != -ENOMEM) {
-                /* A name the wire cannot carry: nothing is probed, the checks say so. */
-                round.identity_error = r;
-                r = 0;
-        } else if (r >= 0)
-                r = prepare_peers(o, &round);
-        if (r >= 0 && round.identity_error == 0)
-                r = probe_all(c, o, &round);
+        r = measure(c, o, &round);
         if (r < 0) {
                 peer_round_done(&round);
                 return r;
