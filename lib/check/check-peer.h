@@ -30,8 +30,7 @@ typedef struct PeerCheckOptions {
  * skip, actual "pending", Check.pending set). An unmeasured peer is judged from its last measurement.
  * When this node's names cannot travel (round->identity_error), one failed peer.<node>.reachable each
  * and no rows. ret_status (may be NULL) gets the Peers rows, or is emptied when the round was not
- * enabled. o may be
- * NULL for the defaults. A pure function of its arguments. Returns 0 or -ENOMEM. */
+ * enabled. o may be NULL for the defaults. A pure function of its arguments. Returns 0 or -ENOMEM. */
 int check_peers(
         const NodeContext *c,
         const PeerRound *round,
