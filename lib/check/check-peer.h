@@ -29,8 +29,9 @@ typedef struct PeerCheckOptions {
  * the round's order: a check whose probes had not ended when the round did says "pending" (outcome
  * skip, actual "pending", Check.pending set). An unmeasured peer is judged from its last measurement.
  * When this node's names cannot travel (round->identity_error), one failed peer.<node>.reachable each
- * and no rows. ret_status (may be NULL) gets the Peers rows, or is emptied when the round was not
- * enabled. o may be NULL for the defaults. A pure function of its arguments. Returns 0 or -ENOMEM. */
+ * (ret_status untouched). ret_status (may be NULL) gets the Peers rows, or is emptied when the round
+ * was not enabled. o may be NULL for the defaults. A pure function of its arguments. Returns 0 or
+ * -ENOMEM. */
 int check_peers(
         const NodeContext *c,
         const PeerRound *round,
