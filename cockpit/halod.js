@@ -53,7 +53,7 @@ function checkById(checks, id) {
 }
 
 /* The peer's own health, as its answer carried it: peer.<node>.reachable's actual value is
- * "<node> of cluster <cluster> (<health>)" (lib/check/check-peer.c). */
+ * "<node> of cluster <cluster> (<health>)" (lib/check/check-peer-reachable.c). */
 function peerHealth(checks, node) {
     const c = checkById(checks, "peer." + node + ".reachable");
     const m = c && /\((starting|healthy|degraded|failed)\)$/.exec(c.actual || "");

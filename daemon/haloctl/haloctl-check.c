@@ -4,8 +4,61 @@
 
 #include "basic/json-writer.h"
 #include "check/check-peer.h"
+#include "check/check-registry.h"
 #include "check/checks.h"
 #include "haloctl.h"
+#include "snapshot/rdma-node.h"
+
+/* Whether the registry's entry i is the first of its group. */
+static bool first_of_group(size_t i) {
+        for (size_t j = 0; j < i; j++)
+                if (streq(check_registry[j].group, check_registry[i].group))
+                        return false;
+        return true;
+}
+
+/* --only matched no check: names every group the registry knows, in its order. */
+static void print_unknown_only(const char *only) {
+        size_t n = 0, k = 0;
+
+        for (size_t i = 0; i < check_registry_size; i++)
+                n += first_of_group(i);
+        fprintf(stderr, "No check id starts with '%s' (--only). Ids start with ", strempty(only));
+        for (size_t i = 0; i < check_registry_size; i++) {
+                const char *separator = k == 0 ? "" : k + 1 == n ? " or " : ", ";
+
+                if (!first_of_group(i))
+                        continue;
+                fprintf(stderr, "%s%s", separator, check_registry[i].group);
+                k++;
+        }
+        fprintf(stderr, "; see haloctl(1).\n");
+}
+
+/* The peer checks: one round of probes over the fabric, judged, added to checks (those --only
+ * selects). The MTUs of the links come from the snapshot. Returns 0 or an exit code. */
+static int run_peer_checks(const NodeContext *c, Snapshot *snapshot, CheckList *checks) {
+        _cleanup_(check_list_done) CheckList peers = {};
+        _cleanup_(peer_link_mtus_done) PeerLinkMtus mtus = {};
+        _cleanup_(peer_round_done) PeerRound round = {};
+        PeerRoundOptions o = { .health = HEALTH_STARTING, .rdma_device_find = rdma_link_device };
+        int r;
+
+        /* What an MTU probe proves when the profile leaves a link's MTU alone. */
+        if (peer_round_needs_link_mtus(c->profile, c->node) && snapshot_read(snapshot, SNAPSHOT_MTU) >= 0 &&
+            peer_link_mtus_from_snapshot(snapshot, &mtus) >= 0)
+                o.link_mtus = &mtus;
+        r = peer_round_run(c, &o, &round);
+        if (r >= 0)
+                r = check_peers(c, &round, /* o= */ NULL, &peers, /* ret_status= */ NULL);
+        if (r < 0) {
+                fprintf(stderr, "Failed to run the peer checks: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        if (check_list_take_selected(checks, &peers, arg_only) < 0)
+                return EX_OSERR;
+        return 0;
+}
 
 /* With --json, a profile that does not load is still one document: a failed "profile" check. */
 static void print_profile_failure_json(const char *path, int exit_code) {
@@ -100,24 +153,13 @@ int verb_check(int argc, char *argv[]) {
         /* The peer checks probe the other nodes' halod over the fabric: not part of the host groups,
          * and meaningless for a fixture tree (--root). */
         if (!arg_root && p->health.peers && checks_group_selected("peer.", arg_only)) {
-                _cleanup_(check_list_done) CheckList peers = {};
-                const PeerOptions o = { .health = HEALTH_STARTING, .snapshot = &snapshot };
-
-                r = check_peers(&c, &o, &peers);
-                if (r < 0) {
-                        fprintf(stderr, "Failed to run the peer checks: %s\n", strerror(-r));
-                        return EX_OSERR;
-                }
-                r = check_list_take_selected(&checks, &peers, arg_only);
-                if (r < 0)
-                        return EX_OSERR;
+                r = run_peer_checks(&c, &snapshot, &checks);
+                if (r != 0)
+                        return r;
         }
 
         if (checks.n_checks == 0) {
-                fprintf(stderr,
-                        "No check id starts with '%s' (--only). Ids start with profile, kernel., gpu., node., "
-                        "nic., rdma., link. or peer.; see haloctl(1).\n",
-                        strempty(arg_only));
+                print_unknown_only(arg_only);
                 return EX_USAGE;
         }
 

@@ -167,7 +167,8 @@ static void enforce(VerifyJob *j) {
 static void read_link_mtus(VerifyJob *j) {
         if (!j->in.profile->health.peers || !j->in.node || !(j->snapshot.parts & SNAPSHOT_PORTS))
                 return;
-        j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
+        j->link_mtus_read = snapshot_read(&j->snapshot, SNAPSHOT_MTU) >= 0 &&
+                peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
 }
 
 /* fabric.<node>.transport: compares with the sample of the verify before, which the manager keeps. A

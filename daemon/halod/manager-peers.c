@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The peer round, a job on the peer lane (manager-job.h): check_peers_with_status() probes all peers
- * at once for one round (about 1.2 s when some are silent, PEER_ROUND_USEC_DEFAULT at most) on the
- * worker; the loop publishes the result. The bus and the responder never wait for a probe, and an
- * eventfd stops the round at once (a reload, SIGTERM). */
+/* The peer round, a job on the peer lane (manager-job.h): peer_round_run() probes all peers
+ * at once for one round (about 1.2 s when some are silent, PEER_ROUND_USEC_DEFAULT at most) and
+ * check_peers() judges what it measured, on the worker; the loop publishes the result. The bus and the
+ * responder never wait for a probe, and an eventfd stops the round at once (a reload, SIGTERM). */
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -16,6 +16,7 @@
 #include "manager.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-schedule.h"
+#include "snapshot/rdma-node.h"
 
 /* A peer that does not answer is probed again after 1 s, then 2, 4, ... up to health.interval: a node
  * that boots later than this one is seen within seconds, a dead one costs little. */
@@ -32,12 +33,13 @@ typedef struct PeerJob {
         const Profile *profile;
         const ProfileNode *node;
         Profile *owned_profile;
-        PeerOptions options;
+        PeerRoundOptions options;
 
         /* The last round's rows with their measurements, copied for the worker: the peers this round
          * does not measure in full are rendered from them. */
         PeerStatusList previous_peers;
-        /* The links' MTUs as the latest verify read them, copied for the worker (PeerOptions.link_mtus). */
+        /* The links' MTUs as the latest verify read them, copied for the worker
+         * (PeerRoundOptions.link_mtus); without such a verify, the worker reads them. */
         PeerLinkMtus link_mtus;
 
         /* Its outputs, written on the worker. */
@@ -61,11 +63,27 @@ static PeerJob *peer_job_free(PeerJob *j) {
         return mfree(j);
 }
 
+/* The links' MTUs from a snapshot of the worker's own, when no verify of this profile copied its and
+ * a link leaves the MTU to the kernel. */
+static void read_link_mtus(PeerJob *j, const NodeContext *c) {
+        _cleanup_(snapshot_done) Snapshot own = {};
+
+        if (j->options.link_mtus || !peer_round_needs_link_mtus(c->profile, c->node))
+                return;
+        snapshot_init(&own, c);
+        if (snapshot_read(&own, SNAPSHOT_MTU) >= 0 && peer_link_mtus_from_snapshot(&own, &j->link_mtus) >= 0)
+                j->options.link_mtus = &j->link_mtus;
+}
+
 static void peer_job_run(Job *job, void *data) {
+        _cleanup_(peer_round_done) PeerRound round = {};
         PeerJob *j = data;
         NodeContext c = { .host = &j->host, .profile = j->profile, .node = j->node };
 
-        j->result = check_peers_with_status(&c, &j->options, &j->checks, &j->peers);
+        read_link_mtus(j, &c);
+        j->result = peer_round_run(&c, &j->options, &round);
+        if (j->result >= 0)
+                j->result = check_peers(&c, &round, /* o= */ NULL, &j->checks, &j->peers);
 }
 
 /* Stops the job's probes: the worker returns -ECANCELED within a moment. */
@@ -249,6 +267,7 @@ static int start_job(Manager *m) {
                         .source_port = m->probe_port,
                         .measure_per_round = m->peer_measure_all ? 0 : PEER_MEASURE_PER_ROUND,
                         .round = run,
+                        .rdma_device_find = rdma_link_device,
                 },
         };
         m->peer_measure_all = false;
@@ -258,7 +277,7 @@ static int start_job(Manager *m) {
                 return log_error_errno(r, "Failed to start the peer checks: %m");
         }
         j->options.previous_peers = &j->previous_peers;
-        /* The verify's MTUs, when one of this profile read them; else the round reads its own. */
+        /* The verify's MTUs, when one of this profile read them; else the worker reads its own. */
         if (m->peer_link_mtus_generation == m->profile_generation) {
                 r = peer_link_mtus_copy(&m->peer_link_mtus, &j->link_mtus);
                 if (r < 0) {

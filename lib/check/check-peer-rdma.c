@@ -117,17 +117,6 @@ static int render_exchanged(
                 res->write_bytes);
 }
 
-PeerRdmaOutcome peer_rdma_outcome_of_device(int r) {
-        switch (r) {
-        case -EOPNOTSUPP:
-                return PEER_RDMA_NO_VERBS;
-        case -ENOSYS:
-                return PEER_RDMA_NO_KERNEL;
-        default:
-                return PEER_RDMA_NO_LOCAL_DEVICE;
-        }
-}
-
 int check_peer_rdma(const PeerRdmaCheckContext *c, const PeerRdmaMeasurement *m, CheckList *out) {
         char id[CHECK_ID_MAX];
 

@@ -16,3 +16,9 @@ typedef struct NodeContext {
 static inline const ProfileNic *node_context_nic(const NodeContext *c) {
         return profile_node_nic(c->profile, c->node);
 }
+
+/* The GID type this node's RDMA probes send from: the profile's rdma.gid, RoCE v2 when it has no rdma
+ * section. */
+static inline RdmaGidType node_context_rdma_gid_type(const NodeContext *c) {
+        return c->profile && c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;
+}

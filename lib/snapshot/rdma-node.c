@@ -6,7 +6,7 @@
 #include "snapshot/rdma-node.h"
 
 RdmaGidType rdma_node_gid_type(const NodeContext *c) {
-        return c->profile && c->profile->rdma.present ? c->profile->rdma.gid : RDMA_GID_ROCE_V2;
+        return node_context_rdma_gid_type(c);
 }
 
 int rdma_link_device(

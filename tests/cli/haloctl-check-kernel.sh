@@ -135,6 +135,8 @@ expect "profile check" "$tmp/out" "^pass  profile  profile $profile valid, node 
 
 check "unknown --only" 64 check --root "$hosts/kernel-strix-ok" --node head --only kernal. "$profile"
 expect "unknown --only" "$tmp/err" "No check id starts with 'kernal\.'"
+# Every group of the registry, in its order.
+expect "unknown --only" "$tmp/err" "Ids start with profile, kernel\., gpu\., node\., nic\., rdma\., link\., qos\., hosts\., helper, peer\. or fabric\.; see haloctl\(1\)\.$"
 
 check "too many arguments" 64 check "$profile" "$profile"
 

@@ -118,7 +118,7 @@ done < <(awk '/^# CHECKS/ { p = 1; next } /^# / { p = 0 } p' "$man/haloctl.1.scd
 registered() {
         in_registry "$1" || fail "$2 names the check id $1, which is in no line of lib/check/check-registry.c"
 }
-names=$(grep -oE 'check_id\(run, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
+names=$(grep -ohE 'peer_check_id\(k, "[a-z-]+"\)' "$root"/lib/check/check-peer*.c | grep -oE '"[a-z-]+"' | tr -d '"' | sort -u)
 at_least 4 "peer check ids" $names
 for what in $names; do
         registered "peer.<NODE>.$what" "lib/check/check-peer*.c"

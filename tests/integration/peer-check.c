@@ -8,6 +8,7 @@
 #include "basic/strv.h"
 #include "check/check-peer.h"
 #include "profile/profile.h"
+#include "snapshot/rdma-node.h"
 
 int main(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
@@ -15,7 +16,10 @@ int main(int argc, char *argv[]) {
         PeerStatusList peers = {};
         CheckList checks = {};
         NodeContext c = { .host = &HOST_SYSTEM };
-        PeerOptions o = { .health = HEALTH_HEALTHY };
+        PeerRoundOptions o = { .health = HEALTH_HEALTHY, .rdma_device_find = rdma_link_device };
+        _cleanup_(peer_round_done) PeerRound round = {};
+        _cleanup_(peer_link_mtus_done) PeerLinkMtus mtus = {};
+        _cleanup_(snapshot_done) Snapshot snapshot = {};
         int r;
 
         if (argc != 3) {
@@ -35,7 +39,12 @@ int main(int argc, char *argv[]) {
                 return EXIT_FAILURE;
         }
 
-        r = check_peers_with_status(&c, &o, &checks, &peers);
+        snapshot_init(&snapshot, &c);
+        if (snapshot_read(&snapshot, SNAPSHOT_MTU) >= 0 && peer_link_mtus_from_snapshot(&snapshot, &mtus) >= 0)
+                o.link_mtus = &mtus;
+        r = peer_round_run(&c, &o, &round);
+        if (r >= 0)
+                r = check_peers(&c, &round, /* o= */ NULL, &checks, &peers);
         if (r < 0) {
                 fprintf(stderr, "check_peers: %s\n", strerror(-r));
                 return EXIT_FAILURE;

@@ -51,7 +51,7 @@ IO_READERS = {
     # rdma/, peer/
     "rdma_library_load", "rdma_probe", "rdma_qp_dump", "rdma_qp_holders", "rdma_sysfs_find_device",
     "rdma_sysfs_read_hw_counter", "rdma_sysfs_read_port_counter", "rdma_task_from_proc_or_taskstats",
-    "rdma_device_find_gid", "rdma_link_device", "peer_probe_round",
+    "rdma_device_find_gid", "rdma_link_device", "peer_probe_round", "peer_round_run",
     # snapshot/: reads the parts it is asked for that it has not read yet
     "snapshot_read",
 }

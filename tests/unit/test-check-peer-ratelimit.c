@@ -14,6 +14,7 @@
 #include "check-test.h"
 #include "check/check-peer.h"
 #include "netns-test.h"
+#include "peer-round-test.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-ratelimit.h"
 #include "tests.h"
@@ -95,11 +96,10 @@ static void test_rate_limited(void) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
         _cleanup_(check_list_done) CheckList ephemeral = {}, held = {};
         _cleanup_(closep) int guard = -EBADF;
-        PeerOptions o = {
-                .probes = 5,
-                .timeout_usec = 100000, /* the notices come at once; after them, silence */
-                .latency_warn_median_usec = 10000000,
-                .latency_warn_p99_usec = 10000000,
+        PeerTestOptions o = {
+                .round = { .probes = 5,
+                           .timeout_usec = 100000 }, /* the notices come at once; after them, silence */
+                .check = { .latency_warn_median_usec = 10000000, .latency_warn_p99_usec = 10000000 },
         };
         NodeContext c = { .host = &HOST_SYSTEM };
         const Check *k;
@@ -127,7 +127,7 @@ static void test_rate_limited(void) {
         c.profile = p;
         c.node = profile_find_node(p, "head");
         /* From ephemeral ports, as haloctl check probes: the budget the flood used up. */
-        ASSERT_OK(check_peers(&c, &o, &ephemeral));
+        ASSERT_OK(peer_round_and_check(&c, &o, &ephemeral, /* ret_status= */ NULL));
         k = find_check(&ephemeral, "peer.worker.reachable");
         ASSERT_INT_EQ(k->outcome, CHECK_FAIL);
         ASSERT_STR_EQ(k->actual, "rate-limited");
@@ -139,9 +139,9 @@ static void test_rate_limited(void) {
         ASSERT_TRUE(!strstr(k->summary, "is halod running"));
 
         /* From the probe port, as halod probes: a budget of its own, answered in full. */
-        o.source_port = peer_probe_port(port);
-        o.timeout_usec = 5000000; /* it answers: no busy machine makes an answer this late */
-        ASSERT_OK(check_peers(&c, &o, &held));
+        o.round.source_port = peer_probe_port(port);
+        o.round.timeout_usec = 5000000; /* it answers: no busy machine makes an answer this late */
+        ASSERT_OK(peer_round_and_check(&c, &o, &held, /* ret_status= */ NULL));
         ASSERT_INT_EQ(find_check(&held, "peer.worker.reachable")->outcome, CHECK_PASS);
         ASSERT_TRUE(strstr(find_check(&held, "peer.worker.reachable")->summary, "(5/5 probes)"));
         ASSERT_INT_EQ(find_check(&held, "peer.worker.mtu")->outcome, CHECK_PASS);
@@ -158,11 +158,9 @@ static void test_older_responder(void) {
         _cleanup_(peer_server_freep) PeerServer *s = NULL;
         _cleanup_(check_list_done) CheckList l = {};
         _cleanup_(closep) int guard = -EBADF;
-        PeerOptions o = {
-                .probes = 5,
-                .timeout_usec = 300000,
-                .latency_warn_median_usec = 10000000,
-                .latency_warn_p99_usec = 10000000,
+        PeerTestOptions o = {
+                .round = { .probes = 5, .timeout_usec = 300000 },
+                .check = { .latency_warn_median_usec = 10000000, .latency_warn_p99_usec = 10000000 },
         };
         NodeContext c = { .host = &HOST_SYSTEM };
         const Check *k;
@@ -186,8 +184,8 @@ static void test_older_responder(void) {
 
         c.profile = p;
         c.node = profile_find_node(p, "head");
-        o.source_port = peer_probe_port(port);
-        ASSERT_OK(check_peers(&c, &o, &l));
+        o.round.source_port = peer_probe_port(port);
+        ASSERT_OK(peer_round_and_check(&c, &o, &l, /* ret_status= */ NULL));
         k = find_check(&l, "peer.worker.reachable");
         ASSERT_INT_EQ(k->outcome, CHECK_PASS);
         ASSERT_TRUE(strstr(k->summary, "(5/5 probes)"));

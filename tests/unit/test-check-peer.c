@@ -12,6 +12,7 @@
 #include "basic/strv.h"
 #include "check-test.h"
 #include "check/check-peer.h"
+#include "peer-round-test.h"
 #include "peer/peer-profile.h"
 #include "tests.h"
 
@@ -82,11 +83,13 @@ static void test_neighbours(void) {
         static const struct {
                 const char *node;
                 const char *expected; /* neighbours_text() */
+                bool needs_link_mtus; /* a neighbour's link leaves the MTU to the kernel */
         } table[] = {
-                { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000" },
+                { "head", "middle@rdma0 192.168.100.1->192.168.100.2 9000", false },
                 { "middle",
-                  "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0" },
-                { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0" },
+                  "head@rdma0 192.168.100.2->192.168.100.1 9000 tail@rdma1 192.168.100.5->192.168.100.6 0",
+                  true },
+                { "tail", "middle@rdma1 192.168.100.6->192.168.100.5 0", true },
         };
         _cleanup_(profile_freep) Profile *p = test_profile_load(chain);
 
@@ -96,6 +99,9 @@ static void test_neighbours(void) {
                 size_t n_bind, n_peers;
 
                 ASSERT_STR_EQ(joined, table[i].expected);
+                ASSERT_TRUE(
+                        peer_round_needs_link_mtus(p, profile_find_node(p, table[i].node)) ==
+                        table[i].needs_link_mtus);
 
                 /* The responder binds the node's own addresses and answers every other address. */
                 ASSERT_OK(peer_addresses(
@@ -187,14 +193,12 @@ static void stop(pid_t pid) {
 
 /* Runs the checks as head with o (NULL: 5 probes, see quick) and returns "outcome id" lines, with
  * "=actual" after the id when the actual value is "pending". */
-static char *run_checks_with(const char *yaml, const PeerOptions *o, PeerStatusList *status) {
+static char *run_checks_with(const char *yaml, const PeerTestOptions *o, PeerStatusList *status) {
         /* Answers come at once over loopback, or an ICMP error does: a probe's timeout and the latency
          * bounds are set far above what a busy machine can take, so that none of them decides. */
-        static const PeerOptions quick = {
-                .probes = 5,
-                .timeout_usec = 5000000,
-                .latency_warn_median_usec = 10000000,
-                .latency_warn_p99_usec = 10000000,
+        static const PeerTestOptions quick = {
+                .round = { .probes = 5, .timeout_usec = 5000000 },
+                .check = { .latency_warn_median_usec = 10000000, .latency_warn_p99_usec = 10000000 },
         };
         _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
         _cleanup_(strv_freep) char **lines = NULL;
@@ -202,7 +206,7 @@ static char *run_checks_with(const char *yaml, const PeerOptions *o, PeerStatusL
         CheckList l = {};
 
         c.node = profile_find_node(p, "head");
-        ASSERT_OK(check_peers_with_status(&c, o ?: &quick, &l, status));
+        ASSERT_OK(peer_round_and_check(&c, o ?: &quick, &l, status));
         for (size_t i = 0; i < l.n_checks; i++)
                 ASSERT_OK(strv_extendf(
                         &lines,
@@ -272,7 +276,7 @@ static void test_checks(void) {
                                          .sin_addr.s_addr = htonl(0x7f000002U),
                                          .sin_port = htons(port) };
                 _cleanup_(closep) int silent = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-                PeerOptions o = { .probes = 5, .timeout_usec = 100000, .round_usec = 150000 };
+                PeerTestOptions o = { .round = { .probes = 5, .timeout_usec = 100000, .round_usec = 150000 } };
                 _cleanup_(freep) char *got = NULL;
 
                 ASSERT_TRUE(silent >= 0);
@@ -292,11 +296,11 @@ static void test_checks(void) {
                 _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
                 _cleanup_(closep) int cancel = eventfd(1, EFD_CLOEXEC);
                 NodeContext c = { .host = &HOST_SYSTEM, .profile = p, .node = profile_find_node(p, "head") };
-                PeerOptions o = { .cancel_fd = cancel };
+                PeerTestOptions o = { .round = { .cancel_fd = cancel } };
                 _cleanup_(check_list_done) CheckList l = {};
 
                 ASSERT_TRUE(cancel > 0);
-                ASSERT_INT_EQ(check_peers_with_status(&c, &o, &l, NULL), -ECANCELED);
+                ASSERT_INT_EQ(peer_round_and_check(&c, &o, &l, NULL), -ECANCELED);
                 ASSERT_INT_EQ(l.n_checks, 0);
         }
 
@@ -334,12 +338,9 @@ static const Check *find_check(const CheckList *l, const char *id) {
 static void test_sampled_rounds(void) {
         _cleanup_(freep) char *yaml = NULL;
         unsigned port = 20000 + (unsigned) (getpid() + 7) % 30000;
-        PeerOptions o = {
-                .probes = 5,
-                .timeout_usec = 5000000,
-                .latency_warn_median_usec = 10000000,
-                .latency_warn_p99_usec = 10000000,
-                .measure_per_round = 1,
+        PeerTestOptions o = {
+                .round = { .probes = 5, .timeout_usec = 5000000, .measure_per_round = 1 },
+                .check = { .latency_warn_median_usec = 10000000, .latency_warn_p99_usec = 10000000 },
         };
         _cleanup_(check_list_done) CheckList first = {}, second = {}, third = {};
         PeerStatusList s1 = {}, s2 = {}, s3 = {};
@@ -355,16 +356,16 @@ static void test_sampled_rounds(void) {
         spare = serve(yaml, "spare");
 
         /* Nothing measured before: both are measured, the window notwithstanding. */
-        o.round = 0;
-        ASSERT_OK(check_peers_with_status(&c, &o, &first, &s1));
+        o.round.round = 0;
+        ASSERT_OK(peer_round_and_check(&c, &o, &first, &s1));
         ASSERT_INT_EQ(first.n_checks, 10);
         ASSERT_TRUE(strstr(find_check(&first, "peer.worker.reachable")->summary, "(5/5 probes)"));
         ASSERT_TRUE(strstr(find_check(&first, "peer.spare.reachable")->summary, "(5/5 probes)"));
         ASSERT_INT_EQ(find_check(&first, "peer.spare.mtu")->outcome, CHECK_PASS);
 
         /* Round 0's window is worker: spare answers one liveness probe and repeats the rest. */
-        o.previous_peers = &s1;
-        ASSERT_OK(check_peers_with_status(&c, &o, &second, &s2));
+        o.round.previous_peers = &s1;
+        ASSERT_OK(peer_round_and_check(&c, &o, &second, &s2));
         ASSERT_INT_EQ(second.n_checks, 10);
         ASSERT_TRUE(strstr(find_check(&second, "peer.worker.reachable")->summary, "(5/5 probes)"));
         ASSERT_INT_EQ(find_check(&second, "peer.spare.reachable")->outcome, CHECK_PASS);
@@ -383,9 +384,9 @@ static void test_sampled_rounds(void) {
         /* Round 2's window is worker again (2 peers, 1 a round: even rounds): spare, outside it, is
          * lost and seen lost in this very round. */
         stop(spare);
-        o.round = 2;
-        o.previous_peers = &s2;
-        ASSERT_OK(check_peers_with_status(&c, &o, &third, &s3));
+        o.round.round = 2;
+        o.round.previous_peers = &s2;
+        ASSERT_OK(peer_round_and_check(&c, &o, &third, &s3));
         ASSERT_INT_EQ(find_check(&third, "peer.spare.reachable")->outcome, CHECK_FAIL);
         ASSERT_INT_EQ(find_check(&third, "peer.spare.latency")->outcome, CHECK_SKIP);
         ASSERT_TRUE(!s3.peers[1].reachable);
@@ -410,13 +411,11 @@ static const char loopback_no_mtu[] =
         "health: { peers: true, port: %u }\n";
 
 /* copied: the round gets the MTUs as a copy of a snapshot's that is gone by then (halod's peer lane,
- * PeerOptions.link_mtus), not the snapshot. */
+ * PeerRoundOptions.link_mtus), not read by the caller just before (haloctl check). */
 static const Check *mtu_check_below(const char *yaml, const char *root, bool copied, CheckList *l) {
-        PeerOptions quick = {
-                .probes = 5,
-                .timeout_usec = 5000000,
-                .latency_warn_median_usec = 10000000,
-                .latency_warn_p99_usec = 10000000,
+        PeerTestOptions quick = {
+                .round = { .probes = 5, .timeout_usec = 5000000 },
+                .check = { .latency_warn_median_usec = 10000000, .latency_warn_p99_usec = 10000000 },
         };
         _cleanup_(profile_freep) Profile *p = load_on_loopback(yaml);
         _cleanup_(peer_link_mtus_done) PeerLinkMtus mtus = {};
@@ -427,11 +426,12 @@ static const Check *mtu_check_below(const char *yaml, const char *root, bool cop
                 _cleanup_(snapshot_done) Snapshot s = {};
 
                 snapshot_init(&s, &c);
+                ASSERT_OK(snapshot_read(&s, SNAPSHOT_MTU));
                 ASSERT_OK(peer_link_mtus_from_snapshot(&s, &mtus));
                 ASSERT_INT_EQ(mtus.n, 1);
-                quick.link_mtus = &mtus;
+                quick.round.link_mtus = &mtus;
         }
-        ASSERT_OK(check_peers(&c, &quick, l));
+        ASSERT_OK(peer_round_and_check(&c, &quick, l, /* ret_status= */ NULL));
         for (size_t i = 0; i < l->n_checks; i++)
                 if (streq(l->checks[i].id, "peer.worker.mtu"))
                         return &l->checks[i];
