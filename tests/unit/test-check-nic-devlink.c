@@ -4,6 +4,7 @@
  * stored firmware waiting for activation, Safe Mode. */
 #include "check/check-nic.h"
 #include "devlink-messages.h"
+#include "export/metrics.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -35,6 +36,42 @@ static void expect(const PortCheck *p, CheckOutcome outcome, const char *summary
                         summary);
                 abort();
         }
+}
+
+/* The metrics show the firmware nic.firmware judged (p), from the same source: devlink's running
+ * version, else the driver's string (nic_facts_firmware_source()). */
+static void expect_metrics_agree(NicFacts *f, const PortCheck *p, size_t i) {
+        Host h = {};
+        NodeContext c = { .host = &h };
+        FabricPort port = { .link = (char *) "rdma0",
+                            .pci = (char *) "0000:c2:00.0",
+                            .ifname = (char *) "enp194s0np0" };
+        Snapshot s = {
+                .context = &c,
+                .parts = SNAPSHOT_PORTS | SNAPSHOT_LOCATED | SNAPSHOT_NICS,
+                .ports = &port,
+                .n_ports = 1,
+                .nics = f,
+        };
+        bool devlink = strstr(p->summary, "devlink)");
+        MetricsNic *nics = NULL;
+        size_t n = 0;
+
+        ASSERT_OK(metrics_nics_gather(&s, &nics, &n));
+        ASSERT_INT_EQ(n, 1);
+        if (!streq_ptr(nics[0].source, devlink ? "devlink" : "ethtool")) {
+                fprintf(stderr,
+                        "case %zu: the metrics' source %s, the check's %s\n",
+                        i,
+                        strna(nics[0].source),
+                        p->summary);
+                abort();
+        }
+        if (devlink)
+                ASSERT_STR_EQ(nics[0].version, p->actual);
+        else
+                ASSERT_TRUE(!nics[0].version && streq_ptr(nics[0].firmware, p->actual));
+        metrics_nics_free(nics, n);
 }
 
 static void test_firmware(void) {
@@ -143,6 +180,7 @@ static void test_firmware(void) {
                 ASSERT_OK(check_nic_firmware_facts("enp194s0np0", "0000:c2:00.0", &f, cases[i].min, &p));
                 expect(&p, cases[i].outcome, cases[i].summary, i);
                 ASSERT_STR_EQ(p.actual, cases[i].actual);
+                expect_metrics_agree(&f, &p, i);
         }
 }
 

@@ -562,6 +562,8 @@ static void test_nics_gather(void) {
                 ASSERT_TRUE(s.nics == facts);
                 ASSERT_INT_EQ(n, 1);
                 ASSERT_STR_EQ(nics[0].driver, "ice");
+                /* Borrowed from the facts, not copied. */
+                ASSERT_TRUE(nics[0].link == s.ports[0].link && nics[0].ddp == facts->ddp_package);
                 metrics_nics_free(nics, n);
         }
 
