@@ -75,6 +75,8 @@ static void expect_metrics_agree(NicFacts *f, const PortCheck *p, size_t i) {
 }
 
 static void test_firmware(void) {
+        /* An instance whose info names no running firmware (a driver without versions). */
+        static const TestInfo no_firmware = { .driver = "ice" };
         static const struct {
                 const TestInfo *info;
                 int devlink_error;
@@ -162,6 +164,7 @@ static void test_firmware(void) {
                   "firmware 4.90 < 4.91 (EETRACK 0x80020ef2, combo image 1.3863.0; ethtool): update the E810 NVM",
                   "4.90 0x80020ef2 1.3863.0" },
                 { NULL, -ENODEV, "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0 (ethtool)", "3.10" },
+                { &no_firmware, 0, "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0 (ethtool)", "3.10" },
                 /* devlink read, but its info names no firmware version: ethtool's. */
                 { &test_info_e810_safe_mode,
                   0,
