@@ -27,7 +27,10 @@ wait_notify "$NOTIFY_OUT" 'READY=1'
 STRACE_LOG=$TEST_DIR/strace-head.log
 on head dm_start_halod "$NS_A" head "$TEST_DIR/head.yaml" \
         strace -f -qq -e trace=openat,access,faccessat,faccessat2,rename,renameat,renameat2 -e signal=none -o "$STRACE_LOG"
+STRACE_PID=$HALOD_PID
 wait_notify "$NOTIFY_OUT" 'READY=1'
+# halod itself: strace's first traced process (strace passes its exit status on).
+HEAD_PID=$(awk 'NR == 1 {print $1}' "$STRACE_LOG")
 # The start's verify, its peer round and their exports: the peer's row is in the textfile.
 wait_until 30 grep -q '^halod_peer_reachable{peer="worker"' "$PROM"
 sleep 1
@@ -72,4 +75,18 @@ assert_eq "$(rdma_looks "$WINDOW" "$last")" 0 "RDMA device lookups by the peer r
 # What the peer round's export wrote is whole: the verify's checks and the peer's row.
 assert_contains "$(cat "$PROM")" 'halod_peer_reachable{peer="worker"' "the textfile after the peer round"
 assert_contains "$(cat "$PROM")" 'halod_check_status{check="link.fab0.mtu",outcome="pass"} 1' "the textfile after the peer round"
+
+# A reload drops the facts the exports borrow (they were read for the old profile); the exports after
+# it read their own until the next verify. Then halod stops: on a sanitizer build a reference that
+# is left, or dropped twice, shows in its exit status or its log.
+kill -HUP "$HEAD_PID"
+wait_until 30 grep -q reloaded "$HALOD_LOG"
+on head busctl call "${HALOD_BUS[@]}" Verify >/dev/null
+wait_until 30 grep -q '^halod_peer_reachable{peer="worker"' "$PROM"
+kill -TERM "$HEAD_PID"
+dm_wait_exit "$STRACE_PID" 60
+[ "$EXIT_RC" -eq 0 ] || fail "halod exited $EXIT_RC: $(cat "$HALOD_LOG")"
+if grep -Eq 'ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' "$HALOD_LOG"; then
+        fail "the sanitizer reported: $(cat "$HALOD_LOG")"
+fi
 pass
