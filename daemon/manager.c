@@ -360,7 +360,8 @@ static void on_reload_loaded(
                 return;
         }
 
-        /* The snapshot the exports share was read for the old profile, and points into it. */
+        /* The facts the exports borrow were read for the old profile, and point into it. No export job
+         * holds them now: it would run on the host lane, where this load job is. */
         m->verified = verified_facts_unref(m->verified);
         old = TAKE_PTR(m->profile);
         m->profile = TAKE_PTR(*loaded);
