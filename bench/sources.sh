@@ -17,6 +17,8 @@
 #   drift      one drift re-check of that halod (the address deleted) and the export after it, 1 s
 #   peers      one Verify() of halod with health.peers: true, a second halod (node worker) answering:
 #              the verify and the peer round that follows it on the peer lane (2 s after the reply)
+#   exports    the same with a Prometheus textfile: per export job of that Verify() and of its peer
+#              round, the RDMA device look-ups (access(2) of /sys/class/infiniband) / all its reads there
 # Usage (root): BUILD_DIR=build bench/sources.sh
 SOURCE_DIR=$(cd "$(dirname "$0")/.." && pwd)
 export SOURCE_DIR
@@ -159,3 +161,30 @@ sleep 2
 tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/verify-peers.log"
 count "$TEST_DIR/verify-peers.log"
 on head busctl get-property "${HALOD_BUS[@]}" Checks | grep -o 'peer.worker.mtu" "[a-z]*' || true
+
+# The same two nodes, the head with a Prometheus textfile: each export (a job thread of its own, the one
+# that renames the textfile into place) of one Verify() and of its peer round, and how often it
+# looked up the RDMA devices (rdma_device_find()'s access(2) probe) and read anything below
+# /sys/class/infiniband.
+echo
+echo "== the exports of one Verify() and of its peer round, with a Prometheus textfile (RDMA look-ups / reads per export)"
+# halod itself, strace's first traced process: strace would detach and leave it running.
+kill -TERM "$(awk 'NR == 1 {print $1}' "$STRACE_LOG")"
+dm_wait_exit "$HALOD_PID" 10
+PROM=$TEST_DIR/head.prom
+sed -i "s|peers: true }|peers: true, prometheus-textfile: $PROM }|" "$P_HEAD"
+STRACE_LOG=$TEST_DIR/halod-head-prom.log
+on head dm_start_halod "$NS_A" head "$P_HEAD" strace -f -qq -e trace=openat,access,faccessat,faccessat2,rename -e signal=none -o "$STRACE_LOG"
+wait_notify "$NOTIFY_OUT" 'READY=1' 30
+sleep 2
+before=$(wc -l <"$STRACE_LOG")
+on head busctl call "${HALOD_BUS[@]}" Verify >/dev/null
+sleep 2
+tail -n +"$((before + 1))" "$STRACE_LOG" >"$TEST_DIR/verify-prom.log"
+n=0
+for t in $(grep -E "^[0-9]+ +rename\(.*\"$PROM\"" "$TEST_DIR/verify-prom.log" | awk '{print $1}'); do
+        n=$((n + 1))
+        printf '  %-42s %s / %s\n' "export $n (thread $t)" \
+                "$(grep -cE "^$t +(access|faccessat2?)\(.*/sys/class/infiniband\"" "$TEST_DIR/verify-prom.log" || true)" \
+                "$(grep -cE "^$t +(openat|access|faccessat2?)\(.*/sys/class/infiniband\"" "$TEST_DIR/verify-prom.log" || true)"
+done

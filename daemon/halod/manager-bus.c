@@ -58,13 +58,14 @@ static int property_get_checks(
         void *userdata,
         sd_bus_error *error) {
         Manager *m = userdata;
+        const CheckList *l = published_checks_list(m->checks);
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(sssss)");
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < m->checks.n_checks; i++) {
-                const Check *c = &m->checks.checks[i];
+        for (size_t i = 0; i < l->n_checks; i++) {
+                const Check *c = &l->checks[i];
 
                 r = sd_bus_message_append(
                         reply,

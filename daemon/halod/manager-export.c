@@ -5,8 +5,6 @@
 #include "manager-export.h"
 #include "basic/errorf.h"
 #include "export/cdi.h"
-#include "export/fabric-env.h"
-#include "export/metrics.h"
 #include "log.h"
 #include "manager-helper.h"
 #include "manager-job.h"
@@ -34,39 +32,33 @@ static int cdi_spec_path(const char *cdi_dir, char **ret) {
         return asprintf(ret, "%s/" CDI_SPEC_FILE, cdi_dir) < 0 ? -ENOMEM : 0;
 }
 
-VerifiedSnapshot *verified_snapshot_free(VerifiedSnapshot *v) {
-        if (!v)
+static void export_facts_done(ExportFacts *x) {
+        fabric_env_done(&x->env);
+        metrics_nics_free(x->nics, x->n_nics);
+        metrics_qos_free(x->qos, x->n_qos);
+        metrics_gids_free(x->gids, x->n_gids);
+        *x = (ExportFacts){};
+}
+
+ExportFacts *export_facts_free(ExportFacts *x) {
+        if (!x)
                 return NULL;
-        snapshot_done(&v->snapshot);
-        return mfree(v);
+        export_facts_done(x);
+        return mfree(x);
 }
 
 void manager_export_keep_snapshot(Manager *m, const Host *host, const NodeContext *c, Snapshot *s) {
-        VerifiedSnapshot *v = calloc(1, sizeof(VerifiedSnapshot));
+        VerifiedFacts *v = verified_facts_new(m->profile_generation, host, c, s);
 
-        m->verified = verified_snapshot_free(m->verified);
-        if (!v) {
-                /* The export then reads its own, as it did before there was one to share. */
+        /* Without it (out of memory) the export reads its own, as it did before there was one to share. */
+        if (!v)
                 snapshot_done(s);
-                return;
-        }
-        v->profile_generation = m->profile_generation;
-        v->host = *host;
-        v->context = *c;
-        v->context.host = &v->host;
-        v->snapshot = *s;
-        *s = (Snapshot){};
-        v->snapshot.context = &v->context;
-        /* What pointed into the verify job: its hand-over of rtnetlink events, and the pause counters of
-         * the verify before, which only the verify's qos.<link>.pause reads and updates. */
-        v->snapshot.before_kernel_read = NULL;
-        v->snapshot.userdata = NULL;
-        v->snapshot.pause_history = NULL;
+        verified_facts_unref(m->verified);
         m->verified = v;
 }
 
-/* Copies what the export reads from m (with fabric.env when fabric_env), and takes over m's
- * VerifiedSnapshot. */
+/* Copies what the export reads from m (with fabric.env when fabric_env), and borrows m's published
+ * checks and the latest verify's facts. */
 static int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
         int r;
 
@@ -86,19 +78,14 @@ static int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
                 .last_verify_usec = m->last_verify_usec,
                 .metrics_result = 1,
         };
-        /* Only the snapshot read for the profile in force (a reload drops it too). */
+        /* Only the facts read for the profile in force (a reload drops them too). */
         if (m->verified && m->verified->profile_generation == m->profile_generation)
-                e->verified = TAKE_PTR(m->verified);
-        m->verified = verified_snapshot_free(m->verified);
+                e->verified = verified_facts_ref(m->verified);
         if (fabric_env && e->cdi_dir)
                 m->cdi_spec_written = true;
         if (!m->profile->health.prometheus_textfile)
                 return 0;
-        for (size_t i = 0; i < m->checks.n_checks; i++) {
-                r = check_list_add_copy(&e->checks, &m->checks.checks[i]);
-                if (r < 0)
-                        return r;
-        }
+        e->checks = published_checks_ref(m->checks);
         r = fabric_transport_state_copy(&m->transport_published, &e->transport);
         if (r < 0)
                 return r;
@@ -106,25 +93,37 @@ static int export_job_init(ExportJob *e, Manager *m, bool fabric_env) {
 }
 
 static void export_job_done(ExportJob *e) {
-        e->verified = verified_snapshot_free(e->verified);
-        check_list_done(&e->checks);
+        e->verified = verified_facts_unref(e->verified);
+        e->checks = published_checks_unref(e->checks);
         peer_status_list_done(&e->peers);
         fabric_transport_state_done(&e->transport);
 }
 
-static int write_fabric_env(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot) {
+/* fabric.env's values, derived once per verify from its facts. */
+static int derive_fabric_env(const NodeContext *ctx, Snapshot *snapshot, ExportFacts *x) {
+        int r;
+
+        if (x->env_derived)
+                return x->env_result;
+        r = fabric_env_derive(ctx, snapshot, &x->env);
+        if (r == -ENOMEM)
+                return r;
+        x->env_derived = true;
+        x->env_result = r < 0 ? r : 0;
+        return x->env_result;
+}
+
+static int write_fabric_env(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot, ExportFacts *x) {
         _cleanup_(freep) char *path = NULL;
-        FabricEnv env = {};
         int r;
 
         r = fabric_env_path(e->runtime_dir, &path);
         if (r < 0)
                 return r;
-        r = fabric_env_derive(ctx, snapshot, &env);
-        if (r >= 0)
-                r = fabric_env_write(&env, path);
-        fabric_env_done(&env);
-        return r;
+        r = derive_fabric_env(ctx, snapshot, x);
+        if (r < 0)
+                return r;
+        return fabric_env_write(&x->env, path);
 }
 
 static int write_cdi_spec(ExportJob *e, const NodeContext *ctx, Snapshot *snapshot) {
@@ -142,11 +141,31 @@ static int write_cdi_spec(ExportJob *e, const NodeContext *ctx, Snapshot *snapsh
         return r;
 }
 
-static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
-        MetricsNic *nics = NULL;
-        MetricsQos *qos = NULL;
-        MetricsGid *gids = NULL;
-        size_t n_nics = 0, n_qos = 0, n_gids = 0;
+/* The metrics' NIC, counter and GID figures, gathered once per verify from its facts. */
+static int gather_metrics(Snapshot *s, ExportFacts *x) {
+        int r;
+
+        if (x->metrics_gathered)
+                return x->metrics_result;
+        r = metrics_nics_gather(s, &x->nics, &x->n_nics);
+        if (r >= 0)
+                r = metrics_qos_gather(s->context, s, &x->qos, &x->n_qos);
+        if (r >= 0)
+                r = metrics_gids_gather(s->context, s, &x->gids, &x->n_gids);
+        if (r == -ENOMEM) {
+                /* Not kept: the next export tries again. fabric.env's values stay. */
+                metrics_nics_free(TAKE_PTR(x->nics), x->n_nics);
+                metrics_qos_free(TAKE_PTR(x->qos), x->n_qos);
+                metrics_gids_free(TAKE_PTR(x->gids), x->n_gids);
+                x->n_nics = x->n_qos = x->n_gids = 0;
+                return r;
+        }
+        x->metrics_gathered = true;
+        x->metrics_result = r < 0 ? r : 0;
+        return x->metrics_result;
+}
+
+static int write_metrics(ExportJob *e, Snapshot *s, ExportFacts *x) {
         uint8_t digest[PROFILE_DIGEST_SIZE];
         char digest_hex[SHA256_HEX_MAX];
         MetricsInput in;
@@ -157,63 +176,65 @@ static int write_metrics(ExportJob *e, const NodeContext *ctx, Snapshot *s) {
         r = profile_digest(e->profile, digest);
         if (r < 0)
                 return r;
-        r = metrics_nics_gather(ctx, s, &nics, &n_nics);
+        r = gather_metrics(s, x);
         if (r < 0)
                 return r;
-        r = metrics_qos_gather(ctx, s, &qos, &n_qos);
-        if (r >= 0)
-                r = metrics_gids_gather(ctx, s, &gids, &n_gids);
-        if (r < 0) {
-                metrics_nics_free(nics, n_nics);
-                metrics_qos_free(qos, n_qos);
-                return r;
-        }
         in = (MetricsInput){
                 .cluster = e->profile->cluster,
                 .node = e->node ? e->node->name : NULL,
                 .profile_digest = hex_encode(digest, sizeof(digest), digest_hex),
                 .health = e->health,
-                .checks = &e->checks,
+                .checks = published_checks_list(e->checks),
                 .peers = e->profile->health.peers ? &e->peers : NULL,
-                .nics = nics,
-                .n_nics = n_nics,
-                .qos = qos,
-                .n_qos = n_qos,
-                .gids = gids,
-                .n_gids = n_gids,
+                .nics = x->nics,
+                .n_nics = x->n_nics,
+                .qos = x->qos,
+                .n_qos = x->n_qos,
+                .gids = x->gids,
+                .n_gids = x->n_gids,
                 .last_verify_usec = e->last_verify_usec,
                 .transport = &e->transport,
         };
-        r = metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
-        metrics_nics_free(nics, n_nics);
-        metrics_qos_free(qos, n_qos);
-        metrics_gids_free(gids, n_gids);
-        return r;
+        return metrics_write_textfile(&in, e->profile->health.prometheus_textfile);
+}
+
+/* What the job derives into: the verify's ExportFacts, kept with its facts for the exports after it;
+ * else (no verify yet, or no memory for them) *own, for this job only. */
+static ExportFacts *export_facts_of(ExportJob *e, ExportFacts *own) {
+        if (!e->verified)
+                return own;
+        if (!e->verified->exported)
+                e->verified->exported = calloc(1, sizeof(ExportFacts));
+        return e->verified->exported ?: own;
 }
 
 /* Writes the files: on the worker thread. */
 static void export_job_run(ExportJob *e) {
         NodeContext own_ctx = { .host = &e->host, .profile = e->profile, .node = e->node };
         _cleanup_(snapshot_done) Snapshot own = {};
+        ExportFacts own_exported = {};
         const NodeContext *ctx = e->verified ? &e->verified->context : &own_ctx;
         Snapshot *s = e->verified ? &e->verified->snapshot : &own;
+        ExportFacts *x = export_facts_of(e, &own_exported);
 
-        /* One snapshot for the three: the verify's, which this job alone reads while it runs (what the
-         * verify did not read, it reads into it once); its own only before the first verify. */
+        /* One snapshot for the three: the verify's, which the host lane's export jobs alone read, one at a
+         * time (what the verify did not read, the first of them reads into it); its own only before the
+         * first verify. */
         if (!e->verified)
                 snapshot_init(&own, &own_ctx);
         if (e->fabric_env)
-                e->fabric_env_result = write_fabric_env(e, ctx, s);
+                e->fabric_env_result = write_fabric_env(e, ctx, s, x);
         if (e->fabric_env && e->cdi_dir && e->node)
                 e->cdi_spec_result = write_cdi_spec(e, ctx, s);
         if (e->profile->health.prometheus_textfile)
-                e->metrics_result = write_metrics(e, ctx, s);
+                e->metrics_result = write_metrics(e, s, x);
         /* The RDMA devices stay open while a snapshot holds them (RdmaDevice.context, a uverbs fd):
          * closed now rather than at the next verify, so that the driver's module is not kept in use for
-         * an interval. An export after the peer round reads them again for the GIDs, as each export did
-         * before. */
+         * an interval. The exports after this one take the GIDs from what this one derived, and open
+         * none again. */
         if (e->verified)
                 snapshot_forget(s, SNAPSHOT_RDMA);
+        export_facts_done(&own_exported);
 }
 
 /* Logs what failed, or recovered, once: on the loop. */
@@ -313,10 +334,6 @@ static void export_publish(Manager *m, void *data) {
         ExportRequest *q = data;
 
         manager_export_report(m, &q->export);
-        /* Back to the manager for the next export, unless a verify published a newer one meanwhile. */
-        if (!m->verified && q->export.verified &&
-            q->export.verified->profile_generation == m->profile_generation)
-                m->verified = TAKE_PTR(q->export.verified);
 }
 
 static void export_fail(Manager *m, void *data, int error) {

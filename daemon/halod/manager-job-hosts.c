@@ -63,7 +63,7 @@ static void hosts_job_publish(Manager *m, void *data) {
 
         manager_helper_report(m, j->result);
         /* Nothing of the helper's, and no check of it published: nothing to announce. */
-        if (j->result != -ENOENT || check_list_find(&m->checks, HELPER_CHECK_ID))
+        if (j->result != -ENOENT || check_list_find(published_checks_list(m->checks), HELPER_CHECK_ID))
                 if (manager_publish_checks(m, HELPER_CHECK_ID, /* peers= */ false, &j->checks) < 0)
                         log_warning("Failed to publish the helper check: out of memory.");
         if (j->done)

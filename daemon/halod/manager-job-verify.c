@@ -309,7 +309,8 @@ static void verify_done_call(Manager *m, void *p) {
  * its check is published), which the next step then takes back. Else nothing of the helper's changed,
  * and no thread is woken for it. */
 static bool hosts_follow(Manager *m, const VerifyJob *j) {
-        return j->helper_in_play || m->helper.asked || check_list_find(&m->checks, HELPER_CHECK_ID);
+        return j->helper_in_play || m->helper.asked ||
+                check_list_find(published_checks_list(m->checks), HELPER_CHECK_ID);
 }
 
 /* Queues the hosts job with the links this job read, before the checks are published: the export

@@ -226,8 +226,10 @@ static int copy_previous(Manager *m, PeerJob *j) {
 }
 
 static bool has_peer_checks(Manager *m) {
-        for (size_t i = 0; i < m->checks.n_checks; i++)
-                if (check_replaced_by_run(m->checks.checks[i].id, NULL, /* peers= */ true))
+        const CheckList *l = published_checks_list(m->checks);
+
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (check_replaced_by_run(l->checks[i].id, NULL, /* peers= */ true))
                         return true;
         return false;
 }

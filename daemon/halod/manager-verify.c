@@ -43,35 +43,42 @@ static const Check *find_indexed(const Check **index, size_t n, const char *id) 
 }
 
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
-        _cleanup_(check_list_done) CheckList merged = {}, previous = {};
+        _cleanup_(check_list_done) CheckList merged = {};
+        _cleanup_(published_checks_unrefp) PublishedChecks *published = NULL, *previous = NULL;
         _cleanup_(strv_freep) char **changed = NULL;
         _cleanup_(freep) char *summary = NULL;
         _cleanup_(freep) const Check **old = NULL;
+        const CheckList *current = published_checks_list(m->checks), *next;
         bool drift = m->health != HEALTH_STARTING;
         Health health, old_health = m->health;
         int r;
 
         /* The helper check is the hosts job's (manager-job-hosts.c): a verify keeps the one published. */
-        r = check_list_merge(&m->checks, only, peers, HELPER_CHECK_ID, fresh, &merged);
+        r = check_list_merge(current, only, peers, HELPER_CHECK_ID, fresh, &merged);
         if (r < 0)
                 return r;
         r = checks_summarize(&merged, m->run_failed, &health, &summary);
         if (r < 0)
                 return r;
-        r = index_checks(&m->checks, &old);
+        r = index_checks(current, &old);
         if (r < 0)
                 return r;
+        /* Shared from here on with the export jobs, which borrow it rather than copy it. */
+        r = published_checks_new(&merged, &published);
+        if (r < 0)
+                return r;
+        next = &published->list;
 
         /* The bus first, the journal after: a client waiting for the signal does not wait for the
          * journal's socket. */
-        for (size_t i = 0; i < merged.n_checks; i++) {
-                const Check *c = &merged.checks[i], *o = find_indexed(old, m->checks.n_checks, c->id);
+        for (size_t i = 0; i < next->n_checks; i++) {
+                const Check *c = &next->checks[i], *o = find_indexed(old, current->n_checks, c->id);
 
                 if (!o || o->outcome != c->outcome)
                         manager_bus_emit_check_changed(m, c, o ? check_outcome_to_string(o->outcome) : "");
         }
 
-        if (!check_list_equal(&m->checks, &merged))
+        if (!check_list_equal(current, next))
                 (void) strv_extend(&changed, "Checks");
         if (health != m->health)
                 (void) strv_extend(&changed, "Health");
@@ -81,20 +88,16 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
 
         /* The old list stays until the journal has compared with it (old points into it). */
         previous = m->checks;
-        m->checks = merged;
-        merged = (CheckList){};
+        m->checks = TAKE_PTR(published);
         free(m->summary);
         m->summary = TAKE_PTR(summary);
         m->last_verify_usec = now(CLOCK_REALTIME);
         m->health = health;
         manager_bus_emit_changed(m, changed);
 
-        for (size_t i = 0; i < m->checks.n_checks; i++)
+        for (size_t i = 0; i < next->n_checks; i++)
                 manager_journal_transition(
-                        m,
-                        &m->checks.checks[i],
-                        find_indexed(old, previous.n_checks, m->checks.checks[i].id),
-                        drift);
+                        m, &next->checks[i], find_indexed(old, current->n_checks, next->checks[i].id), drift);
         if (health != old_health)
                 log_struct(
                         health == HEALTH_HEALTHY ? LOG_NOTICE : LOG_WARNING,

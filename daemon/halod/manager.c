@@ -54,7 +54,7 @@ Manager *manager_free(Manager *m) {
         /* After the worker, which may be writing it; only when this halod did (a second one that is
          * refused the bus name must not take the first one's away). */
         manager_export_remove(m);
-        m->verified = verified_snapshot_free(m->verified);
+        m->verified = verified_facts_unref(m->verified);
         manager_peer_channel_done(m);
         manager_watch_done(m);
         manager_helper_watch_done(m);
@@ -62,7 +62,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         profile_free(m->profile);
-        check_list_done(&m->checks);
+        m->checks = published_checks_unref(m->checks);
         pause_history_done(&m->pause_history);
         fabric_transport_state_done(&m->transport);
         fabric_transport_state_done(&m->transport_published);
@@ -360,8 +360,9 @@ static void on_reload_loaded(
                 return;
         }
 
-        /* The snapshot the exports share was read for the old profile, and points into it. */
-        m->verified = verified_snapshot_free(m->verified);
+        /* The facts the exports borrow were read for the old profile, and point into it. No export job
+         * holds them now: it would run on the host lane, where this load job is. */
+        m->verified = verified_facts_unref(m->verified);
         old = TAKE_PTR(m->profile);
         m->profile = TAKE_PTR(*loaded);
         m->node = loaded_node;

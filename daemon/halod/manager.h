@@ -17,6 +17,7 @@
 #include "check/peer-link-mtu.h"
 #include "manager-helper.h"
 #include "manager-job.h"
+#include "manager-published.h"
 #include "net/rtnl.h"
 #include "peer/health.h"
 #include "peer/peer-ratelimit.h"
@@ -39,7 +40,6 @@
 
 typedef struct PeerResponder PeerResponder;
 typedef struct BusWaiter BusWaiter;
-typedef struct VerifiedSnapshot VerifiedSnapshot;
 
 typedef struct Manager {
         sd_event *event;
@@ -61,7 +61,7 @@ typedef struct Manager {
         uint64_t profile_generation; /* counts the profiles put in force: stale peer results are dropped */
 
         /* The latest verify, as published on the bus: the local checks and the peer checks. */
-        CheckList checks;
+        PublishedChecks *checks; /* NULL: none yet (published_checks_list() gives an empty list) */
         Health health;
         char *summary;
         bool run_failed;         /* the latest local run could not run the checks */
@@ -134,10 +134,10 @@ typedef struct Manager {
         char *fabric_env_error;
         char *cdi_spec_error;
         char *metrics_error;
-        bool cdi_spec_written;      /* a job may have written the CDI spec: removed when halod stops */
-        VerifiedSnapshot *verified; /* the latest verify's snapshot, for the exports; NULL while an export
-                                     * job has it, or before the first verify */
-        HelperState helper;         /* what halod asked halod-helper.service for (manager-helper.h) */
+        bool cdi_spec_written;   /* a job may have written the CDI spec: removed when halod stops */
+        VerifiedFacts *verified; /* the latest verify's facts, for the exports; NULL before the
+                                  * first verify of the profile in force */
+        HelperState helper;      /* what halod asked halod-helper.service for (manager-helper.h) */
         sd_event_source *helper_stamp_source;  /* the helper's result stamp (manager-helper-watch.c) */
         sd_event_source *helper_parent_source; /* /run, until the helper's directory exists */
 } Manager;

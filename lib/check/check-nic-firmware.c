@@ -263,11 +263,9 @@ int check_nic_firmware_facts(
         const char *ifname, const char *pci, const NicFacts *facts, const char *firmware_min, PortCheck *ret) {
         DevlinkFirmware fw;
 
-        if (facts->devlink_error >= 0 && devlink_info_firmware(&facts->devlink, &fw) >= 0)
+        if (nic_facts_firmware_source(facts, &fw) == NIC_FIRMWARE_SOURCE_DEVLINK)
                 return check_nic_firmware_evaluate_devlink(
                         ifname ?: pci, nic_facts_driver(facts), pci, &fw, firmware_min, ret);
-        /* No devlink in the kernel, no instance for the device, or a driver whose info names no
-         * firmware: the driver's own string, as `ethtool -i` shows it. */
         if (!ifname)
                 return -ENODATA;
         if (facts->info_error < 0)

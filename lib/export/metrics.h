@@ -19,36 +19,39 @@
 #include "rdma/rdma-hw-counters.h"
 #include "snapshot/snapshot.h"
 
-/* What halod knows about one fabric NIC port, beyond the checks' summaries. */
+/* What halod knows about one fabric NIC port, beyond the checks' summaries: borrowed from the NIC
+ * facts of a snapshot (the strings are its), which must outlive it. */
 typedef struct MetricsNic {
-        char *link;                  /* the logical link, "rdma0" */
-        char *ifname;                /* "enp194s0np0"; NULL when the device has no netdev */
-        char *pci;                   /* "0000:c2:00.0"; NULL when no PCI device was found */
+        const char *link;            /* the logical link, "rdma0" */
+        const char *ifname;          /* "enp194s0np0"; NULL when the device has no netdev */
+        const char *pci;             /* "0000:c2:00.0"; NULL when no PCI device was found */
         unsigned pcie_width;         /* negotiated lanes; 0 when unknown */
         unsigned pcie_max_width;     /* what the device can do; 0 when unknown */
         unsigned pcie_speed_mts;     /* negotiated transfer rate per lane in MT/s; 0 when unknown */
         unsigned pcie_max_speed_mts; /* 0 when unknown */
-        char *driver;                /* "ice"; NULL when unknown */
-        char *driver_version;        /* "6.18.4" (ETHTOOL_GDRVINFO); NULL when not reported */
-        char *firmware;              /* the whole fw_version string; NULL when not reported */
-        char *version;               /* the version nic.firmware compares: devlink's running one, or
-                                      * NULL for the one parsed from firmware */
-        char *source;                /* where version comes from: "devlink", "ethtool"; NULL: unknown */
-        char *board_id;              /* devlink's board.id (ice's PBA) or fw.psid (mlx5's PSID) */
-        char *ddp;                   /* ice's DDP package, "ICE OS Default Package 1.3.36.0", or
+        const char *driver;          /* "ice"; NULL when unknown */
+        const char *driver_version;  /* "6.18.4" (ETHTOOL_GDRVINFO); NULL when not reported */
+        const char *firmware;        /* the whole fw_version string; NULL when not reported */
+        const char *version;         /* the version nic.firmware compares: devlink's running one, or
+                                      * NULL for the one parsed from firmware (nic_facts_firmware_source()) */
+        const char *source;          /* where version comes from: "devlink", "ethtool"; NULL: unknown */
+        const char *board_id;        /* devlink's board.id (ice's PBA) or fw.psid (mlx5's PSID) */
+        const char *ddp;             /* ice's DDP package, "ICE OS Default Package 1.3.36.0", or
                                       * "safe-mode"; NULL when not ice or not known */
         bool stored_known;           /* devlink reported the firmware, so activation_pending is known */
         bool activation_pending;     /* devlink's stored firmware differs from the running one */
 } MetricsNic;
 
+/* Frees the array only: the strings are the snapshot's. */
 void metrics_nics_free(MetricsNic *nics, size_t n);
 
-/* One MetricsNic per link of c->node (or of the profile without a node), in profile order, from the
- * NIC facts of the snapshot s of c (read into it unless it has them; NULL: a snapshot of its own): the
- * PCIe link from libpci below the host root, driver and firmware from devlink and ETHTOOL_GDRVINFO on
- * the running system only (a --root tree has neither to ask), ice's DDP from devlink or the log. A link whose
- * NIC is missing still gets an entry, with what is unknown left NULL/0. Returns 0 or -ENOMEM (lib/export/metrics-nic.c). */
-int metrics_nics_gather(const NodeContext *c, Snapshot *s, MetricsNic **ret, size_t *ret_n);
+/* One MetricsNic per link of the snapshot's context (its node, or the profile without a node), in
+ * profile order, from the NIC facts of s (read into it unless it has them): the PCIe link from libpci
+ * below the host root, driver and firmware from devlink and ETHTOOL_GDRVINFO on the running system
+ * only (a --root tree has neither to ask), ice's DDP from devlink or the log. A link whose NIC is
+ * missing still gets an entry, with what is unknown left NULL/0. The entries point into s. Returns 0 or
+ * -ENOMEM (lib/export/metrics-nic.c). */
+int metrics_nics_gather(Snapshot *s, MetricsNic **ret, size_t *ret_n);
 
 /* The counters of one fabric port that show whether its lossless class works (metrics-qos.c). */
 typedef struct MetricsQos {

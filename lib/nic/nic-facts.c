@@ -168,3 +168,11 @@ NicFamily nic_facts_family(const NicFacts *f) {
                 return nic_family_from_pci_id(f->device->id);
         return family;
 }
+
+NicFirmwareSource nic_facts_firmware_source(const NicFacts *f, DevlinkFirmware *ret_devlink) {
+        /* No devlink in the kernel, no instance for the device, or a driver whose info names no
+         * firmware: the driver's own string. */
+        if (f->devlink_error >= 0 && devlink_info_firmware(&f->devlink, ret_devlink) >= 0)
+                return NIC_FIRMWARE_SOURCE_DEVLINK;
+        return NIC_FIRMWARE_SOURCE_ETHTOOL;
+}

@@ -65,3 +65,15 @@ const char *nic_facts_driver(const NicFacts *f) _pure_;
 /* The port's NIC family from what was read: the driver (nic_facts_driver()), else the PCI ids (unbound,
  * or bound to vfio-pci), as nic_family_of_pci() says from sysfs. Without libpci only the driver. */
 NicFamily nic_facts_family(const NicFacts *f) _pure_;
+
+typedef enum NicFirmwareSource {
+        NIC_FIRMWARE_SOURCE_DEVLINK, /* devlink's running version of the firmware it names */
+        NIC_FIRMWARE_SOURCE_ETHTOOL, /* the driver's ETHTOOL_GDRVINFO fw_version string */
+        _NIC_FIRMWARE_SOURCE_MAX,
+        _NIC_FIRMWARE_SOURCE_INVALID = -EINVAL,
+} NicFirmwareSource;
+
+/* Where the running firmware's version is read, for nic.firmware and the metrics alike: devlink's
+ * versions when devlink describes the device and names its firmware (*ret_devlink then holds them,
+ * pointers into f), else the driver's own string, as `ethtool -i` shows it. */
+NicFirmwareSource nic_facts_firmware_source(const NicFacts *f, DevlinkFirmware *ret_devlink);

@@ -165,6 +165,17 @@ dm_wait_exit() {
         wait "$pid" || EXIT_RC=$?
 }
 
+# dm_expect_clean_exit PID CHECKER: after halod (or the wrapper whose exit status is halod's, PID)
+# was told to stop, fail unless it exits 0 within 60 s and $HALOD_LOG holds no memory checker's
+# report; CHECKER names the checker in the message.
+dm_expect_clean_exit() {
+        dm_wait_exit "$1" 60
+        [ "$EXIT_RC" -eq 0 ] || fail "halod exited $EXIT_RC under $2: $(cat "$HALOD_LOG")"
+        if grep -Eq '==[0-9]+==|ERROR: (Address|Leak)Sanitizer' "$HALOD_LOG"; then
+                fail "$2 reported: $(cat "$HALOD_LOG")"
+        fi
+}
+
 # The unprivileged user nobody, without capabilities: "${DM_NOBODY[@]}" COMMAND... (after ip netns
 # exec NS, so that a background job's $! is the process itself, and kill reaches it).
 DM_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)

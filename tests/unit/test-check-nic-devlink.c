@@ -4,6 +4,7 @@
  * stored firmware waiting for activation, Safe Mode. */
 #include "check/check-nic.h"
 #include "devlink-messages.h"
+#include "export/metrics.h"
 #include "tests.h"
 
 #define HOSTS TEST_DATA_DIR "/hosts/"
@@ -37,7 +38,45 @@ static void expect(const PortCheck *p, CheckOutcome outcome, const char *summary
         }
 }
 
+/* The metrics show the firmware nic.firmware judged (p), from the same source: devlink's running
+ * version, else the driver's string (nic_facts_firmware_source()). */
+static void expect_metrics_agree(NicFacts *f, const PortCheck *p, size_t i) {
+        Host h = {};
+        NodeContext c = { .host = &h };
+        FabricPort port = { .link = (char *) "rdma0",
+                            .pci = (char *) "0000:c2:00.0",
+                            .ifname = (char *) "enp194s0np0" };
+        Snapshot s = {
+                .context = &c,
+                .parts = SNAPSHOT_PORTS | SNAPSHOT_LOCATED | SNAPSHOT_NICS,
+                .ports = &port,
+                .n_ports = 1,
+                .nics = f,
+        };
+        bool devlink = strstr(p->summary, "devlink)");
+        MetricsNic *nics = NULL;
+        size_t n = 0;
+
+        ASSERT_OK(metrics_nics_gather(&s, &nics, &n));
+        ASSERT_INT_EQ(n, 1);
+        if (!streq_ptr(nics[0].source, devlink ? "devlink" : "ethtool")) {
+                fprintf(stderr,
+                        "case %zu: the metrics' source %s, the check's %s\n",
+                        i,
+                        strna(nics[0].source),
+                        p->summary);
+                abort();
+        }
+        if (devlink)
+                ASSERT_STR_EQ(nics[0].version, p->actual);
+        else
+                ASSERT_TRUE(!nics[0].version && streq_ptr(nics[0].firmware, p->actual));
+        metrics_nics_free(nics, n);
+}
+
 static void test_firmware(void) {
+        /* An instance whose info names no running firmware (a driver without versions). */
+        static const TestInfo no_firmware = { .driver = "ice" };
         static const struct {
                 const TestInfo *info;
                 int devlink_error;
@@ -125,6 +164,7 @@ static void test_firmware(void) {
                   "firmware 4.90 < 4.91 (EETRACK 0x80020ef2, combo image 1.3863.0; ethtool): update the E810 NVM",
                   "4.90 0x80020ef2 1.3863.0" },
                 { NULL, -ENODEV, "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0 (ethtool)", "3.10" },
+                { &no_firmware, 0, "3.10", "3.0", CHECK_PASS, "firmware 3.10 ≥ 3.0 (ethtool)", "3.10" },
                 /* devlink read, but its info names no firmware version: ethtool's. */
                 { &test_info_e810_safe_mode,
                   0,
@@ -143,6 +183,7 @@ static void test_firmware(void) {
                 ASSERT_OK(check_nic_firmware_facts("enp194s0np0", "0000:c2:00.0", &f, cases[i].min, &p));
                 expect(&p, cases[i].outcome, cases[i].summary, i);
                 ASSERT_STR_EQ(p.actual, cases[i].actual);
+                expect_metrics_agree(&f, &p, i);
         }
 }
 

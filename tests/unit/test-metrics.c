@@ -520,6 +520,7 @@ static void test_nics_gather(void) {
         _cleanup_(strv_freep) char **errors = NULL;
         Host h = { .root = HOSTS "nic-e810-x4" }, absent = { .root = HOSTS "nic-absent" };
         NodeContext c = { .host = &h };
+        Snapshot own = {};
         MetricsNic *nics = NULL;
         size_t n = 0;
 
@@ -527,7 +528,8 @@ static void test_nics_gather(void) {
         c.profile = p;
         c.node = profile_find_node(p, "head");
 
-        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
+        snapshot_init(&own, &c);
+        ASSERT_OK(metrics_nics_gather(&own, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_STR_EQ(nics[0].ifname, "enp194s0np0");
@@ -545,6 +547,7 @@ static void test_nics_gather(void) {
         ASSERT_TRUE(!nics[0].stored_known);
         ASSERT_STR_EQ(nics[0].ddp, "ICE OS Default Package version 1.3.36.0");
         metrics_nics_free(nics, n);
+        snapshot_done(&own);
 
         /* From a snapshot that has the NIC facts already (the NIC checks of the same verify read
          * them): the same facts, not gathered again. */
@@ -555,20 +558,24 @@ static void test_nics_gather(void) {
                 snapshot_init(&s, &c);
                 ASSERT_OK(snapshot_read(&s, SNAPSHOT_NICS));
                 facts = s.nics;
-                ASSERT_OK(metrics_nics_gather(&c, &s, &nics, &n));
+                ASSERT_OK(metrics_nics_gather(&s, &nics, &n));
                 ASSERT_TRUE(s.nics == facts);
                 ASSERT_INT_EQ(n, 1);
                 ASSERT_STR_EQ(nics[0].driver, "ice");
+                /* Borrowed from the facts, not copied. */
+                ASSERT_TRUE(nics[0].link == s.ports[0].link && nics[0].ddp == facts->ddp_package);
                 metrics_nics_free(nics, n);
         }
 
         /* No such NIC: the link is still listed, with nothing known. */
         c.host = &absent;
-        ASSERT_OK(metrics_nics_gather(&c, /* s= */ NULL, &nics, &n));
+        snapshot_init(&own, &c);
+        ASSERT_OK(metrics_nics_gather(&own, &nics, &n));
         ASSERT_INT_EQ(n, 1);
         ASSERT_STR_EQ(nics[0].link, "rdma0");
         ASSERT_TRUE(!nics[0].pci && !nics[0].firmware && nics[0].pcie_width == 0);
         metrics_nics_free(nics, n);
+        snapshot_done(&own);
 }
 
 /* The pause frames of the priorities the driver counts, and the RDMA counters the device has. */
