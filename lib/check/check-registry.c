@@ -162,6 +162,7 @@ const char *snapshot_part_name(SnapshotPart part) {
                 [8] = "located",  [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
                 [12] = "meminfo", [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
                 [16] = "devices", [17] = "names",       [18] = "modules", [19] = "net-config",
+                [20] = "rdma-baseline",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
