@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The registry of check ids: one line per check. A new check adds its line here, in its group. */
 #include "check/check-registry.h"
+#include "check/check-fabric-baseline.h"
 #include "check/check-gpu.h"
 #include "check/check-hosts.h"
 #include "check/check-kernel.h"
@@ -102,6 +103,8 @@ const CheckRegistryEntry check_registry[] = {
           "the other node runs the same profile (the same digest)" },
         { "peer.<NODE>.rdma", "peer.", NULL, 0, "peer.",
           "an RC queue pair to the other node's halod connects and carries RDMA" },
+        { "fabric.<NODE>.baseline", "fabric.", check_fabric_baseline, P(RDMA_BASELINE) | P(NICS) | P(MTU), "fabric.",
+          "haloctl probe's latest RDMA latency and WRITE throughput against its baseline and the PCIe/port ceiling" },
         { "fabric.<NODE>.transport", "fabric.", NULL, P(LOCATED), "fabric.",
           "halod only: whether bulk traffic to the other node moved over RDMA or TCP" },
         /* -- end check registry -- */
