@@ -13,8 +13,6 @@
 #include "snapshot/snapshot-baseline.h"
 #include "snapshot/snapshot-rdma.h"
 
-#define CHECK_SUFFIX ".baseline"
-
 double rdma_node_state_ceiling(const RdmaNodeState *s, char **ret) {
         const PcieLink link = { .speed_mts = s->pcie_speed_mts, .width = s->pcie_width };
         double pcie = pcie_link_gbit(&link), port = s->port_mbit / 1000.0;
@@ -62,7 +60,7 @@ static int
             const char *summary) {
         char id[CHECK_ID_MAX];
 
-        (void) snprintf(id, sizeof(id), "fabric.%s" CHECK_SUFFIX, f->node);
+        (void) snprintf(id, sizeof(id), "fabric.%s.baseline", f->node);
         return check_list_add(out, id, o, expected, actual, "%s", summary);
 }
 

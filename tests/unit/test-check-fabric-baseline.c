@@ -62,7 +62,10 @@ static void run_case(const VerdictCase *t) {
         ASSERT_INT_EQ(l.n_checks, 1);
         ASSERT_STR_EQ(l.checks[0].id, "fabric.node2.baseline");
         if (l.checks[0].outcome != t->outcome)
-                fprintf(stderr, "  got %s: %s\n", check_outcome_to_string(l.checks[0].outcome), l.checks[0].summary);
+                fprintf(stderr,
+                        "  got %s: %s\n",
+                        check_outcome_to_string(l.checks[0].outcome),
+                        l.checks[0].summary);
         ASSERT_INT_EQ(l.checks[0].outcome, t->outcome);
         if (t->summary)
                 ASSERT_STR_EQ(l.checks[0].summary, t->summary);
@@ -89,7 +92,10 @@ static void test_verdicts(void) {
                   .outcome = CHECK_SKIP,
                   .summary = "No RDMA baseline for node2 yet: run 'haloctl probe node2' as root to record one "
                              "(halod(8), FILES)" },
-                { .name = "a file without this peer", .now = x4_gen4, .outcome = CHECK_SKIP, .words = "No RDMA baseline for node2 yet" },
+                { .name = "a file without this peer",
+                  .now = x4_gen4,
+                  .outcome = CHECK_SKIP,
+                  .words = "No RDMA baseline for node2 yet" },
                 { .name = "a file root does not trust",
                   .file_error = -EPERM,
                   .file_message = "/var/lib/halod/rdma-baseline: not trusted: owned by halod (uid 990)",
@@ -159,7 +165,11 @@ static void test_verdicts(void) {
                   .peer = { .node = "node2",
                             .baseline = measured(T0, 50.6, 5100, &x4_gen4),
                             .last = measured(T0, 50.6, 5100, &x4_gen4) },
-                  .now = { .firmware = "4.91 0x8001a2ff 1.3682.0", .pcie_speed_mts = 16000, .pcie_width = 4, .mtu = 1500, .port_mbit = 100000 },
+                  .now = { .firmware = "4.91 0x8001a2ff 1.3682.0",
+                           .pcie_speed_mts = 16000,
+                           .pcie_width = 4,
+                           .mtu = 1500,
+                           .port_mbit = 100000 },
                   .outcome = CHECK_SKIP,
                   .words = "(MTU 9000 → 1500)" },
                 { .name = "the ceiling of a PCIe x4 Gen4 link",

@@ -72,8 +72,9 @@ static void test_record(void) {
         snprintf(other.state.firmware, sizeof(other.state.firmware), "4.80 0x80015b7c 1.3534.0");
         other.state.pcie_speed_mts = 8000;
         ASSERT_INT_EQ(rdma_node_state_differs(&m.state, &other.state, &changes), 1);
-        ASSERT_STR_EQ(changes,
-                      "firmware 4.91 0x8001a2ff 1.3682.0 → 4.80 0x80015b7c 1.3534.0, PCIe 16 GT/s x4 → PCIe 8 GT/s x4");
+        ASSERT_STR_EQ(
+                changes,
+                "firmware 4.91 0x8001a2ff 1.3682.0 → 4.80 0x80015b7c 1.3534.0, PCIe 16 GT/s x4 → PCIe 8 GT/s x4");
         ASSERT_INT_EQ(rdma_baseline_record(&f, "node2", &other, false), RDMA_BASELINE_RETAKEN);
         ASSERT_INT_EQ(f.peers[0].baseline.taken_usec, 3000000);
         ASSERT_INT_EQ(rdma_baseline_record(&f, "node2", &m, true), RDMA_BASELINE_REPLACED);
@@ -125,36 +126,63 @@ typedef struct CorruptCase {
         const char *message;
 } CorruptCase;
 
-#define SECTION(node, kind)                                                                             \
-        "[" node " " kind "]\ntaken-usec 1\nlink rdma0\ndevice irdma0\npath-mtu 4096\npings 1000\n"    \
-        "rtt-median-nsec 5000\nrtt-p99-nsec 7000\nwrite-bytes 100\nwrite-nsec 10\nfirmware 4.91\n"     \
+#define SECTION(node, kind)                                                                        \
+        "[" node " " kind                                                                          \
+        "]\ntaken-usec 1\nlink rdma0\ndevice irdma0\npath-mtu 4096\npings 1000\n"                  \
+        "rtt-median-nsec 5000\nrtt-p99-nsec 7000\nwrite-bytes 100\nwrite-nsec 10\nfirmware 4.91\n" \
         "pcie-speed-mts 16000\npcie-width 4\nmtu 9000\nport-mbit 100000\n"
 
 static const CorruptCase corrupt_cases[] = {
         { "empty", "", -EBADMSG, "empty: no 'format 1' line" },
-        { "no format line", SECTION("n", "baseline"), -EBADMSG, "line 1: expected 'format 1' first, got '[n baseline]'" },
-        { "a later format", "# c\nformat 2\n", -EPROTONOSUPPORT,
+        { "no format line",
+          SECTION("n", "baseline"),
+          -EBADMSG,
+          "line 1: expected 'format 1' first, got '[n baseline]'" },
+        { "a later format",
+          "# c\nformat 2\n",
+          -EPROTONOSUPPORT,
           "line 2: format 2 is not known to this halod, which writes format 1" },
-        { "a key before a section", "format 1\nmtu 9000\n", -EBADMSG,
+        { "a key before a section",
+          "format 1\nmtu 9000\n",
+          -EBADMSG,
           "line 2: 'mtu 9000' before any section header '[NODE baseline]'" },
         { "unknown key", "format 1\n[n baseline]\nspeed 5\n", -EBADMSG, "line 3: unknown key 'speed'" },
-        { "not a number", "format 1\n[n baseline]\nmtu 9k\n", -EBADMSG,
+        { "not a number",
+          "format 1\n[n baseline]\nmtu 9k\n",
+          -EBADMSG,
           "line 3: mtu: expected a decimal number below 2^32, got '9k'" },
-        { "negative", "format 1\n[n baseline]\nwrite-bytes -1\n", -EBADMSG,
+        { "negative",
+          "format 1\n[n baseline]\nwrite-bytes -1\n",
+          -EBADMSG,
           "line 3: write-bytes: expected a decimal number, got '-1'" },
-        { "overflow", "format 1\n[n baseline]\nwrite-bytes 18446744073709551616\n", -EBADMSG,
+        { "overflow",
+          "format 1\n[n baseline]\nwrite-bytes 18446744073709551616\n",
+          -EBADMSG,
           "line 3: write-bytes: expected a decimal number, got '18446744073709551616'" },
-        { "a key twice", "format 1\n[n baseline]\nmtu 1\nmtu 2\n", -EBADMSG, "line 4: 'mtu' given twice in [n baseline]" },
-        { "a truncated section", "format 1\n[n baseline]\ntaken-usec 1\n", -EBADMSG,
+        { "a key twice",
+          "format 1\n[n baseline]\nmtu 1\nmtu 2\n",
+          -EBADMSG,
+          "line 4: 'mtu' given twice in [n baseline]" },
+        { "a truncated section",
+          "format 1\n[n baseline]\ntaken-usec 1\n",
+          -EBADMSG,
           "line 2: section [n baseline] has no 'link' line" },
         { "no latest", "format 1\n" SECTION("n", "baseline"), -EBADMSG, "node n has no [n last] section" },
-        { "a section twice", "format 1\n" SECTION("n", "baseline") SECTION("n", "baseline"), -EBADMSG,
+        { "a section twice",
+          "format 1\n" SECTION("n", "baseline") SECTION("n", "baseline"),
+          -EBADMSG,
           "line 17: section [n baseline] appears twice" },
-        { "a bad header", "format 1\n[n current]\n", -EBADMSG,
+        { "a bad header",
+          "format 1\n[n current]\n",
+          -EBADMSG,
           "line 2: expected a section header '[NODE baseline]' or '[NODE last]', got '[n current]'" },
-        { "a name with a space", "format 1\n" SECTION("n", "baseline") SECTION("n", "last") "[a b last]\n", -EBADMSG,
+        { "a name with a space",
+          "format 1\n" SECTION("n", "baseline") SECTION("n", "last") "[a b last]\n",
+          -EBADMSG,
           "line 32: expected a section header '[NODE baseline]' or '[NODE last]', got '[a b last]'" },
-        { "a control character", "format 1\n[n baseline]\nfirmware 4.91\x1b[2J\n", -EBADMSG,
+        { "a control character",
+          "format 1\n[n baseline]\nfirmware 4.91\x1b[2J\n",
+          -EBADMSG,
           "line 3: firmware: expected printable characters, got '4.91\x1b[2J'" },
 };
 
@@ -214,10 +242,12 @@ static void test_file(void) {
         /* Corrupt: the error names the file and the line, and says what to do. */
         ASSERT_OK(write_file_atomic(at(RDMA_BASELINE_PATH), "format 1\nmtu 9000\n", 18, 0644));
         ASSERT_INT_EQ(rdma_baseline_read(&h, &g, &error), -EBADMSG);
-        ASSERT_TRUE(asprintf(&text,
-                             "%s: line 2: 'mtu 9000' before any section header '[NODE baseline]'; remove it and "
-                             "run 'haloctl probe' as root to record the RDMA baseline again",
-                             at(RDMA_BASELINE_PATH)) > 0);
+        ASSERT_TRUE(
+                asprintf(
+                        &text,
+                        "%s: line 2: 'mtu 9000' before any section header '[NODE baseline]'; remove it and "
+                        "run 'haloctl probe' as root to record the RDMA baseline again",
+                        at(RDMA_BASELINE_PATH)) > 0);
         ASSERT_STR_EQ(error, text);
         error = mfree(error);
         text = mfree(text);
@@ -230,8 +260,10 @@ static void test_file(void) {
         /* Writable by its group: not trusted, and the writer leaves the directory alone too. */
         ASSERT_OK(chmod(at(RDMA_BASELINE_PATH), 0664));
         ASSERT_INT_EQ(rdma_baseline_read(&h, &g, &error), -EPERM);
-        ASSERT_TRUE(strstr(error, "with mode 0664, so its group could have written it; only root's 'haloctl probe' "
-                                  "writes the RDMA baseline. Run: rm "));
+        ASSERT_TRUE(
+                strstr(error,
+                       "with mode 0664, so its group could have written it; only root's 'haloctl probe' "
+                       "writes the RDMA baseline. Run: rm "));
         error = mfree(error);
         ASSERT_OK(chmod(at(RDMA_BASELINE_PATH), 0644));
         ASSERT_OK(chmod(at(RDMA_BASELINE_DIR), 0777));
@@ -254,7 +286,9 @@ static void test_file(void) {
                 ASSERT_OK(rdma_baseline_write(&h, &f, &error));
                 ASSERT_OK(chown(at(RDMA_BASELINE_PATH), NOBODY, (gid_t) -1));
                 ASSERT_INT_EQ(rdma_baseline_read(&h, &g, &error), -EPERM);
-                ASSERT_TRUE(strstr(error, "owned by nobody (uid 65534) with mode 0644, so its owner could have written it"));
+                ASSERT_TRUE(strstr(
+                        error,
+                        "owned by nobody (uid 65534) with mode 0644, so its owner could have written it"));
                 error = mfree(error);
                 ASSERT_OK(chown(at(RDMA_BASELINE_PATH), 0, (gid_t) -1));
                 ASSERT_OK(chown(at(RDMA_BASELINE_DIR), NOBODY, (gid_t) -1));
