@@ -113,7 +113,7 @@ static int problems(const FabricBaselineFacts *f, double ceiling, const char *bo
                         gbit,
                         ceiling,
                         bound);
-        if (r >= 0 && gbit * 100.0 < base_gbit * FABRIC_BASELINE_WRITE_MIN_PERCENT)
+        if (r >= 0 && base_gbit > 0 && gbit * 100.0 < base_gbit * FABRIC_BASELINE_WRITE_MIN_PERCENT)
                 r = strv_extendf(
                         &list,
                         "RDMA WRITE %.1f Gbit/s is %.0f%% below the baseline's %.1f Gbit/s (%s)",
@@ -121,7 +121,7 @@ static int problems(const FabricBaselineFacts *f, double ceiling, const char *bo
                         100.0 - gbit * 100.0 / base_gbit,
                         base_gbit,
                         when(b->taken_usec, at));
-        if (r >= 0 &&
+        if (r >= 0 && b->rtt_median_nsec > 0 &&
             l->rtt_median_nsec * 100U > b->rtt_median_nsec * (uint64_t) FABRIC_BASELINE_RTT_MAX_PERCENT)
                 r = strv_extendf(
                         &list,

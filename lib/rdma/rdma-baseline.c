@@ -385,7 +385,11 @@ static void format_field(FILE *out, const Field *f, const RdmaMeasurement *m) {
 }
 
 static void format_section(FILE *out, const char *node, const char *kind, const RdmaMeasurement *m) {
-        fprintf(out, "\n[%s %s]\n", node, kind);
+        fputs("\n[", out);
+        /* The profile's node names are letters, digits, '_' and '-': this only keeps the file parsing. */
+        for (const char *c = node; *c; c++)
+                fputc(name_char(*c) ? *c : '?', out);
+        fprintf(out, " %s]\n", kind);
         for (size_t i = 0; i < ELEMENTSOF(fields); i++)
                 format_field(out, &fields[i], m);
 }
