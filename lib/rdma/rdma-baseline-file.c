@@ -2,35 +2,22 @@
 /* The RDMA baseline file read and written below a host root, with the owner and mode of the file and
  * its directory judged on the descriptors that are used. */
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/errorf.h"
+#include "basic/file-owner.h"
 #include "basic/fileio.h"
 #include "rdma/rdma-baseline-file.h"
 
 #define BASELINE_NAME "rdma-baseline"
 
-static bool owner_trusted(uid_t uid) {
-        return uid == 0 || uid == geteuid();
-}
-
-static const char *user_name(uid_t uid, char *buf, size_t size) {
-        struct passwd pw, *result = NULL;
-        char pwbuf[1024];
-
-        if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &result) == 0 && result)
-                (void) snprintf(buf, size, "%s (uid %u)", result->pw_name, (unsigned) uid);
-        else
-                (void) snprintf(buf, size, "uid %u", (unsigned) uid);
-        return buf;
-}
-
 static const char *who_else(const struct stat *st) {
-        return !owner_trusted(st->st_uid) ? "its owner" : st->st_mode & S_IWOTH ? "anyone" : "its group";
+        return !file_owner_trusted(st->st_uid) ? "its owner"
+                : st->st_mode & S_IWOTH        ? "anyone"
+                                               : "its group";
 }
 
 /* -EPERM with the reason when what (a directory or the file) at path could be written by someone other
@@ -47,7 +34,7 @@ static int judge(const char *path, const struct stat *st, bool directory, char *
                         path,
                         directory ? "directory" : "regular file",
                         (unsigned) st->st_mode);
-        if (owner_trusted(st->st_uid) && !(st->st_mode & (S_IWGRP | S_IWOTH)))
+        if (file_owner_trusted(st->st_uid) && !(st->st_mode & (S_IWGRP | S_IWOTH)))
                 return 0;
         if (directory)
                 return errorf(
@@ -57,7 +44,7 @@ static int judge(const char *path, const struct stat *st, bool directory, char *
                         "the RDMA baseline; only root's 'haloctl probe' writes it. Run: chown root:root %s; "
                         "chmod 755 %s",
                         path,
-                        user_name(st->st_uid, owner, sizeof(owner)),
+                        file_owner_name(st->st_uid, owner, sizeof(owner)),
                         (unsigned) (st->st_mode & 07777),
                         who_else(st),
                         path,
@@ -68,7 +55,7 @@ static int judge(const char *path, const struct stat *st, bool directory, char *
                 "%s: not trusted: owned by %s with mode %04o, so %s could have written it; only root's "
                 "'haloctl probe' writes the RDMA baseline. Run: rm %s; then 'haloctl probe' as root",
                 path,
-                user_name(st->st_uid, owner, sizeof(owner)),
+                file_owner_name(st->st_uid, owner, sizeof(owner)),
                 (unsigned) (st->st_mode & 07777),
                 who_else(st),
                 path);
