@@ -160,11 +160,11 @@ size_t check_registry_count(CheckSnapshotGroupFunc run) {
 
 const char *snapshot_part_name(SnapshotPart part) {
         static const char *const names[] = {
-                [0] = "ports",    [1] = "links",        [2] = "nics",     [3] = "dcb",
-                [4] = "qos-host", [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
-                [8] = "located",  [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
-                [12] = "meminfo", [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
-                [16] = "devices", [17] = "names",       [18] = "modules", [19] = "net-config",
+                [0] = "ports",          [1] = "links",        [2] = "nics",     [3] = "dcb",
+                [4] = "qos-host",       [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
+                [8] = "located",        [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
+                [12] = "meminfo",       [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
+                [16] = "devices",       [17] = "names",       [18] = "modules", [19] = "net-config",
                 [20] = "rdma-baseline",
         };
 
