@@ -7,7 +7,7 @@
 # check ids come from `haloctl check --list` (the registry, lib/check/check-registry.c).
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --list --color --help --version"
+_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --list --rebaseline --color --help --version"
 # Options that take a value (the next word, or after "=").
 _haloctl_options_arg="--node --only --root --backend --color --format --slots --port"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).

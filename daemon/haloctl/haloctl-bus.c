@@ -302,40 +302,40 @@ static void print_peers(const NodeStatus *s) {
         }
 }
 
-/* The id fabric.<node>.transport: its node into node (CHECK_ID_MAX), or false for another id. */
-static bool fabric_transport_node(const char *id, char node[static CHECK_ID_MAX]) {
+/* The id fabric.<node><suffix> (".transport"): its node into node (CHECK_ID_MAX), or false for another id. */
+static bool fabric_check_node(const char *id, const char *suffix, char node[static CHECK_ID_MAX]) {
         const char *p = startswith(id, "fabric."), *end;
 
         if (!p)
                 return false;
         end = strchr(p, '.');
-        if (!end || end == p || !streq(end, ".transport"))
+        if (!end || end == p || !streq(end, suffix))
                 return false;
         snprintf(node, CHECK_ID_MAX, "%.*s", (int) (end - p), p);
         return true;
 }
 
-/* One "Fabric use" row per peer, from its check fabric.<node>.transport: the verdict's first sentence
- * (the likely causes of a fallback are in the check's row below). */
-static void print_fabric_use(const NodeStatus *s) {
+/* One row per peer under label, from its check fabric.<node><suffix>: the summary up to cut (the
+ * likely causes of a fallback are in the check's row below), or whole. */
+static void print_fabric_rows(const NodeStatus *s, const char *label, const char *suffix, const char *cut_at) {
         char node[CHECK_ID_MAX];
         size_t width = 0;
         bool first = true;
 
         for (size_t i = 0; i < s->checks.n_checks; i++)
-                if (fabric_transport_node(s->checks.checks[i].id, node) && strlen(node) > width)
+                if (fabric_check_node(s->checks.checks[i].id, suffix, node) && strlen(node) > width)
                         width = strlen(node);
         for (size_t i = 0; i < s->checks.n_checks; i++) {
                 const Check *c = &s->checks.checks[i];
-                const char *summary = strempty(c->summary), *cut = strstr(summary, ". Likely causes");
+                const char *summary = strempty(c->summary), *cut = cut_at ? strstr(summary, cut_at) : NULL;
                 const char *color = c->outcome == CHECK_PASS ? ansi_green()
                         : c->outcome == CHECK_SKIP           ? ansi_grey()
                                                              : ansi_yellow();
 
-                if (!fabric_transport_node(c->id, node))
+                if (!fabric_check_node(c->id, suffix, node))
                         continue;
                 printf("%10s%s %s●%s %-*s  %.*s\n",
-                       first ? "Fabric use" : "",
+                       first ? label : "",
                        first ? ":" : " ",
                        color,
                        ansi_normal(),
@@ -368,7 +368,9 @@ static void print_status(const NodeStatus *s) {
         print_timestamp("Verified", s->last_verify_usec);
         print_timestamp("Applied", s->last_apply_usec);
         print_peers(s);
-        print_fabric_use(s);
+        print_fabric_rows(s, "Fabric use", ".transport", ". Likely causes");
+        /* haloctl probe's latest RDMA measurement against its baseline (fabric.<node>.baseline). */
+        print_fabric_rows(s, "RDMA path", ".baseline", NULL);
         if (s->checks.n_checks > 0) {
                 printf("\n");
                 print_checks(&s->checks);

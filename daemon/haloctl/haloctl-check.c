@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "basic/json-writer.h"
+#include "check/check-fabric-baseline.h"
 #include "check/check-peer.h"
 #include "check/check-registry.h"
 #include "check/checks.h"
@@ -145,7 +146,10 @@ int verb_check(int argc, char *argv[]) {
 
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
         snapshot_init(&snapshot, &c);
-        r = checks_run(&c, &snapshot, arg_only, &checks);
+        /* The facts fabric.<NODE>.baseline judges, read here: a check reads nothing (issue 33). */
+        r = snapshot_read(&snapshot, check_fabric_baseline_parts(arg_only));
+        if (r >= 0)
+                r = checks_run(&c, &snapshot, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;

@@ -8,6 +8,7 @@
 
 #include "basic/json-writer.h"
 #include "basic/strv.h"
+#include "haloctl-probe-baseline.h"
 #include "haloctl.h"
 #include "peer/peer-profile.h"
 #include "peer/peer-rdma-probe.h"
@@ -31,6 +32,7 @@ typedef struct ProbeRow {
         int rdma_error;
         RdmaError rdma_error_text;
         RdmaProbeResult rdma;
+        ProbeBaselineRow baseline; /* the measurement held against the recorded one */
 } ProbeRow;
 
 /* An argument is the PROFILE when it looks like a path, else the NODE. */
@@ -149,7 +151,7 @@ static double gbit_per_sec(const PeerBulkResult *r) {
         return r->usec > 0 ? (double) r->bytes * 8.0 / (double) r->usec / 1000.0 : 0.0;
 }
 
-static void print_row(const ProbeRow *row) {
+static void print_row(const ProbeBaseline *b, const ProbeRow *row) {
         char latency[96], throughput[160];
 
         if (row->udp_error < 0)
@@ -219,6 +221,7 @@ static void print_row(const ProbeRow *row) {
                                row->rdma.peer_active_mtu,
                                row->n->node->name,
                                row->rdma.active_mtu);
+                probe_baseline_print_row(b, &row->baseline);
         } else
                 printf("  %-18s %s%s%s\n",
                        "RDMA, RC QP",
@@ -227,7 +230,7 @@ static void print_row(const ProbeRow *row) {
                        row->rdma_reason);
 }
 
-static void print_row_json(JsonWriter *w, const ProbeRow *row) {
+static void print_row_json(JsonWriter *w, const ProbeBaseline *b, const ProbeRow *row) {
         json_begin_object(w);
         json_kv_string(w, "node", row->n->node->name);
         json_kv_string(w, "link", row->n->link);
@@ -294,6 +297,7 @@ static void print_row_json(JsonWriter *w, const ProbeRow *row) {
                         row->rdma.write_nsec > 0
                                 ? (uint64_t) ((double) row->rdma.write_bytes * 8e9 / (double) row->rdma.write_nsec)
                                 : 0);
+                probe_baseline_json_row(w, b, &row->baseline);
         }
         json_end_object(w);
 
@@ -304,6 +308,7 @@ int verb_probe(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
         _cleanup_(freep) ProbeRow *rows = NULL;
+        _cleanup_(probe_baseline_done) ProbeBaseline baseline = {};
         const char *path = PROFILE_DEFAULT_PATH, *node_name = NULL;
         const ProfileNode *self = NULL;
         Host host = { .root = arg_root ?: "" };
@@ -386,12 +391,35 @@ int verb_probe(int argc, char *argv[]) {
         }
 
         c = (NodeContext){ .host = &host, .profile = p, .node = self };
+        if (probe_baseline_open(&c, &baseline) < 0) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
         for (size_t i = 0; i < n_rows; i++) {
                 run_row(&c, &id, peer_port(p), &rows[i]);
+                if (rdma_measured(&rows[i]) &&
+                    probe_baseline_add(
+                            &baseline,
+                            rows[i].n->node->name,
+                            rows[i].n->link,
+                            strempty(rows[i].rdma_device),
+                            &rows[i].rdma,
+                            arg_rebaseline,
+                            &rows[i].baseline) < 0) {
+                        fprintf(stderr, "Out of memory.\n");
+                        return EX_OSERR;
+                }
                 if (!udp_ok(&rows[i]))
                         ret = EXIT_CHECK_FAIL;
-                else if ((rows[i].tcp_error < 0 || rows[i].rdma_error < 0) && ret == EXIT_SUCCESS)
+                else if (
+                        (rows[i].tcp_error < 0 || rows[i].rdma_error < 0 ||
+                         check_list_worst(&rows[i].baseline.verdict) == CHECK_WARN) &&
+                        ret == EXIT_SUCCESS)
                         ret = EXIT_CHECK_WARN;
+        }
+        if (probe_baseline_save(&baseline) < 0) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
         }
 
         if (arg_json) {
@@ -403,7 +431,7 @@ int verb_probe(int argc, char *argv[]) {
                 json_key(&w, "peers");
                 json_begin_array(&w);
                 for (size_t i = 0; i < n_rows; i++)
-                        print_row_json(&w, &rows[i]);
+                        print_row_json(&w, &baseline, &rows[i]);
                 json_end_array(&w);
                 json_end_object(&w);
                 json_writer_finish(&w);
@@ -411,10 +439,12 @@ int verb_probe(int argc, char *argv[]) {
                 for (size_t i = 0; i < n_rows; i++) {
                         if (i > 0)
                                 putchar('\n');
-                        print_row(&rows[i]);
+                        print_row(&baseline, &rows[i]);
                 }
 
-        for (size_t i = 0; i < n_rows; i++)
+        for (size_t i = 0; i < n_rows; i++) {
                 free(rows[i].rdma_device);
+                probe_baseline_row_done(&rows[i].baseline);
+        }
         return ret;
 }

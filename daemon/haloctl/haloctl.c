@@ -14,6 +14,7 @@ bool arg_adopt = false;
 const char *arg_backend = NULL;
 bool arg_cdi = false;
 bool arg_list = false;
+bool arg_rebaseline = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
@@ -78,6 +79,7 @@ static void help(void) {
                "     --slots N       env --format=hostfile: slots= of every node (default 1)\n"
                "     --port PORT     env --format=llama-rpc (default 50052), ray (default 6379)\n"
                "     --list          check: list every check id and what it judges, run nothing\n"
+               "     --rebaseline    probe: make this measurement the RDMA baseline (as root)\n"
                "     --color WHEN    Colour output: auto (on a terminal), always, never\n"
                "\nExit status: 0 success, 1 warnings or changes pending, 2 failed checks,\n"
                "64 usage error, 66 profile unreadable, 69 halod or NetworkManager unavailable,\n"
@@ -101,6 +103,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_FORMAT,
                 ARG_SLOTS,
                 ARG_PORT,
+                ARG_REBASELINE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -118,6 +121,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "format", required_argument, NULL, ARG_FORMAT },
                 { "slots", required_argument, NULL, ARG_SLOTS },
                 { "port", required_argument, NULL, ARG_PORT },
+                { "rebaseline", no_argument, NULL, ARG_REBASELINE },
                 {},
         };
         int c;
@@ -189,6 +193,9 @@ static int parse_argv(int argc, char *argv[]) {
                         if (parse_port(optarg) < 0)
                                 return -EINVAL;
                         break;
+                case ARG_REBASELINE:
+                        arg_rebaseline = true;
+                        break;
                 case '?':
                         return -EINVAL;
                 default:
@@ -239,6 +246,13 @@ static int run(int argc, char *argv[]) {
         if (arg_list && !streq(verb, "check")) {
                 fprintf(stderr,
                         "--list is an option of check only: haloctl check --list lists the check ids.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_rebaseline && !streq(verb, "probe")) {
+                fprintf(stderr,
+                        "--rebaseline is an option of probe only: haloctl probe --rebaseline NODE re-takes "
+                        "the RDMA baseline.\n");
                 return EX_USAGE;
         }
 

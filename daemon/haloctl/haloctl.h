@@ -16,7 +16,8 @@ extern bool arg_force;
 extern bool arg_adopt;
 extern const char *arg_backend; /* apply --backend; NULL: backend_pick() */
 extern bool arg_cdi;
-extern bool arg_list; /* check --list */
+extern bool arg_list;       /* check --list */
+extern bool arg_rebaseline; /* probe --rebaseline */
 extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,38 +14,24 @@
 #include <unistd.h>
 
 #include "basic/errorf.h"
+#include "basic/file-owner.h"
 #include "basic/macro.h"
 #include "profile/profile-trust.h"
 
 /* As the kernel's MAXSYMLINKS. */
 #define SYMLINKS_MAX 40U
 
-static bool owner_trusted(uid_t uid) {
-        return uid == 0 || uid == geteuid();
-}
-
-static const char *user_name(uid_t uid, char *buf, size_t size) {
-        struct passwd pw, *result = NULL;
-        char pwbuf[1024];
-
-        if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &result) == 0 && result)
-                (void) snprintf(buf, size, "%s (uid %u)", result->pw_name, (unsigned) uid);
-        else
-                (void) snprintf(buf, size, "uid %u", (unsigned) uid);
-        return buf;
-}
-
 static int check_directory(const char *dir, const struct stat *st, char **ret_error) {
         char owner[128];
 
-        if (!owner_trusted(st->st_uid))
+        if (!file_owner_trusted(st->st_uid))
                 return errorf(
                         ret_error,
                         -EPERM,
                         "%s: not trusted as a profile's directory: it is owned by %s, who could replace the "
                         "profile; halod only reads a profile that root controls. Run: chown root:root %s",
                         dir,
-                        user_name(st->st_uid, owner, sizeof(owner)),
+                        file_owner_name(st->st_uid, owner, sizeof(owner)),
                         dir);
         if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
                 return errorf(
@@ -71,7 +56,7 @@ static int check_file(const char *file, const struct stat *st, char **ret_error)
                         "%s: not a regular file (mode %06o); the profile must be a plain file.",
                         file,
                         (unsigned) st->st_mode);
-        if (!owner_trusted(st->st_uid) || (st->st_mode & (S_IWGRP | S_IWOTH)))
+        if (!file_owner_trusted(st->st_uid) || (st->st_mode & (S_IWGRP | S_IWOTH)))
                 return errorf(
                         ret_error,
                         -EPERM,
@@ -79,9 +64,9 @@ static int check_file(const char *file, const struct stat *st, char **ret_error)
                         "this machine is configured. halod only reads a profile that root owns and only root "
                         "may write. Run: chown root:root %s; chmod 644 %s",
                         file,
-                        user_name(st->st_uid, owner, sizeof(owner)),
+                        file_owner_name(st->st_uid, owner, sizeof(owner)),
                         (unsigned) (st->st_mode & 07777),
-                        !owner_trusted(st->st_uid)      ? "its owner"
+                        !file_owner_trusted(st->st_uid) ? "its owner"
                                 : st->st_mode & S_IWOTH ? "anyone"
                                                         : "its group",
                         file,
@@ -233,14 +218,14 @@ static int walk_follow(
         ssize_t k;
         int r;
 
-        if (!owner_trusted(st->st_uid))
+        if (!file_owner_trusted(st->st_uid))
                 return errorf(
                         ret_error,
                         -EPERM,
                         "%s: symlink on the profile's path is owned by %s, who could point it elsewhere; halod "
                         "only follows symlinks that root owns. Run: chown -h root:root %s",
                         link,
-                        user_name(st->st_uid, owner, sizeof(owner)),
+                        file_owner_name(st->st_uid, owner, sizeof(owner)),
                         link);
         if (++*n_links > SYMLINKS_MAX)
                 return errorf(ret_error, -ELOOP, "%s: too many levels of symlinks.", w->path);

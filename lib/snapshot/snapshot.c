@@ -7,6 +7,7 @@
 #include "basic/strv.h"
 #include "net/firewalld.h"
 #include "net/ipv4-forwarding.h"
+#include "snapshot/snapshot-baseline.h"
 #include "snapshot/snapshot-qos-host.h"
 #include "snapshot/snapshot-rdma.h"
 #include "snapshot/snapshot.h"
@@ -81,6 +82,8 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 parts |= SNAPSHOT_MODULES;
         if (parts & SNAPSHOT_MODULES)
                 snapshot_forget_modules(s);
+        if (parts & SNAPSHOT_RDMA_BASELINE)
+                snapshot_forget_rdma_baseline(s);
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_RDMA)
@@ -109,7 +112,7 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
 void snapshot_done(Snapshot *s) {
         if (!s)
                 return;
-        snapshot_forget(s, SNAPSHOT_PORTS | SNAPSHOT_HOST_PARTS);
+        snapshot_forget(s, SNAPSHOT_PORTS | SNAPSHOT_HOST_PARTS | SNAPSHOT_RDMA_BASELINE);
 }
 
 bool snapshot_read_kernel(const Snapshot *s) {
@@ -340,6 +343,12 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_MODULES;
+        }
+        if (parts & SNAPSHOT_RDMA_BASELINE) {
+                r = snapshot_read_rdma_baseline(s);
+                if (r < 0)
+                        return r;
+                s->parts |= SNAPSHOT_RDMA_BASELINE;
         }
         return 0;
 }

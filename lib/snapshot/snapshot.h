@@ -73,6 +73,9 @@ typedef enum SnapshotPart {
         /* The .network files in systemd-networkd's directories and the netplan files, as text (the
          * link.<name>.owner checks). */
         SNAPSHOT_NET_CONFIG = 1 << 19,
+        /* The RDMA baseline file haloctl probe keeps below the host root (snapshot/snapshot-baseline.h),
+         * for fabric.<NODE>.baseline. */
+        SNAPSHOT_RDMA_BASELINE = 1 << 20,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
@@ -95,6 +98,8 @@ typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
+/* snapshot/snapshot-baseline.h */
+typedef struct SnapshotRdmaBaseline SnapshotRdmaBaseline;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -143,6 +148,8 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* SNAPSHOT_RDMA_BASELINE. */
+        SnapshotRdmaBaseline *rdma_baseline;
         /* The checks that the checks_run() reading it now selects (NULL: all): a group may leave out the
          * reads of a check it does not select, which would be dropped anyway. */
         const char *selection;

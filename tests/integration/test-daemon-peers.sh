@@ -112,6 +112,8 @@ assert_contains "$OUT" "Peers:"
 assert_contains "$OUT" "worker  $WORKER_ADDR"
 assert_contains "$OUT" "reachable, round trip "
 assert_contains "$OUT" "peer.worker.mtu"
+# fabric.worker.baseline: judged by halod, and shown on its own row (this profile has no rdma:).
+assert_contains "$OUT" "RDMA path: ● worker  Not checked: the profile has no rdma: section"
 json=$(on head "$HALOCTL" status --json)
 assert_eq "$(jq -r '.peers[0].node' <<<"$json")" worker "status --json .peers[0].node"
 assert_eq "$(jq -r '.peers[0].address' <<<"$json")" $WORKER_ADDR "status --json .peers[0].address"

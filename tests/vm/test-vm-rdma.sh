@@ -20,6 +20,8 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-peer-rdma.sh"
 # shellcheck source=step-fabric-transport.sh
 . "$SOURCE_DIR/tests/vm/step-fabric-transport.sh"
+# shellcheck source=step-rdma-baseline.sh
+. "$SOURCE_DIR/tests/vm/step-rdma-baseline.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 require_build_file tests/vm-regmr tests/vm-devlink
@@ -106,6 +108,7 @@ fi
 log "all $PROBES probes measured the RC QP path (pings and RDMA WRITEs)"
 
 step_peer_rdma
+step_rdma_baseline
 step_fabric_transport
 
 # ---- the fabric link down: rdma.port fails, and passes again when it is back ----
