@@ -148,6 +148,15 @@ static bool drifted(VerifyJob *j) {
         return plan_drifted(&plan, j->only);
 }
 
+/* Reads the facts the selected checks judge, once (an apply forgot what it changed), then judges them. */
+static int judge(VerifyJob *j, CheckList *out) {
+        int r = snapshot_read(&j->snapshot, check_registry_parts(&j->context, j->only));
+
+        if (r < 0)
+                return r;
+        return checks_run(&j->context, &j->snapshot, j->only, out);
+}
+
 static void enforce(VerifyJob *j) {
         VerifyOutcome *o = &j->outcome;
 
@@ -158,7 +167,7 @@ static void enforce(VerifyJob *j) {
         o->enforce_result = apply(j, &j->enforce_changes, &j->enforce_error);
         j->checks_after_result = 1;
         if (o->enforce_result > 0)
-                j->checks_after_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks_after);
+                j->checks_after_result = judge(j, &j->checks_after);
 }
 
 /* The links' MTUs for the peer rounds, which run on the peer lane and may not read this snapshot: a
@@ -224,7 +233,7 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.apply)
                 o->apply_result = apply(j, &j->changes, &j->apply_error);
 
-        o->checks_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks);
+        o->checks_result = judge(j, &j->checks);
         if (o->checks_result >= 0)
                 o->checks_result = check_transport(j);
         if (j->req.judge && o->checks_result >= 0)

@@ -14,8 +14,8 @@
 /* One port as the rdma.* checks see it: the snapshot's facts, borrowed. */
 typedef struct RdmaPort {
         const FabricPort *port;
-        Snapshot *snapshot; /* for the host's facts, read when a check asks for them */
-        RdmaDevice *device; /* NULL: error says why */
+        const Snapshot *snapshot; /* for the host's facts, read when a check asks for them */
+        RdmaDevice *device;       /* NULL: error says why */
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
         RoceMtuDriver mtu_driver;
@@ -346,6 +346,8 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
         const char *module = nic_family_rdma_module(p->family);
         int r;
 
+        if (!snapshot_has(p->snapshot, SNAPSHOT_MODULES)) /* its caller did not read it */
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "rdma.driver is not selected");
         if (!p->port->pci)
                 return port_check_set(
                         ret,
@@ -358,9 +360,6 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                 return -ENOMEM;
         if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
                 return -ENOMEM;
-        r = snapshot_read(p->snapshot, SNAPSHOT_MODULES);
-        if (r < 0)
-                return r;
         r = check_rdma_driver_evaluate(
                 snapshot_module_state(p->snapshot, module), driver ?: nic_family_driver(p->family), module, ret);
         if (r < 0 || ret->outcome != CHECK_FAIL || !streq_ptr(ret->actual, "not loaded"))
@@ -377,15 +376,12 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
 
 /* From the snapshot's memlock facts (s NULL: one of its own); family: the fabric NIC's, whose RDMA module
  * rdma.memlock names when there is no uverbs device. */
-static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily family, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+static int check_rdma_memlock(const NodeContext *c, const Snapshot *s, NicFamily family, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES))
+                return 0; /* not selected: its caller did not read it */
         r = check_rdma_memlock_evaluate(&s->host.memlock, &s->host, family, c->profile->rdma.memlock, &p);
         if (r < 0)
                 return r;
@@ -394,7 +390,12 @@ static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily famil
 
 /* The skip of every rdma.* check when there is nothing to check. */
 static int skip_all(
-        const NodeContext *c, Snapshot *s, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+        const NodeContext *c,
+        const Snapshot *s,
+        const char *const *ids,
+        size_t n,
+        const char *reason,
+        CheckList *out) {
         for (size_t i = 0; i < n; i++) {
                 int r = check_list_skip(out, ids[i], "%s", reason);
 
@@ -429,13 +430,12 @@ static int add_port_checks(
         return r;
 }
 
-int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_rdma(const NodeContext *c, const Snapshot *s, CheckList *out) {
         static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,
                 check_rdma_gid_port,    check_rdma_mtu_port,
         };
-        _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) RdmaPort *rdma = NULL;
         NicFamily family = _NIC_FAMILY_INVALID; /* none seen yet */
         int r;
@@ -452,11 +452,8 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
                         out);
 
-        s = snapshot_or_own(s, &own, c);
-        /* The NIC facts name each port's driver (one reader of it, shared with the nic. checks). */
-        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS))
+                return check_rdma_memlock(c, s, NIC_FAMILY_UNKNOWN, out); /* only rdma.memlock is selected */
         if (s->n_ports == 0)
                 return skip_all(
                         c,

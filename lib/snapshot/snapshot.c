@@ -7,6 +7,7 @@
 #include "basic/strv.h"
 #include "net/firewalld.h"
 #include "net/ipv4-forwarding.h"
+#include "snapshot/snapshot-identity.h"
 #include "snapshot/snapshot-qos-host.h"
 #include "snapshot/snapshot-rdma.h"
 #include "snapshot/snapshot.h"
@@ -81,6 +82,8 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 parts |= SNAPSHOT_MODULES;
         if (parts & SNAPSHOT_MODULES)
                 snapshot_forget_modules(s);
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NET_CONFIG))
+                snapshot_forget_identities(s);
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_RDMA)
@@ -263,6 +266,11 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 s->ports = ports.ports;
                 s->n_ports = ports.n;
                 s->parts |= SNAPSHOT_PORTS;
+        }
+        if (snapshot_has(s, SNAPSHOT_PORTS | SNAPSHOT_NET_CONFIG) && !s->identities) {
+                r = snapshot_read_identities(s);
+                if (r < 0)
+                        return r;
         }
         if (parts & SNAPSHOT_LINKS) {
                 /* Marked read first: snapshot_kernel_link() answers from it while zones are asked. */

@@ -71,7 +71,8 @@ typedef enum SnapshotPart {
          * line when there is a module; forgotten with either. */
         SNAPSHOT_MODULES = 1 << 18,
         /* The .network files in systemd-networkd's directories and the netplan files, as text (the
-         * link.<name>.owner checks). */
+         * link.<name>.owner checks); with SNAPSHOT_PORTS read too, each port netdev's permanent address
+         * and ethtool driver (snapshot-identity.h). */
         SNAPSHOT_NET_CONFIG = 1 << 19,
 } SnapshotPart;
 
@@ -95,6 +96,8 @@ typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
+/* snapshot/snapshot-identity.h */
+typedef struct SnapshotIdentity SnapshotIdentity;
 
 /* What firewalld said about one link's netdev. */
 typedef struct SnapshotZone {
@@ -143,9 +146,8 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
-        /* The checks that the checks_run() reading it now selects (NULL: all): a group may leave out the
-         * reads of a check it does not select, which would be dropped anyway. */
-        const char *selection;
+        /* SNAPSHOT_NET_CONFIG with SNAPSHOT_PORTS: one per port. */
+        SnapshotIdentity *identities;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
         PauseHistory *pause_history;
 
@@ -192,6 +194,11 @@ const ModuleState *snapshot_module_state(const Snapshot *s, const char *module) 
  * them). */
 int snapshot_read_host(Snapshot *s, SnapshotPart parts);
 void snapshot_forget_host(Snapshot *s, SnapshotPart parts);
+
+/* Whether every one of parts has been read: a check judges only what its caller read for it. */
+static inline bool snapshot_has(const Snapshot *s, SnapshotPart parts) {
+        return (s->parts & parts) == parts;
+}
 
 /* Whether the kernel's links were read, and could be (SNAPSHOT_LINKS without kernel_error). */
 bool snapshot_read_kernel(const Snapshot *s) _pure_;

@@ -19,6 +19,7 @@
 #include "basic/fileio.h"
 #include "check/check-hosts.h"
 #include "tests.h"
+#include "check-read.h"
 
 static const char profile_text[] =
         "cluster: strix-halo\n"
@@ -48,7 +49,7 @@ static void run(const Host *host, CheckList *out) {
 
         ASSERT_OK(profile_load_string("h.yaml", profile_text, strlen(profile_text), &p, NULL));
         c = (NodeContext){ .host = host, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_hosts(&c, NULL, out));
+        ASSERT_OK(test_check_group(&c, NULL, check_hosts, out));
 }
 
 static void assert_cases(const CheckList *l, const char *source) {

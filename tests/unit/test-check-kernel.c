@@ -5,6 +5,7 @@
 
 #include "basic/strv.h"
 #include "check-test.h"
+#include "check-read.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-profile.h"
@@ -46,6 +47,7 @@ static void run_case(const Case *t) {
         h = (Host){ .root = root };
         snapshot_init(&s, &c);
 
+        test_read_for(&c, &s, "kernel.cmdline,gpu.gtt");
         ASSERT_OK(check_kernel(&c, &s, &l));
         ASSERT_OK(check_gpu_gtt(&c, &s, &l));
         ASSERT_INT_EQ(l.n_checks, 3);

@@ -3,6 +3,7 @@
  * snapshot, and what cannot be read is kept with its errno for the checks to say so. Driven by the
  * Strix Halo fixture tree (tests/data/hosts/gpu-strix-ok). */
 #include "check-test.h"
+#include "check-read.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-node.h"
@@ -80,6 +81,7 @@ static void test_read_once(void) {
         ASSERT_INT_EQ(s.parts & (SNAPSHOT_CMDLINE | SNAPSHOT_MEMINFO), 0);
         ASSERT_TRUE(!s.host.cmdline && !s.host.cmdline_parsed);
         check_list_done(&l);
+        test_read_for(&c, &s, "kernel.cmdline,node.");
         ASSERT_OK(check_kernel_cmdline(&c, &s, &l));
         ASSERT_OK(check_node(&c, &s, &l));
         assert_check(&l, &(CheckExpect){ "kernel.cmdline", CHECK_FAIL, "cannot read /proc/cmdline" }, root);
