@@ -84,6 +84,11 @@ static SnapshotPart entry_parts(const CheckRegistryEntry *e, const NodeContext *
         }
         if (startswith(e->id, "kernel.cmdline"))
                 return strv_length(kernel_required_params(c)) > 0 ? parts : 0;
+        if (streq(e->id, "kernel.iommu"))
+                return kernel_profile_requires(c, "iommu", "pt") ||
+                                kernel_profile_requires(c, "iommu.passthrough", "1")
+                        ? parts
+                        : 0;
         if (streq(e->id, "kernel.aspm"))
                 return kernel_profile_requires(c, "pcie_aspm", "off") ? parts : 0;
         if (streq(e->id, "gpu.vram"))

@@ -4,9 +4,9 @@
  * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
 #include "apply/apply.h"
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check/checks.h"
 #include "tests.h"
-#include "check-read.h"
 
 static unsigned backend_calls;
 

@@ -7,8 +7,8 @@
 
 #include "basic/meminfo.h"
 #include "basic/strv.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-node.h"

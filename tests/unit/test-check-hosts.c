@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "check-read.h"
 #include "check/check-hosts.h"
 #include "tests.h"
-#include "check-read.h"
 
 static const char profile_text[] =
         "cluster: strix-halo\n"

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include "basic/strv.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-profile.h"

@@ -5,8 +5,8 @@
 #include <sys/wait.h>
 
 #include "basic/strv.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-nic.h"
 #include "check/check-registry.h"
 #include "nic/ice-ddp.h"

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-node.h"
 #include "tests.h"
 

@@ -3,8 +3,8 @@
  * (the test double linked in), then made to load a library that is not there. libibverbs is the source
  * on the running system only (here its loopback link stands in for a fabric port); a host tree's RDMA
  * facts come from its sysfs, and need no libibverbs. */
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-rdma.h"
 #include "fake-verbs.h"
 #include "rdma/dlopen-verbs.h"

@@ -6,8 +6,8 @@
 
 #include "basic/fileio.h"
 #include "basic/strv.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-rdma.h"
 #include "check/check-registry.h"
 #include "fake-verbs.h"

@@ -7,8 +7,8 @@
 #include <pthread.h>
 
 #include "basic/dlopen-util.h"
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-nic.h"
 #include "config.h"
 #include "nic/pci.h"

@@ -2,8 +2,8 @@
 /* Tests for the snapshot's host facts (snapshot/snapshot-host.h): each source is read once per
  * snapshot, and what cannot be read is kept with its errno for the checks to say so. Driven by the
  * Strix Halo fixture tree (tests/data/hosts/gpu-strix-ok). */
-#include "check-test.h"
 #include "check-read.h"
+#include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
 #include "check/check-node.h"
