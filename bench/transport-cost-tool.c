@@ -37,9 +37,13 @@ static int watch_once(const NodeContext *c, Snapshot *snap, FabricTransportState
         _cleanup_(fabric_transport_changes_done) FabricTransportChanges changes = {};
         int r;
 
-        r = fabric_transport_sample_read(c, snap, &s);
+        /* A verify reads the snapshot's transport part anew, and the state takes the sample over. */
+        snapshot_forget(snap, SNAPSHOT_TRANSPORT);
+        r = snapshot_read(snap, SNAPSHOT_TRANSPORT);
         if (r < 0)
                 return r;
+        s = *snap->transport;
+        *snap->transport = (FabricTransportSample){};
         if (s.tcp_error < 0)
                 return s.tcp_error;
         *ret_n_tcp = s.n_tcp;

@@ -179,6 +179,23 @@ static void read_link_mtus(VerifyJob *j) {
         j->link_mtus_read = peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
 }
 
+/* The sample of now, taken out of the snapshot (SNAPSHOT_TRANSPORT, read for the fabric. checks):
+ * the state keeps it as its last. Without it (no peer to judge) an empty one of now. */
+static int take_transport_sample(VerifyJob *j, FabricTransportSample *ret) {
+        int r = snapshot_read(&j->snapshot, check_registry_daemon_parts(&j->context, j->only));
+
+        if (r < 0)
+                return r;
+        if (!j->snapshot.transport) {
+                *ret = (FabricTransportSample){ .at = now(CLOCK_MONOTONIC) };
+                return 0;
+        }
+        *ret = *j->snapshot.transport;
+        *j->snapshot.transport = (FabricTransportSample){};
+        snapshot_forget(&j->snapshot, SNAPSHOT_TRANSPORT);
+        return 0;
+}
+
 /* fabric.<node>.transport: compares with the sample of the verify before, which the manager keeps. A
  * failure to read is the check's to say; only memory runs out here. */
 static int check_transport(VerifyJob *j) {
@@ -188,7 +205,7 @@ static int check_transport(VerifyJob *j) {
 
         if (!checks_group_selected("fabric.", j->only))
                 return 0;
-        r = fabric_transport_sample_read(&j->context, &j->snapshot, &sample);
+        r = take_transport_sample(j, &sample);
         if (r < 0)
                 return r;
         r = check_fabric_transport(

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fabric.<node>.transport: the verdict of basic/transport-verdict.c on what moved between two
- * verifies. Reading the sample is fabric-transport-read.c's. */
+ * verifies. Reading the sample is the snapshot's (snapshot/snapshot-transport.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +9,6 @@
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
 #include "net/tcp-peer-bytes.h"
-
-void fabric_transport_sample_done(FabricTransportSample *s) {
-        if (!s)
-                return;
-        free(s->tcp);
-        strv_free(s->rdma_devices);
-        free(s->holders);
-        *s = (FabricTransportSample){};
-}
 
 void fabric_transport_state_done(FabricTransportState *s) {
         if (!s)

@@ -102,7 +102,7 @@ const CheckRegistryEntry check_registry[] = {
           "the other node runs the same profile (the same digest)" },
         { "peer.<NODE>.rdma", "peer.", NULL, 0, "peer.",
           "an RC queue pair to the other node's halod connects and carries RDMA" },
-        { "fabric.<NODE>.transport", "fabric.", NULL, P(LOCATED), "fabric.",
+        { "fabric.<NODE>.transport", "fabric.", NULL, P(TRANSPORT), "fabric.",
           "halod only: whether bulk traffic to the other node moved over RDMA or TCP" },
         /* -- end check registry -- */
 };
@@ -157,11 +157,12 @@ size_t check_registry_count(CheckSnapshotGroupFunc run) {
 
 const char *snapshot_part_name(SnapshotPart part) {
         static const char *const names[] = {
-                [0] = "ports",    [1] = "links",        [2] = "nics",     [3] = "dcb",
-                [4] = "qos-host", [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
-                [8] = "located",  [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
-                [12] = "meminfo", [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
-                [16] = "devices", [17] = "names",       [18] = "modules", [19] = "net-config",
+                [0] = "ports",      [1] = "links",        [2] = "nics",     [3] = "dcb",
+                [4] = "qos-host",   [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
+                [8] = "located",    [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
+                [12] = "meminfo",   [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
+                [16] = "devices",   [17] = "names",       [18] = "modules", [19] = "net-config",
+                [20] = "transport",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)

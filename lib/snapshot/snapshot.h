@@ -74,6 +74,10 @@ typedef enum SnapshotPart {
          * link.<name>.owner checks); with SNAPSHOT_PORTS read too, each port netdev's permanent address
          * and ethtool driver (snapshot-identity.h). */
         SNAPSHOT_NET_CONFIG = 1 << 19,
+        /* The fabric's use now (snapshot-transport.h): the TCP sockets between the node's fabric addresses
+         * and the other nodes', its RDMA devices' counters and the processes holding QPs on them, for
+         * fabric.<node>.transport; with SNAPSHOT_LOCATED, and forgotten with SNAPSHOT_PORTS. */
+        SNAPSHOT_TRANSPORT = 1 << 20,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
@@ -96,6 +100,8 @@ typedef struct SnapshotQosCounters SnapshotQosCounters;
 typedef struct PauseHistory PauseHistory;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
+/* snapshot/snapshot-transport.h */
+typedef struct FabricTransportSample FabricTransportSample;
 /* snapshot/snapshot-identity.h */
 typedef struct SnapshotIdentity SnapshotIdentity;
 
@@ -146,6 +152,8 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* SNAPSHOT_TRANSPORT. */
+        FabricTransportSample *transport;
         /* SNAPSHOT_NET_CONFIG with SNAPSHOT_PORTS: one per port. */
         SnapshotIdentity *identities;
         /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
