@@ -278,7 +278,13 @@ static int apply_run(int argc, char *argv[]) {
          * (read again after a change, or after a failure). */
         k = snapshot_read(&snapshot, check_registry_parts(&c, hosts_only ? "hosts." : "link."));
         if (k >= 0)
-                k = checks_run(&c, &snapshot, hosts_only ? "hosts." : "link.", &checks);
+                k = checks_run(
+                        &c,
+                        &snapshot,
+                        /* before= */ NULL,
+                        /* after= */ NULL,
+                        hosts_only ? "hosts." : "link.",
+                        &checks);
         if (k < 0) {
                 fprintf(stderr, "Failed to run the link checks: %s\n", strerror(-k));
                 return EX_OSERR;

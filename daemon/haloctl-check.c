@@ -95,7 +95,7 @@ int verb_check(int argc, char *argv[]) {
         /* The facts the selected checks judge, read once before they judge. */
         r = snapshot_read(&snapshot, check_registry_parts(&c, arg_only));
         if (r >= 0)
-                r = checks_run(&c, &snapshot, arg_only, &checks);
+                r = checks_run(&c, &snapshot, /* before= */ NULL, /* after= */ NULL, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;

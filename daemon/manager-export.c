@@ -57,11 +57,9 @@ void manager_export_keep_snapshot(Manager *m, const Host *host, const NodeContex
         v->snapshot = *s;
         *s = (Snapshot){};
         v->snapshot.context = &v->context;
-        /* What pointed into the verify job: its hand-over of rtnetlink events, and the pause counters of
-         * the verify before, which only the verify's qos.<link>.pause reads and updates. */
+        /* What pointed into the verify job: its hand-over of rtnetlink events. */
         v->snapshot.before_kernel_read = NULL;
         v->snapshot.userdata = NULL;
-        v->snapshot.pause_history = NULL;
         m->verified = v;
 }
 

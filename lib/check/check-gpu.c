@@ -147,7 +147,8 @@ int check_gpu_vram(const NodeContext *c, const Snapshot *s, CheckList *out) {
                 max_text);
 }
 
-int check_gpu(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_gpu(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         r = check_gpu_vram(c, s, out);

@@ -12,7 +12,8 @@ static inline double bytes_gib(uint64_t bytes) {
 }
 
 /* The group (s: NULL for its own snapshot). */
-int check_gpu(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_gpu(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The parts, for tests. */
 int check_gpu_vram(const NodeContext *c, const Snapshot *s, CheckList *out);

@@ -288,7 +288,8 @@ static int check_hosts_node(
         return hosts_judge(c->profile, peer, id, expected, want[0], addresses, n, source, out);
 }
 
-int check_hosts(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_hosts(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         if (!c->profile || !c->node)

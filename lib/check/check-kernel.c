@@ -85,7 +85,8 @@ bool kernel_profile_requires(const NodeContext *c, const char *name, const char 
         return false;
 }
 
-int check_kernel_devices(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_kernel_devices(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         r = check_kernel_iommu(c, s, out);
@@ -94,7 +95,8 @@ int check_kernel_devices(const NodeContext *c, const Snapshot *s, CheckList *out
         return check_kernel_aspm(c, s, out);
 }
 
-int check_kernel(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_kernel(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         r = check_kernel_cmdline(c, s, out);

@@ -8,9 +8,11 @@
 #include "check/checks.h"
 
 /* kernel.cmdline and kernel.cmdline-next (s: NULL for a snapshot of its own). */
-int check_kernel(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_kernel(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 /* kernel.iommu and kernel.aspm, which look at the fabric NIC's PCI device (the snapshot's ports). */
-int check_kernel_devices(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_kernel_devices(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* True when the profile's kernel.cmdline requires name=value (value NULL: name with any value or
  * none); names compare as the kernel compares them ('-' and '_' alike). */

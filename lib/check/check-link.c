@@ -259,7 +259,8 @@ static int check_link_owner_selected(
         return check_link_owner(c, s, i, nl, lp, out);
 }
 
-int check_links(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_links(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) char *note = NULL;
         int r;
 

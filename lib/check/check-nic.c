@@ -222,7 +222,8 @@ static int add_skips(CheckList *out, const char *reason) {
         return 0;
 }
 
-int check_nic(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_nic(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) NicPort *nics = NULL;
         int r = 0;
 

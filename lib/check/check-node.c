@@ -74,7 +74,8 @@ int check_node_memory(const NodeContext *c, const Snapshot *s, CheckList *out) {
                 min_text);
 }
 
-int check_node(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_node(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         r = check_node_memory(c, s, out);

@@ -163,7 +163,8 @@ int check_qos_dcb_evaluate(
         return r;
 }
 
-int check_qos_dcb(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_qos_dcb(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) char *note = NULL;
         int r;
 

@@ -324,7 +324,8 @@ int check_qos_pause_evaluate(
                 actual);
 }
 
-int check_qos_host(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_qos_host(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         if (!c->profile || !c->node)
@@ -371,16 +372,16 @@ int check_qos_host(const NodeContext *c, const Snapshot *s, CheckList *out) {
                                 port->ifname,
                                 &pl->qos,
                                 sc,
-                                s->pause_history,
-                                pause_history_find(s->pause_history, port->ifname),
+                                before != NULL,
+                                before ? pause_history_find(&before->pause, port->ifname) : NULL,
                                 out);
                 if (r < 0)
                         return r;
                 /* The sample the next verify compares with. */
-                if (s->pause_history && port->ifname && sc && sc->pause_error >= 0 &&
-                    sc->packets_error >= 0 && sc->pause.known != 0) {
+                if (after && port->ifname && sc && sc->pause_error >= 0 && sc->packets_error >= 0 &&
+                    sc->pause.known != 0) {
                         r = pause_history_put(
-                                s->pause_history,
+                                &after->pause,
                                 port->ifname,
                                 sc->when,
                                 pause_counters_total(&sc->pause),

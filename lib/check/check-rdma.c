@@ -434,7 +434,8 @@ static int add_port_checks(
         return r;
 }
 
-int check_rdma(const NodeContext *c, const Snapshot *s, CheckList *out) {
+int check_rdma(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,

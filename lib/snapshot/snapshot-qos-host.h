@@ -39,24 +39,6 @@ struct SnapshotQosCounters {
         uint32_t hw_known; /* bit c: hw[c] was read */
 };
 
-/* What the daemon keeps between two verifies for qos.<link>.pause: each netdev's pause frames and
- * packets at the last verify. Set Snapshot.pause_history to it; the check reads and updates it. */
-typedef struct PauseSample {
-        char *ifname;
-        usec_t when;
-        uint64_t pause;
-        uint64_t packets;
-} PauseSample;
-
-struct PauseHistory {
-        PauseSample *samples;
-        size_t n;
-};
-
-void pause_history_done(PauseHistory *h);
-const PauseSample *pause_history_find(const PauseHistory *h, const char *ifname) _pure_;
-int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t pause, uint64_t packets);
-
 /* Reading and forgetting the two parts (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_qos_host(Snapshot *s);
 void snapshot_forget_qos_host(Snapshot *s);

@@ -97,7 +97,6 @@ typedef struct SnapshotDcb {
 /* snapshot/snapshot-qos-host.h */
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
-typedef struct PauseHistory PauseHistory;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
 /* snapshot/snapshot-transport.h */
@@ -156,8 +155,6 @@ typedef struct Snapshot {
         FabricTransportSample *transport;
         /* SNAPSHOT_NET_CONFIG with SNAPSHOT_PORTS: one per port. */
         SnapshotIdentity *identities;
-        /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
-        PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
          * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES, SNAPSHOT_NET_CONFIG. */

@@ -88,7 +88,7 @@ int main(int argc, char *argv[]) {
         if (streq(verb, "check")) {
                 r = snapshot_read(&s, check_registry_parts(&c, "link.,qos."));
                 if (r >= 0)
-                        r = checks_run(&c, &s, "link.,qos.", &checks);
+                        r = checks_run(&c, &s, /* before= */ NULL, /* after= */ NULL, "link.,qos.", &checks);
                 if (r < 0) {
                         fprintf(stderr, "check: %s\n", strerror(-r));
                         return EXIT_FAILURE;

@@ -26,7 +26,7 @@ static inline int test_check_group(const NodeContext *c, Snapshot *s, CheckSnaps
 
         s = snapshot_or_own(s, &own, c);
         test_read_for(c, s, test_group_of(run));
-        return run(c, s, out);
+        return run(c, s, /* before= */ NULL, /* after= */ NULL, out);
 }
 
 /* checks_run() with the facts of only read into s first (NULL: a snapshot of the run's own). */
@@ -35,5 +35,5 @@ static inline int test_checks_run(const NodeContext *c, Snapshot *s, const char 
 
         s = snapshot_or_own(s, &own, c);
         test_read_for(c, s, only);
-        return checks_run(c, s, only, out);
+        return checks_run(c, s, /* before= */ NULL, /* after= */ NULL, only, out);
 }

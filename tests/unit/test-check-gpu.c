@@ -64,8 +64,8 @@ static void run_case(const Case *t) {
         snapshot_init(&s, &c);
 
         test_read_for(&c, &s, "gpu.,kernel.,node.memory");
-        ASSERT_OK(check_gpu(&c, &s, &l));
-        ASSERT_OK(check_kernel_devices(&c, &s, &l));
+        ASSERT_OK(check_gpu(&c, &s, NULL, NULL, &l));
+        ASSERT_OK(check_kernel_devices(&c, &s, NULL, NULL, &l));
         ASSERT_OK(check_node_memory(&c, &s, &l));
         /* node.memory: one of check_node's */
         ASSERT_INT_EQ(
