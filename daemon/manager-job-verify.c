@@ -453,8 +453,8 @@ static int verify_job_capture(Manager *m, void *data) {
         if (r < 0)
                 return r;
         j->manager = m;
-        /* Out of memory, this verify judges as halod's first (no pause frames, no transport sample kept
-         * before) and leaves the manager's history as it is. */
+        /* Out of memory, this verify judges without history, as haloctl check does (no pause frames
+         * compared, no fabric.<node>.transport), and leaves the manager's history as it is. */
         j->before_result = check_history_copy(&m->history, &j->before);
         /* Without a copy (out of memory, or no map) the snapshot lists the netdevs itself. */
         if (j->req.seed_ports && m->ports)

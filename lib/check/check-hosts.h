@@ -6,7 +6,7 @@
 
 #include "check/checks.h"
 
-/* The group (s: NULL for a snapshot of its own); names resolve through NSS, or below --root in the
+/* The group, from the snapshot s its caller read; names resolve through NSS, or below --root in the
  * snapshot's ROOT/etc/hosts. */
 int check_hosts(
         const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);

@@ -7,7 +7,7 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 
-/* kernel.cmdline and kernel.cmdline-next (s: NULL for a snapshot of its own). */
+/* kernel.cmdline and kernel.cmdline-next, from the snapshot s its caller read. */
 int check_kernel(
         const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 /* kernel.iommu and kernel.aspm, which look at the fabric NIC's PCI device (the snapshot's ports). */

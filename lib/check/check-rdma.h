@@ -10,7 +10,7 @@
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
-/* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
+/* From the snapshot s its caller read (its RDMA devices, netdev MTUs and NIC facts). */
 int check_rdma(
         const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
