@@ -102,7 +102,7 @@ static SnapshotPart entry_parts(const CheckRegistryEntry *e, const NodeContext *
                         return 0;
                 /* Without libibverbs only rdma.memlock judges the running system, from the host's facts. */
                 if (!HAVE_LIBIBVERBS && host_is_running_system(c->host))
-                        return parts & ~(SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS | SNAPSHOT_MODULES);
+                        return parts & (SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
                 /* rdma.driver's command line is SNAPSHOT_MODULES's to read, where there is a module. */
                 if (parts & SNAPSHOT_MODULES)
                         parts &= ~SNAPSHOT_CMDLINE;
