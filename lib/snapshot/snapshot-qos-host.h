@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The snapshot's host qos parts: each node link's RoCE ECN switches (nic/roce-ecn.h) and rdma_cm's
  * default RoCE ToS (nic/rdma-cm.h) where its qos: asks for them (SNAPSHOT_QOS_HOST), and every port's
- * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS). The plan compares the first with the profile
- * (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
+ * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS). The plan compares the first with the
+ * profile (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
 #pragma once
 
 #include "basic/time-util.h"
