@@ -115,9 +115,15 @@ static SnapshotPart parts_of(const NodeContext *c, const char *only, bool daemon
 
         for (size_t i = 0; i < check_registry_size; i++) {
                 const CheckRegistryEntry *e = &check_registry[i];
-                bool runs = daemon ? streq(e->group, "fabric.") : e->run != NULL;
+                bool selected;
 
-                if (runs && entry_selected(e, c, only))
+                if (daemon)
+                        /* The transport sample is the node's, every peer's base in the state it leaves:
+                         * read whenever the group runs, whichever peers it judges now. */
+                        selected = streq(e->group, "fabric.") && checks_group_selected(e->group, only);
+                else
+                        selected = e->run && entry_selected(e, c, only);
+                if (selected)
                         parts |= entry_parts(e, c);
         }
         return parts;

@@ -12,5 +12,6 @@
  * pause counters, kernel.cmdline for the kernel. checks), no node, or a tree below --root for what only
  * the running kernel shows (rtnetlink and DCB: the ports then). */
 SnapshotPart check_registry_parts(const NodeContext *c, const char *only);
-/* The same for the checks only halod runs, after checks_run(): fabric.<NODE>.transport. */
+/* The same for the checks only halod runs, after checks_run(): fabric.<NODE>.transport, whose sample
+ * (SNAPSHOT_TRANSPORT) is read whenever only selects the group and a node is selected. */
 SnapshotPart check_registry_daemon_parts(const NodeContext *c, const char *only);

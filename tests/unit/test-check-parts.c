@@ -86,6 +86,8 @@ static void test_rdma(void) {
                 HAVE_LIBIBVERBS ? P(RDMA) | P(MTU) | P(NICS) | memlock : memlock);
         ASSERT_INT_EQ(check_registry_daemon_parts(&c, NULL), check_registry_find("fabric.x.transport")->parts);
         ASSERT_INT_EQ(check_registry_daemon_parts(&c, "link."), 0);
+        /* The sample is the node's: read for any peer the selection names, or for none. */
+        ASSERT_INT_EQ(check_registry_daemon_parts(&c, "fabric.nobody.transport"), SNAPSHOT_TRANSPORT);
 }
 
 int main(void) {
