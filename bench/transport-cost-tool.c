@@ -35,15 +35,27 @@ static int watch_once(const NodeContext *c, Snapshot *snap, FabricTransportState
         _cleanup_(fabric_transport_sample_done) FabricTransportSample s = {};
         _cleanup_(check_list_done) CheckList checks = {};
         _cleanup_(fabric_transport_changes_done) FabricTransportChanges changes = {};
+        FabricTransportState after;
         int r;
 
-        r = fabric_transport_sample_read(c, snap, &s);
+        /* A verify reads the snapshot's transport part anew, and the state takes the sample over. */
+        snapshot_forget(snap, SNAPSHOT_TRANSPORT);
+        r = snapshot_read(snap, SNAPSHOT_TRANSPORT);
         if (r < 0)
                 return r;
+        s = *snap->transport;
+        *snap->transport = (FabricTransportSample){};
         if (s.tcp_error < 0)
                 return s.tcp_error;
         *ret_n_tcp = s.n_tcp;
-        return check_fabric_transport(c, state, &s, &checks, &changes);
+        /* The verify job's history: the state is the before, a copy of it the after that replaces it. */
+        r = fabric_transport_state_dup(state, &after);
+        if (r < 0)
+                return r;
+        r = check_fabric_transport(c, state, &after, &s, &checks, &changes);
+        fabric_transport_state_done(state);
+        *state = after;
+        return r;
 }
 
 static int dump_once(const NodeContext *c) {

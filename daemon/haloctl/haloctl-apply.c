@@ -276,7 +276,15 @@ static int apply_run(int argc, char *argv[]) {
 
         /* Whatever happened, show what the kernel says now: the snapshot is the state after the apply
          * (read again after a change, or after a failure). */
-        k = checks_run(&c, &snapshot, hosts_only ? "hosts." : "link.", &checks);
+        k = snapshot_read(&snapshot, check_registry_parts(&c, hosts_only ? "hosts." : "link."));
+        if (k >= 0)
+                k = checks_run(
+                        &c,
+                        &snapshot,
+                        /* before= */ NULL,
+                        /* after= */ NULL,
+                        hosts_only ? "hosts." : "link.",
+                        &checks);
         if (k < 0) {
                 fprintf(stderr, "Failed to run the link checks: %s\n", strerror(-k));
                 return EX_OSERR;

@@ -146,10 +146,10 @@ int verb_check(int argc, char *argv[]) {
 
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
         snapshot_init(&snapshot, &c);
-        /* The facts fabric.<NODE>.baseline judges, read here: a check reads nothing (issue 33). */
-        r = snapshot_read(&snapshot, check_fabric_baseline_parts(arg_only));
+        /* The facts the selected checks judge, read once before they judge. */
+        r = snapshot_read(&snapshot, check_registry_parts(&c, arg_only));
         if (r >= 0)
-                r = checks_run(&c, &snapshot, arg_only, &checks);
+                r = checks_run(&c, &snapshot, /* before= */ NULL, /* after= */ NULL, arg_only, &checks);
         if (r < 0) {
                 fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
                 return EX_OSERR;

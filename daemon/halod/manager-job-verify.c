@@ -31,6 +31,8 @@ typedef struct VerifyJob {
 
         /* Inputs, taken from the manager when the job starts (verify_job_capture()). */
         ManagerInputs in;
+        CheckHistory before; /* a copy of the manager's history */
+        int before_result;   /* 0, or -ENOMEM when it could not be copied: then nothing is kept */
         NodeContext context;
         Snapshot snapshot;
         FabricPorts seed;        /* req.seed_ports: a copy of the watch's ports, taken when the job starts */
@@ -55,7 +57,9 @@ typedef struct VerifyJob {
         PeerLinkMtus link_mtus;
         FabricTransportChanges transport_changes; /* into and out of the fallback, for the journal */
         bool transport_ran;
-        FabricTransportState transport_copy; /* then: the manager's state after it, for the metrics */
+        FabricTransportState transport_copy; /* then: the history's state after it, for the metrics */
+        CheckHistory after;                  /* the history the checks leave (a copy of before, updated) */
+        bool after_ready;    /* after replaces the manager's history when the job publishes */
         bool helper_in_play; /* something is halod-helper.service's to write: a hosts job follows */
 } VerifyJob;
 
@@ -78,6 +82,8 @@ static void verify_job_free(void *data) {
         peer_link_mtus_done(&j->link_mtus);
         fabric_transport_changes_done(&j->transport_changes);
         fabric_transport_state_done(&j->transport_copy);
+        check_history_done(&j->before);
+        check_history_done(&j->after);
         free(j);
 }
 
@@ -149,6 +155,24 @@ static bool drifted(VerifyJob *j) {
         return plan_drifted(&plan, j->only);
 }
 
+/* Reads the facts the selected checks judge, once (an apply forgot what it changed), then judges them
+ * with the history as it stands: the verify before's, or after an enforcing apply the one the checks
+ * before it left. */
+static int judge(VerifyJob *j, CheckList *out) {
+        _cleanup_(check_history_done) CheckHistory before = {};
+        int r = snapshot_read(&j->snapshot, check_registry_parts(&j->context, j->only));
+
+        if (r < 0)
+                return r;
+        if (!j->after_ready)
+                return checks_run(
+                        &j->context, &j->snapshot, /* before= */ NULL, /* after= */ NULL, j->only, out);
+        r = check_history_copy(&j->after, &before);
+        if (r < 0)
+                return r;
+        return checks_run(&j->context, &j->snapshot, &before, &j->after, j->only, out);
+}
+
 static void enforce(VerifyJob *j) {
         VerifyOutcome *o = &j->outcome;
 
@@ -159,7 +183,7 @@ static void enforce(VerifyJob *j) {
         o->enforce_result = apply(j, &j->enforce_changes, &j->enforce_error);
         j->checks_after_result = 1;
         if (o->enforce_result > 0)
-                j->checks_after_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks_after);
+                j->checks_after_result = judge(j, &j->checks_after);
 }
 
 /* The links' MTUs for the peer rounds, which run on the peer lane and may not read this snapshot: a
@@ -172,6 +196,23 @@ static void read_link_mtus(VerifyJob *j) {
                 peer_link_mtus_from_snapshot(&j->snapshot, &j->link_mtus) >= 0;
 }
 
+/* The sample of now, taken out of the snapshot (SNAPSHOT_TRANSPORT, read for the fabric. checks):
+ * the state keeps it as its last. Without it (no peer to judge) an empty one of now. */
+static int take_transport_sample(VerifyJob *j, FabricTransportSample *ret) {
+        int r = snapshot_read(&j->snapshot, check_registry_daemon_parts(&j->context, j->only));
+
+        if (r < 0)
+                return r;
+        if (!j->snapshot.transport) {
+                *ret = (FabricTransportSample){ .at = now(CLOCK_MONOTONIC) };
+                return 0;
+        }
+        *ret = *j->snapshot.transport;
+        *j->snapshot.transport = (FabricTransportSample){};
+        snapshot_forget(&j->snapshot, SNAPSHOT_TRANSPORT);
+        return 0;
+}
+
 /* fabric.<node>.transport: compares with the sample of the verify before, which the manager keeps. A
  * failure to read is the check's to say; only memory runs out here. */
 static int check_transport(VerifyJob *j) {
@@ -179,16 +220,16 @@ static int check_transport(VerifyJob *j) {
         _cleanup_(check_list_done) CheckList checks = {};
         int r;
 
-        if (!checks_group_selected("fabric.", j->only))
+        if (!j->after_ready || !checks_group_selected("fabric.", j->only))
                 return 0;
-        r = fabric_transport_sample_read(&j->context, &j->snapshot, &sample);
+        r = take_transport_sample(j, &sample);
         if (r < 0)
                 return r;
         r = check_fabric_transport(
-                &j->context, &j->manager->transport, &sample, &checks, &j->transport_changes);
+                &j->context, &j->before.transport, &j->after.transport, &sample, &checks, &j->transport_changes);
         if (r < 0)
                 return r;
-        r = fabric_transport_state_copy(&j->manager->transport, &j->transport_copy);
+        r = fabric_transport_state_copy(&j->after.transport, &j->transport_copy);
         if (r < 0)
                 return r;
         j->transport_ran = true;
@@ -207,8 +248,8 @@ static void verify_job_run(Job *job, void *data) {
         if (j->seed.ports)
                 (void) snapshot_seed_ports(&j->snapshot, j->seed.ports, j->seed.n);
         j->snapshot.userdata = j;
-        /* The host lane runs one job at a time: the one running is the only one to read and update it. */
-        j->snapshot.pause_history = &j->manager->pause_history;
+        /* The history the checks leave starts as the one they judge with. */
+        j->after_ready = j->before_result >= 0 && check_history_copy(&j->before, &j->after) >= 0;
         j->hosts_writable = manager_dir_writable("/etc");
         j->networkd_delegated = manager_helper_delegates_networkd(j->in.profile, j->in.backend);
 
@@ -226,10 +267,7 @@ static void verify_job_run(Job *job, void *data) {
         if (j->req.apply)
                 o->apply_result = apply(j, &j->changes, &j->apply_error);
 
-        /* The facts fabric.<NODE>.baseline judges, read here: a check reads nothing (issue 33). */
-        o->checks_result = snapshot_read(&j->snapshot, check_fabric_baseline_parts(j->only));
-        if (o->checks_result >= 0)
-                o->checks_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks);
+        o->checks_result = judge(j, &j->checks);
         if (o->checks_result >= 0)
                 o->checks_result = check_transport(j);
         if (j->req.judge && o->checks_result >= 0)
@@ -361,6 +399,12 @@ static void verify_job_publish(Manager *m, void *data) {
 
         /* First, as publishing the checks starts the export job, which reads it on its worker. */
         manager_export_keep_snapshot(m, &j->in.host, &j->context, &j->snapshot);
+        /* The history the checks left, for the next verify. */
+        if (j->after_ready) {
+                check_history_done(&m->history);
+                m->history = j->after;
+                j->after = (CheckHistory){};
+        }
         /* Before the checks are published, which starts the export job that copies it. */
         if (j->transport_ran) {
                 fabric_transport_state_done(&m->transport_published);
@@ -412,6 +456,9 @@ static int verify_job_capture(Manager *m, void *data) {
         if (r < 0)
                 return r;
         j->manager = m;
+        /* Out of memory, this verify judges without history, as haloctl check does (no pause frames
+         * compared, no fabric.<node>.transport), and leaves the manager's history as it is. */
+        j->before_result = check_history_copy(&m->history, &j->before);
         /* Without a copy (out of memory, or no map) the snapshot lists the netdevs itself. */
         if (j->req.seed_ports && m->ports)
                 (void) fabric_ports_copy(m->ports, m->n_ports, &j->seed);

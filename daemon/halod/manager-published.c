@@ -23,7 +23,6 @@ VerifiedFacts *
          * the verify before, which only the verify's qos.<link>.pause reads and updates. */
         v->snapshot.before_kernel_read = NULL;
         v->snapshot.userdata = NULL;
-        v->snapshot.pause_history = NULL;
         return v;
 }
 

@@ -63,8 +63,7 @@ Manager *manager_free(Manager *m) {
         sd_event_unref(m->event);
         profile_free(m->profile);
         m->checks = published_checks_unref(m->checks);
-        pause_history_done(&m->pause_history);
-        fabric_transport_state_done(&m->transport);
+        check_history_done(&m->history);
         fabric_transport_state_done(&m->transport_published);
         free(m->summary);
         free(m->last_apply_error);

@@ -67,14 +67,14 @@ typedef struct Manager {
         bool run_failed;         /* the latest local run could not run the checks */
         usec_t last_verify_usec; /* CLOCK_REALTIME, 0: never */
         usec_t last_apply_usec;
-        PeerStatusList peers;           /* the Peers property: changes only materially (manager-peers.c) */
-        PeerStatusList peers_measured;  /* the latest probe run, for the metrics */
-        PauseHistory pause_history;     /* each netdev's pause frames at the last verify (qos.<link>.pause),
-                                         * read and updated by the verify job that runs the checks */
-        FabricTransportState transport; /* the fabric's use at the last verify (fabric.<node>.transport),
-                                         * likewise the verify job's */
-        FabricTransportState transport_published; /* a copy of it from the latest verify that ran the
-                                                   * check, the loop's, for the metrics */
+        PeerStatusList peers;          /* the Peers property: changes only materially (manager-peers.c) */
+        PeerStatusList peers_measured; /* the latest probe run, for the metrics */
+        CheckHistory history; /* what the checks keep across verifies (qos.<link>.pause's pause frames,
+                               * fabric.<node>.transport's last sample and verdicts): each verify job
+                               * takes a copy as its before and its after replaces it when it publishes */
+        FabricTransportState transport_published; /* a copy of history.transport from the latest verify
+                                                   * that ran the check, without its sockets, for the
+                                                   * metrics */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 

@@ -235,11 +235,6 @@ int check_fabric_baseline_evaluate(const FabricBaselineFacts *f, CheckList *out)
         return judge_measurement(f, out);
 }
 
-SnapshotPart check_fabric_baseline_parts(const char *only) {
-        return checks_group_selected("fabric.", only) ? SNAPSHOT_RDMA_BASELINE | SNAPSHOT_NICS | SNAPSHOT_MTU
-                                                      : 0;
-}
-
 static int skip_no_rdma(const char *node, CheckList *out) {
         const FabricBaselineFacts f = { .node = node };
 
@@ -265,7 +260,8 @@ static int evaluate_neighbour(const Snapshot *s, const PeerNeighbour *nb, CheckL
         return check_fabric_baseline_evaluate(&f, out);
 }
 
-int check_fabric_baseline(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_fabric_baseline(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) PeerNeighbour *neighbours = NULL;
         _cleanup_(strv_freep) char **seen = NULL;
         size_t n = 0;

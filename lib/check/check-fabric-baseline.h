@@ -6,6 +6,7 @@
  * the node's state. */
 #pragma once
 
+#include "check/check-history.h"
 #include "check/check.h"
 #include "profile/node-context.h"
 #include "rdma/rdma-baseline.h"
@@ -44,8 +45,6 @@ double rdma_node_state_ceiling(const RdmaNodeState *s, char **ret);
 int check_fabric_baseline_evaluate(const FabricBaselineFacts *f, CheckList *out);
 
 /* The group: fabric.<NODE>.baseline for each node this one shares a link with or reaches by a route.
- * s must hold SNAPSHOT_RDMA_BASELINE, SNAPSHOT_NICS and SNAPSHOT_MTU (check_fabric_baseline_parts()):
- * the caller reads them, as issue 33 wants of every group. */
-int check_fabric_baseline(const NodeContext *c, Snapshot *s, CheckList *out);
-/* The parts the group judges when only selects it (0 when it does not). */
-SnapshotPart check_fabric_baseline_parts(const char *only) _pure_;
+ * s holds SNAPSHOT_RDMA_BASELINE, SNAPSHOT_NICS and SNAPSHOT_MTU when the registry's parts were read. */
+int check_fabric_baseline(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);

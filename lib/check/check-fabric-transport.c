@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fabric.<node>.transport: the verdict of basic/transport-verdict.c on what moved between two
- * verifies. Reading the sample is fabric-transport-read.c's. */
+ * verifies. Reading the sample is the snapshot's (snapshot/snapshot-transport.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +9,6 @@
 #include "basic/strv.h"
 #include "check/check-fabric-transport.h"
 #include "net/tcp-peer-bytes.h"
-
-void fabric_transport_sample_done(FabricTransportSample *s) {
-        if (!s)
-                return;
-        free(s->tcp);
-        strv_free(s->rdma_devices);
-        free(s->holders);
-        *s = (FabricTransportSample){};
-}
 
 void fabric_transport_state_done(FabricTransportState *s) {
         if (!s)
@@ -68,6 +59,27 @@ int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportSt
 oom:
         fabric_transport_state_done(&c);
         return -ENOMEM;
+}
+
+int fabric_transport_state_dup(const FabricTransportState *s, FabricTransportState *ret) {
+        _cleanup_(fabric_transport_state_done) FabricTransportState c = {};
+        int r = fabric_transport_state_copy(s, &c);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_peers; i++)
+                if (s->peers[i].summary && !(c.peers[i].summary = strdup(s->peers[i].summary)))
+                        return -ENOMEM;
+        if (s->last.n_tcp > 0) {
+                c.last.tcp = calloc(s->last.n_tcp, sizeof(SockDiagTcp));
+                if (!c.last.tcp)
+                        return -ENOMEM;
+                memcpy(c.last.tcp, s->last.tcp, s->last.n_tcp * sizeof(SockDiagTcp));
+                c.last.n_tcp = s->last.n_tcp;
+        }
+        *ret = c;
+        c = (FabricTransportState){};
+        return 0;
 }
 
 const FabricTransportPeer *fabric_transport_state_peer(const FabricTransportState *s, const char *node) {
@@ -298,7 +310,8 @@ static int repeat_verdict(const NodeContext *c, const FabricTransportPeer *p, co
 static int check_peer(
         const NodeContext *c,
         const ProfileNode *peer,
-        FabricTransportState *state,
+        const FabricTransportState *before,
+        FabricTransportState *after,
         const FabricTransportSample *now,
         const char *reason,
         bool repeat,
@@ -306,8 +319,8 @@ static int check_peer(
         CheckList *out,
         FabricTransportChanges *changes) {
         _cleanup_(freep) char *id = NULL, *summary = NULL, *expected = NULL;
-        FabricTransportPeer *p = state_peer(state, peer->name);
-        const FabricTransportSample *last = &state->last;
+        FabricTransportPeer *p = state_peer(after, peer->name);
+        const FabricTransportSample *last = &before->last;
         TransportVerdict v;
         TransportInput in;
         uint64_t sent, received;
@@ -374,7 +387,8 @@ static int check_peer(
 
 int check_fabric_transport(
         const NodeContext *c,
-        FabricTransportState *state,
+        const FabricTransportState *before,
+        FabricTransportState *after,
         FabricTransportSample *now,
         CheckList *out,
         FabricTransportChanges *ret_changes) {
@@ -385,11 +399,11 @@ int check_fabric_transport(
 
         if (!c->node || !c->profile)
                 goto done;
-        r = no_verdict_reason(state, now, &reason);
+        r = no_verdict_reason(before, now, &reason);
         if (r < 0)
                 goto done;
         /* now->at < last.at (a clock that went back) counts as too soon too. */
-        repeat = !reason && now->at < state->last.at + TRANSPORT_RATE_WINDOW_MIN_USEC;
+        repeat = !reason && now->at < before->last.at + TRANSPORT_RATE_WINDOW_MIN_USEC;
         r = holders_of(now, &holders);
         if (r < 0)
                 goto done;
@@ -398,7 +412,7 @@ int check_fabric_transport(
 
                 if (peer == c->node || streq(peer->name, c->node->name))
                         continue;
-                r = check_peer(c, peer, state, now, reason, repeat, holders, out, ret_changes);
+                r = check_peer(c, peer, before, after, now, reason, repeat, holders, out, ret_changes);
                 if (r < 0)
                         goto done;
         }
@@ -411,9 +425,9 @@ int check_fabric_transport(
 done:
         /* The holders point into the old sample's names only through now: replace last after. */
         holders = mfree(holders);
-        fabric_transport_sample_done(&state->last);
-        state->last = *now;
-        state->has_sample = true;
+        fabric_transport_sample_done(&after->last);
+        after->last = *now;
+        after->has_sample = true;
         *now = (FabricTransportSample){};
         return r;
 }

@@ -2,8 +2,8 @@
 /* fabric.<node>.transport (issue 27): per peer, what moved between two verifies over TCP between this
  * node's fabric addresses and the peer's, and over the node's RDMA devices, judged by
  * basic/transport-verdict.h. It needs the sample of the verify before, so only the daemon runs it: it
- * keeps a FabricTransportState across verifies (the host lane runs one verify at a time, the only one to
- * read and update it).
+ * keeps a FabricTransportState across verifies (CheckHistory.transport), hands the verify job a copy as
+ * its before and takes the after back when the job publishes.
  *
  * One check per peer rather than one fabric.transport with a line per peer: each peer has its own
  * verdict and its own transition into and out of the fallback, --only selects one peer, and the
@@ -14,35 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "basic/host.h"
 #include "basic/time-util.h"
 #include "basic/transport-verdict.h"
 #include "check/check.h"
-#include "net/sock-diag.h"
 #include "profile/node-context.h"
-#include "rdma/rdma-qp-dump.h"
-#include "snapshot/snapshot.h"
-
-/* What one verify read. */
-typedef struct FabricTransportSample {
-        usec_t at; /* CLOCK_MONOTONIC */
-        /* The TCP sockets between the node's fabric addresses and the other nodes' (sock_diag). */
-        int tcp_error; /* 0, or why they could not be dumped */
-        SockDiagTcp *tcp;
-        size_t n_tcp;
-        /* The node's RDMA devices (the ports of its links), their counters added up. */
-        int rdma_error;        /* 0; -ENODEV: the links have no RDMA device; else why not read */
-        char **rdma_devices;   /* "rxe0/1": device and port */
-        bool rdma_has_bytes;   /* the devices count bytes (counters/port_*_data, irdma's ip*Octets) */
-        uint64_t rdma_bytes;   /* both directions */
-        uint64_t rdma_packets; /* of the devices that count packets only (rxe's sent_pkts, rcvd_pkts) */
-        /* The processes that hold QPs on those devices (RDMA netlink); kernel holders left out. */
-        int qp_error;
-        RdmaQpHolder *holders;
-        size_t n_holders;
-} FabricTransportSample;
-
-void fabric_transport_sample_done(FabricTransportSample *s);
+#include "snapshot/snapshot-transport.h"
 
 /* A peer's state across verifies. */
 typedef struct FabricTransportPeer {
@@ -67,6 +43,9 @@ void fabric_transport_state_done(FabricTransportState *s);
 /* A copy for the metrics, which another thread writes: the peers and the last sample without its
  * sockets. Returns 0 or -ENOMEM. */
 int fabric_transport_state_copy(const FabricTransportState *s, FabricTransportState *ret);
+/* A copy that owns all it holds, the last sample's sockets and each peer's summary too. Returns 0 or
+ * -ENOMEM. */
+int fabric_transport_state_dup(const FabricTransportState *s, FabricTransportState *ret);
 const FabricTransportPeer *fabric_transport_state_peer(const FabricTransportState *s, const char *node) _pure_;
 
 /* A transition into or out of the fallback, for the journal (which logs each once). */
@@ -83,29 +62,19 @@ typedef struct FabricTransportChanges {
 
 void fabric_transport_changes_done(FabricTransportChanges *c);
 
-/* Reads the sample of now: the snapshot's ports (SNAPSHOT_LOCATED, read here when not yet) name the RDMA
- * devices, the node's links give its fabric addresses and the profile's other nodes the peers'. Errors
- * reading one source stay in the sample (the check says what it could not read); returns 0 or -ENOMEM. */
-int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret);
-
-/* Adds what one RDMA device port moved (both directions) to s: its PMA counters when it has them
- * (counters/port_xmit_data and port_rcv_data, mlx5), else irdma's hw_counters ip4InOctets,
- * ip4OutOctets, ip6InOctets, ip6OutOctets, else rxe's hw_counters sent_pkts and rcvd_pkts (packets,
- * *ret_bytes false). Returns 0, -ENOENT when it counts none of them, or the error of reading one. */
-int fabric_transport_add_port_volume(
-        const Host *h, const char *dev, unsigned port, FabricTransportSample *s, bool *ret_bytes);
-
-/* The checks fabric.<peer>.transport from the state's last sample and now (taken over: it becomes the
- * state's last), appended to out, and the transitions to ret_changes. The first sample gives skipped
- * checks ("measuring"); so does a sample whose RDMA devices differ from the last one's. A sample taken
- * less than TRANSPORT_RATE_WINDOW_MIN_USEC after the last one judges nothing: each peer's last verdict
- * is repeated and the last sample stays, so that every verdict covers at least that window (a verify
+/* The checks fabric.<peer>.transport from before's last sample and now (taken over: it becomes after's
+ * last), appended to out, and the transitions to ret_changes; after starts as a copy of before
+ * (fabric_transport_state_dup(), check_history_copy()) and takes each peer's new verdict. The first sample
+ * gives skipped checks ("measuring"); so does a sample whose RDMA devices differ from the last one's. A
+ * sample taken less than TRANSPORT_RATE_WINDOW_MIN_USEC after the last one judges nothing: each peer's last
+ * verdict is repeated and the last sample stays, so that every verdict covers at least that window (a verify
  * asked for right after another, or a health.interval under 10 s, would otherwise judge a steady
  * transfer by a fraction of its rate, and a fallback would end and start again in the journal). The
  * threshold is the profile's health.tcp-bulk-mbit. Returns 0 or -ENOMEM. */
 int check_fabric_transport(
         const NodeContext *c,
-        FabricTransportState *state,
+        const FabricTransportState *before,
+        FabricTransportState *after,
         FabricTransportSample *now,
         CheckList *out,
         FabricTransportChanges *ret_changes);

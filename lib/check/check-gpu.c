@@ -78,7 +78,7 @@ static int vram_cards(const SnapshotHost *h, uint64_t max, const char *expected,
         return 0;
 }
 
-int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_gpu_vram(const NodeContext *c, const Snapshot *s, CheckList *out) {
         _cleanup_(vram_cards_done) VramCards v = {};
         _cleanup_(freep) char *expected = NULL, *list = NULL, *actual = NULL;
         uint64_t max = c->profile ? c->profile->gpu.vram_max : 0;
@@ -93,9 +93,8 @@ int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
                 return -ENOMEM;
         format_bytes(max, max_text);
 
-        r = snapshot_read(s, SNAPSHOT_GPUS);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_GPUS))
+                return 0; /* not selected: its caller did not read it */
         if (s->host.gpus_error < 0)
                 return check_list_add(
                         out,
@@ -148,11 +147,10 @@ int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out) {
                 max_text);
 }
 
-int check_gpu(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_gpu(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
-        s = snapshot_or_own(s, &own, c);
         r = check_gpu_vram(c, s, out);
         if (r < 0)
                 return r;

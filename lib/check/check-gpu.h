@@ -12,12 +12,13 @@ static inline double bytes_gib(uint64_t bytes) {
 }
 
 /* The group (s: NULL for its own snapshot). */
-int check_gpu(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_gpu(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The parts, for tests. */
-int check_gpu_vram(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_gpu_gtt(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_gpu_devices(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_gpu_vram(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_gpu_gtt(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_gpu_devices(const NodeContext *c, const Snapshot *s, CheckList *out);
 
 /* gpu.gtt's view of TTM's page limit (check-gpu-gtt-ttm.c): the limit in bytes; a failure when it could
  * not be read (1, or 0 when it was); the failure when it caps the GTT below the profile's bytes, and

@@ -288,16 +288,14 @@ static int check_hosts_node(
         return hosts_judge(c->profile, peer, id, expected, want[0], addresses, n, source, out);
 }
 
-int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_hosts(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         if (!c->profile || !c->node)
                 return 0;
-        s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_ETC_HOSTS | SNAPSHOT_NAMES);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_ETC_HOSTS | SNAPSHOT_NAMES))
+                return 0; /* not selected: its caller did not read it */
         for (size_t i = 0; i < c->profile->n_nodes; i++) {
                 const ProfileNode *peer = &c->profile->nodes[i];
 

@@ -6,9 +6,10 @@
 
 #include "check/checks.h"
 
-/* The group (s: NULL for a snapshot of its own); names resolve through NSS, or below --root in the
+/* The group, from the snapshot s its caller read; names resolve through NSS, or below --root in the
  * snapshot's ROOT/etc/hosts. */
-int check_hosts(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_hosts(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The IPv4 addresses name resolves to on the host, from the snapshot's facts: through NSS (getaddrinfo(3),
  * AF_INET) on the running system, as the workload resolves it (SNAPSHOT_NAMES; -ENOMEDIUM when it did not

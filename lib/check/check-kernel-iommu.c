@@ -49,12 +49,9 @@ static int look(const char *pci, const PciIommu *iommu, const char *what, IommuL
         return strv_extendf(&l->translated, "%s is %s", what, iommu->type);
 }
 
-static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
+static int look_at_ports(const NodeContext *c, const Snapshot *s, IommuLooks *l) {
         int r;
 
-        r = snapshot_read(s, SNAPSHOT_NICS);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < s->n_ports; i++) {
                 const FabricPort *p = &s->ports[i];
                 _cleanup_(freep) char *what = NULL;
@@ -78,12 +75,9 @@ static int look_at_ports(const NodeContext *c, Snapshot *s, IommuLooks *l) {
         return 0;
 }
 
-static int look_at_gpus(const NodeContext *c, Snapshot *s, IommuLooks *l) {
+static int look_at_gpus(const NodeContext *c, const Snapshot *s, IommuLooks *l) {
         int r;
 
-        r = snapshot_read(s, SNAPSHOT_GPUS);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < s->host.n_gpus; i++) {
                 const SnapshotGpu *g = &s->host.gpus[i];
                 _cleanup_(freep) char *what = NULL;
@@ -110,7 +104,7 @@ static int look_at_gpus(const NodeContext *c, Snapshot *s, IommuLooks *l) {
         return 0;
 }
 
-int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_kernel_iommu(const NodeContext *c, const Snapshot *s, CheckList *out) {
         _cleanup_(iommu_looks_done) IommuLooks l = {};
         _cleanup_(freep) char *identity = NULL, *direct = NULL, *text = NULL;
         int r;
@@ -121,6 +115,8 @@ int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "kernel.iommu",
                         "the profile's kernel.cmdline does not ask for iommu=pt: the IOMMU's mode is not checked");
 
+        if (!snapshot_has(s, SNAPSHOT_NICS | SNAPSHOT_GPUS))
+                return 0; /* not selected: its caller did not read it */
         r = look_at_ports(c, s, &l);
         if (r < 0)
                 return r;

@@ -234,7 +234,7 @@ static int next_boot_unsure(const NextBoot *n, char **missing) {
 }
 
 /* The next boot carries every required parameter: whether the running kernel does too. */
-static int next_boot_carries(const NodeContext *c, Snapshot *s, const NextBoot *n) {
+static int next_boot_carries(const NodeContext *c, const Snapshot *s, const NextBoot *n) {
         _cleanup_(strv_freep) char **unmet = NULL;
         _cleanup_(freep) char *list = NULL;
         int r;
@@ -245,8 +245,7 @@ static int next_boot_carries(const NodeContext *c, Snapshot *s, const NextBoot *
         if (r != 0)
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
-        r = snapshot_read(s, SNAPSHOT_CMDLINE);
-        if (r >= 0 && s->host.cmdline_error >= 0)
+        if (s->host.cmdline_error >= 0)
                 r = unmet_requirements(s->host.cmdline_parsed, n->required, &unmet);
         if (r < 0)
                 return r;
@@ -310,7 +309,7 @@ static int next_boot_lacks(const BootFixFacts *f, const KernelCmdline *next, cha
                 fix);
 }
 
-int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_kernel_cmdline_next(const NodeContext *c, const Snapshot *s, CheckList *out) {
         _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL;
         _cleanup_(strv_freep) char **missing = NULL;
         _cleanup_(freep) char *expected = NULL, *where = NULL;
@@ -326,9 +325,8 @@ int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out)
         if (!expected)
                 return -ENOMEM;
 
-        r = snapshot_read(s, SNAPSHOT_BOOT);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_CMDLINE | SNAPSHOT_BOOT))
+                return 0; /* not selected: its caller did not read it */
         if (s->host.boot_error < 0)
                 return next_boot_unreadable(&s->host, expected, out);
         boot = s->host.boot;

@@ -10,7 +10,7 @@ char **kernel_required_params(const NodeContext *c) {
         return c->profile ? c->profile->kernel_cmdline : NULL;
 }
 
-int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out) {
         _cleanup_(strv_freep) char **missing = NULL;
         _cleanup_(freep) char *expected = NULL, *list = NULL;
         char **required = kernel_required_params(c);
@@ -24,9 +24,8 @@ int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out) {
         if (!expected)
                 return -ENOMEM;
 
-        r = snapshot_read(s, SNAPSHOT_CMDLINE);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_CMDLINE))
+                return 0; /* not selected: its caller did not read it */
         if (s->host.cmdline_error < 0)
                 return check_list_add(
                         out,
@@ -86,22 +85,20 @@ bool kernel_profile_requires(const NodeContext *c, const char *name, const char 
         return false;
 }
 
-int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_kernel_devices(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
-        s = snapshot_or_own(s, &own, c);
         r = check_kernel_iommu(c, s, out);
         if (r < 0)
                 return r;
         return check_kernel_aspm(c, s, out);
 }
 
-int check_kernel(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_kernel(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
-        s = snapshot_or_own(s, &own, c);
         r = check_kernel_cmdline(c, s, out);
         if (r < 0)
                 return r;

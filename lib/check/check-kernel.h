@@ -7,10 +7,12 @@
 #include "check/check-ports.h"
 #include "check/checks.h"
 
-/* kernel.cmdline and kernel.cmdline-next (s: NULL for a snapshot of its own). */
-int check_kernel(const NodeContext *c, Snapshot *s, CheckList *out);
+/* kernel.cmdline and kernel.cmdline-next, from the snapshot s its caller read. */
+int check_kernel(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 /* kernel.iommu and kernel.aspm, which look at the fabric NIC's PCI device (the snapshot's ports). */
-int check_kernel_devices(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_kernel_devices(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* True when the profile's kernel.cmdline requires name=value (value NULL: name with any value or
  * none); names compare as the kernel compares them ('-' and '_' alike). */
@@ -24,10 +26,10 @@ char **kernel_required_params(const NodeContext *c);
 int kernel_next_how_to_fix(const BootFixFacts *f, const BootConfig *b, char **unmet, char **ret);
 
 /* The parts, for tests. */
-int check_kernel_cmdline(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_kernel_cmdline_next(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_kernel_iommu(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_kernel_aspm(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_kernel_cmdline_next(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_kernel_iommu(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_kernel_aspm(const NodeContext *c, const Snapshot *s, CheckList *out);
 
 /* kernel.aspm's decision for the fabric NIC at pci: aspm is the Link Control register's ASPM Control
  * field (bit 0: L0s, bit 1: L1), or -1 when it could not be read (why_not says why); source names

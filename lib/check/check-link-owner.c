@@ -9,8 +9,8 @@
 #include "check/check-link-owner.h"
 #include "net/netplan-match.h"
 #include "net/networkd-match.h"
-#include "nic/ethtool.h"
 #include "snapshot/link-match.h"
+#include "snapshot/snapshot-identity.h"
 
 /* "/etc/netplan/01-rdma.yaml (ethernets.rdma0)" for every netplan ethernet that takes id. */
 static int netplan_owners(const SnapshotConfFiles *files, const NetdevIdentity *id, char ***owners) {
@@ -36,29 +36,23 @@ static int netplan_owners(const SnapshotConfFiles *files, const NetdevIdentity *
         return 0;
 }
 
-/* What the link's netdev is to networkd's [Match] and netplan's match:; id's strings point into the rest
- * and into the snapshot's netdev list. */
-typedef struct OwnerIdentity {
-        NetdevIdentity id;
-        char permanent[18];
-        EthtoolDriverInfo info;
-} OwnerIdentity;
+/* What the link's netdev is to networkd's [Match] and netplan's match:; the strings point into the
+ * snapshot's netdev list and port identity (the permanent address and ethtool's driver, which only the
+ * running kernel answers). */
+static NetdevIdentity owner_identity(const Snapshot *s, size_t port, const char *ifname) {
+        const SnapshotIdentity *facts = s->identities && port < s->n_ports ? &s->identities[port] : NULL;
+        NetdevIdentity id = { .ifname = ifname, .type = "ether" };
 
-static void owner_identity_read(const Host *h, const NetdevList *netdevs, const char *ifname, OwnerIdentity *o) {
-        *o = (OwnerIdentity){ .id = { .ifname = ifname, .type = "ether" } };
-        for (size_t i = 0; i < netdevs->n; i++)
-                if (streq(netdevs->netdevs[i].name, ifname)) {
-                        o->id.mac = netdevs->netdevs[i].mac;
-                        o->id.driver = netdevs->netdevs[i].driver;
+        for (size_t i = 0; i < s->netdevs.n; i++)
+                if (streq(s->netdevs.netdevs[i].name, ifname)) {
+                        id.mac = s->netdevs.netdevs[i].mac;
+                        id.driver = s->netdevs.netdevs[i].driver;
                 }
-        /* The permanent address, and the driver of a device without a parent in sysfs (a veth: networkd
-         * matches Driver= against ethtool's answer), are only asked of the running kernel. */
-        if (host_is_running_system(h)) {
-                if (ethtool_get_permanent_address(ifname, o->permanent) >= 0)
-                        o->id.permanent_mac = o->permanent;
-                if (!o->id.driver && ethtool_get_driver_info(ifname, &o->info) >= 0)
-                        o->id.driver = o->info.driver;
-        }
+        if (facts && facts->permanent_error >= 0)
+                id.permanent_mac = facts->permanent;
+        if (facts && !id.driver && facts->info_error >= 0)
+                id.driver = facts->info.driver;
+        return id;
 }
 
 /* The files that take the netdev: halod's own, the others, and the one networkd uses. */
@@ -144,8 +138,13 @@ static int owner_evaluate(
 }
 
 int check_link_owner(
-        const NodeContext *c, const Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
-        OwnerIdentity id;
+        const NodeContext *c,
+        const Snapshot *s,
+        size_t port,
+        const NodeLink *nl,
+        const LinkPlan *lp,
+        CheckList *out) {
+        NetdevIdentity id;
         _cleanup_(link_owners_done) LinkOwners owners = {};
         _cleanup_(freep) char *own_name = NULL, *label = NULL;
         int r;
@@ -157,10 +156,10 @@ int check_link_owner(
         if (!label || !own_name)
                 return -ENOMEM;
 
-        owner_identity_read(c->host, &s->netdevs, lp->ifname, &id);
-        r = networkd_owners(&s->host.network_files, &id.id, own_name, &owners);
+        id = owner_identity(s, port, lp->ifname);
+        r = networkd_owners(&s->host.network_files, &id, own_name, &owners);
         if (r >= 0)
-                r = netplan_owners(&s->host.netplan_files, &id.id, &owners.foreign);
+                r = netplan_owners(&s->host.netplan_files, &id, &owners.foreign);
         if (r < 0)
                 return r;
         return owner_evaluate(nl, label, own_name, &owners, out);

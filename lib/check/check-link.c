@@ -250,42 +250,31 @@ int check_link_evaluate(
         return r;
 }
 
-/* link.<name>.owner reads every networkd and netplan file: not for a run that leaves it out (the
- * re-check after an address event). */
+/* link.<name>.owner judges every networkd and netplan file: not read for a run that leaves it out (the
+ * re-check after an address event, check_registry_parts()). */
 static int check_link_owner_selected(
-        const NodeContext *c, Snapshot *s, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
-        char id[CHECK_ID_MAX];
-        int n = snprintf(id, sizeof(id), "link.%s.owner", nl->link), r;
-
-        if (n > 0 && (size_t) n < sizeof(id) && !check_id_selected(id, s->selection))
+        const NodeContext *c, const Snapshot *s, size_t i, const NodeLink *nl, const LinkPlan *lp, CheckList *out) {
+        if (!snapshot_has(s, SNAPSHOT_NET_CONFIG))
                 return 0;
-        if (lp->ifname) {
-                r = snapshot_read(s, SNAPSHOT_NET_CONFIG);
-                if (r < 0)
-                        return r;
-        }
-        return check_link_owner(c, s, nl, lp, out);
+        return check_link_owner(c, s, i, nl, lp, out);
 }
 
-int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_links(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) char *note = NULL;
         int r;
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        s = snapshot_or_own(s, &own, c);
 
         if (!host_is_running_system(c->host)) {
                 /* rtnetlink and firewalld only ever show the running system, not a tree below --root. */
                 note = strdup("state is not read under --root (rtnetlink shows the running kernel only)");
                 if (!note)
                         return -ENOMEM;
-                r = snapshot_read(s, SNAPSHOT_PORTS);
-        } else
-                r = snapshot_read(s, SNAPSHOT_LINKS);
-        if (r < 0)
-                return r;
+        }
+        if (!snapshot_has(s, note ? SNAPSHOT_PORTS : SNAPSHOT_LINKS))
+                return 0; /* not selected: its caller did not read it */
         if (!note && s->kernel_error < 0 &&
             asprintf(
                     &note,
@@ -322,7 +311,7 @@ int check_links(const NodeContext *c, Snapshot *s, CheckList *out) {
                         out);
                 if (r < 0)
                         return r;
-                r = check_link_owner_selected(c, s, nl, &lp, out);
+                r = check_link_owner_selected(c, s, i, nl, &lp, out);
                 if (r < 0)
                         return r;
         }

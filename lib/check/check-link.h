@@ -9,7 +9,8 @@
 /* Runs the link checks of every link of c->node from the snapshot s (reading what it lacks: each
  * link's netdev from sysfs below c->host, and on the running system the kernel's and firewalld's
  * state), each link judged by its plan. */
-int check_links(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_links(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The pure part: the five checks of one link from its plan lp (lp->ifname NULL: the link did not
  * resolve, lp->error says why). link is what the kernel shows of the netdev, NULL when it is not in

@@ -13,7 +13,8 @@
 
 /* The NIC checks from the snapshot's NIC facts (read into s unless it has them; NULL: a snapshot of
  * its own). */
-int check_nic(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_nic(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* One port as the nic. checks see it: where it is, and its facts from the snapshot. */
 typedef struct NicPort {

@@ -11,7 +11,7 @@ static double gib(uint64_t bytes) {
         return (double) bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
-int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_node_memory(const NodeContext *c, const Snapshot *s, CheckList *out) {
         _cleanup_(freep) char *expected = NULL, *actual = NULL;
         uint64_t min = c->profile ? c->profile->memory_min : 0, total;
         char min_text[BYTES_STRING_MAX];
@@ -23,9 +23,8 @@ int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out) {
                 return -ENOMEM;
         format_bytes(min, min_text);
 
-        r = snapshot_read(s, SNAPSHOT_MEMINFO);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_MEMINFO))
+                return 0; /* not selected: its caller did not read it */
         if (s->host.meminfo_error < 0)
                 return check_list_add(
                         out,
@@ -75,12 +74,10 @@ int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out) {
                 min_text);
 }
 
-int check_node(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
-
+int check_node(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
-        s = snapshot_or_own(s, &own, c);
         r = check_node_memory(c, s, out);
         if (r < 0)
                 return r;

@@ -8,6 +8,7 @@
 #include "check/checks.h"
 
 /* The group (s: NULL for its own snapshot). */
-int check_node(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_node_memory(const NodeContext *c, Snapshot *s, CheckList *out);
-int check_node_hostname(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_node(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
+int check_node_memory(const NodeContext *c, const Snapshot *s, CheckList *out);
+int check_node_hostname(const NodeContext *c, const Snapshot *s, CheckList *out);

@@ -3,7 +3,8 @@
 #include "check/check-profile.h"
 #include "basic/strv.h"
 
-int check_profile(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_profile(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(strv_freep) char **names = NULL;
         _cleanup_(freep) char *joined = NULL;
         int r;

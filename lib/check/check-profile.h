@@ -5,4 +5,5 @@
 #include "check/checks.h"
 
 /* Judges the context alone: s is not read (a group of the table like the others). */
-int check_profile(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_profile(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);

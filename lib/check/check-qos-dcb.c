@@ -163,24 +163,21 @@ int check_qos_dcb_evaluate(
         return r;
 }
 
-int check_qos_dcb(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+int check_qos_dcb(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         _cleanup_(freep) char *note = NULL;
         int r;
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        s = snapshot_or_own(s, &own, c);
 
         if (!host_is_running_system(c->host)) {
                 note = strdup("DCB is not read under --root (DCB netlink shows the running kernel only)");
                 if (!note)
                         return -ENOMEM;
-                r = snapshot_read(s, SNAPSHOT_PORTS);
-        } else
-                r = snapshot_read(s, SNAPSHOT_LINKS | SNAPSHOT_DCB);
-        if (r < 0)
-                return r;
+        }
+        if (!snapshot_has(s, note ? SNAPSHOT_PORTS : SNAPSHOT_LINKS | SNAPSHOT_DCB))
+                return 0; /* not selected: its caller did not read it */
         if (!note && s->kernel_error < 0 &&
             asprintf(
                     &note,

@@ -8,7 +8,8 @@
 
 /* Runs the two checks of every link of c->node from the snapshot s (reading what it lacks: on the
  * running system the kernel's link and DCB state; under --root they skip). */
-int check_qos_dcb(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_qos_dcb(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The pure part: the two checks of one link from its plan lp (lp->dcb: the DCB comparison) and what
  * the snapshot read of its DCB state (sd: the error, NULL when not read); state_note, when set, is why

@@ -324,25 +324,16 @@ int check_qos_pause_evaluate(
                 actual);
 }
 
-int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
-        SnapshotPart parts = SNAPSHOT_QOS_HOST;
+int check_qos_host(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         int r;
 
         if (!c->profile || !c->node)
                 return 0; /* the profile check already says why */
-        s = snapshot_or_own(s, &own, c);
-        /* The counters (the driver's statistics, the RDMA hw_counters) only when some link asks for
-         * qos: every verify of a profile without it, on drift too, would read them for nothing. */
-        for (size_t i = 0; i < c->node->n_links; i++) {
-                const ProfileLink *pl = profile_find_link(c->profile, c->node->links[i].link);
-
-                if (pl && pl->qos.present)
-                        parts |= SNAPSHOT_QOS_COUNTERS;
-        }
-        r = snapshot_read(s, parts);
-        if (r < 0)
-                return r;
+        /* The counters (the driver's statistics, the RDMA hw_counters) are read only when some link asks
+         * for qos: (check_registry_parts()); without them qos.<link>.pause says it could not look. */
+        if (!snapshot_has(s, SNAPSHOT_QOS_HOST))
+                return 0; /* not selected: its caller did not read it */
 
         for (size_t i = 0; i < c->node->n_links && i < s->n_ports; i++) {
                 const NodeLink *nl = &c->node->links[i];
@@ -381,16 +372,16 @@ int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out) {
                                 port->ifname,
                                 &pl->qos,
                                 sc,
-                                s->pause_history,
-                                pause_history_find(s->pause_history, port->ifname),
+                                before != NULL,
+                                before ? pause_history_find(&before->pause, port->ifname) : NULL,
                                 out);
                 if (r < 0)
                         return r;
                 /* The sample the next verify compares with. */
-                if (s->pause_history && port->ifname && sc && sc->pause_error >= 0 &&
-                    sc->packets_error >= 0 && sc->pause.known != 0) {
+                if (after && port->ifname && sc && sc->pause_error >= 0 && sc->packets_error >= 0 &&
+                    sc->pause.known != 0) {
                         r = pause_history_put(
-                                s->pause_history,
+                                &after->pause,
                                 port->ifname,
                                 sc->when,
                                 pause_counters_total(&sc->pause),

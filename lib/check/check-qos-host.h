@@ -10,7 +10,8 @@
 /* A pause storm: at least this many pause frames between two verifies, and more of them than packets. */
 #define QOS_PAUSE_STORM_MIN 100U
 
-int check_qos_host(const NodeContext *c, Snapshot *s, CheckList *out);
+int check_qos_host(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* The pure parts, for the tests. label: "rdma0 (enp1s0f0np0)"; sq/sc NULL: not read. */
 int check_qos_ecn_evaluate(

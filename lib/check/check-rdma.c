@@ -14,7 +14,9 @@
 /* One port as the rdma.* checks see it: the snapshot's facts, borrowed. */
 typedef struct RdmaPort {
         const FabricPort *port;
-        Snapshot *snapshot; /* for the host's facts, read when a check asks for them */
+        const Snapshot *snapshot; /* for the host's facts */
+        const SnapshotRdma *facts;
+        const NicFacts *nic;
         RdmaDevice *device; /* NULL: error says why */
         int error;
         unsigned mtu; /* the netdev's; 0 when not known */
@@ -23,33 +25,37 @@ typedef struct RdmaPort {
         const char *library_error; /* why libibverbs could not be loaded (SnapshotRdma.library_error) */
 } RdmaPort;
 
-/* Whether the PCI device's bound driver is driver (its sysfs driver link). */
-static bool nic_is_driven_by(const Host *h, const char *pci, const char *driver) {
-        _cleanup_(freep) char *link = NULL, *bound = NULL;
-
-        return asprintf(&link, "/sys/bus/pci/devices/%s/driver", pci) >= 0 &&
-                host_readlink_basename(h, link, &bound) >= 0 && streq(bound, driver);
+/* The driver bound to the port's PCI device (its sysfs driver link), as the NIC facts name it: libpci's,
+ * else sysfs's where libpci could not describe the device. */
+static const char *bound_driver(const NicFacts *f) {
+        if (f->device)
+                return f->device->driver;
+        return f->sysfs_driver;
 }
 
-/* Why an E810 may have no RDMA device: ice's DDP state (devlink, else the kernel log). Only ice has a
- * DDP package to miss: neither devlink nor the log is asked for another NIC. *ret_blind says that the
- * log could not be read, when that is what leaves the question open. */
+/* Why an E810 may have no RDMA device: ice's DDP state (devlink, else the kernel log), as the snapshot
+ * read it for an E810 port without one (SnapshotRdma.ddp). *ret_blind says that the log could not be
+ * read, when that is what leaves the question open. */
 static int read_ddp(
         const NodeContext *c,
         const RdmaPort *p,
         IceDdpState *ret_ddp,
         IceDdpSource *ret_source,
-        char **ret_detail,
+        const char **ret_detail,
         char **ret_blind) {
+        const SnapshotRdma *d = p->facts;
         int r;
 
-        if (p->family != NIC_FAMILY_E810)
+        if (p->family != NIC_FAMILY_E810 || d->ddp_error == -ENOMEDIUM)
                 return 0;
-        r = ice_ddp_state_read(c->host, p->port->pci, ret_ddp, ret_source, ret_detail);
-        if (r == -ENOMEM)
-                return r;
+        r = d->ddp_error;
+        if (r >= 0) {
+                *ret_ddp = d->ddp;
+                *ret_source = d->ddp_source;
+                *ret_detail = d->ddp_detail;
+        }
         /* Without devlink and the log, Safe Mode cannot be told from a missing irdma: say so. */
-        if (r < 0 && nic_is_driven_by(c->host, p->port->pci, "ice") &&
+        if (r < 0 && streq_ptr(bound_driver(p->nic), "ice") &&
             asprintf(
                     ret_blind,
                     "; could not look at the kernel log (" ICE_DDP_KMSG
@@ -106,8 +112,8 @@ static int check_rdma_device_iwarp(const NodeContext *c, RdmaPort *p, const char
 }
 
 static int check_rdma_device_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        const char *where = p->port->ifname ?: p->port->pci;
-        _cleanup_(freep) char *detail = NULL, *blind = NULL, *load = NULL;
+        const char *where = p->port->ifname ?: p->port->pci, *detail = NULL;
+        _cleanup_(freep) char *blind = NULL, *load = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
         IceDdpSource source = ICE_DDP_SOURCE_NONE;
         NicFamily family;
@@ -226,9 +232,6 @@ static int check_rdma_port_port(const NodeContext *c, RdmaPort *p, PortCheck *re
 }
 
 static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        RdmaGid g = {};
-        int r;
-
         if (!p->device)
                 return port_check_set(ret, CHECK_SKIP, NULL, NULL, "no RDMA device (see rdma.device)");
         if (p->device->node_type == RDMA_NODE_RNIC)
@@ -247,10 +250,15 @@ static int check_rdma_gid_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
                         NULL,
                         NULL,
                         "no node is selected, so there is no address to look up (use --node)");
-        /* The live table, read back: the snapshot's copy may be stale by now (rdma/rdma.h). */
-        r = rdma_device_find_gid(p->device, c->profile->rdma.gid, p->port->address, &g);
+        /* The live table, read back when the snapshot was read (rdma/rdma.h), right before the checks. */
         return check_rdma_gid_evaluate(
-                p->device, c->profile->rdma.gid, p->port->address, p->port->ifname, r, &g, ret);
+                p->device,
+                c->profile->rdma.gid,
+                p->port->address,
+                p->port->ifname,
+                p->facts->gid_error,
+                &p->facts->gid,
+                ret);
 }
 
 /* A device read from sysfs has no active MTU (ib_core's sysfs has no such attribute): the driver computes
@@ -318,7 +326,8 @@ static int check_rdma_mtu_port(const NodeContext *c, RdmaPort *p, PortCheck *ret
 /* ice in Safe Mode gives irdma no device to bind (its RDMA capability is off), so irdma is not loaded
  * for it and loading it by hand changes nothing: the fix is nic.driver's. */
 static int rdma_driver_safe_mode(const NodeContext *c, const RdmaPort *p, const char *module, PortCheck *ret) {
-        _cleanup_(freep) char *detail = NULL, *blind = NULL;
+        _cleanup_(freep) char *blind = NULL;
+        const char *detail = NULL;
         IceDdpState ddp = ICE_DDP_UNKNOWN;
         IceDdpSource source = ICE_DDP_SOURCE_NONE;
         int r;
@@ -342,10 +351,11 @@ static int rdma_driver_safe_mode(const NodeContext *c, const RdmaPort *p, const 
 }
 
 static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *ret) {
-        _cleanup_(freep) char *link = NULL, *driver = NULL;
-        const char *module = nic_family_rdma_module(p->family);
+        const char *module = nic_family_rdma_module(p->family), *driver = bound_driver(p->nic);
         int r;
 
+        if (!snapshot_has(p->snapshot, SNAPSHOT_MODULES)) /* its caller did not read it */
+                return port_check_set(ret, CHECK_SKIP, NULL, NULL, "rdma.driver is not selected");
         if (!p->port->pci)
                 return port_check_set(
                         ret,
@@ -354,13 +364,6 @@ static int check_rdma_driver_port(const NodeContext *c, RdmaPort *p, PortCheck *
                         NULL,
                         "no fabric NIC found for link %s, so no RDMA module to look for (see nic.pci)",
                         p->port->link);
-        if (asprintf(&link, "/sys/bus/pci/devices/%s/driver", p->port->pci) < 0)
-                return -ENOMEM;
-        if (host_readlink_basename(c->host, link, &driver) == -ENOMEM)
-                return -ENOMEM;
-        r = snapshot_read(p->snapshot, SNAPSHOT_MODULES);
-        if (r < 0)
-                return r;
         r = check_rdma_driver_evaluate(
                 snapshot_module_state(p->snapshot, module), driver ?: nic_family_driver(p->family), module, ret);
         if (r < 0 || ret->outcome != CHECK_FAIL || !streq_ptr(ret->actual, "not loaded"))
@@ -377,15 +380,12 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
 
 /* From the snapshot's memlock facts (s NULL: one of its own); family: the fabric NIC's, whose RDMA module
  * rdma.memlock names when there is no uverbs device. */
-static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily family, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
+static int check_rdma_memlock(const NodeContext *c, const Snapshot *s, NicFamily family, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
         int r;
 
-        s = snapshot_or_own(s, &own, c);
-        r = snapshot_read(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES))
+                return 0; /* not selected: its caller did not read it */
         r = check_rdma_memlock_evaluate(&s->host.memlock, &s->host, family, c->profile->rdma.memlock, &p);
         if (r < 0)
                 return r;
@@ -394,7 +394,12 @@ static int check_rdma_memlock(const NodeContext *c, Snapshot *s, NicFamily famil
 
 /* The skip of every rdma.* check when there is nothing to check. */
 static int skip_all(
-        const NodeContext *c, Snapshot *s, const char *const *ids, size_t n, const char *reason, CheckList *out) {
+        const NodeContext *c,
+        const Snapshot *s,
+        const char *const *ids,
+        size_t n,
+        const char *reason,
+        CheckList *out) {
         for (size_t i = 0; i < n; i++) {
                 int r = check_list_skip(out, ids[i], "%s", reason);
 
@@ -429,13 +434,13 @@ static int add_port_checks(
         return r;
 }
 
-int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
+int check_rdma(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out) {
         static const char *const ids[] = { "rdma.driver", "rdma.device", "rdma.port", "rdma.gid", "rdma.mtu" };
         static const RdmaPortCheck funcs[] = {
                 check_rdma_driver_port, check_rdma_device_port, check_rdma_port_port,
                 check_rdma_gid_port,    check_rdma_mtu_port,
         };
-        _cleanup_(snapshot_done) Snapshot own = {};
         _cleanup_(freep) RdmaPort *rdma = NULL;
         NicFamily family = _NIC_FAMILY_INVALID; /* none seen yet */
         int r;
@@ -452,11 +457,8 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                         "halod was built without libibverbs: rebuild it with libibverbs (rdma-core) to check RDMA",
                         out);
 
-        s = snapshot_or_own(s, &own, c);
-        /* The NIC facts name each port's driver (one reader of it, shared with the nic. checks). */
-        r = snapshot_read(s, SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS);
-        if (r < 0)
-                return r;
+        if (!snapshot_has(s, SNAPSHOT_RDMA | SNAPSHOT_MTU | SNAPSHOT_NICS))
+                return check_rdma_memlock(c, s, NIC_FAMILY_UNKNOWN, out); /* only rdma.memlock is selected */
         if (s->n_ports == 0)
                 return skip_all(
                         c,
@@ -473,6 +475,8 @@ int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out) {
                 rdma[i] = (RdmaPort){
                         .port = &s->ports[i],
                         .snapshot = s,
+                        .facts = &s->rdma[i],
+                        .nic = &s->nics[i],
                         .mtu = snapshot_port_mtu(s, i),
                         .family = nic_facts_family(&s->nics[i]),
                         .library_error = s->rdma[i].library_error,

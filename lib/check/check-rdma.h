@@ -10,8 +10,9 @@
 #include "nic/nic-family.h"
 #include "rdma/rdma.h"
 
-/* From the snapshot s (its RDMA devices and netdev MTUs; NULL: one of its own). */
-int check_rdma(const NodeContext *c, Snapshot *s, CheckList *out);
+/* From the snapshot s its caller read (its RDMA devices, netdev MTUs and NIC facts). */
+int check_rdma(
+        const NodeContext *c, const Snapshot *s, const CheckHistory *before, CheckHistory *after, CheckList *out);
 
 /* rdma.driver for a port whose NIC is driven by nic_driver: whether the RDMA module (irdma, mlx5_ib; NULL
  * when the NIC's family is unknown) is loaded, and what keeps it from loading at boot, from its state as

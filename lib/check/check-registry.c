@@ -105,7 +105,7 @@ const CheckRegistryEntry check_registry[] = {
           "an RC queue pair to the other node's halod connects and carries RDMA" },
         { "fabric.<NODE>.baseline", "fabric.", check_fabric_baseline, P(RDMA_BASELINE) | P(NICS) | P(MTU), "fabric.",
           "haloctl probe's latest RDMA latency and WRITE throughput against its baseline and the PCIe/port ceiling" },
-        { "fabric.<NODE>.transport", "fabric.", NULL, P(LOCATED), "fabric.",
+        { "fabric.<NODE>.transport", "fabric.", NULL, P(TRANSPORT), "fabric.",
           "halod only: whether bulk traffic to the other node moved over RDMA or TCP" },
         /* -- end check registry -- */
 };
@@ -160,12 +160,12 @@ size_t check_registry_count(CheckSnapshotGroupFunc run) {
 
 const char *snapshot_part_name(SnapshotPart part) {
         static const char *const names[] = {
-                [0] = "ports",          [1] = "links",        [2] = "nics",     [3] = "dcb",
-                [4] = "qos-host",       [5] = "qos-counters", [6] = "rdma",     [7] = "mtu",
-                [8] = "located",        [9] = "cmdline",      [10] = "boot",    [11] = "gpus",
-                [12] = "meminfo",       [13] = "etc-hosts",   [14] = "memlock", [15] = "etc-group",
-                [16] = "devices",       [17] = "names",       [18] = "modules", [19] = "net-config",
-                [20] = "rdma-baseline",
+                [0] = "ports",      [1] = "links",          [2] = "nics",     [3] = "dcb",
+                [4] = "qos-host",   [5] = "qos-counters",   [6] = "rdma",     [7] = "mtu",
+                [8] = "located",    [9] = "cmdline",        [10] = "boot",    [11] = "gpus",
+                [12] = "meminfo",   [13] = "etc-hosts",     [14] = "memlock", [15] = "etc-group",
+                [16] = "devices",   [17] = "names",         [18] = "modules", [19] = "net-config",
+                [20] = "transport", [21] = "rdma-baseline",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)

@@ -17,7 +17,8 @@ typedef struct CheckRegistryEntry {
          * checks run elsewhere (the peer round, the daemon's own). Entries of one function are
          * adjacent, and the functions run in the order of their first entry. */
         CheckSnapshotGroupFunc run;
-        /* The snapshot parts its group reads for it (snapshot_read()); 0: none. */
+        /* The snapshot parts it judges, which the caller of the checks reads for it before they run
+         * (check_registry_parts(), check-parts.h); 0: none. */
         SnapshotPart parts;
         /* Its section under CHECKS in haloctl(1) ("## kernel."). */
         const char *section;

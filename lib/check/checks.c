@@ -35,10 +35,13 @@ bool checks_group_selected(const char *prefix, const char *only) {
         return false;
 }
 
-int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, CheckList *out) {
-        _cleanup_(snapshot_done) Snapshot own = {};
-
-        snapshot = snapshot_or_own(snapshot, &own, c);
+int checks_run(
+        const NodeContext *c,
+        const Snapshot *snapshot,
+        const CheckHistory *before,
+        CheckHistory *after,
+        const char *only,
+        CheckList *out) {
         for (size_t i = 0; i < check_registry_size; i++) {
                 _cleanup_(check_list_done) CheckList group = {};
                 int r;
@@ -46,9 +49,7 @@ int checks_run(const NodeContext *c, Snapshot *snapshot, const char *only, Check
                 if (!runs_here(i) || !checks_group_selected(check_registry[i].group, only))
                         continue;
 
-                snapshot->selection = only;
-                r = check_registry[i].run(c, snapshot, &group);
-                snapshot->selection = NULL; /* the caller's snapshot outlives this run */
+                r = check_registry[i].run(c, snapshot, before, after, &group);
                 if (r < 0)
                         return r;
                 r = check_list_take_selected(out, &group, only);

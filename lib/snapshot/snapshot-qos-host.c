@@ -1,49 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading the snapshot's host qos parts: ECN and the RoCE ToS where a link's qos: asks for them, and
- * every port's pause frames, packets and RDMA hw_counters; and the daemon's pause history. */
+ * every port's pause frames, packets and RDMA hw_counters. */
 #include "snapshot/snapshot-qos-host.h"
 #include "basic/strv.h"
 #include "nic/netdev-pci.h"
 #include "rdma/rdma-sysfs.h"
-
-void pause_history_done(PauseHistory *h) {
-        if (!h)
-                return;
-        for (size_t i = 0; i < h->n; i++)
-                free(h->samples[i].ifname);
-        h->samples = mfree(h->samples);
-        h->n = 0;
-}
-
-const PauseSample *pause_history_find(const PauseHistory *h, const char *ifname) {
-        for (size_t i = 0; h && ifname && i < h->n; i++)
-                if (streq(h->samples[i].ifname, ifname))
-                        return &h->samples[i];
-        return NULL;
-}
-
-int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t pause, uint64_t packets) {
-        PauseSample *p = (PauseSample *) pause_history_find(h, ifname), *a;
-
-        if (!p) {
-                char *copy = strdup(ifname);
-
-                if (!copy)
-                        return -ENOMEM;
-                a = reallocarray(h->samples, h->n + 1, sizeof(PauseSample));
-                if (!a) {
-                        free(copy);
-                        return -ENOMEM;
-                }
-                h->samples = a;
-                p = &h->samples[h->n++];
-                *p = (PauseSample){ .ifname = copy };
-        }
-        p->when = when;
-        p->pause = pause;
-        p->packets = packets;
-        return 0;
-}
 
 void snapshot_forget_qos_host(Snapshot *s) {
         for (size_t i = 0; s->qos_host && i < s->n_ports; i++) {

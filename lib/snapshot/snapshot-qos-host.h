@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The snapshot's host qos parts: each node link's RoCE ECN switches (nic/roce-ecn.h) and rdma_cm's
  * default RoCE ToS (rdma/rdma-cm.h) where its qos: asks for them (SNAPSHOT_QOS_HOST), and every port's
- * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS); and the pause history the
- * daemon keeps between two verifies. The plan compares the first with the profile
- * (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
+ * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS). The plan compares the first with the
+ * profile (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
 #pragma once
 
 #include "basic/time-util.h"
@@ -38,24 +37,6 @@ struct SnapshotQosCounters {
         uint64_t hw[_RDMA_HW_COUNTER_MAX];
         uint32_t hw_known; /* bit c: hw[c] was read */
 };
-
-/* What the daemon keeps between two verifies for qos.<link>.pause: each netdev's pause frames and
- * packets at the last verify. Set Snapshot.pause_history to it; the check reads and updates it. */
-typedef struct PauseSample {
-        char *ifname;
-        usec_t when;
-        uint64_t pause;
-        uint64_t packets;
-} PauseSample;
-
-struct PauseHistory {
-        PauseSample *samples;
-        size_t n;
-};
-
-void pause_history_done(PauseHistory *h);
-const PauseSample *pause_history_find(const PauseHistory *h, const char *ifname) _pure_;
-int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t pause, uint64_t packets);
 
 /* Reading and forgetting the two parts (snapshot_read() and snapshot_forget() call them). */
 int snapshot_read_qos_host(Snapshot *s);

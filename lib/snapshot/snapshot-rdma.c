@@ -13,6 +13,7 @@ void snapshot_forget_rdma(Snapshot *s) {
         for (size_t i = 0; s->rdma && i < s->n_ports; i++) {
                 rdma_device_free(s->rdma[i].device);
                 free(s->rdma[i].library_error);
+                free(s->rdma[i].ddp_detail);
         }
         s->rdma = mfree(s->rdma);
         s->parts &= ~SNAPSHOT_RDMA;
@@ -53,6 +54,34 @@ static int read_device(const Host *h, const FabricPort *p, RdmaDevice **ret) {
         return rdma_device_read_sysfs(h, p->pci, p->ifname, ret);
 }
 
+/* The port's GID entry for the profile's rdma.gid, as rdma.gid judges it. */
+static int read_gid(const Snapshot *s, const FabricPort *p, SnapshotRdma *d) {
+        const Profile *profile = s->context->profile;
+
+        d->gid_error = -ENOMEDIUM;
+        if (!d->device || d->device->node_type == RDMA_NODE_RNIC || !p->has_address || !profile ||
+            !profile->rdma.present)
+                return 0;
+        d->gid_error = rdma_device_find_gid(d->device, profile->rdma.gid, p->address, &d->gid);
+        if (d->gid_error > 0)
+                d->gid_error = 0;
+        return d->gid_error == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* Why an E810 may have no RDMA device: only ice has a DDP package to miss, and only without a device
+ * is it asked. */
+static int read_ddp(const Snapshot *s, size_t i, SnapshotRdma *d) {
+        const FabricPort *p = &s->ports[i];
+
+        d->ddp_error = -ENOMEDIUM;
+        if (d->device || !p->pci || !s->nics || nic_facts_family(&s->nics[i]) != NIC_FAMILY_E810)
+                return 0;
+        d->ddp_error = ice_ddp_state_read(s->context->host, p->pci, &d->ddp, &d->ddp_source, &d->ddp_detail);
+        if (d->ddp_error > 0)
+                d->ddp_error = 0;
+        return d->ddp_error == -ENOMEM ? -ENOMEM : 0;
+}
+
 int snapshot_read_rdma(Snapshot *s) {
         s->rdma = calloc(s->n_ports ?: 1, sizeof(SnapshotRdma));
         if (!s->rdma)
@@ -74,6 +103,8 @@ int snapshot_read_rdma(Snapshot *s) {
                         return -ENOMEM;
                 if (d->device)
                         d->mtu_driver = read_mtu_driver(s->context->host, d->device->name);
+                if (read_gid(s, p, d) < 0 || read_ddp(s, i, d) < 0)
+                        return -ENOMEM;
         }
         return 0;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "basic/rdma-mtu.h"
+#include "nic/ice-ddp.h"
 #include "rdma/rdma.h"
 #include "snapshot/snapshot.h"
 
@@ -18,6 +19,18 @@ typedef struct SnapshotRdma {
         RoceMtuDriver mtu_driver; /* the MTU rule the device follows (basic/rdma-mtu.h), from sysfs */
         char *library_error;      /* with -ELIBACC or -ELIBBAD: why libibverbs could not be loaded, and what
                                    * to install (rdma_library_load()'s message; NULL: it gave none) */
+        /* The entry of the profile's rdma.gid type for the port's IPv4 address, looked up in the device's
+         * live table (rdma_device_find_gid()); gid_error -ENOMEDIUM: not asked (no device, no address, no
+         * rdma: section). */
+        RdmaGid gid;
+        int gid_error;
+        /* For an E810 port without an RDMA device, with the NIC facts read first: ice's DDP state
+         * (ice_ddp_state_read(): devlink, else the kernel log), which says whether ice runs it in Safe
+         * Mode; ddp_error: its errno (-ENOMEDIUM: not asked). */
+        IceDdpState ddp;
+        IceDdpSource ddp_source;
+        char *ddp_detail;
+        int ddp_error;
 } SnapshotRdma;
 
 /* Read and forgotten by snapshot_read() and snapshot_forget(). */

@@ -8,8 +8,10 @@
 #include "net/firewalld.h"
 #include "net/ipv4-forwarding.h"
 #include "snapshot/snapshot-baseline.h"
+#include "snapshot/snapshot-identity.h"
 #include "snapshot/snapshot-qos-host.h"
 #include "snapshot/snapshot-rdma.h"
+#include "snapshot/snapshot-transport.h"
 #include "snapshot/snapshot.h"
 
 void snapshot_init(Snapshot *s, const NodeContext *c) {
@@ -84,6 +86,12 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 snapshot_forget_modules(s);
         if (parts & SNAPSHOT_RDMA_BASELINE)
                 snapshot_forget_rdma_baseline(s);
+        if (parts & (SNAPSHOT_PORTS | SNAPSHOT_NET_CONFIG))
+                snapshot_forget_identities(s);
+        if (parts & SNAPSHOT_PORTS)
+                parts |= SNAPSHOT_TRANSPORT;
+        if (parts & SNAPSHOT_TRANSPORT)
+                snapshot_forget_transport(s);
         if (parts & SNAPSHOT_HOST_PARTS)
                 snapshot_forget_host(s, parts);
         if (parts & SNAPSHOT_RDMA)
@@ -242,7 +250,7 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 parts |= SNAPSHOT_NICS;
         if (parts & SNAPSHOT_DCB)
                 parts |= SNAPSHOT_LINKS;
-        if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA))
+        if (parts & (SNAPSHOT_NICS | SNAPSHOT_RDMA | SNAPSHOT_TRANSPORT))
                 parts |= SNAPSHOT_LOCATED;
         if (parts &
             (SNAPSHOT_LINKS | SNAPSHOT_LOCATED | SNAPSHOT_QOS_HOST | SNAPSHOT_QOS_COUNTERS | SNAPSHOT_MTU))
@@ -266,6 +274,11 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                 s->ports = ports.ports;
                 s->n_ports = ports.n;
                 s->parts |= SNAPSHOT_PORTS;
+        }
+        if (snapshot_has(s, SNAPSHOT_PORTS | SNAPSHOT_NET_CONFIG) && !s->identities) {
+                r = snapshot_read_identities(s);
+                if (r < 0)
+                        return r;
         }
         if (parts & SNAPSHOT_LINKS) {
                 /* Marked read first: snapshot_kernel_link() answers from it while zones are asked. */
@@ -335,6 +348,14 @@ int snapshot_read(Snapshot *s, SnapshotPart parts) {
                         return r;
                 }
                 s->parts |= SNAPSHOT_MTU;
+        }
+        if (parts & SNAPSHOT_TRANSPORT) {
+                r = snapshot_read_transport(s);
+                if (r < 0) {
+                        snapshot_forget(s, SNAPSHOT_TRANSPORT);
+                        return r;
+                }
+                s->parts |= SNAPSHOT_TRANSPORT;
         }
         if (parts & SNAPSHOT_MODULES) {
                 r = snapshot_read_modules(s);

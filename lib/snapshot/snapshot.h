@@ -71,11 +71,16 @@ typedef enum SnapshotPart {
          * line when there is a module; forgotten with either. */
         SNAPSHOT_MODULES = 1 << 18,
         /* The .network files in systemd-networkd's directories and the netplan files, as text (the
-         * link.<name>.owner checks). */
+         * link.<name>.owner checks); with SNAPSHOT_PORTS read too, each port netdev's permanent address
+         * and ethtool driver (snapshot-identity.h). */
         SNAPSHOT_NET_CONFIG = 1 << 19,
+        /* The fabric's use now (snapshot-transport.h): the TCP sockets between the node's fabric addresses
+         * and the other nodes', its RDMA devices' counters and the processes holding QPs on them, for
+         * fabric.<node>.transport; with SNAPSHOT_LOCATED, and forgotten with SNAPSHOT_PORTS. */
+        SNAPSHOT_TRANSPORT = 1 << 20,
         /* The RDMA baseline file haloctl probe keeps below the host root (snapshot/snapshot-baseline.h),
          * for fabric.<NODE>.baseline. */
-        SNAPSHOT_RDMA_BASELINE = 1 << 20,
+        SNAPSHOT_RDMA_BASELINE = 1 << 21,
 } SnapshotPart;
 
 #define SNAPSHOT_HOST_PARTS                                                                         \
@@ -95,9 +100,12 @@ typedef struct SnapshotDcb {
 /* snapshot/snapshot-qos-host.h */
 typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
-typedef struct PauseHistory PauseHistory;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
+/* snapshot/snapshot-transport.h */
+typedef struct FabricTransportSample FabricTransportSample;
+/* snapshot/snapshot-identity.h */
+typedef struct SnapshotIdentity SnapshotIdentity;
 /* snapshot/snapshot-baseline.h */
 typedef struct SnapshotRdmaBaseline SnapshotRdmaBaseline;
 
@@ -148,13 +156,12 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* SNAPSHOT_TRANSPORT. */
+        FabricTransportSample *transport;
+        /* SNAPSHOT_NET_CONFIG with SNAPSHOT_PORTS: one per port. */
+        SnapshotIdentity *identities;
         /* SNAPSHOT_RDMA_BASELINE. */
         SnapshotRdmaBaseline *rdma_baseline;
-        /* The checks that the checks_run() reading it now selects (NULL: all): a group may leave out the
-         * reads of a check it does not select, which would be dropped anyway. */
-        const char *selection;
-        /* The daemon's pause counters of the verify before (qos.<link>.pause); NULL: none kept. */
-        PauseHistory *pause_history;
 
         /* SNAPSHOT_CMDLINE, SNAPSHOT_BOOT, SNAPSHOT_GPUS, SNAPSHOT_MEMINFO, SNAPSHOT_ETC_HOSTS,
          * SNAPSHOT_MEMLOCK, SNAPSHOT_ETC_GROUP, SNAPSHOT_DEVICES, SNAPSHOT_NAMES, SNAPSHOT_NET_CONFIG. */
@@ -199,6 +206,11 @@ const ModuleState *snapshot_module_state(const Snapshot *s, const char *module) 
  * them). */
 int snapshot_read_host(Snapshot *s, SnapshotPart parts);
 void snapshot_forget_host(Snapshot *s, SnapshotPart parts);
+
+/* Whether every one of parts has been read: a check judges only what its caller read for it. */
+static inline bool snapshot_has(const Snapshot *s, SnapshotPart parts) {
+        return (s->parts & parts) == parts;
+}
 
 /* Whether the kernel's links were read, and could be (SNAPSHOT_LINKS without kernel_error). */
 bool snapshot_read_kernel(const Snapshot *s) _pure_;

@@ -86,7 +86,9 @@ int main(int argc, char *argv[]) {
         snapshot_init(&s, &c);
 
         if (streq(verb, "check")) {
-                r = checks_run(&c, &s, "link.,qos.", &checks);
+                r = snapshot_read(&s, check_registry_parts(&c, "link.,qos."));
+                if (r >= 0)
+                        r = checks_run(&c, &s, /* before= */ NULL, /* after= */ NULL, "link.,qos.", &checks);
                 if (r < 0) {
                         fprintf(stderr, "check: %s\n", strerror(-r));
                         return EXIT_FAILURE;

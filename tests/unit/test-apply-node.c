@@ -4,6 +4,7 @@
  * link is lo, read (never changed) through this namespace's sysfs and rtnetlink. */
 #include "apply/apply.h"
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check/checks.h"
 #include "tests.h"
 
@@ -123,7 +124,7 @@ int main(void) {
 
                 snapshot_init(&s, &c);
                 ASSERT_INT_EQ(apply_node(&c, &fake_backend, 0, &s, &changes, &error), -EIO);
-                ASSERT_OK(checks_run(&c, &s, "link.", &checks));
+                ASSERT_OK(test_checks_run(&c, &s, "link.", &checks));
                 ASSERT_INT_EQ(rtnl_dump_count() - dumps, 2);
                 /* The checks say what the verification found still missing. */
                 ASSERT_INT_EQ(check_list_find(&checks, "link.loop0.address")->outcome, CHECK_FAIL);

@@ -7,6 +7,7 @@
 
 #include "basic/meminfo.h"
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
@@ -62,8 +63,9 @@ static void run_case(const Case *t) {
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
         snapshot_init(&s, &c);
 
-        ASSERT_OK(check_gpu(&c, &s, &l));
-        ASSERT_OK(check_kernel_devices(&c, &s, &l));
+        test_read_for(&c, &s, "gpu.,kernel.,node.memory");
+        ASSERT_OK(check_gpu(&c, &s, NULL, NULL, &l));
+        ASSERT_OK(check_kernel_devices(&c, &s, NULL, NULL, &l));
         ASSERT_OK(check_node_memory(&c, &s, &l));
         /* node.memory: one of check_node's */
         ASSERT_INT_EQ(
@@ -226,6 +228,7 @@ static void devices_case(
         _cleanup_(snapshot_done) Snapshot s = {};
 
         snapshot_init(&s, &c);
+        test_read_for(&c, &s, "gpu.devices");
         ASSERT_OK(check_gpu_devices(&c, &s, &l));
         assert_check(&l, &(CheckExpect){ "gpu.devices", outcome, has }, what);
         remove_tree(root);
@@ -418,13 +421,13 @@ static void test_kernel_gtt_alias(void) {
         ASSERT_TRUE(checks_group_selected("gpu.", "kernel.gtt"));
         ASSERT_TRUE(!checks_group_selected("node.", "kernel.gtt"));
 
-        ASSERT_OK(checks_run(&c, /* snapshot= */ NULL, "kernel.gtt", &l));
+        ASSERT_OK(test_checks_run(&c, /* s= */ NULL, "kernel.gtt", &l));
         ASSERT_INT_EQ(l.n_checks, 1);
         ASSERT_STR_EQ(l.checks[0].id, "gpu.gtt");
         ASSERT_INT_EQ(l.checks[0].outcome, CHECK_PASS);
         check_list_done(&l);
 
-        ASSERT_OK(checks_run(&c, /* snapshot= */ NULL, "gpu.,node.", &l));
+        ASSERT_OK(test_checks_run(&c, /* s= */ NULL, "gpu.,node.", &l));
         ASSERT_INT_EQ(l.n_checks, 5);
         ASSERT_STR_EQ(l.checks[0].id, "gpu.vram");
         ASSERT_STR_EQ(l.checks[1].id, "gpu.gtt");

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "check-read.h"
 #include "check/check-hosts.h"
 #include "tests.h"
 
@@ -48,7 +49,7 @@ static void run(const Host *host, CheckList *out) {
 
         ASSERT_OK(profile_load_string("h.yaml", profile_text, strlen(profile_text), &p, NULL));
         c = (NodeContext){ .host = host, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_hosts(&c, NULL, out));
+        ASSERT_OK(test_check_group(&c, NULL, check_hosts, out));
 }
 
 static void assert_cases(const CheckList *l, const char *source) {

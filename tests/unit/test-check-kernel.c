@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
@@ -46,7 +47,8 @@ static void run_case(const Case *t) {
         h = (Host){ .root = root };
         snapshot_init(&s, &c);
 
-        ASSERT_OK(check_kernel(&c, &s, &l));
+        test_read_for(&c, &s, "kernel.cmdline,gpu.gtt");
+        ASSERT_OK(check_kernel(&c, &s, NULL, NULL, &l));
         ASSERT_OK(check_gpu_gtt(&c, &s, &l));
         ASSERT_INT_EQ(l.n_checks, 3);
         expect(&l, "kernel.cmdline", &t->cmdline, t->host);
@@ -514,11 +516,11 @@ static void test_profile(void) {
         NodeContext c = { .host = &h };
         CheckList l = {};
 
-        ASSERT_OK(check_profile(&c, NULL, &l));
+        ASSERT_OK(check_profile(&c, NULL, NULL, NULL, &l));
         c.profile = &p;
-        ASSERT_OK(check_profile(&c, NULL, &l));
+        ASSERT_OK(check_profile(&c, NULL, NULL, NULL, &l));
         c.node = &nodes[1];
-        ASSERT_OK(check_profile(&c, NULL, &l));
+        ASSERT_OK(check_profile(&c, NULL, NULL, NULL, &l));
 
         ASSERT_INT_EQ(l.n_checks, 3);
         ASSERT_INT_EQ(l.checks[0].outcome, CHECK_FAIL);

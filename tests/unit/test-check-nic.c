@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-nic.h"
 #include "check/check-registry.h"
@@ -47,7 +48,7 @@ static void run_node(const char *tree, const char *yaml, const char *node, const
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, node) };
 
         ASSERT_TRUE(c.node);
-        ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
+        ASSERT_OK(test_check_group(&c, /* s= */ NULL, check_nic, &l));
         ASSERT_INT_EQ(l.n_checks, check_registry_count(check_nic));
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);
@@ -712,7 +713,7 @@ static void test_shipped_profile(void) {
                 CheckList l = {};
                 PortCheck speed = {};
 
-                ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
+                ASSERT_OK(test_check_group(&c, /* s= */ NULL, check_nic, &l));
                 assert_checks(&l, cases[i].expect, cases[i].n, cases[i].tree);
                 check_list_done(&l);
 

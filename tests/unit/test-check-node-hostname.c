@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-node.h"
 #include "tests.h"
@@ -194,6 +195,7 @@ static void test_cases(void) {
                 }
 
                 snapshot_init(&s, &c);
+                test_read_for(&c, &s, "node.hostname");
                 ASSERT_OK(check_node_hostname(&c, &s, &l));
                 check = check_list_find(&l, "node.hostname");
                 ASSERT_TRUE(check);

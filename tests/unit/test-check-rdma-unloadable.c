@@ -3,6 +3,7 @@
  * (the test double linked in), then made to load a library that is not there. libibverbs is the source
  * on the running system only (here its loopback link stands in for a fabric port); a host tree's RDMA
  * facts come from its sysfs, and need no libibverbs. */
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-rdma.h"
 #include "fake-verbs.h"
@@ -29,7 +30,7 @@ static void run(const char *root, const char *link, const char *required, const 
                 required);
         p = test_profile_load(yaml);
         c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-        ASSERT_OK(check_rdma(&c, NULL, &l));
+        ASSERT_OK(test_check_group(&c, NULL, check_rdma, &l));
         assert_checks(&l, expect, n, root);
         check_list_done(&l);
 }

@@ -6,6 +6,7 @@
 
 #include "basic/fileio.h"
 #include "basic/strv.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-rdma.h"
 #include "check/check-registry.h"
@@ -42,7 +43,7 @@ static void run(const char *tree, const char *yaml, const CheckExpect *expect, s
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
         ASSERT_TRUE(c.node);
-        ASSERT_OK(check_rdma(&c, NULL, &l));
+        ASSERT_OK(test_check_group(&c, NULL, check_rdma, &l));
         ASSERT_INT_EQ(l.n_checks, check_registry_count(check_rdma));
         assert_checks(&l, expect, n, tree);
         check_list_done(&l);

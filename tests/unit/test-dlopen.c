@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "basic/dlopen-util.h"
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-nic.h"
 #include "config.h"
@@ -179,7 +180,7 @@ static void run_nic(const CheckExpect *expect, size_t n) {
         CheckList l = {};
         NodeContext c = { .host = &h, .profile = p, .node = profile_find_node(p, "head") };
 
-        ASSERT_OK(check_nic(&c, /* s= */ NULL, &l));
+        ASSERT_OK(test_check_group(&c, /* s= */ NULL, check_nic, &l));
         assert_checks(&l, expect, n, h.root);
         check_list_done(&l);
 }

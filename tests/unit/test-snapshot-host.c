@@ -2,6 +2,7 @@
 /* Tests for the snapshot's host facts (snapshot/snapshot-host.h): each source is read once per
  * snapshot, and what cannot be read is kept with its errno for the checks to say so. Driven by the
  * Strix Halo fixture tree (tests/data/hosts/gpu-strix-ok). */
+#include "check-read.h"
 #include "check-test.h"
 #include "check/check-gpu.h"
 #include "check/check-kernel.h"
@@ -63,10 +64,10 @@ static void test_read_once(void) {
 
         /* Gone from the host now: only the snapshot still has them. */
         shell(root, "rm -r proc/cmdline proc/meminfo sys/class/drm sys/module etc/kernel/cmdline");
-        ASSERT_OK(check_kernel(&c, &s, &l));
+        ASSERT_OK(check_kernel(&c, &s, NULL, NULL, &l));
         ASSERT_OK(check_gpu_vram(&c, &s, &l));
         ASSERT_OK(check_gpu_gtt(&c, &s, &l));
-        ASSERT_OK(check_node(&c, &s, &l));
+        ASSERT_OK(check_node(&c, &s, NULL, NULL, &l));
         assert_check(&l, &(CheckExpect){ "kernel.cmdline", CHECK_PASS, "all 5 required parameters" }, root);
         /* The tree has /etc/kernel/cmdline and no boot entry: the next kernel-install's words, read
          * before they were removed, and a warning that they are not the next boot's. */
@@ -80,8 +81,9 @@ static void test_read_once(void) {
         ASSERT_INT_EQ(s.parts & (SNAPSHOT_CMDLINE | SNAPSHOT_MEMINFO), 0);
         ASSERT_TRUE(!s.host.cmdline && !s.host.cmdline_parsed);
         check_list_done(&l);
+        test_read_for(&c, &s, "kernel.cmdline,node.");
         ASSERT_OK(check_kernel_cmdline(&c, &s, &l));
-        ASSERT_OK(check_node(&c, &s, &l));
+        ASSERT_OK(check_node(&c, &s, NULL, NULL, &l));
         assert_check(&l, &(CheckExpect){ "kernel.cmdline", CHECK_FAIL, "cannot read /proc/cmdline" }, root);
         assert_check(&l, &(CheckExpect){ "node.memory", CHECK_SKIP, "could not look at /proc/meminfo" }, root);
         ASSERT_INT_EQ(s.host.cmdline_error, -ENOENT);

@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* The sample fabric.<node>.transport compares with the one before: the TCP sockets on the fabric
- * (sock_diag), the RDMA devices' port counters (sysfs) and the processes holding QPs on them (RDMA
- * netlink). */
+/* The snapshot's transport part: the sample fabric.<node>.transport compares with the one before: the
+ * TCP sockets on the fabric (sock_diag), the RDMA devices' port counters (sysfs) and the processes
+ * holding QPs on them (RDMA netlink). */
 #include <linux/netlink.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/strv.h"
-#include "check/check-fabric-transport.h"
 #include "rdma/rdma-sysfs.h"
 #include "rdma/taskstats.h"
+#include "snapshot/snapshot-transport.h"
+
+void fabric_transport_sample_done(FabricTransportSample *s) {
+        if (!s)
+                return;
+        free(s->tcp);
+        strv_free(s->rdma_devices);
+        free(s->holders);
+        *s = (FabricTransportSample){};
+}
 
 /* Whether a is the address of one of node's links. */
 static bool node_has(const ProfileNode *node, struct in_addr a) {
@@ -101,15 +110,10 @@ int fabric_transport_add_port_volume(
         return 0;
 }
 
-static int read_rdma(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *s) {
+static int read_rdma(const NodeContext *c, const Snapshot *snapshot, FabricTransportSample *s) {
         bool all_bytes = true;
         int r;
 
-        r = snapshot_read(snapshot, SNAPSHOT_LOCATED);
-        if (r < 0 && r != -ENOMEM)
-                return (void) (s->rdma_error = r), 0;
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < snapshot->n_ports; i++) {
                 const FabricPort *p = &snapshot->ports[i];
                 _cleanup_(freep) char *dev = NULL;
@@ -172,8 +176,9 @@ static int read_qps(FabricTransportSample *s) {
                 qps, k, rdma_task_from_proc_or_taskstats, &taskstats, &s->holders, &s->n_holders);
 }
 
-int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *ret) {
-        FabricTransportSample s = { .at = now(CLOCK_MONOTONIC) };
+int snapshot_read_transport(Snapshot *snapshot) {
+        const NodeContext *c = snapshot->context;
+        _cleanup_(fabric_transport_sample_done) FabricTransportSample s = { .at = now(CLOCK_MONOTONIC) };
         int r = 0;
 
         if (c->node) {
@@ -182,10 +187,17 @@ int fabric_transport_sample_read(const NodeContext *c, Snapshot *snapshot, Fabri
                 if (r >= 0)
                         r = read_qps(&s);
         }
-        if (r < 0) {
-                fabric_transport_sample_done(&s);
+        if (r < 0)
                 return r;
-        }
-        *ret = s;
+        snapshot->transport = malloc(sizeof(FabricTransportSample));
+        if (!snapshot->transport)
+                return -ENOMEM;
+        *snapshot->transport = s;
+        s = (FabricTransportSample){};
         return 0;
+}
+
+void snapshot_forget_transport(Snapshot *s) {
+        fabric_transport_sample_done(s->transport);
+        s->transport = mfree(s->transport);
 }
