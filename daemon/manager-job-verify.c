@@ -55,6 +55,8 @@ typedef struct VerifyJob {
         FabricTransportChanges transport_changes; /* into and out of the fallback, for the journal */
         bool transport_ran;
         FabricTransportState transport_copy; /* then: the manager's state after it, for the metrics */
+        bool health_ran;
+        FabricHealthHistory health_after; /* then: the counters the next verify compares with */
         bool helper_in_play; /* something is halod-helper.service's to write: a hosts job follows */
 } VerifyJob;
 
@@ -77,6 +79,7 @@ static void verify_job_free(void *data) {
         peer_link_mtus_done(&j->link_mtus);
         fabric_transport_changes_done(&j->transport_changes);
         fabric_transport_state_done(&j->transport_copy);
+        fabric_health_history_done(&j->health_after);
         free(j);
 }
 
@@ -193,6 +196,29 @@ static int check_transport(VerifyJob *j) {
         return check_list_take_selected(&j->checks, &checks, j->only);
 }
 
+/* fabric.<link>.loss|congestion, link.<link>.flaps, nic.<link>.errors: the counters this verify read
+ * against the manager's history (the host lane runs one verify at a time: nothing writes it meanwhile);
+ * the new history goes back on the loop (verify_job_publish()). */
+static int check_health(VerifyJob *j) {
+        _cleanup_(check_list_done) CheckList checks = {};
+        int r;
+
+        if (!checks_group_selected("fabric.", j->only) && !checks_group_selected("link.", j->only) &&
+            !checks_group_selected("nic.", j->only))
+                return 0;
+        r = snapshot_read(&j->snapshot, SNAPSHOT_QOS_COUNTERS);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* the link checks say why the links cannot be read */
+        r = check_fabric_health(
+                &j->context, &j->snapshot, &j->manager->fabric_health, &j->health_after, &checks);
+        if (r < 0)
+                return r;
+        j->health_ran = true;
+        return check_list_take_selected(&j->checks, &checks, j->only);
+}
+
 static void verify_job_run(Job *job, void *data) {
         VerifyJob *j = data;
         VerifyOutcome *o = &j->outcome;
@@ -227,6 +253,8 @@ static void verify_job_run(Job *job, void *data) {
         o->checks_result = checks_run(&j->context, &j->snapshot, j->only, &j->checks);
         if (o->checks_result >= 0)
                 o->checks_result = check_transport(j);
+        if (o->checks_result >= 0)
+                o->checks_result = check_health(j);
         if (j->req.judge && o->checks_result >= 0)
                 enforce(j);
 
@@ -360,6 +388,11 @@ static void verify_job_publish(Manager *m, void *data) {
                 fabric_transport_state_done(&m->transport_published);
                 m->transport_published = j->transport_copy;
                 j->transport_copy = (FabricTransportState){};
+        }
+        if (j->health_ran) {
+                fabric_health_history_done(&m->fabric_health);
+                m->fabric_health = j->health_after;
+                j->health_after = (FabricHealthHistory){};
         }
         /* Before the checks are published, which asks for a peer round. */
         if (j->link_mtus_read)

@@ -66,6 +66,7 @@ Manager *manager_free(Manager *m) {
         pause_history_done(&m->pause_history);
         fabric_transport_state_done(&m->transport);
         fabric_transport_state_done(&m->transport_published);
+        fabric_health_history_done(&m->fabric_health);
         free(m->summary);
         free(m->last_apply_error);
         free(m->fabric_env_error);

@@ -11,6 +11,7 @@
 #include "apply/backend.h"
 #include "basic/host.h"
 #include "basic/time-util.h"
+#include "check/check-fabric-health.h"
 #include "check/check-fabric-transport.h"
 #include "check/check-peer.h"
 #include "check/check.h"
@@ -75,6 +76,9 @@ typedef struct Manager {
                                          * likewise the verify job's */
         FabricTransportState transport_published; /* a copy of it from the latest verify that ran the
                                                    * check, the loop's, for the metrics */
+        FabricHealthHistory fabric_health;        /* each port's counters at the last verify that judged them
+                                                   * (fabric.<link>.loss and the others): the verify job reads
+                                                   * it, the loop replaces it when the job is published */
 
         char *last_apply_error; /* logged once until it changes or an apply succeeds */
 

@@ -88,7 +88,11 @@ static const struct {
         [RDMA_HW_DUPLICATE_REQUEST] = { "halod_rdma_duplicate_requests_total",
                                         "Retransmitted requests the RDMA port received again (hw_counters/duplicate_request; mlx5 only)." },
         [RDMA_HW_RNR_NAK_RETRY_ERR] = { "halod_rdma_rnr_nak_retry_errors_total",
-                                        "Receiver-not-ready NAK retries that were exhausted (hw_counters/rnr_nak_retry_err; mlx5 only)." },
+                                        "Receiver-not-ready NAK retries that were exhausted (hw_counters/rnr_nak_retry_err; rxe: retry_rnr_exceeded_err)." },
+        [RDMA_HW_RETRANSMITTED] = { "halod_rdma_retransmitted_total",
+                                    "Requests the RDMA port sent again after an ACK timeout or a NAK (hw_counters/roce_adp_retrans; rxe: completer_retry_err)." },
+        [RDMA_HW_LINK_DOWNED] = { "halod_rdma_link_downed_total",
+                                  "Times the RDMA port's link went down (rxe: hw_counters/link_downed; mlx5: counters/link_downed)." },
 };
 
 void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n) {

@@ -122,7 +122,10 @@ static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCoun
 
         *ret = (SnapshotQosCounters){ .when = now(CLOCK_MONOTONIC),
                                       .pause_error = -ENOMEDIUM,
-                                      .packets_error = -ENOMEDIUM };
+                                      .packets_error = -ENOMEDIUM,
+                                      .hw_driver = _RDMA_COUNTER_DRIVER_INVALID,
+                                      .hw_error = -ENODEV,
+                                      .netdev_error = -ENOMEDIUM };
         if (!ifname)
                 return 0;
         if (host_is_running_system(h)) {
@@ -137,18 +140,23 @@ static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCoun
         if (r == -ENOMEM)
                 return r;
         ret->packets_error = r < 0 ? r : 0;
+        r = netdev_counters_read(h, ifname, &ret->netdev);
+        if (r == -ENOMEM)
+                return r;
+        ret->netdev_error = r < 0 ? r : 0;
+        if (r >= 0 && ret->pause_error == 0)
+                netdev_counters_from_stats(&stats, &ret->netdev);
 
         r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
         if (r == -ENOMEM)
                 return r;
-        for (RdmaHwCounter k = 0; r >= 0 && k < _RDMA_HW_COUNTER_MAX; k++) {
-                int q = rdma_sysfs_read_hw_family(h, ret->rdma_device, ret->rdma_port, k, &ret->hw[k]);
-
-                if (q == -ENOMEM)
-                        return q;
-                if (q >= 0)
-                        ret->hw_known |= 1U << k;
-        }
+        if (r < 0)
+                return (void) (ret->hw_error = r == -ENOENT ? -ENODEV : r), 0;
+        r = rdma_sysfs_read_hw_counters(
+                h, ret->rdma_device, ret->rdma_port, &ret->hw_driver, ret->hw, &ret->hw_known);
+        if (r == -ENOMEM)
+                return r;
+        ret->hw_error = r < 0 ? r : 0;
         return 0;
 }
 
