@@ -497,7 +497,15 @@ static int judge_port(Port *p, CheckList *out) {
 /* Why the port's rates cannot be judged yet ("measuring: ..."), in *ret; NULL when they can. */
 static int unjudged(const Port *p, const FabricHealthSample *now, char **ret) {
         *ret = NULL;
-        if (!p->prev || now->when <= p->prev->when || !now->packets_known || !p->prev->packets_known)
+        if (!now->packets_known)
+                return asprintf(
+                               ret,
+                               "the packet counters of %s cannot be read (/sys/class/net/%s/statistics): nothing to judge the rates against",
+                               p->label,
+                               now->ifname) < 0
+                        ? -ENOMEM
+                        : 0;
+        if (!p->prev || now->when <= p->prev->when || !p->prev->packets_known)
                 return asprintf(
                                ret,
                                "measuring: first sample of %s; rates are judged from the next verify on",
