@@ -49,6 +49,12 @@ int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size
                 q[i].rdma_port = sc->rdma_port;
                 memcpy(q[i].hw, sc->hw, sizeof(q[i].hw));
                 q[i].hw_known = sc->hw_known;
+                q[i].hw_driver_known = sc->hw_error == 0;
+                q[i].hw_driver = sc->hw_driver;
+                if (sc->netdev_error == 0)
+                        q[i].netdev = sc->netdev;
+                q[i].packets = sc->packets;
+                q[i].packets_known = sc->packets_error == 0;
         }
         *ret = q;
         *ret_n = s->n_ports;
@@ -139,4 +145,5 @@ void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n) {
                         fprintf(f, "} %" PRIu64 "\n", q[i].hw[c]);
                 }
         }
+        metrics_render_fabric(f, q, n);
 }
