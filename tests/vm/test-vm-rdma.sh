@@ -20,6 +20,8 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-peer-rdma.sh"
 # shellcheck source=step-fabric-transport.sh
 . "$SOURCE_DIR/tests/vm/step-fabric-transport.sh"
+# shellcheck source=step-fabric-health.sh
+. "$SOURCE_DIR/tests/vm/step-fabric-health.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 require_build_file tests/vm-regmr tests/vm-devlink
@@ -220,5 +222,6 @@ memlock_case "DefaultLimitMEMLOCK=infinity"
 [ "$MEMLOCK_BIG" = 0 ] || fail "with DefaultLimitMEMLOCK=infinity a non-root workload still cannot register 64 MiB"
 
 step_devlink
+step_fabric_health
 
 pass
