@@ -122,32 +122,48 @@ static int not_counted(CheckList *out, const char *group, const Port *p, const c
         return add(out, group, p, what, CHECK_SKIP, NULL, NULL, summary);
 }
 
-static int check_loss(const Port *p, CheckList *out) {
-        _cleanup_(freep) char *rates = NULL, *summary = NULL, *actual = NULL;
-        uint64_t worst = 0;
-        bool counted = false;
-        CheckOutcome o;
+/* What a set of RDMA families moved between the two samples: whether the driver counts any of them,
+ * their sum and their largest, and "label rate/s (file)" for each that moved, in *rates. */
+typedef struct Moved {
+        bool counted;
+        uint64_t sum, largest;
+} Moved;
 
-        for (size_t i = 0; i < ELEMENTSOF(loss_counters); i++) {
-                RdmaHwCounter c = loss_counters[i];
+static int hw_moved(const Port *p, const RdmaHwCounter *families, size_t n, char **rates, Moved *ret) {
+        Moved m = {};
+
+        for (size_t i = 0; i < n; i++) {
+                RdmaHwCounter c = families[i];
                 uint64_t d;
 
                 if (!hw_both(p, c))
                         continue;
-                counted = true;
+                m.counted = true;
                 d = p->now->hw[c] - p->prev->hw[c];
-                if (d > worst)
-                        worst = d;
+                m.sum += d;
+                if (d > m.largest)
+                        m.largest = d;
                 if (d > 0 &&
                     append_rate(
-                            &rates,
+                            rates,
                             rdma_hw_counter_label(c),
                             d,
                             p->seconds,
                             rdma_hw_counter_name(c, p->sc->hw_driver)) < 0)
                         return -ENOMEM;
         }
-        if (!counted)
+        *ret = m;
+        return 0;
+}
+
+static int check_loss(const Port *p, CheckList *out) {
+        _cleanup_(freep) char *rates = NULL, *summary = NULL, *actual = NULL;
+        CheckOutcome o;
+        Moved m;
+
+        if (hw_moved(p, loss_counters, ELEMENTSOF(loss_counters), &rates, &m) < 0)
+                return -ENOMEM;
+        if (!m.counted)
                 return not_counted(out, "fabric", p, "loss", "retransmission or sequence error");
         if (asprintf(&actual, "%s; %.3g packets/s", rates ?: "none", p->d_packets / p->seconds) < 0)
                 return -ENOMEM;
@@ -162,7 +178,7 @@ static int check_loss(const Port *p, CheckList *out) {
                         actual,
                         "idle: no retransmissions or sequence errors, and under 1000 packets since the last verify");
         o = ratio_outcome(
-                worst,
+                m.largest,
                 p->d_packets,
                 FABRIC_LOSS_WARN_PPM * 1000ULL,
                 FABRIC_LOSS_FAIL_PPM * 1000ULL,
@@ -197,28 +213,15 @@ static bool loss_without_signal(const Port *p, uint64_t signals) {
 
 static int check_congestion(const Port *p, CheckList *out) {
         _cleanup_(freep) char *rates = NULL, *summary = NULL, *actual = NULL;
-        uint64_t signals = 0;
-        bool counted = false;
+        uint64_t signals;
+        bool counted;
         CheckOutcome o;
+        Moved m;
 
-        for (size_t i = 0; i < ELEMENTSOF(congestion_counters); i++) {
-                RdmaHwCounter c = congestion_counters[i];
-                uint64_t d;
-
-                if (!hw_both(p, c))
-                        continue;
-                counted = true;
-                d = p->now->hw[c] - p->prev->hw[c];
-                signals += d;
-                if (d > 0 &&
-                    append_rate(
-                            &rates,
-                            rdma_hw_counter_label(c),
-                            d,
-                            p->seconds,
-                            rdma_hw_counter_name(c, p->sc->hw_driver)) < 0)
-                        return -ENOMEM;
-        }
+        if (hw_moved(p, congestion_counters, ELEMENTSOF(congestion_counters), &rates, &m) < 0)
+                return -ENOMEM;
+        counted = m.counted;
+        signals = m.sum;
         if (p->now->pause_known && p->prev->pause_known) {
                 uint64_t d = p->now->pause - p->prev->pause;
 
