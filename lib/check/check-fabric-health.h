@@ -26,6 +26,7 @@
 #define FABRIC_FLAPS_WARN_PER_HOUR 2U     /* a DAC does not go down by itself twice an hour */
 #define FABRIC_ERRORS_WARN_PPB 100U       /* 1e-7 frames: IEEE 802.3's BER 1e-12 on 9000-byte frames */
 #define FABRIC_ERRORS_FAIL_PPM 100U       /* 1e-4 frames */
+#define FABRIC_ERRORS_FAIL_MIN 10U        /* and at least this many */
 #define FABRIC_MISSED_WARN_PPM 1000U      /* 1e-3 of the packets dropped for want of ring space */
 #define FABRIC_FLAP_EVENTS_MAX 16U
 

@@ -270,6 +270,11 @@ static void test_mlx5(void) {
         set_net(&r, "statistics/rx_crc_errors", 1001);
         verify(&r, 60);
         assert_check(&r, "nic.rdma0.errors", CHECK_FAIL, "reseat or replace");
+        /* One CRC error among few packets: a warning, not a failure. */
+        set_net(&r, "statistics/rx_packets", 3001000);
+        set_net(&r, "statistics/rx_crc_errors", 1002);
+        verify(&r, 60);
+        assert_check(&r, "nic.rdma0.errors", CHECK_WARN, "CRC errors");
         set_net(&r, "statistics/rx_packets", 4000000);
         set_net(&r, "statistics/rx_missed_errors", 5000);
         verify(&r, 60);
