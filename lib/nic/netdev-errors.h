@@ -37,8 +37,8 @@ const char *netdev_counter_to_string(NetdevCounter c) _pure_;
 /* In words: "CRC errors". */
 const char *netdev_counter_label(NetdevCounter c) _pure_;
 
-/* The sysfs counters of ifname below the host root; one that cannot be read stays unknown. Returns 0,
- * -EINVAL for a bad name or -ENOMEM. */
+/* The sysfs counters of ifname below the host root (carrier_changes only where carrier_down_count is
+ * missing); one that cannot be read stays unknown. Returns 0, -EINVAL for a bad name or -ENOMEM. */
 int netdev_counters_read(const Host *h, const char *ifname, NetdevCounters *ret);
 /* Adds the PHY counters found among a driver's ethtool statistics (read for the pause frames). */
 void netdev_counters_from_stats(const EthtoolStats *s, NetdevCounters *c);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "check/check-fabric-health.h"
@@ -236,6 +237,22 @@ static void test_flaps(void) {
         run_done(&r);
 }
 
+/* A kernel before 4.16 has no carrier_down_count: half the carrier_changes are downs. */
+static void test_flaps_carrier_changes(void) {
+        _cleanup_(freep) char *path = NULL;
+        Run r;
+
+        run_init(&r, "rxe", "eth1");
+        ASSERT_TRUE(asprintf(&path, "%s/sys/class/net/eth1/carrier_down_count", r.root) > 0);
+        ASSERT_INT_EQ(unlink(path), 0);
+        verify(&r, 60);
+        set_net(&r, "carrier_changes", 5);
+        verify(&r, 60);
+        assert_check(
+                &r, "link.rdma0.flaps", CHECK_WARN, "went down 2 times in the last hour (carrier_changes)");
+        run_done(&r);
+}
+
 /* irdma on an E810 counts no retransmission: not counted, never a pass; its CNPs judge congestion. */
 static void test_irdma(void) {
         Run r;
@@ -310,6 +327,7 @@ int main(void) {
         test_read_drivers();
         test_rxe_loss();
         test_flaps();
+        test_flaps_carrier_changes();
         test_irdma();
         test_mlx5();
         test_no_netdev();
