@@ -236,6 +236,30 @@ static int check_transport(VerifyJob *j) {
         return check_list_take_selected(&j->checks, &checks, j->only);
 }
 
+/* fabric.<link>.loss|congestion, link.<link>.flaps, nic.<link>.errors: the counters this verify read
+ * against the manager's history (the host lane runs one verify at a time: nothing writes it meanwhile);
+ * the new history goes back on the loop (verify_job_publish()). */
+static int check_health(VerifyJob *j) {
+        _cleanup_(check_list_done) CheckList checks = {};
+        int r;
+
+        if (!j->after_ready ||
+            (!checks_group_selected("fabric.", j->only) && !checks_group_selected("link.", j->only) &&
+             !checks_group_selected("nic.", j->only)))
+                return 0;
+        r = snapshot_read(&j->snapshot, check_registry_daemon_parts(&j->context, j->only));
+        if (r < 0)
+                return r;
+        if (!(j->snapshot.parts & SNAPSHOT_QOS_COUNTERS))
+                return 0; /* nothing to judge: the history stays as it was */
+        /* This verify's samples replace the last ones. */
+        fabric_health_history_done(&j->after.fabric);
+        r = check_fabric_health(&j->context, &j->snapshot, &j->before.fabric, &j->after.fabric, &checks);
+        if (r < 0)
+                return r;
+        return check_list_take_selected(&j->checks, &checks, j->only);
+}
+
 static void verify_job_run(Job *job, void *data) {
         VerifyJob *j = data;
         VerifyOutcome *o = &j->outcome;
@@ -270,6 +294,8 @@ static void verify_job_run(Job *job, void *data) {
         o->checks_result = judge(j, &j->checks);
         if (o->checks_result >= 0)
                 o->checks_result = check_transport(j);
+        if (o->checks_result >= 0)
+                o->checks_result = check_health(j);
         if (j->req.judge && o->checks_result >= 0)
                 enforce(j);
 

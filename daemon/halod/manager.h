@@ -11,6 +11,7 @@
 #include "apply/backend.h"
 #include "basic/host.h"
 #include "basic/time-util.h"
+#include "check/check-fabric-health.h"
 #include "check/check-fabric-transport.h"
 #include "check/check-peer.h"
 #include "check/check.h"
@@ -70,7 +71,8 @@ typedef struct Manager {
         PeerStatusList peers;          /* the Peers property: changes only materially (manager-peers.c) */
         PeerStatusList peers_measured; /* the latest probe run, for the metrics */
         CheckHistory history; /* what the checks keep across verifies (qos.<link>.pause's pause frames,
-                               * fabric.<node>.transport's last sample and verdicts): each verify job
+                               * fabric.<node>.transport's last sample and verdicts,
+                               * each port's counters for fabric.<link>.loss and the others): each verify job
                                * takes a copy as its before and its after replaces it when it publishes */
         FabricTransportState transport_published; /* a copy of history.transport from the latest verify
                                                    * that ran the check, without its sockets, for the

@@ -63,13 +63,15 @@ void check_history_done(CheckHistory *h) {
                 return;
         pause_history_done(&h->pause);
         fabric_transport_state_done(&h->transport);
+        fabric_health_history_done(&h->fabric);
 }
 
 int check_history_copy(const CheckHistory *h, CheckHistory *ret) {
         CheckHistory c = {};
 
         if (pause_history_copy(&h->pause, &c.pause) < 0 ||
-            fabric_transport_state_dup(&h->transport, &c.transport) < 0) {
+            fabric_transport_state_dup(&h->transport, &c.transport) < 0 ||
+            fabric_health_history_copy(&h->fabric, &c.fabric) < 0) {
                 check_history_done(&c);
                 return -ENOMEM;
         }

@@ -6,6 +6,7 @@
  * worker thread. */
 #pragma once
 
+#include "check/check-fabric-health.h"
 #include "check/check-fabric-transport.h"
 
 /* qos.<link>.pause: each netdev's pause frames and packets at the last verify. */
@@ -28,6 +29,7 @@ int pause_history_put(PauseHistory *h, const char *ifname, usec_t when, uint64_t
 typedef struct CheckHistory {
         PauseHistory pause;             /* qos.<link>.pause */
         FabricTransportState transport; /* fabric.<node>.transport: the last sample, each peer's verdict */
+        FabricHealthHistory fabric;     /* fabric.<link>.loss and the others: each port's counters */
 } CheckHistory;
 
 void check_history_done(CheckHistory *h);

@@ -80,8 +80,9 @@ static SnapshotPart entry_parts(const CheckRegistryEntry *e, const NodeContext *
                 /* rtnetlink and DCB netlink show the running kernel only: below --root, the ports. */
                 if (!host_is_running_system(c->host) && (parts & (SNAPSHOT_LINKS | SNAPSHOT_DCB)))
                         parts = (parts & ~(SNAPSHOT_LINKS | SNAPSHOT_DCB)) | SNAPSHOT_PORTS;
-                /* The driver's statistics and RDMA hw_counters only where some link asks for qos:. */
-                if ((parts & SNAPSHOT_QOS_COUNTERS) && !some_link_asks_qos(c))
+                /* For qos.<link>.pause, the driver's statistics and RDMA hw_counters only where some link
+                 * asks for qos: (the fabric health checks judge them on every link). */
+                if ((parts & SNAPSHOT_QOS_COUNTERS) && streq(e->group, "qos.") && !some_link_asks_qos(c))
                         parts &= ~SNAPSHOT_QOS_COUNTERS;
                 return parts;
         }
@@ -121,9 +122,11 @@ static SnapshotPart parts_of(const NodeContext *c, const char *only, bool daemon
                 bool selected;
 
                 if (daemon)
-                        /* The transport sample is the node's, every peer's base in the state it leaves:
-                         * read whenever the group runs, whichever peers it judges now. */
-                        selected = !e->run && streq(e->group, "fabric.") &&
+                        /* The checks only the verify job runs (run NULL: fabric.<NODE>.transport, the
+                         * fabric health checks; the peer round reads its own): their samples are the
+                         * node's, every peer's or port's base in the history they leave, read whenever the
+                         * group runs, whichever ids it judges now. */
+                        selected = !e->run && !streq(e->group, "peer.") &&
                                 checks_group_selected(e->group, only);
                 else
                         selected = e->run && entry_selected(e, c, only);

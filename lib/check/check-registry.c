@@ -107,6 +107,14 @@ const CheckRegistryEntry check_registry[] = {
           "haloctl probe's latest RDMA latency and WRITE throughput against its baseline and the PCIe/port ceiling" },
         { "fabric.<NODE>.transport", "fabric.", NULL, P(TRANSPORT), "fabric.",
           "halod only: whether bulk traffic to the other node moved over RDMA or TCP" },
+        { "fabric.<NAME>.loss", "fabric.", NULL, P(QOS_COUNTERS), "fabric.",
+          "halod only: retransmissions and sequence errors per second against the packets moved" },
+        { "fabric.<NAME>.congestion", "fabric.", NULL, P(QOS_COUNTERS), "fabric.",
+          "halod only: CNPs, ECN marks and pause frames per second against the packets moved" },
+        { "link.<NAME>.flaps", "link.", NULL, P(QOS_COUNTERS), "link.",
+          "halod only: how often the link went down in the last hour (carrier, RDMA link_downed)" },
+        { "nic.<NAME>.errors", "nic.", NULL, P(QOS_COUNTERS), "nic.",
+          "halod only: CRC, frame and PHY symbol errors, and packets the host missed, against the packets moved" },
         /* -- end check registry -- */
 };
 /* clang-format on */

@@ -49,6 +49,12 @@ int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size
                 q[i].rdma_port = sc->rdma_port;
                 memcpy(q[i].hw, sc->hw, sizeof(q[i].hw));
                 q[i].hw_known = sc->hw_known;
+                q[i].hw_driver_known = sc->hw_error == 0;
+                q[i].hw_driver = sc->hw_driver;
+                if (sc->netdev_error == 0)
+                        q[i].netdev = sc->netdev;
+                q[i].packets = sc->packets;
+                q[i].packets_known = sc->packets_error == 0;
         }
         *ret = q;
         *ret_n = s->n_ports;
@@ -88,7 +94,11 @@ static const struct {
         [RDMA_HW_DUPLICATE_REQUEST] = { "halod_rdma_duplicate_requests_total",
                                         "Retransmitted requests the RDMA port received again (hw_counters/duplicate_request; mlx5 only)." },
         [RDMA_HW_RNR_NAK_RETRY_ERR] = { "halod_rdma_rnr_nak_retry_errors_total",
-                                        "Receiver-not-ready NAK retries that were exhausted (hw_counters/rnr_nak_retry_err; mlx5 only)." },
+                                        "Receiver-not-ready NAK retries that were exhausted (hw_counters/rnr_nak_retry_err; rxe: retry_rnr_exceeded_err)." },
+        [RDMA_HW_RETRANSMITTED] = { "halod_rdma_retransmitted_total",
+                                    "Requests the RDMA port sent again after an ACK timeout or a NAK (hw_counters/roce_adp_retrans; rxe: completer_retry_err)." },
+        [RDMA_HW_LINK_DOWNED] = { "halod_rdma_link_downed_total",
+                                  "Times the RDMA port's link went down (rxe: hw_counters/link_downed; mlx5: counters/link_downed)." },
 };
 
 void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n) {
@@ -135,4 +145,5 @@ void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n) {
                         fprintf(f, "} %" PRIu64 "\n", q[i].hw[c]);
                 }
         }
+        metrics_render_fabric(f, q, n);
 }

@@ -12,6 +12,7 @@
 #include "check/check-fabric-transport.h"
 #include "check/check-peer.h"
 #include "check/check.h"
+#include "nic/netdev-errors.h"
 #include "nic/pause-counters.h"
 #include "peer/health.h"
 #include "peer/peer-wire.h"
@@ -62,6 +63,11 @@ typedef struct MetricsQos {
         unsigned rdma_port;
         uint64_t hw[_RDMA_HW_COUNTER_MAX];
         uint32_t hw_known; /* bit c: the device has hw_counters/<c> */
+        bool hw_driver_known;
+        RdmaCounterDriver hw_driver; /* whose names those are, when hw_driver_known */
+        NetdevCounters netdev;       /* known 0: not read */
+        uint64_t packets;            /* rx + tx packets of the netdev */
+        bool packets_known;
 } MetricsQos;
 
 void metrics_qos_free(MetricsQos *q, size_t n);
@@ -71,6 +77,10 @@ void metrics_qos_free(MetricsQos *q, size_t n);
 int metrics_qos_gather(const NodeContext *c, Snapshot *s, MetricsQos **ret, size_t *ret_n);
 /* halod_qos_pause_frames_total and the halod_rdma_*_total families (metrics_render() calls it). */
 void metrics_render_qos(FILE *f, const MetricsQos *q, size_t n);
+/* The same counters under the one vocabulary of the fabric health checks, beside the raw ones:
+ * halod_fabric_events_total{event=,source=,driver=}, halod_fabric_packets_total and
+ * halod_fabric_counted (metrics-fabric.c; metrics_render_qos() calls it). */
+void metrics_render_fabric(FILE *f, const MetricsQos *q, size_t n);
 
 /* The GID index of one port's address (metrics-rdma.c). */
 typedef struct MetricsGid {

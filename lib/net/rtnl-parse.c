@@ -7,9 +7,14 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "net/rtnl-internal.h"
+
+/* The part of struct rtnl_link_stats64 the link reads: up to rx_missed_errors, which every kernel
+ * with IFLA_STATS64 sends (the struct only grew at its end). */
+#define STATS64_MIN (offsetof(struct rtnl_link_stats64, rx_missed_errors) + sizeof(__u64))
 
 typedef struct AttrTable {
         const struct nlattr **tb;
@@ -33,7 +38,14 @@ static int link_attr_cb(const struct nlattr *attr, void *data) {
         case IFLA_MTU:
         case IFLA_MIN_MTU:
         case IFLA_MAX_MTU:
+        case IFLA_CARRIER_CHANGES:
+        case IFLA_CARRIER_DOWN_COUNT:
                 r = mnl_attr_validate(attr, MNL_TYPE_U32);
+                break;
+        case IFLA_STATS64:
+                r = mnl_attr_validate(attr, MNL_TYPE_BINARY);
+                if (r >= 0 && mnl_attr_get_payload_len(attr) < STATS64_MIN)
+                        r = -1;
                 break;
         case IFLA_OPERSTATE:
                 r = mnl_attr_validate(attr, MNL_TYPE_U8);
@@ -52,6 +64,29 @@ static int link_attr_cb(const struct nlattr *attr, void *data) {
         }
         t->tb[type] = attr;
         return MNL_CB_OK;
+}
+
+static void parse_link_counters(const struct nlattr *const *tb, RtnlLink *l) {
+        if (tb[IFLA_STATS64]) {
+                struct rtnl_link_stats64 st = {};
+
+                /* Copied: the attribute's payload is 4-byte aligned, the struct's fields 8. */
+                memcpy(&st, mnl_attr_get_payload(tb[IFLA_STATS64]), STATS64_MIN);
+                l->has_stats = true;
+                l->rx_packets = st.rx_packets;
+                l->tx_packets = st.tx_packets;
+                l->rx_crc_errors = st.rx_crc_errors;
+                l->rx_frame_errors = st.rx_frame_errors;
+                l->rx_missed_errors = st.rx_missed_errors;
+        }
+        if (tb[IFLA_CARRIER_CHANGES]) {
+                l->has_carrier_changes = true;
+                l->carrier_changes = mnl_attr_get_u32(tb[IFLA_CARRIER_CHANGES]);
+        }
+        if (tb[IFLA_CARRIER_DOWN_COUNT]) {
+                l->has_carrier_down_count = true;
+                l->carrier_down_count = mnl_attr_get_u32(tb[IFLA_CARRIER_DOWN_COUNT]);
+        }
 }
 
 int rtnl_parse_link(const struct nlmsghdr *nlh, RtnlLink *ret) {
@@ -83,6 +118,7 @@ int rtnl_parse_link(const struct nlmsghdr *nlh, RtnlLink *ret) {
                 l.mac_len = mnl_attr_get_payload_len(tb[IFLA_ADDRESS]);
                 memcpy(l.mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), l.mac_len);
         }
+        parse_link_counters(tb, &l);
         *ret = l;
         return 0;
 }

@@ -53,6 +53,13 @@ typedef struct RtnlLink {
         size_t mac_len;
         RtnlAddress *addresses; /* IPv4 only */
         size_t n_addresses;
+        /* From IFLA_STATS64 (the start of struct rtnl_link_stats64 every kernel sends), and
+         * IFLA_CARRIER_CHANGES and IFLA_CARRIER_DOWN_COUNT (Linux 4.16): what the fabric health
+         * checks count, read with the link instead of from sysfs. */
+        bool has_stats;
+        uint64_t rx_packets, tx_packets, rx_crc_errors, rx_frame_errors, rx_missed_errors;
+        bool has_carrier_changes, has_carrier_down_count;
+        uint32_t carrier_changes, carrier_down_count;
 } RtnlLink;
 
 typedef struct RtnlState {

@@ -145,45 +145,138 @@ static const char *const rdma_hw_counter_table[_RDMA_HW_COUNTER_MAX] = {
         [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = "local_ack_timeout_err",
         [RDMA_HW_DUPLICATE_REQUEST] = "duplicate_request",
         [RDMA_HW_RNR_NAK_RETRY_ERR] = "rnr_nak_retry_err",
+        [RDMA_HW_RETRANSMITTED] = "retransmitted",
+        [RDMA_HW_LINK_DOWNED] = "link_downed",
 };
 
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rdma_hw_counter, RdmaHwCounter);
 
-/* irdma's names, from its irdma_hw_stat_names: on an E810 (GEN2) the congestion notification
- * counters (cnpHandled, cnpIgnored, cnpSent, RxECNMrkd); the retransmission ones ("RTO", "Nak
- * Sequence Error", ...) come with GEN3 hardware only. mlx5's duplicate_request and rnr_nak_retry_err
- * have no irdma counterpart ("RNR received" counts NAKs, not exhausted retries). */
-static const char *const rdma_hw_counter_names_table[_RDMA_HW_COUNTER_MAX][4] = {
-        [RDMA_HW_NP_ECN_MARKED] = { "np_ecn_marked_roce_packets", "RxECNMrkd" },
-        [RDMA_HW_NP_CNP_SENT] = { "np_cnp_sent", "cnpSent" },
-        [RDMA_HW_RP_CNP_HANDLED] = { "rp_cnp_handled", "cnpHandled" },
-        [RDMA_HW_RP_CNP_IGNORED] = { "rp_cnp_ignored", "cnpIgnored" },
-        [RDMA_HW_OUT_OF_SEQUENCE] = { "out_of_sequence", "Rcvd Out of order packets" },
-        [RDMA_HW_PACKET_SEQ_ERR] = { "packet_seq_err", "Nak Sequence Error" },
-        [RDMA_HW_IMPLIED_NAK_SEQ_ERR] = { "implied_nak_seq_err", "Nak Sequence Error Implied" },
-        [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = { "local_ack_timeout_err", "RTO" },
-        [RDMA_HW_DUPLICATE_REQUEST] = { "duplicate_request" },
-        [RDMA_HW_RNR_NAK_RETRY_ERR] = { "rnr_nak_retry_err" },
+static const char *const rdma_hw_counter_label_table[_RDMA_HW_COUNTER_MAX] = {
+        [RDMA_HW_NP_ECN_MARKED] = "ECN marked",
+        [RDMA_HW_NP_CNP_SENT] = "CNP sent",
+        [RDMA_HW_RP_CNP_HANDLED] = "CNP handled",
+        [RDMA_HW_RP_CNP_IGNORED] = "CNP ignored",
+        [RDMA_HW_OUT_OF_SEQUENCE] = "out of sequence",
+        [RDMA_HW_PACKET_SEQ_ERR] = "sequence error NAKs",
+        [RDMA_HW_IMPLIED_NAK_SEQ_ERR] = "implied sequence errors",
+        [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = "ack timeouts",
+        [RDMA_HW_DUPLICATE_REQUEST] = "duplicate requests",
+        [RDMA_HW_RNR_NAK_RETRY_ERR] = "RNR retries exceeded",
+        [RDMA_HW_RETRANSMITTED] = "retransmitted",
+        [RDMA_HW_LINK_DOWNED] = "link downed",
 };
 
-const char *const *rdma_hw_counter_names(RdmaHwCounter c) {
+const char *rdma_hw_counter_label(RdmaHwCounter c) {
         if (c < 0 || c >= _RDMA_HW_COUNTER_MAX)
                 return NULL;
-        return rdma_hw_counter_names_table[c];
+        return rdma_hw_counter_label_table[c];
+}
+
+static const char *const rdma_counter_driver_table[_RDMA_COUNTER_DRIVER_MAX] = {
+        [RDMA_COUNTER_DRIVER_MLX5_IB] = "mlx5_ib",
+        [RDMA_COUNTER_DRIVER_IRDMA] = "irdma",
+        [RDMA_COUNTER_DRIVER_RXE] = "rxe",
+};
+
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(rdma_counter_driver, RdmaCounterDriver);
+
+/* Each driver's file names. mlx5_ib: counters.c (q counters, cong_cnts, roce_accl_cnts). irdma: its
+ * irdma_hw_stat_names; on an E810 (GEN2) the congestion notification counters (cnpHandled,
+ * cnpIgnored, cnpSent, RxECNMrkd); the retransmission ones ("RTO", "Nak Sequence Error", ...) come
+ * with GEN3 hardware only; "RNR received" counts NAKs, not exhausted retries. rxe: rxe_counter_name
+ * in rxe_hw_counters.c: out_of_seq_request (a request past the expected PSN), rcvd_seq_err (a
+ * sequence error NAK the requester got), completer_retry_err (the requester sent again: an ACK timed
+ * out or a NAK asked), retry_rnr_exceeded_err, link_downed; rxe counts no congestion notification. */
+static const char *const rdma_hw_counter_names_table[_RDMA_HW_COUNTER_MAX][_RDMA_COUNTER_DRIVER_MAX] = {
+        [RDMA_HW_NP_ECN_MARKED] = { "np_ecn_marked_roce_packets", "RxECNMrkd", NULL },
+        [RDMA_HW_NP_CNP_SENT] = { "np_cnp_sent", "cnpSent", NULL },
+        [RDMA_HW_RP_CNP_HANDLED] = { "rp_cnp_handled", "cnpHandled", NULL },
+        [RDMA_HW_RP_CNP_IGNORED] = { "rp_cnp_ignored", "cnpIgnored", NULL },
+        [RDMA_HW_OUT_OF_SEQUENCE] = { "out_of_sequence", "Rcvd Out of order packets", "out_of_seq_request" },
+        [RDMA_HW_PACKET_SEQ_ERR] = { "packet_seq_err", "Nak Sequence Error", "rcvd_seq_err" },
+        [RDMA_HW_IMPLIED_NAK_SEQ_ERR] = { "implied_nak_seq_err", "Nak Sequence Error Implied", NULL },
+        [RDMA_HW_LOCAL_ACK_TIMEOUT_ERR] = { "local_ack_timeout_err", "RTO", NULL },
+        [RDMA_HW_DUPLICATE_REQUEST] = { "duplicate_request", NULL, "duplicate_request" },
+        [RDMA_HW_RNR_NAK_RETRY_ERR] = { "rnr_nak_retry_err", NULL, "retry_rnr_exceeded_err" },
+        [RDMA_HW_RETRANSMITTED] = { "roce_adp_retrans", NULL, "completer_retry_err" },
+        [RDMA_HW_LINK_DOWNED] = { NULL, NULL, "link_downed" },
+};
+
+/* A file each driver makes whatever its generation or capabilities: how the driver is told. */
+static const char *const rdma_counter_driver_marker[_RDMA_COUNTER_DRIVER_MAX] = {
+        [RDMA_COUNTER_DRIVER_MLX5_IB] = "out_of_sequence",
+        [RDMA_COUNTER_DRIVER_IRDMA] = "ip4InOctets",
+        [RDMA_COUNTER_DRIVER_RXE] = "sent_pkts",
+};
+
+const char *rdma_hw_counter_name(RdmaHwCounter c, RdmaCounterDriver d) {
+        if (c < 0 || c >= _RDMA_HW_COUNTER_MAX || d < 0 || d >= _RDMA_COUNTER_DRIVER_MAX)
+                return NULL;
+        return rdma_hw_counter_names_table[c][d];
 }
 
 int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret) {
-        const char *const *names = rdma_hw_counter_names(c);
-
-        if (!names)
+        if (c < 0 || c >= _RDMA_HW_COUNTER_MAX)
                 return -EINVAL;
-        for (; *names; names++) {
-                int r = rdma_sysfs_read_hw_counter(h, device, port, *names, ret);
+        for (RdmaCounterDriver d = 0; d < _RDMA_COUNTER_DRIVER_MAX; d++) {
+                const char *name = rdma_hw_counter_name(c, d);
+                int r;
 
+                if (!name)
+                        continue;
+                r = rdma_sysfs_read_hw_counter(h, device, port, name, ret);
                 if (r != -ENOENT)
                         return r;
         }
         return -ENOENT;
+}
+
+static int rdma_sysfs_hw_driver(const Host *h, const char *device, unsigned port, RdmaCounterDriver *ret) {
+        for (RdmaCounterDriver d = 0; d < _RDMA_COUNTER_DRIVER_MAX; d++) {
+                uint64_t v;
+                int r = rdma_sysfs_read_hw_counter(h, device, port, rdma_counter_driver_marker[d], &v);
+
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0) {
+                        *ret = d;
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+int rdma_sysfs_read_hw_counters(
+        const Host *h,
+        const char *device,
+        unsigned port,
+        RdmaCounterDriver *ret_driver,
+        uint64_t values[static _RDMA_HW_COUNTER_MAX],
+        uint32_t *ret_known) {
+        RdmaCounterDriver d;
+        uint32_t known = 0;
+        int r;
+
+        r = rdma_sysfs_hw_driver(h, device, port, &d);
+        if (r < 0)
+                return r;
+        for (RdmaHwCounter c = 0; c < _RDMA_HW_COUNTER_MAX; c++) {
+                const char *name = rdma_hw_counter_name(c, d);
+
+                if (name)
+                        r = rdma_sysfs_read_hw_counter(h, device, port, name, &values[c]);
+                else if (c == RDMA_HW_LINK_DOWNED && d == RDMA_COUNTER_DRIVER_MLX5_IB)
+                        r = rdma_sysfs_read_port_counter(h, device, port, "link_downed", &values[c]);
+                else
+                        continue;
+                if (r == -ENOMEM)
+                        return r;
+                if (r >= 0)
+                        known |= 1U << c;
+        }
+        *ret_driver = d;
+        *ret_known = known;
+        return 0;
 }
 
 /* Whether pci is one of the components of the resolved path p. */

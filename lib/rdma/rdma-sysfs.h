@@ -25,9 +25,21 @@ int rdma_sysfs_read_hw_counter(const Host *h, const char *device, unsigned port,
  * the errno of reading it. */
 int rdma_sysfs_read_port_counter(
         const Host *h, const char *device, unsigned port, const char *name, uint64_t *ret);
-/* The counter of family c under whichever of its names (rdma_hw_counter_names()) the device has.
+/* The counter of family c under whichever driver's name (rdma_hw_counter_name()) the device has.
  * Returns 0, -ENOENT when it has none of them, or the error of reading the one it has. */
 int rdma_sysfs_read_hw_family(const Host *h, const char *device, unsigned port, RdmaHwCounter c, uint64_t *ret);
+/* Every family the port's driver counts, in one pass: the driver is told by a file only it makes
+ * (mlx5_ib: out_of_sequence, irdma: ip4InOctets, rxe: sent_pkts), then only its own names are read;
+ * mlx5_ib's link_downed is a PMA counter (counters/link_downed). Bit c of *ret_known: values[c] was
+ * read. Returns 0 (with *ret_driver), -ENOENT when the port has no counters of a driver halod knows,
+ * or -ENOMEM; a counter that cannot be read is left unknown. */
+int rdma_sysfs_read_hw_counters(
+        const Host *h,
+        const char *device,
+        unsigned port,
+        RdmaCounterDriver *ret_driver,
+        uint64_t values[static _RDMA_HW_COUNTER_MAX],
+        uint32_t *ret_known);
 
 /* The RDMA device (/sys/class/infiniband/DEV) whose device is the PCI device pci ("0000:c2:00.0") or
  * sits below it (irdma hangs off ice's auxiliary device ice.roce.N, not off the PCI function).

@@ -77,13 +77,55 @@ int snapshot_read_qos_host(Snapshot *s) {
         return 0;
 }
 
-static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCounters *ret) {
+/* The netdev's packets and error and flap counters from the link the snapshot's rtnetlink dump already
+ * holds: no file to open per verify. False where it does not hold them (a tree below --root, the
+ * links not read). */
+static bool counters_from_kernel_link(const RtnlLink *l, SnapshotQosCounters *ret) {
+        if (!l || !l->has_stats)
+                return false;
+        ret->packets = l->rx_packets + l->tx_packets;
+        ret->packets_error = 0;
+        ret->netdev = (NetdevCounters){};
+        ret->netdev.value[NETDEV_RX_CRC_ERRORS] = l->rx_crc_errors;
+        ret->netdev.value[NETDEV_RX_FRAME_ERRORS] = l->rx_frame_errors;
+        ret->netdev.value[NETDEV_RX_MISSED_ERRORS] = l->rx_missed_errors;
+        ret->netdev.known = 1U << NETDEV_RX_CRC_ERRORS | 1U << NETDEV_RX_FRAME_ERRORS |
+                1U << NETDEV_RX_MISSED_ERRORS;
+        if (l->has_carrier_down_count) {
+                ret->netdev.value[NETDEV_CARRIER_DOWN_COUNT] = l->carrier_down_count;
+                ret->netdev.known |= 1U << NETDEV_CARRIER_DOWN_COUNT;
+        } else if (l->has_carrier_changes) {
+                ret->netdev.value[NETDEV_CARRIER_CHANGES] = l->carrier_changes;
+                ret->netdev.known |= 1U << NETDEV_CARRIER_CHANGES;
+        }
+        ret->netdev_error = 0;
+        return true;
+}
+
+static int read_netdev_counters(const Host *h, const char *ifname, SnapshotQosCounters *ret) {
+        int r;
+
+        r = netdev_packets_read(h, ifname, &ret->packets);
+        if (r == -ENOMEM)
+                return r;
+        ret->packets_error = r < 0 ? r : 0;
+        r = netdev_counters_read(h, ifname, &ret->netdev);
+        if (r == -ENOMEM)
+                return r;
+        ret->netdev_error = r < 0 ? r : 0;
+        return 0;
+}
+
+static int read_port_counters(const Host *h, const RtnlLink *link, const char *ifname, SnapshotQosCounters *ret) {
         _cleanup_(ethtool_stats_done) EthtoolStats stats = {};
         int r;
 
         *ret = (SnapshotQosCounters){ .when = now(CLOCK_MONOTONIC),
                                       .pause_error = -ENOMEDIUM,
-                                      .packets_error = -ENOMEDIUM };
+                                      .packets_error = -ENOMEDIUM,
+                                      .hw_driver = _RDMA_COUNTER_DRIVER_INVALID,
+                                      .hw_error = -ENODEV,
+                                      .netdev_error = -ENOMEDIUM };
         if (!ifname)
                 return 0;
         if (host_is_running_system(h)) {
@@ -94,22 +136,24 @@ static int read_port_counters(const Host *h, const char *ifname, SnapshotQosCoun
                 if (r >= 0)
                         pause_counters_from_stats(&stats, &ret->pause);
         }
-        r = netdev_packets_read(h, ifname, &ret->packets);
-        if (r == -ENOMEM)
-                return r;
-        ret->packets_error = r < 0 ? r : 0;
+        if (!counters_from_kernel_link(link, ret)) {
+                r = read_netdev_counters(h, ifname, ret);
+                if (r < 0)
+                        return r;
+        }
+        if (ret->netdev_error == 0 && ret->pause_error == 0)
+                netdev_counters_from_stats(&stats, &ret->netdev);
 
         r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
         if (r == -ENOMEM)
                 return r;
-        for (RdmaHwCounter k = 0; r >= 0 && k < _RDMA_HW_COUNTER_MAX; k++) {
-                int q = rdma_sysfs_read_hw_family(h, ret->rdma_device, ret->rdma_port, k, &ret->hw[k]);
-
-                if (q == -ENOMEM)
-                        return q;
-                if (q >= 0)
-                        ret->hw_known |= 1U << k;
-        }
+        if (r < 0)
+                return (void) (ret->hw_error = r == -ENOENT ? -ENODEV : r), 0;
+        r = rdma_sysfs_read_hw_counters(
+                h, ret->rdma_device, ret->rdma_port, &ret->hw_driver, ret->hw, &ret->hw_known);
+        if (r == -ENOMEM)
+                return r;
+        ret->hw_error = r < 0 ? r : 0;
         return 0;
 }
 
@@ -120,7 +164,8 @@ int snapshot_read_qos_counters(Snapshot *s) {
         if (!s->qos_counters)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                r = read_port_counters(s->context->host, s->ports[i].ifname, &s->qos_counters[i]);
+                r = read_port_counters(
+                        s->context->host, snapshot_kernel_link(s, i), s->ports[i].ifname, &s->qos_counters[i]);
                 if (r < 0)
                         return r;
         }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The snapshot's host qos parts: each node link's RoCE ECN switches (nic/roce-ecn.h) and rdma_cm's
  * default RoCE ToS (rdma/rdma-cm.h) where its qos: asks for them (SNAPSHOT_QOS_HOST), and every port's
- * pause frames, packets and RDMA hw_counters (SNAPSHOT_QOS_COUNTERS). The plan compares the first with the
- * profile (plan/qos-plan-host.h); the metrics and qos.<link>.pause read the counters. */
+ * pause frames, packets, RDMA hw_counters and the netdev's error and flap counters
+ * (SNAPSHOT_QOS_COUNTERS). The plan compares the first with the profile (plan/qos-plan-host.h); the
+ * metrics, qos.<link>.pause and the fabric health checks (check/check-fabric-health.h) read the
+ * counters. */
 #pragma once
 
 #include "basic/time-util.h"
+#include "nic/netdev-errors.h"
 #include "nic/pause-counters.h"
 #include "nic/roce-ecn.h"
 #include "rdma/rdma-cm.h"
@@ -35,7 +38,11 @@ struct SnapshotQosCounters {
         char *rdma_device; /* NULL when the netdev has no RDMA device */
         unsigned rdma_port;
         uint64_t hw[_RDMA_HW_COUNTER_MAX];
-        uint32_t hw_known; /* bit c: hw[c] was read */
+        uint32_t hw_known;           /* bit c: hw[c] was read */
+        RdmaCounterDriver hw_driver; /* whose names the hw_counters carry; valid when hw_error is 0 */
+        int hw_error;                /* -ENODEV: no RDMA device; -ENOENT: no hw_counters halod knows */
+        NetdevCounters netdev;       /* CRC/frame/missed errors, carrier changes, PHY symbol errors */
+        int netdev_error;
 };
 
 /* Reading and forgetting the two parts (snapshot_read() and snapshot_forget() call them). */

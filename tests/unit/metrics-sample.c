@@ -68,7 +68,12 @@ int main(int argc, char *argv[]) {
                   .pause = { .known = 1U << 3, .rx = { [3] = 12 }, .tx = { [3] = 34 } },
                   .rdma_device = (char *) "mlx5_0",
                   .rdma_port = 1,
-                  .hw_known = (1U << _RDMA_HW_COUNTER_MAX) - 1 },
+                  .hw_known = (1U << _RDMA_HW_COUNTER_MAX) - 1,
+                  .hw_driver_known = true,
+                  .hw_driver = RDMA_COUNTER_DRIVER_MLX5_IB,
+                  .netdev = { .known = (1U << _NETDEV_COUNTER_MAX) - 1 },
+                  .packets = 123456789,
+                  .packets_known = true },
         };
         MetricsGid gids[] = {
                 { .link = (char *) "rdma1", .device = (char *) "mlx5_0", .port = 1, .index = 3 },

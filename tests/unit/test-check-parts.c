@@ -54,8 +54,9 @@ static void test_parts(void) {
                 { profile_asking, "", "kernel.", P(CMDLINE) | P(BOOT) | P(NICS) | P(GPUS) },
                 { profile_asking, "", "node.memory", P(MEMINFO) },
                 { profile_asking, "", "nic.pcie", HAVE_LIBPCI ? P(NICS) : 0 },
-                /* The checks only halod runs are not checks_run()'s. */
-                { profile_asking, "", "peer.,fabric.", 0 },
+                /* The checks only halod runs are not checks_run()'s: of fabric., the baseline's parts. */
+                { profile_asking, "", "peer.,fabric.", P(RDMA_BASELINE) | P(NICS) | P(MTU) },
+                { profile_plain, "", "peer.,fabric.", 0 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -84,10 +85,17 @@ static void test_rdma(void) {
         ASSERT_INT_EQ(
                 check_registry_parts(&c, "rdma.memlock"),
                 HAVE_LIBIBVERBS ? P(RDMA) | P(MTU) | P(NICS) | memlock : memlock);
-        ASSERT_INT_EQ(check_registry_daemon_parts(&c, NULL), check_registry_find("fabric.x.transport")->parts);
-        ASSERT_INT_EQ(check_registry_daemon_parts(&c, "link."), 0);
-        /* The sample is the node's: read for any peer the selection names, or for none. */
-        ASSERT_INT_EQ(check_registry_daemon_parts(&c, "fabric.nobody.transport"), SNAPSHOT_TRANSPORT);
+        /* The transport sample, and the counters the fabric health checks judge on every link. */
+        ASSERT_INT_EQ(
+                check_registry_daemon_parts(&c, NULL),
+                check_registry_find("fabric.x.transport")->parts | P(QOS_COUNTERS));
+        ASSERT_INT_EQ(check_registry_daemon_parts(&c, "link."), P(QOS_COUNTERS));
+        ASSERT_INT_EQ(check_registry_daemon_parts(&c, "kernel."), 0);
+        /* The samples are the node's: read for any peer or link of the group the selection names, or for
+         * none (the fabric health checks' counters come with the group). */
+        ASSERT_INT_EQ(
+                check_registry_daemon_parts(&c, "fabric.nobody.transport"),
+                SNAPSHOT_TRANSPORT | P(QOS_COUNTERS));
 }
 
 int main(void) {

@@ -607,6 +607,51 @@ static void test_qos(void) {
                 (const char *const[]){ "priority=\"0\"", "veth0", "halod_rdma_cnp_handled_total", NULL });
 }
 
+/* The fabric health counters under one vocabulary beside the raw ones: rxe's out_of_seq_request is
+ * out_of_sequence, mlx5_ib's out_of_sequence too; what rxe does not count is counted 0, not a 0 value;
+ * the netdev's own counters and packets come along. */
+static void test_fabric(void) {
+        MetricsQos q[] = {
+                { .link = (char *) "rdma0",
+                  .ifname = (char *) "eth1",
+                  .rdma_device = (char *) "rxe0",
+                  .rdma_port = 1,
+                  .hw = { [RDMA_HW_OUT_OF_SEQUENCE] = 7, [RDMA_HW_RETRANSMITTED] = 3 },
+                  .hw_known = 1U << RDMA_HW_OUT_OF_SEQUENCE | 1U << RDMA_HW_RETRANSMITTED,
+                  .hw_driver_known = true,
+                  .hw_driver = RDMA_COUNTER_DRIVER_RXE,
+                  .netdev = { .value = { [NETDEV_RX_CRC_ERRORS] = 4, [NETDEV_CARRIER_DOWN_COUNT] = 2 },
+                              .known = 1U << NETDEV_RX_CRC_ERRORS | 1U << NETDEV_CARRIER_DOWN_COUNT },
+                  .packets = 1000,
+                  .packets_known = true },
+                { .link = (char *) "rdma1",
+                  .ifname = (char *) "enp1s0f0np0",
+                  .rdma_device = (char *) "mlx5_0",
+                  .rdma_port = 1,
+                  .hw = { [RDMA_HW_OUT_OF_SEQUENCE] = 9 },
+                  .hw_known = 1U << RDMA_HW_OUT_OF_SEQUENCE,
+                  .hw_driver_known = true,
+                  .hw_driver = RDMA_COUNTER_DRIVER_MLX5_IB },
+        };
+        MetricsInput in = { .health = HEALTH_HEALTHY, .qos = q, .n_qos = ELEMENTSOF(q) };
+        _cleanup_(freep) char *text = render(&in);
+
+        assert_lines(
+                text,
+                (const char *const[]){
+                        "# TYPE halod_fabric_events_total counter",
+                        "halod_fabric_events_total{link=\"rdma0\",ifname=\"eth1\",event=\"out_of_sequence\",source=\"hw_counters/out_of_seq_request\",driver=\"rxe\"} 7",
+                        "halod_fabric_events_total{link=\"rdma0\",ifname=\"eth1\",event=\"retransmitted\",source=\"hw_counters/completer_retry_err\",driver=\"rxe\"} 3",
+                        "halod_fabric_events_total{link=\"rdma0\",ifname=\"eth1\",event=\"crc_errors\",source=\"statistics/rx_crc_errors\",driver=\"netdev\"} 4",
+                        "halod_fabric_events_total{link=\"rdma0\",ifname=\"eth1\",event=\"carrier_downs\",source=\"carrier_down_count\",driver=\"netdev\"} 2",
+                        "halod_fabric_events_total{link=\"rdma1\",ifname=\"enp1s0f0np0\",event=\"out_of_sequence\",source=\"hw_counters/out_of_sequence\",driver=\"mlx5_ib\"} 9",
+                        "halod_fabric_packets_total{link=\"rdma0\",ifname=\"eth1\"} 1000",
+                        "halod_fabric_counted{link=\"rdma0\",ifname=\"eth1\",event=\"cnp_sent\",driver=\"rxe\"} 0",
+                        "halod_fabric_counted{link=\"rdma0\",ifname=\"eth1\",event=\"out_of_sequence\",driver=\"rxe\"} 1",
+                        NULL },
+                (const char *const[]){ "halod_fabric_packets_total{link=\"rdma1\"", NULL });
+}
+
 /* The profile key that turns the textfile on: parsed, and shown in the normalized dump. */
 static void test_profile_key(void) {
         static const char yaml[] =
@@ -644,6 +689,7 @@ int main(void) {
         test_write_textfile();
         test_nics_gather();
         test_qos();
+        test_fabric();
         test_profile_key();
         return EXIT_SUCCESS;
 }

@@ -59,6 +59,30 @@ static void test_captured(void) {
         ASSERT_INT_EQ(strv_length(done), 0); /* NLMSG_DONE: no events */
 }
 
+static int keep_lkc0(const RtnlEvent *e, void *userdata) {
+        if (e->link && streq(e->link->name, "lkc0"))
+                *(RtnlLink *) userdata = *e->link;
+        return 0;
+}
+
+/* The counters the fabric health checks read with the link: IFLA_STATS64 and the carrier's changes,
+ * as the kernel put them in the captured dump (downs are among the changes). */
+static void test_link_counters(void) {
+        _cleanup_(freep) char *data = NULL;
+        RtnlLink l = {};
+        size_t size;
+
+        ASSERT_OK(read_full_file(CORPUS "getlink-dump-0", 1024 * 1024, &data, &size));
+        ASSERT_OK(rtnl_parse_events(data, size, keep_lkc0, &l));
+        ASSERT_STR_EQ(l.name, "lkc0");
+        ASSERT_TRUE(l.has_stats);
+        ASSERT_INT_EQ(l.rx_crc_errors, 0);
+        ASSERT_INT_EQ(l.rx_missed_errors, 0);
+        ASSERT_TRUE(l.has_carrier_changes && l.has_carrier_down_count);
+        ASSERT_TRUE(l.carrier_changes >= 1);
+        ASSERT_TRUE(l.carrier_down_count <= l.carrier_changes);
+}
+
 static int fail_cb(const RtnlEvent *e, void *userdata) {
         return -ECANCELED;
 }
@@ -99,6 +123,7 @@ static void test_malformed(void) {
 
 int main(void) {
         test_captured();
+        test_link_counters();
         test_malformed();
         return 0;
 }

@@ -7,6 +7,8 @@
 #
 #   sudo BUILD_DIR=build bash tests/vm/test-vm-rdma.sh      (HARNESS_KEEP=1 keeps $TEST_DIR)
 #   HALOD_VM_PROBES=N: how many `haloctl probe` in a row (50)
+#   HALOD_VM_SKIP="peer_rdma fabric_transport devlink fabric_health": steps left out (none), for a
+#   run that wants to reach a later step sooner; tools/test and meson run them all
 set -euo pipefail
 . "${SOURCE_DIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 harness_init vm
@@ -20,10 +22,19 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-peer-rdma.sh"
 # shellcheck source=step-fabric-transport.sh
 . "$SOURCE_DIR/tests/vm/step-fabric-transport.sh"
+# shellcheck source=step-fabric-health.sh
+. "$SOURCE_DIR/tests/vm/step-fabric-health.sh"
 # shellcheck source=step-rdma-baseline.sh
 . "$SOURCE_DIR/tests/vm/step-rdma-baseline.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
+# step NAME: runs step_NAME unless HALOD_VM_SKIP names it
+step() {
+        case " ${HALOD_VM_SKIP:-} " in
+        *" $1 "*) log "step $1 left out (HALOD_VM_SKIP)" ;;
+        *) "step_$1" ;;
+        esac
+}
 require_build_file tests/vm-regmr tests/vm-devlink
 vm_prepare
 vm_package
@@ -107,9 +118,9 @@ if [ ${#failures[@]} -gt 0 ]; then
 fi
 log "all $PROBES probes measured the RC QP path (pings and RDMA WRITEs)"
 
-step_peer_rdma
-step_rdma_baseline
-step_fabric_transport
+step peer_rdma
+step rdma_baseline
+step fabric_transport
 
 # ---- the fabric link down: rdma.port fails, and passes again when it is back ----
 gx vm2 120 <<EOF >"$TEST_DIR/logs/link-down.log" 2>&1 || fail "taking the link down in vm2 failed"
@@ -222,6 +233,7 @@ EOF
 memlock_case "DefaultLimitMEMLOCK=infinity"
 [ "$MEMLOCK_BIG" = 0 ] || fail "with DefaultLimitMEMLOCK=infinity a non-root workload still cannot register 64 MiB"
 
-step_devlink
+step devlink
+step fabric_health
 
 pass
