@@ -9,6 +9,7 @@
 #include "check/checks.h"
 #include "haloctl-apply-parts.h"
 #include "haloctl.h"
+#include "plan/boot-plan.h"
 #include "plan/plan.h"
 #include "plan/route-plan.h"
 
@@ -105,6 +106,7 @@ int verb_plan(int argc, char *argv[]) {
         _cleanup_(plan_done) Plan plan = {};
         _cleanup_(adoptions_done) Adoptions adoptions = {};
         _cleanup_(strv_freep) char **lines = NULL;
+        _cleanup_(boot_plan_freep) BootPlan *boot = NULL;
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
@@ -130,11 +132,17 @@ int verb_plan(int argc, char *argv[]) {
         r = plan_describe(&plan, &lines);
         if (r >= 0)
                 r = plan_add_adoption_lines(&adoptions, &lines);
+        /* The kernel command line (kernel.boot: manage): halod-helper's part, beside the links. */
+        if (r >= 0)
+                r = boot_plan_compute(&c, &boot);
+        if (r >= 0)
+                r = boot_plan_describe(boot, &lines);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
-        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions));
+        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions)) ||
+                (boot && !boot->error);
 
         if (arg_json) {
                 JsonWriter w;
@@ -145,7 +153,7 @@ int verb_plan(int argc, char *argv[]) {
                 json_kv_string(&w, "node", node->name);
                 json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
                 json_kv_bool(&w, "changes", changes);
-                json_kv_bool(&w, "errors", plan_has_errors(&plan));
+                json_kv_bool(&w, "errors", plan_has_errors(&plan) || (boot && boot->error));
                 json_key(&w, "links");
                 json_begin_array(&w);
                 for (size_t i = 0; i < plan.n_links; i++)
@@ -158,7 +166,7 @@ int verb_plan(int argc, char *argv[]) {
         } else
                 print_plan(&plan, &adoptions, lines);
 
-        if (plan_has_errors(&plan))
+        if (plan_has_errors(&plan) || (boot && boot->error))
                 return EXIT_CHECK_FAIL;
         return changes ? 1 : EXIT_SUCCESS;
 }
