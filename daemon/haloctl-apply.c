@@ -202,7 +202,7 @@ static int apply_run(int argc, char *argv[]) {
         bool hosts_only = false;
         unsigned parts = 0;
         NodeContext c;
-        int r, k, cdi_exit = EXIT_SUCCESS;
+        int r, k, cdi_exit = EXIT_SUCCESS, boot_exit;
 
         /* --only PARTS: what halod-helper.service writes for halod, which may not write them itself; no
          * other part of the apply can be picked out. */
@@ -211,8 +211,8 @@ static int apply_run(int argc, char *argv[]) {
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && parts == 0 && isempty(arg_root) &&
-            halod_is_running())
+        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && !arg_undo && parts == 0 &&
+            isempty(arg_root) && halod_is_running())
                 return bus_call_apply();
 
         if (geteuid() != 0) {
@@ -226,6 +226,10 @@ static int apply_run(int argc, char *argv[]) {
         if (r != 0)
                 return r;
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
+
+        /* Taking back what halod wrote is allowed whatever the profile says now. */
+        if (arg_undo)
+                return apply_boot_part(&c, /* undo= */ true);
 
         /* The CDI spec is an export, not a change of the host: written in mode: verify too. */
         if (parts & APPLY_PART_CDI) {
@@ -244,6 +248,15 @@ static int apply_run(int argc, char *argv[]) {
                         "differences, set mode: enforce, or apply once with --force.\n",
                         path);
                 return EX_NOPERM;
+        }
+
+        /* boot: the kernel command line, with the boot loader's tool (kernel.boot: manage); in a whole
+         * apply too, so that one apply and one reboot bring the node up. */
+        if ((parts & APPLY_PART_BOOT) || (parts == 0 && p->kernel_boot == BOOT_POLICY_MANAGE)) {
+                boot_exit = apply_boot_part(&c, /* undo= */ false);
+                if (parts != 0 && apply_parts_drop(&parts, APPLY_PART_BOOT))
+                        return boot_exit > cdi_exit ? boot_exit : cdi_exit;
+                cdi_exit = boot_exit > cdi_exit ? boot_exit : cdi_exit;
         }
 
         /* hosts.: only a block the profile manages; the helper asks for it whatever the profile says. */
