@@ -69,7 +69,7 @@ static int unmet(const char *cmdline, char **required, char ***ret) {
         if (r < 0)
                 return r;
         STRV_FOREACH(req, required) {
-                _cleanup_(freep) char *name = NULL, *value = NULL;
+                _cleanup_(freep) char *name = NULL, *value = NULL, *s = NULL;
                 const KernelParam *have;
 
                 r = kernel_param_parse_one(*req, &name, &value);
@@ -78,7 +78,13 @@ static int unmet(const char *cmdline, char **required, char ***ret) {
                 have = kernel_cmdline_find(k, name);
                 if (have && (!value || streq_ptr(have->value, value)))
                         continue;
-                r = strv_consume(&l, kernel_param_to_string(name, value));
+                s = kernel_param_to_string(name, value);
+                if (!s)
+                        return -ENOMEM;
+                /* A profile that names a parameter twice adds it once. */
+                if (strv_contains(l, s))
+                        continue;
+                r = strv_consume(&l, TAKE_PTR(s));
                 if (r < 0)
                         return r;
         }
@@ -306,10 +312,16 @@ static int plan_undo_record(const Host *h, BootPlan *bp) {
                 if (!strv_contains(u.added, *s) && strv_extend(&u.added, *s) < 0)
                         return -ENOMEM;
         if (bp->loader == BOOT_LOADER_SYSTEMD_BOOT && !u.cmdline_known && bp->file_before) {
+                /* One line in the record: kernel-install reads the file's words, whatever the blanks. */
                 u.cmdline_known = true;
                 u.cmdline_before = strdup(bp->file_before);
                 if (!u.cmdline_before)
                         return -ENOMEM;
+                for (char *p = u.cmdline_before; *p; p++)
+                        if (*p == '\n')
+                                *p = ' ';
+                for (size_t n = strlen(u.cmdline_before); n > 0 && u.cmdline_before[n - 1] == ' '; n--)
+                        u.cmdline_before[n - 1] = '\0';
         } else if (bp->loader == BOOT_LOADER_SYSTEMD_BOOT)
                 u.cmdline_known = true;
         added = u.added ? strv_join(u.added, " ") : strdup("");
@@ -714,7 +726,8 @@ int boot_plan_undo(const NodeContext *c, BootPlan **ret) {
                         bp->file = strdup(KERNEL_CMDLINE_FILE);
                         if (!bp->file)
                                 return -ENOMEM;
-                        bp->file_text = TAKE_PTR(u.cmdline_before);
+                        if (u.cmdline_before && asprintf(&bp->file_text, "%s\n", u.cmdline_before) < 0)
+                                return -ENOMEM;
                         bp->add = TAKE_PTR(u.replaced);
                         bp->replace = TAKE_PTR(u.added);
                         r = add_kernel_install(c->host, bp);
