@@ -2,7 +2,7 @@
 /* What halod may not write and asks halod-helper.service (root, started by halod-helper.path) to write:
  * the CDI spec in /run/cdi, its /etc/hosts block (health.hosts: manage), the networkd backend's files.
  * The request says only what halod saw wrong; the helper derives what it writes from the root-owned
- * profile and the kernel (haloctl apply --only cdi,hosts.,networkd). The "helper" check says whether what
+ * profile and the kernel (haloctl apply --only cdi,hosts.,networkd,boot). The "helper" check says whether what
  * halod expects is there, asked for, or still wrong after the helper ran. */
 #pragma once
 
