@@ -95,6 +95,7 @@ log "after the apply: the next boot carries them, the running kernel does not (n
 run_rc 2 hc check --only kernel.cmdline,kernel.cmdline-next
 assert_contains "$OUT" "warn  kernel.cmdline-next  reboot pending: the next boot (systemd-boot entry $ENTRY"
 assert_contains "$OUT" "fail  kernel.cmdline       the running kernel lacks"
+assert_contains "$OUT" "; reboot required to bring them into force (the next boot carries them)"
 
 log "a second apply changes nothing"
 before=$(ct node stat -c %Y.%i "$ENTRY" /etc/kernel/cmdline)
