@@ -253,17 +253,14 @@ static int split_params(const char *s, char ***l) {
         return r;
 }
 
-int boot_undo_read(const char *path, BootUndo *ret) {
+int boot_undo_parse(const char *body, BootUndo *ret) {
         _cleanup_(boot_undo_done) BootUndo u = {};
-        _cleanup_(freep) char *body = NULL, *part = NULL;
-        int r;
+        _cleanup_(freep) char *copy = strdup(body);
+        int r = 0;
 
-        r = owned_file_read(path, &part, &body);
-        if (r < 0)
-                return r;
-        if (r == 0 || !streq(part, BOOT_PART))
-                return -EEXIST;
-        for (char *line = body, *next; line && *line; line = next) {
+        if (!copy)
+                return -ENOMEM;
+        for (char *line = copy, *next; line && *line; line = next) {
                 const char *v;
 
                 next = strchr(line, '\n');
@@ -274,6 +271,7 @@ int boot_undo_read(const char *path, BootUndo *ret) {
                 else if ((v = startswith(line, "replaced=")))
                         r = split_params(v, &u.replaced);
                 else if ((v = startswith(line, "cmdline-before="))) {
+                        free(u.cmdline_before);
                         u.cmdline_known = true;
                         u.cmdline_before = strdup(v);
                         r = u.cmdline_before ? 0 : -ENOMEM;
@@ -285,6 +283,18 @@ int boot_undo_read(const char *path, BootUndo *ret) {
         *ret = u;
         u = (BootUndo){};
         return 0;
+}
+
+int boot_undo_read(const char *path, BootUndo *ret) {
+        _cleanup_(freep) char *body = NULL, *part = NULL;
+        int r;
+
+        r = owned_file_read(path, &part, &body);
+        if (r < 0)
+                return r;
+        if (r == 0 || !streq(part, BOOT_PART))
+                return -EEXIST;
+        return boot_undo_parse(body, ret);
 }
 
 /* The undo record's new body: what this plan adds and replaces, merged with what an earlier apply

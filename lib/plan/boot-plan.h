@@ -43,6 +43,9 @@ typedef struct BootUndo {
 /* Reads BOOT_UNDO_FILE (path below the host root): 0, -ENOENT when there is none, -EEXIST when it is
  * not halod's. */
 int boot_undo_read(const char *path, BootUndo *ret);
+/* Parses its body (after the marker line): "added=", "replaced=" (command lines), "cmdline-before="
+ * or "cmdline-absent"; other lines are ignored. -E2BIG for a list beyond KERNEL_CMDLINE_MAX. */
+int boot_undo_parse(const char *body, BootUndo *ret);
 void boot_undo_done(BootUndo *u);
 
 /* The plan for the node's kernel command line, read from below c->host's root. *ret is NULL when the
