@@ -35,22 +35,6 @@ static int run(char **argv) {
         return 128 + WTERMSIG(status);
 }
 
-/* /etc/kernel, which only systemd-boot hosts have before it is written. */
-static int make_parent(const char *path) {
-        _cleanup_(freep) char *dir = strdup(path);
-        char *slash;
-
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-        }
-        return 0;
-}
-
 static int write_plan_file(const char *path, const BootPlan *bp) {
         _cleanup_(closep) int fd = -EBADF;
         int r;
@@ -67,7 +51,8 @@ static int write_plan_file(const char *path, const BootPlan *bp) {
                 return write_file_atomic_keeping(path, bp->file_text, strlen(bp->file_text));
         if (r != -ENOENT)
                 return r;
-        r = make_parent(path);
+        /* /etc/kernel, which only systemd-boot hosts have before it is written. */
+        r = mkdir_parent(path);
         if (r < 0)
                 return r;
         return write_file_atomic(path, bp->file_text, strlen(bp->file_text), 0644);

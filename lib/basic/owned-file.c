@@ -116,25 +116,10 @@ static int fsync_parent(const char *path) {
         return 0;
 }
 
-static int ensure_parent(const char *path) {
-        _cleanup_(freep) char *dir = strdup(path);
-        char *slash;
-
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (!slash || slash == dir)
-                return 0;
-        *slash = '\0';
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
-        return 0;
-}
-
 static int write_durably(const char *path, const char *data, size_t size, mode_t mode) {
         int r;
 
-        r = ensure_parent(path);
+        r = mkdir_parent(path);
         if (r < 0)
                 return r;
         r = write_file_atomic(path, data, size, mode);

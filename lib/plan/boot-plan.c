@@ -392,29 +392,19 @@ static char *shell_quote(const char *s) {
  * grub-mkconfig sources them; -ENOTUNIQ with the drop-in's name in *ret_later when one sorted after
  * halod's sets either (it would undo halod's). */
 static int grub_vars_without_ours(const Host *h, char ***ret_env, char **ret_later) {
-        _cleanup_(strv_freep) char **env = NULL, **files = NULL, **dropins = NULL;
+        _cleanup_(strv_freep) char **env = NULL, **files = NULL;
         const char *ours = strrchr(BOOT_GRUB_DROPIN, '/') + 1;
         int r;
 
-        r = strv_extend(&files, GRUB_DEFAULT_FILE);
+        r = grub_default_files(h, &files);
         if (r < 0)
                 return r;
-        r = host_list_directory(h, GRUB_DEFAULT_DROPIN_DIR, &dropins);
-        if (r == -ENOMEM)
-                return r;
-        STRV_FOREACH(d, dropins) {
-                size_t l = strlen(*d);
-
-                if ((*d)[0] == '.' || l <= 4 || !streq(*d + l - 4, ".cfg") || streq(*d, ours))
-                        continue;
-                r = strv_extendf(&files, GRUB_DEFAULT_DROPIN_DIR "/%s", *d);
-                if (r < 0)
-                        return r;
-        }
         STRV_FOREACH(f, files) {
                 _cleanup_(strv_freep) char **assigned = NULL;
                 _cleanup_(freep) char *text = NULL;
 
+                if (streq(*f, BOOT_GRUB_DROPIN))
+                        continue;
                 r = host_read_file(h, *f, HOST_FILE_MAX, &text, NULL);
                 if (r == -ENOENT && f == files)
                         continue;

@@ -21,11 +21,9 @@ harness_init eg
 require_root
 require_tools systemd-nspawn losetup partx mkfs.ext4 mknod meson python3
 
-sanitize=$(meson introspect --buildoptions "$BUILD_DIR" |
-        python3 -c 'import json, sys; print({x["name"]: x["value"] for x in json.load(sys.stdin)}.get("b_sanitize", "none"))')
-[ "$sanitize" = none ] || skip "haloctl of a sanitizer build ($sanitize) does not run in the container"
-HALOCTL=$BUILD_DIR/daemon/haloctl
-[ -x "$HALOCTL" ] || fail "$HALOCTL not built"
+# shellcheck source=build.sh
+. "$SOURCE_DIR/tests/e2e/build.sh"
+e2e_plain_haloctl
 ROOTFS=$(bash "$SOURCE_DIR/tests/e2e/rootfs.sh" --stack "$STACK") || exit $?
 
 IMG=$TEST_DIR/disk.img

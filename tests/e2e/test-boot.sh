@@ -24,13 +24,9 @@ trap ct_exit EXIT
 require_root
 require_tools systemd-nspawn nsenter meson python3
 
-# haloctl from the calling build: its shared libraries (libsystemd, libyaml, libmnl) are in the rootfs;
-# a sanitizer build's runtime is not.
-sanitize=$(meson introspect --buildoptions "$BUILD_DIR" |
-        python3 -c 'import json, sys; print({x["name"]: x["value"] for x in json.load(sys.stdin)}.get("b_sanitize", "none"))')
-[ "$sanitize" = none ] || skip "haloctl of a sanitizer build ($sanitize) does not run in the container"
-HALOCTL=$BUILD_DIR/daemon/haloctl
-[ -x "$HALOCTL" ] || fail "$HALOCTL not built"
+# shellcheck source=build.sh
+. "$SOURCE_DIR/tests/e2e/build.sh"
+e2e_plain_haloctl
 
 ROOT=$(bash "$SOURCE_DIR/tests/e2e/rootfs.sh" --stack "$STACK") || exit $?
 [ -x "$ROOT/usr/bin/kernel-install" ] || fail "the $STACK rootfs has no kernel-install (package systemd)"
