@@ -5,6 +5,7 @@
 #include "basic/strv.h"
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
+#include "check/verify-summary.h"
 
 char **kernel_required_params(const NodeContext *c) {
         return c->profile ? c->profile->kernel_cmdline : NULL;
