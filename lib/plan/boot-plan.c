@@ -699,8 +699,13 @@ int boot_plan_undo(const NodeContext *c, BootPlan **ret) {
         if (r < 0)
                 return r;
         r = boot_undo_read(path, &u);
-        if (r == -EEXIST)
-                return plan_error(bp, "%s is not halod's: nothing to undo from it", path) < 0 ? -ENOMEM : 0;
+        if (r == -EEXIST) {
+                r = plan_error(bp, "%s is not halod's (no halod marker on its first line): move it away", path);
+                if (r < 0)
+                        return r;
+                *ret = TAKE_PTR(bp);
+                return 0;
+        }
         if (r < 0 && r != -ENOENT)
                 return r;
         recorded = r >= 0;

@@ -279,10 +279,44 @@ static void test_sd_boot(void) {
         remove_tree(root);
 }
 
+/* The undo of a grubby apply, from the record: grubby removes what halod added, then puts back what it
+ * replaced; a record that is not halod's is refused. */
+static void test_grubby_undo(void) {
+        _cleanup_(freep) char *root = NULL, *record = NULL, *a = NULL, *b = NULL;
+        _cleanup_(profile_freep) Profile *p = NULL;
+        _cleanup_(boot_plan_freep) BootPlan *bp = NULL, *none = NULL, *foreign = NULL;
+        Host h;
+        NodeContext c;
+
+        root = scratch_copy(TEST_DATA_DIR "/hosts/kernel-fedora-mkconfig-only");
+        load(root, &p, &h, &c);
+        ASSERT_OK(boot_plan_undo(&c, &none));
+        ASSERT_TRUE(!none);
+
+        ASSERT_TRUE(asprintf(&record, "%s" BOOT_UNDO_FILE, root) > 0);
+        ASSERT_INT_EQ(
+                owned_file_write(
+                        record, BOOT_PART, "added=iommu=pt pcie_aspm=off\nreplaced=pcie_aspm=force\n", 0644),
+                1);
+        ASSERT_OK(boot_plan_undo(&c, &bp));
+        ASSERT_TRUE(bp && bp->undo && !bp->error && !bp->file);
+        a = strv_join(bp->commands[0], "|");
+        b = strv_join(bp->commands[1], "|");
+        ASSERT_STR_EQ(a, "grubby|--update-kernel=ALL|--remove-args=iommu=pt pcie_aspm=off");
+        ASSERT_STR_EQ(b, "grubby|--update-kernel=ALL|--args=pcie_aspm=force");
+        ASSERT_TRUE(!bp->commands[2]);
+
+        ASSERT_OK(write_file_atomic(record, "added=x\n", 8, 0644));
+        ASSERT_OK(boot_plan_undo(&c, &foreign));
+        ASSERT_TRUE(foreign && foreign->error && strstr(foreign->error, "is not halod's"));
+        remove_tree(root);
+}
+
 int main(void) {
         test_merge();
         test_grubby();
         test_grub_cloudimg();
         test_sd_boot();
+        test_grubby_undo();
         return 0;
 }
