@@ -26,15 +26,6 @@ echo 'kernel: { boot: manage, cmdline: [iommu=pt, pcie_aspm=off, halod.test=1] }
 HOST=$TEST_DIR/host
 cp -a "$SOURCE_DIR/tests/data/hosts/kernel-ubuntu-cloudimg" "$HOST"
 
-check_outcome() {
-        busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
-                python3 -c 'import json, sys
-print(next((c[1] for c in json.load(sys.stdin)["data"] if c[0] == sys.argv[1]), "none"))' "$1"
-}
-check_is() {
-        [ "$(check_outcome "$1")" = "$2" ]
-}
-
 log "the next boot lacks the parameters: halod asks the helper for the drop-in and update-grub"
 mkdir -p "$TEST_DIR/run-a"
 # shellcheck disable=SC2016 # for the inner sh
@@ -42,7 +33,7 @@ dm_start_halod "$NS_A" a "$PROFILE" sh -c '
         mount --bind "$0/boot" /boot && mount --bind "$0/etc/default" /etc/default &&
         mount -t tmpfs -o mode=0755 halod-test-run /run && exec "$@"' "$HOST"
 wait_notify "$NOTIFY_OUT" 'READY=1'
-assert_eq "$(check_outcome helper)" warn "the helper check at READY=1"
+assert_eq "$(dm_check_outcome helper)" warn "the helper check at READY=1"
 request=$(cat "$TEST_DIR/run-a/request")
 assert_contains "$request" "kernel: + iommu=pt pcie_aspm=off halod.test=1 via /etc/default/grub.d/99-halod.cfg and update-grub" "the request"
 assert_contains "$request" "kernel:   in force after the next reboot (halod never reboots)" "the request"
@@ -57,10 +48,10 @@ sed -i -E 's/^(\s+linux\s+\S+ root=\S+ ro) /\1 iommu=pt pcie_aspm=off halod.test
 grep -q 'ro iommu=pt pcie_aspm=off halod.test=1 ' "$HOST/boot/grub/grub.cfg" || fail "could not edit the fixture's grub.cfg"
 nsenter -t "$HALOD_PID" -m sh -c 'mkdir -m 0755 /run/halod-helper && touch /run/halod-helper/started &&
         echo "exit status 0" >/run/halod-helper/result.new && mv /run/halod-helper/result.new /run/halod-helper/result'
-wait_until 20 check_is helper pass
+wait_until 20 dm_check_is helper pass
 run_rc 0 busctl --timeout=60 call "${HALOD_BUS[@]}" Verify
-assert_eq "$(check_outcome kernel.cmdline-next)" warn "kernel.cmdline-next (reboot pending)"
-assert_eq "$(check_outcome kernel.cmdline)" fail "kernel.cmdline before a reboot"
+assert_eq "$(dm_check_outcome kernel.cmdline-next)" warn "kernel.cmdline-next (reboot pending)"
+assert_eq "$(dm_check_outcome kernel.cmdline)" fail "kernel.cmdline before a reboot"
 summary=$(dm_prop Summary)
 assert_contains "$summary" "reboot required to bring" "Health's summary"
 
