@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apply/apply-boot.h"
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
@@ -15,10 +16,8 @@ static const struct {
         const char *name;
         ApplyPart part;
 } part_names[] = {
-        { "hosts.", APPLY_PART_HOSTS },
-        { "hosts", APPLY_PART_HOSTS },
-        { "cdi", APPLY_PART_CDI },
-        { "networkd", APPLY_PART_NETWORKD },
+        { "hosts.", APPLY_PART_HOSTS },      { "hosts", APPLY_PART_HOSTS }, { "cdi", APPLY_PART_CDI },
+        { "networkd", APPLY_PART_NETWORKD }, { "boot", APPLY_PART_BOOT },
 };
 
 int apply_parts_parse(const char *only, unsigned *ret) {
@@ -34,8 +33,8 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                         fprintf(stderr,
                                 "haloctl apply --only: unknown part '%.*s' in '%s': the parts are hosts. (the "
                                 "/etc/hosts block of health.hosts: manage), cdi (the CDI spec in " CDI_DIR_DEFAULT
-                                ") and networkd (the links, when systemd-networkd is the backend), "
-                                "comma-separated.\n",
+                                "), networkd (the links, when systemd-networkd is the backend) and boot (the "
+                                "kernel command line of kernel.boot: manage), comma-separated.\n",
                                 (int) n,
                                 p,
                                 only);
@@ -46,7 +45,7 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                 p += *p == ',';
         }
         if (parts == 0) {
-                fprintf(stderr, "haloctl apply --only needs a part: hosts., cdi or networkd.\n");
+                fprintf(stderr, "haloctl apply --only needs a part: hosts., cdi, networkd or boot.\n");
                 return -EINVAL;
         }
         *ret = parts;
@@ -95,6 +94,44 @@ int apply_cdi_spec(const NodeContext *c) {
                                         fabric_env_var_to_string(v),
                                         strna(env->reasons[v]));
         }
+        return EXIT_SUCCESS;
+}
+
+int apply_boot_part(const NodeContext *c, bool undo) {
+        _cleanup_(boot_plan_freep) BootPlan *bp = NULL;
+        _cleanup_(strv_freep) char **lines = NULL;
+        _cleanup_(freep) char *error = NULL;
+        int r;
+
+        if (!undo && c->profile->kernel_boot != BOOT_POLICY_MANAGE) {
+                printf("%s does not say kernel.boot: manage: the kernel command line is left alone.\n",
+                       c->profile->path);
+                return EXIT_SUCCESS;
+        }
+        r = undo ? boot_plan_undo(c, &bp) : boot_plan_compute(c, &bp);
+        if (r >= 0)
+                r = boot_plan_describe(bp, &lines);
+        if (r < 0) {
+                fprintf(stderr, "Failed to plan the kernel command line: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        if (!bp) {
+                printf(undo ? "nothing to undo: halod wrote nothing into the boot configuration\n"
+                            : "nothing to change: the next boot carries the kernel parameters of the profile\n");
+                return EXIT_SUCCESS;
+        }
+        STRV_FOREACH(l, lines)
+                printf("%s\n", *l);
+        r = apply_boot(c->host, bp, &error);
+        if (r < 0) {
+                fprintf(stderr,
+                        "Failed to %s the kernel command line: %s\n",
+                        undo ? "undo" : "write",
+                        strna(error));
+                return EXIT_CHECK_FAIL;
+        }
+        printf(undo ? "kernel: halod's change to the command line is taken back; a reboot brings it into force\n"
+                    : "kernel: written; reboot required to bring the parameters into force (halod never reboots)\n");
         return EXIT_SUCCESS;
 }
 

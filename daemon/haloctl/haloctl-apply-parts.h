@@ -11,6 +11,7 @@ typedef enum ApplyPart {
         APPLY_PART_HOSTS = 1U << 0,    /* the /etc/hosts block (health.hosts: manage) */
         APPLY_PART_CDI = 1U << 1,      /* /run/cdi/halod.json */
         APPLY_PART_NETWORKD = 1U << 2, /* the links, when the backend is systemd-networkd */
+        APPLY_PART_BOOT = 1U << 3,     /* the kernel command line (kernel.boot: manage) */
 } ApplyPart;
 
 /* Parses the comma-separated parts of --only into ApplyPart flags; says what is wrong on stderr and
@@ -21,6 +22,10 @@ bool apply_parts_drop(unsigned *parts, ApplyPart part);
 /* Derives the CDI spec of c's node, refuses one that is not safe (cdi_spec_check_safe()), writes it to
  * /run/cdi/halod.json when it changed, and says what it did. Returns the exit code. */
 int apply_cdi_spec(const NodeContext *c);
+
+/* Plans the kernel command line of c's node (kernel.boot: manage), or its undo, and carries it out with
+ * the boot loader's tool; says what it did. Never reboots. Returns the exit code. */
+int apply_boot_part(const NodeContext *c, bool undo);
 
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */

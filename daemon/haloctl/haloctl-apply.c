@@ -9,6 +9,7 @@
 #include "check/checks.h"
 #include "haloctl-apply-parts.h"
 #include "haloctl.h"
+#include "plan/boot-plan.h"
 #include "plan/plan.h"
 #include "plan/route-plan.h"
 
@@ -105,6 +106,7 @@ int verb_plan(int argc, char *argv[]) {
         _cleanup_(plan_done) Plan plan = {};
         _cleanup_(adoptions_done) Adoptions adoptions = {};
         _cleanup_(strv_freep) char **lines = NULL;
+        _cleanup_(boot_plan_freep) BootPlan *boot = NULL;
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
@@ -130,11 +132,17 @@ int verb_plan(int argc, char *argv[]) {
         r = plan_describe(&plan, &lines);
         if (r >= 0)
                 r = plan_add_adoption_lines(&adoptions, &lines);
+        /* The kernel command line (kernel.boot: manage): halod-helper's part, beside the links. */
+        if (r >= 0)
+                r = boot_plan_compute(&c, &boot);
+        if (r >= 0)
+                r = boot_plan_describe(boot, &lines);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
-        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions));
+        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions)) ||
+                (boot && !boot->error);
 
         if (arg_json) {
                 JsonWriter w;
@@ -145,7 +153,7 @@ int verb_plan(int argc, char *argv[]) {
                 json_kv_string(&w, "node", node->name);
                 json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
                 json_kv_bool(&w, "changes", changes);
-                json_kv_bool(&w, "errors", plan_has_errors(&plan));
+                json_kv_bool(&w, "errors", plan_has_errors(&plan) || (boot && boot->error));
                 json_key(&w, "links");
                 json_begin_array(&w);
                 for (size_t i = 0; i < plan.n_links; i++)
@@ -158,7 +166,7 @@ int verb_plan(int argc, char *argv[]) {
         } else
                 print_plan(&plan, &adoptions, lines);
 
-        if (plan_has_errors(&plan))
+        if (plan_has_errors(&plan) || (boot && boot->error))
                 return EXIT_CHECK_FAIL;
         return changes ? 1 : EXIT_SUCCESS;
 }
@@ -194,7 +202,7 @@ static int apply_run(int argc, char *argv[]) {
         bool hosts_only = false;
         unsigned parts = 0;
         NodeContext c;
-        int r, k, cdi_exit = EXIT_SUCCESS;
+        int r, k, cdi_exit = EXIT_SUCCESS, boot_exit;
 
         /* --only PARTS: what halod-helper.service writes for halod, which may not write them itself; no
          * other part of the apply can be picked out. */
@@ -203,8 +211,8 @@ static int apply_run(int argc, char *argv[]) {
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
-        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && parts == 0 && isempty(arg_root) &&
-            halod_is_running())
+        if (argc <= 1 && !arg_force && !arg_adopt && !arg_backend && !arg_undo && parts == 0 &&
+            isempty(arg_root) && halod_is_running())
                 return bus_call_apply();
 
         if (geteuid() != 0) {
@@ -218,6 +226,10 @@ static int apply_run(int argc, char *argv[]) {
         if (r != 0)
                 return r;
         c = (NodeContext){ .host = &host, .profile = p, .node = node };
+
+        /* Taking back what halod wrote is allowed whatever the profile says now. */
+        if (arg_undo)
+                return apply_boot_part(&c, /* undo= */ true);
 
         /* The CDI spec is an export, not a change of the host: written in mode: verify too. */
         if (parts & APPLY_PART_CDI) {
@@ -236,6 +248,15 @@ static int apply_run(int argc, char *argv[]) {
                         "differences, set mode: enforce, or apply once with --force.\n",
                         path);
                 return EX_NOPERM;
+        }
+
+        /* boot: the kernel command line, with the boot loader's tool (kernel.boot: manage); in a whole
+         * apply too, so that one apply and one reboot bring the node up. */
+        if ((parts & APPLY_PART_BOOT) || (parts == 0 && p->kernel_boot == BOOT_POLICY_MANAGE)) {
+                boot_exit = apply_boot_part(&c, /* undo= */ false);
+                if (parts != 0 && apply_parts_drop(&parts, APPLY_PART_BOOT))
+                        return boot_exit > cdi_exit ? boot_exit : cdi_exit;
+                cdi_exit = boot_exit > cdi_exit ? boot_exit : cdi_exit;
         }
 
         /* hosts.: only a block the profile manages; the helper asks for it whatever the profile says. */

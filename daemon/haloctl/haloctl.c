@@ -18,6 +18,7 @@ bool arg_rebaseline = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
+const char *arg_undo = NULL;
 int arg_color = -1;
 
 typedef struct Verb {
@@ -66,7 +67,9 @@ static void help(void) {
                "     --node NAME     Act as this node of the profile (default: by hostname, then by address)\n"
                "     --only PREFIXES Run only checks whose id starts with one of these (comma-separated);\n"
                "                     apply --only PARTS: hosts. (the /etc/hosts block), cdi (the CDI spec),\n"
-               "                     networkd (the links with networkd): what halod-helper.service runs\n"
+               "                     networkd (the links with networkd), boot (the kernel command line):\n"
+               "                     what halod-helper.service runs\n"
+               "     --undo PART     apply: take back what apply wrote for PART (boot: the kernel command line)\n"
                "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
                "     --force         Apply even when the profile says mode: verify\n"
                "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
@@ -94,6 +97,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_NODE,
                 ARG_ROOT,
                 ARG_ONLY,
+                ARG_UNDO,
                 ARG_FORCE,
                 ARG_ADOPT,
                 ARG_BACKEND,
@@ -112,6 +116,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "node", required_argument, NULL, ARG_NODE },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "only", required_argument, NULL, ARG_ONLY },
+                { "undo", required_argument, NULL, ARG_UNDO },
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "adopt", no_argument, NULL, ARG_ADOPT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
@@ -145,6 +150,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_ONLY:
                         arg_only = optarg;
+                        break;
+                case ARG_UNDO:
+                        arg_undo = optarg;
                         break;
                 case ARG_FORCE:
                         arg_force = true;
@@ -224,6 +232,18 @@ static int run(int argc, char *argv[]) {
         if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
                 fprintf(stderr,
                         "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_undo && !streq(verb, "apply")) {
+                fprintf(stderr, "--undo is an option of apply only: haloctl apply --undo boot.\n");
+                return EX_USAGE;
+        }
+        if (arg_undo && !streq(arg_undo, "boot")) {
+                fprintf(stderr,
+                        "haloctl apply --undo: unknown part '%s': the part apply can take back is boot (the kernel "
+                        "command line of kernel.boot: manage).\n",
+                        arg_undo);
                 return EX_USAGE;
         }
 

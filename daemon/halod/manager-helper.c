@@ -17,6 +17,7 @@
 #include "log.h"
 #include "manager-helper.h"
 #include "manager.h"
+#include "plan/boot-plan.h"
 #include "plan/hosts-plan.h"
 #include "plan/plan.h"
 #include "profile/profile.h"
@@ -61,7 +62,9 @@ bool manager_helper_delegates_networkd(const Profile *p, const Backend *backend)
 }
 
 bool manager_helper_in_play(Manager *m, const NodeContext *c, bool networkd) {
-        return networkd || cdi_in_play(m, c) || hosts_in_play(c);
+        return networkd || cdi_in_play(m, c) || hosts_in_play(c) ||
+                (c->profile && c->profile->kernel_boot == BOOT_POLICY_MANAGE &&
+                 profile_may_change_host(c->profile, false));
 }
 
 int manager_helper_networkd_wrong(Snapshot *s, char **ret, char **error) {
@@ -139,6 +142,32 @@ static int find_hosts(const NodeContext *c, HelperFindings *f) {
                 return 0;
         fprintf(f->state, "hosts\n%s\n", hp->text);
         return strv_extend(&f->wrong, "/etc/hosts lacks the other nodes' names as the profile says");
+}
+
+/* The kernel command line (kernel.boot: manage): what the next boot lacks, as the helper's own plan
+ * would write it. The helper runs the boot loader's tool; halod never does, and never reboots. */
+static int find_boot(const NodeContext *c, HelperFindings *f) {
+        _cleanup_(boot_plan_freep) BootPlan *bp = NULL;
+        _cleanup_(strv_freep) char **lines = NULL;
+        _cleanup_(freep) char *text = NULL;
+        int r;
+
+        if (!c->profile || c->profile->kernel_boot != BOOT_POLICY_MANAGE ||
+            !profile_may_change_host(c->profile, false))
+                return 0;
+        r = strv_extend(&f->parts, "the kernel command line");
+        if (r < 0)
+                return r;
+        r = boot_plan_compute(c, &bp);
+        if (r >= 0)
+                r = boot_plan_describe(bp, &lines);
+        if (r < 0 || !bp)
+                return r;
+        text = strv_join(lines, "; ");
+        if (!text)
+                return -ENOMEM;
+        fprintf(f->state, "boot\n%s\n", text);
+        return strv_extend(&f->wrong, text);
 }
 
 static int find_networkd(const char *networkd_wrong, HelperFindings *f) {
@@ -261,6 +290,8 @@ int manager_helper_step(
                 r = find_hosts(c, &f);
         if (r >= 0)
                 r = find_networkd(networkd_wrong, &f);
+        if (r >= 0)
+                r = find_boot(c, &f);
         parts = TAKE_PTR(f.parts);
         wrong = TAKE_PTR(f.wrong);
         if (fclose(f.state) != 0 && r >= 0)
@@ -320,7 +351,7 @@ void manager_helper_report(Manager *m, int r) {
                 log_warning_errno(
                         r,
                         "Failed to ask halod-helper.service to write what halod may not (%s/" HELPER_REQUEST_FILE
-                        "): %m. Run `sudo haloctl apply --only cdi,hosts.,networkd` instead.",
+                        "): %m. Run `sudo haloctl apply --only cdi,hosts.,networkd,boot` instead.",
                         m->runtime_dir);
         m->helper.last_result = r;
 }

@@ -2,8 +2,8 @@
 /* What halod may not write and asks halod-helper.service (root, started by halod-helper.path) to write:
  * the CDI spec in /run/cdi, its /etc/hosts block (health.hosts: manage), the networkd backend's files.
  * The request says only what halod saw wrong; the helper derives what it writes from the root-owned
- * profile and the kernel (haloctl apply --only cdi,hosts.,networkd). The "helper" check says whether what
- * halod expects is there, asked for, or still wrong after the helper ran. */
+ * profile and the kernel (haloctl apply --only cdi,hosts.,networkd,boot). The "helper" check says whether
+ * what halod expects is there, asked for, or still wrong after the helper ran. */
 #pragma once
 
 #include <stdbool.h>

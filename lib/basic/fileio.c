@@ -188,6 +188,21 @@ static int write_atomic(const char *path, const char *data, size_t size, unsigne
         return r;
 }
 
+int mkdir_parent(const char *path) {
+        _cleanup_(freep) char *dir = strdup(path);
+        char *slash;
+
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return 0;
+        *slash = '\0';
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        return 0;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode) {
         return write_atomic(path, data, size, mode, -EBADF);
 }
@@ -203,8 +218,7 @@ int write_file_atomic_keeping(const char *path, const char *data, size_t size) {
 }
 
 int write_file_atomic_if_changed(const char *path, const char *text, unsigned mode) {
-        _cleanup_(freep) char *old = NULL, *dir = NULL;
-        char *slash;
+        _cleanup_(freep) char *old = NULL;
         int r;
 
         /* What is there now, read without following a symlink or waiting on a FIFO that someone put in
@@ -212,16 +226,9 @@ int write_file_atomic_if_changed(const char *path, const char *text, unsigned mo
         if (read_regular_file(path, strlen(text) + 1, &old, NULL) >= 0 && streq(old, text))
                 return 0;
 
-        dir = strdup(path);
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-        }
-
+        r = mkdir_parent(path);
+        if (r < 0)
+                return r;
         r = write_file_atomic(path, text, strlen(text), mode);
         return r < 0 ? r : 1;
 }

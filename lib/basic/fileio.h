@@ -16,6 +16,8 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
 int open_regular_file(const char *path, int *ret_fd);
 /* open_regular_file() and read_full_fd(). */
 int read_regular_file(const char *path, size_t max, char **ret, size_t *ret_size);
+/* Creates the directory path is in (one level, mode 0755) when it is missing. */
+int mkdir_parent(const char *path);
 /* Writes data to a temporary file beside path and renames it into place. */
 int write_file_atomic(const char *path, const char *data, size_t size, unsigned mode);
 /* Replaces the regular file at path with data the same way, keeping its owner, mode and SELinux label

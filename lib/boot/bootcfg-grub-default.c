@@ -12,10 +12,7 @@ const char *const grub_cmdline_var_names[_GRUB_VAR_MAX] = {
         [GRUB_VAR_DEFAULT] = "GRUB_CMDLINE_LINUX_DEFAULT",
 };
 
-/* /etc/default/grub, then /etc/default/grub.d/\*.cfg in name order: grub-mkconfig sources them so
- * (Debian's and Ubuntu's grub2, where Ubuntu's cloud images put 50-cloudimg-settings.cfg). A drop-in
- * directory that cannot be read is as good as none. */
-static int grub_default_files(const Host *h, char ***ret) {
+int grub_default_files(const Host *h, char ***ret) {
         _cleanup_(strv_freep) char **files = NULL, **dropins = NULL;
         int r;
 

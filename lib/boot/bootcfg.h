@@ -88,6 +88,11 @@ int boot_config_load(const Host *h, BootConfig **ret, char **ret_failed_path);
  * error of a file that cannot be read (in *ret_failed_path). */
 int boot_config_load_grub_default(const Host *h, BootConfig **ret, char **ret_failed_path);
 
+/* /etc/default/grub, then /etc/default/grub.d/\*.cfg in name order: grub-mkconfig sources them so
+ * (Debian's and Ubuntu's grub2, where Ubuntu's cloud images put 50-cloudimg-settings.cfg). A drop-in
+ * directory that cannot be read is as good as none. Paths below the host root. */
+int grub_default_files(const Host *h, char ***ret);
+
 /* The kernel-install command that writes version's entry anew: "kernel-install add VERSION IMAGE",
  * with the image where the host keeps it (/usr/lib/modules/VERSION/vmlinuz, else /boot/vmlinuz-VERSION);
  * $(uname -r) when version is NULL. */

@@ -5,9 +5,23 @@
 #include "basic/strv.h"
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
+#include "check/verify-summary.h"
 
 char **kernel_required_params(const NodeContext *c) {
         return c->profile ? c->profile->kernel_cmdline : NULL;
+}
+
+/* Whether the next boot's command line (kernel.cmdline-next's fact) carries every requirement: then what the
+ * running kernel lacks needs only a reboot. */
+static bool next_boot_has_all(const Snapshot *s, char **required) {
+        _cleanup_(kernel_cmdline_freep) KernelCmdline *next = NULL;
+        _cleanup_(strv_freep) char **missing = NULL;
+
+        if (!(s->parts & SNAPSHOT_BOOT) || s->host.boot_error < 0 || !s->host.boot || s->host.boot->unread)
+                return false;
+        if (kernel_cmdline_parse(s->host.boot->cmdline, &next) < 0)
+                return false;
+        return kernel_cmdline_missing(next, required, &missing) == 0;
 }
 
 int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out) {
@@ -67,10 +81,13 @@ int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out
                 CHECK_FAIL,
                 expected,
                 raw,
-                "the running kernel lacks %d of %zu required parameters: %s",
+                "the running kernel lacks %d of %zu required parameters: %s%s",
                 r,
                 strv_length(required),
-                list);
+                list,
+                next_boot_has_all(s, required)
+                        ? "; reboot required to bring them into force (the next boot carries them)"
+                        : "");
 }
 
 bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value) {

@@ -21,7 +21,7 @@ const CheckRegistryEntry check_registry[] = {
         /* -- check registry -- */
         { "profile", "profile", check_profile, 0, "profile",
           "the profile loads, is valid and names this machine as one of its nodes" },
-        { "kernel.cmdline", "kernel.", check_kernel, P(CMDLINE), "kernel.",
+        { "kernel.cmdline", "kernel.", check_kernel, P(CMDLINE) | P(BOOT), "kernel.",
           "the running kernel's command line has every parameter the profile asks for" },
         { "kernel.cmdline-next", "kernel.", check_kernel, P(CMDLINE) | P(BOOT), "kernel.",
           "the next boot's command line, as the boot loader picks it, carries the same parameters" },

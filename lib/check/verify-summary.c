@@ -180,7 +180,8 @@ static const Check *worst_check(const CheckList *l) {
 int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary) {
         size_t n_pass = check_list_count(l, CHECK_PASS), n_skip = check_list_count(l, CHECK_SKIP);
         size_t n_bad = l->n_checks - n_pass - n_skip, n_pending = count_pending_peers(l);
-        const Check *profile = check_list_find(l, "profile"), *first;
+        const Check *profile = check_list_find(l, "profile"), *first, *cmdline;
+        bool reboot;
         char skipped[64] = "", pending[64] = "";
         int r;
 
@@ -207,16 +208,20 @@ int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
         }
 
         first = worst_check(l);
+        cmdline = check_list_find(l, "kernel.cmdline");
+        reboot = cmdline && cmdline != first && cmdline->outcome == CHECK_FAIL && cmdline->summary &&
+                strstr(cmdline->summary, KERNEL_CMDLINE_REBOOT_REQUIRED);
         *ret_health = profile && profile->outcome == CHECK_FAIL ? HEALTH_FAILED : HEALTH_DEGRADED;
         if (n_bad > 1)
                 r = asprintf(
                         ret_summary,
-                        "%s: %s: %s (and %zu more checks failing or warning%s)",
+                        "%s: %s: %s (and %zu more checks failing or warning%s)%s",
                         health_to_string(*ret_health),
                         first->id,
                         first->summary,
                         n_bad - 1,
-                        pending);
+                        pending,
+                        reboot ? "; reboot required to bring the kernel parameters into force" : "");
         else
                 r = asprintf(
                         ret_summary,

@@ -29,6 +29,13 @@ int check_selection_for_drift(char *const *links, char *const *link_events, char
 bool check_selection_covers_drift(const char *link, bool link_event, const char *only) _pure_;
 /* Same ids, outcomes and texts in the same order. */
 bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
+/* What kernel.cmdline says when the next boot carries every parameter the running kernel lacks: halod
+ * never reboots, so Health says so until someone does. */
+#define KERNEL_CMDLINE_REBOOT_REQUIRED \
+        "reboot required to bring them into force (the next boot carries them)"
+
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and
- * 2 more checks failing or warning)"); run_failed: the local checks could not run. */
+ * 2 more checks failing or warning)"); run_failed: the local checks could not run. When kernel.cmdline
+ * says KERNEL_CMDLINE_REBOOT_REQUIRED and is not the check named first, the summary ends in "; reboot
+ * required to bring the kernel parameters into force", so that STATUS= and Summary say it. */
 int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary);

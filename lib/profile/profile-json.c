@@ -202,6 +202,7 @@ void profile_dump_json(const Profile *p, JsonWriter *w) {
 
         json_key(w, "kernel");
         json_begin_object(w);
+        json_kv_string(w, "boot", boot_policy_to_string(p->kernel_boot));
         json_key(w, "cmdline");
         json_begin_array(w);
         for (char **s = p->kernel_cmdline; s && *s; s++)

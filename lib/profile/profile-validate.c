@@ -182,17 +182,22 @@ static void build_rdma(ProfileErrors *e, const YNode *n, ProfileRdma *rdma) {
 }
 
 static int build_kernel(ProfileErrors *e, const YNode *n, Profile *p) {
-        static const char *const keys[] = { "cmdline", NULL };
+        static const char *const keys[] = { "cmdline", "boot", NULL };
+        static const char *const boot_policies[] = { "check", "manage", NULL };
         char path[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         const char *s;
-        int r;
+        int r, policy;
 
         if (ynode_is_null(n))
                 return 0;
-        if (!ynode_require_mapping(e, n, "kernel", "a mapping with cmdline:"))
+        if (!ynode_require_mapping(e, n, "kernel", "a mapping with cmdline: and boot:"))
                 return 0;
         ynode_check_keys(e, n, "kernel", keys);
+
+        v = ynode_map_get(n, "boot");
+        if (v && (policy = ynode_get_choice(e, v, "kernel.boot", boot_policies, "check or manage")) >= 0)
+                p->kernel_boot = (BootPolicy) policy;
 
         v = ynode_map_get(n, "cmdline");
         if (!v || ynode_is_null(v))

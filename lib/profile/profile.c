@@ -32,6 +32,13 @@ static const char *const hosts_policy_table[_HOSTS_POLICY_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(hosts_policy, HostsPolicy);
 
+static const char *const boot_policy_table[_BOOT_POLICY_MAX] = {
+        [BOOT_POLICY_CHECK] = "check",
+        [BOOT_POLICY_MANAGE] = "manage",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(boot_policy, BootPolicy);
+
 DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);

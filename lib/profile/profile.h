@@ -176,6 +176,17 @@ typedef enum HostsPolicy {
 const char *hosts_policy_to_string(HostsPolicy p) _pure_;
 HostsPolicy hosts_policy_from_string(const char *s) _pure_;
 
+/* What halod does about the next boot's kernel command line (kernel.boot). */
+typedef enum BootPolicy {
+        BOOT_POLICY_CHECK, /* kernel.cmdline and kernel.cmdline-next only judge it */
+        BOOT_POLICY_MANAGE, /* and halod-helper writes kernel.cmdline's parameters with the boot loader's tool */
+        _BOOT_POLICY_MAX,
+        _BOOT_POLICY_INVALID = -EINVAL,
+} BootPolicy;
+
+const char *boot_policy_to_string(BootPolicy p) _pure_;
+BootPolicy boot_policy_from_string(const char *s) _pure_;
+
 typedef struct ProfileHealth {
         uint64_t interval_usec;
         bool peers;
@@ -196,6 +207,7 @@ typedef struct Profile {
         ProfileNic nic;
         ProfileRdma rdma;
         char **kernel_cmdline; /* required parameters, "name" or "name=value"; NULL when none */
+        BootPolicy kernel_boot;
         ProfileGpu gpu;
         uint64_t memory_min; /* bytes: the least MemTotal every node must have; 0: not checked */
         ProfileNode *nodes;

@@ -29,6 +29,7 @@ expect_not "no colour when not on a terminal" "$tmp/out" $'\033'
 kcheck "reboot pending" 2 kernel-strix-reboot-pending
 expect "reboot pending" "$tmp/out" '^fail  kernel\.cmdline  +the running kernel lacks 5 of 5 required parameters: iommu=pt, pci=realloc'
 expect "reboot pending" "$tmp/out" '^warn  kernel\.cmdline-next  +reboot pending: '
+expect "reboot pending" "$tmp/out" '^fail  kernel\.cmdline  +the running kernel lacks .*ttm\.pages_limit=32505856; reboot required to bring them into force \(the next boot carries them\)$'
 expect "reboot pending" "$tmp/out" '^fail  gpu\.gtt  +amdgpu GTT is 62\.5 GiB on card1 \(67108864000 bytes\), the profile asks 124\.0 GiB'
 expect "reboot pending" "$tmp/out" '^3 checks: 0 pass, 1 warn, 2 fail, 0 skip$'
 # Failures come first in the table.
@@ -43,6 +44,7 @@ expect "kernel update dropped them" "$tmp/out" "^fail  kernel\.cmdline-next .*la
 kcheck "grub without them" 2 kernel-grub-missing
 expect "grub without them" "$tmp/out" '^fail  kernel\.cmdline-next .*add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub'
 expect "grub without them" "$tmp/out" '^skip  gpu\.gtt  +no GPU driven by amdgpu'
+expect_not "grub without them: a reboot would not help" "$tmp/out" 'reboot required'
 expect "grub without them" "$tmp/out" '^3 checks: 0 pass, 0 warn, 2 fail, 1 skip$'
 
 # GRUB without BLS entries (make-grub-fixtures.py): what GRUB boots is grub.cfg, not /etc/default/grub.

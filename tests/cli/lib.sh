@@ -59,3 +59,13 @@ expect_not() {
                 failures=$((failures + 1))
         fi
 }
+
+# line NAME TEXT: stdout has TEXT as a whole line.
+line() {
+        if ! grep -Fxq -- "$2" "$tmp/out"; then
+                echo "FAIL $1: no line is exactly:"
+                echo "  $2"
+                sed 's/^/  got: /' "$tmp/out"
+                failures=$((failures + 1))
+        fi
+}

@@ -82,3 +82,15 @@ build_package() {
         cp "$dir/halod.deb" "$PAYLOAD/halod.deb"
         log "installing the package $(dpkg-deb -f "$PAYLOAD/halod.deb" Package)_$(dpkg-deb -f "$PAYLOAD/halod.deb" Version) ($dir)"
 }
+
+# e2e_plain_haloctl: sets HALOCTL to the calling build's haloctl, to run in a container of the e2e
+# rootfs, which has its shared libraries (libsystemd, libyaml, libmnl) but not a sanitizer's runtime:
+# a sanitizer build skips.
+e2e_plain_haloctl() {
+        local sanitize
+        sanitize=$(meson introspect --buildoptions "$BUILD_DIR" |
+                python3 -c 'import json, sys; print({x["name"]: x["value"] for x in json.load(sys.stdin)}.get("b_sanitize", "none"))')
+        [ "$sanitize" = none ] || skip "haloctl of a sanitizer build ($sanitize) does not run in the container"
+        HALOCTL=$BUILD_DIR/daemon/haloctl
+        [ -x "$HALOCTL" ] || fail "$HALOCTL not built"
+}

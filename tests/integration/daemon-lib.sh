@@ -185,3 +185,15 @@ dm_check_is_pass() {
         on "$1" busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
                 jq -e --arg id "$2" '.data[] | select(.[0] == $id and .[1] == "pass")' >/dev/null
 }
+
+# dm_check_outcome ID: the outcome of check ID in the Checks property, or "none".
+dm_check_outcome() {
+        busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
+                python3 -c 'import json, sys
+print(next((c[1] for c in json.load(sys.stdin)["data"] if c[0] == sys.argv[1]), "none"))' "$1"
+}
+
+# dm_check_is ID OUTCOME: succeed when check ID has that outcome now.
+dm_check_is() {
+        [ "$(dm_check_outcome "$1")" = "$2" ]
+}

@@ -28,17 +28,6 @@ in_halod_mounts() {
         nsenter -t "$HALOD_PID" -m "$@"
 }
 
-# check_outcome ID: the outcome of check ID in the Checks property, or "none".
-check_outcome() {
-        busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
-                python3 -c 'import json, sys
-print(next((c[1] for c in json.load(sys.stdin)["data"] if c[0] == sys.argv[1]), "none"))' "$1"
-}
-
-check_is() {
-        [ "$(check_outcome "$1")" = "$2" ]
-}
-
 log "halod may not write /run/cdi: it asks the helper, and the helper check is in before READY=1"
 # The runtime directory is there before halod starts, as systemd's RuntimeDirectory= makes it: the
 # request goes there, and the first one is written before the first export would make the directory.
@@ -52,7 +41,7 @@ dm_start_halod "$NS_A" a "$PROFILE" unshare --mount --propagation private sh -c 
         mount -o remount,bind,ro /run/cdi &&
         exec "$@" --cdi-dir /run/cdi' sh
 wait_notify "$NOTIFY_OUT" 'READY=1'
-assert_eq "$(check_outcome helper)" warn "the helper check at READY=1"
+assert_eq "$(dm_check_outcome helper)" warn "the helper check at READY=1"
 assert_eq "$(dm_prop Health)" degraded "Health while the spec is asked for"
 assert_contains "$(cat "$TEST_DIR/run-a/request")" "there is no CDI spec /run/cdi/halod.json" "the request"
 assert_contains "$(cat "$HALOD_LOG")" "Asked halod-helper.service to write what halod may not" "halod's log"
@@ -65,22 +54,22 @@ grep -q '"kind"' "$TEST_DIR/spec.json" || fail "haloctl env --cdi printed no spe
 in_halod_mounts sh -c "cat >/run/cdi-rw/halod.json" <"$TEST_DIR/spec.json"
 in_halod_mounts sh -c 'mkdir -m 0755 /run/halod-helper && touch /run/halod-helper/started &&
         echo "exit status 0" >/run/halod-helper/result.new && mv /run/halod-helper/result.new /run/halod-helper/result'
-wait_until 20 check_is helper pass
+wait_until 20 dm_check_is helper pass
 dm_wait_prop Health healthy 20
 
 log "a link's re-check after an address event keeps the helper check"
 before=$(dm_prop LastVerifyUSec)
 ip -n "$NS_A" addr del 10.79.0.1/30 dev "$IF_A"
 wait_until 20 sh -c "[ \"\$(busctl get-property ${HALOD_BUS[*]} LastVerifyUSec)\" != 't $before' ]"
-assert_eq "$(check_outcome helper)" pass "the helper check after a link's re-check"
-wait_until 20 check_is link.fab0.address pass
+assert_eq "$(dm_check_outcome helper)" pass "the helper check after a link's re-check"
+wait_until 20 dm_check_is link.fab0.address pass
 
 log "Verify() answers with the helper check of its own verify"
 in_halod_mounts rm /run/cdi-rw/halod.json
 run_rc 0 busctl --timeout=60 call "${HALOD_BUS[@]}" Verify
 log "Verify(): $OUT"
 assert_contains "$OUT" "degraded: helper: " "Verify()'s Summary with the spec gone"
-assert_eq "$(check_outcome helper)" warn "the helper check after Verify()"
+assert_eq "$(dm_check_outcome helper)" warn "the helper check after Verify()"
 
 log "SIGTERM: halod exits 0"
 kill -TERM "$HALOD_PID"

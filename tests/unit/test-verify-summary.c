@@ -222,6 +222,33 @@ static void test_summary(void) {
         }
 }
 
+/* kernel.cmdline saying a reboot is required reaches the summary (STATUS=, Summary) when another check
+ * is named first; named first, its own words say it. */
+static void test_summarize_reboot(void) {
+        _cleanup_(check_list_done) CheckList l = {}, alone = {};
+        _cleanup_(freep) char *summary = NULL, *own = NULL;
+        Health h;
+
+        list_from("profile:p,link.a.mtu:f", &l);
+        ASSERT_OK(check_list_add(
+                &l,
+                "kernel.cmdline",
+                CHECK_FAIL,
+                "",
+                "",
+                "the running kernel lacks 1 of 5 required parameters: iommu=pt; %s",
+                KERNEL_CMDLINE_REBOOT_REQUIRED));
+        ASSERT_OK(checks_summarize(&l, false, &h, &summary));
+        ASSERT_STR_EQ(
+                summary,
+                "degraded: link.a.mtu: link.a.mtu is f (and 1 more checks failing or warning); reboot required to "
+                "bring the kernel parameters into force");
+
+        list_from("profile:p,link.a.mtu:f,kernel.cmdline:f", &alone);
+        ASSERT_OK(checks_summarize(&alone, false, &h, &own));
+        ASSERT_STR_EQ(own, "degraded: link.a.mtu: link.a.mtu is f (and 1 more checks failing or warning)");
+}
+
 static void test_equal(void) {
         _cleanup_(check_list_done) CheckList a = {}, b = {}, c = {};
 
@@ -241,6 +268,7 @@ int main(void) {
         test_selection_for_drift();
         test_selection_covers_drift();
         test_summary();
+        test_summarize_reboot();
         test_equal();
         return 0;
 }
