@@ -129,6 +129,8 @@ static void dump_rdma(JsonWriter *w, const ProfileRdma *rdma) {
                 json_null(w);
         else
                 json_uint(w, rdma->memlock);
+        json_kv_string(w, "limits", rdma_setup_policy_to_string(rdma->limits));
+        json_kv_string(w, "modules", rdma_setup_policy_to_string(rdma->modules));
         json_end_object(w);
 }
 
