@@ -15,10 +15,9 @@ static const struct {
         const char *name;
         ApplyPart part;
 } part_names[] = {
-        { "hosts.", APPLY_PART_HOSTS },
-        { "hosts", APPLY_PART_HOSTS },
-        { "cdi", APPLY_PART_CDI },
-        { "networkd", APPLY_PART_NETWORKD },
+        { "hosts.", APPLY_PART_HOSTS },  { "hosts", APPLY_PART_HOSTS },
+        { "cdi", APPLY_PART_CDI },       { "networkd", APPLY_PART_NETWORKD },
+        { "limits", APPLY_PART_LIMITS }, { "modules", APPLY_PART_MODULES },
 };
 
 int apply_parts_parse(const char *only, unsigned *ret) {
@@ -34,7 +33,8 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                         fprintf(stderr,
                                 "haloctl apply --only: unknown part '%.*s' in '%s': the parts are hosts. (the "
                                 "/etc/hosts block of health.hosts: manage), cdi (the CDI spec in " CDI_DIR_DEFAULT
-                                ") and networkd (the links, when systemd-networkd is the backend), "
+                                "), networkd (the links, when systemd-networkd is the backend), limits (the "
+                                "memlock drop-ins of rdma.limits: manage) and modules (rdma.modules: manage), "
                                 "comma-separated.\n",
                                 (int) n,
                                 p,
@@ -46,7 +46,8 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                 p += *p == ',';
         }
         if (parts == 0) {
-                fprintf(stderr, "haloctl apply --only needs a part: hosts., cdi or networkd.\n");
+                fprintf(stderr,
+                        "haloctl apply --only needs a part: hosts., cdi, networkd, limits or modules.\n");
                 return -EINVAL;
         }
         *ret = parts;

@@ -3,14 +3,18 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "check/helper-ask.h" /* HELPER_STAMP_*: the files it leaves for halod */
+#include "plan/rdma-setup-plan.h"
 #include "profile/node-context.h"
 
 typedef enum ApplyPart {
         APPLY_PART_HOSTS = 1U << 0,    /* the /etc/hosts block (health.hosts: manage) */
         APPLY_PART_CDI = 1U << 1,      /* /run/cdi/halod.json */
         APPLY_PART_NETWORKD = 1U << 2, /* the links, when the backend is systemd-networkd */
+        APPLY_PART_LIMITS = 1U << 3,   /* the memlock drop-ins (rdma.limits: manage) */
+        APPLY_PART_MODULES = 1U << 4,  /* modules-load.d and modprobe (rdma.modules: manage) */
 } ApplyPart;
 
 /* Parses the comma-separated parts of --only into ApplyPart flags; says what is wrong on stderr and
@@ -21,6 +25,13 @@ bool apply_parts_drop(unsigned *parts, ApplyPart part);
 /* Derives the CDI spec of c's node, refuses one that is not safe (cdi_spec_check_safe()), writes it to
  * /run/cdi/halod.json when it changed, and says what it did. Returns the exit code. */
 int apply_cdi_spec(const NodeContext *c);
+
+/* haloctl-apply-setup.c: the plan's lines of the RDMA setup (appended to *lines), whether it has errors
+ * and changes; applying the parts of it the profile manages, which says what it did (the exit code);
+ * --undo PARTS, which removes halod's files of each part. */
+int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors, bool *ret_changes);
+int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out);
+int apply_undo(const char *undo);
 
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */

@@ -108,6 +108,7 @@ int verb_plan(int argc, char *argv[]) {
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
+        bool setup_errors = false, setup_changes = false;
         NodeContext c;
         int r;
 
@@ -130,11 +131,13 @@ int verb_plan(int argc, char *argv[]) {
         r = plan_describe(&plan, &lines);
         if (r >= 0)
                 r = plan_add_adoption_lines(&adoptions, &lines);
+        if (r >= 0)
+                r = plan_rdma_setup_lines(&c, &lines, &setup_errors, &setup_changes);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
-        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions));
+        bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions)) || setup_changes;
 
         if (arg_json) {
                 JsonWriter w;
@@ -145,7 +148,7 @@ int verb_plan(int argc, char *argv[]) {
                 json_kv_string(&w, "node", node->name);
                 json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
                 json_kv_bool(&w, "changes", changes);
-                json_kv_bool(&w, "errors", plan_has_errors(&plan));
+                json_kv_bool(&w, "errors", plan_has_errors(&plan) || setup_errors);
                 json_key(&w, "links");
                 json_begin_array(&w);
                 for (size_t i = 0; i < plan.n_links; i++)
@@ -158,7 +161,7 @@ int verb_plan(int argc, char *argv[]) {
         } else
                 print_plan(&plan, &adoptions, lines);
 
-        if (plan_has_errors(&plan))
+        if (plan_has_errors(&plan) || setup_errors)
                 return EXIT_CHECK_FAIL;
         return changes ? 1 : EXIT_SUCCESS;
 }
@@ -256,6 +259,18 @@ static int apply_run(int argc, char *argv[]) {
                                 return cdi_exit;
                 }
         }
+        /* limits, modules: the RDMA setup the profile manages (halod-helper.service asks for both). */
+        if (parts & (APPLY_PART_LIMITS | APPLY_PART_MODULES)) {
+                k = apply_rdma_setup_parts(
+                        &c,
+                        (parts & APPLY_PART_LIMITS ? RDMA_SETUP_LIMITS : 0) |
+                                (parts & APPLY_PART_MODULES ? RDMA_SETUP_MODULES : 0),
+                        stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
+                parts &= ~(unsigned) (APPLY_PART_LIMITS | APPLY_PART_MODULES);
+                if (parts == 0)
+                        return cdi_exit;
+        }
         hosts_only = parts != 0 && !(parts & APPLY_PART_NETWORKD);
         bool no_hosts = parts != 0 && !(parts & APPLY_PART_HOSTS);
 
@@ -318,6 +333,11 @@ static int apply_run(int argc, char *argv[]) {
 
         if (r < 0)
                 return EXIT_CHECK_FAIL;
+        /* A whole apply: the RDMA setup after the links (in JSON, its lines go to stderr). */
+        if (!arg_only) {
+                k = apply_rdma_setup_parts(&c, RDMA_SETUP_ALL, arg_json ? stderr : stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
+        }
         k = exit_code_for_checks(&checks);
         return k > cdi_exit ? k : cdi_exit;
 }
@@ -329,6 +349,8 @@ int verb_apply(int argc, char *argv[]) {
         bool stamp = dir && dir[0] == '/' && !strchr(dir, ':');
         int r;
 
+        if (arg_undo)
+                return apply_undo(arg_undo);
         if (stamp)
                 helper_stamp(dir, HELPER_STAMP_STARTED, 0);
         r = apply_run(argc, argv);

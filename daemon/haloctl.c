@@ -17,6 +17,7 @@ bool arg_list = false;
 const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
+const char *arg_undo = NULL;
 int arg_color = -1;
 
 typedef struct Verb {
@@ -33,7 +34,7 @@ static const Verb verbs[] = {
         { "status", verb_status, "", "Show the running halod's health and every check (D-Bus)" },
         { "verify", verb_verify, "", "Have the running halod re-run every check now, then show status" },
         { "reload", verb_reload, "", "Have the running halod reload its profile (a broken one is rejected)" },
-        { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
+        { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node (changes nothing)" },
         { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
         { "unadopt", verb_unadopt, "[PROFILE]", "Give links back to what apply --adopt took them from" },
         { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables, or a launch file" },
@@ -65,7 +66,9 @@ static void help(void) {
                "     --node NAME     Act as this node of the profile (default: by hostname, then by address)\n"
                "     --only PREFIXES Run only checks whose id starts with one of these (comma-separated);\n"
                "                     apply --only PARTS: hosts. (the /etc/hosts block), cdi (the CDI spec),\n"
-               "                     networkd (the links with networkd): what halod-helper.service runs\n"
+               "                     networkd (the links with networkd), limits (memlock drop-ins), modules\n"
+               "                     (modules-load.d): what halod-helper.service runs\n"
+               "     --undo PARTS    apply: remove the files halod wrote for these parts (limits, modules)\n"
                "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
                "     --force         Apply even when the profile says mode: verify\n"
                "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
@@ -92,6 +95,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_NODE,
                 ARG_ROOT,
                 ARG_ONLY,
+                ARG_UNDO,
                 ARG_FORCE,
                 ARG_ADOPT,
                 ARG_BACKEND,
@@ -109,6 +113,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "node", required_argument, NULL, ARG_NODE },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "only", required_argument, NULL, ARG_ONLY },
+                { "undo", required_argument, NULL, ARG_UNDO },
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "adopt", no_argument, NULL, ARG_ADOPT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
@@ -141,6 +146,9 @@ static int parse_argv(int argc, char *argv[]) {
                         break;
                 case ARG_ONLY:
                         arg_only = optarg;
+                        break;
+                case ARG_UNDO:
+                        arg_undo = optarg;
                         break;
                 case ARG_FORCE:
                         arg_force = true;
@@ -217,6 +225,11 @@ static int run(int argc, char *argv[]) {
         if (arg_adopt && !streq(verb, "plan") && !streq(verb, "apply")) {
                 fprintf(stderr,
                         "--adopt is an option of plan and apply only; haloctl unadopt gives links back.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_undo && (!streq(verb, "apply") || arg_only)) {
+                fprintf(stderr, "--undo is an option of apply only, and takes the place of --only.\n");
                 return EX_USAGE;
         }
 

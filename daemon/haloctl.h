@@ -20,6 +20,7 @@ extern bool arg_list; /* check --list */
 extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;
+extern const char *arg_undo;
 extern int arg_color; /* -1 auto (on a terminal), 0 never, 1 always */
 
 /* Exit codes shared by every verb (see haloctl(1)). */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* haloctl plan and apply for the node's RDMA setup (rdma.limits: manage, rdma.modules: manage): the
+ * memlock drop-ins and the modules-load.d file halod owns, written by root (halod-helper.service runs
+ * `haloctl apply --only limits,modules`), and `haloctl apply --undo limits,modules`, which removes them. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "apply/apply-rdma-setup.h"
+#include "basic/strv.h"
+#include "haloctl-apply-parts.h"
+#include "haloctl.h"
+
+int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors, bool *ret_changes) {
+        _cleanup_(rdma_setup_plan_done) RdmaSetupPlan plan = {};
+        int r;
+
+        r = rdma_setup_plan_compute(c, RDMA_SETUP_ALL, &plan);
+        if (r >= 0)
+                r = rdma_setup_plan_describe(&plan, lines);
+        if (r < 0)
+                return r;
+        *ret_errors = rdma_setup_plan_has_errors(&plan);
+        *ret_changes = !rdma_setup_plan_is_empty(&plan);
+        return 0;
+}
+
+int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out) {
+        _cleanup_(rdma_setup_plan_done) RdmaSetupPlan plan = {};
+        _cleanup_(strv_freep) char **done = NULL;
+        _cleanup_(freep) char *error = NULL;
+        int r;
+
+        r = rdma_setup_plan_compute(c, parts, &plan);
+        if (r < 0) {
+                fprintf(stderr, "Failed to plan the RDMA setup: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        if (plan.n_files == 0 && !plan.errors)
+                return EXIT_SUCCESS; /* the profile manages none of these parts */
+        r = apply_rdma_setup(c->host, &plan, &done, &error);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "Out of memory.\n");
+                return EX_OSERR;
+        }
+        if (r < 0) {
+                fprintf(stderr,
+                        "%sFailed to set up RDMA:%s %s\n",
+                        ansi_red(),
+                        ansi_normal(),
+                        error ?: strerror(-r));
+                return EXIT_CHECK_FAIL;
+        }
+        if (!done)
+                fprintf(out,
+                        "nothing to change: the memlock limits and RDMA modules halod owns are as the profile says\n");
+        STRV_FOREACH(l, done)
+                fprintf(out, "%s\n", *l);
+        return EXIT_SUCCESS;
+}
+
+int apply_undo(const char *undo) {
+        Host host = { .root = arg_root ?: "" };
+        int exit_status = EXIT_SUCCESS;
+
+        if (geteuid() != 0) {
+                fprintf(stderr,
+                        "haloctl apply --undo removes files of root's and needs root: run it with sudo.\n");
+                return EX_NOPERM;
+        }
+        for (const char *p = undo; *p;) {
+                _cleanup_(strv_freep) char **removed = NULL;
+                _cleanup_(freep) char *part = strndup(p, strcspn(p, ","));
+                int r;
+
+                if (!part)
+                        return EX_OSERR;
+                p += strlen(part);
+                p += *p == ',';
+                if (!rdma_setup_part_dirs(part)) {
+                        fprintf(stderr,
+                                "haloctl apply --undo: unknown part '%s' in '%s': the parts are limits (the memlock "
+                                "drop-ins of rdma.limits: manage) and modules (the modules-load.d file of "
+                                "rdma.modules: manage), comma-separated.\n",
+                                part,
+                                undo);
+                        return EX_USAGE;
+                }
+                r = undo_rdma_setup(&host, part, &removed);
+                if (r < 0) {
+                        fprintf(stderr, "Failed to remove halod's %s files: %s\n", part, strerror(-r));
+                        exit_status = EX_CANTCREAT;
+                }
+                if (!removed && r >= 0)
+                        printf("%s: halod has no files here\n", part);
+                STRV_FOREACH(f, removed)
+                        printf("%s: removed %s\n", part, *f);
+                if (removed && streq(part, RDMA_SETUP_PART_LIMITS))
+                        printf("limits: services keep the raised limit until `systemctl daemon-reexec` (or a reboot), "
+                               "sessions until they log out\n");
+                if (removed && streq(part, RDMA_SETUP_PART_MODULES))
+                        printf("modules: the modules loaded stay loaded until the next boot (or modprobe -r)\n");
+        }
+        return exit_status;
+}
