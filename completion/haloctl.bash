@@ -7,13 +7,15 @@
 # check ids come from `haloctl check --list` (the registry, lib/check/check-registry.c).
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --root --force --adopt --backend --cdi --format --slots --port --list --color --help --version"
+_haloctl_options="--json --node --only --undo --root --force --adopt --backend --cdi --format --slots --port --list --color --help --version"
 # Options that take a value (the next word, or after "=").
-_haloctl_options_arg="--node --only --root --backend --color --format --slots --port"
+_haloctl_options_arg="--node --only --undo --root --backend --color --format --slots --port"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
 # apply --only takes the parts that halod-helper.service writes, not check ids.
-_haloctl_apply_parts="hosts. cdi networkd"
+_haloctl_apply_parts="hosts. cdi networkd limits modules"
+# apply --undo takes the parts whose files halod owns.
+_haloctl_undo_parts="limits modules"
 
 # The check ids without a name in them (kernel.cmdline; not link.<NAME>.mtu) and every id's prefix
 # (kernel., profile), from `haloctl check --list` of the haloctl being completed: asked once a shell,
@@ -128,6 +130,15 @@ _haloctl() {
         --root)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+                return 0
+                ;;
+        --undo)
+                local done_part='' last=$cur
+                if [[ $cur == *,* ]]; then
+                        done_part=${cur%,*},
+                        last=${cur##*,}
+                fi
+                mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$_haloctl_undo_parts" -- "$last")
                 return 0
                 ;;
         --only)
