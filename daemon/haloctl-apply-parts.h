@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "check/helper-ask.h" /* HELPER_STAMP_*: the files it leaves for halod */
+#include "plan/plan.h"
 #include "plan/rdma-setup-plan.h"
 #include "profile/node-context.h"
 
@@ -32,6 +33,11 @@ int apply_cdi_spec(const NodeContext *c);
 int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors, bool *ret_changes);
 int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out);
 int apply_undo(const char *undo);
+/* The NIC's runtime settings (nic.fw-lldp-agent, nic.enable-roce): the plan's lines for links (appended
+ * to *lines; *errors and *changes raised when there are any), and setting them, saying what it did on
+ * out and what failed on stderr (the exit code). */
+int plan_nic_runtime_lines(const NodeContext *c, const Plan *links, char ***lines, bool *errors, bool *changes);
+int apply_nic_runtime_settings(const NodeContext *c, FILE *out);
 
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */

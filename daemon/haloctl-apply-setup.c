@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "apply/apply-nic-runtime.h"
 #include "apply/apply-rdma-setup.h"
 #include "basic/strv.h"
 #include "haloctl-apply-parts.h"
@@ -22,6 +23,46 @@ int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors,
         *ret_errors = rdma_setup_plan_has_errors(&plan);
         *ret_changes = !rdma_setup_plan_is_empty(&plan);
         return 0;
+}
+
+int plan_nic_runtime_lines(const NodeContext *c, const Plan *links, char ***lines, bool *errors, bool *changes) {
+        _cleanup_(nic_runtime_plan_done) NicRuntimePlan plan = {};
+        int r;
+
+        r = nic_runtime_plan_compute(c, links, &plan);
+        if (r >= 0)
+                r = nic_runtime_plan_describe(&plan, lines);
+        if (r < 0)
+                return r;
+        *errors = *errors || nic_runtime_plan_has_errors(&plan);
+        *changes = *changes || plan.n_changes > 0;
+        return 0;
+}
+
+int apply_nic_runtime_settings(const NodeContext *c, FILE *out) {
+        _cleanup_(nic_runtime_plan_done) NicRuntimePlan nic = {};
+        _cleanup_(strv_freep) char **lines = NULL, **done = NULL, **failed = NULL;
+        _cleanup_(plan_done) Plan links = {};
+        int r;
+
+        r = plan_node(c, &links);
+        if (r >= 0)
+                r = nic_runtime_plan_compute(c, &links, &nic);
+        if (r >= 0 && nic_runtime_plan_has_errors(&nic))
+                r = nic_runtime_plan_describe(&nic, &lines);
+        if (r >= 0)
+                r = apply_nic_runtime(&nic, &done, &failed);
+        if (r < 0) {
+                fprintf(stderr, "Failed to set the NIC's runtime settings: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
+        STRV_FOREACH(l, done)
+                fprintf(out, "%s\n", *l);
+        STRV_FOREACH(l, lines)
+                fprintf(stderr, "%s\n", *l);
+        STRV_FOREACH(l, failed)
+                fprintf(stderr, "%s\n", *l);
+        return failed || lines ? EXIT_CHECK_FAIL : EXIT_SUCCESS;
 }
 
 int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "apply/apply-nic-runtime.h"
 #include "apply/apply.h"
 #include "basic/json-writer.h"
 #include "basic/strv.h"
@@ -133,6 +134,8 @@ int verb_plan(int argc, char *argv[]) {
                 r = plan_add_adoption_lines(&adoptions, &lines);
         if (r >= 0)
                 r = plan_rdma_setup_lines(&c, &lines, &setup_errors, &setup_changes);
+        if (r >= 0)
+                r = plan_nic_runtime_lines(&c, &plan, &lines, &setup_errors, &setup_changes);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
@@ -333,8 +336,11 @@ static int apply_run(int argc, char *argv[]) {
 
         if (r < 0)
                 return EXIT_CHECK_FAIL;
-        /* A whole apply: the RDMA setup after the links (in JSON, its lines go to stderr). */
+        /* A whole apply: the NIC's runtime settings and the RDMA setup after the links (in JSON, their
+         * lines go to stderr). */
         if (!arg_only) {
+                k = apply_nic_runtime_settings(&c, arg_json ? stderr : stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
                 k = apply_rdma_setup_parts(&c, RDMA_SETUP_ALL, arg_json ? stderr : stdout);
                 cdi_exit = k > cdi_exit ? k : cdi_exit;
         }

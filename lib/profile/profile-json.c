@@ -112,6 +112,8 @@ void profile_nic_dump_json(const ProfileNic *nic, JsonWriter *w) {
                 json_string(w, speed);
         }
         kv_uint_or_null(w, "speed-min-mbit", nic->speed_min_mbit);
+        json_kv_string(w, "fw-lldp-agent", nic->has_fw_lldp_agent ? (nic->fw_lldp_agent ? "on" : "off") : NULL);
+        json_kv_bool(w, "enable-roce", nic->enable_roce);
         json_end_object(w);
 }
 

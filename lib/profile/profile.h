@@ -124,6 +124,11 @@ typedef struct ProfileNic {
         char *firmware_min;      /* version string, compared as a version */
         unsigned pcie_min_width; /* 0: not checked */
         uint32_t speed_min_mbit; /* the slowest acceptable negotiated speed; 0: not checked */
+        /* Runtime settings halod applies at each start in enforce mode (they are the driver's, and a
+         * reboot or a driver reload resets them): */
+        bool has_fw_lldp_agent; /* fw-lldp-agent: given */
+        int fw_lldp_agent;      /* the E810's "fw-lldp-agent" private flag: 0 off, 1 on */
+        bool enable_roce; /* devlink's enable_roce turned on (enable_iwarp off first) where it is off */
 } ProfileNic;
 
 /* A static route of a node (routes:): to reaches the subnet through the gateway via on one of the

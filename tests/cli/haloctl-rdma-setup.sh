@@ -170,6 +170,39 @@ root=$(tree verify)
 check "apply verify" 0 apply --root "$root" --node head --only limits,modules "$profile"
 absent "apply verify" "$root$SYSTEMD"
 
+# nic.fw-lldp-agent and nic.enable-roce are the running kernel's: below --root the plan says so; on a
+# veth in a network namespace (a real netdev, with no private flags and no PCI function) the plan and
+# apply say what cannot be set and why, and change nothing.
+cat >"$profile" <<YAML
+cluster: strix-halo
+links:
+  rdma0: { match: { name: n35v0 } }
+nic: { driver: ice, fw-lldp-agent: off, enable-roce: true }
+nodes:
+  head: { hostname: halo-1, links: { rdma0: 192.168.100.1/24 } }
+YAML
+chmod 644 "$profile"
+check "plan nic --root" 2 plan --root "$(tree nic)" --node head "$profile"
+line "plan nic --root" "nic: fw-lldp-agent and enable-roce are read from the running kernel, not below --root"
+ns=n35nic$$
+if ip netns add "$ns" 2>/dev/null; then
+        trap 'ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT
+        ip -n "$ns" link add n35v0 type veth peer name n35v1
+        real_haloctl=$haloctl
+        in_ns() { ip netns exec "$ns" "$real_haloctl" "$@"; }
+        haloctl=in_ns
+        check "plan nic veth" 2 plan --node head "$profile"
+        line "plan nic veth" "nic: rdma0 (n35v0): cannot set fw-lldp-agent: its driver has no private flag fw-lldp-agent (an E810's ice has it: \`ethtool --show-priv-flags n35v0\`)"
+        line "plan nic veth" "nic: rdma0 (n35v0): cannot set enable_roce: it is not a PCI function's netdev (No such device)"
+        check "apply nic veth" 2 apply --backend netlink --node head "$profile"
+        expect "apply nic veth" "$tmp/err" "^nic: rdma0 \(n35v0\): cannot set fw-lldp-agent"
+        haloctl=$real_haloctl
+        ip netns del "$ns"
+else
+        [ "${CI:-}" = true ] && { echo "FAIL: cannot add a network namespace"; exit 1; }
+        echo "SKIP: no network namespace for the nic settings"
+fi
+
 if [ "$failures" -gt 0 ]; then
         echo "$failures failure(s)"
         exit 1
