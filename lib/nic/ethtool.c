@@ -173,54 +173,65 @@ static int private_flag_bit(int fd, struct ifreq *ifr, const char *name, unsigne
         return -ENOENT;
 }
 
-int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
+/* Opens ifname's ethtool socket and reads its private flags and the bit of name in them. */
+static int private_flags_read(
+        const char *ifname,
+        const char *name,
+        struct ifreq *ifr,
+        int *ret_fd,
+        unsigned *ret_bit,
+        uint32_t *ret_flags) {
         struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
-        struct ifreq ifr = {};
         _cleanup_(closep) int fd = -EBADF;
-        unsigned bit;
         int r;
 
         if (!name)
                 return -EINVAL;
-        fd = ethtool_socket(ifname, &ifr);
+        fd = ethtool_socket(ifname, ifr);
         if (fd < 0)
                 return fd;
-        r = private_flag_bit(fd, &ifr, name, &bit);
+        r = private_flag_bit(fd, ifr, name, ret_bit);
         if (r < 0)
                 return r;
-        ifr.ifr_data = (void *) &flags;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+        ifr->ifr_data = (void *) &flags;
+        if (ioctl(fd, SIOCETHTOOL, ifr) < 0)
                 return negative_errno();
-        *ret = flags.data & (1U << bit);
+        *ret_flags = flags.data;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
+        _cleanup_(closep) int fd = -EBADF;
+        struct ifreq ifr = {};
+        uint32_t flags;
+        unsigned bit;
+        int r;
+
+        r = private_flags_read(ifname, name, &ifr, &fd, &bit, &flags);
+        if (r < 0)
+                return r;
+        *ret = flags & (1U << bit);
         return 0;
 }
 
 int ethtool_set_private_flag(const char *ifname, const char *name, bool value) {
-        struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
-        struct ifreq ifr = {};
         _cleanup_(closep) int fd = -EBADF;
-        uint32_t want;
+        struct ethtool_value set = { .cmd = ETHTOOL_SPFLAGS };
+        struct ifreq ifr = {};
+        uint32_t flags;
         unsigned bit;
         int r;
 
-        if (!name)
-                return -EINVAL;
-        fd = ethtool_socket(ifname, &ifr);
-        if (fd < 0)
-                return fd;
-        r = private_flag_bit(fd, &ifr, name, &bit);
+        r = private_flags_read(ifname, name, &ifr, &fd, &bit, &flags);
         if (r < 0)
                 return r;
-        ifr.ifr_data = (void *) &flags;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return negative_errno();
-        want = value ? flags.data | (1U << bit) : flags.data & ~(1U << bit);
-        if (want == flags.data)
+        set.data = value ? flags | (1U << bit) : flags & ~(1U << bit);
+        if (set.data == flags)
                 return 0;
         /* ETHTOOL_SPFLAGS takes the whole bitmap (net/ethtool/ioctl.c, ethtool_set_value()): the other
          * flags as they were. */
-        flags = (struct ethtool_value){ .cmd = ETHTOOL_SPFLAGS, .data = want };
-        ifr.ifr_data = (void *) &flags;
+        ifr.ifr_data = (void *) &set;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return negative_errno();
         return 1;

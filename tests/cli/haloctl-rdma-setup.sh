@@ -16,16 +16,6 @@ if [ "$(id -u)" -ne 0 ]; then
         exit 77
 fi
 
-# line NAME TEXT: stdout has TEXT as a whole line.
-line() {
-        if ! grep -Fxq -- "$2" "$tmp/out"; then
-                echo "FAIL $1: no line is exactly:"
-                echo "  $2"
-                sed 's/^/  got: /' "$tmp/out"
-                failures=$((failures + 1))
-        fi
-}
-
 # same NAME FILE TEXT: the file holds exactly TEXT (printf's escapes).
 same() {
         if [ "$(cat "$2" 2>&1)" != "$(printf "$3")" ]; then
