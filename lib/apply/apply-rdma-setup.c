@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Writes the memlock drop-ins and the modules-load.d file halod owns, loads the RDMA modules, and puts
- * the files back as they were when a step fails, so that nothing is half-applied. */
+/* Writes the memlock drop-ins and the modules-load.d file halod owns, has systemd-modules-load load the
+ * RDMA modules, and puts the files back as they were when a step fails, so that nothing is
+ * half-applied. */
 #include <spawn.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <systemd/sd-daemon.h>
 
 #include "apply/apply-rdma-setup.h"
 #include "basic/errorf.h"
@@ -11,14 +13,15 @@
 
 extern char **environ;
 
-/* modprobe MODULE, with the caller's stderr for kmod's own message: its exit status, or -errno when it
- * could not run. */
-static int run_modprobe(const char *module) {
-        char *argv[] = { (char *) "modprobe", (char *) module, NULL };
+/* systemctl restart systemd-modules-load.service, with the caller's stderr for systemctl's own message:
+ * its exit status, or -errno when it could not run. systemd-modules-load loads what modules-load.d
+ * lists, as at boot, with systemd's privileges: the helper needs no CAP_SYS_MODULE of its own. */
+static int restart_modules_load(void) {
+        char *argv[] = { (char *) "systemctl", (char *) "restart", (char *) MODULES_LOAD_SERVICE, NULL };
         int status, r;
         pid_t pid;
 
-        r = posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ);
+        r = posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ);
         if (r != 0)
                 return -r;
         while (waitpid(pid, &status, 0) < 0)
@@ -53,27 +56,44 @@ static int write_files(const Host *h, const RdmaSetupPlan *p, OwnedFileRollback 
 }
 
 static int load_modules(const Host *h, const RdmaSetupPlan *p, char ***done, char **error) {
+        _cleanup_(freep) char *missing = NULL;
+        _cleanup_(strv_freep) char **left = NULL;
+        int r;
+
         if (!p->load)
                 return 0;
         if (!host_is_running_system(h))
                 return strv_extend(
                         done, "modules: not loaded now: --root names a tree, not the running kernel");
+        if (sd_booted() <= 0)
+                return errorf(
+                        error,
+                        -EOPNOTSUPP,
+                        "the host does not run systemd, whose systemd-modules-load reads " MODULES_LOAD_FILE
+                        ": load them with modprobe");
+        r = restart_modules_load();
+        if (r < 0)
+                return errorf(error, r, "cannot run systemctl: %s", strerror(-r));
         STRV_FOREACH(m, p->load) {
-                int r = run_modprobe(*m);
+                _cleanup_(freep) char *sys = NULL;
 
-                if (r < 0)
-                        return errorf(error, r, "cannot run modprobe %s: %s", *m, strerror(-r));
-                if (r > 0)
-                        return errorf(
-                                error,
-                                -EIO,
-                                "modprobe %s failed with exit status %d (its message is above)",
-                                *m,
-                                r);
-                if (strv_extendf(done, "modules: loaded %s", *m) < 0)
+                if (asprintf(&sys, "/sys/module/%s", *m) < 0)
                         return -ENOMEM;
+                r = host_path_exists(h, sys) ? strv_extendf(done, "modules: loaded %s", *m)
+                                             : strv_extend(&left, *m);
+                if (r < 0)
+                        return r;
         }
-        return 0;
+        if (!left)
+                return 0;
+        missing = strv_join(left, " ");
+        return errorf(
+                error,
+                -EIO,
+                "systemd-modules-load.service did not load %s (systemctl exited %d): see `journalctl -u " MODULES_LOAD_SERVICE
+                "`",
+                strna(missing),
+                r);
 }
 
 int apply_rdma_setup(const Host *h, const RdmaSetupPlan *p, char ***ret_done, char **ret_error) {

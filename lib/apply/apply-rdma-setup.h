@@ -6,8 +6,9 @@
 
 #include "plan/rdma-setup-plan.h"
 
-/* Writes the plan's files below h's root and, on the running system, loads its modules with modprobe.
- * Nothing is written when the plan has errors (-EINVAL). When a write or a modprobe fails, every file
+/* Writes the plan's files below h's root and, on the running system, has systemd-modules-load.service
+ * load its modules (restarted: it reads the file just written).
+ * Nothing is written when the plan has errors (-EINVAL). When a write or the load fails, every file
  * written is put back as it was. *ret_done gets one line per change made ("wrote …", "loaded …"); on
  * failure *ret_error says what failed and what was put back. */
 int apply_rdma_setup(const Host *h, const RdmaSetupPlan *p, char ***ret_done, char **ret_error);

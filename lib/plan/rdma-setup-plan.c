@@ -271,7 +271,7 @@ int rdma_setup_plan_describe(const RdmaSetupPlan *p, char ***lines) {
         load = strv_join(p->load, " ");
         if (!load)
                 return -ENOMEM;
-        return strv_extendf(lines, "modules: load %s now (modprobe)", load);
+        return strv_extendf(lines, "modules: load %s now (systemctl restart " MODULES_LOAD_SERVICE ")", load);
 }
 
 const char *const *rdma_setup_part_dirs(const char *part) {

@@ -18,6 +18,8 @@
 #define MEMLOCK_CONTAINERS_FILE "/etc/containers/containers.conf.d/90-halod-memlock.conf"
 /* systemd-modules-load.service reads /etc/modules-load.d/\*.conf at boot: one module name a line. */
 #define MODULES_LOAD_FILE "/etc/modules-load.d/halod-rdma.conf"
+/* Restarted to load them now, as at boot. */
+#define MODULES_LOAD_SERVICE "systemd-modules-load.service"
 /* librdmacm's kernel side: rdma_cm's user-space interface, which NCCL's and RCCL's IB transport opens
  * (/dev/infiniband/rdma_cm). Nothing loads it on its own before the first user asks. */
 #define RDMA_UCM_MODULE "rdma_ucm"
@@ -68,7 +70,7 @@ bool rdma_setup_plan_is_empty(const RdmaSetupPlan *p) _pure_;
 bool rdma_setup_plan_has_errors(const RdmaSetupPlan *p) _pure_;
 /* One line per change or error, appended to *lines: "limits: write /etc/…/90-halod-memlock.conf
  * (DefaultLimitMEMLOCK=infinity): for services after `systemctl daemon-reexec`", "modules: load irdma
- * rdma_ucm now (modprobe)". */
+ * rdma_ucm now (systemctl restart systemd-modules-load.service)". */
 int rdma_setup_plan_describe(const RdmaSetupPlan *p, char ***lines);
 
 /* The directories where a part's files live, for --undo: NULL-terminated. NULL for an unknown part. */
