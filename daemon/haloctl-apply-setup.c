@@ -43,8 +43,11 @@ int apply_nic_runtime_settings(const NodeContext *c, FILE *out) {
         _cleanup_(nic_runtime_plan_done) NicRuntimePlan nic = {};
         _cleanup_(strv_freep) char **lines = NULL, **done = NULL, **failed = NULL;
         _cleanup_(plan_done) Plan links = {};
+        const ProfileNic *want = node_context_nic(c);
         int r;
 
+        if (!want || (!want->has_fw_lldp_agent && !want->enable_roce))
+                return EXIT_SUCCESS;
         r = plan_node(c, &links);
         if (r >= 0)
                 r = nic_runtime_plan_compute(c, &links, &nic);
