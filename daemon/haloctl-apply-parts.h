@@ -31,6 +31,8 @@ int apply_cdi_spec(const NodeContext *c);
  * and changes; applying the parts of it the profile manages, which says what it did (the exit code);
  * --undo PARTS, which removes halod's files of each part. */
 int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors, bool *ret_changes);
+/* For plan's text: a grey line for each file halod owns that is as the profile says (the list of them). */
+void print_rdma_setup_kept(const NodeContext *c);
 int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out);
 int apply_undo(const char *undo);
 /* The NIC's runtime settings (nic.fw-lldp-agent, nic.enable-roce): the plan's lines for links (appended

@@ -25,6 +25,21 @@ int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors,
         return 0;
 }
 
+void print_rdma_setup_kept(const NodeContext *c) {
+        _cleanup_(rdma_setup_plan_done) RdmaSetupPlan plan = {};
+
+        if (rdma_setup_plan_compute(c, RDMA_SETUP_ALL, &plan) < 0)
+                return;
+        for (size_t i = 0; i < plan.n_files; i++)
+                if (plan.files[i].action == SETUP_FILE_KEEP)
+                        printf("%s%s: nothing to change: %s is halod's, as the profile says (%s)%s\n",
+                               ansi_grey(),
+                               plan.files[i].part,
+                               plan.files[i].path,
+                               plan.files[i].what,
+                               ansi_normal());
+}
+
 int plan_nic_runtime_lines(const NodeContext *c, const Plan *links, char ***lines, bool *errors, bool *changes) {
         _cleanup_(nic_runtime_plan_done) NicRuntimePlan plan = {};
         int r;

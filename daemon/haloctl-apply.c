@@ -161,8 +161,10 @@ int verb_plan(int argc, char *argv[]) {
                 json_strv(&w, "lines", lines);
                 json_end_object(&w);
                 json_writer_finish(&w);
-        } else
+        } else {
                 print_plan(&plan, &adoptions, lines);
+                print_rdma_setup_kept(&c);
+        }
 
         if (plan_has_errors(&plan) || setup_errors)
                 return EXIT_CHECK_FAIL;

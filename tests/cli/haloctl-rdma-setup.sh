@@ -84,7 +84,10 @@ check "apply again" 0 apply --root "$root" --node head --only limits,modules "$p
 line "apply again" "nothing to change: the memlock limits and RDMA modules halod owns are as the profile says"
 [ "$(stat -c %Y.%i "$root$SYSTEMD")" = "$before" ] || { echo "FAIL apply again: $SYSTEMD was written again"; failures=$((failures + 1)); }
 check "plan after" 2 plan --root "$root" --node head "$profile"
-expect_not "plan after" "$tmp/out" "^(limits|modules):"
+expect_not "plan after" "$tmp/out" "^(limits|modules): (write|rewrite|load|cannot)"
+# The files halod owns, listed as they are.
+line "plan after" "limits: nothing to change: $SYSTEMD is halod's, as the profile says (DefaultLimitMEMLOCK=infinity)"
+line "plan after" "modules: nothing to change: $MODULES is halod's, as the profile says (irdma rdma_ucm)"
 
 # A size: bytes for systemd, KiB (rounded up) for pam_limits, soft:hard bytes for podman; ConnectX's
 # driver; podman installed. The old files are rewritten, not added to.
