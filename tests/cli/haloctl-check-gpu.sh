@@ -14,16 +14,6 @@ cli_setup gpu-cli "$@"
 grep -q '^  vram-max: 512M' "$profile" && grep -q '^memory-min: 120G' "$profile" ||
         { echo "FAIL: conf/halod.yaml no longer ships gpu.vram-max 512M and memory-min 120G"; exit 1; }
 
-# line NAME TEXT: stdout has TEXT as a whole line.
-line() {
-        if ! grep -Fxq -- "$2" "$tmp/out"; then
-                echo "FAIL $1: no line is exactly:"
-                echo "  $2"
-                sed 's/^/  got: /' "$tmp/out"
-                failures=$((failures + 1))
-        fi
-}
-
 # tree HOST KFD_MODE RENDER_MODE: a copy of the fixture with the device nodes' modes and group render
 # (105 in the tree's /etc/group), as udev sets them; git keeps neither. Prints the copy's path.
 tree() {

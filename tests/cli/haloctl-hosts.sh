@@ -9,16 +9,6 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cli_setup hosts-cli "$@"
 
-# line NAME TEXT: stdout has TEXT as a whole line.
-line() {
-        if ! grep -Fxq -- "$2" "$tmp/out"; then
-                echo "FAIL $1: no line is exactly:"
-                echo "  $2"
-                sed 's/^/  got: /' "$tmp/out"
-                failures=$((failures + 1))
-        fi
-}
-
 cat >"$profile" <<'YAML'
 cluster: strix-halo
 links:
