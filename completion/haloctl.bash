@@ -13,7 +13,9 @@ _haloctl_options_arg="--node --only --undo --root --backend --color --format --s
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
 # apply --only takes the parts that halod-helper.service writes, not check ids.
-_haloctl_apply_parts="hosts. cdi networkd boot"
+_haloctl_apply_parts="hosts. cdi networkd boot limits modules"
+# apply --undo takes the parts whose files halod owns.
+_haloctl_undo_parts="boot limits modules"
 
 # The check ids without a name in them (kernel.cmdline; not link.<NAME>.mtu) and every id's prefix
 # (kernel., profile), from `haloctl check --list` of the haloctl being completed: asked once a shell,
@@ -132,6 +134,15 @@ _haloctl() {
         --root)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+                return 0
+                ;;
+        --undo)
+                local done_part='' last=$cur
+                if [[ $cur == *,* ]]; then
+                        done_part=${cur%,*},
+                        last=${cur##*,}
+                fi
+                mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$_haloctl_undo_parts" -- "$last")
                 return 0
                 ;;
         --only)

@@ -17,7 +17,8 @@ static const struct {
         ApplyPart part;
 } part_names[] = {
         { "hosts.", APPLY_PART_HOSTS },      { "hosts", APPLY_PART_HOSTS }, { "cdi", APPLY_PART_CDI },
-        { "networkd", APPLY_PART_NETWORKD }, { "boot", APPLY_PART_BOOT },
+        { "networkd", APPLY_PART_NETWORKD }, { "boot", APPLY_PART_BOOT },   { "limits", APPLY_PART_LIMITS },
+        { "modules", APPLY_PART_MODULES },
 };
 
 int apply_parts_parse(const char *only, unsigned *ret) {
@@ -33,8 +34,9 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                         fprintf(stderr,
                                 "haloctl apply --only: unknown part '%.*s' in '%s': the parts are hosts. (the "
                                 "/etc/hosts block of health.hosts: manage), cdi (the CDI spec in " CDI_DIR_DEFAULT
-                                "), networkd (the links, when systemd-networkd is the backend) and boot (the "
-                                "kernel command line of kernel.boot: manage), comma-separated.\n",
+                                "), networkd (the links, when systemd-networkd is the backend), boot (the kernel "
+                                "command line of kernel.boot: manage), limits (the memlock drop-ins of rdma.limits: "
+                                "manage) and modules (rdma.modules: manage), comma-separated.\n",
                                 (int) n,
                                 p,
                                 only);
@@ -45,7 +47,8 @@ int apply_parts_parse(const char *only, unsigned *ret) {
                 p += *p == ',';
         }
         if (parts == 0) {
-                fprintf(stderr, "haloctl apply --only needs a part: hosts., cdi, networkd or boot.\n");
+                fprintf(stderr,
+                        "haloctl apply --only needs a part: hosts., cdi, networkd, boot, limits or modules.\n");
                 return -EINVAL;
         }
         *ret = parts;

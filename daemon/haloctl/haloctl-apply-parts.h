@@ -3,8 +3,11 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "check/helper-ask.h" /* HELPER_STAMP_*: the files it leaves for halod */
+#include "plan/plan.h"
+#include "plan/rdma-setup-plan.h"
 #include "profile/node-context.h"
 
 typedef enum ApplyPart {
@@ -12,6 +15,8 @@ typedef enum ApplyPart {
         APPLY_PART_CDI = 1U << 1,      /* /run/cdi/halod.json */
         APPLY_PART_NETWORKD = 1U << 2, /* the links, when the backend is systemd-networkd */
         APPLY_PART_BOOT = 1U << 3,     /* the kernel command line (kernel.boot: manage) */
+        APPLY_PART_LIMITS = 1U << 4,   /* the memlock drop-ins (rdma.limits: manage) */
+        APPLY_PART_MODULES = 1U << 5,  /* modules-load.d and modprobe (rdma.modules: manage) */
 } ApplyPart;
 
 /* Parses the comma-separated parts of --only into ApplyPart flags; says what is wrong on stderr and
@@ -26,6 +31,22 @@ int apply_cdi_spec(const NodeContext *c);
 /* Plans the kernel command line of c's node (kernel.boot: manage), or its undo, and carries it out with
  * the boot loader's tool; says what it did. Never reboots. Returns the exit code. */
 int apply_boot_part(const NodeContext *c, bool undo);
+/* haloctl-apply-setup.c: the plan's lines of the RDMA setup (appended to *lines), whether it has errors
+ * and changes; applying the parts of it the profile manages, which says what it did (the exit code);
+ * --undo PARTS, which removes halod's files of each part. */
+int plan_rdma_setup_lines(const NodeContext *c, char ***lines, bool *ret_errors, bool *ret_changes);
+/* For plan's text: a grey line for each file halod owns that is as the profile says (the list of them). */
+void print_rdma_setup_kept(const NodeContext *c);
+int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out);
+/* --undo PARTS: boot (with c, whose profile the boot loader's undo record is checked against) and the
+ * parts whose files halod owns; c is NULL when undo does not name boot. */
+int apply_undo(const char *undo, const NodeContext *c);
+bool undo_names_boot(const char *undo) _pure_;
+/* The NIC's runtime settings (nic.fw-lldp-agent, nic.enable-roce): the plan's lines for links (appended
+ * to *lines; *errors and *changes raised when there are any), and setting them, saying what it did on
+ * out and what failed on stderr (the exit code). */
+int plan_nic_runtime_lines(const NodeContext *c, const Plan *links, char ***lines, bool *errors, bool *changes);
+int apply_nic_runtime_settings(const NodeContext *c, FILE *out);
 
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */

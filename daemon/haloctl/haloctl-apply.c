@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "apply/apply-nic-runtime.h"
 #include "apply/apply.h"
 #include "basic/json-writer.h"
 #include "basic/strv.h"
@@ -110,6 +111,7 @@ int verb_plan(int argc, char *argv[]) {
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
+        bool setup_errors = false, setup_changes = false;
         NodeContext c;
         int r;
 
@@ -137,12 +139,16 @@ int verb_plan(int argc, char *argv[]) {
                 r = boot_plan_compute(&c, &boot);
         if (r >= 0)
                 r = boot_plan_describe(boot, &lines);
+        if (r >= 0)
+                r = plan_rdma_setup_lines(&c, &lines, &setup_errors, &setup_changes);
+        if (r >= 0)
+                r = plan_nic_runtime_lines(&c, &plan, &lines, &setup_errors, &setup_changes);
         if (r < 0) {
                 fprintf(stderr, "Out of memory.\n");
                 return EX_OSERR;
         }
         bool changes = !plan_is_empty(&plan) || (arg_adopt && adoptions_pending(&adoptions)) ||
-                (boot && !boot->error);
+                (boot && !boot->error) || setup_changes;
 
         if (arg_json) {
                 JsonWriter w;
@@ -153,7 +159,7 @@ int verb_plan(int argc, char *argv[]) {
                 json_kv_string(&w, "node", node->name);
                 json_kv_string(&w, "mode", profile_mode_to_string(p->mode));
                 json_kv_bool(&w, "changes", changes);
-                json_kv_bool(&w, "errors", plan_has_errors(&plan) || (boot && boot->error));
+                json_kv_bool(&w, "errors", plan_has_errors(&plan) || (boot && boot->error) || setup_errors);
                 json_key(&w, "links");
                 json_begin_array(&w);
                 for (size_t i = 0; i < plan.n_links; i++)
@@ -163,10 +169,12 @@ int verb_plan(int argc, char *argv[]) {
                 json_strv(&w, "lines", lines);
                 json_end_object(&w);
                 json_writer_finish(&w);
-        } else
+        } else {
                 print_plan(&plan, &adoptions, lines);
+                print_rdma_setup_kept(&c);
+        }
 
-        if (plan_has_errors(&plan) || (boot && boot->error))
+        if (plan_has_errors(&plan) || (boot && boot->error) || setup_errors)
                 return EXIT_CHECK_FAIL;
         return changes ? 1 : EXIT_SUCCESS;
 }
@@ -229,7 +237,7 @@ static int apply_run(int argc, char *argv[]) {
 
         /* Taking back what halod wrote is allowed whatever the profile says now. */
         if (arg_undo)
-                return apply_boot_part(&c, /* undo= */ true);
+                return apply_undo(arg_undo, &c);
 
         /* The CDI spec is an export, not a change of the host: written in mode: verify too. */
         if (parts & APPLY_PART_CDI) {
@@ -276,6 +284,18 @@ static int apply_run(int argc, char *argv[]) {
                         if (apply_parts_drop(&parts, APPLY_PART_NETWORKD))
                                 return cdi_exit;
                 }
+        }
+        /* limits, modules: the RDMA setup the profile manages (halod-helper.service asks for both). */
+        if (parts & (APPLY_PART_LIMITS | APPLY_PART_MODULES)) {
+                k = apply_rdma_setup_parts(
+                        &c,
+                        (parts & APPLY_PART_LIMITS ? RDMA_SETUP_LIMITS : 0) |
+                                (parts & APPLY_PART_MODULES ? RDMA_SETUP_MODULES : 0),
+                        stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
+                parts &= ~(unsigned) (APPLY_PART_LIMITS | APPLY_PART_MODULES);
+                if (parts == 0)
+                        return cdi_exit;
         }
         hosts_only = parts != 0 && !(parts & APPLY_PART_NETWORKD);
         bool no_hosts = parts != 0 && !(parts & APPLY_PART_HOSTS);
@@ -347,6 +367,14 @@ static int apply_run(int argc, char *argv[]) {
 
         if (r < 0)
                 return EXIT_CHECK_FAIL;
+        /* A whole apply: the NIC's runtime settings and the RDMA setup after the links (in JSON, their
+         * lines go to stderr). */
+        if (!arg_only) {
+                k = apply_nic_runtime_settings(&c, arg_json ? stderr : stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
+                k = apply_rdma_setup_parts(&c, RDMA_SETUP_ALL, arg_json ? stderr : stdout);
+                cdi_exit = k > cdi_exit ? k : cdi_exit;
+        }
         k = exit_code_for_checks(&checks);
         return k > cdi_exit ? k : cdi_exit;
 }
@@ -358,6 +386,9 @@ int verb_apply(int argc, char *argv[]) {
         bool stamp = dir && dir[0] == '/' && !strchr(dir, ':');
         int r;
 
+        /* --undo without boot needs no profile: the files halod owns say what they are. */
+        if (arg_undo && !undo_names_boot(arg_undo))
+                return apply_undo(arg_undo, NULL);
         if (stamp)
                 helper_stamp(dir, HELPER_STAMP_STARTED, 0);
         r = apply_run(argc, argv);

@@ -35,7 +35,7 @@ static const Verb verbs[] = {
         { "status", verb_status, "", "Show the running halod's health and every check (D-Bus)" },
         { "verify", verb_verify, "", "Have the running halod re-run every check now, then show status" },
         { "reload", verb_reload, "", "Have the running halod reload its profile (a broken one is rejected)" },
-        { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node's links (changes nothing)" },
+        { "plan", verb_plan, "[PROFILE]", "Show what apply would change on this node (changes nothing)" },
         { "apply", verb_apply, "[PROFILE]", "Configure this node's links as the profile says, then check them" },
         { "unadopt", verb_unadopt, "[PROFILE]", "Give links back to what apply --adopt took them from" },
         { "env", verb_env, "[PROFILE]", "Print the NCCL/RCCL and vLLM variables, or a launch file" },
@@ -67,9 +67,10 @@ static void help(void) {
                "     --node NAME     Act as this node of the profile (default: by hostname, then by address)\n"
                "     --only PREFIXES Run only checks whose id starts with one of these (comma-separated);\n"
                "                     apply --only PARTS: hosts. (the /etc/hosts block), cdi (the CDI spec),\n"
-               "                     networkd (the links with networkd), boot (the kernel command line):\n"
-               "                     what halod-helper.service runs\n"
-               "     --undo PART     apply: take back what apply wrote for PART (boot: the kernel command line)\n"
+               "                     networkd (the links with networkd), boot (the kernel command line),\n"
+               "                     limits (memlock drop-ins), modules (modules-load.d): what\n"
+               "                     halod-helper.service runs\n"
+               "     --undo PARTS    apply: take back what apply wrote for these parts (boot, limits, modules)\n"
                "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
                "     --force         Apply even when the profile says mode: verify\n"
                "     --adopt         plan, apply: take the links over from the NetworkManager connections\n"
@@ -235,15 +236,8 @@ static int run(int argc, char *argv[]) {
                 return EX_USAGE;
         }
 
-        if (arg_undo && !streq(verb, "apply")) {
-                fprintf(stderr, "--undo is an option of apply only: haloctl apply --undo boot.\n");
-                return EX_USAGE;
-        }
-        if (arg_undo && !streq(arg_undo, "boot")) {
-                fprintf(stderr,
-                        "haloctl apply --undo: unknown part '%s': the part apply can take back is boot (the kernel "
-                        "command line of kernel.boot: manage).\n",
-                        arg_undo);
+        if (arg_undo && (!streq(verb, "apply") || arg_only)) {
+                fprintf(stderr, "--undo is an option of apply only, and takes the place of --only.\n");
                 return EX_USAGE;
         }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Asking halod-helper.service to write what halod may not (the CDI spec, the /etc/hosts block, the
- * networkd backend's files), once per difference and with a back-off, and the "helper" check that says
- * whether it came. The request carries nothing that the helper believes: it reads the profile and the
- * kernel itself, so a request can only make it do what the profile says. */
+ * networkd backend's files, the memlock drop-ins and modules-load.d of rdma.limits/modules: manage), once per
+ * difference and with a back-off, and the "helper" check that says whether it came. The request carries nothing
+ * that the helper believes: it reads the profile and the kernel itself, so a request can only make it do what the profile says. */
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 #include "plan/boot-plan.h"
 #include "plan/hosts-plan.h"
 #include "plan/plan.h"
+#include "plan/rdma-setup-plan.h"
 #include "profile/profile.h"
 
 void helper_state_done(HelperState *s) {
@@ -61,8 +62,16 @@ bool manager_helper_delegates_networkd(const Profile *p, const Backend *backend)
                 !manager_dir_writable("/etc/systemd/network");
 }
 
+/* rdma.limits and rdma.modules: manage write root's files and load modules, which halod never may,
+ * whatever its user: always the helper's. */
+static bool rdma_setup_in_play(const NodeContext *c) {
+        return c->profile && c->node && profile_may_change_host(c->profile, false) &&
+                (c->profile->rdma.limits == RDMA_SETUP_MANAGE ||
+                 c->profile->rdma.modules == RDMA_SETUP_MANAGE);
+}
+
 bool manager_helper_in_play(Manager *m, const NodeContext *c, bool networkd) {
-        return networkd || cdi_in_play(m, c) || hosts_in_play(c) ||
+        return networkd || cdi_in_play(m, c) || hosts_in_play(c) || rdma_setup_in_play(c) ||
                 (c->profile && c->profile->kernel_boot == BOOT_POLICY_MANAGE &&
                  profile_may_change_host(c->profile, false));
 }
@@ -168,6 +177,29 @@ static int find_boot(const NodeContext *c, HelperFindings *f) {
                 return -ENOMEM;
         fprintf(f->state, "boot\n%s\n", text);
         return strv_extend(&f->wrong, text);
+}
+
+static int find_rdma_setup(const NodeContext *c, HelperFindings *f) {
+        _cleanup_(rdma_setup_plan_done) RdmaSetupPlan plan = {};
+        _cleanup_(strv_freep) char **lines = NULL;
+        int r;
+
+        if (!rdma_setup_in_play(c))
+                return 0;
+        r = strv_extend(&f->parts, "the memlock drop-ins and RDMA modules of rdma.limits and rdma.modules");
+        if (r >= 0)
+                r = rdma_setup_plan_compute(c, RDMA_SETUP_ALL, &plan);
+        if (r >= 0)
+                r = rdma_setup_plan_describe(&plan, &lines);
+        if (r < 0)
+                return r;
+        STRV_FOREACH(l, lines) {
+                fprintf(f->state, "rdma-setup\n%s\n", *l);
+                r = strv_extend(&f->wrong, *l);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 static int find_networkd(const char *networkd_wrong, HelperFindings *f) {
@@ -292,6 +324,8 @@ int manager_helper_step(
                 r = find_networkd(networkd_wrong, &f);
         if (r >= 0)
                 r = find_boot(c, &f);
+        if (r >= 0)
+                r = find_rdma_setup(c, &f);
         parts = TAKE_PTR(f.parts);
         wrong = TAKE_PTR(f.wrong);
         if (fclose(f.state) != 0 && r >= 0)
@@ -351,7 +385,7 @@ void manager_helper_report(Manager *m, int r) {
                 log_warning_errno(
                         r,
                         "Failed to ask halod-helper.service to write what halod may not (%s/" HELPER_REQUEST_FILE
-                        "): %m. Run `sudo haloctl apply --only cdi,hosts.,networkd,boot` instead.",
+                        "): %m. Run `sudo haloctl apply --only cdi,hosts.,networkd,boot,limits,modules` instead.",
                         m->runtime_dir);
         m->helper.last_result = r;
 }

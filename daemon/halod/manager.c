@@ -15,6 +15,7 @@
 #include "manager-job-load.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
+#include "manager-nic-runtime.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
@@ -273,6 +274,10 @@ int manager_start(Manager *m) {
                         "Failed to watch %s for halod-helper.service's runs, ignoring: %m; the helper check "
                         "follows them at each health.interval only",
                         HELPER_RUNTIME_DIR);
+
+        /* The NIC's runtime settings before the first apply: irdma comes up in RoCE mode, and the host's
+         * DCB settings stick with the firmware's LLDP agent off. */
+        manager_apply_nic_runtime(m);
 
         /* Here, before the loop runs: nothing waits for it yet. One job, one snapshot for the apply and
          * the checks, which report from what the apply read back. A failed apply is not fatal: the

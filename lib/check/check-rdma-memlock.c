@@ -88,9 +88,35 @@ static int judge_services_running(const MemlockServices *s, const char *have, Me
         return strv_extendf(&v->ok, "services: %s (systemd's DefaultLimitMEMLOCK)", have);
 }
 
-static int judge_services(const MemlockServices *s, uint64_t want, const char *want_s, MemlockVerdict *v) {
+/* The files say enough and the running manager has less: it read them before they said so. systemd
+ * reads system.conf and its drop-ins at boot, at daemon-reexec and at daemon-reload (src/core/main.c:
+ * MANAGER_RELOAD calls parse_configuration() and set_manager_defaults()). */
+static int judge_services_pending(
+        const SystemdConf *conf, const char *have, const char *want_s, MemlockVerdict *v) {
+        _cleanup_(freep) char *configured = memlock_describe_limit(conf->limit);
+
+        if (!configured)
+                return -ENOMEM;
+        return strv_extendf(
+                &v->problems,
+                "services get %s < %s (systemd's DefaultLimitMEMLOCK): %s:%u sets %s, which the running manager "
+                "has not read yet: run `systemctl daemon-reexec` (daemon-reload and a reboot read it too), then "
+                "restart the workload",
+                have,
+                want_s,
+                conf->file,
+                conf->line,
+                configured);
+}
+
+static int judge_services(
+        const MemlockServices *s, const SystemdConf *conf, uint64_t want, const char *want_s, MemlockVerdict *v) {
         _cleanup_(freep) char *have = NULL;
         char value[32] = "infinity";
+
+        STRV_FOREACH(j, conf->rejected)
+                if (strv_extend(&v->warnings, *j) < 0)
+                        return -ENOMEM;
 
         switch (s->state) {
         case MEMLOCK_SERVICES_NOT_ASKED:
@@ -124,6 +150,8 @@ static int judge_services(const MemlockServices *s, uint64_t want, const char *w
                 return -ENOMEM;
         if (memlock_enough(s->limit.soft, want))
                 return judge_services_running(s, have, v);
+        if (conf->set && memlock_enough(conf->limit.soft, want))
+                return judge_services_pending(conf, have, want_s, v);
         if (want != MEMLOCK_UNLIMITED)
                 snprintf(value, sizeof(value), "%" PRIu64, want);
         return strv_extendf(
@@ -205,7 +233,7 @@ int check_rdma_memlock_judge(
         int r;
 
         format_bytes(want, want_s);
-        r = judge_services(&f->services, want, want_s, &v);
+        r = judge_services(&f->services, &f->systemd, want, want_s, &v);
         if (r >= 0)
                 r = memlock_judge_login(&f->pam, &f->services, want, want_s, &v);
         if (r >= 0)

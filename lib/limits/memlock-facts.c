@@ -15,10 +15,11 @@ void memlock_facts_done(MemlockFacts *f) {
         f->stale = strv_free(f->stale);
         f->stale_error = mfree(f->stale_error);
         limits_conf_done(&f->pam);
+        systemd_conf_done(&f->systemd);
         containers_conf_done(&f->containers);
 }
 
-static bool podman_installed(const Host *h) {
+bool podman_installed(const Host *h) {
         static const char *const paths[] = { PODMAN_BINARY, "/usr/local/bin/podman" };
 
         for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
@@ -35,6 +36,9 @@ int memlock_facts_read_files(const Host *h, MemlockFacts *f) {
         int r;
 
         r = limits_conf_read(h, &f->pam);
+        if (r < 0)
+                return r;
+        r = systemd_conf_read(h, &f->systemd);
         if (r < 0)
                 return r;
         f->podman = podman_installed(h);

@@ -48,6 +48,7 @@ typedef struct MemlockFacts {
         char **stale;         /* and services.stale here */
         char *stale_error;    /* and services.stale_error here */
         LimitsConf pam;       /* limits.conf and limits.d */
+        SystemdConf systemd;  /* DefaultLimitMEMLOCK= as system.conf and its drop-ins set it */
         bool podman;          /* podman is installed: containers holds its containers.conf */
         ContainersConf containers;
 } MemlockFacts;

@@ -29,6 +29,30 @@ typedef struct MemlockLimit {
  * every service gets that sets no LimitMEMLOCK= of its own. On failure *ret_error says why. */
 int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
 
+/* ---- services, as configured: DefaultLimitMEMLOCK= in system.conf and its drop-ins (systemd-conf.c) ---- */
+
+#define SYSTEMD_CONF_FILE "/etc/systemd/system.conf"
+#define SYSTEMD_CONF_DROPIN_DIR "/etc/systemd/system.conf.d"
+
+typedef struct SystemdConf {
+        bool set; /* some file sets DefaultLimitMEMLOCK= (the last one to set it wins) */
+        MemlockLimit limit;
+        char *file; /* where; NULL when !set */
+        unsigned line;
+        char **rejected;   /* "FILE:LINE: why": values systemd ignores, or halod does not read */
+        char **unreadable; /* "FILE (error)" */
+} SystemdConf;
+
+void systemd_conf_done(SystemdConf *c);
+/* Parses a DefaultLimitMEMLOCK= value as systemd's rlimit_parse(): "infinity", "64M", "8M:infinity".
+ * Returns 0, -EINVAL when it is not one, -EOPNOTSUPP for a fraction or a sum, which halod does not read. */
+int systemd_rlimit_parse(const char *value, MemlockLimit *ret);
+/* Applies one file's text: the [Manager] section's DefaultLimitMEMLOCK= lines. Returns 0 or -ENOMEM. */
+int systemd_conf_parse(SystemdConf *c, const char *file, const char *text);
+/* Reads system.conf, then the system.conf.d drop-ins of /etc, /run, /usr/local/lib and /usr/lib in
+ * file-name order (the first directory's copy of a name winning), below the host root. */
+int systemd_conf_read(const Host *h, SystemdConf *c);
+
 /* ---- every process on a host without systemd: PID 1's limit (memlock-pid1.c) ---- */
 
 /* Every process descends from PID 1 and inherits its limits unless something raises them: without
@@ -113,3 +137,5 @@ int containers_conf_read(const Host *h, ContainersConf *c);
 /* Parses one default_ulimits entry "memlock=SOFT[:HARD]" (bytes, -1 for unlimited): 1 and the
  * limit when it is memlock's, 0 for another resource's; -EINVAL when malformed. */
 int podman_ulimit_parse_memlock(const char *entry, MemlockLimit *ret);
+/* Whether podman is installed below the host root (PODMAN_BINARY or /usr/local/bin/podman). */
+bool podman_installed(const Host *h);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* devlink requests: DEVLINK_CMD_INFO_GET and DEVLINK_CMD_PARAM_GET for one device, with the errno
- * contract of devlink.h. */
+/* devlink requests: DEVLINK_CMD_INFO_GET, DEVLINK_CMD_PARAM_GET and DEVLINK_CMD_PARAM_SET for one
+ * device, with the errno contract of devlink.h. */
 #include <linux/genetlink.h>
 
 #include "nic/devlink.h"
@@ -139,6 +139,53 @@ int devlink_get_param(const char *bus, const char *device, const char *name, Dev
         }
         *ret = reply.param;
         return 0;
+}
+
+void devlink_param_set_bool_put(
+        struct nlmsghdr *nlh,
+        const char *bus,
+        const char *device,
+        const char *name,
+        bool value,
+        enum devlink_param_cmode cmode) {
+        mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, bus);
+        mnl_attr_put_strz(nlh, DEVLINK_ATTR_DEV_NAME, device);
+        mnl_attr_put_strz(nlh, DEVLINK_ATTR_PARAM_NAME, name);
+        mnl_attr_put_u8(nlh, DEVLINK_ATTR_PARAM_TYPE, DEVLINK_PARAM_BOOL);
+        if (value)
+                mnl_attr_put(nlh, DEVLINK_ATTR_PARAM_VALUE_DATA, 0, NULL);
+        mnl_attr_put_u8(nlh, DEVLINK_ATTR_PARAM_VALUE_CMODE, (uint8_t) cmode);
+}
+
+int devlink_set_param_bool(
+        const char *bus,
+        const char *device,
+        const char *name,
+        bool value,
+        enum devlink_param_cmode cmode,
+        char **ret_error) {
+        _cleanup_(genl_closep) Genl *g = NULL;
+        struct nlmsghdr *nlh;
+        uint16_t family;
+        int r;
+
+        if (ret_error)
+                *ret_error = NULL;
+        if (!handle_part_is_valid(bus) || !handle_part_is_valid(device) || !handle_part_is_valid(name) ||
+            cmode > DEVLINK_PARAM_CMODE_MAX)
+                return -EINVAL;
+
+        r = open_devlink(&g, &family, ret_error);
+        if (r < 0)
+                return r;
+        nlh = genl_request_new(g, family, DEVLINK_CMD_PARAM_SET, DEVLINK_GENL_VERSION, 0);
+        devlink_param_set_bool_put(nlh, bus, device, name, value, cmode);
+        r = genl_transact(g, nlh, /* reply= */ NULL, NULL, ret_error);
+        /* As for PARAM_GET: a name the driver does not have is a bare -EINVAL, unless the driver said
+         * why (its extended ack). */
+        if (r == -EINVAL && (!ret_error || !*ret_error))
+                r = -ENOENT;
+        return devlink_errno(r);
 }
 
 const char *devlink_strerror(int error) {

@@ -94,6 +94,30 @@ int devlink_parse_param(const struct nlmsghdr *nlh, DevlinkParam *ret);
 int devlink_get_info(const char *bus, const char *device, DevlinkInfo *ret, char **ret_error);
 int devlink_get_param(const char *bus, const char *device, const char *name, DevlinkParam *ret, char **ret_error);
 
+/* Puts the attributes of DEVLINK_CMD_PARAM_SET for a bool parameter into nlh, after its genetlink
+ * header: as net/devlink/param.c's devlink_nl_param_set_doit() reads them, the handle, the name, the
+ * type (NLA_FLAG, which must be the parameter's own), the value as a flag (DEVLINK_ATTR_PARAM_VALUE_DATA
+ * present and empty for true, absent for false: devlink_param_value_get_from_info()) and the mode.
+ * Exposed for the tests. */
+void devlink_param_set_bool_put(
+        struct nlmsghdr *nlh,
+        const char *bus,
+        const char *device,
+        const char *name,
+        bool value,
+        enum devlink_param_cmode cmode);
+/* `devlink dev param set BUS/DEVICE name NAME value true|false cmode CMODE`: 0, or the contract's
+ * errors above (-ENOENT: no such parameter; -EOPNOTSUPP: not settable in that mode), -EPERM without
+ * CAP_NET_ADMIN, or the driver's refusal with its extended ack in *ret_error ("iWARP is currently
+ * enabled. This device cannot enable iWARP and RoCEv2 simultaneously"). */
+int devlink_set_param_bool(
+        const char *bus,
+        const char *device,
+        const char *name,
+        bool value,
+        enum devlink_param_cmode cmode,
+        char **ret_error);
+
 /* The same for a PCI device by address ("0000:c2:00.0"). */
 static inline int devlink_get_pci_info(const char *pci, DevlinkInfo *ret, char **ret_error) {
         return devlink_get_info("pci", pci, ret, ret_error);

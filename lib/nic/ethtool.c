@@ -147,45 +147,94 @@ static int string_set_names(
 /* The private flags are one u32 bitmap: a driver has at most 32 of them. */
 #define PRIVATE_FLAGS_MAX 32U
 
-int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
+/* The bit of the driver's private flag name, from its ETH_SS_PRIV_FLAGS names. */
+static int private_flag_bit(int fd, struct ifreq *ifr, const char *name, unsigned *ret) {
         _cleanup_(freep) struct ethtool_gstrings *strings = NULL;
-        struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
-        struct ifreq ifr = {};
-        _cleanup_(closep) int fd = -EBADF;
         uint32_t count;
-        int index = -1, r;
+        int r;
 
-        if (!name)
-                return -EINVAL;
-        fd = ethtool_socket(ifname, &ifr);
-        if (fd < 0)
-                return fd;
-
-        r = string_set_count(fd, &ifr, ETH_SS_PRIV_FLAGS, &count);
+        r = string_set_count(fd, ifr, ETH_SS_PRIV_FLAGS, &count);
         if (r < 0)
                 return r;
         if (count == 0)
                 return -ENOENT;
         if (count > PRIVATE_FLAGS_MAX)
                 return -EPROTO;
-        r = string_set_names(fd, &ifr, ETH_SS_PRIV_FLAGS, count, PRIVATE_FLAGS_MAX, &strings);
+        r = string_set_names(fd, ifr, ETH_SS_PRIV_FLAGS, count, PRIVATE_FLAGS_MAX, &strings);
         if (r < 0)
                 return r;
         for (uint32_t i = 0; i < count && i < strings->len; i++)
                 if (strncmp((const char *) strings->data + (size_t) i * ETH_GSTRING_LEN,
                             name,
                             ETH_GSTRING_LEN) == 0) {
-                        index = (int) i;
-                        break;
+                        *ret = i;
+                        return 0;
                 }
-        if (index < 0)
-                return -ENOENT;
+        return -ENOENT;
+}
 
-        ifr.ifr_data = (void *) &flags;
+/* Opens ifname's ethtool socket and reads its private flags and the bit of name in them. */
+static int private_flags_read(
+        const char *ifname,
+        const char *name,
+        struct ifreq *ifr,
+        int *ret_fd,
+        unsigned *ret_bit,
+        uint32_t *ret_flags) {
+        struct ethtool_value flags = { .cmd = ETHTOOL_GPFLAGS };
+        _cleanup_(closep) int fd = -EBADF;
+        int r;
+
+        if (!name)
+                return -EINVAL;
+        fd = ethtool_socket(ifname, ifr);
+        if (fd < 0)
+                return fd;
+        r = private_flag_bit(fd, ifr, name, ret_bit);
+        if (r < 0)
+                return r;
+        ifr->ifr_data = (void *) &flags;
+        if (ioctl(fd, SIOCETHTOOL, ifr) < 0)
+                return negative_errno();
+        *ret_flags = flags.data;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret) {
+        _cleanup_(closep) int fd = -EBADF;
+        struct ifreq ifr = {};
+        uint32_t flags;
+        unsigned bit;
+        int r;
+
+        r = private_flags_read(ifname, name, &ifr, &fd, &bit, &flags);
+        if (r < 0)
+                return r;
+        *ret = flags & (1U << bit);
+        return 0;
+}
+
+int ethtool_set_private_flag(const char *ifname, const char *name, bool value) {
+        _cleanup_(closep) int fd = -EBADF;
+        struct ethtool_value set = { .cmd = ETHTOOL_SPFLAGS };
+        struct ifreq ifr = {};
+        uint32_t flags;
+        unsigned bit;
+        int r;
+
+        r = private_flags_read(ifname, name, &ifr, &fd, &bit, &flags);
+        if (r < 0)
+                return r;
+        set.data = value ? flags | (1U << bit) : flags & ~(1U << bit);
+        if (set.data == flags)
+                return 0;
+        /* ETHTOOL_SPFLAGS takes the whole bitmap (net/ethtool/ioctl.c, ethtool_set_value()): the other
+         * flags as they were. */
+        ifr.ifr_data = (void *) &set;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return negative_errno();
-        *ret = flags.data & (1U << index);
-        return 0;
+        return 1;
 }
 
 const char *ethtool_duplex_to_string(int duplex) {

@@ -58,6 +58,10 @@ const char *ethtool_duplex_to_string(int duplex) _pure_;
  * 0, -ENOENT when the driver has no flag of that name (veth has no private flags at all), or the
  * errors of ethtool_get_driver_info(). */
 int ethtool_get_private_flag(const char *ifname, const char *name, bool *ret);
+/* Sets the driver's private flag name to value (`ethtool --set-priv-flags IF NAME on|off`), the other
+ * flags left as they are: 1 when it changed, 0 when it already was value; -ENOENT as above, -EPERM
+ * without CAP_NET_ADMIN, or the driver's refusal. */
+int ethtool_set_private_flag(const char *ifname, const char *name, bool value);
 
 /* The permanent hardware address the driver reports (ETHTOOL_GPERMADDR, `ethtool -P`), as
  * "6c:fe:54:00:00:01"; -ENODATA when it has none (a veth answers all zeros), or the errors of

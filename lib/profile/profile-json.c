@@ -112,6 +112,8 @@ void profile_nic_dump_json(const ProfileNic *nic, JsonWriter *w) {
                 json_string(w, speed);
         }
         kv_uint_or_null(w, "speed-min-mbit", nic->speed_min_mbit);
+        json_kv_string(w, "fw-lldp-agent", nic->has_fw_lldp_agent ? (nic->fw_lldp_agent ? "on" : "off") : NULL);
+        json_kv_bool(w, "enable-roce", nic->enable_roce);
         json_end_object(w);
 }
 
@@ -129,6 +131,8 @@ static void dump_rdma(JsonWriter *w, const ProfileRdma *rdma) {
                 json_null(w);
         else
                 json_uint(w, rdma->memlock);
+        json_kv_string(w, "limits", rdma_setup_policy_to_string(rdma->limits));
+        json_kv_string(w, "modules", rdma_setup_policy_to_string(rdma->modules));
         json_end_object(w);
 }
 

@@ -108,8 +108,11 @@ static void build_speed_min(ProfileErrors *e, const YNode *v, const char *key_pa
 }
 
 int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, ProfileNic *nic) {
-        static const char *const keys[] = { "pci-ids",        "driver",    "firmware-min",
-                                            "pcie-min-width", "speed-min", NULL };
+        static const char *const keys[] = { "pci-ids",   "driver",        "firmware-min", "pcie-min-width",
+                                            "speed-min", "fw-lldp-agent", "enable-roce",  NULL };
+        static const char *const on_off[] = { "off", "on", NULL };
+        bool b;
+        int i;
         char path[KEY_PATH_MAX], buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         const char *s;
@@ -118,7 +121,11 @@ int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, Pr
         if (ynode_is_null(n)) /* "nic:" with everything below commented out */
                 return 0;
         if (!ynode_require_mapping(
-                    e, n, key_path, "a mapping with pci-ids:, driver:, firmware-min:, pcie-min-width:, speed-min:"))
+                    e,
+                    n,
+                    key_path,
+                    "a mapping with pci-ids:, driver:, firmware-min:, pcie-min-width:, speed-min:, fw-lldp-agent:, "
+                    "enable-roce:"))
                 return 0;
         ynode_check_keys(e, n, key_path, keys);
         nic->present = true;
@@ -174,5 +181,24 @@ int profile_build_nic(ProfileErrors *e, const YNode *n, const char *key_path, Pr
         v = ynode_map_get(n, "speed-min");
         if (v)
                 build_speed_min(e, v, PATH("speed-min"), nic);
+
+        v = ynode_map_get(n, "fw-lldp-agent");
+        if (v && (i = ynode_get_choice(e, v, PATH("fw-lldp-agent"), on_off, "off or on")) >= 0) {
+                nic->fw_lldp_agent = i;
+                nic->has_fw_lldp_agent = true;
+        }
+
+        /* halod turns RoCE on, never off: false would mean another fabric. */
+        v = ynode_map_get(n, "enable-roce");
+        if (v && ynode_get_bool(e, v, PATH("enable-roce"), &b)) {
+                if (!b)
+                        profile_error_at(
+                                e,
+                                v,
+                                path,
+                                "halod turns RoCE on, never off (expected true, or leave enable-roce out)");
+                else
+                        nic->enable_roce = true;
+        }
         return 0;
 }

@@ -127,8 +127,10 @@ static int build_links(ProfileErrors *e, const YNode *n, Profile *p) {
 }
 
 static void build_rdma(ProfileErrors *e, const YNode *n, ProfileRdma *rdma) {
-        static const char *const keys[] = { "required", "gid", "min-active-mtu", "memlock", NULL };
+        static const char *const keys[] = { "required", "gid", "min-active-mtu", "memlock", "limits",
+                                            "modules",  NULL };
         static const char *const gids[] = { "roce-v2", "roce-v1", "ib", NULL };
+        static const char *const policies[] = { "check", "manage", NULL };
         char buf[MESSAGE_TEXT_BUF];
         const YNode *v;
         const char *s;
@@ -137,7 +139,8 @@ static void build_rdma(ProfileErrors *e, const YNode *n, ProfileRdma *rdma) {
 
         if (ynode_is_null(n))
                 return;
-        if (!ynode_require_mapping(e, n, "rdma", "a mapping with required:, gid:, min-active-mtu:, memlock:"))
+        if (!ynode_require_mapping(
+                    e, n, "rdma", "a mapping with required:, gid:, min-active-mtu:, memlock:, limits:, modules:"))
                 return;
         ynode_check_keys(e, n, "rdma", keys);
         rdma->present = true;
@@ -179,6 +182,22 @@ static void build_rdma(ProfileErrors *e, const YNode *n, ProfileRdma *rdma) {
                 else
                         rdma->memlock = u;
         }
+
+        v = ynode_map_get(n, "limits");
+        if (v && (i = ynode_get_choice(e, v, "rdma.limits", policies, "check or manage")) >= 0)
+                rdma->limits = (RdmaSetupPolicy) i;
+        /* manage writes the limit memlock: names; without one there is nothing to write. */
+        if (v && rdma->limits == RDMA_SETUP_MANAGE && rdma->memlock == 0)
+                profile_error_at(
+                        e,
+                        v,
+                        "rdma.limits",
+                        "manage needs rdma.memlock, the limit to write (expected memlock: unlimited, or a size like "
+                        "64M, beside limits: manage)");
+
+        v = ynode_map_get(n, "modules");
+        if (v && (i = ynode_get_choice(e, v, "rdma.modules", policies, "check or manage")) >= 0)
+                rdma->modules = (RdmaSetupPolicy) i;
 }
 
 static int build_kernel(ProfileErrors *e, const YNode *n, Profile *p) {

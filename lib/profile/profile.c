@@ -39,6 +39,13 @@ static const char *const boot_policy_table[_BOOT_POLICY_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(boot_policy, BootPolicy);
 
+static const char *const rdma_setup_policy_table[_RDMA_SETUP_POLICY_MAX] = {
+        [RDMA_SETUP_CHECK] = "check",
+        [RDMA_SETUP_MANAGE] = "manage",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(rdma_setup_policy, RdmaSetupPolicy);
+
 DEFINE_STRING_TABLE_LOOKUP(qos_trust, QosTrust);
 
 DEFINE_STRING_TABLE_LOOKUP(rdma_gid_type, RdmaGidType);

@@ -124,6 +124,11 @@ typedef struct ProfileNic {
         char *firmware_min;      /* version string, compared as a version */
         unsigned pcie_min_width; /* 0: not checked */
         uint32_t speed_min_mbit; /* the slowest acceptable negotiated speed; 0: not checked */
+        /* Runtime settings halod applies at each start in enforce mode (they are the driver's, and a
+         * reboot or a driver reload resets them): */
+        bool has_fw_lldp_agent; /* fw-lldp-agent: given */
+        int fw_lldp_agent;      /* the E810's "fw-lldp-agent" private flag: 0 off, 1 on */
+        bool enable_roce; /* devlink's enable_roce turned on (enable_iwarp off first) where it is off */
 } ProfileNic;
 
 /* A static route of a node (routes:): to reaches the subnet through the gateway via on one of the
@@ -151,12 +156,26 @@ typedef struct ProfileNode {
         ProfileNic nic;  /* the node's own nic:, which replaces the profile's; present false when none */
 } ProfileNode;
 
+/* Whether halod only judges a part of the node's RDMA setup or also writes it (rdma.limits, rdma.modules):
+ * manage writes marked files through halod-helper.service, and `haloctl apply --undo PART` removes them. */
+typedef enum RdmaSetupPolicy {
+        RDMA_SETUP_CHECK,  /* the check judges, the user fixes */
+        RDMA_SETUP_MANAGE, /* and haloctl apply (halod-helper.service) writes what the check needs */
+        _RDMA_SETUP_POLICY_MAX,
+        _RDMA_SETUP_POLICY_INVALID = -EINVAL,
+} RdmaSetupPolicy;
+
+const char *rdma_setup_policy_to_string(RdmaSetupPolicy p) _pure_;
+RdmaSetupPolicy rdma_setup_policy_from_string(const char *s) _pure_;
+
 typedef struct ProfileRdma {
         bool present;
         bool required; /* false: RDMA problems are warnings */
         RdmaGidType gid;
         uint32_t min_active_mtu; /* 0: not checked; else an RDMA MTU (basic/rdma-mtu.h) */
         uint64_t memlock;        /* bytes; UINT64_MAX means "unlimited"; 0: not checked */
+        RdmaSetupPolicy limits;  /* manage: the memlock drop-ins (systemd, limits.d, containers.conf) */
+        RdmaSetupPolicy modules; /* manage: modules-load.d for the NIC's RDMA driver and rdma_ucm */
 } ProfileRdma;
 
 /* What the node's GPU must be (the gpu: section). */

@@ -75,7 +75,7 @@ expect "apply --only link." "$tmp/err" "unknown part 'link\.' in 'link\.': the p
 check "apply --only cdi,bogus" 64 apply --root "$tmp/root" --node head --only cdi,bogus "$profile"
 expect "apply --only cdi,bogus" "$tmp/err" "unknown part 'bogus' in 'cdi,bogus'"
 check "apply --only \"\"" 64 apply --root "$tmp/root" --node head --only "" "$profile"
-expect "apply --only \"\"" "$tmp/err" "needs a part: hosts\., cdi, networkd or boot"
+expect "apply --only \"\"" "$tmp/err" "needs a part: hosts\., cdi, networkd, boot, limits or modules"
 # The backends' names come from their table.
 check "apply --backend bogus" 64 apply --backend bogus --root "$tmp/root" --node head "$profile"
 expect "apply --backend bogus" "$tmp/err" "^Unknown --backend 'bogus': expected networkmanager, networkd or netlink\.$"

@@ -42,6 +42,16 @@ check() {
         passes=$((passes + 1))
 }
 
+# line NAME TEXT: stdout ($tmp/out) has TEXT as a whole line.
+line() {
+        if ! grep -Fxq -- "$2" "$tmp/out"; then
+                echo "FAIL $1: no line is exactly:"
+                echo "  $2"
+                sed 's/^/  got: /' "$tmp/out"
+                failures=$((failures + 1))
+        fi
+}
+
 # expect NAME FILE EXTENDED-REGEX: the file has a line matching it.
 expect() {
         if ! grep -Eq -- "$3" "$2"; then
@@ -60,12 +70,3 @@ expect_not() {
         fi
 }
 
-# line NAME TEXT: stdout has TEXT as a whole line.
-line() {
-        if ! grep -Fxq -- "$2" "$tmp/out"; then
-                echo "FAIL $1: no line is exactly:"
-                echo "  $2"
-                sed 's/^/  got: /' "$tmp/out"
-                failures=$((failures + 1))
-        fi
-}

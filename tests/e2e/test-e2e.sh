@@ -758,6 +758,53 @@ assert_contains "$summary" "services get 8 MiB < unlimited (systemd's DefaultLim
 # Without a limits.d line a session keeps what opens it: sshd's (the services') or su's caller's.
 assert_contains "$summary" "login sessions keep the limit of the program that opens them, as no soft or - memlock line for * is in /etc/security/limits.conf or limits.d: sshd and getty logins the services' 8 MiB (systemd's DefaultLimitMEMLOCK), su and runuser their caller's" \
         "rdma.memlock on $WORKER"
+
+# rdma.limits: manage on worker: halod asks halod-helper.service, which writes the drop-ins as root
+# (halod may not), and rdma.memlock says what brings them into force until it is done.
+ct "$WORKER" sh -c 'sed "s/^  memlock: unlimited.*/  memlock: unlimited\n  limits: manage/" /opt/halod-e2e/halod-rdma.yaml >/etc/halod/halod.yaml'
+run_rc 0 ct "$WORKER" grep -q '^  limits: manage' /etc/halod/halod.yaml
+OUT=$(ct "$WORKER" haloctl plan --node worker /etc/halod/halod.yaml) || true
+log "haloctl plan on $WORKER: $OUT"
+assert_contains "$OUT" "limits: write /etc/systemd/system.conf.d/90-halod-memlock.conf (DefaultLimitMEMLOCK=infinity): for services started after \`systemctl daemon-reexec\` (or a reboot)" \
+        "plan on $WORKER"
+assert_contains "$OUT" "limits: write /etc/security/limits.d/90-halod-memlock.conf (* - memlock unlimited)" "plan on $WORKER"
+restart_halod "$WORKER"
+wait_until 60 ct "$WORKER" test -f /etc/systemd/system.conf.d/90-halod-memlock.conf
+wait_until 60 ct "$WORKER" test -f /etc/security/limits.d/90-halod-memlock.conf
+assert_eq "$(ct "$WORKER" head -1 /etc/systemd/system.conf.d/90-halod-memlock.conf)" \
+        "# Written by halod (haloctl apply); remove with haloctl apply --undo limits" "the helper's drop-in on $WORKER"
+# Written, not yet in force: the running manager still gives 8 MiB, and the check says what is missing.
+assert_eq "$(ct "$WORKER" systemctl show -P DefaultLimitMEMLOCK)" 8388608 "$WORKER's DefaultLimitMEMLOCK before the re-exec"
+# The helper's run re-runs only the helper check: a verify reads the files.
+ct "$WORKER" haloctl verify >/dev/null || true # degraded: a container has no RDMA device
+memlock_pending() {
+        memlock_summary "$1" | grep -qF "which the running manager has not read yet"
+}
+wait_until 30 memlock_pending "$WORKER"
+assert_eq "$(check_status "$WORKER" rdma.memlock)" fail "rdma.memlock on $WORKER before the re-exec"
+summary=$(memlock_summary "$WORKER")
+log "rdma.memlock on $WORKER, written: $summary"
+assert_contains "$summary" "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): /etc/systemd/system.conf.d/90-halod-memlock.conf:3 sets unlimited, which the running manager has not read yet: run \`systemctl daemon-reexec\`" \
+        "rdma.memlock on $WORKER after the helper wrote the drop-ins"
+wait_until 30 check_is "$WORKER" helper pass
+# A second apply changes nothing.
+OUT=$(ct "$WORKER" haloctl apply --only limits --node worker /etc/halod/halod.yaml) || fail "apply --only limits on $WORKER: $OUT"
+assert_contains "$OUT" "nothing to change: the memlock limits and RDMA modules halod owns are as the profile says" "second apply on $WORKER"
+run_rc 0 ct "$WORKER" systemctl daemon-reexec
+assert_eq "$(ct "$WORKER" systemctl show -P DefaultLimitMEMLOCK)" infinity "$WORKER's DefaultLimitMEMLOCK after the re-exec"
+ct "$WORKER" haloctl verify >/dev/null || true # degraded: a container has no RDMA device
+wait_until 30 check_is "$WORKER" rdma.memlock pass
+summary=$(memlock_summary "$WORKER")
+log "rdma.memlock on $WORKER, in force: $summary"
+assert_contains "$summary" "services: unlimited (systemd's DefaultLimitMEMLOCK)" "rdma.memlock on $WORKER after the re-exec"
+# (A failing summary names only what is wrong: the login sessions' part shows once it passes.)
+assert_contains "$summary" "login sessions: unlimited (/etc/security/limits.d/90-halod-memlock.conf:2)" \
+        "rdma.memlock on $WORKER after the re-exec"
+# apply --undo takes them away again (the manager keeps its default until the next re-exec).
+OUT=$(ct "$WORKER" haloctl apply --undo limits) || fail "apply --undo limits on $WORKER: $OUT"
+assert_contains "$OUT" "limits: removed /etc/systemd/system.conf.d/90-halod-memlock.conf" "undo on $WORKER"
+run_rc 1 ct "$WORKER" test -e /etc/security/limits.d/90-halod-memlock.conf
+run_rc 0 ct "$WORKER" systemctl daemon-reexec
 for n in "$HEAD" "$WORKER"; do
         ct "$n" rm /run/systemd/system/halod.service.d/ee-memlock.conf
         ct "$n" systemctl daemon-reload

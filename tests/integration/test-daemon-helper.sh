@@ -71,6 +71,17 @@ log "Verify(): $OUT"
 assert_contains "$OUT" "degraded: helper: " "Verify()'s Summary with the spec gone"
 assert_eq "$(dm_check_outcome helper)" warn "the helper check after Verify()"
 
+log "rdma.limits: manage: halod asks the helper for the memlock drop-ins, which it never writes itself"
+# The files would go to this machine's /etc: the test reads the request and leaves /etc alone.
+printf 'rdma: { required: false, memlock: unlimited, limits: manage }\nnic: { driver: ice }\n' >>"$PROFILE"
+kill -HUP "$HALOD_PID"
+wait_until 30 grep -qF "limits: write /etc/systemd/system.conf.d/90-halod-memlock.conf (DefaultLimitMEMLOCK=infinity)" \
+        "$TEST_DIR/run-a/request"
+assert_contains "$(cat "$TEST_DIR/run-a/request")" \
+        "limits: write /etc/security/limits.d/90-halod-memlock.conf (* - memlock unlimited): for login sessions opened from now on" \
+        "the request for rdma.limits: manage"
+wait_until 20 check_is helper warn
+
 log "SIGTERM: halod exits 0"
 kill -TERM "$HALOD_PID"
 dm_wait_exit "$HALOD_PID" 60

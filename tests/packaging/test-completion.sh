@@ -85,8 +85,9 @@ expect "haloctl env $tmp/flow.yaml --node " "n1 n2"
 # --only: prefixes, then the fixed ids, in a comma-separated list
 expect "haloctl check --only " "fabric. gpu. helper hosts. kernel. link. nic. node. peer. profile qos. rdma."
 # apply --only: the parts halod-helper.service writes, not check ids
-expect "haloctl apply --only " "boot cdi hosts. networkd"
-expect "haloctl apply --undo " "boot"
+expect "haloctl apply --only " "boot cdi hosts. limits modules networkd"
+expect "haloctl apply --undo " "boot limits modules"
+expect "haloctl apply --undo limits,m" "limits,modules"
 expect "haloctl apply --only cdi,h" "cdi,hosts."
 expect "haloctl check --only k" "kernel."
 expect "haloctl check --only kernel.cm" "kernel.cmdline kernel.cmdline-next"

@@ -886,6 +886,48 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_FAIL,
                   { "services get 8 MiB (hard unlimited) < unlimited" } },
+                /* The drop-in is written (rdma.limits: manage, or by hand) and the running manager has not
+                 * read it yet: the fix is the re-read, not another file. */
+                { "services pending",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/systemd/system.conf.d/90-halod-memlock.conf",
+                      "# Written by halod\n[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): "
+                    "/etc/systemd/system.conf.d/90-halod-memlock.conf:3 sets unlimited, which the running manager "
+                    "has not read yet: run `systemctl daemon-reexec`" },
+                  { "set DefaultLimitMEMLOCK=infinity in" } },
+                /* A later file or an empty assignment takes it back: the fix is the file again. */
+                { "services pending, reset",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/systemd/system.conf.d/90-halod-memlock.conf",
+                      "[Manager]\nDefaultLimitMEMLOCK=infinity\n" },
+                    { "/usr/lib/systemd/system.conf.d/95-vendor.conf", "[Manager]\nDefaultLimitMEMLOCK=\n" } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): set DefaultLimitMEMLOCK=infinity" },
+                  { "has not read yet" } },
+                /* Too small in the file, or a value systemd ignores. */
+                { "services pending, too small",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" },
+                    { "/run/systemd/system.conf.d/x.conf", "[Manager]\nDefaultLimitMEMLOCK=lots\n" } },
+                  &services_8m,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "set DefaultLimitMEMLOCK=infinity",
+                    "/run/systemd/system.conf.d/x.conf:2: DefaultLimitMEMLOCK=lots is not a limit, and systemd "
+                    "ignores it" },
+                  { "has not read yet" } },
                 /* No limits.d line: a session keeps what opens it, sshd's (the services') or su's caller's,
                  * never "8 MiB" for every session. */
                 { "nothing configured",

@@ -506,6 +506,68 @@ static void test_kernel(void) {
         ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS);
 }
 
+/* DEVLINK_CMD_PARAM_SET as net/devlink/param.c reads it: the set policy's attributes
+ * (netlink_gen.c, devlink_param_set_nl_policy: the handle and the name NUL-terminated strings, the type
+ * and the mode u8), and devlink_param_value_get_from_info() for a bool: DEVLINK_ATTR_PARAM_VALUE_DATA
+ * with no payload is true (nla_get_flag()), absent is false, and any payload is -EINVAL. */
+static void test_param_set_request(void) {
+        for (int value = 0; value <= 1; value++) {
+                const struct nlattr *tb[DEVLINK_ATTR_MAX + 1] = {};
+                const struct nlattr *a;
+                struct genlmsghdr *genl;
+                struct nlmsghdr *nlh;
+
+                memset(buf, 0, sizeof(buf));
+                nlh = mnl_nlmsg_put_header(buf);
+                genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+                genl->cmd = DEVLINK_CMD_PARAM_SET;
+                genl->version = DEVLINK_GENL_VERSION;
+                devlink_param_set_bool_put(
+                        nlh, "pci", "0000:c2:00.0", "enable_roce", value, DEVLINK_PARAM_CMODE_RUNTIME);
+
+                mnl_attr_for_each(a, nlh, sizeof(*genl)) {
+                        uint16_t type = mnl_attr_get_type(a);
+
+                        ASSERT_TRUE(type <= DEVLINK_ATTR_MAX && !tb[type]); /* each once */
+                        tb[type] = a;
+                }
+                ASSERT_TRUE(mnl_attr_validate(tb[DEVLINK_ATTR_BUS_NAME], MNL_TYPE_NUL_STRING) >= 0);
+                ASSERT_STR_EQ(mnl_attr_get_str(tb[DEVLINK_ATTR_BUS_NAME]), "pci");
+                ASSERT_TRUE(mnl_attr_validate(tb[DEVLINK_ATTR_DEV_NAME], MNL_TYPE_NUL_STRING) >= 0);
+                ASSERT_STR_EQ(mnl_attr_get_str(tb[DEVLINK_ATTR_DEV_NAME]), "0000:c2:00.0");
+                ASSERT_TRUE(mnl_attr_validate(tb[DEVLINK_ATTR_PARAM_NAME], MNL_TYPE_NUL_STRING) >= 0);
+                ASSERT_STR_EQ(mnl_attr_get_str(tb[DEVLINK_ATTR_PARAM_NAME]), "enable_roce");
+                /* DEVLINK_PARAM_TYPE_BOOL is NLA_FLAG, 6: ice registers enable_roce as a generic bool. */
+                ASSERT_TRUE(mnl_attr_validate(tb[DEVLINK_ATTR_PARAM_TYPE], MNL_TYPE_U8) >= 0);
+                ASSERT_INT_EQ(mnl_attr_get_u8(tb[DEVLINK_ATTR_PARAM_TYPE]), 6);
+                ASSERT_TRUE(mnl_attr_validate(tb[DEVLINK_ATTR_PARAM_VALUE_CMODE], MNL_TYPE_U8) >= 0);
+                ASSERT_INT_EQ(mnl_attr_get_u8(tb[DEVLINK_ATTR_PARAM_VALUE_CMODE]), DEVLINK_PARAM_CMODE_RUNTIME);
+                if (value) {
+                        ASSERT_TRUE(tb[DEVLINK_ATTR_PARAM_VALUE_DATA]);
+                        ASSERT_INT_EQ(mnl_attr_get_payload_len(tb[DEVLINK_ATTR_PARAM_VALUE_DATA]), 0);
+                } else
+                        ASSERT_TRUE(!tb[DEVLINK_ATTR_PARAM_VALUE_DATA]);
+        }
+
+        /* What could not be a handle or a name is refused before asking, and so is an unknown mode. */
+        ASSERT_INT_EQ(
+                devlink_set_param_bool("pci", "a/b", "enable_roce", true, DEVLINK_PARAM_CMODE_RUNTIME, NULL),
+                -EINVAL);
+        ASSERT_INT_EQ(
+                devlink_set_param_bool("pci", "0000:c2:00.0", "", true, DEVLINK_PARAM_CMODE_RUNTIME, NULL),
+                -EINVAL);
+        ASSERT_INT_EQ(devlink_set_param_bool("pci", "0000:c2:00.0", "enable_roce", true, 7, NULL), -EINVAL);
+}
+
+/* Setting a parameter of a device that is not there: the same contract as asking for it. */
+static void test_param_set_kernel(void) {
+        int r = devlink_set_param_bool(
+                "pci", "0000:ff:1f.6", "enable_roce", true, DEVLINK_PARAM_CMODE_RUNTIME, NULL);
+
+        ASSERT_TRUE(
+                r == (kernel_has_devlink() ? -ENODEV : -EPROTONOSUPPORT) || (geteuid() != 0 && r == -EPERM));
+}
+
 static int write_corpus(const char *dir) {
         for (size_t i = 0; i < test_n_messages; i++) {
                 const TestMessage *m = &test_messages[i];
@@ -534,6 +596,8 @@ int main(int argc, char *argv[]) {
         test_truncated();
         test_malformed();
         test_kernel();
+        test_param_set_request();
+        test_param_set_kernel();
         printf("test-devlink: ok\n");
         return EXIT_SUCCESS;
 }

@@ -95,6 +95,11 @@ int main(void) {
                 ASSERT_INT_EQ(ethtool_get_private_flag("nicv9", "fw-lldp-agent", &on), -ENODEV);
                 ASSERT_INT_EQ(ethtool_get_private_flag("../lo", "fw-lldp-agent", &on), -EINVAL);
                 ASSERT_INT_EQ(ethtool_get_private_flag("nicv0", NULL, &on), -EINVAL);
+                /* Setting one: veth has no private flags, so there is no fw-lldp-agent to turn off. */
+                ASSERT_INT_EQ(ethtool_set_private_flag("nicv0", "fw-lldp-agent", false), -ENOENT);
+                ASSERT_INT_EQ(ethtool_set_private_flag("nicv9", "fw-lldp-agent", false), -ENODEV);
+                ASSERT_INT_EQ(ethtool_set_private_flag("../lo", "fw-lldp-agent", false), -EINVAL);
+                ASSERT_INT_EQ(ethtool_set_private_flag("nicv0", NULL, false), -EINVAL);
         }
 
         printf("test-ethtool: ok\n");

@@ -204,7 +204,63 @@ static void test_edges(void) {
         limits_conf_done(&c);
 }
 
+/* systemd's system.conf: only [Manager]'s DefaultLimitMEMLOCK=, rlimit_parse()'s values, the last file
+ * that sets it winning and an empty value resetting it (src/basic/rlimit-util.c, src/core/main.c). */
+static void test_systemd_conf(void) {
+        static const struct {
+                const char *value;
+                int r;
+                uint64_t soft, hard;
+        } values[] = {
+                { "infinity", 0, MEMLOCK_UNLIMITED, MEMLOCK_UNLIMITED },
+                { "64M", 0, 64 * KIB * KIB, 64 * KIB * KIB },
+                { "8388608", 0, 8388608, 8388608 },
+                { "8M:infinity", 0, 8 * KIB * KIB, MEMLOCK_UNLIMITED },
+                { "1G:64M", -EINVAL, 0, 0 }, /* soft above hard: systemd refuses it */
+                { "1.5G", -EOPNOTSUPP, 0, 0 },
+                { "1G 512M", -EOPNOTSUPP, 0, 0 },
+                { "unlimited", -EINVAL, 0, 0 }, /* limits.conf's word, not systemd's */
+                { "-1", -EINVAL, 0, 0 },
+                { "64X", -EINVAL, 0, 0 },
+                { "99999999999999999999", -EINVAL, 0, 0 },
+                { "17179869184G", -EINVAL, 0, 0 }, /* 2^64 bytes */
+        };
+        SystemdConf c = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                MemlockLimit l = {};
+                int r = systemd_rlimit_parse(values[i].value, &l);
+
+                if (r != values[i].r || (r == 0 && (l.soft != values[i].soft || l.hard != values[i].hard))) {
+                        fprintf(stderr, "%s: got %d %" PRIu64 ":%" PRIu64 "\n", values[i].value, r, l.soft, l.hard);
+                        abort();
+                }
+        }
+
+        /* Debian 12's system.conf: everything commented out. */
+        ASSERT_OK(systemd_conf_parse(&c, "/etc/systemd/system.conf", "[Manager]\n#DefaultLimitMEMLOCK=\n"));
+        ASSERT_TRUE(!c.set && !c.rejected);
+        /* Another section's key, and spaces around the key and the value. */
+        ASSERT_OK(systemd_conf_parse(
+                &c,
+                "a.conf",
+                "[Other]\nDefaultLimitMEMLOCK=1M\n[Manager]\n  DefaultLimitMEMLOCK = infinity \r\n"));
+        ASSERT_TRUE(c.set && c.limit.soft == MEMLOCK_UNLIMITED && c.line == 4);
+        ASSERT_STR_EQ(c.file, "a.conf");
+        /* A refused value leaves the earlier one; an empty one resets it. */
+        ASSERT_OK(systemd_conf_parse(&c, "b.conf", "[Manager]\nDefaultLimitMEMLOCK=lots\n"));
+        ASSERT_TRUE(c.set && c.limit.soft == MEMLOCK_UNLIMITED);
+        ASSERT_STR_EQ(
+                c.rejected[0],
+                "b.conf:2: DefaultLimitMEMLOCK=lots is not a limit, and systemd ignores it (expected infinity, "
+                "a size like 64M, or SOFT:HARD)");
+        ASSERT_OK(systemd_conf_parse(&c, "c.conf", "[Manager]\nDefaultLimitMEMLOCK=\n"));
+        ASSERT_TRUE(!c.set && !c.file);
+        systemd_conf_done(&c);
+}
+
 int main(void) {
+        test_systemd_conf();
         test_ignores_comments();
         test_rdma_conf();
         test_mixed();

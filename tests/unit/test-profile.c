@@ -340,7 +340,7 @@ static void test_node_nic_errors(void) {
                 "n.yaml:9:17: nodes.worker.nic.pci-ids[0]: '15b3-1017' is not a PCI id (expected \"vendor:device\" as two 4-digit hex numbers, like \"8086:1592\")");
         ASSERT_STR_EQ(
                 errors[2],
-                "n.yaml:10:7: nodes.worker.nic.drivr: unknown key 'drivr', did you mean 'driver'? (expected one of: pci-ids, driver, firmware-min, pcie-min-width, speed-min)");
+                "n.yaml:10:7: nodes.worker.nic.drivr: unknown key 'drivr', did you mean 'driver'? (expected one of: pci-ids, driver, firmware-min, pcie-min-width, speed-min, fw-lldp-agent, enable-roce)");
         ASSERT_STR_EQ(
                 errors[3],
                 "n.yaml:11:18: nodes.worker.nic.speed-min: '100Gb' is not a speed, did you mean '100G'? (expected a whole number of Gbit/s from 1 to 1600 with an optional G, like 100 or 100G)");

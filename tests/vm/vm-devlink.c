@@ -39,8 +39,22 @@ int main(int argc, char *argv[]) {
         int r, status = 0;
 
         if (argc < 3) {
-                fprintf(stderr, "Usage: vm-devlink BUS DEVICE [PARAM...]\n");
+                fprintf(stderr,
+                        "Usage: vm-devlink BUS DEVICE [PARAM...]\n       vm-devlink --set BUS DEVICE PARAM true|false\n");
                 return 64;
+        }
+        /* halod's PARAM_SET (nic.enable-roce's request) on a bool parameter in the runtime mode. */
+        if (streq(argv[1], "--set")) {
+                if (argc != 6)
+                        return 64;
+                r = devlink_set_param_bool(
+                        argv[2], argv[3], argv[4], streq(argv[5], "true"), DEVLINK_PARAM_CMODE_RUNTIME, &error);
+                if (r < 0) {
+                        printf("error set %s %s %s\n", argv[4], devlink_strerror(r), strna(error));
+                        return 1;
+                }
+                printf("set %s %s\n", argv[4], argv[5]);
+                return 0;
         }
         r = devlink_get_info(argv[1], argv[2], &info, &error);
         if (r < 0) {
