@@ -5,6 +5,7 @@
 #include "basic/strv.h"
 #include "nic/netdev-pci.h"
 #include "rdma/rdma-sysfs.h"
+#include "snapshot/snapshot-rdma-name.h"
 
 void snapshot_forget_qos_host(Snapshot *s) {
         for (size_t i = 0; s->qos_host && i < s->n_ports; i++) {
@@ -22,16 +23,20 @@ void snapshot_forget_qos_counters(Snapshot *s) {
         s->parts &= ~SNAPSHOT_QOS_COUNTERS;
 }
 
-static int find_rdma_device(const Host *h, const char *ifname, char **ret_device, unsigned *ret_port) {
-        _cleanup_(freep) char *pci = NULL;
+/* A copy of port i's RDMA device, found once per snapshot (snapshot-rdma-name.h). */
+static int find_rdma_device(Snapshot *s, size_t i, char **ret_device, unsigned *ret_port) {
+        const char *device;
+        int r = snapshot_rdma_name(s, i, &device, ret_port);
 
-        /* A netdev without a PCI parent can still carry a software RDMA device (rxe): by GID table. */
-        if (netdev_pci_address(h, ifname, &pci, NULL, NULL) == -ENOMEM)
-                return -ENOMEM;
-        return rdma_sysfs_find_device(h, pci, ifname, ret_device, ret_port);
+        if (r < 0)
+                return r;
+        *ret_device = strdup(device);
+        return *ret_device ? 0 : -ENOMEM;
 }
 
-static int read_port_qos(const Host *h, const ProfileQos *q, const char *ifname, SnapshotQosHost *ret) {
+static int read_port_qos(Snapshot *s, size_t i, const ProfileQos *q, SnapshotQosHost *ret) {
+        const Host *h = s->context->host;
+        const char *ifname = s->ports[i].ifname;
         int r;
 
         *ret = (SnapshotQosHost){ .ecn_error = -ENOMEDIUM, .rdma_error = -ENOMEDIUM, .cm_error = -ENOMEDIUM };
@@ -45,7 +50,7 @@ static int read_port_qos(const Host *h, const ProfileQos *q, const char *ifname,
         }
         if (q->roce_tos < 0)
                 return 0;
-        r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
+        r = find_rdma_device(s, i, &ret->rdma_device, &ret->rdma_port);
         if (r == -ENOMEM)
                 return r;
         ret->rdma_error = r < 0 ? r : 0;
@@ -70,7 +75,7 @@ int snapshot_read_qos_host(Snapshot *s) {
                 ProfileQos none;
 
                 profile_qos_init(&none);
-                r = read_port_qos(c->host, pl ? &pl->qos : &none, s->ports[i].ifname, &s->qos_host[i]);
+                r = read_port_qos(s, i, pl ? &pl->qos : &none, &s->qos_host[i]);
                 if (r < 0)
                         return r;
         }
@@ -116,7 +121,10 @@ static int read_netdev_counters(const Host *h, const char *ifname, SnapshotQosCo
         return 0;
 }
 
-static int read_port_counters(const Host *h, const RtnlLink *link, const char *ifname, SnapshotQosCounters *ret) {
+static int read_port_counters(Snapshot *s, size_t i, SnapshotQosCounters *ret) {
+        const Host *h = s->context->host;
+        const RtnlLink *link = snapshot_kernel_link(s, i);
+        const char *ifname = s->ports[i].ifname;
         _cleanup_(ethtool_stats_done) EthtoolStats stats = {};
         int r;
 
@@ -144,7 +152,7 @@ static int read_port_counters(const Host *h, const RtnlLink *link, const char *i
         if (ret->netdev_error == 0 && ret->pause_error == 0)
                 netdev_counters_from_stats(&stats, &ret->netdev);
 
-        r = find_rdma_device(h, ifname, &ret->rdma_device, &ret->rdma_port);
+        r = find_rdma_device(s, i, &ret->rdma_device, &ret->rdma_port);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -164,8 +172,7 @@ int snapshot_read_qos_counters(Snapshot *s) {
         if (!s->qos_counters)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_ports; i++) {
-                r = read_port_counters(
-                        s->context->host, snapshot_kernel_link(s, i), s->ports[i].ifname, &s->qos_counters[i]);
+                r = read_port_counters(s, i, &s->qos_counters[i]);
                 if (r < 0)
                         return r;
         }

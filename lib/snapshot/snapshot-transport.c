@@ -9,6 +9,7 @@
 #include "basic/strv.h"
 #include "rdma/rdma-sysfs.h"
 #include "rdma/taskstats.h"
+#include "snapshot/snapshot-rdma-name.h"
 #include "snapshot/snapshot-transport.h"
 
 void fabric_transport_sample_done(FabricTransportSample *s) {
@@ -110,17 +111,16 @@ int fabric_transport_add_port_volume(
         return 0;
 }
 
-static int read_rdma(const NodeContext *c, const Snapshot *snapshot, FabricTransportSample *s) {
+static int read_rdma(const NodeContext *c, Snapshot *snapshot, FabricTransportSample *s) {
         bool all_bytes = true;
         int r;
 
         for (size_t i = 0; i < snapshot->n_ports; i++) {
-                const FabricPort *p = &snapshot->ports[i];
-                _cleanup_(freep) char *dev = NULL;
+                const char *dev;
                 unsigned port;
                 bool bytes;
 
-                r = rdma_sysfs_find_device(c->host, p->pci, p->ifname, &dev, &port);
+                r = snapshot_rdma_name(snapshot, i, &dev, &port);
                 if (r == -ENODEV || r == -ENOENT)
                         continue;
                 if (r >= 0)

@@ -10,6 +10,7 @@
 #include "snapshot/snapshot-baseline.h"
 #include "snapshot/snapshot-identity.h"
 #include "snapshot/snapshot-qos-host.h"
+#include "snapshot/snapshot-rdma-name.h"
 #include "snapshot/snapshot-rdma.h"
 #include "snapshot/snapshot-transport.h"
 #include "snapshot/snapshot.h"
@@ -104,8 +105,10 @@ void snapshot_forget(Snapshot *s, SnapshotPart parts) {
                 snapshot_forget_qos_host(s);
         if (parts & SNAPSHOT_QOS_COUNTERS)
                 snapshot_forget_qos_counters(s);
-        if (parts & SNAPSHOT_LINKS)
+        if (parts & SNAPSHOT_LINKS) {
                 forget_links(s);
+                snapshot_forget_rdma_names(s);
+        }
         if (parts & SNAPSHOT_NICS)
                 forget_nics(s);
         if (parts & SNAPSHOT_PORTS) {

@@ -102,6 +102,8 @@ typedef struct SnapshotQosHost SnapshotQosHost;
 typedef struct SnapshotQosCounters SnapshotQosCounters;
 /* snapshot/snapshot-rdma.h */
 typedef struct SnapshotRdma SnapshotRdma;
+/* snapshot/snapshot-rdma-name.h */
+typedef struct SnapshotRdmaName SnapshotRdmaName;
 /* snapshot/snapshot-transport.h */
 typedef struct FabricTransportSample FabricTransportSample;
 /* snapshot/snapshot-identity.h */
@@ -156,6 +158,9 @@ typedef struct Snapshot {
         /* SNAPSHOT_RDMA, SNAPSHOT_MTU: one per port. */
         SnapshotRdma *rdma;
         unsigned *mtu;
+        /* Each port's RDMA device by sysfs, found once for the parts that read its files (QOS_HOST,
+         * QOS_COUNTERS, TRANSPORT; snapshot-rdma-name.h); forgotten with SNAPSHOT_LINKS. */
+        SnapshotRdmaName *rdma_names;
         /* SNAPSHOT_TRANSPORT. */
         FabricTransportSample *transport;
         /* SNAPSHOT_NET_CONFIG with SNAPSHOT_PORTS: one per port. */
