@@ -123,10 +123,6 @@ _haloctl() {
                 mapfile -t COMPREPLY < <(compgen -W "networkmanager networkd netlink" -- "$cur")
                 return 0
                 ;;
-        --undo)
-                mapfile -t COMPREPLY < <(compgen -W "boot" -- "$cur")
-                return 0
-                ;;
         --node)
                 mapfile -t COMPREPLY < <(compgen -W "$(_haloctl_node_names "$profile")" -- "$cur")
                 return 0
