@@ -80,7 +80,7 @@ wait_until 30 grep -qF "limits: write /etc/systemd/system.conf.d/90-halod-memloc
 assert_contains "$(cat "$TEST_DIR/run-a/request")" \
         "limits: write /etc/security/limits.d/90-halod-memlock.conf (* - memlock unlimited): for login sessions opened from now on" \
         "the request for rdma.limits: manage"
-wait_until 20 check_is helper warn
+wait_until 20 dm_check_is helper warn
 
 log "SIGTERM: halod exits 0"
 kill -TERM "$HALOD_PID"
