@@ -20,6 +20,11 @@ VM_GUEST_PACKAGES=(
         # TCP between the fabric addresses for the fabric.<node>.transport step
         # (step-fabric-transport.sh): bulk (iperf3) and a small request/response exchange (socat)
         iperf3 socat
+        # GRUB's update-grub (grub2-common) and the PC platform's files grub-mkconfig writes for
+        # (grub-pc-bin, as tests/e2e/test-boot-grub.sh): kernel.boot: manage runs the real update-grub
+        # in the boot_reboot step (step-boot-reboot.sh). Not grub-pc: nothing is installed on the disk
+        # (QEMU boots the kernel; the step reads grub.cfg)
+        grub2-common grub-pc-bin
         # halod's own dependencies (packaging/debian/control and what its shlibs pull): the package is
         # installed offline, with dpkg -i, in the booted guest
         libibverbs1 libpci3 libyaml-0-2 libsystemd0 libmnl0 libnm0 acl

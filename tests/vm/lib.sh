@@ -58,14 +58,23 @@ vm_prepare() {
         read -r VM_KVER VM_KPKGVER <"$VM_IMAGE_DIR/kver"
 }
 
-vm_qemu() { # vm_qemu N
-        local n=$1 o=$((3 - $1))
+# The kernel command line QEMU gives a guest (-append): the harness's, unless vm_reboot passes the one
+# the guest's own grub.cfg gives its default entry.
+VM_APPEND="console=ttyS0 root=/dev/vda rw systemd.hostname=halo-N loglevel=4 panic=-1 systemd.show_status=0"
+
+# vm_qemu N [APPEND]: guest N on a copy-on-write overlay of the image in $VM_RUN (qcow2, backed by
+# base.img, which stays read-only and is named on QEMU's command line for vm_image_evict), so that what
+# the guest writes survives a vm_reboot and is gone with $TEST_DIR.
+vm_qemu() {
+        local n=$1 o=$((3 - $1)) append=${2:-${VM_APPEND/halo-N/halo-$1}}
         mkdir -p "$VM_RUN/vm$n/cmd"
+        [ -f "$VM_RUN/vm$n.qcow2" ] || qemu-img create -q -f qcow2 -F raw -b "$VM_IMAGE_DIR/base.img" "$VM_RUN/vm$n.qcow2" ||
+                fail "qemu-img create of vm$n's overlay failed"
         qemu-system-x86_64 -name "halod-vm$n" -machine q35 -accel "$VM_ACCEL" -cpu "$VM_CPU" -smp 1 -m "$VM_MEM" \
                 -nodefaults -no-user-config -display none \
                 -kernel "$VM_IMAGE_DIR/vmlinuz" -initrd "$VM_IMAGE_DIR/initrd.img" \
-                -append "console=ttyS0 root=/dev/vda rw systemd.hostname=halo-$n loglevel=4 panic=-1 systemd.show_status=0" \
-                -drive "file=$VM_IMAGE_DIR/base.img,format=raw,if=virtio,snapshot=on" \
+                -append "$append" \
+                -drive "file=$VM_RUN/vm$n.qcow2,format=qcow2,if=virtio,backing.driver=raw,backing.file.filename=$VM_IMAGE_DIR/base.img" \
                 -virtfs "local,path=$VM_RUN/vm$n,mount_tag=io,security_model=none,id=io" \
                 -virtfs "local,path=$VM_SHARE,mount_tag=host,security_model=none,readonly=on,id=host" \
                 -netdev "dgram,id=fab,local.type=unix,local.path=$VM_RUN/vm$n.sock,remote.type=unix,remote.path=$VM_RUN/vm$o.sock" \
@@ -93,19 +102,41 @@ vm_boot() {
         rm -f "$VM_RUN"/vm*.sock
         vm_qemu 1
         vm_qemu 2
-        for n in 1 2; do
-                s=$SECONDS
-                until [ -f "$VM_RUN/vm$n/ready" ]; do
-                        if ((SECONDS - s > ${HALOD_VM_BOOT_WAIT:-600})); then
-                                tail -n 40 "$TEST_DIR/logs/vm$n-console.log" >&2
-                                fail "vm$n: its agent did not start within ${HALOD_VM_BOOT_WAIT:-600} s (console above)"
-                        fi
-                        sleep 0.5
-                done
-        done
+        vm_wait_ready 1
+        vm_wait_ready 2
         log "both guests answer"
         # HALOD_VM_HOLD=1: at the end, keep the guests until $TEST_DIR/release exists (for a look with gx)
         [ "${HALOD_VM_HOLD:-}" != 1 ] || harness_on_exit "vm_hold"
+}
+
+vm_wait_ready() { # vm_wait_ready N: until guest N's agent says it is ready
+        local n=$1 s=$SECONDS
+        until [ -f "$VM_RUN/vm$n/ready" ]; do
+                if ((SECONDS - s > ${HALOD_VM_BOOT_WAIT:-600})); then
+                        tail -n 40 "$TEST_DIR/logs/vm$n-console.log" >&2
+                        fail "vm$n: its agent did not start within ${HALOD_VM_BOOT_WAIT:-600} s (console above)"
+                fi
+                sleep 0.5
+        done
+}
+
+# vm_reboot N APPEND: guest N shuts down (systemctl poweroff: systemd stops everything and unmounts,
+# QEMU exits), then QEMU boots the same kernel and initrd from the same disk with APPEND as the kernel's
+# command line; returns when its agent answers. The guests are booted by QEMU's -kernel, not by GRUB:
+# the caller gives the command line a boot loader would.
+vm_reboot() {
+        local n=$1 append=$2 p s=$SECONDS
+        p=$(cat "$VM_RUN/vm$n.pid") || fail "vm$n is not running"
+        rm -f "$VM_RUN/vm$n/ready"
+        gsubmit "vm$n" <<<'systemctl poweroff' >/dev/null
+        while kill -0 "$p" 2>/dev/null; do
+                ((SECONDS - s < ${HALOD_VM_BOOT_WAIT:-600})) || fail "vm$n did not power off within ${HALOD_VM_BOOT_WAIT:-600} s"
+                sleep 0.5
+        done
+        rm -f "$VM_RUN/vm$n.sock" "$VM_RUN/vm$n.pid"
+        mv "$TEST_DIR/logs/vm$n-console.log" "$TEST_DIR/logs/vm$n-console-before-reboot.log"
+        vm_qemu "$n" "$append"
+        vm_wait_ready "$n"
 }
 
 vm_hold() {

@@ -7,8 +7,9 @@
 #
 #   sudo BUILD_DIR=build bash tests/vm/test-vm-rdma.sh      (HARNESS_KEEP=1 keeps $TEST_DIR)
 #   HALOD_VM_PROBES=N: how many `haloctl probe` in a row (50)
-#   HALOD_VM_SKIP="peer_rdma fabric_transport devlink fabric_health": steps left out (none), for a
-#   run that wants to reach a later step sooner; tools/test and meson run them all
+#   HALOD_VM_SKIP="peer_rdma rdma_baseline fabric_transport devlink fabric_health boot_reboot": steps
+#   left out (none), for a run that wants to reach a later step sooner; tools/test and meson run
+#   them all
 set -euo pipefail
 . "${SOURCE_DIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 harness_init vm
@@ -26,6 +27,8 @@ harness_init vm
 . "$SOURCE_DIR/tests/vm/step-fabric-health.sh"
 # shellcheck source=step-rdma-baseline.sh
 . "$SOURCE_DIR/tests/vm/step-rdma-baseline.sh"
+# shellcheck source=step-boot-reboot.sh
+. "$SOURCE_DIR/tests/vm/step-boot-reboot.sh"
 
 PROBES=${HALOD_VM_PROBES:-50}
 # step NAME: runs step_NAME unless HALOD_VM_SKIP names it
@@ -235,5 +238,7 @@ memlock_case "DefaultLimitMEMLOCK=infinity"
 
 step devlink
 step fabric_health
+# last: it reboots vm2 with another kernel command line and other limits
+step boot_reboot
 
 pass
