@@ -40,15 +40,23 @@ int main(int argc, char *argv[]) {
 
         if (argc < 3) {
                 fprintf(stderr,
-                        "Usage: vm-devlink BUS DEVICE [PARAM...]\n       vm-devlink --set BUS DEVICE PARAM true|false\n");
+                        "Usage: vm-devlink BUS DEVICE [PARAM...]\n       vm-devlink --set BUS DEVICE PARAM true|false "
+                        "[runtime|driverinit]\n");
                 return 64;
         }
-        /* halod's PARAM_SET (nic.enable-roce's request) on a bool parameter in the runtime mode. */
+        /* halod's PARAM_SET (nic.enable-roce's request) on a bool parameter, in the runtime mode (ice's
+         * enable_roce) or the driverinit mode (mlx5's; netdevsim's test1 has only that one). */
         if (streq(argv[1], "--set")) {
-                if (argc != 6)
+                if (argc != 6 && argc != 7)
                         return 64;
                 r = devlink_set_param_bool(
-                        argv[2], argv[3], argv[4], streq(argv[5], "true"), DEVLINK_PARAM_CMODE_RUNTIME, &error);
+                        argv[2],
+                        argv[3],
+                        argv[4],
+                        streq(argv[5], "true"),
+                        argc == 7 && streq(argv[6], "driverinit") ? DEVLINK_PARAM_CMODE_DRIVERINIT
+                                                                  : DEVLINK_PARAM_CMODE_RUNTIME,
+                        &error);
                 if (r < 0) {
                         printf("error set %s %s %s\n", argv[4], devlink_strerror(r), strna(error));
                         return 1;
