@@ -174,9 +174,7 @@ cp -a "$SOURCE_DIR/tests/data/hosts/kernel-ubuntu-cloudimg" "$HOST"
 cp "$TEST_DIR/halod.yaml" "$TEST_DIR/halod-reboot.yaml"
 echo 'kernel: { cmdline: [halod.test=1] }' >>"$TEST_DIR/halod-reboot.yaml"
 rm -f "$TEST_DIR/notify-head.sock" # the first head's receiver keeps running until the end
-# shellcheck disable=SC2016 # for the inner sh
-on head dm_start_halod "$NS_A" head "$TEST_DIR/halod-reboot.yaml" sh -c '
-        mount --bind "$0/boot" /boot && mount --bind "$0/etc/default" /etc/default && exec "$@"' "$HOST"
+on head dm_start_halod "$NS_A" head "$TEST_DIR/halod-reboot.yaml" "${DM_BIND_BOOT_TREE[@]}" "$HOST"
 wait_notify "$NOTIFY_OUT" 'READY=1'
 cdp navigate "http://127.0.0.1:$WS_PORT/cockpit/@localhost/halod/index.html"
 cdp wait 'document.getElementById("halod").dataset.state == "ready"' 30 >/dev/null || fail "the page never rendered"

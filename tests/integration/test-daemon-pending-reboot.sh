@@ -44,9 +44,7 @@ announced() {
 }
 
 log "the next boot lacks the parameters too: no reboot would bring them, nothing is pending"
-# shellcheck disable=SC2016 # for the inner sh
-dm_start_halod "$NS_A" a "$PROFILE" sh -c '
-        mount --bind "$0/boot" /boot && mount --bind "$0/etc/default" /etc/default && exec "$@"' "$HOST"
+dm_start_halod "$NS_A" a "$PROFILE" "${DM_BIND_BOOT_TREE[@]}" "$HOST"
 wait_notify "$NOTIFY_OUT" 'READY=1'
 assert_eq "$(dm_check_outcome kernel.cmdline)" fail "kernel.cmdline"
 assert_eq "$(dm_check_outcome kernel.cmdline-next)" fail "kernel.cmdline-next (grub.cfg lacks them)"
