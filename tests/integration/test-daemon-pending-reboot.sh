@@ -49,8 +49,10 @@ wait_notify "$NOTIFY_OUT" 'READY=1'
 assert_eq "$(dm_check_outcome kernel.cmdline)" fail "kernel.cmdline"
 assert_eq "$(dm_check_outcome kernel.cmdline-next)" fail "kernel.cmdline-next (grub.cfg lacks them)"
 assert_eq "$(pending)" "[]" "PendingReboot"
-busctl introspect "${HALOD_BUS[@]}" | grep -Eq '^\.PendingReboot +property +a\(ss\) .*emits-change' ||
-        fail "PendingReboot is not an a(ss) property that emits PropertiesChanged: $(busctl introspect "${HALOD_BUS[@]}" | grep -i reboot)"
+# Read whole first: grep -q stopping early would end busctl with SIGPIPE, and pipefail the test.
+introspection=$(busctl introspect "${HALOD_BUS[@]}")
+grep -Eq '^\.PendingReboot +property +a\(ss\) .*emits-change' <<<"$introspection" ||
+        fail "PendingReboot is not an a(ss) property that emits PropertiesChanged: $(grep PendingReboot <<<"$introspection")"
 run_rc 2 "$BUILD_DIR/daemon/haloctl" status
 assert_contains "$OUT" "    Reboot: not required" "haloctl status"
 run_rc 2 "$BUILD_DIR/daemon/haloctl" --json status
