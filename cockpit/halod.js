@@ -73,6 +73,20 @@ function renderNode() {
     $("last-verify").textContent = usec > 0 ? new Date(usec / 1000).toLocaleString() : _("never");
 }
 
+/* PendingReboot: (check, what) for each thing a reboot would bring into force; the notice shows
+ * only while there is one. */
+function renderReboot() {
+    const pending = proxy.PendingReboot || [];
+    const list = $("reboot-list");
+    list.replaceChildren(...pending.map(([check, what]) => {
+        const li = document.createElement("li");
+        li.dataset.check = check;
+        li.textContent = what + " (" + check + ")";
+        return li;
+    }));
+    $("reboot").hidden = pending.length === 0;
+}
+
 function renderPeers(checks) {
     const body = $("peers").tBodies[0];
     const rows = (proxy.Peers || []).map(p => {
@@ -160,6 +174,7 @@ function render() {
         return;
     const checks = sortedChecks(proxy.Checks);
     renderNode();
+    renderReboot();
     renderPeers(checks);
     renderFabric(checks);
     renderChecks(checks);

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "basic/json-writer.h"
+#include "basic/strv.h"
 #include "basic/time-util.h"
 #include "check/check-peer.h"
+#include "haloctl-status-reboot.h"
 #include "haloctl.h"
 #include "net/bus-util.h"
 #include "peer/health.h"
@@ -23,7 +25,9 @@ typedef struct NodeStatus {
         uint64_t last_verify_usec, last_apply_usec;
         CheckList checks;
         PeerStatusList peers;
-        bool has_peers; /* an older halod has no Peers property */
+        bool has_peers;          /* an older halod has no Peers property */
+        char **pending_reboot;   /* PendingReboot: pairs of check id and what */
+        bool has_pending_reboot; /* an older halod has no PendingReboot property */
 } NodeStatus;
 
 static void node_status_done(NodeStatus *s) {
@@ -37,6 +41,7 @@ static void node_status_done(NodeStatus *s) {
         free(s->summary);
         check_list_done(&s->checks);
         peer_status_list_done(&s->peers);
+        strv_free(s->pending_reboot);
 }
 
 static int not_running(const char *why_format, ...) _printf_(1, 2);
@@ -202,6 +207,9 @@ static int parse_properties(sd_bus_message *reply, NodeStatus *s) {
                 else if (streq(name, "Peers")) {
                         r = read_peers(reply, &s->peers);
                         s->has_peers = true;
+                } else if (streq(name, "PendingReboot")) {
+                        r = status_read_pending_reboot(reply, &s->pending_reboot);
+                        s->has_pending_reboot = true;
                 } else if (streq(name, "LastVerifyUSec"))
                         r = sd_bus_message_read(reply, "v", "t", &s->last_verify_usec);
                 else if (streq(name, "LastApplyUSec"))
@@ -357,6 +365,8 @@ static void print_status(const NodeStatus *s) {
                strna(s->cluster));
         printf("%10s: %s%s%s\n", "Health", health_dot_color(s->health), strna(s->health), ansi_normal());
         printf("%10s: %s\n", "Summary", strna(s->summary));
+        if (s->has_pending_reboot)
+                status_print_pending_reboot(s->pending_reboot);
         printf("%10s: %s (mode %s, backend %s)\n",
                "Profile",
                strna(s->profile_path),
@@ -394,6 +404,8 @@ static void print_status_json(const NodeStatus *s) {
         json_kv_uint(&w, "last_apply_usec", s->last_apply_usec);
         json_kv_string(&w, "outcome", check_outcome_to_string(check_list_worst(&s->checks)));
         json_checks(&w, &s->checks);
+        if (s->has_pending_reboot)
+                status_json_pending_reboot(&w, s->pending_reboot);
         if (s->has_peers) {
                 json_key(&w, "peers");
                 json_begin_array(&w);

@@ -112,6 +112,29 @@ static int property_get_peers(
         return sd_bus_message_close_container(reply);
 }
 
+/* Pairs of check id and what a reboot (or a re-exec) would bring into force (manager-verify.c). */
+static int property_get_pending_reboot(
+        sd_bus *bus,
+        const char *path,
+        const char *interface,
+        const char *property,
+        sd_bus_message *reply,
+        void *userdata,
+        sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        for (char **p = m->pending_reboot; p && p[0] && p[1]; p += 2) {
+                r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
 /* A method call whose reply waits for a peer run: Verify(), Apply() and Reload() answer once the
  * peer checks of the verify they caused are in, without holding up the loop meanwhile. */
 struct BusWaiter {
@@ -432,6 +455,8 @@ static const sd_bus_vtable node_vtable[] = {
         STRING_PROPERTY("Summary"),
         SD_BUS_PROPERTY("Checks", "a(sssss)", property_get_checks, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Peers", "a(ssbtt)", property_get_peers, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY(
+                "PendingReboot", "a(ss)", property_get_pending_reboot, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY(
                 "LastVerifyUSec",
                 "t",

@@ -45,7 +45,7 @@ static const Check *find_indexed(const Check **index, size_t n, const char *id) 
 int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *fresh) {
         _cleanup_(check_list_done) CheckList merged = {};
         _cleanup_(published_checks_unrefp) PublishedChecks *published = NULL, *previous = NULL;
-        _cleanup_(strv_freep) char **changed = NULL;
+        _cleanup_(strv_freep) char **changed = NULL, **reboot = NULL;
         _cleanup_(freep) char *summary = NULL;
         _cleanup_(freep) const Check **old = NULL;
         const CheckList *current = published_checks_list(m->checks), *next;
@@ -58,6 +58,9 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         if (r < 0)
                 return r;
         r = checks_summarize(&merged, m->run_failed, &health, &summary);
+        if (r < 0)
+                return r;
+        r = checks_pending_reboot(&merged, &reboot);
         if (r < 0)
                 return r;
         r = index_checks(current, &old);
@@ -84,6 +87,8 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
                 (void) strv_extend(&changed, "Health");
         if (!streq(summary, m->summary))
                 (void) strv_extend(&changed, "Summary");
+        if (!pending_reboot_equal(reboot, m->pending_reboot))
+                (void) strv_extend(&changed, "PendingReboot");
         (void) strv_extend(&changed, "LastVerifyUSec");
 
         /* The old list stays until the journal has compared with it (old points into it). */
@@ -91,6 +96,8 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
         m->checks = TAKE_PTR(published);
         free(m->summary);
         m->summary = TAKE_PTR(summary);
+        strv_free(m->pending_reboot);
+        m->pending_reboot = TAKE_PTR(reboot);
         m->last_verify_usec = now(CLOCK_REALTIME);
         m->health = health;
         manager_bus_emit_changed(m, changed);

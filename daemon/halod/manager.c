@@ -67,6 +67,7 @@ Manager *manager_free(Manager *m) {
         check_history_done(&m->history);
         fabric_transport_state_done(&m->transport_published);
         free(m->summary);
+        strv_free(m->pending_reboot);
         free(m->last_apply_error);
         free(m->fabric_env_error);
         free(m->cdi_spec_error);

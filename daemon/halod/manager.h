@@ -65,6 +65,7 @@ typedef struct Manager {
         PublishedChecks *checks; /* NULL: none yet (published_checks_list() gives an empty list) */
         Health health;
         char *summary;
+        char **pending_reboot;   /* the PendingReboot property: pairs of check id and what a reboot brings */
         bool run_failed;         /* the latest local run could not run the checks */
         usec_t last_verify_usec; /* CLOCK_REALTIME, 0: never */
         usec_t last_apply_usec;

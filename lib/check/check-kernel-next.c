@@ -8,8 +8,7 @@
 #include "boot/cmdline.h"
 #include "check/check-kernel.h"
 
-/* The required parameters (as written in the profile) that cmdline does not satisfy. */
-static int unmet_requirements(const KernelCmdline *cmdline, char **required, char ***ret) {
+int kernel_unmet_requirements(const KernelCmdline *cmdline, char **required, char ***ret) {
         _cleanup_(strv_freep) char **unmet = NULL;
         int r;
 
@@ -78,7 +77,7 @@ static int warn_next_writer_lacks(const NextBoot *n, const NextWriter *w) {
                 return r;
         if (r < 0)
                 return 0;
-        r = unmet_requirements(k, n->required, &unmet);
+        r = kernel_unmet_requirements(k, n->required, &unmet);
         if (r < 0)
                 return r;
         if (!unmet)
@@ -246,7 +245,7 @@ static int next_boot_carries(const NodeContext *c, const Snapshot *s, const Next
                 return r < 0 ? r : 0;
         /* An unreadable /proc/cmdline counts as "not yet": kernel.cmdline says why. */
         if (s->host.cmdline_error >= 0)
-                r = unmet_requirements(s->host.cmdline_parsed, n->required, &unmet);
+                r = kernel_unmet_requirements(s->host.cmdline_parsed, n->required, &unmet);
         if (r < 0)
                 return r;
         if (s->host.cmdline_error >= 0 && !unmet)
@@ -281,7 +280,7 @@ static int next_boot_lacks(const BootFixFacts *f, const KernelCmdline *next, cha
         _cleanup_(freep) char *list = NULL, *fix = NULL, *vars = NULL;
         int r;
 
-        r = unmet_requirements(next, n->required, &unmet);
+        r = kernel_unmet_requirements(next, n->required, &unmet);
         if (r < 0)
                 return r;
         r = kernel_next_how_to_fix(f, boot, unmet, &fix);

@@ -25,10 +25,11 @@ static bool next_boot_has_all(const Snapshot *s, char **required) {
 }
 
 int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out) {
-        _cleanup_(strv_freep) char **missing = NULL;
-        _cleanup_(freep) char *expected = NULL, *list = NULL;
+        _cleanup_(strv_freep) char **missing = NULL, **unmet = NULL;
+        _cleanup_(freep) char *expected = NULL, *list = NULL, *params = NULL;
         char **required = kernel_required_params(c);
         const char *raw;
+        bool reboot;
         int r;
 
         if (strv_length(required) == 0)
@@ -75,7 +76,8 @@ int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out
         list = strv_join(missing, ", ");
         if (!list)
                 return -ENOMEM;
-        return check_list_add(
+        reboot = next_boot_has_all(s, required);
+        r = check_list_add(
                 out,
                 "kernel.cmdline",
                 CHECK_FAIL,
@@ -85,9 +87,17 @@ int check_kernel_cmdline(const NodeContext *c, const Snapshot *s, CheckList *out
                 r,
                 strv_length(required),
                 list,
-                next_boot_has_all(s, required)
-                        ? "; reboot required to bring them into force (the next boot carries them)"
-                        : "");
+                reboot ? "; " KERNEL_CMDLINE_REBOOT_REQUIRED : "");
+        if (r < 0 || !reboot)
+                return r;
+        /* As the profile writes them: what the next boot carries is the profile's, not what runs now. */
+        r = kernel_unmet_requirements(s->host.cmdline_parsed, required, &unmet);
+        if (r < 0)
+                return r;
+        params = strv_join(unmet, " ");
+        if (!params)
+                return -ENOMEM;
+        return check_list_set_pending_reboot(out, "kernel command line: %s", params);
 }
 
 bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value) {

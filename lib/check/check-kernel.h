@@ -18,6 +18,10 @@ int check_kernel_devices(
  * none); names compare as the kernel compares them ('-' and '_' alike). */
 bool kernel_profile_requires(const NodeContext *c, const char *name, const char *value);
 
+/* The required parameters (as written in the profile) that cmdline does not satisfy; *ret NULL when
+ * it satisfies them all. Returns 0, -EINVAL for a requirement that does not parse, -ENOMEM. */
+int kernel_unmet_requirements(const KernelCmdline *cmdline, char **required, char ***ret);
+
 /* The profile's kernel.cmdline; NULL when it asks for none. */
 char **kernel_required_params(const NodeContext *c);
 

@@ -91,6 +91,32 @@ static int judge_services_running(const MemlockServices *s, const char *have, Me
 /* The files say enough and the running manager has less: it read them before they said so. systemd
  * reads system.conf and its drop-ins at boot, at daemon-reexec and at daemon-reload (src/core/main.c:
  * MANAGER_RELOAD calls parse_configuration() and set_manager_defaults()). */
+/* The files say enough and the running manager gives services less. */
+static bool services_pending(const MemlockServices *s, const SystemdConf *conf, uint64_t want) {
+        return s->state == MEMLOCK_SERVICES_READ && !memlock_enough(s->limit.soft, want) && conf->set &&
+                memlock_enough(conf->limit.soft, want);
+}
+
+int check_rdma_memlock_pending_reboot(const MemlockFacts *f, uint64_t want, char **ret) {
+        _cleanup_(freep) char *configured = NULL;
+
+        if (!services_pending(&f->services, &f->systemd, want)) {
+                *ret = NULL;
+                return 0;
+        }
+        configured = memlock_describe_limit(f->systemd.limit);
+        if (!configured ||
+            asprintf(
+                    ret,
+                    "memlock: %s for services from systemd's DefaultLimitMEMLOCK (%s:%u), or `systemctl "
+                    "daemon-reexec`",
+                    configured,
+                    f->systemd.file,
+                    f->systemd.line) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int judge_services_pending(
         const SystemdConf *conf, const char *have, const char *want_s, MemlockVerdict *v) {
         _cleanup_(freep) char *configured = memlock_describe_limit(conf->limit);
@@ -150,7 +176,7 @@ static int judge_services(
                 return -ENOMEM;
         if (memlock_enough(s->limit.soft, want))
                 return judge_services_running(s, have, v);
-        if (conf->set && memlock_enough(conf->limit.soft, want))
+        if (services_pending(s, conf, want))
                 return judge_services_pending(conf, have, want_s, v);
         if (want != MEMLOCK_UNLIMITED)
                 snprintf(value, sizeof(value), "%" PRIu64, want);

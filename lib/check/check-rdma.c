@@ -382,14 +382,19 @@ static int add_check(CheckList *out, const char *id, bool required, PortCheck *p
  * rdma.memlock names when there is no uverbs device. */
 static int check_rdma_memlock(const NodeContext *c, const Snapshot *s, NicFamily family, CheckList *out) {
         _cleanup_(port_check_done) PortCheck p = {};
+        _cleanup_(freep) char *reboot = NULL;
         int r;
 
         if (!snapshot_has(s, SNAPSHOT_MEMLOCK | SNAPSHOT_ETC_GROUP | SNAPSHOT_DEVICES))
                 return 0; /* not selected: its caller did not read it */
         r = check_rdma_memlock_evaluate(&s->host.memlock, &s->host, family, c->profile->rdma.memlock, &p);
-        if (r < 0)
+        if (r >= 0)
+                r = check_rdma_memlock_pending_reboot(&s->host.memlock, c->profile->rdma.memlock, &reboot);
+        if (r >= 0)
+                r = add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
+        if (r < 0 || !reboot)
                 return r;
-        return add_check(out, "rdma.memlock", c->profile->rdma.required, &p);
+        return check_list_set_pending_reboot(out, "%s", reboot);
 }
 
 /* The skip of every rdma.* check when there is nothing to check. */

@@ -53,6 +53,11 @@ int check_rdma_memlock_judge(
  * in problems, for each usable device in ok. family: the fabric NIC's, whose RDMA module the advice
  * names; NIC_FAMILY_UNKNOWN: the host's PCI bus says (h->nic_family). */
 int check_rdma_uverbs(const SnapshotHost *h, NicFamily family, char ***problems, char ***ok);
+/* What a reboot (or `systemctl daemon-reexec`) would bring into force of f against want: systemd's
+ * DefaultLimitMEMLOCK when the files set enough and the running manager, which read them before they
+ * did, gives services less (rdma.memlock then fails saying so). Pure. Returns 0 with *ret NULL when
+ * nothing is pending, 0 with the text for Check.pending_reboot, or -ENOMEM. */
+int check_rdma_memlock_pending_reboot(const MemlockFacts *f, uint64_t want, char **ret);
 /* rdma.memlock: the limits a workload gets (f: services, login sessions, podman's containers)
  * against the profile's want, and the uverbs devices of h (check_rdma_uverbs(), family as it takes
  * it): pure. Each source is named with the fix for the one that falls short; a source that

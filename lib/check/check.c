@@ -20,6 +20,7 @@ static void check_done(Check *c) {
         free(c->summary);
         free(c->expected);
         free(c->actual);
+        free(c->pending_reboot);
 }
 
 /* Takes c (freed on failure). */
@@ -164,6 +165,25 @@ int check_list_skip_qos(CheckList *l, const char *link, const char *what, const 
         return r;
 }
 
+int check_list_set_pending_reboot(CheckList *l, const char *format, ...) {
+        Check *c;
+        char *s;
+        va_list ap;
+        int r;
+
+        if (l->n_checks == 0)
+                return -ENOENT;
+        c = &l->checks[l->n_checks - 1];
+        va_start(ap, format);
+        r = vasprintf(&s, format, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        free(c->pending_reboot);
+        c->pending_reboot = s;
+        return 0;
+}
+
 int check_list_add_copy(CheckList *l, const Check *c) {
         Check copy = {
                 .id = strdup(c->id),
@@ -173,9 +193,10 @@ int check_list_add_copy(CheckList *l, const Check *c) {
                 .expected = strdup(c->expected),
                 .actual = strdup(c->actual),
                 .pending = c->pending,
+                .pending_reboot = c->pending_reboot ? strdup(c->pending_reboot) : NULL,
         };
 
-        if (c->link && !copy.link) {
+        if ((c->link && !copy.link) || (c->pending_reboot && !copy.pending_reboot)) {
                 check_done(&copy);
                 return -ENOMEM;
         }

@@ -34,6 +34,10 @@ typedef struct Check {
         /* Its measurement had not ended when the run did (a peer's probes, check-peer.h): the outcome is
          * skip and actual says "pending" to the reader; code asks this flag, never the text. */
         bool pending;
+        /* What a reboot (or a re-exec of the service manager) would bring into force that the running
+         * system lacks, for the PendingReboot property: "kernel command line: iommu=pt"; NULL when
+         * nothing. Set by the check that judged it; code asks this, never the summary. */
+        char *pending_reboot;
 } Check;
 
 typedef struct CheckList {
@@ -78,6 +82,9 @@ int check_list_skip_link(CheckList *l, const char *link, const char *what, const
         _printf_(4, 5);
 int check_list_skip_qos(CheckList *l, const char *link, const char *what, const char *reason_format, ...)
         _printf_(4, 5);
+/* Says what a reboot would bring into force (Check.pending_reboot) on the check added last. Returns 0,
+ * -ENOMEM, or -ENOENT when l is empty. */
+int check_list_set_pending_reboot(CheckList *l, const char *format, ...) _printf_(2, 3);
 /* Adds a copy of c. */
 int check_list_add_copy(CheckList *l, const Check *c);
 void check_list_done(CheckList *l);

@@ -146,7 +146,8 @@ bool check_list_equal(const CheckList *a, const CheckList *b) {
                 const Check *x = &a->checks[i], *y = &b->checks[i];
 
                 if (x->outcome != y->outcome || !streq(x->id, y->id) || !streq(x->summary, y->summary) ||
-                    !streq(x->expected, y->expected) || !streq(x->actual, y->actual))
+                    !streq(x->expected, y->expected) || !streq(x->actual, y->actual) ||
+                    !streq_ptr(x->pending_reboot, y->pending_reboot))
                         return false;
         }
         return true;
@@ -177,11 +178,54 @@ static const Check *worst_check(const CheckList *l) {
         return NULL;
 }
 
+int checks_pending_reboot(const CheckList *l, char ***ret) {
+        _cleanup_(strv_freep) char **pairs = NULL;
+
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (l->checks[i].pending_reboot &&
+                    (strv_extend(&pairs, l->checks[i].id) < 0 ||
+                     strv_extend(&pairs, l->checks[i].pending_reboot) < 0))
+                        return -ENOMEM;
+        *ret = TAKE_PTR(pairs);
+        return 0;
+}
+
+bool pending_reboot_equal(char *const *a, char *const *b) {
+        size_t n = strv_length(a);
+
+        if (n != strv_length(b))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!streq(a[i], b[i]))
+                        return false;
+        return true;
+}
+
+/* "; reboot required to bring into force: ..." for what the checks other than first say a reboot
+ * brings; first's own summary says it for itself. "" when nothing. */
+static int reboot_tail(const CheckList *l, const Check *first, char **ret) {
+        _cleanup_(strv_freep) char **what = NULL;
+        _cleanup_(freep) char *list = NULL;
+
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (l->checks[i].pending_reboot && &l->checks[i] != first &&
+                    strv_extend(&what, l->checks[i].pending_reboot) < 0)
+                        return -ENOMEM;
+        if (!what) {
+                *ret = strdup("");
+                return *ret ? 0 : -ENOMEM;
+        }
+        list = strv_join(what, " and ");
+        if (!list || asprintf(ret, "; reboot required to bring into force: %s", list) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary) {
         size_t n_pass = check_list_count(l, CHECK_PASS), n_skip = check_list_count(l, CHECK_SKIP);
         size_t n_bad = l->n_checks - n_pass - n_skip, n_pending = count_pending_peers(l);
-        const Check *profile = check_list_find(l, "profile"), *first, *cmdline;
-        bool reboot;
+        const Check *profile = check_list_find(l, "profile"), *first;
+        _cleanup_(freep) char *reboot = NULL;
         char skipped[64] = "", pending[64] = "";
         int r;
 
@@ -208,9 +252,9 @@ int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
         }
 
         first = worst_check(l);
-        cmdline = check_list_find(l, "kernel.cmdline");
-        reboot = cmdline && cmdline != first && cmdline->outcome == CHECK_FAIL && cmdline->summary &&
-                strstr(cmdline->summary, KERNEL_CMDLINE_REBOOT_REQUIRED);
+        r = reboot_tail(l, first, &reboot);
+        if (r < 0)
+                return r;
         *ret_health = profile && profile->outcome == CHECK_FAIL ? HEALTH_FAILED : HEALTH_DEGRADED;
         if (n_bad > 1)
                 r = asprintf(
@@ -221,14 +265,15 @@ int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, ch
                         first->summary,
                         n_bad - 1,
                         pending,
-                        reboot ? "; reboot required to bring the kernel parameters into force" : "");
+                        reboot);
         else
                 r = asprintf(
                         ret_summary,
-                        "%s: %s: %s%s",
+                        "%s: %s: %s%s%s",
                         health_to_string(*ret_health),
                         first->id,
                         first->summary,
-                        pending);
+                        pending,
+                        reboot);
         return r < 0 ? -ENOMEM : 0;
 }

@@ -34,8 +34,16 @@ bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
 #define KERNEL_CMDLINE_REBOOT_REQUIRED \
         "reboot required to bring them into force (the next boot carries them)"
 
+/* What a reboot would bring into force, from the checks that say so (Check.pending_reboot), in the
+ * list's order: pairs of check id and what ("kernel.cmdline", "kernel command line: iommu=pt"), for
+ * the PendingReboot property. Returns 0 (*ret NULL when nothing is pending) or -ENOMEM. */
+int checks_pending_reboot(const CheckList *l, char ***ret);
+/* Same pairs, same order. */
+bool pending_reboot_equal(char *const *a, char *const *b) _pure_;
+
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and
- * 2 more checks failing or warning)"); run_failed: the local checks could not run. When kernel.cmdline
- * says KERNEL_CMDLINE_REBOOT_REQUIRED and is not the check named first, the summary ends in "; reboot
- * required to bring the kernel parameters into force", so that STATUS= and Summary say it. */
+ * 2 more checks failing or warning)"); run_failed: the local checks could not run. When checks other
+ * than the one named first say what a reboot would bring into force (Check.pending_reboot), the summary
+ * ends in "; reboot required to bring into force: " and what they say, joined by " and ", so that
+ * STATUS= and Summary say it. */
 int checks_summarize(const CheckList *l, bool run_failed, Health *ret_health, char **ret_summary);

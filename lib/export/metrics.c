@@ -144,6 +144,13 @@ static void render_node(FILE *f, const MetricsInput *in) {
         }
 }
 
+static bool reboot_pending(const CheckList *l) {
+        for (size_t i = 0; i < l->n_checks; i++)
+                if (l->checks[i].pending_reboot)
+                        return true;
+        return false;
+}
+
 static void render_checks(FILE *f, const CheckList *l) {
         family(f, "halod_checks", "gauge", "How many checks ended with each outcome in the last verify.");
         for (CheckOutcome o = 0; o < _CHECK_OUTCOME_MAX; o++)
@@ -152,6 +159,13 @@ static void render_checks(FILE *f, const CheckList *l) {
                         "halod_checks",
                         (const char *const[]){ "outcome", check_outcome_to_string(o), NULL },
                         l ? check_list_count(l, o) : 0);
+
+        family(f,
+               "halod_reboot_required",
+               "gauge",
+               "1 when a reboot would bring into force what the running system lacks (the PendingReboot property: "
+               "kernel parameters the next boot carries, systemd's DefaultLimitMEMLOCK not yet read); else 0.");
+        sample_uint(f, "halod_reboot_required", NULL, l && reboot_pending(l));
 
         if (!l || l->n_checks == 0)
                 return;

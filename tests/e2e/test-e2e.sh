@@ -786,6 +786,12 @@ summary=$(memlock_summary "$WORKER")
 log "rdma.memlock on $WORKER, written: $summary"
 assert_contains "$summary" "services get 8 MiB < unlimited (systemd's DefaultLimitMEMLOCK): /etc/systemd/system.conf.d/90-halod-memlock.conf:3 sets unlimited, which the running manager has not read yet: run \`systemctl daemon-reexec\`" \
         "rdma.memlock on $WORKER after the helper wrote the drop-ins"
+# What a re-exec (or a reboot) brings, on the bus and in haloctl status, until it is done.
+assert_eq "$(ct "$WORKER" busctl --json=short get-property io.halod1 /io/halod1 io.halod1.Node PendingReboot)" \
+        '{"type":"a(ss)","data":[["rdma.memlock","memlock: unlimited for services from systemd'"'"'s DefaultLimitMEMLOCK (/etc/systemd/system.conf.d/90-halod-memlock.conf:3), or `systemctl daemon-reexec`"]]}' \
+        "PendingReboot on $WORKER before the re-exec"
+assert_contains "$(ct "$WORKER" haloctl status || true)" "    Reboot: required to bring into force (halod never reboots):" \
+        "haloctl status on $WORKER before the re-exec"
 wait_until 30 check_is "$WORKER" helper pass
 # A second apply changes nothing.
 OUT=$(ct "$WORKER" haloctl apply --only limits --node worker /etc/halod/halod.yaml) || fail "apply --only limits on $WORKER: $OUT"
@@ -797,6 +803,8 @@ wait_until 30 check_is "$WORKER" rdma.memlock pass
 summary=$(memlock_summary "$WORKER")
 log "rdma.memlock on $WORKER, in force: $summary"
 assert_contains "$summary" "services: unlimited (systemd's DefaultLimitMEMLOCK)" "rdma.memlock on $WORKER after the re-exec"
+assert_eq "$(ct "$WORKER" busctl --json=short get-property io.halod1 /io/halod1 io.halod1.Node PendingReboot)" \
+        '{"type":"a(ss)","data":[]}' "PendingReboot on $WORKER after the re-exec"
 # (A failing summary names only what is wrong: the login sessions' part shows once it passes.)
 assert_contains "$summary" "login sessions: unlimited (/etc/security/limits.d/90-halod-memlock.conf:2)" \
         "rdma.memlock on $WORKER after the re-exec"

@@ -136,6 +136,13 @@ dm_start_halod() {
         track_pid "$HALOD_PID"
 }
 
+# DM_BIND_BOOT_TREE: a WRAPPER for dm_start_halod, followed by a host tree's path, that binds the tree's
+# boot/ and etc/default/ over /boot and /etc/default in halod's mount namespace, so that halod reads
+# that boot configuration (kernel.cmdline-next, PendingReboot):
+#   dm_start_halod NS NODE PROFILE "${DM_BIND_BOOT_TREE[@]}" TREE
+# shellcheck disable=SC2016 # for the inner sh
+DM_BIND_BOOT_TREE=(sh -c 'mount --bind "$0/boot" /boot && mount --bind "$0/etc/default" /etc/default && exec "$@"')
+
 # dm_prop NAME: print the value of a string or integer property of io.halod1.Node.
 dm_prop() {
         busctl get-property "${HALOD_BUS[@]}" "$1" | sed -E 's/^[a-z] //; s/^"(.*)"$/\1/'

@@ -10,7 +10,10 @@
 # filter box keeps only what matches; a paced TCP transfer to the worker shows as the fabric's
 # fallback to TCP; a man page link shows the page through the bridge (man, with MANPATH at the built
 # pages). Viewed as the unprivileged user nobody (the shipped bus policy), Verify is refused with a
-# message that says what to do; as root it runs. The run's screenshots (the page; with the fallback,
+# message that says what to do; as root it runs. Last, the head's halod is restarted with kernel
+# parameters in its profile and an Ubuntu GRUB tree (tests/data/hosts/kernel-ubuntu-cloudimg) over
+# /boot and /etc/default: when its grub.cfg carries them, a Verify makes PendingReboot name them, and
+# the page shows the reboot notice without a reload. The run's screenshots (the page; with the fallback,
 # the one in doc/cockpit-page.png; after the drift) stay in $BUILD_DIR/meson-logs/cockpit-page
 # beside meson's test log, or in $COCKPIT_SCREENSHOT_DIR when it is set.
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +28,7 @@ require_build_file daemon/halod
 ck_require
 
 ck_start_cluster
+HEAD_PID=$HALOD_PID
 SHOTS=${COCKPIT_SCREENSHOT_DIR:-$BUILD_DIR/meson-logs/cockpit-page}
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/halod-page*.png
@@ -48,6 +52,9 @@ text=$(ck_text)
 assert_contains "$text" "degraded" "Health on the page"
 assert_eq "$(cdp eval 'document.getElementById("health").dataset.health')" degraded "the Health label"
 assert_eq "$(cdp eval 'document.getElementById("node-name").textContent')" head "the node's name"
+assert_eq "$(on head busctl --json=short get-property "${HALOD_BUS[@]}" PendingReboot | jq -c .data)" "[]" \
+        "PendingReboot"
+assert_eq "$(cdp eval 'document.getElementById("reboot").hidden')" true "the reboot notice with nothing pending"
 summary=$(on head dm_prop Summary)
 assert_eq "$(cdp eval 'document.getElementById("summary").textContent')" "$summary" "Summary as the bus has it"
 # The failing check: its id and its summary as halod published them, and first in the table.
@@ -158,4 +165,32 @@ cdp wait 'document.getElementById("message-title").textContent == "Verify done"'
 [ "$(on head dm_prop LastVerifyUSec)" -gt "$before" ] || fail "LastVerifyUSec did not move after Verify"
 assert_eq "$(cdp eval 'document.getElementById("message-text").textContent')" "$(on head dm_prop Summary)" \
         "Verify's reply, the new Summary"
+HARNESS_STEP="a pending reboot shows as a notice"
+log "$HARNESS_STEP"
+kill -TERM "$HEAD_PID"
+dm_wait_exit "$HEAD_PID" 60
+HOST=$TEST_DIR/host
+cp -a "$SOURCE_DIR/tests/data/hosts/kernel-ubuntu-cloudimg" "$HOST"
+cp "$TEST_DIR/halod.yaml" "$TEST_DIR/halod-reboot.yaml"
+echo 'kernel: { cmdline: [halod.test=1] }' >>"$TEST_DIR/halod-reboot.yaml"
+rm -f "$TEST_DIR/notify-head.sock" # the first head's receiver keeps running until the end
+on head dm_start_halod "$NS_A" head "$TEST_DIR/halod-reboot.yaml" "${DM_BIND_BOOT_TREE[@]}" "$HOST"
+wait_notify "$NOTIFY_OUT" 'READY=1'
+cdp navigate "http://127.0.0.1:$WS_PORT/cockpit/@localhost/halod/index.html"
+cdp wait 'document.getElementById("halod").dataset.state == "ready"' 30 >/dev/null || fail "the page never rendered"
+cdp eval 'window.halodNotReloaded = true' >/dev/null
+assert_eq "$(cdp eval 'document.getElementById("reboot").hidden')" true "the reboot notice while grub.cfg lacks them"
+sed -i -E 's/^(\s+linux\s+\S+ root=\S+ ro) /\1 halod.test=1 /' "$HOST/boot/grub/grub.cfg"
+grep -q 'ro halod.test=1 ' "$HOST/boot/grub/grub.cfg" || fail "could not edit the fixture's grub.cfg"
+on head run_rc 0 busctl --timeout=60 call "${HALOD_BUS[@]}" Verify
+assert_eq "$(on head busctl --json=short get-property "${HALOD_BUS[@]}" PendingReboot | jq -c .data)" \
+        '[["kernel.cmdline","kernel command line: halod.test=1"]]' "PendingReboot"
+cdp wait '!document.getElementById("reboot").hidden' 30 >/dev/null ||
+        fail "the reboot notice never showed: $(ck_text 2>&1)"
+assert_eq "$(cdp eval 'window.halodNotReloaded === true')" true "the page was not reloaded"
+assert_eq "$(cdp eval 'document.querySelector("#reboot-list li").textContent')" \
+        "kernel command line: halod.test=1 (kernel.cmdline)" "the notice's line"
+assert_eq "$(cdp eval 'document.querySelector("#reboot-list li").dataset.check')" kernel.cmdline "the notice's check"
+assert_contains "$(cdp eval 'document.getElementById("reboot").innerText')" "Reboot required" "the notice"
+cdp screenshot "$SHOTS/halod-page-reboot.png"
 pass

@@ -258,6 +258,49 @@ static void test_fixtures(void) {
                 run_case(&cases[i]);
 }
 
+/* What kernel.cmdline says a reboot brings into force (Check.pending_reboot, the PendingReboot
+ * property): the parameters the running kernel lacks, only where the next boot carries them all. */
+static void test_pending_reboot(void) {
+        static const struct {
+                const char *host;
+                const char *reboot; /* NULL: nothing pending */
+        } t[] = {
+                { "kernel-strix-reboot-pending",
+                  "kernel command line: iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 "
+                  "ttm.pages_limit=32505856" },
+                { "kernel-kernelopts", "kernel command line: ttm.pages_limit=32505856" },
+                /* In force already. */
+                { "kernel-strix-ok", NULL },
+                /* The next boot lacks them too: a reboot alone brings nothing. */
+                { "kernel-saved-entry-old", NULL },
+        };
+        const char *required[] = { PARAMS, NULL };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                _cleanup_(freep) char *root = NULL;
+                _cleanup_(check_list_done) CheckList l = {};
+                Profile p = { .path = (char *) "halod.yaml", .kernel_cmdline = (char **) required };
+                Host h;
+                NodeContext c = { .host = &h, .profile = &p };
+                _cleanup_(snapshot_done) Snapshot s = {};
+                const Check *k;
+
+                ASSERT_TRUE(asprintf(&root, TEST_DATA_DIR "/hosts/%s", t[i].host) >= 0);
+                h = (Host){ .root = root };
+                snapshot_init(&s, &c);
+                test_read_for(&c, &s, "kernel.cmdline");
+                ASSERT_OK(check_kernel(&c, &s, NULL, NULL, &l));
+                k = check_list_find(&l, "kernel.cmdline");
+                ASSERT_TRUE(k);
+                if (t[i].reboot)
+                        ASSERT_STR_EQ(strna(k->pending_reboot), t[i].reboot);
+                else
+                        ASSERT_TRUE(!k->pending_reboot);
+                /* Only kernel.cmdline says it: kernel.cmdline-next's warning is the same fact. */
+                ASSERT_TRUE(!check_list_find(&l, "kernel.cmdline-next")->pending_reboot);
+        }
+}
+
 static void shellf(const char *fmt, ...) _printf_(1, 2);
 static void shellf(const char *fmt, ...) {
         _cleanup_(freep) char *cmd = NULL;
@@ -538,6 +581,7 @@ static void test_profile(void) {
 
 int main(void) {
         test_fixtures();
+        test_pending_reboot();
         test_gtt_broken_sysfs();
         test_saved_entry_unknown();
         test_recovery_default_only();

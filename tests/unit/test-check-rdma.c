@@ -814,6 +814,59 @@ static void memlock_case(const MemlockCase *t) {
 
 #define RDMA_CONF "/etc/security/limits.d/90-rdma.conf"
 
+/* What rdma.memlock says a reboot (or `systemctl daemon-reexec`) brings into force: systemd's
+ * DefaultLimitMEMLOCK only where the files set enough and the running manager gives less. */
+static void test_memlock_pending_reboot(void) {
+        static const char *const dropin = "/etc/systemd/system.conf.d/90-halod-memlock.conf";
+        const struct {
+                const char *name;
+                TreeFile files[2];
+                const MemlockServices *services;
+                const char *reboot; /* NULL: nothing pending */
+        } cases[] = {
+                { "written, not read",
+                  { { dropin, "# Written by halod\n[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  &services_8m,
+                  "memlock: unlimited for services from systemd's DefaultLimitMEMLOCK "
+                  "(/etc/systemd/system.conf.d/90-halod-memlock.conf:3), or `systemctl daemon-reexec`" },
+                { "read", { { dropin, "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } }, &services_unlimited, NULL },
+                /* A later file takes it back: a reboot brings 8 MiB again. */
+                { "reset",
+                  { { dropin, "[Manager]\nDefaultLimitMEMLOCK=infinity\n" },
+                    { "/usr/lib/systemd/system.conf.d/95-vendor.conf", "[Manager]\nDefaultLimitMEMLOCK=\n" } },
+                  &services_8m,
+                  NULL },
+                { "too small", { { dropin, "[Manager]\nDefaultLimitMEMLOCK=64M\n" } }, &services_8m, NULL },
+                /* --root: the running manager does not describe the tree. */
+                { "not asked",
+                  { { dropin, "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  &services_not_asked,
+                  NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(memlock_facts_done) MemlockFacts f = { .services = *cases[i].services };
+                _cleanup_(freep) char *reboot = NULL;
+                size_t n = cases[i].files[1].path ? 2 : 1;
+                char *root = make_tree(0666, (gid_t) -1, cases[i].files, n);
+                Host h;
+
+                ASSERT_TRUE(root);
+                h = (Host){ .root = root };
+                ASSERT_OK(memlock_facts_read_files(&h, &f));
+                ASSERT_OK(check_rdma_memlock_pending_reboot(&f, UNLIMITED, &reboot));
+                if (!streq_ptr(reboot, cases[i].reboot)) {
+                        fprintf(stderr,
+                                "memlock %s: got \"%s\", expected \"%s\"\n",
+                                cases[i].name,
+                                strna(reboot),
+                                strna(cases[i].reboot));
+                        abort();
+                }
+                remove_tree(root);
+        }
+}
+
 static void test_memlock(void) {
         const char *limits = "# RDMA\n*   -   memlock   unlimited\n@rdma hard memlock unlimited # KiB\n";
         const MemlockServices unreadable = {
@@ -1367,6 +1420,7 @@ int main(void) {
         test_no_rdma_section();
         test_mtu_evaluate();
         test_memlock();
+        test_memlock_pending_reboot();
         test_pid1_limits();
         test_systemd_tree();
         printf("test-check-rdma: ok\n");

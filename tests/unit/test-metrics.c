@@ -373,6 +373,11 @@ static void test_golden(void) {
                 "halod_checks{outcome=\"skip\"} 0\n"
                 "halod_checks{outcome=\"warn\"} 0\n"
                 "halod_checks{outcome=\"fail\"} 1\n"
+                "# HELP halod_reboot_required 1 when a reboot would bring into force what the running system "
+                "lacks (the PendingReboot property: kernel parameters the next boot carries, systemd's "
+                "DefaultLimitMEMLOCK not yet read); else 0.\n"
+                "# TYPE halod_reboot_required gauge\n"
+                "halod_reboot_required 0\n"
                 "# HELP halod_check_status The outcome of each check (pass, skip, warn, fail): 1 for its outcome "
                 "in the last verify, 0 for the others.\n"
                 "# TYPE halod_check_status gauge\n"
@@ -678,9 +683,30 @@ static void test_profile_key(void) {
         ASSERT_TRUE(strstr(json, "\"prometheus-textfile\":\"/var/lib/prometheus/node-exporter/halod.prom\""));
 }
 
+/* halod_reboot_required: 1 while a check says what a reboot brings (PendingReboot), else 0. */
+static void test_reboot_required(void) {
+        _cleanup_(check_list_done) CheckList l = {};
+        MetricsInput in = { .health = HEALTH_DEGRADED, .checks = &l };
+        _cleanup_(freep) char *none = NULL, *pending = NULL, *empty = NULL;
+
+        ASSERT_OK(check_list_add(&l, "kernel.cmdline", CHECK_FAIL, "iommu=pt", "", "lacks iommu=pt"));
+        none = render(&in);
+        assert_lines(
+                none,
+                (const char *const[]){ "# TYPE halod_reboot_required gauge", "halod_reboot_required 0", NULL },
+                NULL);
+        ASSERT_OK(check_list_set_pending_reboot(&l, "kernel command line: iommu=pt"));
+        pending = render(&in);
+        assert_lines(pending, (const char *const[]){ "halod_reboot_required 1", NULL }, NULL);
+        in.checks = NULL;
+        empty = render(&in);
+        assert_lines(empty, (const char *const[]){ "halod_reboot_required 0", NULL }, NULL);
+}
+
 int main(void) {
         test_health_and_empty();
         test_checks();
+        test_reboot_required();
         test_node_and_timestamp();
         test_peers();
         test_nics();

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "basic/macro.h"
+#include "basic/strv.h"
 #include "check/verify-summary.h"
 #include "tests.h"
 
@@ -222,31 +223,83 @@ static void test_summary(void) {
         }
 }
 
-/* kernel.cmdline saying a reboot is required reaches the summary (STATUS=, Summary) when another check
- * is named first; named first, its own words say it. */
+/* What checks say a reboot brings into force (Check.pending_reboot) reaches the summary (STATUS=,
+ * Summary) when another check is named first; named first, its own words say it. The field decides,
+ * never the text. */
+static const struct {
+        const char *checks;     /* list_from()'s spec */
+        const char *cmdline;    /* kernel.cmdline's pending_reboot, added last as a failure; NULL: none */
+        const char *memlock;    /* rdma.memlock's, the same */
+        const char *tail;       /* how the summary ends */
+        const char *pending[5]; /* checks_pending_reboot(): id, what, ... */
+} reboot_cases[] = {
+        { "profile:p,link.a.mtu:f",
+          "kernel command line: iommu=pt",
+          NULL,
+          "(and 1 more checks failing or warning); reboot required to bring into force: kernel command line: iommu=pt",
+          { "kernel.cmdline", "kernel command line: iommu=pt" } },
+        { "profile:p,link.a.mtu:f",
+          "kernel command line: iommu=pt pcie_aspm=off",
+          "memlock: unlimited for services from systemd's DefaultLimitMEMLOCK (/etc/x.conf:2), or `systemctl "
+          "daemon-reexec`",
+          "(and 2 more checks failing or warning); reboot required to bring into force: kernel command line: "
+          "iommu=pt pcie_aspm=off and memlock: unlimited for services from systemd's DefaultLimitMEMLOCK "
+          "(/etc/x.conf:2), or `systemctl daemon-reexec`",
+          { "kernel.cmdline",
+            "kernel command line: iommu=pt pcie_aspm=off",
+            "rdma.memlock",
+            "memlock: unlimited for services from systemd's DefaultLimitMEMLOCK (/etc/x.conf:2), or `systemctl "
+            "daemon-reexec`" } },
+        /* Named first: its own summary says it. */
+        { "profile:p,link.a.mtu:p",
+          "kernel command line: iommu=pt",
+          NULL,
+          "kernel.cmdline is f",
+          { "kernel.cmdline", "kernel command line: iommu=pt" } },
+        /* The words without the field: nothing pending (an older check's text is no fact). */
+        { "profile:p,link.a.mtu:f,kernel.cmdline:f", NULL, NULL, "(and 1 more checks failing or warning)", {} },
+};
+
+static void add_pending(CheckList *l, const char *id, const char *what) {
+        if (!what)
+                return;
+        ASSERT_OK(check_list_add(l, id, CHECK_FAIL, "", "", "%s is f", id));
+        ASSERT_OK(check_list_set_pending_reboot(l, "%s", what));
+}
+
 static void test_summarize_reboot(void) {
-        _cleanup_(check_list_done) CheckList l = {}, alone = {};
-        _cleanup_(freep) char *summary = NULL, *own = NULL;
-        Health h;
+        for (size_t i = 0; i < ELEMENTSOF(reboot_cases); i++) {
+                _cleanup_(check_list_done) CheckList l = {};
+                _cleanup_(strv_freep) char **pending = NULL;
+                _cleanup_(freep) char *summary = NULL;
+                size_t n = 0;
+                Health h;
 
-        list_from("profile:p,link.a.mtu:f", &l);
-        ASSERT_OK(check_list_add(
-                &l,
-                "kernel.cmdline",
-                CHECK_FAIL,
-                "",
-                "",
-                "the running kernel lacks 1 of 5 required parameters: iommu=pt; %s",
-                KERNEL_CMDLINE_REBOOT_REQUIRED));
-        ASSERT_OK(checks_summarize(&l, false, &h, &summary));
-        ASSERT_STR_EQ(
-                summary,
-                "degraded: link.a.mtu: link.a.mtu is f (and 1 more checks failing or warning); reboot required to "
-                "bring the kernel parameters into force");
+                list_from(reboot_cases[i].checks, &l);
+                add_pending(&l, "kernel.cmdline", reboot_cases[i].cmdline);
+                add_pending(&l, "rdma.memlock", reboot_cases[i].memlock);
+                ASSERT_OK(checks_summarize(&l, false, &h, &summary));
+                ASSERT_INT_EQ(h, HEALTH_DEGRADED);
+                ASSERT_TRUE(strlen(summary) >= strlen(reboot_cases[i].tail));
+                ASSERT_STR_EQ(summary + strlen(summary) - strlen(reboot_cases[i].tail), reboot_cases[i].tail);
+                ASSERT_OK(checks_pending_reboot(&l, &pending));
+                while (reboot_cases[i].pending[n])
+                        n++;
+                ASSERT_INT_EQ(strv_length(pending), n);
+                for (size_t k = 0; k < n; k++)
+                        ASSERT_STR_EQ(pending[k], reboot_cases[i].pending[k]);
+        }
+}
 
-        list_from("profile:p,link.a.mtu:f,kernel.cmdline:f", &alone);
-        ASSERT_OK(checks_summarize(&alone, false, &h, &own));
-        ASSERT_STR_EQ(own, "degraded: link.a.mtu: link.a.mtu is f (and 1 more checks failing or warning)");
+static void test_pending_reboot_equal(void) {
+        char *a[] = { (char *) "kernel.cmdline", (char *) "kernel command line: iommu=pt", NULL };
+        char *b[] = { (char *) "kernel.cmdline", (char *) "kernel command line: pcie_aspm=off", NULL };
+
+        ASSERT_TRUE(pending_reboot_equal(NULL, NULL));
+        ASSERT_TRUE(pending_reboot_equal(a, a));
+        ASSERT_TRUE(!pending_reboot_equal(a, b));
+        ASSERT_TRUE(!pending_reboot_equal(a, NULL));
+        ASSERT_TRUE(!pending_reboot_equal(NULL, b));
 }
 
 static void test_equal(void) {
@@ -261,6 +314,11 @@ static void test_equal(void) {
         b.checks[1].actual = strdup("1500");
         ASSERT_TRUE(b.checks[1].actual);
         ASSERT_TRUE(!check_list_equal(&a, &b));
+
+        /* What a reboot brings is published too (PendingReboot): a change of it is a change. */
+        ASSERT_OK(check_list_set_pending_reboot(&c, "kernel command line: iommu=pt"));
+        c.checks[1].outcome = CHECK_FAIL;
+        ASSERT_TRUE(!check_list_equal(&a, &c));
 }
 
 int main(void) {
@@ -269,6 +327,7 @@ int main(void) {
         test_selection_covers_drift();
         test_summary();
         test_summarize_reboot();
+        test_pending_reboot_equal();
         test_equal();
         return 0;
 }
