@@ -100,16 +100,21 @@ typedef struct LimitsConf {
         char **rejected;   /* "FILE:LINE: why": memlock lines pam_limits ignores */
         char **misread;    /* "FILE:LINE: how": values pam_limits reads otherwise than they look ("64M") */
         char **unreadable; /* "FILE (error)": files that exist but could not be read */
+        /* Debian's pam_limits, also Ubuntu's (debian/patches 027_pam_limits_better_init_allow_explicit_root),
+         * applies neither "*" nor group lines to root, only lines that name root; upstream's
+         * (modules/pam_limits/pam_limits.c, parse_config_file()) applies them to every user. */
+        bool wildcard_skips_root;
 } LimitsConf;
 
 void limits_conf_done(LimitsConf *c);
 /* Adds the memlock lines of one file's text; file names them. Returns 0 or -ENOMEM. */
 int limits_conf_parse(LimitsConf *c, const char *file, const char *text);
-/* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root. */
+/* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root, and
+ * from os-release whether the host's pam_limits is Debian's (ID or ID_LIKE "debian"). */
 int limits_conf_read(const Host *h, LimitsConf *c);
-/* The lines that decide the soft and hard limit of domain ("*", "alice", "@rdma"): its own lines
- * override the lines for "*", and among equals the last one wins. NULL: no line sets it, so the
- * session keeps the limit of the service that runs the login (sshd's, systemd's default). */
+/* The lines that decide the soft and hard limit of domain ("*", "alice", "root", "@rdma"): its own lines
+ * override the lines for "*" (which do not count for "root" where wildcard_skips_root), and among
+ * equals the last one wins. NULL: no line sets it, so the session keeps the limit it starts from. */
 void limits_conf_effective(
         const LimitsConf *c, const char *domain, const LimitsLine **ret_soft, const LimitsLine **ret_hard);
 

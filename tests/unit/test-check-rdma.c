@@ -1228,6 +1228,49 @@ static void test_memlock(void) {
                   CHECK_PASS,
                   { "services: 64 GiB (systemd's DefaultLimitMEMLOCK); login sessions: no memlock line for *, so each "
                     "keeps what opens it: sshd and getty logins the services' 64 GiB" } },
+                /* Debian's pam_limits applies "*" to everyone but root (debian/patches
+                 * 027_pam_limits_better_init_allow_explicit_root), whose sessions start from PID 1's
+                 * limit; Fedora's, upstream's, applies it to root too. */
+                { "Debian: * does not reach root",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12\"\nID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions of root get 187032 KiB < unlimited: this host's pam_limits (Debian's) does not "
+                    "apply the * line (" RDMA_CONF ":2) to root, whose sessions start from PID 1's limit "
+                    "(/proc/1/limits): add \"root - memlock unlimited\" in /etc/security/limits.d/90-rdma.conf and "
+                    "log in again" } },
+                { "Ubuntu: root's own line",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\nroot - memlock unlimited\n" },
+                    { "/etc/os-release", "ID=ubuntu\nID_LIKE=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: unlimited (" RDMA_CONF ":1)" },
+                  { "root get" } },
+                { "Debian: root's line short",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\nroot - memlock 1024\n" },
+                    { "/etc/os-release", "ID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions of root get 1 MiB < unlimited (" RDMA_CONF ":2)" } },
+                { "Fedora: * reaches root",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits }, { "/etc/os-release", "ID=fedora\nVERSION_ID=43\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: unlimited (" RDMA_CONF ":2)" },
+                  { "root" } },
                 { "no minimum", 0666, (gid_t) -1, {}, &services_8m, 0, CHECK_PASS, { "services: 8 MiB" } },
         };
 
