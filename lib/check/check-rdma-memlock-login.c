@@ -49,12 +49,13 @@ static int inherited_read(const MemlockServices *s, Inherited *ret) {
                 return r < 0 ? -ENOMEM : 0;
         }
 
-        if (s->state == MEMLOCK_SERVICES_READ) {
+        if (s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_FILES) {
                 inherited_add(ret, s->limit.soft);
                 r = asprintf(
                         &services,
-                        "sshd and getty logins the services' %s (systemd's DefaultLimitMEMLOCK)",
-                        format_bytes(s->limit.soft, b));
+                        "sshd and getty logins the services' %s (systemd's DefaultLimitMEMLOCK%s)",
+                        format_bytes(s->limit.soft, b),
+                        s->state == MEMLOCK_SERVICES_FILES ? " at boot" : "");
         } else {
                 ret->complete = false;
                 r = asprintf(
@@ -304,7 +305,8 @@ int memlock_judge_login(
         limit = (MemlockLimit){
                 .soft = soft->value,
                 .hard = hard ? hard->value
-                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1
+                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1 ||
+                                s->state == MEMLOCK_SERVICES_FILES
                         ? s->limit.hard
                         : soft->value,
         };

@@ -33,6 +33,10 @@ int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
 
 #define SYSTEMD_CONF_FILE "/etc/systemd/system.conf"
 #define SYSTEMD_CONF_DROPIN_DIR "/etc/systemd/system.conf.d"
+/* What systemd gives services where no file sets DefaultLimitMEMLOCK=: the limit PID 1 started with,
+ * raised to at least DEFAULT_RLIMIT_MEMLOCK, 8 MiB, the kernel's own default since 5.16
+ * (src/basic/constants.h; src/core/main.c, fallback_rlimit_memlock()). */
+#define SYSTEMD_BUILTIN_MEMLOCK (8ULL * 1024ULL * 1024ULL)
 
 typedef struct SystemdConf {
         bool set; /* some file sets DefaultLimitMEMLOCK= (the last one to set it wins) */
@@ -49,8 +53,9 @@ void systemd_conf_done(SystemdConf *c);
 int systemd_rlimit_parse(const char *value, MemlockLimit *ret);
 /* Applies one file's text: the [Manager] section's DefaultLimitMEMLOCK= lines. Returns 0 or -ENOMEM. */
 int systemd_conf_parse(SystemdConf *c, const char *file, const char *text);
-/* Reads system.conf, then the system.conf.d drop-ins of /etc, /run, /usr/local/lib and /usr/lib in
- * file-name order (the first directory's copy of a name winning), below the host root. */
+/* Reads the first system.conf found in /etc, /run, /usr/local/lib and /usr/lib, then the system.conf.d
+ * drop-ins of those directories in file-name order (the first directory's copy of a name winning), below
+ * the host root, as systemd's config_parse_standard_file_with_dropins() does. */
 int systemd_conf_read(const Host *h, SystemdConf *c);
 
 /* ---- every process on a host without systemd: PID 1's limit (memlock-pid1.c) ---- */

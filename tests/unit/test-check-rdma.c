@@ -1404,6 +1404,74 @@ static void test_systemd_tree(void) {
         }
 }
 
+/* A tree that was not booted (systemd installed, no run/systemd/system, no proc/1/limits), as haloctl check
+ * --root sees an image: systemd has loaded nothing yet, so services get at boot what the tree's
+ * system.conf and system.conf.d say, read in systemd's order (src/shared/conf-parser.c,
+ * config_parse_standard_file_with_dropins(): the first main file of /etc, /run, /usr/local/lib, /usr/lib;
+ * then the drop-ins of those directories by file name, /etc's copy of a name hiding the others, the last
+ * one winning), or systemd's built-in 8 MiB (src/basic/constants.h, DEFAULT_RLIMIT_MEMLOCK). Before,
+ * such a tree warned that the running manager's value was not read. */
+static void test_unbooted_tree(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_yaml("true", "4096"));
+        static const struct {
+                TreeFile files[4];
+                CheckOutcome outcome;
+                const char *has;
+        } cases[] = {
+                { { { "/usr/lib/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" },
+                    { "/usr/lib/systemd/system.conf.d/10-vendor.conf", "[Manager]\nDefaultLimitMEMLOCK=1G\n" },
+                    { "/etc/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_PASS,
+                  "services: unlimited at boot (DefaultLimitMEMLOCK, /etc/systemd/system.conf.d/90-rdma.conf:2)" },
+                { { { "/run/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" },
+                    { "/etc/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" },
+                    { "/usr/lib/systemd/system.conf.d/95-late.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" } },
+                  CHECK_FAIL,
+                  "services get 64 MiB < unlimited at boot (DefaultLimitMEMLOCK, "
+                  "/usr/lib/systemd/system.conf.d/95-late.conf:2): set DefaultLimitMEMLOCK=infinity in the "
+                  "[Manager] section of /etc/systemd/system.conf.d/90-rdma.conf" },
+                { { { "/etc/systemd/system.conf", "[Manager]\n#DefaultLimitMEMLOCK=\n" },
+                    { "/usr/lib/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_FAIL,
+                  "services get 8 MiB < unlimited at boot (systemd's built-in default: no system.conf or "
+                  "system.conf.d file of the tree sets DefaultLimitMEMLOCK)" },
+                { { { "/run/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_PASS,
+                  "services: unlimited at boot (DefaultLimitMEMLOCK, /run/systemd/system.conf:2)" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(port_check_done) PortCheck pc = {};
+                TreeFile all[6] = { { "/usr/lib/systemd/systemd", "" },
+                                    { RDMA_CONF, "* - memlock unlimited\n" } };
+                size_t n = 2;
+                NodeContext c;
+                char *root;
+                Host h;
+
+                for (size_t j = 0; j < ELEMENTSOF(cases[i].files) && cases[i].files[j].path; j++)
+                        all[n++] = cases[i].files[j];
+                root = make_tree(0666, (gid_t) -1, all, n);
+                if (!root) {
+                        fprintf(stderr,
+                                "test-check-rdma: cannot chown (not root), skipping the unbooted tree\n");
+                        return;
+                }
+                h = (Host){ .root = root };
+                c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+                ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+                if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
+                        fprintf(stderr,
+                                "unbooted tree %zu: got %s \"%s\"\n",
+                                i,
+                                check_outcome_to_string(pc.outcome),
+                                pc.summary);
+                        abort();
+                }
+                remove_tree(root);
+        }
+}
+
 int main(void) {
         test_sysfs_parsers();
         test_trees();
@@ -1412,6 +1480,7 @@ int main(void) {
         test_memlock();
         test_pid1_limits();
         test_systemd_tree();
+        test_unbooted_tree();
         printf("test-check-rdma: ok\n");
         return 0;
 }
