@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The NIC's runtime settings at halod's start (nic.fw-lldp-agent, nic.enable-roce): the driver's state,
- * which a reboot or a driver reload resets, set with halod's own CAP_NET_ADMIN (ETHTOOL_SPFLAGS and
- * devlink's PARAM_SET both ask for no more) before the first verify, in enforce mode. */
+/* The NIC's runtime settings (nic.fw-lldp-agent, nic.enable-roce), set where they differ with halod's own
+ * CAP_NET_ADMIN (ETHTOOL_SPFLAGS and devlink's PARAM_SET both ask for no more), in enforce mode, before
+ * the first verify. enable_roce is the driver's state, which a driver reload resets; the firmware keeps
+ * fw-lldp-agent (apply/apply-nic-runtime.h says where ice does so). */
 #include "manager-nic-runtime.h"
 #include "apply/apply-nic-runtime.h"
 #include "basic/strv.h"
