@@ -5,7 +5,8 @@
  * parameter, the driver's state, which a driver reload or a reboot resets. fw-lldp-agent is not: ice
  * has the firmware keep it across reboots (ice_ethtool.c, ice_set_priv_flags(): ice_aq_stop_lldp() and
  * ice_aq_start_lldp() with persist true) and reads it back at each load (ice_dcb_lib.c,
- * ice_init_pf_dcb()). Both are compared and set where they differ at each start. */
+ * ice_init_pf_dcb()). Both are compared and set where they differ at each start, after a reload of the
+ * profile that changes them and when a link's netdev comes back (daemon/halod/manager-nic-runtime.c). */
 #pragma once
 
 #include "plan/plan.h"
