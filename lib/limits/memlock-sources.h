@@ -112,6 +112,9 @@ typedef struct LimitsConf {
 } LimitsConf;
 
 void limits_conf_done(LimitsConf *c);
+/* Whether an os-release text has "debian" among the words of ID= or ID_LIKE=: Debian and the
+ * distributions built from it (Ubuntu: ID_LIKE=debian), which ship linux-pam with Debian's patches. */
+bool os_release_names_debian(const char *text) _pure_;
 /* Adds the memlock lines of one file's text; file names them. Returns 0 or -ENOMEM. */
 int limits_conf_parse(LimitsConf *c, const char *file, const char *text);
 /* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root, and

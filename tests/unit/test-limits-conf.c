@@ -171,6 +171,17 @@ static void test_root(void) {
         limits_conf_done(&c);
 }
 
+/* os-release's words (os-release(5): shell-style assignments, the value maybe quoted). */
+static void test_os_release_words(void) {
+        ASSERT_TRUE(os_release_names_debian("ID=debian"));
+        ASSERT_TRUE(os_release_names_debian("NAME=x\nID_LIKE='ubuntu debian'\n"));
+        ASSERT_TRUE(!os_release_names_debian("ID=\nID_LIKE=\"\"\n"));
+        ASSERT_TRUE(!os_release_names_debian("VERSION_ID=debian\n"));
+        ASSERT_TRUE(os_release_names_debian("VERSION_ID=12\n  ID=debian\n"));
+        ASSERT_TRUE(!os_release_names_debian("ID=fedora\nPRETTY_NAME=\"not debian\"\n"));
+        ASSERT_TRUE(!os_release_names_debian(""));
+}
+
 /* Which pam_limits a tree has, from its os-release as Debian 12, Ubuntu 24.04 and Fedora 43 ship it. */
 static void test_root_os_release(void) {
         static const struct {
@@ -332,6 +343,7 @@ int main(void) {
         test_mixed();
         test_later_line_wins();
         test_root();
+        test_os_release_words();
         test_root_os_release();
         test_broken();
         test_edges();
