@@ -17,6 +17,8 @@ require_tools ip busctl dbus-daemon strace
 require_build_file daemon/halod tests/sock-diag-tool
 DUMP='nlmsg_type=(TCPDIAG_GETSOCK|SOCK_DIAG_BY_FAMILY), nlmsg_flags=NLM_F_REQUEST\|NLM_F_DUMP'
 STRACE=(strace -f -qq -e trace=sendto,sendmsg -e signal=none)
+# In a build with AddressSanitizer: LeakSanitizer cannot run under ptrace, the rest of it can.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 
 start_dbus
 dm_install_bus_policy
