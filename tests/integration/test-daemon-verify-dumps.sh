@@ -30,17 +30,7 @@ ip -n "$NS_A" link set "$IF_A" mtu 9000 up
 ip -n "$NS_B" addr add $B_ADDR/30 dev "$IF_B"
 ip -n "$NS_B" link set "$IF_B" mtu 9000 up
 PROFILE=$TEST_DIR/halod.yaml
-cat >"$PROFILE" <<YAML
-cluster: dd-test
-mode: verify
-links:
-  fab0:
-    mtu: 9000
-nodes:
-  a: { links: { fab0: { address: $A_ADDR/30, match: { name: $IF_A } } } }
-  b: { links: { fab0: { address: $B_ADDR/30, match: { name: $IF_B } } } }
-health: { interval: 600s, peers: false }
-YAML
+dm_write_profile "$PROFILE" verify $A_ADDR/30 $B_ADDR/30
 
 log "what one read of the transport sends: sock-diag-tool's two reads, halved"
 echo | in_ns "$NS_A" "${STRACE[@]}" -o "$TEST_DIR/tool.log" "$BUILD_DIR/tests/sock-diag-tool" $A_ADDR $B_ADDR >/dev/null

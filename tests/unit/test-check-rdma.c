@@ -1341,6 +1341,36 @@ static void test_pid1_limits(void) {
         remove_tree(root);
 }
 
+/* rdma.memlock on a scratch tree of files, run as the daemon runs it: the outcome and a part of the
+ * summary. false when the tree cannot be made (not root): the caller skips. */
+static bool memlock_tree_case(
+        const Profile *p,
+        const TreeFile *files,
+        size_t n,
+        CheckOutcome outcome,
+        const char *has,
+        const char *what,
+        size_t i) {
+        _cleanup_(port_check_done) PortCheck pc = {};
+        char *root = make_tree(0666, (gid_t) -1, files, n);
+        NodeContext c;
+        Host h;
+
+        if (!root) {
+                fprintf(stderr, "test-check-rdma: cannot chown (not root), skipping the %s\n", what);
+                return false;
+        }
+        h = (Host){ .root = root };
+        c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+        if (pc.outcome != outcome || !strstr(pc.summary, has)) {
+                fprintf(stderr, "%s %zu: got %s \"%s\"\n", what, i, check_outcome_to_string(pc.outcome), pc.summary);
+                abort();
+        }
+        remove_tree(root);
+        return true;
+}
+
 /* A tree booted with systemd (run/systemd/system) under --root: what services get is the running
  * manager's, which the tree does not hold, so the check never passes and says which source it could not
  * read; PID 1's own limit (systemd's: an eighth of RAM), from the tree, is what su keeps. Before, the
@@ -1378,29 +1408,11 @@ static void test_systemd_tree(void) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(port_check_done) PortCheck pc = {};
                 TreeFile all[3] = { files[0], files[1], { RDMA_CONF, cases[i].limits_d } };
-                char *root = make_tree(0666, (gid_t) -1, all, ELEMENTSOF(all));
-                NodeContext c;
-                Host h;
 
-                if (!root) {
-                        fprintf(stderr,
-                                "test-check-rdma: cannot chown (not root), skipping the systemd tree\n");
+                if (!memlock_tree_case(
+                            p, all, ELEMENTSOF(all), cases[i].outcome, cases[i].has, "systemd tree", i))
                         return;
-                }
-                h = (Host){ .root = root };
-                c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-                ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
-                if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
-                        fprintf(stderr,
-                                "systemd tree %zu: got %s \"%s\"\n",
-                                i,
-                                check_outcome_to_string(pc.outcome),
-                                pc.summary);
-                        abort();
-                }
-                remove_tree(root);
         }
 }
 
@@ -1441,34 +1453,14 @@ static void test_unbooted_tree(void) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(port_check_done) PortCheck pc = {};
                 TreeFile all[6] = { { "/usr/lib/systemd/systemd", "" },
                                     { RDMA_CONF, "* - memlock unlimited\n" } };
                 size_t n = 2;
-                NodeContext c;
-                char *root;
-                Host h;
 
                 for (size_t j = 0; j < ELEMENTSOF(cases[i].files) && cases[i].files[j].path; j++)
                         all[n++] = cases[i].files[j];
-                root = make_tree(0666, (gid_t) -1, all, n);
-                if (!root) {
-                        fprintf(stderr,
-                                "test-check-rdma: cannot chown (not root), skipping the unbooted tree\n");
+                if (!memlock_tree_case(p, all, n, cases[i].outcome, cases[i].has, "unbooted tree", i))
                         return;
-                }
-                h = (Host){ .root = root };
-                c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-                ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
-                if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
-                        fprintf(stderr,
-                                "unbooted tree %zu: got %s \"%s\"\n",
-                                i,
-                                check_outcome_to_string(pc.outcome),
-                                pc.summary);
-                        abort();
-                }
-                remove_tree(root);
         }
 }
 
