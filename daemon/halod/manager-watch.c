@@ -12,6 +12,7 @@
 #include "log.h"
 #include "manager-job-verify.h"
 #include "manager-job.h"
+#include "manager-nic-runtime.h"
 #include "manager-peer-channel.h"
 #include "manager-peers.h"
 #include "manager-verify.h"
@@ -37,9 +38,14 @@
 #define AUTO_APPLY_WINDOW_USEC (60 * USEC_PER_SEC)
 
 void manager_watch_set_ports(Manager *m, FabricPort *ports, size_t n) {
+        /* A link's new netdev is a new instance of its driver, whose runtime state starts over. */
+        bool came_back = m->ports && nic_runtime_netdev_came_back(m->ports, m->n_ports, ports, n);
+
         fabric_ports_free(m->ports, m->n_ports);
         m->ports = ports;
         m->n_ports = n;
+        if (came_back)
+                manager_nic_runtime_due(m);
 }
 
 void manager_watch_refresh_ports(Manager *m) {
@@ -110,8 +116,12 @@ static int on_rtnl_event(const RtnlEvent *e, void *userdata) {
                     strv_extend(&m->link_events, p->link) < 0)
                         m->resync = true;
                 /* A renamed netdev may no longer be the link's (a match by name), and the watch's ports,
-                 * which an address re-check takes as they are, name it as it was: resolve again. */
+                 * which an address re-check takes as they are, name it as it was: resolve again. So
+                 * does a netdev of the link's name with another ifindex (its driver was reloaded):
+                 * manager_watch_set_ports() sees it is new. */
                 if (e->link && p->ifname && !streq(p->ifname, e->link->name))
+                        m->resync = true;
+                if (e->type == RTNL_EVENT_NEW_LINK && p->ifindex > 0 && e->link->ifindex != p->ifindex)
                         m->resync = true;
                 log_debug(
                         "%s on %s (link %s): re-checking.",
@@ -318,6 +328,9 @@ static int on_recheck(sd_event_source *source, uint64_t usec, void *userdata) {
 }
 
 void manager_watch_host_idle(Manager *m) {
+        /* The NIC's runtime settings of a link whose netdev came back, then a re-check that sees them. */
+        if (m->nic_runtime_due && manager_apply_nic_runtime(m) > 0)
+                m->recheck_after_work = m->resync = true;
         if (!m->recheck_after_work)
                 return;
         m->recheck_after_work = false;

@@ -278,7 +278,7 @@ int manager_start(Manager *m) {
 
         /* The NIC's runtime settings before the first apply: irdma comes up in RoCE mode, and the host's
          * DCB settings stick with the firmware's LLDP agent off. */
-        manager_apply_nic_runtime(m);
+        (void) manager_apply_nic_runtime(m);
 
         /* Here, before the loop runs: nothing waits for it yet. One job, one snapshot for the apply and
          * the checks, which report from what the apply read back. A failed apply is not fatal: the
@@ -376,6 +376,7 @@ static void on_reload_loaded(
         changed = changed_identity(old, old_node, old_backend, m);
         manager_bus_emit_changed(m, changed);
         /* A peer run still probing for the old profile reads it until it stops; its results are dropped. */
+        manager_nic_runtime_reloaded(m, old, old_node);
         manager_peers_keep_profile(m, &old);
         (void) manager_peer_channel_reset(m);
 

@@ -132,6 +132,8 @@ typedef struct Manager {
         JobLane host_jobs;
         JobLane peer_jobs;
         bool recheck_after_work; /* a re-check came due while a job ran: it runs after them */
+        bool nic_runtime_due;    /* a link's netdev came back: the NIC's runtime settings are set again
+                                  * once the host lane is idle (manager-nic-runtime.c) */
 
         /* Exports (manager-export.c): the last errors, logged once until they change. */
         char *fabric_env_error;

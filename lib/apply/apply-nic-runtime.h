@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The NIC's runtime settings the profile asks for (nic.fw-lldp-agent, nic.enable-roce): what differs on
  * the fabric links of the node, read from the running kernel (ethtool's private flags, devlink's
- * parameters), and setting them. They are the driver's state, which a reboot or a driver reload resets:
- * halod applies them at each start in enforce mode, with its own CAP_NET_ADMIN. */
+ * parameters), and setting them, with halod's own CAP_NET_ADMIN. enable_roce is a runtime devlink
+ * parameter, the driver's state, which a driver reload or a reboot resets. fw-lldp-agent is not: ice
+ * has the firmware keep it across reboots (ice_ethtool.c, ice_set_priv_flags(): ice_aq_stop_lldp() and
+ * ice_aq_start_lldp() with persist true) and reads it back at each load (ice_dcb_lib.c,
+ * ice_init_pf_dcb()). Both are compared and set where they differ at each start, after a reload of the
+ * profile that changes them and when a link's netdev comes back (daemon/halod/manager-nic-runtime.c). */
 #pragma once
 
 #include "plan/plan.h"

@@ -49,12 +49,13 @@ static int inherited_read(const MemlockServices *s, Inherited *ret) {
                 return r < 0 ? -ENOMEM : 0;
         }
 
-        if (s->state == MEMLOCK_SERVICES_READ) {
+        if (s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_FILES) {
                 inherited_add(ret, s->limit.soft);
                 r = asprintf(
                         &services,
-                        "sshd and getty logins the services' %s (systemd's DefaultLimitMEMLOCK)",
-                        format_bytes(s->limit.soft, b));
+                        "sshd and getty logins the services' %s (systemd's DefaultLimitMEMLOCK%s)",
+                        format_bytes(s->limit.soft, b),
+                        s->state == MEMLOCK_SERVICES_FILES ? " at boot" : "");
         } else {
                 ret->complete = false;
                 r = asprintf(
@@ -233,6 +234,49 @@ static int judge_inherited(
                 strempty(list));
 }
 
+/* Root where the host's pam_limits is Debian's (debian/patches
+ * 027_pam_limits_better_init_allow_explicit_root): "*" lines do not count for root, and init_limits()
+ * starts every session from PID 1's limits (parse_kernel_limits(), /proc/1/limits), so a root login
+ * without a line of its own keeps PID 1's limit however much "*" grants. Root logins are a common way
+ * to run the workload. */
+static int judge_root(
+        const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, MemlockVerdict *v) {
+        const LimitsLine *soft, *hard, *any_soft, *any_hard;
+        char value[32], b[BYTES_STRING_MAX];
+        const MemlockLimit *pid1;
+
+        if (!pam->wildcard_skips_root || want == 0)
+                return 0;
+        limits_conf_effective(pam, "root", &soft, &hard);
+        limits_conf_effective(pam, "*", &any_soft, &any_hard);
+        if (soft || hard || !any_soft)
+                return 0; /* judged with the domains that have lines, or with everyone for "*" */
+        pid1 = s->state == MEMLOCK_SERVICES_PID1 ? &s->limit : s->has_pid1 ? &s->pid1 : NULL;
+        if (pid1 && memlock_enough(pid1->soft, want))
+                return 0;
+        limits_value(want, value);
+        if (!pid1)
+                return strv_extendf(
+                        &v->warnings,
+                        "login sessions of root: this host's pam_limits (Debian's) does not apply the * line "
+                        "(%s:%u) to root, whose sessions start from PID 1's limit, which could not be read (%s): "
+                        "add \"root - memlock %s\" in " LIMITS_DROPIN " to decide it",
+                        any_soft->file,
+                        any_soft->line,
+                        s->pid1_error ?: "not asked",
+                        value);
+        return strv_extendf(
+                &v->problems,
+                "login sessions of root get %s < %s: this host's pam_limits (Debian's) does not apply the * line "
+                "(%s:%u) to root, whose sessions start from PID 1's limit (" PROC_PID1_LIMITS
+                "): add \"root - memlock %s\" in " LIMITS_DROPIN " and log in again",
+                format_bytes(pid1->soft, b),
+                want_s,
+                any_soft->file,
+                any_soft->line,
+                value);
+}
+
 int memlock_judge_login(
         const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, MemlockVerdict *v) {
         _cleanup_(inherited_done) Inherited in = {};
@@ -246,6 +290,8 @@ int memlock_judge_login(
         r = inherited_read(s, &in);
         if (r >= 0)
                 r = judge_login_domains(pam, &in, want, want_s, &granted, v);
+        if (r >= 0)
+                r = judge_root(pam, s, want, want_s, v);
         if (r < 0)
                 return r;
 
@@ -259,7 +305,8 @@ int memlock_judge_login(
         limit = (MemlockLimit){
                 .soft = soft->value,
                 .hard = hard ? hard->value
-                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1
+                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1 ||
+                                s->state == MEMLOCK_SERVICES_FILES
                         ? s->limit.hard
                         : soft->value,
         };

@@ -135,6 +135,32 @@ static int judge_services_pending(
                 configured);
 }
 
+/* A tree that was not booted: systemd has loaded nothing yet, and gives services at boot what its
+ * system.conf and drop-ins set, or its built-in default. */
+static int judge_services_tree(
+        const MemlockServices *s, const SystemdConf *conf, uint64_t want, const char *want_s, MemlockVerdict *v) {
+        _cleanup_(freep) char *have = memlock_describe_limit(s->limit), *from = NULL;
+        char value[32] = "infinity";
+
+        if (!have || strv_extendf(&v->actual, "services %s", have) < 0)
+                return -ENOMEM;
+        if (conf->set ? asprintf(&from, "DefaultLimitMEMLOCK, %s:%u", conf->file, conf->line) < 0
+                      : !(from = strdup("systemd's built-in default: no system.conf or system.conf.d file of the "
+                                        "tree sets DefaultLimitMEMLOCK")))
+                return -ENOMEM;
+        if (memlock_enough(s->limit.soft, want))
+                return strv_extendf(&v->ok, "services: %s at boot (%s)", have, from);
+        if (want != MEMLOCK_UNLIMITED)
+                snprintf(value, sizeof(value), "%" PRIu64, want);
+        return strv_extendf(
+                &v->problems,
+                "services get %s < %s at boot (%s): set DefaultLimitMEMLOCK=%s in the [Manager] section of " SYSTEMD_DROPIN,
+                have,
+                want_s,
+                from,
+                value);
+}
+
 static int judge_services(
         const MemlockServices *s, const SystemdConf *conf, uint64_t want, const char *want_s, MemlockVerdict *v) {
         _cleanup_(freep) char *have = NULL;
@@ -161,6 +187,8 @@ static int judge_services(
                         strna(s->error));
         case MEMLOCK_SERVICES_PID1:
                 return judge_pid1(s, want, want_s, v);
+        case MEMLOCK_SERVICES_FILES:
+                return judge_services_tree(s, conf, want, want_s, v);
         case MEMLOCK_SERVICES_UNREADABLE:
                 return strv_extendf(
                         &v->warnings,

@@ -180,9 +180,44 @@ static int read_one(const Host *h, LimitsConf *c, const char *path) {
         return limits_conf_parse(c, path, text);
 }
 
+bool os_release_names_debian(const char *text) {
+        for (const char *p = text; p && *p;) {
+                size_t len = strcspn(p, "\n");
+                const char *key = p + strspn(p, " \t"),
+                           *v = startswith(key, "ID=") ?: startswith(key, "ID_LIKE=");
+
+                /* The value's words, quotes and blanks around them dropped, up to the end of the line. */
+                while (v && v < p + len) {
+                        size_t n;
+
+                        v += strspn(v, "\"' \t");
+                        n = strcspn(v, "\"' \t\n");
+                        if (n == 0)
+                                break;
+                        if (n == strlen("debian") && strneq(v, "debian", n))
+                                return true;
+                        v += n;
+                }
+                p = p[len] ? p + len + 1 : NULL;
+        }
+        return false;
+}
+
+/* The host's os-release: the tree's /etc/os-release, else /usr/lib/os-release (os-release(5)). */
+static bool os_release_is_debian(const Host *h) {
+        _cleanup_(freep) char *text = NULL;
+
+        if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) < 0 &&
+            host_read_file(h, "/usr/lib/os-release", HOST_FILE_MAX, &text, NULL) < 0)
+                return false;
+        return os_release_names_debian(text);
+}
+
 int limits_conf_read(const Host *h, LimitsConf *c) {
         _cleanup_(strv_freep) char **dropins = NULL;
         int r;
+
+        c->wildcard_skips_root = os_release_is_debian(h);
 
         r = read_one(h, c, LIMITS_CONF_FILE);
         if (r < 0)
@@ -214,12 +249,12 @@ void limits_conf_effective(
         bool soft_own = false, hard_own = false;
 
         /* pam_limits ranks a user's or a group's own line above a "*" line and lets a later line of
-         * the same rank replace an earlier one. */
+         * the same rank replace an earlier one (process_limit(): LIMITS_DEF_USER, _GROUP, _DEFAULT). */
         for (size_t i = 0; i < c->n_lines; i++) {
                 const LimitsLine *l = &c->lines[i];
                 bool own = !streq(domain, "*") && streq(l->domain, domain);
 
-                if (!own && !streq(l->domain, "*"))
+                if (!own && (!streq(l->domain, "*") || (c->wildcard_skips_root && streq(domain, "root"))))
                         continue;
                 if (l->soft && (own || !soft_own)) {
                         soft = l;

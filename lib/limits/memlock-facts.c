@@ -47,6 +47,11 @@ int memlock_facts_read_files(const Host *h, MemlockFacts *f) {
         return containers_conf_read(h, &f->containers);
 }
 
+/* systemd's manager binary (merged /usr or not) below the host root. */
+static bool systemd_installed(const Host *h) {
+        return host_path_exists(h, "/usr/lib/systemd/systemd") || host_path_exists(h, "/lib/systemd/systemd");
+}
+
 /* PID 1's limit, which every process of a host without systemd inherits. */
 static int read_pid1(const Host *h, MemlockServices *ret, char **ret_error) {
         _cleanup_(freep) char *text = NULL;
@@ -98,7 +103,11 @@ static int read_services(const Host *h, MemlockFacts *f) {
                  * /run/systemd/system, as sd_booted() asks) and carries a proc/1/limits. */
                 if (!host_path_exists(h, "/run/systemd/system") && host_path_exists(h, PROC_PID1_LIMITS))
                         return read_pid1(h, ret, &f->services_error);
-                ret->state = MEMLOCK_SERVICES_NOT_ASKED;
+                /* A tree with systemd installed and no sign of a boot: what its files say is what the
+                 * services will get; memlock_facts_read() fills the limit in once they are read. */
+                ret->state = !host_path_exists(h, "/run/systemd/system") && systemd_installed(h)
+                        ? MEMLOCK_SERVICES_FILES
+                        : MEMLOCK_SERVICES_NOT_ASKED;
                 return read_pid1_own(h, f);
         }
         if (sd_booted() <= 0)
@@ -130,5 +139,12 @@ int memlock_facts_read(const Host *h, MemlockFacts *f) {
         if (r < 0)
                 return r;
         f->services.error = f->services_error;
-        return memlock_facts_read_files(h, f);
+        r = memlock_facts_read_files(h, f);
+        if (r < 0)
+                return r;
+        if (f->services.state == MEMLOCK_SERVICES_FILES)
+                f->services.limit = f->systemd.set
+                        ? f->systemd.limit
+                        : (MemlockLimit){ SYSTEMD_BUILTIN_MEMLOCK, SYSTEMD_BUILTIN_MEMLOCK };
+        return 0;
 }

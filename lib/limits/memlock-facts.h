@@ -13,7 +13,11 @@
  * memlock_facts_read(), or handed in by a test. */
 typedef enum MemlockServicesState {
         MEMLOCK_SERVICES_READ,       /* limit holds the manager's default */
-        MEMLOCK_SERVICES_NOT_ASKED,  /* --root: the running manager does not describe the tree */
+        MEMLOCK_SERVICES_NOT_ASKED,  /* --root on a booted tree (run/systemd/system): its manager's
+                                      * default is the running one's, which the tree does not hold */
+        MEMLOCK_SERVICES_FILES,      /* --root on a tree that was not booted (systemd installed, no
+                                      * run/systemd/system, no proc/1/limits): systemd has loaded nothing
+                                      * yet, so limit holds what its system.conf and drop-ins will give */
         MEMLOCK_SERVICES_NO_SYSTEMD, /* the host was not booted with systemd, and PID 1's limit is
                                       * not known either: error says why */
         MEMLOCK_SERVICES_PID1,       /* no systemd: limit holds PID 1's, which every process inherits */

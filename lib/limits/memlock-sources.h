@@ -33,6 +33,10 @@ int systemd_default_memlock(sd_bus *bus, MemlockLimit *ret, char **ret_error);
 
 #define SYSTEMD_CONF_FILE "/etc/systemd/system.conf"
 #define SYSTEMD_CONF_DROPIN_DIR "/etc/systemd/system.conf.d"
+/* What systemd gives services where no file sets DefaultLimitMEMLOCK=: the limit PID 1 started with,
+ * raised to at least DEFAULT_RLIMIT_MEMLOCK, 8 MiB, the kernel's own default since 5.16
+ * (src/basic/constants.h; src/core/main.c, fallback_rlimit_memlock()). */
+#define SYSTEMD_BUILTIN_MEMLOCK (8ULL * 1024ULL * 1024ULL)
 
 typedef struct SystemdConf {
         bool set; /* some file sets DefaultLimitMEMLOCK= (the last one to set it wins) */
@@ -49,8 +53,9 @@ void systemd_conf_done(SystemdConf *c);
 int systemd_rlimit_parse(const char *value, MemlockLimit *ret);
 /* Applies one file's text: the [Manager] section's DefaultLimitMEMLOCK= lines. Returns 0 or -ENOMEM. */
 int systemd_conf_parse(SystemdConf *c, const char *file, const char *text);
-/* Reads system.conf, then the system.conf.d drop-ins of /etc, /run, /usr/local/lib and /usr/lib in
- * file-name order (the first directory's copy of a name winning), below the host root. */
+/* Reads the first system.conf found in /etc, /run, /usr/local/lib and /usr/lib, then the system.conf.d
+ * drop-ins of those directories in file-name order (the first directory's copy of a name winning), below
+ * the host root, as systemd's config_parse_standard_file_with_dropins() does. */
 int systemd_conf_read(const Host *h, SystemdConf *c);
 
 /* ---- every process on a host without systemd: PID 1's limit (memlock-pid1.c) ---- */
@@ -100,16 +105,24 @@ typedef struct LimitsConf {
         char **rejected;   /* "FILE:LINE: why": memlock lines pam_limits ignores */
         char **misread;    /* "FILE:LINE: how": values pam_limits reads otherwise than they look ("64M") */
         char **unreadable; /* "FILE (error)": files that exist but could not be read */
+        /* Debian's pam_limits, also Ubuntu's (debian/patches 027_pam_limits_better_init_allow_explicit_root),
+         * applies neither "*" nor group lines to root, only lines that name root; upstream's
+         * (modules/pam_limits/pam_limits.c, parse_config_file()) applies them to every user. */
+        bool wildcard_skips_root;
 } LimitsConf;
 
 void limits_conf_done(LimitsConf *c);
+/* Whether an os-release text has "debian" among the words of ID= or ID_LIKE=: Debian and the
+ * distributions built from it (Ubuntu: ID_LIKE=debian), which ship linux-pam with Debian's patches. */
+bool os_release_names_debian(const char *text) _pure_;
 /* Adds the memlock lines of one file's text; file names them. Returns 0 or -ENOMEM. */
 int limits_conf_parse(LimitsConf *c, const char *file, const char *text);
-/* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root. */
+/* Reads limits.conf, then limits.d/\*.conf in C order (as pam_limits does), below the host root, and
+ * from os-release whether the host's pam_limits is Debian's (ID or ID_LIKE "debian"). */
 int limits_conf_read(const Host *h, LimitsConf *c);
-/* The lines that decide the soft and hard limit of domain ("*", "alice", "@rdma"): its own lines
- * override the lines for "*", and among equals the last one wins. NULL: no line sets it, so the
- * session keeps the limit of the service that runs the login (sshd's, systemd's default). */
+/* The lines that decide the soft and hard limit of domain ("*", "alice", "root", "@rdma"): its own lines
+ * override the lines for "*" (which do not count for "root" where wildcard_skips_root), and among
+ * equals the last one wins. NULL: no line sets it, so the session keeps the limit it starts from. */
 void limits_conf_effective(
         const LimitsConf *c, const char *domain, const LimitsLine **ret_soft, const LimitsLine **ret_hard);
 

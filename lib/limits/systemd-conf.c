@@ -168,6 +168,7 @@ int systemd_conf_parse(SystemdConf *c, const char *file, const char *text) {
         return 0;
 }
 
+/* Reads path: 1 when it exists, 0 when not, or -ENOMEM. */
 static int read_one(const Host *h, SystemdConf *c, const char *path) {
         _cleanup_(freep) char *text = NULL;
         int r;
@@ -178,11 +179,20 @@ static int read_one(const Host *h, SystemdConf *c, const char *path) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return strv_extendf(&c->unreadable, "%s (%s)", path, strerror(-r));
-        return systemd_conf_parse(c, path, text);
+                return strv_extendf(&c->unreadable, "%s (%s)", path, strerror(-r)) < 0 ? -ENOMEM : 1;
+        r = systemd_conf_parse(c, path, text);
+        return r < 0 ? r : 1;
 }
 
 int systemd_conf_read(const Host *h, SystemdConf *c) {
+        /* systemd's CONF_PATHS (src/basic/constants.h), in the order
+         * config_parse_standard_file_with_dropins() (src/shared/conf-parser.c) takes them: the first main
+         * file found is read, then every drop-in, a name in an earlier directory hiding the same name in a
+         * later one, in file-name order, so that a later file wins. */
+        static const char *const mains[] = { SYSTEMD_CONF_FILE,
+                                             "/run/systemd/system.conf",
+                                             "/usr/local/lib/systemd/system.conf",
+                                             "/usr/lib/systemd/system.conf" };
         static const char *const dirs[] = { SYSTEMD_CONF_DROPIN_DIR,
                                             "/run/systemd/system.conf.d",
                                             "/usr/local/lib/systemd/system.conf.d",
@@ -190,7 +200,11 @@ int systemd_conf_read(const Host *h, SystemdConf *c) {
         _cleanup_(strv_freep) char **dropins = NULL;
         int r;
 
-        r = read_one(h, c, SYSTEMD_CONF_FILE);
+        for (size_t i = 0; i < ELEMENTSOF(mains); i++) {
+                r = read_one(h, c, mains[i]);
+                if (r != 0)
+                        break;
+        }
         if (r < 0)
                 return r;
         r = host_conf_files(h, dirs, ELEMENTSOF(dirs), ".conf", &dropins);

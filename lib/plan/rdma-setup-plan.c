@@ -112,16 +112,18 @@ static int plan_limits(const Host *h, uint64_t want, RdmaSetupPlan *p) {
                 format_or_null("DefaultLimitMEMLOCK=%s", systemd));
         if (r < 0)
                 return r;
-        /* "-" sets both the soft limit, which the kernel checks, and the hard one. pam_limits applies "*" to
-         * every user but root. */
+        /* "-" sets both the soft limit, which the kernel checks, and the hard one. Debian's and Ubuntu's
+         * pam_limits applies "*" to every user but root (debian/patches
+         * 027_pam_limits_better_init_allow_explicit_root), so root, whose logins often run the workload,
+         * gets a line of its own; upstream's applies both to root, the same value. */
         r = add_file(
                 h,
                 p,
                 RDMA_SETUP_PART_LIMITS,
                 MEMLOCK_LIMITS_FILE,
                 "for login sessions opened from now on",
-                format_or_null("*\t-\tmemlock\t%s\n", pam),
-                format_or_null("* - memlock %s", pam));
+                format_or_null("*\t-\tmemlock\t%s\nroot\t-\tmemlock\t%s\n", pam, pam),
+                format_or_null("* and root - memlock %s", pam));
         if (r < 0 || !podman_installed(h))
                 return r;
         /* A later file's default_ulimits replaces the list of the earlier ones (containers.conf(5)). */

@@ -709,7 +709,8 @@ done
 # unlimited, applied as rdma.memlock's summary says (a drop-in, then systemctl daemon-reexec).
 ct "$HEAD" mkdir -p /etc/systemd/system.conf.d
 ct "$HEAD" sh -c 'printf "[Manager]\nDefaultLimitMEMLOCK=infinity\n" >/etc/systemd/system.conf.d/90-rdma.conf'
-ct "$HEAD" sh -c 'printf "*  -  memlock  unlimited\n" >/etc/security/limits.d/90-rdma.conf'
+# The container is Debian, whose pam_limits does not apply "*" to root: root gets a line of its own.
+ct "$HEAD" sh -c 'printf "*  -  memlock  unlimited\nroot  -  memlock  unlimited\n" >/etc/security/limits.d/90-rdma.conf'
 run_rc 0 ct "$HEAD" systemctl daemon-reexec
 assert_eq "$(ct "$HEAD" systemctl show -P DefaultLimitMEMLOCK)" infinity "head's DefaultLimitMEMLOCK after daemon-reexec"
 # worker keeps the distribution's defaults. And halod's own limit must play no part: a runtime
@@ -767,7 +768,7 @@ OUT=$(ct "$WORKER" haloctl plan --node worker /etc/halod/halod.yaml) || true
 log "haloctl plan on $WORKER: $OUT"
 assert_contains "$OUT" "limits: write /etc/systemd/system.conf.d/90-halod-memlock.conf (DefaultLimitMEMLOCK=infinity): for services started after \`systemctl daemon-reexec\` (or a reboot)" \
         "plan on $WORKER"
-assert_contains "$OUT" "limits: write /etc/security/limits.d/90-halod-memlock.conf (* - memlock unlimited)" "plan on $WORKER"
+assert_contains "$OUT" "limits: write /etc/security/limits.d/90-halod-memlock.conf (* and root - memlock unlimited)" "plan on $WORKER"
 restart_halod "$WORKER"
 wait_until 60 ct "$WORKER" test -f /etc/systemd/system.conf.d/90-halod-memlock.conf
 wait_until 60 ct "$WORKER" test -f /etc/security/limits.d/90-halod-memlock.conf

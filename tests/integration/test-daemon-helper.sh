@@ -78,7 +78,7 @@ kill -HUP "$HALOD_PID"
 wait_until 30 grep -qF "limits: write /etc/systemd/system.conf.d/90-halod-memlock.conf (DefaultLimitMEMLOCK=infinity)" \
         "$TEST_DIR/run-a/request"
 assert_contains "$(cat "$TEST_DIR/run-a/request")" \
-        "limits: write /etc/security/limits.d/90-halod-memlock.conf (* - memlock unlimited): for login sessions opened from now on" \
+        "limits: write /etc/security/limits.d/90-halod-memlock.conf (* and root - memlock unlimited): for login sessions opened from now on" \
         "the request for rdma.limits: manage"
 wait_until 20 dm_check_is helper warn
 

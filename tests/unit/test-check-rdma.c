@@ -1281,6 +1281,49 @@ static void test_memlock(void) {
                   CHECK_PASS,
                   { "services: 64 GiB (systemd's DefaultLimitMEMLOCK); login sessions: no memlock line for *, so each "
                     "keeps what opens it: sshd and getty logins the services' 64 GiB" } },
+                /* Debian's pam_limits applies "*" to everyone but root (debian/patches
+                 * 027_pam_limits_better_init_allow_explicit_root), whose sessions start from PID 1's
+                 * limit; Fedora's, upstream's, applies it to root too. */
+                { "Debian: * does not reach root",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits },
+                    { "/etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12\"\nID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions of root get 187032 KiB < unlimited: this host's pam_limits (Debian's) does not "
+                    "apply the * line (" RDMA_CONF ":2) to root, whose sessions start from PID 1's limit "
+                    "(/proc/1/limits): add \"root - memlock unlimited\" in /etc/security/limits.d/90-rdma.conf and "
+                    "log in again" } },
+                { "Ubuntu: root's own line",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\nroot - memlock unlimited\n" },
+                    { "/etc/os-release", "ID=ubuntu\nID_LIKE=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: unlimited (" RDMA_CONF ":1)" },
+                  { "root get" } },
+                { "Debian: root's line short",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* - memlock unlimited\nroot - memlock 1024\n" },
+                    { "/etc/os-release", "ID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions of root get 1 MiB < unlimited (" RDMA_CONF ":2)" } },
+                { "Fedora: * reaches root",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, limits }, { "/etc/os-release", "ID=fedora\nVERSION_ID=43\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: unlimited (" RDMA_CONF ":2)" },
+                  { "root" } },
                 { "no minimum", 0666, (gid_t) -1, {}, &services_8m, 0, CHECK_PASS, { "services: 8 MiB" } },
         };
 
@@ -1351,6 +1394,36 @@ static void test_pid1_limits(void) {
         remove_tree(root);
 }
 
+/* rdma.memlock on a scratch tree of files, run as the daemon runs it: the outcome and a part of the
+ * summary. false when the tree cannot be made (not root): the caller skips. */
+static bool memlock_tree_case(
+        const Profile *p,
+        const TreeFile *files,
+        size_t n,
+        CheckOutcome outcome,
+        const char *has,
+        const char *what,
+        size_t i) {
+        _cleanup_(port_check_done) PortCheck pc = {};
+        char *root = make_tree(0666, (gid_t) -1, files, n);
+        NodeContext c;
+        Host h;
+
+        if (!root) {
+                fprintf(stderr, "test-check-rdma: cannot chown (not root), skipping the %s\n", what);
+                return false;
+        }
+        h = (Host){ .root = root };
+        c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
+        ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
+        if (pc.outcome != outcome || !strstr(pc.summary, has)) {
+                fprintf(stderr, "%s %zu: got %s \"%s\"\n", what, i, check_outcome_to_string(pc.outcome), pc.summary);
+                abort();
+        }
+        remove_tree(root);
+        return true;
+}
+
 /* A tree booted with systemd (run/systemd/system) under --root: what services get is the running
  * manager's, which the tree does not hold, so the check never passes and says which source it could not
  * read; PID 1's own limit (systemd's: an eighth of RAM), from the tree, is what su keeps. Before, the
@@ -1388,29 +1461,59 @@ static void test_systemd_tree(void) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(port_check_done) PortCheck pc = {};
                 TreeFile all[3] = { files[0], files[1], { RDMA_CONF, cases[i].limits_d } };
-                char *root = make_tree(0666, (gid_t) -1, all, ELEMENTSOF(all));
-                NodeContext c;
-                Host h;
 
-                if (!root) {
-                        fprintf(stderr,
-                                "test-check-rdma: cannot chown (not root), skipping the systemd tree\n");
+                if (!memlock_tree_case(
+                            p, all, ELEMENTSOF(all), cases[i].outcome, cases[i].has, "systemd tree", i))
                         return;
-                }
-                h = (Host){ .root = root };
-                c = (NodeContext){ .host = &h, .profile = p, .node = profile_find_node(p, "head") };
-                ASSERT_OK(memlock_run(&c, NIC_FAMILY_UNKNOWN, &pc));
-                if (pc.outcome != cases[i].outcome || !strstr(pc.summary, cases[i].has)) {
-                        fprintf(stderr,
-                                "systemd tree %zu: got %s \"%s\"\n",
-                                i,
-                                check_outcome_to_string(pc.outcome),
-                                pc.summary);
-                        abort();
-                }
-                remove_tree(root);
+        }
+}
+
+/* A tree that was not booted (systemd installed, no run/systemd/system, no proc/1/limits), as haloctl check
+ * --root sees an image: systemd has loaded nothing yet, so services get at boot what the tree's
+ * system.conf and system.conf.d say, read in systemd's order (src/shared/conf-parser.c,
+ * config_parse_standard_file_with_dropins(): the first main file of /etc, /run, /usr/local/lib, /usr/lib;
+ * then the drop-ins of those directories by file name, /etc's copy of a name hiding the others, the last
+ * one winning), or systemd's built-in 8 MiB (src/basic/constants.h, DEFAULT_RLIMIT_MEMLOCK). Before,
+ * such a tree warned that the running manager's value was not read. */
+static void test_unbooted_tree(void) {
+        _cleanup_(profile_freep) Profile *p = test_profile_load(profile_yaml("true", "4096"));
+        static const struct {
+                TreeFile files[4];
+                CheckOutcome outcome;
+                const char *has;
+        } cases[] = {
+                { { { "/usr/lib/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" },
+                    { "/usr/lib/systemd/system.conf.d/10-vendor.conf", "[Manager]\nDefaultLimitMEMLOCK=1G\n" },
+                    { "/etc/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_PASS,
+                  "services: unlimited at boot (DefaultLimitMEMLOCK, /etc/systemd/system.conf.d/90-rdma.conf:2)" },
+                { { { "/run/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" },
+                    { "/etc/systemd/system.conf.d/90-rdma.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" },
+                    { "/usr/lib/systemd/system.conf.d/95-late.conf", "[Manager]\nDefaultLimitMEMLOCK=64M\n" } },
+                  CHECK_FAIL,
+                  "services get 64 MiB < unlimited at boot (DefaultLimitMEMLOCK, "
+                  "/usr/lib/systemd/system.conf.d/95-late.conf:2): set DefaultLimitMEMLOCK=infinity in the "
+                  "[Manager] section of /etc/systemd/system.conf.d/90-rdma.conf" },
+                { { { "/etc/systemd/system.conf", "[Manager]\n#DefaultLimitMEMLOCK=\n" },
+                    { "/usr/lib/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_FAIL,
+                  "services get 8 MiB < unlimited at boot (systemd's built-in default: no system.conf or "
+                  "system.conf.d file of the tree sets DefaultLimitMEMLOCK)" },
+                { { { "/run/systemd/system.conf", "[Manager]\nDefaultLimitMEMLOCK=infinity\n" } },
+                  CHECK_PASS,
+                  "services: unlimited at boot (DefaultLimitMEMLOCK, /run/systemd/system.conf:2)" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                TreeFile all[6] = { { "/usr/lib/systemd/systemd", "" },
+                                    { RDMA_CONF, "* - memlock unlimited\n" } };
+                size_t n = 2;
+
+                for (size_t j = 0; j < ELEMENTSOF(cases[i].files) && cases[i].files[j].path; j++)
+                        all[n++] = cases[i].files[j];
+                if (!memlock_tree_case(p, all, n, cases[i].outcome, cases[i].has, "unbooted tree", i))
+                        return;
         }
 }
 
@@ -1423,6 +1526,7 @@ int main(void) {
         test_memlock_pending_reboot();
         test_pid1_limits();
         test_systemd_tree();
+        test_unbooted_tree();
         printf("test-check-rdma: ok\n");
         return 0;
 }

@@ -147,6 +147,83 @@ static void test_later_line_wins(void) {
         limits_conf_done(&c);
 }
 
+/* Root: Debian's pam_limits (debian/patches 027_pam_limits_better_init_allow_explicit_root: "* ... &&
+ * !pl->root") skips "*" for root; upstream's (parse_config_file()) does not. A line naming root counts in
+ * both and wins over "*" (LIMITS_DEF_USER over LIMITS_DEF_DEFAULT). */
+static void test_root(void) {
+        const LimitsLine *soft, *hard;
+        LimitsConf c = {};
+
+        ASSERT_OK(limits_conf_parse(&c, "f", "* - memlock unlimited\n@rdma - memlock unlimited\n"));
+        limits_conf_effective(&c, "root", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[0] && hard == &c.lines[0]);
+        c.wildcard_skips_root = true;
+        limits_conf_effective(&c, "root", &soft, &hard);
+        ASSERT_TRUE(!soft && !hard);
+        limits_conf_effective(&c, "alice", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[0] && hard == &c.lines[0]);
+        ASSERT_OK(limits_conf_parse(&c, "g", "root soft memlock 64\n* - memlock 1\n"));
+        limits_conf_effective(&c, "root", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[2] && !hard);
+        c.wildcard_skips_root = false;
+        limits_conf_effective(&c, "root", &soft, &hard);
+        ASSERT_TRUE(soft == &c.lines[2] && hard == &c.lines[3]);
+        limits_conf_done(&c);
+}
+
+/* os-release's words (os-release(5): shell-style assignments, the value maybe quoted). */
+static void test_os_release_words(void) {
+        ASSERT_TRUE(os_release_names_debian("ID=debian"));
+        ASSERT_TRUE(os_release_names_debian("NAME=x\nID_LIKE='ubuntu debian'\n"));
+        ASSERT_TRUE(!os_release_names_debian("ID=\nID_LIKE=\"\"\n"));
+        ASSERT_TRUE(!os_release_names_debian("VERSION_ID=debian\n"));
+        ASSERT_TRUE(os_release_names_debian("VERSION_ID=12\n  ID=debian\n"));
+        ASSERT_TRUE(!os_release_names_debian("ID=fedora\nPRETTY_NAME=\"not debian\"\n"));
+        ASSERT_TRUE(!os_release_names_debian(""));
+}
+
+/* Which pam_limits a tree has, from its os-release as Debian 12, Ubuntu 24.04 and Fedora 43 ship it. */
+static void test_root_os_release(void) {
+        static const struct {
+                const char *path, *text;
+                bool debian;
+        } trees[] = {
+                { "/etc/os-release", "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n", true },
+                { "/usr/lib/os-release", "NAME=\"Ubuntu\"\nID=ubuntu\nID_LIKE=debian\n", true },
+                { "/etc/os-release", "NAME=\"Linux Mint\"\nID=linuxmint\nID_LIKE=\"ubuntu debian\"\n", true },
+                { "/etc/os-release", "NAME=\"Fedora Linux\"\nID=fedora\nVERSION_ID=43\n", false },
+                { "/etc/os-release", "ID=debianish\nVARIANT=debian\n", false },
+                { NULL, NULL, false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(trees); i++) {
+                char root[] = "/tmp/halod-limits-XXXXXX";
+                _cleanup_(freep) char *cmd = NULL;
+                LimitsConf c = {};
+                Host h;
+
+                ASSERT_TRUE(mkdtemp(root));
+                if (trees[i].path) {
+                        _cleanup_(freep) char *path = NULL;
+                        FILE *f;
+
+                        ASSERT_TRUE(asprintf(&cmd, "mkdir -p '%s/etc' '%s/usr/lib'", root, root) >= 0);
+                        ASSERT_INT_EQ(system(cmd), 0);
+                        cmd = mfree(cmd);
+                        ASSERT_TRUE(asprintf(&path, "%s%s", root, trees[i].path) >= 0);
+                        ASSERT_TRUE(f = fopen(path, "we"));
+                        ASSERT_TRUE(fputs(trees[i].text, f) >= 0);
+                        ASSERT_INT_EQ(fclose(f), 0);
+                }
+                h = (Host){ .root = root };
+                ASSERT_OK(limits_conf_read(&h, &c));
+                ASSERT_TRUE(c.wildcard_skips_root == trees[i].debian);
+                limits_conf_done(&c);
+                ASSERT_TRUE(asprintf(&cmd, "rm -rf '%s'", root) >= 0);
+                ASSERT_INT_EQ(system(cmd), 0);
+        }
+}
+
 static void test_broken(void) {
         static const char *const rejected[] = {
                 "f:2: 'both' is not soft, hard or -: pam_limits ignores the memlock line",
@@ -265,6 +342,9 @@ int main(void) {
         test_rdma_conf();
         test_mixed();
         test_later_line_wins();
+        test_root();
+        test_os_release_words();
+        test_root_os_release();
         test_broken();
         test_edges();
         printf("test-limits-conf: ok\n");
