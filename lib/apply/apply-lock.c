@@ -60,6 +60,7 @@ static int check_root_only(int fd, const char *path, bool dir, char **ret_error)
 }
 
 static int open_dir(const char *dir, int *ret_fd, char **ret_error) {
+        bool made = false;
         int fd;
 
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -67,11 +68,15 @@ static int open_dir(const char *dir, int *ret_fd, char **ret_error) {
                 /* Its parent too under --root: a host tree need not have run/. */
                 if (mkdir_parent(dir) < 0 || (mkdir(dir, 0755) < 0 && errno != EEXIST))
                         return errorf(ret_error, negative_errno(), "cannot make %s: %s", dir, strerror(errno));
+                made = true;
                 fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
         if (fd < 0)
                 return errorf(
                         ret_error, negative_errno(), "cannot open the directory %s: %s", dir, strerror(errno));
+        /* 0755 whatever the umask: the user halod reads the helper's result there (halod(8)). */
+        if (made)
+                (void) fchmod(fd, 0755);
         *ret_fd = fd;
         return 0;
 }

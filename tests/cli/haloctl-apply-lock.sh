@@ -38,8 +38,11 @@ mkdir -p "$root/etc/systemd" "$root/etc/security/limits.d"
 LOCK=$root/run/halod-helper/apply.lock
 LIMITS=/etc/security/limits.d/90-halod-memlock.conf
 
-# The tree has no run/: apply makes the lock there, root's alone, and records itself while it holds it.
+# The tree has no run/: apply makes the lock there, root's alone, in a directory that the user halod
+# may read whatever root's umask (the helper's result is there too).
+umask 077
 check "apply makes the lock" 0 apply --root "$root" --node head --only limits "$profile"
+umask 022
 [ "$(stat -c '%U %a' "$root/run/halod-helper" "$LOCK" 2>&1)" = "root 755
 root 600" ] || fail_check "the lock: $(stat -c '%n %U %a' "$root/run/halod-helper" "$LOCK" 2>&1)"
 [ -f "$root$LIMITS" ] || fail_check "apply wrote no $LIMITS"
@@ -50,14 +53,19 @@ rm -f "$root$LIMITS" "$root/etc/systemd/system.conf.d/90-halod-memlock.conf"
 # lets go when its stdin closes.
 exec {hold}> >(/usr/bin/python3 -c '
 import fcntl, os, sys
-fd = os.open(sys.argv[1], os.O_RDWR)
+os.makedirs(os.path.dirname(sys.argv[1]), 0o755, exist_ok=True)
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
 fcntl.flock(fd, fcntl.LOCK_EX)
 os.ftruncate(fd, 0)
 os.write(fd, b"%d changing the kernel command line\n" % os.getpid())
 open(sys.argv[2], "w").close()
 sys.stdin.read()
 ' "$LOCK" "$tmp/held")
-until [ -e "$tmp/held" ]; do sleep 0.05; done
+holder_process=$!
+until [ -e "$tmp/held" ]; do
+        kill -0 "$holder_process" 2>/dev/null || { echo "FAIL: the process that holds the lock did not start"; exit 1; }
+        sleep 0.05
+done
 holder=$(cut -d' ' -f1 "$LOCK")
 "$haloctl" apply --root "$root" --node head --only limits "$profile" >"$tmp/out" 2>"$tmp/err" {hold}>&- &
 applier=$!
