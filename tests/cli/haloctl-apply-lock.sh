@@ -12,11 +12,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cli_setup apply-lock-cli "$@"
 
-if [ "$(id -u)" -ne 0 ]; then
-        [ "${CI:-}" = true ] && { echo "FAIL: haloctl apply --root needs root"; exit 1; }
-        echo "SKIP: haloctl apply --root needs root"
-        exit 77
-fi
+cli_require_root
 
 fail_check() {
         echo "FAIL $1"
