@@ -104,6 +104,7 @@ int apply_boot_part(const NodeContext *c, bool undo) {
         _cleanup_(boot_plan_freep) BootPlan *bp = NULL;
         _cleanup_(strv_freep) char **lines = NULL;
         _cleanup_(freep) char *error = NULL;
+        _cleanup_(closep) int lock = -EBADF;
         int r;
 
         if (!undo && c->profile->kernel_boot != BOOT_POLICY_MANAGE) {
@@ -111,6 +112,14 @@ int apply_boot_part(const NodeContext *c, bool undo) {
                        c->profile->path);
                 return EXIT_SUCCESS;
         }
+        /* Planned from what the previous holder left, and written and put back before the next one looks. */
+        r = apply_lock_part(
+                c->host,
+                undo ? "taking back halod's change to the kernel command line"
+                     : "changing the kernel command line",
+                &lock);
+        if (r != EXIT_SUCCESS)
+                return r;
         r = undo ? boot_plan_undo(c, &bp) : boot_plan_compute(c, &bp);
         if (r >= 0)
                 r = boot_plan_describe(bp, &lines);

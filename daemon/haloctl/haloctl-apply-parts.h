@@ -48,6 +48,11 @@ bool undo_names_boot(const char *undo) _pure_;
 int plan_nic_runtime_lines(const NodeContext *c, const Plan *links, char ***lines, bool *errors, bool *changes);
 int apply_nic_runtime_settings(const NodeContext *c, FILE *out);
 
+/* haloctl-apply-lock.c: takes the apply lock of h (lib/apply/apply-lock.h) before what ("changing the
+ * kernel command line"), waiting while another process holds it and saying once on stderr who that is.
+ * EXIT_SUCCESS with the lock's fd (closing it lets go), or the exit code after saying what is wrong. */
+int apply_lock_part(const Host *h, const char *what, int *ret_fd);
+
 /* Writes dir/name atomically (a new file: its mtime is now); for the result, with the exit status.
  * Failures are reported on stderr and otherwise ignored: the apply itself is what counts. */
 void helper_stamp(const char *dir, const char *name, int exit_status);

@@ -87,8 +87,22 @@ int apply_rdma_setup_parts(const NodeContext *c, RdmaSetupParts parts, FILE *out
         _cleanup_(rdma_setup_plan_done) RdmaSetupPlan plan = {};
         _cleanup_(strv_freep) char **done = NULL;
         _cleanup_(freep) char *error = NULL;
+        _cleanup_(closep) int lock = -EBADF;
+        const ProfileRdma *rdma = &c->profile->rdma;
+        bool limits = (parts & RDMA_SETUP_LIMITS) && rdma->limits == RDMA_SETUP_MANAGE,
+             modules = (parts & RDMA_SETUP_MODULES) && rdma->modules == RDMA_SETUP_MANAGE;
         int r;
 
+        if (!limits && !modules)
+                return EXIT_SUCCESS; /* the profile manages none of these parts */
+        r = apply_lock_part(
+                c->host,
+                limits && modules ? "changing the memlock limits and the RDMA modules"
+                        : limits  ? "changing the memlock limits"
+                                  : "changing the RDMA modules",
+                &lock);
+        if (r != EXIT_SUCCESS)
+                return r;
         r = rdma_setup_plan_compute(c, parts, &plan);
         if (r < 0) {
                 fprintf(stderr, "Failed to plan the RDMA setup: %s\n", strerror(-r));
@@ -129,6 +143,21 @@ bool undo_names_boot(const char *undo) {
         return false;
 }
 
+/* The files of a part, removed under the apply lock: 0 or -errno, or the exit code when the lock could not
+ * be taken. */
+static int undo_rdma_part(const Host *host, const char *part, char ***removed) {
+        _cleanup_(freep) char *what = NULL;
+        _cleanup_(closep) int lock = -EBADF;
+        int r;
+
+        if (asprintf(&what, "removing halod's %s files", part) < 0)
+                return -ENOMEM;
+        r = apply_lock_part(host, what, &lock);
+        if (r != EXIT_SUCCESS)
+                return r;
+        return undo_rdma_setup(host, part, removed);
+}
+
 int apply_undo(const char *undo, const NodeContext *c) {
         Host host = { .root = arg_root ?: "" };
         int exit_status = EXIT_SUCCESS;
@@ -162,7 +191,9 @@ int apply_undo(const char *undo, const NodeContext *c) {
                                 undo);
                         return EX_USAGE;
                 }
-                r = undo_rdma_setup(&host, part, &removed);
+                r = undo_rdma_part(&host, part, &removed);
+                if (r > 0)
+                        return r;
                 if (r < 0) {
                         fprintf(stderr, "Failed to remove halod's %s files: %s\n", part, strerror(-r));
                         exit_status = EX_CANTCREAT;

@@ -10,11 +10,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cli_setup rdma-setup-cli "$@"
 
-if [ "$(id -u)" -ne 0 ]; then
-        [ "${CI:-}" = true ] && { echo "FAIL: haloctl apply --root needs root"; exit 1; }
-        echo "SKIP: haloctl apply --root needs root"
-        exit 77
-fi
+cli_require_root
 
 # same NAME FILE TEXT: the file holds exactly TEXT (printf's escapes).
 same() {

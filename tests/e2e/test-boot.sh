@@ -5,7 +5,9 @@
 # `bootctl install` and `kernel-install add` leave it (the ESP at /boot, loader/entries.srel "type1",
 # a Type #1 entry written by 90-loaderentry.install from /etc/kernel/cmdline), then haloctl check,
 # plan, apply --only boot, a second apply, a failing kernel-install plugin (rollback), and apply
-# --undo boot, each judged by kernel.cmdline-next and by the entry kernel-install wrote.
+# --undo boot, each judged by kernel.cmdline-next and by the entry kernel-install wrote; then two
+# writers at once, root's haloctl apply and halod-helper.service (the real unit and its sandbox), one
+# held inside kernel-install while the other waits for the apply lock (/run/halod-helper/apply.lock).
 #
 # What a container cannot show: the running kernel's command line is the host's, so kernel.cmdline
 # keeps failing after the apply ("reboot pending"); booting the new entry needs a machine (tests/vm).
@@ -38,7 +40,8 @@ sed 's/^  cmdline: .*/  boot: manage\n&/' "$SOURCE_DIR/conf/halod.yaml" >"$PROFI
 grep -q '^  boot: manage$' "$PROFILE" || fail "could not add kernel.boot: manage to conf/halod.yaml"
 grep -q -- '- pcie_aspm=off' "$PROFILE" || fail "conf/halod.yaml no longer asks pcie_aspm=off"
 
-ct_boot node node "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml"
+ct_boot node node "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml" \
+        --bind-ro="$SOURCE_DIR/units/halod-helper.service:/etc/systemd/system/halod-helper.service"
 
 V=6.12.99-halod-test
 ENTRY=/boot/loader/entries/$(ct node cat /etc/machine-id)-$V.conf
@@ -108,6 +111,98 @@ assert_eq "$(options)" "root=/dev/vda2 ro quiet pcie_aspm=force systemd.machine_
 ct node test ! -e /etc/halod/boot-undo.conf || fail "the undo left /etc/halod/boot-undo.conf"
 run_rc 0 hc apply --undo boot
 assert_contains "$OUT" "nothing to undo"
+
+# Two writers at once. The helper is units/halod-helper.service as shipped (its sandbox:
+# ProtectSystem=strict, RuntimeDirectory=halod-helper), asked for the boot part alone: the CDI spec and
+# the links are not what this container can show. One setting is loosened: ProtectKernelModules=
+# hides /usr/lib/modules, where kernel-install finds the kernels (the boot loader's tools are to run
+# in a unit of their own, outside the helper's tight sandbox).
+ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper.service.d && cat >/etc/systemd/system/halod-helper.service.d/test.conf &&
+        systemctl daemon-reload' <<'UNIT' || fail "cannot set up halod-helper.service"
+[Service]
+ExecStart=
+ExecStart=/usr/local/bin/haloctl apply --only boot --node head --color never /etc/halod/halod.yaml
+Environment=SYSTEMD_RELAX_ESP_CHECKS=1
+ProtectKernelModules=no
+UNIT
+# A plugin that stands in for a slow one (dracut building an initramfs runs for many seconds): once
+# armed, the first `kernel-install add` says it is there and waits until the test lets it go, then
+# exits with the status the test chose; every other run passes at once. 85-: before 90-loaderentry,
+# so the entry is not yet written while it waits.
+ct node sh -c 'cat >/etc/kernel/install.d/85-hold.install && chmod +x /etc/kernel/install.d/85-hold.install' <<'PLUGIN' ||
+#!/bin/sh
+[ "$1" = add ] && mkdir /etc/kernel/hold/taken 2>/dev/null || exit 0
+: >/etc/kernel/hold/reached
+while [ ! -e /etc/kernel/hold/go ]; do sleep 0.1; done
+exit "$(cat /etc/kernel/hold/status)"
+PLUGIN
+        fail "cannot add the plugin that waits"
+arm_plugin() { ct node sh -c "rm -rf /etc/kernel/hold && mkdir /etc/kernel/hold && echo $1 >/etc/kernel/hold/status"; }
+helper_state() { ct node systemctl show -P ActiveState halod-helper.service; }
+helper_done() { case $(helper_state) in inactive | failed) ;; *) return 1 ;; esac; }
+# start_helper: starts halod-helper.service, not waiting for it; helper_log: what that run said (the
+# journal from then on: an inactive unit forgets its InvocationID=).
+start_helper() {
+        helper_lines=$(ct node journalctl --no-pager -o cat -u halod-helper.service | wc -l)
+        run_rc 0 ct node systemctl start --no-block halod-helper.service
+}
+helper_log() { ct node journalctl --no-pager -o cat -u halod-helper.service | tail -n +$((helper_lines + 1)); }
+helper_said() { helper_log | grep -q -- "$1"; }
+# waiting_or_gone FILE PID: FILE says that haloctl waits for the lock, or PID is gone (it did not wait).
+waiting_or_gone() { grep -q '^waiting for ' "$1" || ! kill -0 "$2"; }
+helper_waiting_or_done() { helper_said '^waiting for ' || helper_done; }
+want="iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
+
+log "halod-helper's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
+arm_plugin 3
+start_helper
+wait_until 120 ct node test -e /etc/kernel/hold/reached
+helper_pid=$(ct node systemctl show -P MainPID halod-helper.service)
+hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
+root_apply=$!
+wait_until 120 waiting_or_gone "$TEST_DIR/root.out" "$root_apply"
+ct node touch /etc/kernel/hold/go
+rc=0
+wait "$root_apply" || rc=$?
+wait_until 120 helper_done
+assert_eq "$(ct node cat /etc/kernel/cmdline)" "root=/dev/vda2 ro quiet $want" \
+        "/etc/kernel/cmdline after the helper's rollback and root's apply (root's write stays)"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry after the helper's rollback and root's apply"
+ct node test -e /etc/halod/boot-undo.conf || fail "root's undo record is gone after the helper's rollback"
+assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
+assert_contains "$(cat "$TEST_DIR/root.out")" "waiting for haloctl apply (pid $helper_pid), which is changing the kernel command line (/run/halod-helper/apply.lock)"
+assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
+assert_eq "$(helper_state)" failed "halod-helper.service after its kernel-install failed"
+wait_until 60 helper_said "the boot configuration was put back as it was"
+assert_contains "$(helper_log)" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3"
+run_rc 0 ct node systemctl reset-failed halod-helper.service
+run_rc 0 hc apply --undo boot
+
+log "root's apply held inside kernel-install while halod-helper runs: the helper waits, then finds nothing to change"
+arm_plugin 0
+hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
+root_apply=$!
+wait_until 120 ct node test -e /etc/kernel/hold/reached
+holder=$(ct node cat /run/halod-helper/apply.lock 2>/dev/null || true) # "PID WHAT", judged below
+start_helper
+wait_until 120 helper_waiting_or_done
+helper_while_held=$(helper_state)
+ct node touch /etc/kernel/hold/go
+rc=0
+wait "$root_apply" || rc=$?
+wait_until 120 helper_done
+assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
+assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
+assert_eq "$(helper_state)" inactive "halod-helper.service after root's apply"
+wait_until 60 helper_said '^nothing to change\|^kernel: '
+assert_contains "$(helper_log)" "nothing to change: the next boot carries the kernel parameters of the profile" "the helper's run"
+assert_eq "${holder#* }" "changing the kernel command line" "what the apply lock's holder does"
+assert_contains "$(helper_log)" "waiting for haloctl apply (pid ${holder%% *}), which is changing the kernel command line (/run/halod-helper/apply.lock)"
+assert_eq "$helper_while_held" activating "halod-helper.service while root's apply held the lock"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" "the entry after both"
+run_rc 0 ct node stat -c '%U %a' /run/halod-helper/apply.lock
+assert_eq "$OUT" "root 600" "the apply lock's owner and mode"
 
 ct_poweroff node
 pass "kernel.boot: manage with the real kernel-install"
