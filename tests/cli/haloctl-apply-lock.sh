@@ -74,7 +74,7 @@ rc=$?
 [ "$rc" -eq 0 ] || fail_check "apply after the wait: exit $rc"
 expect "wait" "$tmp/err" "^waiting for haloctl apply \(pid $holder\), which is changing the kernel command line \($LOCK\)$"
 [ "$(grep -c '^waiting for ' "$tmp/err")" -eq 1 ] || fail_check "the wait was not said once: $(cat "$tmp/err")"
-line "after the wait" "limits: wrote $LIMITS (* - memlock unlimited)"
+line "after the wait" "limits: wrote $LIMITS (* and root - memlock unlimited)"
 [ -f "$root$LIMITS" ] || fail_check "apply after the wait wrote no $LIMITS"
 
 # A lock file another user could open (here uid 65534 stands in for the user halod, whose flock would
