@@ -8,6 +8,9 @@
 # --undo boot, each judged by kernel.cmdline-next and by the entry kernel-install wrote; then two
 # writers at once, root's haloctl apply and halod-helper.service (the real unit and its sandbox), one
 # held inside kernel-install while the other waits for the apply lock (/run/halod-helper/apply.lock).
+# Then the same through halod's root helper as shipped: halod-helper.service (its sandbox hides
+# /usr/lib/modules from kernel-install) starts halod-helper-boot.service, which runs kernel-install.
+# The container's hostname is halo-1, head's in conf/halod.yaml: the helper picks its node by it.
 #
 # What a container cannot show: the running kernel's command line is the host's, so kernel.cmdline
 # keeps failing after the apply ("reboot pending"); booting the new entry needs a machine (tests/vm).
@@ -40,7 +43,7 @@ sed 's/^  cmdline: .*/  boot: manage\n&/' "$SOURCE_DIR/conf/halod.yaml" >"$PROFI
 grep -q '^  boot: manage$' "$PROFILE" || fail "could not add kernel.boot: manage to conf/halod.yaml"
 grep -q -- '- pcie_aspm=off' "$PROFILE" || fail "conf/halod.yaml no longer asks pcie_aspm=off"
 
-ct_boot node node "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml" \
+ct_boot node halo-1 "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml" \
         --bind-ro="$SOURCE_DIR/units/halod-helper.service:/etc/systemd/system/halod-helper.service"
 
 V=6.12.99-halod-test
@@ -203,6 +206,71 @@ assert_eq "$helper_while_held" activating "halod-helper.service while root's app
 assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" "the entry after both"
 run_rc 0 ct node stat -c '%U %a' /run/halod-helper/apply.lock
 assert_eq "$OUT" "root 600" "the apply lock's owner and mode"
+
+log "through halod-helper.service as shipped, which starts halod-helper-boot.service (the haloctl bound at /usr/local/bin)"
+run_rc 0 hc apply --undo boot
+# The shipped helper's command line in place of the one above (the unit file is bound read-only), and
+# its sandbox as shipped; the boot unit as shipped.
+exec_start=$(sed -n 's|^ExecStart=/usr/bin/haloctl |ExecStart=/usr/local/bin/haloctl |p' "$SOURCE_DIR/units/halod-helper.service")
+[ -n "$exec_start" ] || fail "no ExecStart= in units/halod-helper.service"
+printf '[Service]\nExecStart=\n%s\n' "$exec_start" | ct node sh -c 'cat >/etc/systemd/system/halod-helper.service.d/test.conf' ||
+        fail "cannot give halod-helper.service its shipped command line"
+sed 's|/usr/bin/haloctl|/usr/local/bin/haloctl|' "$SOURCE_DIR/units/halod-helper-boot.service" |
+        ct node sh -c 'cat >/etc/systemd/system/halod-helper-boot.service' || fail "cannot install halod-helper-boot.service"
+# The ESP is a directory (see above): kernel-install takes it with SYSTEMD_RELAX_ESP_CHECKS=1, given
+# to the boot unit in a drop-in as an administrator would.
+ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper-boot.service.d &&
+        printf "[Service]\nEnvironment=SYSTEMD_RELAX_ESP_CHECKS=1\n" >/etc/systemd/system/halod-helper-boot.service.d/esp.conf &&
+        systemctl daemon-reload' || fail "cannot add the boot unit's drop-in"
+# helper_run: one run of halod-helper.service, as halod-helper.path starts it; sets HELPER_LOG and
+# BOOT_LOG to what the helper and the boot unit printed since the run began (an inactive unit that ended
+# well is unloaded, its invocation id with it: by time, on the container's clock).
+helper_run() {
+        local since
+        since=$(ct node date +@%s.%N)
+        ct node systemctl start halod-helper.service || true
+        # journald reads the units' stdout streams on its own time: what it has read, written first
+        ct node journalctl --sync
+        HELPER_LOG=$(ct node journalctl -u halod-helper.service --since "$since" -o cat --no-pager)
+        BOOT_LOG=$(ct node journalctl -u halod-helper-boot.service --since "$since" -o cat --no-pager)
+        echo "$HELPER_LOG" >>"$TEST_DIR/logs/helper.log"
+        echo "$BOOT_LOG" >>"$TEST_DIR/logs/helper-boot.log"
+}
+
+log "the boot unit's kernel-install fails: the helper says so and where to look; everything is put back"
+ct node sh -c 'printf "#!/bin/sh\nexit 3\n" >/etc/kernel/install.d/95-fail.install && chmod +x /etc/kernel/install.d/95-fail.install' ||
+        fail "cannot add the failing plugin"
+helper_run
+assert_contains "$BOOT_LOG" "kernel: + iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856 (replacing pcie_aspm=force) via /etc/kernel/cmdline and kernel-install" "the boot unit's journal"
+assert_contains "$HELPER_LOG" "Failed to write the kernel command line: halod-helper-boot.service failed (systemctl start exited 1); its journal says why: journalctl -u halod-helper-boot.service" "the helper's journal"
+assert_contains "$BOOT_LOG" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3" "the boot unit's journal"
+assert_contains "$BOOT_LOG" "the boot configuration was put back as it was" "the boot unit's journal"
+assert_eq "$(ct node systemctl show -P Result halod-helper-boot.service)" exit-code "the boot unit's Result"
+assert_eq "$(ct node cat /etc/kernel/cmdline)" "root=/dev/vda2 ro quiet pcie_aspm=force" "/etc/kernel/cmdline after the boot unit's rollback"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet pcie_aspm=force systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry after the boot unit's rollback"
+ct node rm /etc/kernel/install.d/95-fail.install
+
+log "the helper starts the boot unit, whose kernel-install writes the entry from halod's /etc/kernel/cmdline"
+helper_run
+assert_contains "$HELPER_LOG" "kernel: halod-helper-boot.service ran the boot part and ended well: journalctl -u halod-helper-boot.service says what it wrote" "the helper's journal"
+assert_not_contains "$HELPER_LOG" "Failed to write the kernel command line" "the helper's journal"
+# The tool ran in the boot unit: haloctl's own line after kernel-install is there, not in the helper's.
+assert_contains "$BOOT_LOG" "kernel: written; reboot required to bring the parameters into force (halod never reboots)" "the boot unit's journal"
+assert_eq "$(ct node systemctl show -P Result halod-helper-boot.service)" success "the boot unit's Result"
+assert_eq "$(ct node cat /etc/kernel/cmdline)" \
+        "root=/dev/vda2 ro quiet iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
+assert_eq "$(options)" \
+        "root=/dev/vda2 ro quiet iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856 systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry the boot unit's kernel-install wrote"
+run_rc 1 hc check --only kernel.cmdline-next
+assert_contains "$OUT" "warn  kernel.cmdline-next  reboot pending: the next boot (systemd-boot entry $ENTRY"
+
+log "the helper again: the boot unit finds nothing to change, and changes nothing"
+before=$(ct node stat -c %Y.%i "$ENTRY" /etc/kernel/cmdline)
+helper_run
+assert_contains "$BOOT_LOG" "nothing to change: the next boot carries the kernel parameters of the profile" "the boot unit's journal"
+assert_eq "$(ct node stat -c %Y.%i "$ENTRY" /etc/kernel/cmdline)" "$before" "the entry and /etc/kernel/cmdline after a second helper run"
 
 ct_poweroff node
 pass "kernel.boot: manage with the real kernel-install"
