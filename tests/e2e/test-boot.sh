@@ -222,6 +222,16 @@ sed 's|/usr/bin/haloctl|/usr/local/bin/haloctl|' "$SOURCE_DIR/units/halod-helper
 ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper-boot.service.d &&
         printf "[Service]\nEnvironment=SYSTEMD_RELAX_ESP_CHECKS=1\n" >/etc/systemd/system/halod-helper-boot.service.d/esp.conf &&
         systemctl daemon-reload' || fail "cannot add the boot unit's drop-in"
+# The boot unit's exposure under this systemd, against the figure README.md records for it.
+version=$(ct node systemctl --version | sed -n '1s/^systemd \([0-9][0-9]*\).*/\1/p')
+OUT=$(ct node systemd-analyze security --no-pager halod-helper-boot.service 2>&1 | tail -n 1)
+score=$(sed -n 's/.*halod-helper-boot.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+recorded=$(sed -n "s/.*halod-helper-boot.service (systemd $version): \([0-9][0-9.]*\).*/\1/p" "$SOURCE_DIR/README.md" | head -n 1)
+log "halod-helper-boot.service: exposure ${score:-none} under systemd $version (README.md: ${recorded:-none})"
+[ -n "$score" ] && [ -n "$recorded" ] ||
+        fail "no exposure for halod-helper-boot.service ('$OUT'), or README.md records none for systemd $version"
+python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
+        fail "halod-helper-boot.service's exposure under systemd $version rose to $score, above $recorded (README.md)"
 # helper_run: one run of halod-helper.service, as halod-helper.path starts it; sets HELPER_LOG and
 # BOOT_LOG to what the helper and the boot unit printed since the run began (an inactive unit that ended
 # well is unloaded, its invocation id with it: by time, on the container's clock).
