@@ -420,6 +420,13 @@ int verb_apply(int argc, char *argv[]) {
          * other part of the apply can be picked out. */
         if (arg_only && apply_parts_parse(arg_only, &parts) < 0)
                 return EX_USAGE;
+        if (arg_boot_unit && !(parts & APPLY_PART_BOOT)) {
+                fprintf(stderr,
+                        "--boot-unit names the unit that writes the boot part, which --only %s does not name: add "
+                        "boot, or drop --boot-unit.\n",
+                        arg_only);
+                return EX_USAGE;
+        }
         through_unit = arg_boot_unit && (parts & APPLY_PART_BOOT);
         if (through_unit)
                 parts &= ~(unsigned) APPLY_PART_BOOT;

@@ -58,6 +58,8 @@ check "--boot-unit with plan" 64 plan --only boot --boot-unit halod-helper-boot.
 check "--boot-unit a path" 64 apply --only boot --boot-unit /etc/systemd/system/x.service --node head "$manage"
 expect "--boot-unit a path" "$tmp/err" "^Invalid --boot-unit '/etc/systemd/system/x.service': expected the name of a service unit"
 check "--boot-unit not a service" 64 apply --only boot --boot-unit halod.socket --node head "$manage"
+check "--boot-unit without boot" 64 apply --only cdi,hosts. --boot-unit halod-helper-boot.service --node head "$manage"
+expect "--boot-unit without boot" "$tmp/err" '^--boot-unit names the unit that writes the boot part, which --only cdi,hosts. does not name'
 check "--boot-unit only a suffix" 64 apply --only boot --boot-unit .service --node head "$manage"
 
 echo "$passes passed, $failures failed"
