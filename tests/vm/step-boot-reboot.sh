@@ -83,15 +83,14 @@ EOF
         boot_expect before "$BOOT_R" rdma.driver skip "halod does not know the RDMA module of NIC driver *"
 
         # halod asks halod-helper.service (through halod-helper.path); the helper starts the boot unit and
-        # waits for it. Done: the boot unit ran and ended well, the helper said so, and the memlock
-        # drop-in the helper writes itself is there.
+        # waits for it. Done: the boot unit wrote and ended well and the helper said so (their journals:
+        # systemd unloads an inactive unit that ended well, and its properties then say nothing), and
+        # the memlock drop-in the helper writes itself is there.
         gx vm2 900 >"$TEST_DIR/logs/boot-apply.log" 2>&1 <<'EOF' || { cat "$TEST_DIR/logs/boot-apply.log" >&2; fail "vm2: halod's helper did not write the boot configuration through halod-helper-boot.service (above)"; }
 systemctl restart halod.service
 boot_done() {
-        [ "$(systemctl show -P Result halod-helper-boot.service)" = success ] &&
-                [ "$(systemctl show -P ExecMainStartTimestampMonotonic halod-helper-boot.service)" != 0 ] &&
-                [ "$(systemctl show -P ActiveState halod-helper-boot.service)" = inactive ] &&
-                journalctl -u halod-helper.service -o cat --no-pager | grep -q 'kernel: halod-helper-boot.service ran the boot part and ended well' &&
+        journalctl -u halod-helper.service -o cat --no-pager | grep -q 'kernel: halod-helper-boot.service ran the boot part and ended well' &&
+                journalctl -u halod-helper-boot.service -o cat --no-pager | grep -q '^kernel: written; reboot required' &&
                 [ -e /etc/systemd/system.conf.d/90-halod-memlock.conf ]
 }
 for i in $(seq 840); do boot_done && break; sleep 1; done
