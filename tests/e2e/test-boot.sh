@@ -6,8 +6,9 @@
 # a Type #1 entry written by 90-loaderentry.install from /etc/kernel/cmdline), then haloctl check,
 # plan, apply --only boot, a second apply, a failing kernel-install plugin (rollback), and apply
 # --undo boot, each judged by kernel.cmdline-next and by the entry kernel-install wrote; then two
-# writers at once, root's haloctl apply and halod-helper.service (the real unit and its sandbox), one
-# held inside kernel-install while the other waits for the apply lock (/run/halod-helper/apply.lock).
+# writers at once, root's haloctl apply and halod-helper-boot.service (the real unit and its
+# sandbox), one held inside kernel-install while the other waits for the apply lock
+# (/run/halod-helper/apply.lock).
 # Then the same through halod's root helper as shipped: halod-helper.service (its sandbox hides
 # /usr/lib/modules from kernel-install) starts halod-helper-boot.service, which runs kernel-install.
 # The container's hostname is halo-1, head's in conf/halod.yaml: the helper picks its node by it.
@@ -115,105 +116,12 @@ ct node test ! -e /etc/halod/boot-undo.conf || fail "the undo left /etc/halod/bo
 run_rc 0 hc apply --undo boot
 assert_contains "$OUT" "nothing to undo"
 
-# Two writers at once. The helper is units/halod-helper.service as shipped (its sandbox:
-# ProtectSystem=strict, RuntimeDirectory=halod-helper), asked for the boot part alone: the CDI spec and
-# the links are not what this container can show. One setting is loosened: ProtectKernelModules=
-# hides /usr/lib/modules, where kernel-install finds the kernels (the boot loader's tools are to run
-# in a unit of their own, outside the helper's tight sandbox).
-ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper.service.d && cat >/etc/systemd/system/halod-helper.service.d/test.conf &&
-        systemctl daemon-reload' <<'UNIT' || fail "cannot set up halod-helper.service"
-[Service]
-ExecStart=
-ExecStart=/usr/local/bin/haloctl apply --only boot --node head --color never /etc/halod/halod.yaml
-Environment=SYSTEMD_RELAX_ESP_CHECKS=1
-ProtectKernelModules=no
-UNIT
-# A plugin that stands in for a slow one (dracut building an initramfs runs for many seconds): once
-# armed, the first `kernel-install add` says it is there and waits until the test lets it go, then
-# exits with the status the test chose; every other run passes at once. 85-: before 90-loaderentry,
-# so the entry is not yet written while it waits.
-ct node sh -c 'cat >/etc/kernel/install.d/85-hold.install && chmod +x /etc/kernel/install.d/85-hold.install' <<'PLUGIN' ||
-#!/bin/sh
-[ "$1" = add ] && mkdir /etc/kernel/hold/taken 2>/dev/null || exit 0
-: >/etc/kernel/hold/reached
-while [ ! -e /etc/kernel/hold/go ]; do sleep 0.1; done
-exit "$(cat /etc/kernel/hold/status)"
-PLUGIN
-        fail "cannot add the plugin that waits"
-arm_plugin() { ct node sh -c "rm -rf /etc/kernel/hold && mkdir /etc/kernel/hold && echo $1 >/etc/kernel/hold/status"; }
-helper_state() { ct node systemctl show -P ActiveState halod-helper.service; }
-helper_done() { case $(helper_state) in inactive | failed) ;; *) return 1 ;; esac; }
-# start_helper: starts halod-helper.service, not waiting for it; helper_log: what that run said (the
-# journal from then on: an inactive unit forgets its InvocationID=).
-start_helper() {
-        helper_lines=$(ct node journalctl --no-pager -o cat -u halod-helper.service | wc -l)
-        run_rc 0 ct node systemctl start --no-block halod-helper.service
-}
-helper_log() { ct node journalctl --no-pager -o cat -u halod-helper.service | tail -n +$((helper_lines + 1)); }
-helper_said() { helper_log | grep -q -- "$1"; }
-# waiting_or_gone FILE PID: FILE says that haloctl waits for the lock, or PID is gone (it did not wait).
-waiting_or_gone() { grep -q '^waiting for ' "$1" || ! kill -0 "$2"; }
-helper_waiting_or_done() { helper_said '^waiting for ' || helper_done; }
-want="iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
-
-log "halod-helper's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
-arm_plugin 3
-start_helper
-wait_until 120 ct node test -e /etc/kernel/hold/reached
-helper_pid=$(ct node systemctl show -P MainPID halod-helper.service)
-hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
-root_apply=$!
-wait_until 120 waiting_or_gone "$TEST_DIR/root.out" "$root_apply"
-ct node touch /etc/kernel/hold/go
-rc=0
-wait "$root_apply" || rc=$?
-wait_until 120 helper_done
-assert_eq "$(ct node cat /etc/kernel/cmdline)" "root=/dev/vda2 ro quiet $want" \
-        "/etc/kernel/cmdline after the helper's rollback and root's apply (root's write stays)"
-assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" \
-        "the entry after the helper's rollback and root's apply"
-ct node test -e /etc/halod/boot-undo.conf || fail "root's undo record is gone after the helper's rollback"
-assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
-assert_contains "$(cat "$TEST_DIR/root.out")" "waiting for haloctl apply (pid $helper_pid), which is changing the kernel command line (/run/halod-helper/apply.lock)"
-assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
-assert_eq "$(helper_state)" failed "halod-helper.service after its kernel-install failed"
-wait_until 60 helper_said "the boot configuration was put back as it was"
-assert_contains "$(helper_log)" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3"
-run_rc 0 ct node systemctl reset-failed halod-helper.service
-run_rc 0 hc apply --undo boot
-
-log "root's apply held inside kernel-install while halod-helper runs: the helper waits, then finds nothing to change"
-arm_plugin 0
-hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
-root_apply=$!
-wait_until 120 ct node test -e /etc/kernel/hold/reached
-holder=$(ct node cat /run/halod-helper/apply.lock 2>/dev/null || true) # "PID WHAT", judged below
-start_helper
-wait_until 120 helper_waiting_or_done
-helper_while_held=$(helper_state)
-ct node touch /etc/kernel/hold/go
-rc=0
-wait "$root_apply" || rc=$?
-wait_until 120 helper_done
-assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
-assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
-assert_eq "$(helper_state)" inactive "halod-helper.service after root's apply"
-wait_until 60 helper_said '^nothing to change\|^kernel: '
-assert_contains "$(helper_log)" "nothing to change: the next boot carries the kernel parameters of the profile" "the helper's run"
-assert_eq "${holder#* }" "changing the kernel command line" "what the apply lock's holder does"
-assert_contains "$(helper_log)" "waiting for haloctl apply (pid ${holder%% *}), which is changing the kernel command line (/run/halod-helper/apply.lock)"
-assert_eq "$helper_while_held" activating "halod-helper.service while root's apply held the lock"
-assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" "the entry after both"
-run_rc 0 ct node stat -c '%U %a' /run/halod-helper/apply.lock
-assert_eq "$OUT" "root 600" "the apply lock's owner and mode"
-
-log "through halod-helper.service as shipped, which starts halod-helper-boot.service (the haloctl bound at /usr/local/bin)"
-run_rc 0 hc apply --undo boot
-# The shipped helper's command line in place of the one above (the unit file is bound read-only), and
-# its sandbox as shipped; the boot unit as shipped.
+# The units as shipped, the haloctl bound at /usr/local/bin: the helper's unit file is bound read-only,
+# its command line set again in a drop-in with that path; the boot unit installed with it.
 exec_start=$(sed -n 's|^ExecStart=/usr/bin/haloctl |ExecStart=/usr/local/bin/haloctl |p' "$SOURCE_DIR/units/halod-helper.service")
 [ -n "$exec_start" ] || fail "no ExecStart= in units/halod-helper.service"
-printf '[Service]\nExecStart=\n%s\n' "$exec_start" | ct node sh -c 'cat >/etc/systemd/system/halod-helper.service.d/test.conf' ||
+printf '[Service]\nExecStart=\n%s\n' "$exec_start" |
+        ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper.service.d && cat >/etc/systemd/system/halod-helper.service.d/test.conf' ||
         fail "cannot give halod-helper.service its shipped command line"
 sed 's|/usr/bin/haloctl|/usr/local/bin/haloctl|' "$SOURCE_DIR/units/halod-helper-boot.service" |
         ct node sh -c 'cat >/etc/systemd/system/halod-helper-boot.service' || fail "cannot install halod-helper-boot.service"
@@ -232,6 +140,92 @@ log "halod-helper-boot.service: exposure ${score:-none} under systemd $version (
         fail "no exposure for halod-helper-boot.service ('$OUT'), or README.md records none for systemd $version"
 python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
         fail "halod-helper-boot.service's exposure under systemd $version rose to $score, above $recorded (README.md)"
+
+# Two writers at once: root's haloctl apply and halod-helper-boot.service, the unit that writes the
+# boot part for halod-helper.service (started here by itself: the helper's own part, starting it, is
+# below), with its sandbox as shipped.
+BOOT_UNIT=halod-helper-boot.service
+# A plugin that stands in for a slow one (dracut building an initramfs runs for many seconds): once
+# armed, the first `kernel-install add` says it is there and waits until the test lets it go, then
+# exits with the status the test chose; every other run passes at once. 85-: before 90-loaderentry,
+# so the entry is not yet written while it waits.
+ct node sh -c 'cat >/etc/kernel/install.d/85-hold.install && chmod +x /etc/kernel/install.d/85-hold.install' <<'PLUGIN' ||
+#!/bin/sh
+[ "$1" = add ] && mkdir /etc/kernel/hold/taken 2>/dev/null || exit 0
+: >/etc/kernel/hold/reached
+while [ ! -e /etc/kernel/hold/go ]; do sleep 0.1; done
+exit "$(cat /etc/kernel/hold/status)"
+PLUGIN
+        fail "cannot add the plugin that waits"
+arm_plugin() { ct node sh -c "rm -rf /etc/kernel/hold && mkdir /etc/kernel/hold && echo $1 >/etc/kernel/hold/status"; }
+helper_state() { ct node systemctl show -P ActiveState $BOOT_UNIT; }
+helper_done() { case $(helper_state) in inactive | failed) ;; *) return 1 ;; esac; }
+# start_helper: starts the boot unit, not waiting for it; helper_log: what that run said (the
+# journal from then on: an inactive unit forgets its InvocationID=).
+start_helper() {
+        helper_lines=$(ct node journalctl --no-pager -o cat -u $BOOT_UNIT | wc -l)
+        run_rc 0 ct node systemctl start --no-block $BOOT_UNIT
+}
+helper_log() { ct node journalctl --no-pager -o cat -u $BOOT_UNIT | tail -n +$((helper_lines + 1)); }
+helper_said() { helper_log | grep -q -- "$1"; }
+# waiting_or_gone FILE PID: FILE says that haloctl waits for the lock, or PID is gone (it did not wait).
+waiting_or_gone() { grep -q '^waiting for ' "$1" || ! kill -0 "$2"; }
+helper_waiting_or_done() { helper_said '^waiting for ' || helper_done; }
+want="iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
+
+log "the boot unit's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
+arm_plugin 3
+start_helper
+wait_until 120 ct node test -e /etc/kernel/hold/reached
+helper_pid=$(ct node systemctl show -P MainPID $BOOT_UNIT)
+hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
+root_apply=$!
+wait_until 120 waiting_or_gone "$TEST_DIR/root.out" "$root_apply"
+ct node touch /etc/kernel/hold/go
+rc=0
+wait "$root_apply" || rc=$?
+wait_until 120 helper_done
+assert_eq "$(ct node cat /etc/kernel/cmdline)" "root=/dev/vda2 ro quiet $want" \
+        "/etc/kernel/cmdline after the helper's rollback and root's apply (root's write stays)"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry after the helper's rollback and root's apply"
+ct node test -e /etc/halod/boot-undo.conf || fail "root's undo record is gone after the helper's rollback"
+assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
+assert_contains "$(cat "$TEST_DIR/root.out")" "waiting for haloctl apply (pid $helper_pid), which is changing the kernel command line (/run/halod-helper/apply.lock)"
+assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
+assert_eq "$(helper_state)" failed "$BOOT_UNIT after its kernel-install failed"
+wait_until 60 helper_said "the boot configuration was put back as it was"
+assert_contains "$(helper_log)" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3"
+run_rc 0 ct node systemctl reset-failed $BOOT_UNIT
+run_rc 0 hc apply --undo boot
+
+log "root's apply held inside kernel-install while the boot unit runs: it waits, then finds nothing to change"
+arm_plugin 0
+hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
+root_apply=$!
+wait_until 120 ct node test -e /etc/kernel/hold/reached
+holder=$(ct node cat /run/halod-helper/apply.lock 2>/dev/null || true) # "PID WHAT", judged below
+start_helper
+wait_until 120 helper_waiting_or_done
+helper_while_held=$(helper_state)
+ct node touch /etc/kernel/hold/go
+rc=0
+wait "$root_apply" || rc=$?
+wait_until 120 helper_done
+assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
+assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
+assert_eq "$(helper_state)" inactive "$BOOT_UNIT after root's apply"
+wait_until 60 helper_said '^nothing to change\|^kernel: '
+assert_contains "$(helper_log)" "nothing to change: the next boot carries the kernel parameters of the profile" "the helper's run"
+assert_eq "${holder#* }" "changing the kernel command line" "what the apply lock's holder does"
+assert_contains "$(helper_log)" "waiting for haloctl apply (pid ${holder%% *}), which is changing the kernel command line (/run/halod-helper/apply.lock)"
+assert_eq "$helper_while_held" activating "$BOOT_UNIT while root's apply held the lock"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" "the entry after both"
+run_rc 0 ct node stat -c '%U %a' /run/halod-helper/apply.lock
+assert_eq "$OUT" "root 600" "the apply lock's owner and mode"
+
+log "through halod-helper.service as shipped, which starts halod-helper-boot.service (the haloctl bound at /usr/local/bin)"
+run_rc 0 hc apply --undo boot
 # helper_run: one run of halod-helper.service, as halod-helper.path starts it; sets HELPER_LOG and
 # BOOT_LOG to what the helper and the boot unit printed since the run began (an inactive unit that ended
 # well is unloaded, its invocation id with it: by time, on the container's clock).
