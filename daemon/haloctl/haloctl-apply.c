@@ -427,6 +427,13 @@ int verb_apply(int argc, char *argv[]) {
                         arg_only);
                 return EX_USAGE;
         }
+        if (arg_boot_unit && !isempty(arg_root)) {
+                fprintf(stderr,
+                        "--boot-unit has systemd run the boot part on this machine, not below --root %s: drop one "
+                        "of them.\n",
+                        arg_root);
+                return EX_USAGE;
+        }
         through_unit = arg_boot_unit && (parts & APPLY_PART_BOOT);
         if (through_unit)
                 parts &= ~(unsigned) APPLY_PART_BOOT;

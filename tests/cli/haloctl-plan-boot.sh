@@ -60,6 +60,8 @@ expect "--boot-unit a path" "$tmp/err" "^Invalid --boot-unit '/etc/systemd/syste
 check "--boot-unit not a service" 64 apply --only boot --boot-unit halod.socket --node head "$manage"
 check "--boot-unit without boot" 64 apply --only cdi,hosts. --boot-unit halod-helper-boot.service --node head "$manage"
 expect "--boot-unit without boot" "$tmp/err" '^--boot-unit names the unit that writes the boot part, which --only cdi,hosts. does not name'
+check "--boot-unit with --root" 64 apply --only boot --boot-unit halod-helper-boot.service --root "$hosts/kernel-ubuntu-cloudimg" --node head "$manage"
+expect "--boot-unit with --root" "$tmp/err" '^--boot-unit has systemd run the boot part on this machine, not below --root'
 check "--boot-unit only a suffix" 64 apply --only boot --boot-unit .service --node head "$manage"
 
 echo "$passes passed, $failures failed"
