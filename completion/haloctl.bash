@@ -7,9 +7,9 @@
 # check ids come from `haloctl check --list` (the registry, lib/check/check-registry.c).
 
 _haloctl_verbs="validate check status verify reload plan apply unadopt env probe"
-_haloctl_options="--json --node --only --undo --root --force --adopt --backend --cdi --format --slots --port --list --rebaseline --color --help --version"
+_haloctl_options="--json --node --only --undo --boot-unit --root --force --adopt --backend --cdi --format --slots --port --list --rebaseline --color --help --version"
 # Options that take a value (the next word, or after "=").
-_haloctl_options_arg="--node --only --undo --root --backend --color --format --slots --port"
+_haloctl_options_arg="--node --only --undo --boot-unit --root --backend --color --format --slots --port"
 # Verbs whose positional argument is a profile (probe takes [NODE] [PROFILE], in either order).
 _haloctl_verbs_profile="validate check plan apply unadopt env probe"
 # apply --only takes the parts that halod-helper.service writes, not check ids.

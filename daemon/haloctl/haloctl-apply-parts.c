@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "apply/apply-boot.h"
+#include "apply/systemctl-unit.h"
 #include "basic/fileio.h"
 #include "basic/strv.h"
 #include "export/cdi.h"
@@ -100,7 +101,31 @@ int apply_cdi_spec(const NodeContext *c) {
         return EXIT_SUCCESS;
 }
 
-int apply_boot_part(const NodeContext *c, bool undo) {
+/* The boot part through unit (halod-helper.service's --boot-unit): systemd starts it and this waits for
+ * the job. No plan here: the helper's sandbox hides what the plan reads (/usr/lib/modules for
+ * kernel-install), so the unit plans and writes, and its journal says what it did. */
+static int apply_boot_through_unit(const char *unit) {
+        int r;
+
+        r = systemctl_unit("start", unit);
+        if (r < 0) {
+                fprintf(stderr, "Failed to run systemctl start %s: %s\n", unit, strerror(-r));
+                return EX_OSERR;
+        }
+        if (r > 0) {
+                fprintf(stderr,
+                        "Failed to write the kernel command line: %s failed (systemctl start exited %d); its "
+                        "journal says why: journalctl -u %s\n",
+                        unit,
+                        r,
+                        unit);
+                return EXIT_CHECK_FAIL;
+        }
+        printf("kernel: %s ran the boot part and ended well: journalctl -u %s says what it wrote\n", unit, unit);
+        return EXIT_SUCCESS;
+}
+
+int apply_boot_part(const NodeContext *c, bool undo, const char *unit) {
         _cleanup_(boot_plan_freep) BootPlan *bp = NULL;
         _cleanup_(strv_freep) char **lines = NULL;
         _cleanup_(freep) char *error = NULL;
@@ -112,6 +137,9 @@ int apply_boot_part(const NodeContext *c, bool undo) {
                        c->profile->path);
                 return EXIT_SUCCESS;
         }
+        /* Before the lock: the unit's haloctl takes it, and this process waits for the unit's job. */
+        if (unit)
+                return apply_boot_through_unit(unit);
         /* Planned from what the previous holder left, and written and put back before the next one looks. */
         r = apply_lock_part(
                 c->host,

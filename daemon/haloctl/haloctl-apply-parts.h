@@ -29,8 +29,10 @@ bool apply_parts_drop(unsigned *parts, ApplyPart part);
 int apply_cdi_spec(const NodeContext *c);
 
 /* Plans the kernel command line of c's node (kernel.boot: manage), or its undo, and carries it out with
- * the boot loader's tool; says what it did. Never reboots. Returns the exit code. */
-int apply_boot_part(const NodeContext *c, bool undo);
+ * the boot loader's tool; or, where unit is not NULL (and the profile says manage), has systemd start
+ * unit, which does that in a sandbox made for the tools (haloctl apply --only boot), and waits for it.
+ * Says what it did. Never reboots. Returns the exit code. */
+int apply_boot_part(const NodeContext *c, bool undo, const char *unit);
 /* haloctl-apply-setup.c: the plan's lines of the RDMA setup (appended to *lines), whether it has errors
  * and changes; applying the parts of it the profile manages, which says what it did (the exit code);
  * --undo PARTS, which removes halod's files of each part. */

@@ -177,7 +177,7 @@ int apply_undo(const char *undo, const NodeContext *c) {
                 p += strlen(part);
                 p += *p == ',';
                 if (streq(part, "boot") && c) {
-                        r = apply_boot_part(c, /* undo= */ true);
+                        r = apply_boot_part(c, /* undo= */ true, /* unit= */ NULL);
                         exit_status = r > exit_status ? r : exit_status;
                         continue;
                 }

@@ -196,7 +196,7 @@ static void print_nothing_to_change(const CheckList *checks, const ProfileNode *
         }
 }
 
-static int apply_run(int argc, char *argv[]) {
+static int apply_run(int argc, char *argv[], unsigned parts) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(plan_changes_done) PlanChanges applied = {};
         _cleanup_(strv_freep) char **changes = NULL;
@@ -208,14 +208,8 @@ static int apply_run(int argc, char *argv[]) {
         Host host = { .root = arg_root ?: "" };
         const Backend *backend;
         bool hosts_only = false;
-        unsigned parts = 0;
         NodeContext c;
         int r, k, cdi_exit = EXIT_SUCCESS, boot_exit;
-
-        /* --only PARTS: what halod-helper.service writes for halod, which may not write them itself; no
-         * other part of the apply can be picked out. */
-        if (arg_only && apply_parts_parse(arg_only, &parts) < 0)
-                return EX_USAGE;
 
         /* With a running halod and no profile of its own, apply is halod's job: it holds the profile
          * and watches the links, and two appliers at once would race. */
@@ -261,7 +255,7 @@ static int apply_run(int argc, char *argv[]) {
         /* boot: the kernel command line, with the boot loader's tool (kernel.boot: manage); in a whole
          * apply too, so that one apply and one reboot bring the node up. */
         if ((parts & APPLY_PART_BOOT) || (parts == 0 && p->kernel_boot == BOOT_POLICY_MANAGE)) {
-                boot_exit = apply_boot_part(&c, /* undo= */ false);
+                boot_exit = apply_boot_part(&c, /* undo= */ false, /* unit= */ NULL);
                 if (parts != 0 && apply_parts_drop(&parts, APPLY_PART_BOOT))
                         return boot_exit > cdi_exit ? boot_exit : cdi_exit;
                 cdi_exit = boot_exit > cdi_exit ? boot_exit : cdi_exit;
@@ -379,19 +373,78 @@ static int apply_run(int argc, char *argv[]) {
         return k > cdi_exit ? k : cdi_exit;
 }
 
+/* --boot-unit: the boot part of halod-helper.service's run, through the unit it names, after the other
+ * parts: that unit's haloctl takes what a writer of the boot configuration takes, and this process
+ * holds nothing of the other parts' while it waits for the job. */
+static int apply_boot_through_unit(int argc, char *argv[]) {
+        _cleanup_(profile_freep) Profile *p = NULL;
+        const ProfileNode *node = NULL;
+        const char *path = profile_path_arg(argc, argv);
+        Host host = { .root = arg_root ?: "" };
+        int r;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "haloctl apply --boot-unit starts a unit of systemd's and needs root.\n");
+                return EX_NOPERM;
+        }
+        r = load_profile_and_node(path, &p, &node);
+        if (r != 0)
+                return r;
+        if (!profile_may_change_host(p, arg_force)) {
+                printf("%s says mode: verify: the kernel command line is left alone.\n", path);
+                return EXIT_SUCCESS;
+        }
+        return apply_boot_part(
+                &(const NodeContext){ .host = &host, .profile = p, .node = node },
+                /* undo= */ false,
+                arg_boot_unit);
+}
+
+/* What apply_run() returns when it read no profile or may not act: the boot part is not tried either. */
+static bool apply_stopped_early(int r) {
+        return r == EX_USAGE || r == EX_NOINPUT || r == EX_DATAERR || r == EX_NOPERM || r == EX_CONFIG;
+}
+
 int verb_apply(int argc, char *argv[]) {
         /* Run by halod-helper.service (--only, with its RuntimeDirectory=): when each run started and how
          * it ended, for halod's helper check. */
         const char *dir = arg_only ? getenv("RUNTIME_DIRECTORY") : NULL;
-        bool stamp = dir && dir[0] == '/' && !strchr(dir, ':');
-        int r;
+        bool stamp = dir && dir[0] == '/' && !strchr(dir, ':'), through_unit;
+        unsigned parts = 0;
+        int r = EXIT_SUCCESS, k;
 
         /* --undo without boot needs no profile: the files halod owns say what they are. */
         if (arg_undo && !undo_names_boot(arg_undo))
                 return apply_undo(arg_undo, NULL);
+        /* --only PARTS: what halod-helper.service writes for halod, which may not write them itself; no
+         * other part of the apply can be picked out. */
+        if (arg_only && apply_parts_parse(arg_only, &parts) < 0)
+                return EX_USAGE;
+        if (arg_boot_unit && !(parts & APPLY_PART_BOOT)) {
+                fprintf(stderr,
+                        "--boot-unit names the unit that writes the boot part, which --only %s does not name: add "
+                        "boot, or drop --boot-unit.\n",
+                        arg_only);
+                return EX_USAGE;
+        }
+        if (arg_boot_unit && !isempty(arg_root)) {
+                fprintf(stderr,
+                        "--boot-unit has systemd run the boot part on this machine, not below --root %s: drop one "
+                        "of them.\n",
+                        arg_root);
+                return EX_USAGE;
+        }
+        through_unit = arg_boot_unit && (parts & APPLY_PART_BOOT);
+        if (through_unit)
+                parts &= ~(unsigned) APPLY_PART_BOOT;
         if (stamp)
                 helper_stamp(dir, HELPER_STAMP_STARTED, 0);
-        r = apply_run(argc, argv);
+        if (!through_unit || parts != 0)
+                r = apply_run(argc, argv, parts);
+        if (through_unit && !apply_stopped_early(r)) {
+                k = apply_boot_through_unit(argc, argv);
+                r = k > r ? k : r;
+        }
         if (stamp)
                 helper_stamp(dir, HELPER_STAMP_RESULT, r);
         return r;

@@ -78,7 +78,7 @@ static int select_helper_node(const Profile *p, const char *hostname, const Prof
                 "haloctl apply --only (halod-helper.service) picks its node by its hostname or --node, never by "
                 "a local address, which the user halod can add: hostname '%s' is none of the profile's nodes: %s. "
                 "Give each node its hostname: in the profile, or pass --node NAME in a drop-in "
-                "(systemctl edit halod-helper.service)",
+                "(systemctl edit halod-helper.service, and halod-helper-boot.service for kernel.boot: manage)",
                 shown,
                 list);
 }

@@ -2,6 +2,7 @@
 /* haloctl: the command-line entry point, options shared by every verb, and the verb table. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "apply/backend.h"
@@ -19,6 +20,7 @@ const char *arg_node = NULL;
 const char *arg_root = NULL;
 const char *arg_only = NULL;
 const char *arg_undo = NULL;
+const char *arg_boot_unit = NULL;
 int arg_color = -1;
 
 typedef struct Verb {
@@ -70,6 +72,9 @@ static void help(void) {
                "                     networkd (the links with networkd), boot (the kernel command line),\n"
                "                     limits (memlock drop-ins), modules (modules-load.d): what\n"
                "                     halod-helper.service runs\n"
+               "     --boot-unit UNIT\n"
+               "                     apply --only with boot: have systemd start UNIT for the boot part\n"
+               "                     (halod-helper.service passes halod-helper-boot.service)\n"
                "     --undo PARTS    apply: take back what apply wrote for these parts (boot, limits, modules)\n"
                "     --root DIR      Read /proc, /sys, /boot and /etc below DIR (testing and debugging)\n"
                "     --force         Apply even when the profile says mode: verify\n"
@@ -99,6 +104,7 @@ static int parse_argv(int argc, char *argv[]) {
                 ARG_ROOT,
                 ARG_ONLY,
                 ARG_UNDO,
+                ARG_BOOT_UNIT,
                 ARG_FORCE,
                 ARG_ADOPT,
                 ARG_BACKEND,
@@ -118,6 +124,7 @@ static int parse_argv(int argc, char *argv[]) {
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "only", required_argument, NULL, ARG_ONLY },
                 { "undo", required_argument, NULL, ARG_UNDO },
+                { "boot-unit", required_argument, NULL, ARG_BOOT_UNIT },
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "adopt", no_argument, NULL, ARG_ADOPT },
                 { "backend", required_argument, NULL, ARG_BACKEND },
@@ -155,6 +162,21 @@ static int parse_argv(int argc, char *argv[]) {
                 case ARG_UNDO:
                         arg_undo = optarg;
                         break;
+                case ARG_BOOT_UNIT: {
+                        /* A unit of systemd's own directories, by name: never a path or an option. */
+                        const char *suffix = strrchr(optarg, '.');
+
+                        if (!suffix || suffix == optarg || !streq(suffix, ".service") ||
+                            strchr(optarg, '/') || optarg[0] == '-') {
+                                fprintf(stderr,
+                                        "Invalid --boot-unit '%s': expected the name of a service unit, such as "
+                                        "halod-helper-boot.service.\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        arg_boot_unit = optarg;
+                        break;
+                }
                 case ARG_FORCE:
                         arg_force = true;
                         break;
@@ -238,6 +260,13 @@ static int run(int argc, char *argv[]) {
 
         if (arg_undo && (!streq(verb, "apply") || arg_only)) {
                 fprintf(stderr, "--undo is an option of apply only, and takes the place of --only.\n");
+                return EX_USAGE;
+        }
+
+        if (arg_boot_unit && (!streq(verb, "apply") || !arg_only)) {
+                fprintf(stderr,
+                        "--boot-unit is an option of apply --only (halod-helper.service's): it names the unit that "
+                        "writes the boot part.\n");
                 return EX_USAGE;
         }
 

@@ -22,6 +22,7 @@ extern const char *arg_node;
 extern const char *arg_root;
 extern const char *arg_only;
 extern const char *arg_undo;
+extern const char *arg_boot_unit;
 extern int arg_color; /* -1 auto (on a terminal), 0 never, 1 always */
 
 /* Exit codes shared by every verb (see haloctl(1)). */

@@ -41,8 +41,9 @@ bool manager_dir_writable(const char *dir) {
 /* What the helper is to write and is not there. state gets what would make the helper write something
  * else (the expected contents), so that a new difference is asked for at once. */
 typedef struct HelperFindings {
-        char **parts; /* the parts in play: "the CDI spec /run/cdi/halod.json" */
-        char **wrong; /* what of them is wrong, one line each */
+        char **parts;    /* the parts in play: "the CDI spec /run/cdi/halod.json" */
+        char **wrong;    /* what of them is wrong, one line each */
+        bool boot_wrong; /* the kernel command line among them: halod-helper-boot.service writes it */
         FILE *state;
 } HelperFindings;
 
@@ -154,7 +155,8 @@ static int find_hosts(const NodeContext *c, HelperFindings *f) {
 }
 
 /* The kernel command line (kernel.boot: manage): what the next boot lacks, as the helper's own plan
- * would write it. The helper runs the boot loader's tool; halod never does, and never reboots. */
+ * would write it. The helper has halod-helper-boot.service run the boot loader's tool; halod never
+ * does, and never reboots. */
 static int find_boot(const NodeContext *c, HelperFindings *f) {
         _cleanup_(boot_plan_freep) BootPlan *bp = NULL;
         _cleanup_(strv_freep) char **lines = NULL;
@@ -176,6 +178,7 @@ static int find_boot(const NodeContext *c, HelperFindings *f) {
         if (!text)
                 return -ENOMEM;
         fprintf(f->state, "boot\n%s\n", text);
+        f->boot_wrong = true;
         return strv_extend(&f->wrong, text);
 }
 
@@ -249,7 +252,7 @@ static usec_t request_mtime(Manager *m) {
         return mtime_usec(path);
 }
 
-static int add_check(CheckList *checks, HelperVerdict v, char **parts, char **wrong) {
+static int add_check(CheckList *checks, HelperVerdict v, char **parts, char **wrong, bool boot_wrong) {
         _cleanup_(freep) char *what = NULL, *why = NULL, *result = NULL;
 
         what = strv_join(parts, ", ");
@@ -286,9 +289,10 @@ static int add_check(CheckList *checks, HelperVerdict v, char **parts, char **wr
                         "as the profile says",
                         strna(result),
                         "still wrong after halod-helper.service ran (%s): %s; see journalctl -u "
-                        "halod-helper.service",
+                        "halod-helper.service%s",
                         strna(result),
-                        why);
+                        why,
+                        boot_wrong ? " -u halod-helper-boot.service" : "");
         default:
                 return check_list_add(
                         checks,
@@ -367,7 +371,7 @@ int manager_helper_step(
         }
         s->failed = verdict == HELPER_VERDICT_FAILED;
         if (with_check) {
-                r = add_check(checks, verdict, parts, wrong);
+                r = add_check(checks, verdict, parts, wrong, f.boot_wrong);
                 if (r < 0)
                         return r;
         }

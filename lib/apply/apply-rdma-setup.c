@@ -2,33 +2,13 @@
 /* Writes the memlock drop-ins and the modules-load.d file halod owns, has systemd-modules-load load the
  * RDMA modules, and puts the files back as they were when a step fails, so that nothing is
  * half-applied. */
-#include <spawn.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 
 #include "apply/apply-rdma-setup.h"
+#include "apply/systemctl-unit.h"
 #include "basic/errorf.h"
 #include "basic/strv.h"
-
-extern char **environ;
-
-/* systemctl restart systemd-modules-load.service, with the caller's stderr for systemctl's own message:
- * its exit status, or -errno when it could not run. systemd-modules-load loads what modules-load.d
- * lists, as at boot, with systemd's privileges: the helper needs no CAP_SYS_MODULE of its own. */
-static int restart_modules_load(void) {
-        char *argv[] = { (char *) "systemctl", (char *) "restart", (char *) MODULES_LOAD_SERVICE, NULL };
-        int status, r;
-        pid_t pid;
-
-        r = posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ);
-        if (r != 0)
-                return -r;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 static int write_files(const Host *h, const RdmaSetupPlan *p, OwnedFileRollback **rb, char ***done, char **error) {
         int r;
@@ -71,7 +51,9 @@ static int load_modules(const Host *h, const RdmaSetupPlan *p, char ***done, cha
                         -EOPNOTSUPP,
                         "the host does not run systemd, whose systemd-modules-load reads " MODULES_LOAD_FILE
                         ": load them with modprobe");
-        r = restart_modules_load();
+        /* systemd-modules-load loads what modules-load.d lists, as at boot, with systemd's privileges:
+         * the helper needs no CAP_SYS_MODULE of its own. */
+        r = systemctl_unit("restart", MODULES_LOAD_SERVICE);
         if (r < 0)
                 return errorf(error, r, "cannot run systemctl: %s", strerror(-r));
         STRV_FOREACH(m, p->load) {

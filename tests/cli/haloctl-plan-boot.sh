@@ -3,7 +3,8 @@
 # haloctl plan --root on the fixture host trees of each boot loader, with kernel.boot: manage: the
 # kernel lines name the tool and the file that boot loader needs (grubby on Fedora's BLS entries, a
 # drop-in after the cloud image's plus update-grub on Ubuntu, kernel-install on systemd-boot), nothing
-# where the next boot already carries the parameters, and nothing with kernel.boot: check.
+# where the next boot already carries the parameters, and nothing with kernel.boot: check; --boot-unit
+# refused where it does not belong.
 # Usage: haloctl-plan-boot.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
@@ -49,6 +50,19 @@ expect_not "kernel.boot: check" "$tmp/out" '^kernel:'
 
 check "plan --json" 2 plan --json --root "$hosts/kernel-ubuntu-cloudimg" --node head "$manage"
 expect "plan --json" "$tmp/out" '"kernel: write|"kernel:   write /etc/default/grub.d/99-halod.cfg"'
+
+# --boot-unit (what halod-helper.service passes): only with apply --only, and only a service's name
+check "--boot-unit without --only" 64 apply --boot-unit halod-helper-boot.service --node head "$manage"
+expect "--boot-unit without --only" "$tmp/err" '^--boot-unit is an option of apply --only'
+check "--boot-unit with plan" 64 plan --only boot --boot-unit halod-helper-boot.service --node head "$manage"
+check "--boot-unit a path" 64 apply --only boot --boot-unit /etc/systemd/system/x.service --node head "$manage"
+expect "--boot-unit a path" "$tmp/err" "^Invalid --boot-unit '/etc/systemd/system/x.service': expected the name of a service unit"
+check "--boot-unit not a service" 64 apply --only boot --boot-unit halod.socket --node head "$manage"
+check "--boot-unit without boot" 64 apply --only cdi,hosts. --boot-unit halod-helper-boot.service --node head "$manage"
+expect "--boot-unit without boot" "$tmp/err" '^--boot-unit names the unit that writes the boot part, which --only cdi,hosts. does not name'
+check "--boot-unit with --root" 64 apply --only boot --boot-unit halod-helper-boot.service --root "$hosts/kernel-ubuntu-cloudimg" --node head "$manage"
+expect "--boot-unit with --root" "$tmp/err" '^--boot-unit has systemd run the boot part on this machine, not below --root'
+check "--boot-unit only a suffix" 64 apply --only boot --boot-unit .service --node head "$manage"
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

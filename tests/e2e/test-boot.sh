@@ -6,8 +6,12 @@
 # a Type #1 entry written by 90-loaderentry.install from /etc/kernel/cmdline), then haloctl check,
 # plan, apply --only boot, a second apply, a failing kernel-install plugin (rollback), and apply
 # --undo boot, each judged by kernel.cmdline-next and by the entry kernel-install wrote; then two
-# writers at once, root's haloctl apply and halod-helper.service (the real unit and its sandbox), one
-# held inside kernel-install while the other waits for the apply lock (/run/halod-helper/apply.lock).
+# writers at once, root's haloctl apply and halod-helper-boot.service (the real unit and its
+# sandbox), one held inside kernel-install while the other waits for the apply lock
+# (/run/halod-helper/apply.lock).
+# Then the same through halod's root helper as shipped: halod-helper.service (its sandbox hides
+# /usr/lib/modules from kernel-install) starts halod-helper-boot.service, which runs kernel-install.
+# The container's hostname is halo-1, head's in conf/halod.yaml: the helper picks its node by it.
 #
 # What a container cannot show: the running kernel's command line is the host's, so kernel.cmdline
 # keeps failing after the apply ("reboot pending"); booting the new entry needs a machine (tests/vm).
@@ -40,7 +44,7 @@ sed 's/^  cmdline: .*/  boot: manage\n&/' "$SOURCE_DIR/conf/halod.yaml" >"$PROFI
 grep -q '^  boot: manage$' "$PROFILE" || fail "could not add kernel.boot: manage to conf/halod.yaml"
 grep -q -- '- pcie_aspm=off' "$PROFILE" || fail "conf/halod.yaml no longer asks pcie_aspm=off"
 
-ct_boot node node "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml" \
+ct_boot node halo-1 "$ROOT" --bind-ro="$HALOCTL:/usr/local/bin/haloctl" --bind-ro="$PROFILE:/etc/halod/halod.yaml" \
         --bind-ro="$SOURCE_DIR/units/halod-helper.service:/etc/systemd/system/halod-helper.service"
 
 V=6.12.99-halod-test
@@ -112,19 +116,35 @@ ct node test ! -e /etc/halod/boot-undo.conf || fail "the undo left /etc/halod/bo
 run_rc 0 hc apply --undo boot
 assert_contains "$OUT" "nothing to undo"
 
-# Two writers at once. The helper is units/halod-helper.service as shipped (its sandbox:
-# ProtectSystem=strict, RuntimeDirectory=halod-helper), asked for the boot part alone: the CDI spec and
-# the links are not what this container can show. One setting is loosened: ProtectKernelModules=
-# hides /usr/lib/modules, where kernel-install finds the kernels (the boot loader's tools are to run
-# in a unit of their own, outside the helper's tight sandbox).
-ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper.service.d && cat >/etc/systemd/system/halod-helper.service.d/test.conf &&
-        systemctl daemon-reload' <<'UNIT' || fail "cannot set up halod-helper.service"
-[Service]
-ExecStart=
-ExecStart=/usr/local/bin/haloctl apply --only boot --node head --color never /etc/halod/halod.yaml
-Environment=SYSTEMD_RELAX_ESP_CHECKS=1
-ProtectKernelModules=no
-UNIT
+# The units as shipped, the haloctl bound at /usr/local/bin: the helper's unit file is bound read-only,
+# its command line set again in a drop-in with that path; the boot unit installed with it.
+exec_start=$(sed -n 's|^ExecStart=/usr/bin/haloctl |ExecStart=/usr/local/bin/haloctl |p' "$SOURCE_DIR/units/halod-helper.service")
+[ -n "$exec_start" ] || fail "no ExecStart= in units/halod-helper.service"
+printf '[Service]\nExecStart=\n%s\n' "$exec_start" |
+        ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper.service.d && cat >/etc/systemd/system/halod-helper.service.d/test.conf' ||
+        fail "cannot give halod-helper.service its shipped command line"
+sed 's|/usr/bin/haloctl|/usr/local/bin/haloctl|' "$SOURCE_DIR/units/halod-helper-boot.service" |
+        ct node sh -c 'cat >/etc/systemd/system/halod-helper-boot.service' || fail "cannot install halod-helper-boot.service"
+# The ESP is a directory (see above): kernel-install takes it with SYSTEMD_RELAX_ESP_CHECKS=1, given
+# to the boot unit in a drop-in as an administrator would.
+ct node sh -c 'mkdir -p /etc/systemd/system/halod-helper-boot.service.d &&
+        printf "[Service]\nEnvironment=SYSTEMD_RELAX_ESP_CHECKS=1\n" >/etc/systemd/system/halod-helper-boot.service.d/esp.conf &&
+        systemctl daemon-reload' || fail "cannot add the boot unit's drop-in"
+# The boot unit's exposure under this systemd, against the figure README.md records for it.
+version=$(ct node systemctl --version | sed -n '1s/^systemd \([0-9][0-9]*\).*/\1/p')
+OUT=$(ct node systemd-analyze security --no-pager halod-helper-boot.service 2>&1 | tail -n 1)
+score=$(sed -n 's/.*halod-helper-boot.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+recorded=$(sed -n "s/.*halod-helper-boot.service (systemd $version): \([0-9][0-9.]*\).*/\1/p" "$SOURCE_DIR/README.md" | head -n 1)
+log "halod-helper-boot.service: exposure ${score:-none} under systemd $version (README.md: ${recorded:-none})"
+[ -n "$score" ] && [ -n "$recorded" ] ||
+        fail "no exposure for halod-helper-boot.service ('$OUT'), or README.md records none for systemd $version"
+python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
+        fail "halod-helper-boot.service's exposure under systemd $version rose to $score, above $recorded (README.md)"
+
+# Two writers at once: root's haloctl apply and halod-helper-boot.service, the unit that writes the
+# boot part for halod-helper.service (started here by itself: the helper's own part, starting it, is
+# below), with its sandbox as shipped.
+BOOT_UNIT=halod-helper-boot.service
 # A plugin that stands in for a slow one (dracut building an initramfs runs for many seconds): once
 # armed, the first `kernel-install add` says it is there and waits until the test lets it go, then
 # exits with the status the test chose; every other run passes at once. 85-: before 90-loaderentry,
@@ -138,26 +158,26 @@ exit "$(cat /etc/kernel/hold/status)"
 PLUGIN
         fail "cannot add the plugin that waits"
 arm_plugin() { ct node sh -c "rm -rf /etc/kernel/hold && mkdir /etc/kernel/hold && echo $1 >/etc/kernel/hold/status"; }
-helper_state() { ct node systemctl show -P ActiveState halod-helper.service; }
+helper_state() { ct node systemctl show -P ActiveState $BOOT_UNIT; }
 helper_done() { case $(helper_state) in inactive | failed) ;; *) return 1 ;; esac; }
-# start_helper: starts halod-helper.service, not waiting for it; helper_log: what that run said (the
+# start_helper: starts the boot unit, not waiting for it; helper_log: what that run said (the
 # journal from then on: an inactive unit forgets its InvocationID=).
 start_helper() {
-        helper_lines=$(ct node journalctl --no-pager -o cat -u halod-helper.service | wc -l)
-        run_rc 0 ct node systemctl start --no-block halod-helper.service
+        helper_lines=$(ct node journalctl --no-pager -o cat -u $BOOT_UNIT | wc -l)
+        run_rc 0 ct node systemctl start --no-block $BOOT_UNIT
 }
-helper_log() { ct node journalctl --no-pager -o cat -u halod-helper.service | tail -n +$((helper_lines + 1)); }
+helper_log() { ct node journalctl --no-pager -o cat -u $BOOT_UNIT | tail -n +$((helper_lines + 1)); }
 helper_said() { helper_log | grep -q -- "$1"; }
 # waiting_or_gone FILE PID: FILE says that haloctl waits for the lock, or PID is gone (it did not wait).
 waiting_or_gone() { grep -q '^waiting for ' "$1" || ! kill -0 "$2"; }
 helper_waiting_or_done() { helper_said '^waiting for ' || helper_done; }
 want="iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
 
-log "halod-helper's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
+log "the boot unit's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
 arm_plugin 3
 start_helper
 wait_until 120 ct node test -e /etc/kernel/hold/reached
-helper_pid=$(ct node systemctl show -P MainPID halod-helper.service)
+helper_pid=$(ct node systemctl show -P MainPID $BOOT_UNIT)
 hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
 root_apply=$!
 wait_until 120 waiting_or_gone "$TEST_DIR/root.out" "$root_apply"
@@ -173,13 +193,13 @@ ct node test -e /etc/halod/boot-undo.conf || fail "root's undo record is gone af
 assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
 assert_contains "$(cat "$TEST_DIR/root.out")" "waiting for haloctl apply (pid $helper_pid), which is changing the kernel command line (/run/halod-helper/apply.lock)"
 assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
-assert_eq "$(helper_state)" failed "halod-helper.service after its kernel-install failed"
+assert_eq "$(helper_state)" failed "$BOOT_UNIT after its kernel-install failed"
 wait_until 60 helper_said "the boot configuration was put back as it was"
 assert_contains "$(helper_log)" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3"
-run_rc 0 ct node systemctl reset-failed halod-helper.service
+run_rc 0 ct node systemctl reset-failed $BOOT_UNIT
 run_rc 0 hc apply --undo boot
 
-log "root's apply held inside kernel-install while halod-helper runs: the helper waits, then finds nothing to change"
+log "root's apply held inside kernel-install while the boot unit runs: it waits, then finds nothing to change"
 arm_plugin 0
 hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
 root_apply=$!
@@ -194,15 +214,66 @@ wait "$root_apply" || rc=$?
 wait_until 120 helper_done
 assert_eq "$rc" 0 "root's haloctl apply --only boot exit status (output: $(cat "$TEST_DIR/root.out"))"
 assert_contains "$(cat "$TEST_DIR/root.out")" "kernel: written; reboot required"
-assert_eq "$(helper_state)" inactive "halod-helper.service after root's apply"
+assert_eq "$(helper_state)" inactive "$BOOT_UNIT after root's apply"
 wait_until 60 helper_said '^nothing to change\|^kernel: '
 assert_contains "$(helper_log)" "nothing to change: the next boot carries the kernel parameters of the profile" "the helper's run"
 assert_eq "${holder#* }" "changing the kernel command line" "what the apply lock's holder does"
 assert_contains "$(helper_log)" "waiting for haloctl apply (pid ${holder%% *}), which is changing the kernel command line (/run/halod-helper/apply.lock)"
-assert_eq "$helper_while_held" activating "halod-helper.service while root's apply held the lock"
+assert_eq "$helper_while_held" activating "$BOOT_UNIT while root's apply held the lock"
 assert_eq "$(options)" "root=/dev/vda2 ro quiet $want systemd.machine_id=$(ct node cat /etc/machine-id)" "the entry after both"
 run_rc 0 ct node stat -c '%U %a' /run/halod-helper/apply.lock
 assert_eq "$OUT" "root 600" "the apply lock's owner and mode"
+
+log "through halod-helper.service as shipped, which starts halod-helper-boot.service (the haloctl bound at /usr/local/bin)"
+run_rc 0 hc apply --undo boot
+# helper_run: one run of halod-helper.service, as halod-helper.path starts it; sets HELPER_LOG and
+# BOOT_LOG to what the helper and the boot unit printed since the run began (an inactive unit that ended
+# well is unloaded, its invocation id with it: by time, on the container's clock).
+helper_run() {
+        local since
+        since=$(ct node date +@%s.%N)
+        ct node systemctl start halod-helper.service || true
+        # journald reads the units' stdout streams on its own time: what it has read, written first
+        ct node journalctl --sync
+        HELPER_LOG=$(ct node journalctl -u halod-helper.service --since "$since" -o cat --no-pager)
+        BOOT_LOG=$(ct node journalctl -u halod-helper-boot.service --since "$since" -o cat --no-pager)
+        echo "$HELPER_LOG" >>"$TEST_DIR/logs/helper.log"
+        echo "$BOOT_LOG" >>"$TEST_DIR/logs/helper-boot.log"
+}
+
+log "the boot unit's kernel-install fails: the helper says so and where to look; everything is put back"
+ct node sh -c 'printf "#!/bin/sh\nexit 3\n" >/etc/kernel/install.d/95-fail.install && chmod +x /etc/kernel/install.d/95-fail.install' ||
+        fail "cannot add the failing plugin"
+helper_run
+assert_contains "$BOOT_LOG" "kernel: + iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856 (replacing pcie_aspm=force) via /etc/kernel/cmdline and kernel-install" "the boot unit's journal"
+assert_contains "$HELPER_LOG" "Failed to write the kernel command line: halod-helper-boot.service failed (systemctl start exited 1); its journal says why: journalctl -u halod-helper-boot.service" "the helper's journal"
+assert_contains "$BOOT_LOG" "kernel-install add $V /usr/lib/modules/$V/vmlinuz failed (exit status 3" "the boot unit's journal"
+assert_contains "$BOOT_LOG" "the boot configuration was put back as it was" "the boot unit's journal"
+assert_eq "$(ct node systemctl show -P Result halod-helper-boot.service)" exit-code "the boot unit's Result"
+assert_eq "$(ct node cat /etc/kernel/cmdline)" "root=/dev/vda2 ro quiet pcie_aspm=force" "/etc/kernel/cmdline after the boot unit's rollback"
+assert_eq "$(options)" "root=/dev/vda2 ro quiet pcie_aspm=force systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry after the boot unit's rollback"
+ct node rm /etc/kernel/install.d/95-fail.install
+
+log "the helper starts the boot unit, whose kernel-install writes the entry from halod's /etc/kernel/cmdline"
+helper_run
+assert_contains "$HELPER_LOG" "kernel: halod-helper-boot.service ran the boot part and ended well: journalctl -u halod-helper-boot.service says what it wrote" "the helper's journal"
+assert_not_contains "$HELPER_LOG" "Failed to write the kernel command line" "the helper's journal"
+# The tool ran in the boot unit: haloctl's own line after kernel-install is there, not in the helper's.
+assert_contains "$BOOT_LOG" "kernel: written; reboot required to bring the parameters into force (halod never reboots)" "the boot unit's journal"
+assert_eq "$(ct node cat /etc/kernel/cmdline)" \
+        "root=/dev/vda2 ro quiet iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
+assert_eq "$(options)" \
+        "root=/dev/vda2 ro quiet iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856 systemd.machine_id=$(ct node cat /etc/machine-id)" \
+        "the entry the boot unit's kernel-install wrote"
+run_rc 1 hc check --only kernel.cmdline-next
+assert_contains "$OUT" "warn  kernel.cmdline-next  reboot pending: the next boot (systemd-boot entry $ENTRY"
+
+log "the helper again: the boot unit finds nothing to change, and changes nothing"
+before=$(ct node stat -c %Y.%i "$ENTRY" /etc/kernel/cmdline)
+helper_run
+assert_contains "$BOOT_LOG" "nothing to change: the next boot carries the kernel parameters of the profile" "the boot unit's journal"
+assert_eq "$(ct node stat -c %Y.%i "$ENTRY" /etc/kernel/cmdline)" "$before" "the entry and /etc/kernel/cmdline after a second helper run"
 
 ct_poweroff node
 pass "kernel.boot: manage with the real kernel-install"

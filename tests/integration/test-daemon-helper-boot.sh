@@ -3,7 +3,8 @@
 # kernel.boot: manage through the helper: halod plans the kernel command line on an Ubuntu cloud
 # image's boot configuration (the fixture tree tests/data/hosts/kernel-ubuntu-cloudimg, bound over
 # /boot and /etc/default in halod's own mount namespace) and asks halod-helper.service for it, naming
-# the drop-in and update-grub; it never runs the tool itself. What the helper then does (the drop-in,
+# the drop-in and update-grub; it never runs the tool itself. A helper run that did not write it fails the
+# helper check, naming halod-helper-boot.service's journal too. What the helper then does (the drop-in,
 # and the grub.cfg update-grub writes, as tests/e2e/test-boot-grub.sh proves on the real one) the test
 # does, with the helper's stamps: the helper check passes, and kernel.cmdline fails saying that a reboot
 # is required, which Health's summary says too.
@@ -39,6 +40,15 @@ assert_contains "$request" "kernel: + iommu=pt pcie_aspm=off halod.test=1 via /e
 assert_contains "$request" "kernel:   in force after the next reboot (halod never reboots)" "the request"
 [ ! -e "$HOST/etc/default/grub.d/99-halod.cfg" ] || fail "halod wrote the drop-in itself"
 
+log "a helper run that did not write it (halod-helper-boot.service failed): the check names both journals"
+nsenter -t "$HALOD_PID" -m sh -c 'mkdir -p -m 0755 /run/halod-helper && touch /run/halod-helper/started &&
+        echo "exit status 2" >/run/halod-helper/result.new && mv /run/halod-helper/result.new /run/halod-helper/result'
+wait_until 20 dm_check_is helper fail
+summary=$(busctl --json=short get-property "${HALOD_BUS[@]}" Checks |
+        python3 -c 'import json, sys; print(next(c[2] for c in json.load(sys.stdin)["data"] if c[0] == "helper"))')
+assert_contains "$summary" "still wrong after halod-helper.service ran (exit status 2): kernel: + iommu=pt pcie_aspm=off halod.test=1" "the helper check"
+assert_contains "$summary" "; see journalctl -u halod-helper.service -u halod-helper-boot.service" "the helper check"
+
 log "what the helper writes: the drop-in, grub.cfg from update-grub, its stamps"
 printf '%s\n' '# Written by halod (haloctl apply); remove with haloctl apply --undo boot' \
         "# The kernel parameters of halod's profile (kernel.cmdline, kernel.boot: manage)." \
@@ -46,7 +56,7 @@ printf '%s\n' '# Written by halod (haloctl apply); remove with haloctl apply --u
         >"$HOST/etc/default/grub.d/99-halod.cfg"
 sed -i -E 's/^(\s+linux\s+\S+ root=\S+ ro) /\1 iommu=pt pcie_aspm=off halod.test=1 /' "$HOST/boot/grub/grub.cfg"
 grep -q 'ro iommu=pt pcie_aspm=off halod.test=1 ' "$HOST/boot/grub/grub.cfg" || fail "could not edit the fixture's grub.cfg"
-nsenter -t "$HALOD_PID" -m sh -c 'mkdir -m 0755 /run/halod-helper && touch /run/halod-helper/started &&
+nsenter -t "$HALOD_PID" -m sh -c 'mkdir -p -m 0755 /run/halod-helper && touch /run/halod-helper/started &&
         echo "exit status 0" >/run/halod-helper/result.new && mv /run/halod-helper/result.new /run/halod-helper/result'
 wait_until 20 dm_check_is helper pass
 run_rc 0 busctl --timeout=60 call "${HALOD_BUS[@]}" Verify

@@ -57,6 +57,30 @@ log "halod-helper.service: exposure $score under systemd $version (README.md: ${
 [ -z "$recorded" ] || python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
         fail "halod-helper.service's exposure $score > $recorded (README.md)"
 
+log "the boot loader's unit: verifies, runs only the boot part, sees the disks, scores what README.md records"
+sed "s|/usr/bin/haloctl|$BUILD_DIR/daemon/haloctl|" "$SOURCE_DIR/units/halod-helper-boot.service" >"$TEST_DIR/halod-helper-boot.service"
+run_rc 0 systemd-analyze verify --man=no "$TEST_DIR/halod-helper-boot.service"
+[ -z "$OUT" ] || fail "systemd-analyze verify complained about halod-helper-boot.service: $OUT"
+# The same root-owned profile, the boot part alone; the helper names this unit.
+assert_eq "$(sed -n 's/^ExecStart=//p' "$TEST_DIR/halod-helper-boot.service")" \
+        "$BUILD_DIR/daemon/haloctl apply --only boot --color never /etc/halod/halod.yaml" "halod-helper-boot.service's ExecStart="
+assert_contains "$(sed -n 's/^ExecStart=//p' "$TEST_DIR/halod-helper.service")" " --boot-unit halod-helper-boot.service " \
+        "halod-helper.service's ExecStart="
+# grub-probe resolves / to its disk: no PrivateDevices= or DevicePolicy= may hide it.
+! grep -qE '^(PrivateDevices=yes|DevicePolicy=|DeviceAllow=)' "$TEST_DIR/halod-helper-boot.service" ||
+        fail "halod-helper-boot.service hides the disks from grub-probe: $(grep -E '^(PrivateDevices|DevicePolicy|DeviceAllow)=' "$TEST_DIR/halod-helper-boot.service")"
+# The helper itself no longer writes where the boot loader's tools do.
+! grep -qE '^ReadWritePaths=.*(/boot|/efi)' "$TEST_DIR/halod-helper.service" || fail "halod-helper.service can still write /boot or /efi"
+assert_eq "$(sed -n 's/^StartLimitIntervalSec=//p' "$TEST_DIR/halod-helper-boot.service")" 0 "halod-helper-boot.service's StartLimitIntervalSec="
+OUT=$(systemd-analyze security --offline=true --no-pager "$TEST_DIR/halod-helper-boot.service" 2>&1 | tail -n 1)
+score=$(sed -n 's/.*halod-helper-boot.service: \([0-9.]*\).*/\1/p' <<<"$OUT")
+recorded=$(sed -n "s/.*halod-helper-boot.service (systemd $version): \([0-9][0-9.]*\).*/\1/p" "$SOURCE_DIR/README.md" | head -n 1)
+[ -n "$score" ] || fail "no score in: $OUT"
+[ -n "$recorded" ] || fail "README.md records no 'halod-helper-boot.service (systemd $version): N'"
+log "halod-helper-boot.service: exposure $score under systemd $version (README.md: $recorded)"
+python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
+        fail "halod-helper-boot.service's exposure $score > $recorded (README.md)"
+
 log "D-Bus and polkit policies parse"
 python3 - "$SOURCE_DIR/conf/dbus-1/io.halod1.conf" "$SOURCE_DIR/conf/polkit-1/io.halod1.policy" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -108,6 +108,8 @@ for f in /usr/sbin/halod /usr/bin/haloctl "/usr/lib/$multiarch/halod/halod-backe
 done
 grep -qE '^/(usr/)?lib/systemd/system/halod\.service$' "$tmp/deb.list" || fail "the package has no halod.service in a systemd unit directory"
 grep -qE '^/(usr/)?lib/systemd/system/halod\.socket$' "$tmp/deb.list" || fail "the package has no halod.socket in a systemd unit directory"
+grep -qE '^/(usr/)?lib/systemd/system/halod-helper-boot\.service$' "$tmp/deb.list" ||
+        fail "the package has no halod-helper-boot.service (the boot loader's unit the helper starts)"
 grep -q '^/usr/share/doc/halod/examples/.*\.yaml$' "$tmp/deb.list" || fail "the package has no example profiles"
 [ -z "$only_meson$only_deb" ] && echo "ok   identical: $(wc -l <"$tmp/meson.list") files, and $(wc -l <"$tmp/allowed.list") allowed difference(s) (deb+)"
 
@@ -150,7 +152,7 @@ awk "/was-enabled 'halod.service'/ { guarded = 1 } /^[[:space:]]*fi\$/ { guarded
 grep -q "stop 'halod.service'" "$tmp/control/prerm" 2>/dev/null || fail "prerm does not stop halod.service on removal"
 # halod's root helper runs only when halod asks: the package never starts it.
 ! grep -E "deb-systemd-invoke (start|restart|try-restart|\\\$_dh_action) .*halod-helper" "$tmp/control/postinst" ||
-        fail "postinst starts halod-helper.path or halod-helper.service: only halod.service pulls them in"
+        fail "postinst starts halod-helper.path, halod-helper.service or halod-helper-boot.service: only halod.service pulls them in"
 grep -q "purge 'halod.service'" "$tmp/control/postrm" 2>/dev/null || fail "postrm does not forget halod.service on purge"
 # No ACL gives the user halod /run/cdi or networkd's directory; an upgrade removes the old entries.
 grep -q "setfacl -x u:halod" "$tmp/control/postinst" || fail "postinst does not remove the u:halod ACL entries of earlier builds"
