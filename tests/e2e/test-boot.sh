@@ -174,9 +174,14 @@ helper_waiting_or_done() { helper_said '^waiting for ' || helper_done; }
 want="iommu=pt pci=realloc pcie_aspm=off amdgpu.gttsize=126976 ttm.pages_limit=32505856"
 
 log "the boot unit's kernel-install fails and it puts the configuration back while root's apply waits; root's write stays"
+# Root's applies above made /run/halod-helper. Started by root before any helper run of a boot, the
+# boot unit finds no lock directory: it has it made (its RuntimeDirectory=), root's and 0755.
+run_rc 0 ct node rm -rf /run/halod-helper
 arm_plugin 3
 start_helper
 wait_until 120 ct node test -e /etc/kernel/hold/reached
+run_rc 0 ct node stat -c '%U %a' /run/halod-helper
+assert_eq "$OUT" "root 755" "the lock directory the boot unit had made"
 helper_pid=$(ct node systemctl show -P MainPID $BOOT_UNIT)
 hc apply --only boot >"$TEST_DIR/root.out" 2>&1 &
 root_apply=$!
