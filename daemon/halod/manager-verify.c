@@ -87,7 +87,7 @@ int manager_publish_checks(Manager *m, const char *only, bool peers, CheckList *
                 (void) strv_extend(&changed, "Health");
         if (!streq(summary, m->summary))
                 (void) strv_extend(&changed, "Summary");
-        if (!pending_reboot_equal(reboot, m->pending_reboot))
+        if (!strv_equal(reboot, m->pending_reboot))
                 (void) strv_extend(&changed, "PendingReboot");
         (void) strv_extend(&changed, "LastVerifyUSec");
 

@@ -26,6 +26,17 @@ bool strv_contains(char *const *l, const char *s) {
         return false;
 }
 
+bool strv_equal(char *const *a, char *const *b) {
+        size_t n = strv_length(a);
+
+        if (n != strv_length(b))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!streq(a[i], b[i]))
+                        return false;
+        return true;
+}
+
 void strv_remove(char **l, const char *s) {
         char **to = l;
 

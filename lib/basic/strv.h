@@ -15,6 +15,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(char **, strv_free);
 
 size_t strv_length(char *const *l);
 bool strv_contains(char *const *l, const char *s);
+/* The same strings in the same order; NULL is the empty list. */
+bool strv_equal(char *const *a, char *const *b) _pure_;
 /* Removes (and frees) every entry equal to s, in place. */
 void strv_remove(char **l, const char *s);
 /* Appends a copy of s. Returns 0 or -ENOMEM. */

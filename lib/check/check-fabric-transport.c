@@ -177,14 +177,7 @@ static int tcp_to_peer(
 }
 
 static bool same_devices(const FabricTransportSample *a, const FabricTransportSample *b) {
-        size_t n = strv_length(a->rdma_devices);
-
-        if (a->rdma_error != b->rdma_error || n != strv_length(b->rdma_devices))
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!streq(a->rdma_devices[i], b->rdma_devices[i]))
-                        return false;
-        return true;
+        return a->rdma_error == b->rdma_error && strv_equal(a->rdma_devices, b->rdma_devices);
 }
 
 /* Why no verdict can be given from these two samples; NULL when one can. */

@@ -190,17 +190,6 @@ int checks_pending_reboot(const CheckList *l, char ***ret) {
         return 0;
 }
 
-bool pending_reboot_equal(char *const *a, char *const *b) {
-        size_t n = strv_length(a);
-
-        if (n != strv_length(b))
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!streq(a[i], b[i]))
-                        return false;
-        return true;
-}
-
 /* "; reboot required to bring into force: ..." for what the checks other than first say a reboot
  * brings; first's own summary says it for itself. "" when nothing. */
 static int reboot_tail(const CheckList *l, const Check *first, char **ret) {

@@ -38,8 +38,6 @@ bool check_list_equal(const CheckList *a, const CheckList *b) _pure_;
  * list's order: pairs of check id and what ("kernel.cmdline", "kernel command line: iommu=pt"), for
  * the PendingReboot property. Returns 0 (*ret NULL when nothing is pending) or -ENOMEM. */
 int checks_pending_reboot(const CheckList *l, char ***ret);
-/* Same pairs, same order. */
-bool pending_reboot_equal(char *const *a, char *const *b) _pure_;
 
 /* Health and the summary ("healthy: 12/12 checks pass, 3 skipped", "degraded: link.fab0.mtu: ... (and
  * 2 more checks failing or warning)"); run_failed: the local checks could not run. When checks other

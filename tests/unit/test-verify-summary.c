@@ -291,17 +291,6 @@ static void test_summarize_reboot(void) {
         }
 }
 
-static void test_pending_reboot_equal(void) {
-        char *a[] = { (char *) "kernel.cmdline", (char *) "kernel command line: iommu=pt", NULL };
-        char *b[] = { (char *) "kernel.cmdline", (char *) "kernel command line: pcie_aspm=off", NULL };
-
-        ASSERT_TRUE(pending_reboot_equal(NULL, NULL));
-        ASSERT_TRUE(pending_reboot_equal(a, a));
-        ASSERT_TRUE(!pending_reboot_equal(a, b));
-        ASSERT_TRUE(!pending_reboot_equal(a, NULL));
-        ASSERT_TRUE(!pending_reboot_equal(NULL, b));
-}
-
 static void test_equal(void) {
         _cleanup_(check_list_done) CheckList a = {}, b = {}, c = {};
 
@@ -327,7 +316,6 @@ int main(void) {
         test_selection_covers_drift();
         test_summary();
         test_summarize_reboot();
-        test_pending_reboot_equal();
         test_equal();
         return 0;
 }
