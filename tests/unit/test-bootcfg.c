@@ -527,6 +527,42 @@ static void test_boot_loader_find(void) {
         ASSERT_INT_EQ(boot_loader_from_string("grub-bls"), BOOT_LOADER_GRUB_BLS);
 }
 
+/* GRUB's configuration command on a tree with neither /boot/grub nor /boot/grub2 (GRUB not yet run):
+ * by os-release's ID and ID_LIKE, Fedora's family (fedora, rhel, suse, opensuse) has grub2-mkconfig,
+ * everyone else update-grub. */
+static void test_grub_mkconfig_command(void) {
+        static const struct {
+                const char *os_release, *expected;
+        } cases[] = {
+                { "ID=fedora\n", "grub2-mkconfig -o " GRUB_CFG_FEDORA },
+                { "NAME=\"Rocky Linux\"\nID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\n",
+                  "grub2-mkconfig -o " GRUB_CFG_FEDORA },
+                { "ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n",
+                  "grub2-mkconfig -o " GRUB_CFG_FEDORA },
+                { "ID=ubuntu\nID_LIKE=debian\n", "update-grub" },
+                { "ID=debian\nPRETTY_NAME=\"not fedora\"\n", "update-grub" },
+                { "VERSION_ID=fedora\n", "update-grub" },
+                { NULL, "update-grub" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char dir[] = "/tmp/kernel-mkconfig-XXXXXX";
+                _cleanup_(freep) char *path = NULL, *cmd = NULL;
+                Host h = { .root = dir };
+
+                ASSERT_TRUE(mkdtemp(dir));
+                if (cases[i].os_release) {
+                        ASSERT_TRUE(asprintf(&path, "%s/etc/os-release", dir) >= 0);
+                        ASSERT_OK(mkdir_parent(path));
+                        ASSERT_OK(write_file_atomic(
+                                path, cases[i].os_release, strlen(cases[i].os_release), 0644));
+                }
+                ASSERT_STR_EQ(grub_mkconfig_command(&h), cases[i].expected);
+                ASSERT_TRUE(asprintf(&cmd, "rm -rf %s", dir) >= 0);
+                ASSERT_INT_EQ(system(cmd), 0);
+        }
+}
+
 /* A tree that has both: systemd-boot installed on the ESP and a grub.cfg. GRUB unless systemd-boot
  * started this boot (its LoaderInfo variable) or the entries lie on the ESP. */
 static void test_boot_loader_both(void) {
@@ -678,6 +714,7 @@ int main(void) {
         test_env_replace();
         test_boot_loader_find();
         test_boot_loader_both();
+        test_grub_mkconfig_command();
         test_sd_boot_order();
         test_loader_conf();
         test_efivar();
