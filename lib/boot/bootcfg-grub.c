@@ -3,6 +3,7 @@
  * regenerates grub.cfg. */
 #include <stdio.h>
 
+#include "basic/os-release.h"
 #include "basic/strv.h"
 #include "boot/bootcfg-internal.h"
 #include "boot/bootcfg.h"
@@ -154,19 +155,15 @@ int boot_config_from_grub_cfg(const Host *h, BootConfig *c, char **ret_failed_pa
 }
 
 const char *grub_mkconfig_command(const Host *h) {
-        _cleanup_(strv_freep) char **env = NULL;
-        _cleanup_(freep) char *text = NULL, *ids = NULL;
+        static const char *const fedora_family[] = { "fedora", "rhel", "suse", "opensuse", NULL };
+        _cleanup_(freep) char *text = NULL;
 
         if (host_path_exists(h, "/boot/grub2"))
                 return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
         if (host_path_exists(h, "/boot/grub"))
                 return "update-grub";
-        /* os-release is a shell-compatible file of assignments. */
         if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) >= 0 &&
-            shell_assignments_parse(text, &env, NULL) >= 0 &&
-            asprintf(&ids, " %s %s ", strempty(env_get(env, "ID")), strempty(env_get(env, "ID_LIKE"))) >= 0 &&
-            (strstr(ids, " fedora ") || strstr(ids, " rhel ") || strstr(ids, " suse ") ||
-             strstr(ids, " opensuse ")))
+            os_release_names(text, fedora_family))
                 return "grub2-mkconfig -o " GRUB_CFG_FEDORA;
         return "update-grub";
 }

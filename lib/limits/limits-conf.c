@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "basic/os-release.h"
 #include "basic/strv.h"
 #include "limits/memlock-sources.h"
 
@@ -181,36 +182,13 @@ static int read_one(const Host *h, LimitsConf *c, const char *path) {
 }
 
 bool os_release_names_debian(const char *text) {
-        for (const char *p = text; p && *p;) {
-                size_t len = strcspn(p, "\n");
-                const char *key = p + strspn(p, " \t"),
-                           *v = startswith(key, "ID=") ?: startswith(key, "ID_LIKE=");
-
-                /* The value's words, quotes and blanks around them dropped, up to the end of the line. */
-                while (v && v < p + len) {
-                        size_t n;
-
-                        v += strspn(v, "\"' \t");
-                        n = strcspn(v, "\"' \t\n");
-                        if (n == 0)
-                                break;
-                        if (n == strlen("debian") && strneq(v, "debian", n))
-                                return true;
-                        v += n;
-                }
-                p = p[len] ? p + len + 1 : NULL;
-        }
-        return false;
+        return os_release_names(text, (const char *const[]){ "debian", NULL });
 }
 
-/* The host's os-release: the tree's /etc/os-release, else /usr/lib/os-release (os-release(5)). */
 static bool os_release_is_debian(const Host *h) {
         _cleanup_(freep) char *text = NULL;
 
-        if (host_read_file(h, "/etc/os-release", HOST_FILE_MAX, &text, NULL) < 0 &&
-            host_read_file(h, "/usr/lib/os-release", HOST_FILE_MAX, &text, NULL) < 0)
-                return false;
-        return os_release_names_debian(text);
+        return os_release_read(h, &text) >= 0 && os_release_names_debian(text);
 }
 
 int limits_conf_read(const Host *h, LimitsConf *c) {
