@@ -376,7 +376,7 @@ static int apply_run(int argc, char *argv[], unsigned parts) {
 /* --boot-unit: the boot part of halod-helper.service's run, through the unit it names, after the other
  * parts: that unit's haloctl takes what a writer of the boot configuration takes, and this process
  * holds nothing of the other parts' while it waits for the job. */
-static int apply_boot_through_unit(int argc, char *argv[]) {
+static int apply_helper_boot_part(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
@@ -442,7 +442,7 @@ int verb_apply(int argc, char *argv[]) {
         if (!through_unit || parts != 0)
                 r = apply_run(argc, argv, parts);
         if (through_unit && !apply_stopped_early(r)) {
-                k = apply_boot_through_unit(argc, argv);
+                k = apply_helper_boot_part(argc, argv);
                 r = k > r ? k : r;
         }
         if (stamp)
