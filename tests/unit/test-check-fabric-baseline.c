@@ -78,7 +78,8 @@ static void run_case(const VerdictCase *t) {
 }
 
 static void test_verdicts(void) {
-        RdmaNodeState firmware_updated = x4_gen4, port_25g = x4_gen4, x16_gen4 = x4_gen4;
+        RdmaNodeState firmware_updated = x4_gen4, port_25g = x4_gen4, x16_gen4 = x4_gen4,
+                      virtio = { .mtu = 9000 };
 
         snprintf(firmware_updated.firmware, sizeof(firmware_updated.firmware), "4.80 0x80015b7c 1.3534.0");
         x16_gen4.pcie_width = 16;
@@ -196,6 +197,17 @@ static void test_verdicts(void) {
                   .now = port_25g,
                   .outcome = CHECK_PASS,
                   .words = "ceiling ~25 Gbit/s from the port's 25000 Mbit/s" },
+                /* Soft-RoCE on virtio-net (the vm suite's guests): no PCIe link, no port speed. */
+                { .name = "no ceiling known",
+                  .has_peer = true,
+                  .peer = { .node = "node2",
+                            .baseline = measured(T0, 0.1, 1105100, &virtio),
+                            .last = measured(T1, 0.1, 1606400, &virtio) },
+                  .now = virtio,
+                  .outcome = CHECK_PASS,
+                  .summary = "RDMA to node2 over rdma0: 1606.4 µs median round trip, 0.1 Gbit/s RDMA WRITE "
+                             "(measured 2025-11-28 03:10 UTC, within the baseline's 1105.1 µs and 0.1 Gbit/s of "
+                             "2025-11-28 02:10 UTC)" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
