@@ -3,7 +3,6 @@
  * that one's plan is made from what the previous holder left and one's rollback cannot undo another's
  * write. */
 #include <fcntl.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +13,8 @@
 
 #include "apply/apply-lock.h"
 #include "basic/errorf.h"
+#include "basic/file-owner.h"
 #include "basic/fileio.h"
-
-/* "uid 998 (halod)", or "uid 998" when the password database does not name it. */
-static void owner_name(uid_t uid, char *buf, size_t size) {
-        struct passwd pw, *found = NULL;
-        char names[1024];
-
-        if (getpwuid_r(uid, &pw, names, sizeof names, &found) == 0 && found)
-                (void) snprintf(buf, size, "uid %u (%s)", (unsigned) uid, found->pw_name);
-        else
-                (void) snprintf(buf, size, "uid %u", (unsigned) uid);
-}
 
 /* Only root may write what it is in: anyone else could take the lock (flock needs only a read) and keep
  * root's applies waiting for ever, or replace the file under them. */
@@ -39,14 +28,13 @@ static int check_root_only(int fd, const char *path, bool dir, char **ret_error)
                 return errorf(
                         ret_error, -EBADF, "%s is not a %s: remove it", path, dir ? "directory" : "regular file");
         if (st.st_uid != 0) {
-                owner_name(st.st_uid, owner, sizeof owner);
                 return errorf(
                         ret_error,
                         -EPERM,
                         "%s belongs to %s, not root: another user could hold the lock and keep root's applies "
                         "waiting. It was not used; remove it (root makes it anew)",
                         path,
-                        owner);
+                        file_owner_name(st.st_uid, owner, sizeof owner));
         }
         if (st.st_mode & (dir ? 0022 : 0077))
                 return errorf(

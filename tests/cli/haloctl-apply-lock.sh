@@ -83,7 +83,7 @@ line "after the wait" "limits: wrote $LIMITS (* and root - memlock unlimited)"
 rm -f "$root$LIMITS"
 chown 65534 "$LOCK"
 check "halod's lock file" 77 apply --root "$root" --node head --only limits "$profile"
-expect "halod's lock file" "$tmp/err" "^Cannot take haloctl apply's lock before changing the memlock limits, so nothing was changed: $LOCK belongs to uid 65534( \([a-z]+\))?, not root: another user could hold the lock and keep root's applies waiting. It was not used; remove it \(root makes it anew\)$"
+expect "halod's lock file" "$tmp/err" "^Cannot take haloctl apply's lock before changing the memlock limits, so nothing was changed: $LOCK belongs to ([a-z]+ \()?uid 65534\)?, not root: another user could hold the lock and keep root's applies waiting. It was not used; remove it \(root makes it anew\)$"
 [ -e "$root$LIMITS" ] && fail_check "apply wrote $LIMITS beside a lock file that is not root's"
 check "undo with halod's lock file" 77 apply --root "$root" --undo limits
 expect "undo with halod's lock file" "$tmp/err" "^Cannot take haloctl apply's lock before removing halod's limits files"
