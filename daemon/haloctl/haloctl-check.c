@@ -3,10 +3,13 @@
 #include <stdio.h>
 
 #include "basic/json-writer.h"
+#include "basic/strv.h"
 #include "check/check-fabric-baseline.h"
 #include "check/check-peer.h"
 #include "check/check-registry.h"
 #include "check/checks.h"
+#include "check/verify-summary.h"
+#include "haloctl-status-reboot.h"
 #include "haloctl.h"
 #include "snapshot/rdma-node.h"
 
@@ -82,7 +85,7 @@ static void print_profile_failure_json(const char *path, int exit_code) {
         }
         if (check_list_add(
                     &l, "profile", CHECK_FAIL, path, NULL, "profile %s %s; details on stderr", path, why) >= 0)
-                print_checks_json(&l);
+                print_checks_json(&l, /* pending_reboot= */ NULL);
         check_list_done(&l);
 }
 
@@ -116,6 +119,7 @@ int verb_check(int argc, char *argv[]) {
         _cleanup_(profile_freep) Profile *p = NULL;
         _cleanup_(check_list_done) CheckList checks = {};
         _cleanup_(snapshot_done) Snapshot snapshot = {};
+        _cleanup_(strv_freep) char **reboot = NULL;
         const ProfileNode *node = NULL;
         const char *path = profile_path_arg(argc, argv);
         Host host = { .root = arg_root ?: "" };
@@ -166,12 +170,20 @@ int verb_check(int argc, char *argv[]) {
                 print_unknown_only(arg_only);
                 return EX_USAGE;
         }
+        /* What a reboot would bring into force, as halod's PendingReboot says it (haloctl status). */
+        r = checks_pending_reboot(&checks, &reboot);
+        if (r < 0) {
+                fprintf(stderr, "Failed to run the checks: %s\n", strerror(-r));
+                return EX_OSERR;
+        }
 
         if (arg_json)
-                print_checks_json(&checks);
+                print_checks_json(&checks, reboot);
         else {
                 print_checks(&checks);
                 print_totals(&checks);
+                if (reboot)
+                        status_print_pending_reboot(reboot);
         }
         return exit_code_for_checks(&checks);
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "basic/json-writer.h"
+#include "haloctl-status-reboot.h"
 #include "haloctl.h"
 
 static bool use_color(void) {
@@ -97,13 +98,14 @@ void json_checks(JsonWriter *w, const CheckList *l) {
         json_end_array(w);
 }
 
-void print_checks_json(const CheckList *l) {
+void print_checks_json(const CheckList *l, char **pending_reboot) {
         JsonWriter w;
 
         json_writer_init(&w, stdout, true);
         json_begin_object(&w);
         json_kv_string(&w, "outcome", check_outcome_to_string(check_list_worst(l)));
         json_checks(&w, l);
+        status_json_pending_reboot(&w, pending_reboot);
         json_end_object(&w);
         json_writer_finish(&w);
 }

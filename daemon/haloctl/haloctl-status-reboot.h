@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* haloctl status's line for halod's PendingReboot property: what a reboot (or a re-exec of the service
- * manager) would bring into force that the running system lacks. */
+/* haloctl status's line for halod's PendingReboot property, and haloctl check's from its own checks:
+ * what a reboot (or a re-exec of the service manager) would bring into force that the running system
+ * lacks. */
 #pragma once
 
 #include <systemd/sd-bus.h>

@@ -45,7 +45,8 @@ int load_profile_and_node(const char *path, Profile **ret_profile, const Profile
 
 /* One checks table or JSON document, shared by check, plan and status. */
 void print_checks(const CheckList *l);
-void print_checks_json(const CheckList *l);
+/* With "pending_reboot": pairs of check id and what a reboot brings into force (NULL: none). */
+void print_checks_json(const CheckList *l, char **pending_reboot);
 /* The "checks" member of a JSON object: every check, in the order they ran. */
 void json_checks(JsonWriter *w, const CheckList *l);
 int exit_code_for_checks(const CheckList *l);

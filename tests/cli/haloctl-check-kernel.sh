@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # haloctl check --only kernel.cmdline,gpu.gtt against the fixture hosts in tests/data/hosts/kernel-*:
-# the table, the totals line, --json, and the exit codes (0 pass, 1 warn, 2 fail, 64 usage, 78 invalid
-# profile); kernel.gtt, gpu.gtt's old name, as a selector. (kernel.iommu and kernel.aspm look at the
-# fabric NIC, which these trees lack: haloctl-check-gpu.sh tests them.)
+# the table, the totals line, the Reboot row, --json, and the exit codes (0 pass, 1 warn, 2 fail,
+# 64 usage, 78 invalid profile); kernel.gtt, gpu.gtt's old name, as a selector. (kernel.iommu and
+# kernel.aspm look at the fabric NIC, which these trees lack: haloctl-check-gpu.sh tests them.)
 # Usage: haloctl-check-kernel.sh HALOCTL SOURCE_DIR
 set -uo pipefail
 
@@ -32,6 +32,9 @@ expect "reboot pending" "$tmp/out" '^warn  kernel\.cmdline-next  +reboot pending
 expect "reboot pending" "$tmp/out" '^fail  kernel\.cmdline  +the running kernel lacks .*ttm\.pages_limit=32505856; reboot required to bring them into force \(the next boot carries them\)$'
 expect "reboot pending" "$tmp/out" '^fail  gpu\.gtt  +amdgpu GTT is 62\.5 GiB on card1 \(67108864000 bytes\), the profile asks 124\.0 GiB'
 expect "reboot pending" "$tmp/out" '^3 checks: 0 pass, 1 warn, 2 fail, 0 skip$'
+# The Reboot row of haloctl status (halod's PendingReboot), from the same checks.
+expect "reboot pending" "$tmp/out" '^    Reboot: required to bring into force \(halod never reboots\):$'
+expect "reboot pending" "$tmp/out" '^            kernel command line: iommu=pt pci=realloc pcie_aspm=off amdgpu\.gttsize=126976 ttm\.pages_limit=32505856 \(kernel\.cmdline\)$'
 # Failures come first in the table.
 head -n1 "$tmp/out" | grep -q '^fail' || { echo "FAIL reboot pending: first row is not a failure"; failures=$((failures + 1)); }
 
@@ -45,6 +48,7 @@ kcheck "grub without them" 2 kernel-grub-missing
 expect "grub without them" "$tmp/out" '^fail  kernel\.cmdline-next .*add them to GRUB_CMDLINE_LINUX in /etc/default/grub, then run update-grub'
 expect "grub without them" "$tmp/out" '^skip  gpu\.gtt  +no GPU driven by amdgpu'
 expect_not "grub without them: a reboot would not help" "$tmp/out" 'reboot required'
+expect_not "grub without them: no Reboot row" "$tmp/out" 'Reboot:'
 expect "grub without them" "$tmp/out" '^3 checks: 0 pass, 0 warn, 2 fail, 1 skip$'
 
 # GRUB without BLS entries (make-grub-fixtures.py): what GRUB boots is grub.cfg, not /etc/default/grub.
@@ -115,6 +119,8 @@ expect "json" "$tmp/out" '"id": "kernel\.cmdline-next",'
 expect "json" "$tmp/out" '"expected": "iommu=pt pci=realloc pcie_aspm=off amdgpu\.gttsize=126976 ttm\.pages_limit=32505856",'
 expect "json" "$tmp/out" '"actual": "card1=67108864000"'
 expect_not "json: no table totals" "$tmp/out" 'checks:'
+expect "json: pending_reboot" "$tmp/out" '"check": "kernel\.cmdline",'
+expect "json: pending_reboot" "$tmp/out" '"what": "kernel command line: iommu=pt pci=realloc pcie_aspm=off amdgpu\.gttsize=126976 ttm\.pages_limit=32505856"'
 
 kcheck "colour on request" 2 kernel-strix-reboot-pending --color=always
 expect "colour on request" "$tmp/out" $'^\033\\[0;31mfail'
