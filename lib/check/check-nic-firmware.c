@@ -53,9 +53,21 @@ static char *describe_source(const Firmware *f) {
         return s;
 }
 
+/* The stored firmware as PendingReboot lists it: a reboot activates it on every driver, devlink's
+ * fw_activate without one. */
+static int set_activation_pending(const Firmware *f, PortCheck *ret) {
+        return port_check_set_pending_reboot(
+                ret,
+                "NIC firmware: %s, stored on %s (or `devlink dev reload pci/%s action fw_activate`)",
+                f->stored,
+                f->where,
+                strna(f->pci));
+}
+
 static int judge(const Firmware *f, const char *firmware_min, PortCheck *ret) {
         _cleanup_(freep) char *expected = NULL, *about = NULL, *activate = NULL, *hint = NULL;
         bool stored_fixes;
+        int r;
 
         if (firmware_min && asprintf(&expected, "≥ %s", firmware_min) < 0)
                 return -ENOMEM;
@@ -90,8 +102,8 @@ static int judge(const Firmware *f, const char *firmware_min, PortCheck *ret) {
                 hint = firmware_update_hint(f->driver);
                 if (!hint)
                         return -ENOMEM;
-                if (stored_fixes)
-                        return port_check_set(
+                if (stored_fixes) {
+                        r = port_check_set(
                                 ret,
                                 CHECK_FAIL,
                                 expected,
@@ -103,6 +115,8 @@ static int judge(const Firmware *f, const char *firmware_min, PortCheck *ret) {
                                 about,
                                 f->stored,
                                 activate);
+                        return r < 0 ? r : set_activation_pending(f, ret);
+                }
                 return port_check_set(
                         ret,
                         CHECK_FAIL,
@@ -117,7 +131,7 @@ static int judge(const Firmware *f, const char *firmware_min, PortCheck *ret) {
         if (f->stored) {
                 bool newer = version_compare(f->stored_version, f->version) >= 0;
 
-                return port_check_set(
+                r = port_check_set(
                         ret,
                         CHECK_WARN,
                         expected,
@@ -131,6 +145,10 @@ static int judge(const Firmware *f, const char *firmware_min, PortCheck *ret) {
                         f->stored,
                         activate,
                         firmware_min && !stored_fixes ? ", and that one is below nic.firmware-min" : "");
+                /* One below nic.firmware-min is not what a reboot should bring. */
+                if (r < 0 || (firmware_min && !stored_fixes))
+                        return r;
+                return set_activation_pending(f, ret);
         }
         if (firmware_min)
                 return port_check_set(

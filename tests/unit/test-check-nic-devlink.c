@@ -216,6 +216,48 @@ static void test_firmware_stored_variants(void) {
                1);
 }
 
+/* What PendingReboot lists for a stored firmware: one that fixes nic.firmware-min, or any with no
+ * minimum; not one below the minimum, and nothing when nothing is stored. */
+static void test_firmware_pending_reboot(void) {
+        static const TestVersion downgrade[] = {
+                { DEVLINK_VERSION_RUNNING, "fw.psid.api", "4.91" },
+                { DEVLINK_VERSION_STORED, "fw.psid.api", "4.40" },
+        };
+        const TestInfo below = { .driver = "ice", .versions = downgrade, .n_versions = ELEMENTSOF(downgrade) };
+        static const char *activates =
+                "NIC firmware: 4.91, stored on enp194s0np0 (or `devlink dev reload pci/0000:c2:00.0 action "
+                "fw_activate`)";
+        const struct {
+                const TestInfo *info;
+                const char *min;
+                CheckOutcome outcome;
+                const char *pending_reboot;
+        } cases[] = {
+                { &test_info_e810_pending, "4.91", CHECK_FAIL, activates },
+                { &test_info_e810_pending, "4.40", CHECK_WARN, activates },
+                { &test_info_e810_pending, NULL, CHECK_WARN, activates },
+                { &below, "4.91", CHECK_WARN, NULL },
+                { &test_info_e810, "4.91", CHECK_PASS, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(nic_facts_done) NicFacts f = {};
+                _cleanup_(port_check_done) PortCheck p = {};
+
+                facts_init(&f, cases[i].info, 0, NULL);
+                ASSERT_OK(check_nic_firmware_facts("enp194s0np0", "0000:c2:00.0", &f, cases[i].min, &p));
+                ASSERT_INT_EQ(p.outcome, cases[i].outcome);
+                if (!streq_ptr(p.pending_reboot, cases[i].pending_reboot)) {
+                        fprintf(stderr,
+                                "case %zu: pending_reboot \"%s\", expected \"%s\"\n",
+                                i,
+                                strna(p.pending_reboot),
+                                strna(cases[i].pending_reboot));
+                        abort();
+                }
+        }
+}
+
 /* Neither source readable: the caller's errno, never a pass. */
 static void test_firmware_unreadable(void) {
         _cleanup_(nic_facts_done) NicFacts f = {};
@@ -333,6 +375,7 @@ static void test_ddp(void) {
 int main(void) {
         test_firmware();
         test_firmware_stored_variants();
+        test_firmware_pending_reboot();
         test_firmware_unreadable();
         test_ddp();
         printf("test-check-nic-devlink: ok\n");
