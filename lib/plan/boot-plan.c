@@ -526,11 +526,13 @@ static int plan_grub(const NodeContext *c, const BootConfig *boot, BootPlan *bp)
  * (Fedora, Arch keep vmlinuz there) and /boot/vmlinuz-VERSION (Debian's packages). */
 static int add_kernel_install(const Host *h, BootPlan *bp) {
         _cleanup_(strv_freep) char **versions = NULL, **boot = NULL;
-        int r;
+        int r, modules_error;
 
+        /* halod's own sandbox (ProtectKernelModules=) hides the directory: that is not "no kernel". */
         r = host_list_directory(h, "/usr/lib/modules", &versions);
         if (r == -ENOMEM)
                 return r;
+        modules_error = r == -ENOENT ? 0 : r;
         r = host_list_directory(h, "/boot", &boot);
         if (r == -ENOMEM)
                 return r;
@@ -555,6 +557,12 @@ static int add_kernel_install(const Host *h, BootPlan *bp) {
                 if (r < 0)
                         return r;
         }
+        if (!bp->commands && modules_error < 0)
+                return plan_error(
+                        bp,
+                        "could not list /usr/lib/modules (%s), and /boot has no vmlinuz-*: the kernels that "
+                        "kernel-install would add are not known here; `sudo haloctl plan` lists them",
+                        strerror(-modules_error));
         if (!bp->commands)
                 return plan_error(
                         bp,
