@@ -7,7 +7,8 @@
  * program that opened it: sshd's and getty's are their services' (systemd's DefaultLimitMEMLOCK), su's
  * and runuser's their caller's, which is PID 1's own where the caller is no service (systemd raises
  * its own to an eighth of RAM: src/core/main.c, bump_rlimit_memlock()). The kernel checks the soft
- * limit (mm/mlock.c, ib_umem_get()'s RLIMIT_MEMLOCK). */
+ * limit (mm/mlock.c, ib_umem_get()'s RLIMIT_MEMLOCK). Debian's and Ubuntu's pam_limits start every
+ * session from PID 1's limits instead (inherited_read_debian()). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -15,12 +16,15 @@
 #include "check/memlock-verdict.h"
 
 /* What a session keeps when no soft line decides: the limits halod could read of the programs that
- * open sessions, in words, and the lowest of them. */
+ * open sessions (upstream's pam_limits), or PID 1's (Debian's), in words, and the lowest of them. */
 typedef struct Inherited {
         bool known;    /* at least one was read: lowest holds it */
         bool complete; /* every one was read */
         uint64_t lowest;
         char *words;
+        const char *rule;      /* "keep the limit of the program that opens them" */
+        const char *each;      /* "each keeps what opens it" */
+        const char *soft_from; /* "what the program that opens the session has" */
 } Inherited;
 
 static void inherited_done(Inherited *i) {
@@ -32,12 +36,50 @@ static void inherited_add(Inherited *i, uint64_t soft) {
         i->known = true;
 }
 
-static int inherited_read(const MemlockServices *s, Inherited *ret) {
+/* Debian's pam_limits (debian/patches 027_pam_limits_better_init_allow_explicit_root, the patch that
+ * also keeps "*" from root) reads /proc/1/limits in init_limits() for every session, and
+ * setup_limits() then sets every limit it read: a session without a line starts from PID 1's limit,
+ * whatever opened it. */
+static int inherited_read_debian(const MemlockServices *s, Inherited *ret) {
+        const MemlockLimit *pid1 = s->state == MEMLOCK_SERVICES_PID1 ? &s->limit
+                : s->has_pid1                                        ? &s->pid1
+                                                                     : NULL;
+        char b[BYTES_STRING_MAX];
+        int r;
+
+        *ret = (Inherited){
+                .complete = pid1,
+                .rule = "start from PID 1's limit (Debian's pam_limits)",
+                .each = "each starts from PID 1's (Debian's pam_limits)",
+                .soft_from = "PID 1's, where Debian's pam_limits starts each session",
+        };
+        if (pid1) {
+                inherited_add(ret, pid1->soft);
+                r = asprintf(
+                        &ret->words,
+                        "every login PID 1's %s (" PROC_PID1_LIMITS ")",
+                        format_bytes(pid1->soft, b));
+        } else
+                r = asprintf(
+                        &ret->words,
+                        "every login PID 1's, which could not be read (%s)",
+                        s->pid1_error ?: "not asked");
+        return r < 0 ? -ENOMEM : 0;
+}
+
+static int inherited_read(const LimitsConf *pam, const MemlockServices *s, Inherited *ret) {
         _cleanup_(freep) char *services = NULL, *pid1 = NULL;
         char b[BYTES_STRING_MAX];
         int r;
 
-        *ret = (Inherited){ .complete = true };
+        if (pam->wildcard_skips_root)
+                return inherited_read_debian(s, ret);
+        *ret = (Inherited){
+                .complete = true,
+                .rule = "keep the limit of the program that opens them",
+                .each = "each keeps what opens it",
+                .soft_from = "what the program that opens the session has",
+        };
         if (s->state == MEMLOCK_SERVICES_PID1) {
                 /* No systemd: every process, the programs that open sessions among them, descends
                  * from PID 1. */
@@ -114,13 +156,14 @@ static int judge_hard_only(
         return strv_extendf(
                 into,
                 "login sessions%s%s: %s:%u sets only the hard memlock limit (%s, \"hard\"): pam_limits leaves the "
-                "soft limit, the one the kernel checks, at what the program that opens the session has (%s): add "
+                "soft limit, the one the kernel checks, at %s (%s): add "
                 "\"%s soft memlock %s\" beside it (or make it \"%s - memlock %s\") and log in again",
                 streq(domain, "*") ? "" : " of ",
                 streq(domain, "*") ? "" : domain,
                 hard->file,
                 hard->line,
                 format_bytes(hard->value, b),
+                in->soft_from,
                 in->words,
                 domain,
                 value,
@@ -208,10 +251,10 @@ static int judge_inherited(
                                 &v->ok, "login sessions: %s; everyone else keeps %s", list, in->words);
                 return strv_extendf(
                         &v->problems,
-                        "login sessions keep the limit of the program that opens them, as no soft or - memlock "
-                        "line for * is in " LIMITS_CONF_FILE
+                        "login sessions %s, as no soft or - memlock line for * is in " LIMITS_CONF_FILE
                         " or limits.d: %s; below %s: set \"* - memlock %s\" "
                         "in " LIMITS_DROPIN " and log in again",
+                        in->rule,
                         in->words,
                         want_s,
                         value);
@@ -219,16 +262,17 @@ static int judge_inherited(
         if (!in->complete && want > 0)
                 return strv_extendf(
                         list ? &v->ok : &v->warnings,
-                        "login sessions%s%s keep the limit of the program that opens them (no memlock line for * "
-                        "in " LIMITS_CONF_FILE " or limits.d): %s; set \"* - memlock %s\" in " LIMITS_DROPIN
-                        " to decide it",
+                        "login sessions%s%s %s (no memlock line for * in " LIMITS_CONF_FILE
+                        " or limits.d): %s; set \"* - memlock %s\" in " LIMITS_DROPIN " to decide it",
                         list ? ": " : "",
                         strempty(list),
+                        in->rule,
                         in->words,
                         value);
         return strv_extendf(
                 &v->ok,
-                "login sessions: no memlock line for *, so each keeps what opens it: %s%s%s",
+                "login sessions: no memlock line for *, so %s: %s%s%s",
+                in->each,
                 in->words,
                 list ? "; " : "",
                 strempty(list));
@@ -277,6 +321,17 @@ static int judge_root(
                 value);
 }
 
+/* The hard limit of a session without a hard line: PID 1's (Debian's pam_limits), else what opens it,
+ * the services' where known; fallback where not. */
+static uint64_t inherited_hard(const LimitsConf *pam, const MemlockServices *s, uint64_t fallback) {
+        if (pam->wildcard_skips_root && s->state != MEMLOCK_SERVICES_PID1)
+                return s->has_pid1 ? s->pid1.hard : fallback;
+        if (s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1 ||
+            s->state == MEMLOCK_SERVICES_FILES)
+                return s->limit.hard;
+        return fallback;
+}
+
 int memlock_judge_login(
         const LimitsConf *pam, const MemlockServices *s, uint64_t want, const char *want_s, MemlockVerdict *v) {
         _cleanup_(inherited_done) Inherited in = {};
@@ -287,7 +342,7 @@ int memlock_judge_login(
         char value[32];
         int r;
 
-        r = inherited_read(s, &in);
+        r = inherited_read(pam, s, &in);
         if (r >= 0)
                 r = judge_login_domains(pam, &in, want, want_s, &granted, v);
         if (r >= 0)
@@ -301,15 +356,8 @@ int memlock_judge_login(
         if (!soft)
                 return judge_inherited(&in, granted, want, want_s, v);
 
-        /* Without a hard line the session keeps the hard limit of what opens it. */
-        limit = (MemlockLimit){
-                .soft = soft->value,
-                .hard = hard ? hard->value
-                        : s->state == MEMLOCK_SERVICES_READ || s->state == MEMLOCK_SERVICES_PID1 ||
-                                s->state == MEMLOCK_SERVICES_FILES
-                        ? s->limit.hard
-                        : soft->value,
-        };
+        limit = (MemlockLimit){ .soft = soft->value,
+                                .hard = hard ? hard->value : inherited_hard(pam, s, soft->value) };
         if (limit.hard < limit.soft)
                 limit.soft = limit.hard; /* setup_limits() cuts the soft limit to the hard one */
         where = describe_lines(soft, hard);

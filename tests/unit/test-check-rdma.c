@@ -1315,6 +1315,48 @@ static void test_memlock(void) {
                   UNLIMITED,
                   CHECK_WARN,
                   { "login sessions of root get 1 MiB < unlimited (" RDMA_CONF ":2)" } },
+                /* The same patch makes init_limits() read /proc/1/limits for every session: without a
+                 * line, sshd's and su's sessions alike start from PID 1's limit, not from what opens them. */
+                { "Debian: sessions start from PID 1's",
+                  0666,
+                  (gid_t) -1,
+                  { { "/etc/os-release", "ID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "login sessions start from PID 1's limit (Debian's pam_limits), as no soft or - memlock line for "
+                    "* is in /etc/security/limits.conf or limits.d: every login PID 1's 187032 KiB (/proc/1/limits); "
+                    "below unlimited: set \"* - memlock unlimited\" in " RDMA_CONF " and log in again" },
+                  { "sshd and getty", "program that opens" } },
+                { "Debian: PID 1's unread",
+                  0666,
+                  (gid_t) -1,
+                  { { "/etc/os-release", "ID=ubuntu\nID_LIKE=debian\n" } },
+                  &services_unlimited,
+                  UNLIMITED,
+                  CHECK_WARN,
+                  { "login sessions start from PID 1's limit (Debian's pam_limits) (no memlock line for * in "
+                    "/etc/security/limits.conf or limits.d): every login PID 1's, which could not be read (not "
+                    "asked)" },
+                  { "the services' unlimited" } },
+                { "Debian: PID 1's unlimited",
+                  0666,
+                  (gid_t) -1,
+                  { { "/etc/os-release", "ID=debian\n" } },
+                  &services_unlimited_pid1_unlimited,
+                  UNLIMITED,
+                  CHECK_PASS,
+                  { "login sessions: no memlock line for *, so each starts from PID 1's (Debian's pam_limits): every "
+                    "login PID 1's unlimited (/proc/1/limits)" } },
+                { "Debian: hard-only line",
+                  0666,
+                  (gid_t) -1,
+                  { { RDMA_CONF, "* hard memlock unlimited\n" }, { "/etc/os-release", "ID=debian\n" } },
+                  &services_unlimited_pid1_guest,
+                  UNLIMITED,
+                  CHECK_FAIL,
+                  { "pam_limits leaves the soft limit, the one the kernel checks, at PID 1's, where Debian's "
+                    "pam_limits starts each session (every login PID 1's 187032 KiB (/proc/1/limits))" } },
                 { "Fedora: * reaches root",
                   0666,
                   (gid_t) -1,

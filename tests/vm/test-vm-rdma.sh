@@ -212,12 +212,11 @@ memlock_case() { # memlock_case NAME: the check's verdict and two registrations,
         [ "$small" -le 1 ] && [ "$big" -le 1 ] || fail "vm-regmr could not run (rc $small/$big): $(tail -n 5 "$TEST_DIR/logs/regmr.log")"
         if [ "$big" = 0 ]; then
                 summary=$(field "$doc" rdma.memlock summary)
-                # Services get the limit, but with no limits.d line su and runuser sessions keep their
-                # caller's, PID 1's own where that is no service (issue 32, item 13): a failure, and
-                # it must say so.
+                # Services get the limit, but with no limits.d line Debian's pam_limits starts every
+                # session from PID 1's own limit (issue 32, item 13): a failure, and it must say so.
                 case "$verdict:$summary" in
                 pass:*) ;;
-                "fail:login sessions keep the limit of the program that opens them"*"PID 1's own"*) ;;
+                "fail:login sessions start from PID 1's limit (Debian's pam_limits)"*"every login PID 1's "*) ;;
                 *) fail "($1) a workload registers 64 MiB, yet rdma.memlock is $verdict: $summary" ;;
                 esac
         else
