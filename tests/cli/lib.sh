@@ -51,6 +51,30 @@ check() {
         passes=$((passes + 1))
 }
 
+# check_as_nobody NAME WANT ARGS...: check, with haloctl run as user nobody (setpriv), as a user
+# without privileges or halod's sandbox reads the host. What haloctl reads must be readable by others;
+# $tmp is made 0755.
+check_as_nobody() {
+        local as_root=$haloctl r
+
+        printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$haloctl" >"$tmp/as-nobody"
+        chmod 0755 "$tmp/as-nobody" "$tmp"
+        haloctl=$tmp/as-nobody
+        check "$@"
+        r=$?
+        haloctl=$as_root
+        return $r
+}
+
+# root_only NAME: true when the test runs as root; else says NAME is skipped, which CI (as root)
+# never is.
+root_only() {
+        [ "$(id -u)" -eq 0 ] && return 0
+        [ "${CI:-}" != true ] || { echo "FAIL: CI runs this test as root"; exit 1; }
+        echo "skipping $1: not root" >&2
+        return 1
+}
+
 # line NAME TEXT: stdout ($tmp/out) has TEXT as a whole line.
 line() {
         if ! grep -Fxq -- "$2" "$tmp/out"; then
