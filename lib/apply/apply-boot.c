@@ -2,9 +2,9 @@
 /* The kernel command line written with the boot loader's own tool, and put back when that fails. */
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "apply/apply-boot.h"
+#include "basic/child-wait.h"
 #include "basic/errorf.h"
 #include "basic/fileio.h"
 #include "basic/owned-file.h"
@@ -15,7 +15,6 @@
  * the user's shell would (grubby is in /usr/sbin, kernel-install in /usr/bin). */
 static int run(char **argv) {
         pid_t pid;
-        int status;
 
         fflush(NULL);
         pid = fork();
@@ -27,12 +26,7 @@ static int run(char **argv) {
                 fprintf(stderr, "Failed to run %s: %m\n", argv[0]);
                 _exit(127);
         }
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return negative_errno();
-        if (WIFEXITED(status))
-                return WEXITSTATUS(status);
-        return 128 + WTERMSIG(status);
+        return child_wait(pid);
 }
 
 static int write_plan_file(const char *path, const BootPlan *bp) {

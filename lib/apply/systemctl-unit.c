@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* systemctl VERB UNIT, waited for: see systemctl-unit.h. */
-#include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
-#include <sys/wait.h>
 
 #include "apply/systemctl-unit.h"
+#include "basic/child-wait.h"
 
 extern char **environ;
 
 int systemctl_unit(const char *verb, const char *unit) {
         char *argv[] = { (char *) "systemctl", (char *) verb, (char *) unit, NULL };
-        int status, r;
+        int r;
         pid_t pid;
 
         /* What this process printed comes before systemctl's message in a shared journal stream. */
@@ -19,8 +18,5 @@ int systemctl_unit(const char *verb, const char *unit) {
         r = posix_spawnp(&pid, "systemctl", NULL, NULL, argv, environ);
         if (r != 0)
                 return -r;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return child_wait(pid);
 }
